@@ -1,0 +1,213 @@
+package mockplatform
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/agentplatform/mockplatform/scenario"
+)
+
+// The control plane ({base}/_mock, CONTRACT section 3). Each endpoint calls
+// the Platform method a Go test would call. Control calls are not recorded
+// in the request journal and have no fault rules.
+
+// maxControlBody bounds control-plane bodies (scenario uploads).
+const maxControlBody = 16 << 20
+
+func (p *Platform) registerControl(r *gin.Engine) {
+	g := r.Group("/_mock", controlRecovery)
+	g.GET("/health", p.handleControlHealth)
+	g.GET("/clock", p.handleControlClock)
+	g.POST("/clock/advance", p.handleControlAdvance)
+	g.POST("/reset", p.handleControlReset)
+	g.POST("/scenario", p.handleControlScenario)
+	g.GET("/scenario", p.handleControlScenarioGet)
+	g.GET("/requests", p.handleControlRequests)
+	g.GET("/faults", p.handleControlFaults)
+	g.POST("/faults", p.handleControlFaultAdd)
+	g.DELETE("/faults", p.handleControlFaultsClear)
+	g.DELETE("/faults/:id", p.handleControlFaultRemove)
+}
+
+// controlRecovery answers a panic in a control handler with JSON.
+func controlRecovery(c *gin.Context) {
+	defer func() {
+		if r := recover(); r != nil {
+			c.AbortWithStatusJSON(http.StatusInternalServerError, gin.H{"error": "internal error"})
+		}
+	}()
+	c.Next()
+}
+
+func controlError(c *gin.Context, status int, msg string) {
+	c.AbortWithStatusJSON(status, gin.H{"error": msg})
+}
+
+type clockResponse struct {
+	Now  string `json:"now"`
+	Mode string `json:"mode"`
+}
+
+func (p *Platform) clockBody() clockResponse {
+	return clockResponse{Now: p.Now().Format(time.RFC3339Nano), Mode: string(p.clock.Mode())}
+}
+
+// handleControlHealth handles "GET /_mock/health".
+func (p *Platform) handleControlHealth(c *gin.Context) {
+	c.JSON(http.StatusOK, gin.H{"status": "ok"})
+}
+
+// handleControlClock handles "GET /_mock/clock".
+func (p *Platform) handleControlClock(c *gin.Context) {
+	c.JSON(http.StatusOK, p.clockBody())
+}
+
+// handleControlAdvance handles "POST /_mock/clock/advance" {"duration":"5m"}
+// or {"to":"<RFC 3339>"}.
+func (p *Platform) handleControlAdvance(c *gin.Context) {
+	var req struct {
+		Duration string    `json:"duration"`
+		To       time.Time `json:"to"`
+	}
+	if err := json.NewDecoder(io.LimitReader(c.Request.Body, 4096)).Decode(&req); err != nil {
+		controlError(c, http.StatusBadRequest, `body must be {"duration":"5m"} or {"to":"<RFC 3339 time>"}`)
+		return
+	}
+	switch {
+	case req.Duration != "" && !req.To.IsZero():
+		controlError(c, http.StatusBadRequest, "give duration or to, not both")
+		return
+	case req.Duration != "":
+		d, err := time.ParseDuration(req.Duration)
+		if err != nil || d < 0 {
+			controlError(c, http.StatusBadRequest, "duration must be a non-negative Go duration such as 90s, 5m or 1h30m")
+			return
+		}
+		p.Advance(d)
+	case !req.To.IsZero():
+		if req.To.Before(p.Now()) {
+			controlError(c, http.StatusBadRequest, "to is before now: the clock only moves forward")
+			return
+		}
+		p.clock.Set(req.To)
+	default:
+		controlError(c, http.StatusBadRequest, "duration or to is required")
+		return
+	}
+	c.JSON(http.StatusOK, p.clockBody())
+}
+
+// handleControlReset handles "POST /_mock/reset".
+func (p *Platform) handleControlReset(c *gin.Context) {
+	if err := p.Reset(); err != nil {
+		controlError(c, http.StatusInternalServerError, err.Error())
+		return
+	}
+	c.JSON(http.StatusOK, gin.H{"status": "ok", "now": p.Now().Format(time.RFC3339Nano)})
+}
+
+// handleControlScenario handles "POST /_mock/scenario" (a YAML body): it
+// replaces the scenario, then resets.
+func (p *Platform) handleControlScenario(c *gin.Context) {
+	data, err := io.ReadAll(io.LimitReader(c.Request.Body, maxControlBody+1))
+	if err != nil || len(data) > maxControlBody {
+		controlError(c, http.StatusRequestEntityTooLarge, "scenario too large or unreadable")
+		return
+	}
+	sc, err := scenario.Parse("<request>", data)
+	if err != nil {
+		var list scenario.Errors
+		if errors.As(err, &list) {
+			problems := make([]string, len(list))
+			for i, e := range list {
+				problems[i] = e.Error()
+			}
+			c.AbortWithStatusJSON(http.StatusBadRequest, gin.H{"error": "invalid scenario", "problems": problems})
+			return
+		}
+		controlError(c, http.StatusBadRequest, err.Error())
+		return
+	}
+	if err := p.LoadScenario(sc); err != nil {
+		controlError(c, http.StatusInternalServerError, err.Error())
+		return
+	}
+	c.JSON(http.StatusOK, gin.H{"status": "ok", "name": sc.Name, "now": p.Now().Format(time.RFC3339Nano)})
+}
+
+// handleControlScenarioGet handles "GET /_mock/scenario": the scenario in
+// force, as JSON (credential keys omitted).
+func (p *Platform) handleControlScenarioGet(c *gin.Context) {
+	c.JSON(http.StatusOK, p.Scenario())
+}
+
+// handleControlRequests handles "GET /_mock/requests" with optional filters
+// family, method, path (substring), status and limit.
+func (p *Platform) handleControlRequests(c *gin.Context) {
+	f := RequestFilter{Family: c.Query("family"), Method: c.Query("method"), Path: c.Query("path")}
+	for _, q := range []struct {
+		name string
+		dst  *int
+	}{{"status", &f.Status}, {"limit", &f.Limit}} {
+		if v := c.Query(q.name); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 {
+				controlError(c, http.StatusBadRequest, q.name+" must be a non-negative integer")
+				return
+			}
+			*q.dst = n
+		}
+	}
+	list := p.Requests(f)
+	if list == nil {
+		list = []Request{}
+	}
+	c.JSON(http.StatusOK, gin.H{"requests": list})
+}
+
+// handleControlFaults handles "GET /_mock/faults".
+func (p *Platform) handleControlFaults(c *gin.Context) {
+	list := p.Faults()
+	if list == nil {
+		list = []FaultStatus{}
+	}
+	c.JSON(http.StatusOK, gin.H{"faults": list})
+}
+
+// handleControlFaultAdd handles "POST /_mock/faults" (a JSON fault rule).
+func (p *Platform) handleControlFaultAdd(c *gin.Context) {
+	var r Fault
+	dec := json.NewDecoder(io.LimitReader(c.Request.Body, 1<<20))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&r); err != nil {
+		controlError(c, http.StatusBadRequest, "invalid fault rule: "+err.Error())
+		return
+	}
+	added, err := p.AddFault(r)
+	if err != nil {
+		controlError(c, http.StatusBadRequest, err.Error())
+		return
+	}
+	c.JSON(http.StatusCreated, added)
+}
+
+// handleControlFaultsClear handles "DELETE /_mock/faults".
+func (p *Platform) handleControlFaultsClear(c *gin.Context) {
+	p.ClearFaults()
+	c.Status(http.StatusNoContent)
+}
+
+// handleControlFaultRemove handles "DELETE /_mock/faults/{id}".
+func (p *Platform) handleControlFaultRemove(c *gin.Context) {
+	if !p.RemoveFault(c.Param("id")) {
+		controlError(c, http.StatusNotFound, "no fault rule "+strconv.Quote(c.Param("id")))
+		return
+	}
+	c.Status(http.StatusNoContent)
+}

@@ -1,0 +1,290 @@
+// Package handlers serves every family of the agent platform API on one gin
+// engine. Each family lives in its own file, which opens with a register
+// function listing its routes, one line each (as miniredis does). Handlers
+// return an error value; one renderer per family shape writes it.
+package handlers
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/agentplatform/mockplatform/clock"
+	"github.com/agentplatform/mockplatform/faults"
+	"github.com/agentplatform/mockplatform/scenario"
+	"github.com/agentplatform/mockplatform/store"
+)
+
+// Deps are what the API needs from its platform.
+type Deps struct {
+	Store   *store.Store
+	Clock   *clock.Clock
+	Faults  *faults.Set
+	Journal *Journal
+	Logger  *slog.Logger
+}
+
+// API holds the state every family shares. Its data lives in the store; the
+// world (the scenario's accounts, projects and credentials) is swapped
+// atomically by SetScenario.
+type API struct {
+	store   *store.Store
+	clock   *clock.Clock
+	faults  *faults.Set
+	journal *Journal
+	log     *slog.Logger
+
+	w atomic.Pointer[World]
+
+	// bg is cancelled by Close; background work (deliveries, sockets)
+	// watches it and registers in wg.
+	bg     context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu   sync.Mutex // guards rng and corr
+	rng  *rand.Rand // resource ids
+	corr *rand.Rand // correlation ids (a separate stream, so that error
+	// answers and control calls do not shift resource ids)
+}
+
+// New returns an API over its dependencies. Call SetScenario before serving.
+func New(d Deps) *API {
+	log := d.Logger
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	a := &API{store: d.Store, clock: d.Clock, faults: d.Faults, journal: d.Journal, log: log}
+	a.bg, a.cancel = context.WithCancel(context.Background())
+	a.w.Store(newWorld(scenario.Default()))
+	a.reseed(1)
+	return a
+}
+
+// SetScenario makes sc the world (accounts, projects, credentials,
+// dialogues, limits) and reseeds the ID generator. It does not touch stored
+// data; the platform seeds and resets the store.
+func (a *API) SetScenario(sc *scenario.Scenario) {
+	a.w.Store(newWorld(sc))
+	a.reseed(sc.Seed)
+}
+
+// reseed restarts the ID generators from a seed (0 means 1).
+func (a *API) reseed(seed int64) {
+	if seed == 0 {
+		seed = 1
+	}
+	s := uint64(seed)
+	a.mu.Lock()
+	a.rng = rand.New(rand.NewPCG(s, s^0x9e3779b97f4a7c15))
+	a.corr = rand.New(rand.NewPCG(s^0xc2b2ae3d27d4eb4f, s))
+	a.mu.Unlock()
+}
+
+func (a *API) world() *World { return a.w.Load() }
+
+// Close stops all background work of the API and waits for it.
+func (a *API) Close() {
+	a.cancel()
+	a.wg.Wait()
+}
+
+// goBackground runs fn in a goroutine that Close waits for; fn must return
+// once ctx is done.
+func (a *API) goBackground(fn func(ctx context.Context)) {
+	a.wg.Add(1)
+	go func() {
+		defer a.wg.Done()
+		fn(a.bg)
+	}()
+}
+
+// Register adds every family's routes and the JSON answers for unknown routes
+// and methods to r.
+func (a *API) Register(r *gin.Engine) {
+	r.HandleMethodNotAllowed = true
+	r.RedirectTrailingSlash = false
+	r.RedirectFixedPath = false
+	r.Use(a.recovery, a.correlation, a.record)
+	r.NoRoute(a.handleNoRoute)
+	r.NoMethod(a.handleNoMethod)
+
+	runtime := r.Group("/runtime/:region")
+	builder := r.Group("/builder/:region")
+	a.registerChat(runtime)
+	_ = builder
+}
+
+// family describes one API family: its name (used by faults and the
+// journal), its base prefix, its error shape and its credential.
+type family struct {
+	name   string
+	base   string // "runtime", "builder" or "messaging"
+	shape  shape
+	kind   string   // credential kind (scenario.Kind*)
+	header []string // credential headers, first found wins
+	// forbid reports whether the family answers 403 (rather than 401) to a
+	// valid key of another account or project.
+	forbid bool
+}
+
+// The families of spec section 1 (immutable).
+var (
+	famChat = &family{name: "chat", base: "runtime", shape: shapeEnvelope, kind: scenario.KindChat,
+		header: []string{"X-API-KEY"}, forbid: true}
+	famMessaging = &family{name: "messaging", base: "messaging", shape: shapeMessaging, kind: scenario.KindConnector,
+		header: []string{"X-Token"}}
+	famAgents = &family{name: "agents", base: "builder", shape: shapeBuilder, kind: scenario.KindBuilder,
+		header: []string{"x-api-key"}, forbid: true}
+	famAlerts = &family{name: "alerts", base: "builder", shape: shapeBuilder, kind: scenario.KindBuilder,
+		header: []string{"x-api-key"}}
+	famWebhooks = &family{name: "webhooks", base: "builder", shape: shapeBuilder, kind: scenario.KindBuilder,
+		header: []string{"x-api-key"}}
+	famConversations = &family{name: "conversations", base: "runtime", shape: shapeEnvelope, kind: scenario.KindConversations,
+		header: []string{"x-api-key"}, forbid: true}
+	famConversationsV1 = &family{name: "conversations", base: "runtime", shape: shapeErrorMessage, kind: scenario.KindConversations,
+		header: []string{"x-api-key"}, forbid: true}
+	famConcurrency = &family{name: "concurrency", base: "runtime", shape: shapeErrorMessage, kind: scenario.KindConversations,
+		header: []string{"x-api-key"}, forbid: true}
+	famOutbound = &family{name: "outbound", base: "runtime", shape: shapeOutbound, kind: scenario.KindOutbound,
+		header: []string{"X-Service-Auth-Token", "X-PolyAi-Auth-Token"}}
+	famExternalEvents = &family{name: "external_events", base: "runtime", shape: shapeErrorMessage, kind: scenario.KindExternalEvents,
+		header: []string{"X-Api-Key"}}
+	famDNI = &family{name: "dni", base: "runtime", shape: shapeDNI, kind: scenario.KindDNI,
+		header: []string{"x-api-key"}}
+	famHandoff = &family{name: "handoff", base: "runtime", shape: shapeErrorMessage, kind: scenario.KindHandoff,
+		header: []string{"x-api-key"}, forbid: true}
+)
+
+// runtimeRegions maps runtime regions to their region pair; builder regions
+// are the pairs themselves (CONTRACT section 1).
+var runtimeRegions = map[string]string{"us-1": "us", "uk-1": "uk", "euw-1": "eu"}
+
+var builderRegions = map[string]string{"us": "us", "uk": "uk", "eu": "eu"}
+
+// regionPair resolves the request's region to its pair, per base.
+func regionPair(base, region string) (string, bool) {
+	switch base {
+	case "runtime":
+		p, ok := runtimeRegions[region]
+		return p, ok
+	case "builder":
+		p, ok := builderRegions[region]
+		return p, ok
+	}
+	return "", true
+}
+
+// familyFromPath guesses the family of an unrouted path, for error shapes.
+func familyFromPath(p string) *family {
+	switch {
+	case strings.HasPrefix(p, "/builder/"), p == "/builder":
+		if strings.Contains(p, "/alert") {
+			return famAlerts
+		}
+		if strings.Contains(p, "/webhook-endpoints") {
+			return famWebhooks
+		}
+		return famAgents
+	case strings.HasPrefix(p, "/messaging/"), p == "/messaging":
+		return famMessaging
+	case strings.HasPrefix(p, "/runtime/"):
+		switch {
+		case strings.Contains(p, "/chat/"):
+			return famChat
+		case strings.Contains(p, "/outbound-calling"):
+			return famOutbound
+		case strings.Contains(p, "/external-events"):
+			return famExternalEvents
+		case strings.Contains(p, "/dni-reservation"):
+			return famDNI
+		case strings.Contains(p, "/handoff_state"):
+			return famHandoff
+		case strings.Contains(p, "/concurrency"):
+			return famConcurrency
+		case strings.Contains(p, "/v1/"):
+			return famConversationsV1
+		}
+		return famConversations
+	}
+	return nil
+}
+
+// subPath is the path below the family's base address: "/v1/..." for
+// "/runtime/us-1/v1/...".
+func subPath(p string) string {
+	for _, base := range []string{"/runtime/", "/builder/"} {
+		if rest, ok := strings.CutPrefix(p, base); ok {
+			if i := strings.IndexByte(rest, '/'); i >= 0 {
+				return rest[i:]
+			}
+			return "/"
+		}
+	}
+	if rest, ok := strings.CutPrefix(p, "/messaging"); ok {
+		if rest == "" {
+			return "/"
+		}
+		return rest
+	}
+	return p
+}
+
+// regionOf is the region segment of a path ("" when the base has none).
+func regionOf(p string) string {
+	for _, base := range []string{"/runtime/", "/builder/"} {
+		if rest, ok := strings.CutPrefix(p, base); ok {
+			region, _, _ := strings.Cut(rest, "/")
+			return region
+		}
+	}
+	return ""
+}
+
+// newID returns prefix plus n random characters of alphabet, from the
+// instance's seeded generator: the same seed gives the same IDs.
+func (a *API) newID(prefix, alphabet string, n int) string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var b strings.Builder
+	b.Grow(len(prefix) + n)
+	b.WriteString(prefix)
+	for range n {
+		b.WriteByte(alphabet[a.rng.IntN(len(alphabet))])
+	}
+	return b.String()
+}
+
+// newUUID returns a random (version 4 layout) UUID from the seeded generator.
+func (a *API) newUUID() string {
+	a.mu.Lock()
+	hi, lo := a.rng.Uint64(), a.rng.Uint64()
+	a.mu.Unlock()
+	return formatUUID(hi, lo)
+}
+
+// newCorrelationID returns a UUID from the correlation stream.
+func (a *API) newCorrelationID() string {
+	a.mu.Lock()
+	hi, lo := a.corr.Uint64(), a.corr.Uint64()
+	a.mu.Unlock()
+	return formatUUID(hi, lo)
+}
+
+func formatUUID(hi, lo uint64) string {
+	hi = hi&^0xf000 | 0x4000
+	lo = lo&^(0xc<<60) | 0x8<<60
+	return fmt.Sprintf("%08x-%04x-%04x-%04x-%012x", hi>>32, (hi>>16)&0xffff, hi&0xffff, lo>>48, lo&0xffffffffffff)
+}
+
+const (
+	digits = "0123456789"
+	base62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+)

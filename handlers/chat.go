@@ -1,0 +1,408 @@
+package handlers
+
+// The Chat API (spec 2.1, 4.1; notes section 2): start a text conversation,
+// send messages, receive the agent's replies and handoffs, close it. Every
+// chat conversation is a conversation record in the store (spec 2.10).
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"net/http"
+	"regexp"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/agentplatform/mockplatform/scenario"
+	"github.com/agentplatform/mockplatform/store"
+)
+
+func (a *API) registerChat(rt gin.IRoutes) {
+	rt.POST("/:version/:account/:project/chat/create", a.wrap(famChat, a.handleChatCreate))
+	rt.POST("/:version/:account/:project/chat/respond", a.wrap(famChat, a.handleChatRespond))
+	rt.PUT("/:version/:account/:project/chat/close", a.wrap(famChat, a.handleChatClose))
+}
+
+// Chat error codes and messages (notes section 2; docs/fidelity.md for the
+// ones the real service does not document).
+const (
+	CodeChatInvalid         = "CHAT_INVALID_REQUEST"
+	CodeChatVariantNotFound = "CHAT_VARIANT_NOT_FOUND"
+	CodeChatNotFound        = "CONVERSATIONS_NOT_FOUND"
+	CodeChatEnded           = "CHAT_CONVERSATION_ENDED"
+	CodeChatVersion         = "CHAT_UNSUPPORTED_VERSION"
+
+	MsgChatEnded           = "Chat conversation ended"
+	MsgChatNotFound        = "Conversation not found."
+	MsgChatVariantNotFound = "Variant not found."
+	MsgChatVariantOnCreate = "variant_id can only be set when the conversation is created."
+	MsgChatIDRequired      = "conversation_id is required."
+	MsgChatInitialMessage  = "initial_message is not a supported field."
+)
+
+// chatChannels is the channel enum of spec 2.1, with the analytics label
+// (spec 2.10) each conversation gets; no channel gives "CHAT".
+var chatChannels = map[string]string{
+	"webchat":  "WEBCHAT",
+	"whatsapp": "WHATSAPP",
+	"sms":      "SMS",
+	"api":      "CHAT",
+}
+
+// langCode is a language plus region code (spec 2.1), e.g. en-GB.
+var langCode = regexp.MustCompile(`^[a-z]{2,3}-[A-Z]{2}$`)
+
+// chatCreateRequest is the create body (spec 2.1); the whole body is optional.
+type chatCreateRequest struct {
+	IntegrationAttributes map[string]any `json:"integration_attributes"`
+	VariantID             *string        `json:"variant_id"`
+	Channel               *string        `json:"channel"`
+	AsrLangCode           *string        `json:"asr_lang_code"`
+	TtsLangCode           *string        `json:"tts_lang_code"`
+	InitialMessage        *string        `json:"initial_message"`
+}
+
+type chatCreateResponse struct {
+	ConversationID string `json:"conversation_id"`
+	Response       string `json:"response"`
+}
+
+// chatRespondRequest is the respond body (spec 2.1). VariantID is here only
+// to refuse it: it is accepted on create alone.
+type chatRespondRequest struct {
+	ConversationID        *string        `json:"conversation_id"`
+	Message               *string        `json:"message"`
+	IntegrationAttributes map[string]any `json:"integration_attributes"`
+	Metadata              map[string]any `json:"metadata"`
+	AsrLangCode           *string        `json:"asr_lang_code"`
+	TtsLangCode           *string        `json:"tts_lang_code"`
+	VariantID             *string        `json:"variant_id"`
+}
+
+type chatHandoff struct {
+	Destination string `json:"destination"`
+	Reason      string `json:"reason"`
+}
+
+type chatRespondResponse struct {
+	ConversationID  string       `json:"conversation_id"`
+	Response        string       `json:"response"`
+	EndConversation bool         `json:"end_conversation"`
+	Handoff         *chatHandoff `json:"handoff,omitempty"`
+}
+
+type chatCloseRequest struct {
+	ConversationID *string `json:"conversation_id"`
+}
+
+// handleChatCreate handles "POST {runtime}/{version}/{account}/{project}/chat/create".
+func (a *API) handleChatCreate(c *gin.Context) error {
+	if err := chatVersion(c); err != nil {
+		return err
+	}
+	var req chatCreateRequest
+	if err := bindJSON(c, &req, true, CodeChatInvalid); err != nil {
+		return err
+	}
+	p := principal(c)
+	w := a.world()
+	if err := validateLangs(req.AsrLangCode, req.TtsLangCode); err != nil {
+		return err
+	}
+	label := "CHAT"
+	chatChannel := ""
+	if req.Channel != nil {
+		l, ok := chatChannels[*req.Channel]
+		if !ok {
+			return invalid(CodeChatInvalid, `Field "channel" must be one of webchat, whatsapp, sms, api.`,
+				FieldError{Field: "channel", Message: "must be one of webchat, whatsapp, sms, api"})
+		}
+		label, chatChannel = l, *req.Channel
+	}
+	if req.InitialMessage != nil && w.fidelity(switchInitialMessage) == "reject" {
+		return invalid(CodeChatInvalid, MsgChatInitialMessage)
+	}
+	variant, err := chatVariant(p, req.VariantID)
+	if err != nil {
+		return err
+	}
+
+	now := a.clock.Now()
+	conv := &store.Conversation{
+		Region:                p.Region,
+		AccountID:             p.Account.ID,
+		ProjectID:             p.Project.ID,
+		Environment:           p.Connector.ClientEnv,
+		Channel:               label,
+		ChatChannel:           chatChannel,
+		StartedAt:             now,
+		InProgress:            true,
+		Language:              deref(req.AsrLangCode),
+		TTSLanguage:           deref(req.TtsLangCode),
+		IntegrationAttributes: req.IntegrationAttributes,
+		Metrics:               map[string]any{},
+		Turns:                 []store.Turn{},
+	}
+	if conv.Environment == "" {
+		conv.Environment = "live"
+	}
+	if variant != nil {
+		conv.VariantID, conv.VariantName = variant.ID, variant.Name
+	}
+	conv.State = builtinState(conv)
+
+	d := &p.Project.Dialogue
+	in := turnInput{Attributes: conv.IntegrationAttributes, State: conv.State, Metadata: map[string]any{}}
+	var reply string
+	if req.InitialMessage != nil {
+		in.Message, in.Turn = *req.InitialMessage, 1
+		out := w.respond(d, conv.VariantID, in)
+		applyTurn(conv, now, in, out, nil)
+		reply = out.Text
+		if out.Handoff != nil {
+			defer a.writeHandoffState(conv, out.Handoff)
+		}
+	} else {
+		if reply, err = w.greeting(d, conv.VariantID, in); err != nil {
+			reply = DefaultGreeting
+		}
+		applyTurn(conv, now, in, outcome{Text: reply, Latency: 0}, nil)
+	}
+	if err := a.insertConversation(conv); err != nil {
+		return err
+	}
+	c.JSON(http.StatusOK, chatCreateResponse{ConversationID: conv.ID, Response: reply})
+	return nil
+}
+
+// handleChatRespond handles "POST {runtime}/{version}/{account}/{project}/chat/respond".
+func (a *API) handleChatRespond(c *gin.Context) error {
+	if err := chatVersion(c); err != nil {
+		return err
+	}
+	var req chatRespondRequest
+	if err := bindJSON(c, &req, false, CodeChatInvalid); err != nil {
+		return err
+	}
+	if req.ConversationID == nil || *req.ConversationID == "" {
+		return invalid(CodeChatInvalid, MsgChatIDRequired, FieldError{Field: "conversation_id", Message: "is required"})
+	}
+	if req.VariantID != nil {
+		return invalid(CodeChatInvalid, MsgChatVariantOnCreate, FieldError{Field: "variant_id", Message: "only accepted on create"})
+	}
+	if err := validateLangs(req.AsrLangCode, req.TtsLangCode); err != nil {
+		return err
+	}
+	p := principal(c)
+	w := a.world()
+	now := a.clock.Now()
+	var out outcome
+	conv, err := a.store.UpdateConversation(p.Region, *req.ConversationID, func(conv *store.Conversation) error {
+		if err := chatOwned(conv, p); err != nil {
+			return err
+		}
+		if conv.IntegrationAttributes == nil && len(req.IntegrationAttributes) > 0 {
+			conv.IntegrationAttributes = map[string]any{}
+		}
+		maps.Copy(conv.IntegrationAttributes, req.IntegrationAttributes)
+		if len(conv.IntegrationAttributes) > 0 {
+			conv.State["integration_attributes"] = conv.IntegrationAttributes
+		}
+		if req.AsrLangCode != nil {
+			conv.Language = *req.AsrLangCode
+			conv.State["asr_lang_code"] = conv.Language
+		}
+		if req.TtsLangCode != nil {
+			conv.TTSLanguage = *req.TtsLangCode
+			conv.State["tts_lang_code"] = conv.TTSLanguage
+		}
+		in := turnInput{
+			Message:    deref(req.Message),
+			Turn:       userTurns(conv) + 1,
+			Metadata:   req.Metadata,
+			Attributes: conv.IntegrationAttributes,
+			State:      conv.State,
+			Events:     conv.Events,
+		}
+		if in.Metadata == nil {
+			in.Metadata = map[string]any{}
+		}
+		out = w.respond(&p.Project.Dialogue, conv.VariantID, in)
+		applyTurn(conv, now, in, out, req.Metadata)
+		return nil
+	})
+	if err != nil {
+		return chatStoreError(err)
+	}
+	if out.Handoff != nil {
+		a.writeHandoffState(conv, out.Handoff)
+	}
+	resp := chatRespondResponse{ConversationID: conv.ID, Response: out.Text, EndConversation: !conv.InProgress}
+	if out.Handoff != nil {
+		resp.Handoff = &chatHandoff{Destination: out.Handoff.Destination, Reason: out.Handoff.Reason}
+	}
+	c.JSON(http.StatusOK, resp)
+	return nil
+}
+
+// handleChatClose handles "PUT {runtime}/{version}/{account}/{project}/chat/close".
+func (a *API) handleChatClose(c *gin.Context) error {
+	if err := chatVersion(c); err != nil {
+		return err
+	}
+	var req chatCloseRequest
+	if err := bindJSON(c, &req, false, CodeChatInvalid); err != nil {
+		return err
+	}
+	if req.ConversationID == nil || *req.ConversationID == "" {
+		return invalid(CodeChatInvalid, MsgChatIDRequired, FieldError{Field: "conversation_id", Message: "is required"})
+	}
+	p := principal(c)
+	now := a.clock.Now()
+	_, err := a.store.UpdateConversation(p.Region, *req.ConversationID, func(conv *store.Conversation) error {
+		if err := chatOwned(conv, p); err != nil {
+			return err
+		}
+		endConversation(conv, now)
+		conv.State["closed_by"] = "client"
+		return nil
+	})
+	if err != nil {
+		return chatStoreError(err)
+	}
+	c.JSON(http.StatusOK, gin.H{"success": true})
+	return nil
+}
+
+// chatVersion checks the {version} segment: the chat API is v1 (spec 4.1).
+func chatVersion(c *gin.Context) error {
+	if v := c.Param("version"); v != "v1" {
+		return errf(KindNotFound, CodeChatVersion, "Unsupported API version %q: the chat API is v1.", v)
+	}
+	return nil
+}
+
+// chatOwned refuses a conversation of another project (as unknown, so as not
+// to reveal it) and one that has ended (410, notes section 2).
+func chatOwned(conv *store.Conversation, p *Principal) error {
+	if conv.AccountID != p.Account.ID || conv.ProjectID != p.Project.ID {
+		return errf(KindNotFound, CodeChatNotFound, MsgChatNotFound)
+	}
+	if !conv.InProgress {
+		return errf(KindGone, CodeChatEnded, MsgChatEnded)
+	}
+	return nil
+}
+
+func chatStoreError(err error) error {
+	if errors.Is(err, store.ErrNotFound) {
+		return errf(KindNotFound, CodeChatNotFound, MsgChatNotFound)
+	}
+	return err
+}
+
+// chatVariant picks the conversation's variant: the body's variant_id (which
+// must exist), else the connector token's, else the project's default. A
+// body variant that contradicts the token's is refused.
+func chatVariant(p *Principal, id *string) (*scenario.Variant, error) {
+	tokenVariant := p.Connector.Variant
+	if id != nil {
+		v := p.Project.Variant(*id)
+		if v == nil || v.ID != *id {
+			return nil, &Error{Kind: KindInvalid, Code: CodeChatVariantNotFound, Message: MsgChatVariantNotFound,
+				Fields: []FieldError{{Field: "variant_id", Message: "unknown variant"}}}
+		}
+		if tokenVariant != "" && p.Project.Variant(tokenVariant) != v {
+			return nil, invalid(CodeChatInvalid, "variant_id conflicts with the variant of the connector token.")
+		}
+		return v, nil
+	}
+	if tokenVariant != "" {
+		return p.Project.Variant(tokenVariant), nil
+	}
+	for i := range p.Project.Variants {
+		if p.Project.Variants[i].Default {
+			return &p.Project.Variants[i], nil
+		}
+	}
+	return nil, nil
+}
+
+func validateLangs(asr, tts *string) error {
+	for _, f := range []struct {
+		name string
+		v    *string
+	}{{"asr_lang_code", asr}, {"tts_lang_code", tts}} {
+		if f.v != nil && !langCode.MatchString(*f.v) {
+			return invalid(CodeChatInvalid,
+				fmt.Sprintf("Field %q must be a language plus region code such as en-GB.", f.name),
+				FieldError{Field: f.name, Message: "must be a language plus region code such as en-GB"})
+		}
+	}
+	return nil
+}
+
+// builtinState is the state a conversation starts with: the built-in keys
+// (spec 2.10) and the integration attributes.
+func builtinState(conv *store.Conversation) map[string]any {
+	st := map[string]any{
+		"conversation_id": conv.ID,
+		"channel":         conv.Channel,
+		"client_env":      conv.Environment,
+		"variant_id":      conv.VariantID,
+	}
+	if conv.Language != "" {
+		st["asr_lang_code"] = conv.Language
+	}
+	if conv.TTSLanguage != "" {
+		st["tts_lang_code"] = conv.TTSLanguage
+	}
+	if len(conv.IntegrationAttributes) > 0 {
+		st["integration_attributes"] = conv.IntegrationAttributes
+	}
+	return st
+}
+
+// insertConversation gives conv a fresh CONV- id and stores it.
+func (a *API) insertConversation(conv *store.Conversation) error {
+	for range 5 {
+		conv.ID = a.newID("CONV-", digits, 10)
+		conv.State["conversation_id"] = conv.ID
+		err := a.store.InsertConversation(conv)
+		if !errors.Is(err, store.ErrExists) {
+			return err
+		}
+	}
+	return errors.New("could not allocate a conversation id")
+}
+
+// writeHandoffState stores the data of a handoff for the Handoff API.
+func (a *API) writeHandoffState(conv *store.Conversation, h *handoffOutcome) {
+	hs := &store.HandoffState{
+		Region: conv.Region, AccountID: conv.AccountID, ProjectID: conv.ProjectID,
+		ID: conv.ID, SharedID: h.SharedID, Data: h.Data, CreatedAt: a.clock.Now(),
+	}
+	if err := a.store.PutHandoffState(hs); err != nil {
+		a.log.Error("write handoff state", "conversation", conv.ID, "err", err)
+	}
+}
+
+// userTurns counts the turns that carry a user message (the greeting turn
+// does not).
+func userTurns(conv *store.Conversation) int {
+	n := 0
+	for i, t := range conv.Turns {
+		if i == 0 && t.UserInput == "" && !t.IsSilence && !t.IsOOD {
+			continue
+		}
+		n++
+	}
+	return n
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}

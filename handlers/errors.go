@@ -1,0 +1,237 @@
+package handlers
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+)
+
+// Kind is the kind of an API error. One table (kindStatus) maps kinds to
+// HTTP statuses; one renderer per family shape (render) writes the body.
+type Kind int
+
+// Error kinds.
+const (
+	KindInvalid Kind = iota + 1
+	KindUnauthorized
+	KindForbidden
+	KindNotFound
+	KindMethodNotAllowed
+	KindConflict
+	KindGone
+	KindPrecondition
+	KindTooLarge
+	KindUnsupportedMedia
+	KindUnprocessable
+	KindTooManyRequests
+	KindInternal
+	KindNotImplemented
+	KindBadGateway
+	KindUnavailable
+)
+
+// kindStatus is the one table from error kind to HTTP status.
+var kindStatus = map[Kind]int{
+	KindInvalid:          http.StatusBadRequest,
+	KindUnauthorized:     http.StatusUnauthorized,
+	KindForbidden:        http.StatusForbidden,
+	KindNotFound:         http.StatusNotFound,
+	KindMethodNotAllowed: http.StatusMethodNotAllowed,
+	KindConflict:         http.StatusConflict,
+	KindGone:             http.StatusGone,
+	KindPrecondition:     http.StatusPreconditionFailed,
+	KindTooLarge:         http.StatusRequestEntityTooLarge,
+	KindUnsupportedMedia: http.StatusUnsupportedMediaType,
+	KindUnprocessable:    http.StatusUnprocessableEntity,
+	KindTooManyRequests:  http.StatusTooManyRequests,
+	KindInternal:         http.StatusInternalServerError,
+	KindNotImplemented:   http.StatusNotImplemented,
+	KindBadGateway:       http.StatusBadGateway,
+	KindUnavailable:      http.StatusServiceUnavailable,
+}
+
+// defaultCodes are the envelope error codes used when an error names none.
+var defaultCodes = map[int]string{
+	400: "BAD_REQUEST",
+	401: "UNAUTHORIZED",
+	403: "FORBIDDEN",
+	404: "NOT_FOUND",
+	405: "METHOD_NOT_ALLOWED",
+	408: "REQUEST_TIMEOUT",
+	409: "CONFLICT",
+	410: "GONE",
+	412: "PRECONDITION_FAILED",
+	413: "PAYLOAD_TOO_LARGE",
+	415: "UNSUPPORTED_MEDIA_TYPE",
+	422: "UNPROCESSABLE_ENTITY",
+	429: "TOO_MANY_REQUESTS",
+	500: "INTERNAL_SERVER_ERROR",
+	501: "NOT_IMPLEMENTED",
+	502: "BAD_GATEWAY",
+	503: "SERVICE_UNAVAILABLE",
+	504: "GATEWAY_TIMEOUT",
+}
+
+// FieldError is one per-field problem (agents, alerts and webhooks bodies).
+type FieldError struct {
+	Field   string `json:"field"`
+	Message string `json:"message"`
+}
+
+// Error is the error value handlers return. It is rendered in the family's
+// shape by render.
+type Error struct {
+	Kind Kind
+	// Status overrides the status of Kind (fault rules use any status).
+	Status int
+	// Code is the upper-snake error code of envelope families.
+	Code string
+	// Message is the human-readable message.
+	Message string
+	// Fields are per-field problems.
+	Fields []FieldError
+	// Headers are added to the response (e.g. Retry-After).
+	Headers map[string]string
+	// Body, when set, is written verbatim instead of a rendered body.
+	Body []byte
+}
+
+func (e *Error) Error() string {
+	if e.Code != "" {
+		return fmt.Sprintf("%d %s: %s", e.status(), e.Code, e.Message)
+	}
+	return fmt.Sprintf("%d: %s", e.status(), e.Message)
+}
+
+func (e *Error) status() int {
+	if e.Status != 0 {
+		return e.Status
+	}
+	if s, ok := kindStatus[e.Kind]; ok {
+		return s
+	}
+	return http.StatusInternalServerError
+}
+
+func (e *Error) code() string {
+	if e.Code != "" {
+		return e.Code
+	}
+	if c, ok := defaultCodes[e.status()]; ok {
+		return c
+	}
+	return "ERROR"
+}
+
+// errf builds an Error of a kind with an envelope code and a message.
+func errf(kind Kind, code, format string, args ...any) *Error {
+	return &Error{Kind: kind, Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// invalid is a 400 with per-field errors (builder families) and a message.
+func invalid(code, msg string, fields ...FieldError) *Error {
+	return &Error{Kind: KindInvalid, Code: code, Message: msg, Fields: fields}
+}
+
+// shape is the error body shape of a family.
+type shape int
+
+const (
+	// shapeEnvelope: {"success":false,"error","error_id","error_code","error_message","data":null}
+	// (chat, conversations v2/v3; notes section 2).
+	shapeEnvelope shape = iota + 1
+	// shapeBuilder: {"message","errors":[{"field","message"}]} (spec 7.1-7.2).
+	shapeBuilder
+	// shapeErrorMessage: {"error_message"} (spec 7.3-7.4; v1, handoff).
+	shapeErrorMessage
+	// shapeDNI: {"success":false,"error":<status text>,"message"} (notes section 11).
+	shapeDNI
+	// shapeOutbound: {"error","code"} (notes section 8).
+	shapeOutbound
+	// shapeMessaging: {"error","message"} (notes section 3: clients read either key).
+	shapeMessaging
+	// shapeControl: {"error"} (the mock's own control plane).
+	shapeControl
+)
+
+// render writes err in the shape of the request's family. It is the one
+// place error bodies are produced.
+func (a *API) render(c *gin.Context, err error) {
+	var e *Error
+	if !errors.As(err, &e) {
+		a.log.Error("internal error", "path", c.Request.URL.Path, "err", err)
+		e = &Error{Kind: KindInternal, Message: "Internal server error."}
+	}
+	for k, v := range e.Headers {
+		c.Header(k, v)
+	}
+	status := e.status()
+	if e.Body != nil {
+		c.Data(status, "application/json", e.Body)
+		c.Abort()
+		return
+	}
+	sh := shapeControl
+	if f := familyOf(c); f != nil {
+		sh = f.shape
+		if sh == shapeBuilder && a.world().fidelity(switchBuilderErrors) == "envelope" {
+			sh = shapeEnvelope
+		}
+	}
+	c.AbortWithStatusJSON(status, errorBody(sh, e, status, correlationID(c)))
+}
+
+// errorBody builds the body of an error in a shape.
+func errorBody(sh shape, e *Error, status int, corr string) any {
+	switch sh {
+	case shapeEnvelope:
+		return envelope{Error: e.Message, ErrorID: corr, ErrorCode: e.code(), ErrorMessage: e.Message}
+	case shapeBuilder:
+		fields := e.Fields
+		if fields == nil {
+			fields = []FieldError{}
+		}
+		return builderError{Message: e.Message, Errors: fields}
+	case shapeErrorMessage:
+		return map[string]string{"error_message": e.Message}
+	case shapeDNI:
+		return dniError{Error: http.StatusText(status), Message: e.Message}
+	case shapeOutbound:
+		return map[string]string{"error": e.Message, "code": e.code()}
+	case shapeMessaging:
+		return map[string]string{"error": e.Message, "message": e.Message}
+	default:
+		return map[string]string{"error": e.Message}
+	}
+}
+
+// envelope is the real service's standard error envelope (notes section 1).
+type envelope struct {
+	Success      bool            `json:"success"`
+	Error        string          `json:"error"`
+	ErrorID      string          `json:"error_id"`
+	ErrorCode    string          `json:"error_code"`
+	ErrorMessage string          `json:"error_message"`
+	Data         json.RawMessage `json:"data"`
+}
+
+func (e envelope) MarshalJSON() ([]byte, error) {
+	type plain envelope
+	p := plain(e)
+	p.Data = json.RawMessage("null")
+	return json.Marshal(p)
+}
+
+type builderError struct {
+	Message string       `json:"message"`
+	Errors  []FieldError `json:"errors"`
+}
+
+type dniError struct {
+	Success bool   `json:"success"`
+	Error   string `json:"error"`
+	Message string `json:"message"`
+}

@@ -1,0 +1,181 @@
+package handlers
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/gin-gonic/gin"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/agentplatform/mockplatform/clock"
+	"github.com/agentplatform/mockplatform/faults"
+	"github.com/agentplatform/mockplatform/scenario"
+	"github.com/agentplatform/mockplatform/store"
+)
+
+func init() { gin.SetMode(gin.ReleaseMode) }
+
+// harness is one API over a fresh store, manual clock, fault set and
+// journal, served in memory: the unit under test of this package.
+type harness struct {
+	t       testing.TB
+	api     *API
+	engine  *gin.Engine
+	store   *store.Store
+	clock   *clock.Clock
+	faults  *faults.Set
+	journal *Journal
+	sc      *scenario.Scenario
+}
+
+// newHarness starts an API on the default scenario, or on the scenario
+// YAML given.
+func newHarness(t testing.TB, scenarioYAML ...string) *harness {
+	t.Helper()
+	sc := scenario.Default()
+	if len(scenarioYAML) > 0 {
+		var err error
+		sc, err = scenario.Parse(t.Name()+".yaml", []byte(scenarioYAML[0]))
+		if err != nil {
+			t.Fatalf("scenario: %v", err)
+		}
+	}
+	st, err := store.Open("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &harness{t: t, store: st, clock: clock.New(clock.ModeManual, sc.Clock.Start),
+		faults: faults.NewSet(sc.Seed), journal: NewJournal(0, 0), sc: sc}
+	h.api = New(Deps{Store: st, Clock: h.clock, Faults: h.faults, Journal: h.journal})
+	h.api.SetScenario(sc)
+	if err := h.faults.Replace(sc.Faults, sc.Seed); err != nil {
+		t.Fatal(err)
+	}
+	if err := Seed(st, sc, h.clock.Now()); err != nil {
+		t.Fatal(err)
+	}
+	h.engine = gin.New()
+	h.api.Register(h.engine)
+	t.Cleanup(func() {
+		h.api.Close()
+		h.clock.Close()
+		_ = st.Close()
+	})
+	return h
+}
+
+// response is a recorded answer.
+type response struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// JSON decodes the body into a generic value.
+func (r response) JSON(t testing.TB) any {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(r.Body, &v); err != nil {
+		t.Fatalf("body is not JSON: %v: %s", err, r.Body)
+	}
+	return v
+}
+
+// Map decodes a JSON object body.
+func (r response) Map(t testing.TB) map[string]any {
+	t.Helper()
+	m, ok := r.JSON(t).(map[string]any)
+	if !ok {
+		t.Fatalf("body is not a JSON object: %s", r.Body)
+	}
+	return m
+}
+
+// do sends a request with headers (name, value pairs) and a body (a
+// string, []byte or a value to encode as JSON; nil for none).
+func (h *harness) do(method, path string, body any, headers ...string) response {
+	h.t.Helper()
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = bytes.NewBufferString(b)
+	case []byte:
+		rd = bytes.NewReader(b)
+	default:
+		data, err := json.Marshal(b)
+		if err != nil {
+			h.t.Fatal(err)
+		}
+		rd = bytes.NewReader(data)
+	}
+	req := httptest.NewRequest(method, path, rd)
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	rec := httptest.NewRecorder()
+	h.engine.ServeHTTP(rec, req)
+	return response{Status: rec.Code, Header: rec.Header(), Body: rec.Body.Bytes()}
+}
+
+// chatHeaders are the default scenario's chat credentials.
+var chatHeaders = []string{"X-API-KEY", "test-chat-key", "X-TOKEN", "test-connector-token", "Content-Type", "application/json"}
+
+const chatBase = "/runtime/us-1/v1/acme/support/chat"
+
+// mustStatus fails unless the response has the status.
+func mustStatus(t testing.TB, r response, status int) {
+	t.Helper()
+	if r.Status != status {
+		t.Fatalf("status = %d, want %d; body: %s", r.Status, status, r.Body)
+	}
+}
+
+// mustBody compares a JSON body with want (a value marshalled to JSON).
+func mustBody(t testing.TB, r response, want any, opts ...cmp.Option) {
+	t.Helper()
+	data, err := json.Marshal(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var w any
+	if err := json.Unmarshal(data, &w); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(w, r.JSON(t), opts...); diff != "" {
+		t.Fatalf("body mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// envelopeBody is the chat and v3 error envelope with a correlation id.
+func envelopeBody(r response, code, msg string) map[string]any {
+	return map[string]any{"success": false, "error": msg, "error_id": r.Header.Get(CorrelationHeader),
+		"error_code": code, "error_message": msg, "data": nil}
+}
+
+// snapshotCount returns the number of stored items, to check that a
+// rejected request changed nothing.
+func (h *harness) storeLen() int {
+	h.t.Helper()
+	n, err := h.store.Len()
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return n
+}
+
+// storeDump returns every stored item, for before/after comparisons.
+func (h *harness) storeDump() *store.Snapshot {
+	h.t.Helper()
+	s, err := h.store.Snapshot()
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return s
+}
+
+func scenarioDefaultYAML() []byte { return scenario.DefaultYAML() }

@@ -1,0 +1,269 @@
+package handlers
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gin-gonic/gin"
+)
+
+// Entry is one request of the journal: what came in, what went out, the
+// fault applied and the warnings. Secrets are redacted.
+type Entry struct {
+	Seq           int64               `json:"seq"`
+	Time          time.Time           `json:"time"` // virtual clock
+	Family        string              `json:"family,omitempty"`
+	Method        string              `json:"method"`
+	Path          string              `json:"path"`
+	Query         string              `json:"query,omitempty"`
+	Region        string              `json:"region,omitempty"`
+	Status        int                 `json:"status"`
+	CorrelationID string              `json:"correlation_id,omitempty"`
+	RequestHeader map[string][]string `json:"request_headers,omitempty"`
+	RequestBody   string              `json:"request_body,omitempty"`
+	ResponseBody  string              `json:"response_body,omitempty"`
+	Fault         string              `json:"fault,omitempty"`
+	Warnings      []string            `json:"warnings,omitempty"`
+}
+
+// Filter selects journal entries. Empty fields match everything.
+type Filter struct {
+	Family string
+	Method string
+	// Path matches entries whose path contains it.
+	Path   string
+	Status int
+	// Limit keeps the last Limit matches (0: all).
+	Limit int
+}
+
+// Journal is a bounded ring of entries.
+type Journal struct {
+	mu        sync.Mutex
+	ring      []Entry
+	next      int
+	full      bool
+	seq       int64
+	bodyLimit int
+}
+
+// Journal defaults (overridable by scenario limits).
+const (
+	DefaultJournalSize      = 1000
+	DefaultJournalBodyBytes = 4096
+)
+
+// NewJournal returns a journal keeping size entries and bodyLimit bytes of
+// each body.
+func NewJournal(size, bodyLimit int) *Journal {
+	j := &Journal{}
+	j.Reset(size, bodyLimit)
+	return j
+}
+
+// Reset empties the journal and sets its bounds (zero: defaults).
+func (j *Journal) Reset(size, bodyLimit int) {
+	if size <= 0 {
+		size = DefaultJournalSize
+	}
+	if bodyLimit <= 0 {
+		bodyLimit = DefaultJournalBodyBytes
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.ring = make([]Entry, size)
+	j.next, j.full, j.seq, j.bodyLimit = 0, false, 0, bodyLimit
+}
+
+// BodyLimit is the number of body bytes kept per entry.
+func (j *Journal) BodyLimit() int {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.bodyLimit
+}
+
+// Append adds an entry (its Seq is assigned).
+func (j *Journal) Append(e Entry) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.seq++
+	e.Seq = j.seq
+	j.ring[j.next] = e
+	j.next++
+	if j.next == len(j.ring) {
+		j.next, j.full = 0, true
+	}
+}
+
+// List returns copies of the matching entries, oldest first.
+func (j *Journal) List(f Filter) []Entry {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	var out []Entry
+	n := j.next
+	start := 0
+	if j.full {
+		n = len(j.ring)
+		start = j.next
+	}
+	for i := range n {
+		e := j.ring[(start+i)%len(j.ring)]
+		if f.Family != "" && e.Family != f.Family ||
+			f.Method != "" && !strings.EqualFold(e.Method, f.Method) ||
+			f.Path != "" && !strings.Contains(e.Path, f.Path) ||
+			f.Status != 0 && e.Status != f.Status {
+			continue
+		}
+		out = append(out, cloneEntry(e))
+	}
+	if f.Limit > 0 && len(out) > f.Limit {
+		out = out[len(out)-f.Limit:]
+	}
+	return out
+}
+
+func cloneEntry(e Entry) Entry {
+	if e.RequestHeader != nil {
+		h := make(map[string][]string, len(e.RequestHeader))
+		for k, v := range e.RequestHeader {
+			h[k] = append([]string(nil), v...)
+		}
+		e.RequestHeader = h
+	}
+	e.Warnings = append([]string(nil), e.Warnings...)
+	return e
+}
+
+// secretHeaders are redacted in the journal (canonical names).
+var secretHeaders = map[string]bool{
+	"Authorization":        true,
+	"X-Api-Key":            true,
+	"X-Token":              true,
+	"X-Service-Auth-Token": true,
+	"X-Polyai-Auth-Token":  true,
+	"Cookie":               true,
+}
+
+// secretFields are JSON fields and query parameters redacted in the journal.
+var secretFields = []string{"access_token", "signing_secret", "secret", "token", "api_key", "password"}
+
+// Redacted replaces a secret in the journal.
+const Redacted = "[REDACTED]"
+
+func (j *Journal) add(c *gin.Context, rec *recorder, at time.Time) {
+	e := Entry{
+		Time:          at,
+		Method:        c.Request.Method,
+		Path:          c.Request.URL.Path,
+		Query:         redactQuery(c.Request.URL.RawQuery),
+		Region:        regionOf(c.Request.URL.Path),
+		Status:        rec.Status(),
+		CorrelationID: correlationID(c),
+		Fault:         c.GetString(ctxFault),
+		RequestHeader: redactHeader(c.Request.Header),
+		ResponseBody:  redactBody(rec.buf.Bytes()),
+	}
+	if f := familyOf(c); f != nil {
+		e.Family = f.name
+	}
+	if v, ok := c.Get(ctxBody); ok {
+		b := v.([]byte)
+		if lim := rec.limit; len(b) > lim {
+			b = b[:lim]
+		}
+		e.RequestBody = redactBody(b)
+	}
+	if w, ok := c.Get(ctxWarnings); ok {
+		e.Warnings = w.([]string)
+	}
+	j.Append(e)
+}
+
+func redactHeader(h http.Header) map[string][]string {
+	out := make(map[string][]string, len(h))
+	for k, v := range h {
+		if secretHeaders[http.CanonicalHeaderKey(k)] {
+			out[k] = []string{Redacted}
+			continue
+		}
+		out[k] = append([]string(nil), v...)
+	}
+	return out
+}
+
+func redactQuery(raw string) string {
+	if raw == "" {
+		return ""
+	}
+	q, err := url.ParseQuery(raw)
+	if err != nil {
+		return "[unparsable query]"
+	}
+	changed := false
+	for _, f := range secretFields {
+		if _, ok := q[f]; ok {
+			q[f] = []string{Redacted}
+			changed = true
+		}
+	}
+	if !changed {
+		return raw
+	}
+	return q.Encode()
+}
+
+// redactBody replaces the values of secret fields in a JSON body. Bodies
+// that mention no secret field are kept as they are (the fast path).
+func redactBody(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	hit := false
+	for _, f := range secretFields {
+		if bytes.Contains(b, []byte(`"`+f+`"`)) {
+			hit = true
+			break
+		}
+	}
+	if !hit {
+		return string(b)
+	}
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		return "[body withheld: it names a secret field and is not complete JSON]"
+	}
+	redactValue(v)
+	out, err := json.Marshal(v)
+	if err != nil {
+		return "[body withheld]"
+	}
+	return string(out)
+}
+
+func redactValue(v any) {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, x := range t {
+			secret := false
+			for _, f := range secretFields {
+				if k == f {
+					secret = true
+				}
+			}
+			if secret {
+				t[k] = Redacted
+				continue
+			}
+			redactValue(x)
+		}
+	case []any:
+		for _, x := range t {
+			redactValue(x)
+		}
+	}
+}

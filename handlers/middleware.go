@@ -1,0 +1,367 @@
+package handlers
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"reflect"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/agentplatform/mockplatform/faults"
+)
+
+// Context keys.
+const (
+	ctxFamily      = "mock.family"
+	ctxCorrelation = "mock.correlation"
+	ctxFault       = "mock.fault"
+	ctxWarnings    = "mock.warnings"
+	ctxBody        = "mock.body"
+	ctxBodyLarge   = "mock.body_too_large"
+	ctxPrincipal   = "mock.principal"
+)
+
+// CorrelationHeader is echoed on every response (notes section 1).
+const CorrelationHeader = "X-PolyAI-Correlation-Id"
+
+// DefaultMaxBodyBytes bounds request bodies unless the scenario says otherwise.
+const DefaultMaxBodyBytes = 1 << 20
+
+func familyOf(c *gin.Context) *family {
+	if v, ok := c.Get(ctxFamily); ok {
+		return v.(*family)
+	}
+	return nil
+}
+
+func correlationID(c *gin.Context) string { return c.GetString(ctxCorrelation) }
+
+// addWarning records a warning for the request journal.
+func addWarning(c *gin.Context, format string, args ...any) {
+	w, _ := c.Get(ctxWarnings)
+	list, _ := w.([]string)
+	c.Set(ctxWarnings, append(list, fmt.Sprintf(format, args...)))
+}
+
+// recovery turns a handler panic into a 500 in the family's shape (a bug of
+// the mock, never an answer to bad input), and lets http.ErrAbortHandler
+// through so a dropped connection stays dropped.
+func (a *API) recovery(c *gin.Context) {
+	defer func() {
+		if r := recover(); r != nil {
+			if err, ok := r.(error); ok && errors.Is(err, http.ErrAbortHandler) {
+				panic(r)
+			}
+			a.log.Error("handler panic", "path", c.Request.URL.Path, "panic", fmt.Sprint(r))
+			a.render(c, &Error{Kind: KindInternal, Message: "Internal server error."})
+		}
+	}()
+	c.Next()
+}
+
+// correlation echoes the client's X-PolyAI-Correlation-Id or mints one.
+func (a *API) correlation(c *gin.Context) {
+	id := c.GetHeader(CorrelationHeader)
+	if id == "" || len(id) > 200 {
+		id = a.newCorrelationID()
+	}
+	c.Set(ctxCorrelation, id)
+	c.Header(CorrelationHeader, id)
+	c.Next()
+}
+
+// record reads the (bounded) request body, captures the response, and adds
+// one entry to the journal once the request is done.
+func (a *API) record(c *gin.Context) {
+	limit := a.world().maxBody()
+	if c.Request.Body != nil && c.Request.Body != http.NoBody {
+		data, err := io.ReadAll(io.LimitReader(c.Request.Body, limit+1))
+		if err != nil {
+			data = nil
+		}
+		if int64(len(data)) > limit {
+			c.Set(ctxBodyLarge, true)
+			data = data[:limit]
+		}
+		c.Set(ctxBody, data)
+		c.Request.Body = io.NopCloser(bytes.NewReader(data))
+	}
+	rec := &recorder{ResponseWriter: c.Writer, limit: a.journal.BodyLimit()}
+	c.Writer = rec
+	now := a.clock.Now()
+	c.Next()
+	a.journal.add(c, rec, now)
+}
+
+// recorder captures the first bytes of a response for the journal.
+type recorder struct {
+	gin.ResponseWriter
+	buf   bytes.Buffer
+	limit int
+}
+
+func (r *recorder) Write(b []byte) (int, error) {
+	r.capture(b)
+	return r.ResponseWriter.Write(b)
+}
+
+func (r *recorder) WriteString(s string) (int, error) {
+	r.capture([]byte(s))
+	return r.ResponseWriter.WriteString(s)
+}
+
+func (r *recorder) capture(b []byte) {
+	if room := r.limit - r.buf.Len(); room > 0 {
+		if len(b) > room {
+			b = b[:room]
+		}
+		r.buf.Write(b)
+	}
+}
+
+// handlerFunc is the shape of every handler: it writes its success answer
+// and returns an error value for everything else.
+type handlerFunc func(c *gin.Context) error
+
+// wrap binds a handler to its family: it marks the request with the family,
+// applies fault rules, authenticates, rejects oversized bodies, runs the
+// handler and renders its error in the family's shape.
+func (a *API) wrap(f *family, h handlerFunc) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		c.Set(ctxFamily, f)
+		if err := a.serve(c, f, h); err != nil {
+			a.render(c, err)
+		}
+	}
+}
+
+func (a *API) serve(c *gin.Context, f *family, h handlerFunc) error {
+	if f.base != "messaging" {
+		if _, ok := regionPair(f.base, c.Param("region")); !ok {
+			return regionError(f, c.Param("region"))
+		}
+	}
+	if done, err := a.applyFault(c, f); done || err != nil {
+		return err
+	}
+	if c.GetBool(ctxBodyLarge) {
+		return errf(KindTooLarge, "PAYLOAD_TOO_LARGE", "Request body exceeds %d bytes.", a.world().maxBody())
+	}
+	if f.kind != "" && f.header != nil {
+		p, err := a.authenticate(c, f)
+		if err != nil {
+			return err
+		}
+		c.Set(ctxPrincipal, p)
+	}
+	return h(c)
+}
+
+// regionError is the answer to an address without a valid region
+// (CONTRACT section 1; docs/fidelity.md).
+func regionError(f *family, region string) *Error {
+	valid := "us-1, uk-1 or euw-1"
+	base := "runtime"
+	if f.base == "builder" {
+		valid, base = "us, uk or eu", "builder"
+	}
+	return &Error{Kind: KindNotFound, Code: "REGION_REQUIRED",
+		Message: fmt.Sprintf("Unknown region %q: use /%s/{region}/... with region %s.", region, base, valid)}
+}
+
+// applyFault applies the first fault rule that fires for the request. done
+// reports that the request was answered (or dropped) by the rule.
+func (a *API) applyFault(c *gin.Context, f *family) (done bool, err error) {
+	req := faults.Request{
+		Family: f.name,
+		Method: c.Request.Method,
+		Path:   subPath(c.Request.URL.Path),
+		Region: c.Param("region"),
+		Header: c.GetHeader,
+		Query:  c.GetQuery,
+	}
+	rule, ok := a.faults.Match(req)
+	if !ok {
+		return false, nil
+	}
+	c.Set(ctxFault, rule.ID)
+	act := rule.Action
+	if d := act.Delay.D(); d > 0 {
+		if act.DelayClock == "virtual" {
+			a.clock.Advance(d)
+		} else if err := sleepCtx(c.Request.Context(), d); err != nil {
+			return true, nil
+		}
+	}
+	if act.Drop {
+		// net/http closes the connection without an answer; the in-memory
+		// transport reports a connection error.
+		panic(http.ErrAbortHandler)
+	}
+	if act.Preset != "" {
+		if p := a.preset(act.Preset); p != nil {
+			return p(c, rule)
+		}
+		return true, &Error{Kind: KindInternal, Message: fmt.Sprintf("unknown fault preset %q", act.Preset)}
+	}
+	if act.Status == 0 && act.Body == "" {
+		return false, nil // a pure delay
+	}
+	e := &Error{Status: act.Status, Code: act.Code, Message: act.Message, Headers: act.Headers}
+	if e.Status == 0 {
+		e.Status = http.StatusInternalServerError
+	}
+	if e.Message == "" {
+		e.Message = defaultMessage(e.Status)
+	}
+	if act.Body != "" {
+		e.Body = []byte(act.Body)
+	}
+	return true, e
+}
+
+// presetFunc applies a named failure mode of a family.
+type presetFunc func(c *gin.Context, r faults.Rule) (done bool, err error)
+
+// preset looks up a named failure mode. Families add theirs to presets.
+func (a *API) preset(name string) presetFunc { return presets[name] }
+
+// presets are the named failure modes (immutable after package init).
+var presets = map[string]presetFunc{}
+
+// defaultMessage is the message of a fault with no message of its own.
+func defaultMessage(status int) string {
+	if t := http.StatusText(status); t != "" {
+		return t + "."
+	}
+	return fmt.Sprintf("Error %d.", status)
+}
+
+// sleepCtx waits d of wall time or until ctx ends.
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// bindJSON decodes the request body into v (a pointer to a struct with json
+// tags). An empty body is allowed when optional. Type errors name the
+// field; fields the spec does not know are accepted (the real service
+// ignores them) and recorded as journal warnings. code is the envelope code
+// of validation errors.
+func bindJSON(c *gin.Context, v any, optional bool, code string) error {
+	data, _ := c.Get(ctxBody)
+	body, _ := data.([]byte)
+	if len(bytes.TrimSpace(body)) == 0 {
+		if optional {
+			return nil
+		}
+		return invalid(code, "Request body is required.")
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(body, &raw); err != nil {
+		var ute *json.UnmarshalTypeError
+		if errors.As(err, &ute) {
+			return invalid(code, "Request body must be a JSON object.")
+		}
+		return invalid(code, "Request body is not valid JSON.")
+	}
+	known := jsonFields(reflect.TypeOf(v).Elem())
+	var unknown []string
+	for k := range raw {
+		if !known[k] {
+			unknown = append(unknown, k)
+		}
+	}
+	sort.Strings(unknown)
+	for _, k := range unknown {
+		addWarning(c, "unknown field %q in request body (ignored, as the real service does)", k)
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		var ute *json.UnmarshalTypeError
+		if errors.As(err, &ute) && ute.Field != "" {
+			return invalid(code, fmt.Sprintf("Field %q must be %s.", ute.Field, jsonTypeName(ute.Type)),
+				FieldError{Field: ute.Field, Message: "must be " + jsonTypeName(ute.Type)})
+		}
+		return invalid(code, "Request body is not valid JSON.")
+	}
+	return nil
+}
+
+// jsonFields lists the json names of a struct type's fields.
+func jsonFields(t reflect.Type) map[string]bool {
+	out := map[string]bool{}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		out[name] = true
+	}
+	return out
+}
+
+func jsonTypeName(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Pointer:
+		return jsonTypeName(t.Elem())
+	}
+	return "of type " + t.String()
+}
+
+// handleNoRoute answers an unknown route with JSON in the family's shape.
+func (a *API) handleNoRoute(c *gin.Context) {
+	p := c.Request.URL.Path
+	f := familyFromPath(p)
+	if f != nil {
+		c.Set(ctxFamily, f)
+		if f.base != "messaging" {
+			if _, ok := regionPair(f.base, regionOf(p)); !ok {
+				a.render(c, regionError(f, regionOf(p)))
+				return
+			}
+		}
+	}
+	a.render(c, &Error{Kind: KindNotFound, Code: "NOT_FOUND",
+		Message: fmt.Sprintf("No route for %s %s.", c.Request.Method, p)})
+}
+
+// handleNoMethod answers a known route with the wrong method (405, Allow set
+// by gin).
+func (a *API) handleNoMethod(c *gin.Context) {
+	if f := familyFromPath(c.Request.URL.Path); f != nil {
+		c.Set(ctxFamily, f)
+	}
+	a.render(c, &Error{Kind: KindMethodNotAllowed, Code: "METHOD_NOT_ALLOWED",
+		Message: fmt.Sprintf("Method %s is not allowed here; allowed: %s.", c.Request.Method, c.Writer.Header().Get("Allow"))})
+}

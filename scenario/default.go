@@ -1,0 +1,29 @@
+package scenario
+
+import (
+	_ "embed"
+	"fmt"
+)
+
+//go:embed default.yaml
+var defaultYAML []byte
+
+// DefaultName is the file name the default scenario's errors would carry.
+const DefaultName = "default.yaml"
+
+// Default returns a freshly parsed copy of the embedded default scenario
+// (CONTRACT.md section 2): account acme (1001) in region us with project
+// support (2001), and one credential per family. It panics only if the
+// embedded file is invalid, which a test rules out.
+func Default() *Scenario {
+	s, err := Parse(DefaultName, defaultYAML)
+	if err != nil {
+		panic(fmt.Sprintf("scenario: embedded default scenario is invalid:\n%v", err))
+	}
+	return s
+}
+
+// DefaultYAML returns the embedded default scenario's bytes (a copy).
+func DefaultYAML() []byte {
+	return append([]byte(nil), defaultYAML...)
+}

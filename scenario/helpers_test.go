@@ -1,0 +1,74 @@
+package scenario
+
+import (
+	"errors"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// y turns an indented raw string into YAML: it drops the first newline and
+// the tabs that indent the Go source (YAML itself is indented with spaces).
+func y(s string) string {
+	s = strings.TrimPrefix(s, "\n")
+	lines := strings.Split(s, "\n")
+	indent := -1
+	for _, l := range lines {
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		n := len(l) - len(strings.TrimLeft(l, "\t"))
+		if indent < 0 || n < indent {
+			indent = n
+		}
+	}
+	for i, l := range lines {
+		if len(l) >= indent && indent > 0 {
+			lines[i] = l[indent:]
+		}
+	}
+	return strings.TrimRight(strings.Join(lines, "\n"), "\t")
+}
+
+// problems parses doc and returns its problems one per element (nil when
+// the document is valid).
+func problems(t *testing.T, doc string) []string {
+	t.Helper()
+	s, err := Parse("t.yaml", []byte(doc))
+	if err == nil {
+		if s == nil {
+			t.Fatal("Parse returned nil scenario and nil error")
+		}
+		return nil
+	}
+	if s != nil {
+		t.Errorf("Parse returned a scenario with an error")
+	}
+	var errs Errors
+	if !errors.As(err, &errs) {
+		t.Fatalf("Parse error %T is not Errors: %v", err, err)
+	}
+	if len(errs) == 0 {
+		t.Fatal("Parse returned an empty Errors")
+	}
+	return strings.Split(err.Error(), "\n")
+}
+
+// mustParse parses a valid document.
+func mustParse(t *testing.T, name, doc string) *Scenario {
+	t.Helper()
+	s, err := Parse(name, []byte(doc))
+	if err != nil {
+		t.Fatalf("Parse(%s):\n%v", name, err)
+	}
+	return s
+}
+
+func regexpMust(t *testing.T, expr string) *regexp.Regexp {
+	t.Helper()
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return re
+}

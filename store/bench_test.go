@@ -1,0 +1,240 @@
+package store
+
+import (
+	"encoding/json"
+	"fmt"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tidwall/buntdb"
+)
+
+// bulkLoad stores n realistic conversations of one project (ids b0000000..,
+// one per second) using large transactions; it returns the primary keys in
+// order. Marshalling is spread over the CPUs.
+func bulkLoad(b *testing.B, s *Store, n int) []string {
+	b.Helper()
+	keys := make([]string, n)
+	vals := make([]string, n)
+	idKeys := make([]string, n)
+	workers := runtime.GOMAXPROCS(0)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < n; i += workers {
+				c := mkConv("us", "acc", "proj", fmt.Sprintf("b%07d", i), base.Add(time.Duration(i)*time.Second))
+				v, err := json.Marshal(c)
+				if err != nil {
+					panic(err)
+				}
+				keys[i], vals[i], idKeys[i] = convKey(c), string(v), convIDKey(c.Region, c.ID)
+			}
+		}()
+	}
+	wg.Wait()
+	const batch = 20000
+	for lo := 0; lo < n; lo += batch {
+		hi := min(lo+batch, n)
+		err := s.update(func(tx *buntdb.Tx) error {
+			for i := lo; i < hi; i++ {
+				if err := set(tx, keys[i], vals[i]); err != nil {
+					return err
+				}
+				if err := set(tx, idKeys[i], keys[i]); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	return keys
+}
+
+func openBench(b *testing.B) *Store {
+	s, err := Open("")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
+// BenchmarkRestore1000 restores a snapshot of 1,000 conversations with 4
+// turns each (plus their lookup keys) per iteration.
+func BenchmarkRestore1000(b *testing.B) {
+	s := openBench(b)
+	for i := range 1000 {
+		c := mkConv("us", "acc", fmt.Sprint("proj", i%5), fmt.Sprintf("c%04d", i), base.Add(time.Duration(i)*time.Second))
+		if err := s.InsertConversation(c); err != nil {
+			b.Fatal(err)
+		}
+	}
+	snap, err := s.Snapshot()
+	if err != nil {
+		b.Fatal(err)
+	}
+	// Dirty the state the way a test would.
+	for i := range 10 {
+		_ = s.PutConversation(mkConv("us", "acc", "proj0", fmt.Sprint("x", i), base))
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		if err := s.Restore(snap); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	if n, _ := s.CountConversations("us"); n != 1000 {
+		b.Fatalf("count %d", n)
+	}
+}
+
+// BenchmarkRestore1000File is the same on a file-backed store (the
+// append-only file receives the whole state at each restore).
+func BenchmarkRestore1000File(b *testing.B) {
+	s, err := Open(b.TempDir() + "/state.db")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	for i := range 1000 {
+		c := mkConv("us", "acc", fmt.Sprint("proj", i%5), fmt.Sprintf("c%04d", i), base.Add(time.Duration(i)*time.Second))
+		if err := s.InsertConversation(c); err != nil {
+			b.Fatal(err)
+		}
+	}
+	snap, err := s.Snapshot()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		if err := s.Restore(snap); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkSnapshot1000(b *testing.B) {
+	s := openBench(b)
+	bulkLoad(b, s, 1000)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		if _, err := s.Snapshot(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkListPage reads one page of 100 by keyset from the middle of a
+// project holding 1k, 100k and 1M conversations (limit=1 isolates the cost
+// of the seek, which must not grow with the position).
+func BenchmarkListPage(b *testing.B) {
+	for _, n := range []int{1_000, 100_000, 1_000_000} {
+		var (
+			s    *Store
+			keys []string
+		)
+		name := map[int]string{1_000: "1k", 100_000: "100k", 1_000_000: "1M"}[n]
+		for _, v := range []struct {
+			limit int
+			desc  bool
+		}{{100, false}, {100, true}, {1, false}} {
+			b.Run(fmt.Sprintf("%s/limit=%d/desc=%v", name, v.limit, v.desc), func(b *testing.B) {
+				if s == nil {
+					var err error
+					if s, err = Open(""); err != nil {
+						b.Fatal(err)
+					}
+					keys = bulkLoad(b, s, n)
+				}
+				q := ConversationQuery{Region: "us", AccountID: "acc", ProjectID: "proj",
+					Limit: v.limit, After: encodeCursor(keys[n/2]), Desc: v.desc}
+				b.ReportAllocs()
+				b.ResetTimer()
+				for range b.N {
+					l, next, err := s.ListConversations(q)
+					if err != nil || len(l) != v.limit || next == "" {
+						b.Fatalf("%d %q %v", len(l), next, err)
+					}
+				}
+			})
+		}
+		if s != nil {
+			_ = s.Close()
+			s, keys = nil, nil
+			runtime.GC()
+		}
+	}
+}
+
+// BenchmarkListPageFiltered: a page of 100 whose filter keeps one record in
+// two, so about 200 records are decoded per page.
+func BenchmarkListPageFiltered(b *testing.B) {
+	s := openBench(b)
+	keys := bulkLoad(b, s, 100_000)
+	q := ConversationQuery{Region: "us", AccountID: "acc", ProjectID: "proj",
+		Limit: 100, After: encodeCursor(keys[50_000]),
+		Filter: func(c *Conversation) bool { return c.ID[len(c.ID)-1]%2 == 0 }}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		l, _, err := s.ListConversations(q)
+		if err != nil || len(l) != 100 {
+			b.Fatalf("%d %v", len(l), err)
+		}
+	}
+}
+
+func BenchmarkInsertConversation(b *testing.B) {
+	s := openBench(b)
+	convs := make([]*Conversation, b.N)
+	for i := range convs {
+		convs[i] = mkConv("us", "acc", "proj", fmt.Sprintf("i%08d", i), base.Add(time.Duration(i)*time.Second))
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		if err := s.InsertConversation(convs[i]); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkGetConversation(b *testing.B) {
+	s := openBench(b)
+	bulkLoad(b, s, 10_000)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		if _, err := s.GetConversation("us", fmt.Sprintf("b%07d", i%10_000)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkUpdateConversation(b *testing.B) {
+	s := openBench(b)
+	bulkLoad(b, s, 10_000)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		_, err := s.UpdateConversation("us", fmt.Sprintf("b%07d", i%10_000), func(c *Conversation) error {
+			c.NumSilences++
+			return nil
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+}

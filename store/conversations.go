@@ -1,0 +1,379 @@
+package store
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/tidwall/buntdb"
+)
+
+// tsLen is the width of an encoded timestamp: 20 decimal digits of the
+// biased Unix seconds and 9 digits of nanoseconds.
+const tsLen = 29
+
+// tsenc encodes t so that byte order equals time order, for every
+// time.Time (including the zero time and times before 1970).
+func tsenc(t time.Time) string {
+	var b [tsLen]byte
+	u := uint64(t.Unix()) ^ (1 << 63)
+	for i := 19; i >= 0; i-- {
+		b[i] = byte('0' + u%10)
+		u /= 10
+	}
+	n := uint32(t.Nanosecond())
+	for i := tsLen - 1; i >= 20; i-- {
+		b[i] = byte('0' + n%10)
+		n /= 10
+	}
+	return string(b[:])
+}
+
+func convPrefix(region, account, project string) string {
+	return pfxConv + esc(region) + "/" + esc(account) + "/" + esc(project) + "/"
+}
+
+func convKey(c *Conversation) string {
+	return convPrefix(c.Region, c.AccountID, c.ProjectID) + tsenc(c.StartedAt) + "/" + c.ID
+}
+
+func convIDKey(region, id string) string {
+	return pfxConvID + esc(region) + "/" + id
+}
+
+func checkConv(op string, c *Conversation) error {
+	if c == nil {
+		return fmt.Errorf("store: %s: nil conversation: %w", op, ErrInvalid)
+	}
+	return need(op+" "+c.Region+"/"+c.ID, c.Region, c.ID, c.AccountID, c.ProjectID)
+}
+
+func decodeConv(v string) (*Conversation, error) {
+	c := new(Conversation)
+	if err := json.Unmarshal([]byte(v), c); err != nil {
+		return nil, fmt.Errorf("decode conversation: %w", err)
+	}
+	return c, nil
+}
+
+// writeConv stores c under its primary key and lookup key, removing the
+// previous primary key oldPK if it differs.
+func writeConv(tx *buntdb.Tx, c *Conversation, oldPK string) error {
+	b, err := json.Marshal(c)
+	if err != nil {
+		return fmt.Errorf("encode conversation: %w", err)
+	}
+	pk := convKey(c)
+	if oldPK != pk {
+		if oldPK != "" {
+			if err := del(tx, oldPK); err != nil {
+				return err
+			}
+		}
+		if err := set(tx, convIDKey(c.Region, c.ID), pk); err != nil {
+			return err
+		}
+	}
+	return set(tx, pk, string(b))
+}
+
+// InsertConversation stores a new conversation. ErrExists if a
+// conversation with the same id exists in the region.
+func (s *Store) InsertConversation(c *Conversation) error {
+	if err := checkConv("insert conversation", c); err != nil {
+		return err
+	}
+	err := s.update(func(tx *buntdb.Tx) error {
+		_, ok, err := get(tx, convIDKey(c.Region, c.ID))
+		if err != nil {
+			return err
+		}
+		if ok {
+			return ErrExists
+		}
+		return writeConv(tx, c, "")
+	})
+	if err != nil {
+		return fmt.Errorf("store: insert conversation %s/%s: %w", c.Region, c.ID, err)
+	}
+	return nil
+}
+
+// PutConversation inserts or replaces a conversation (by region and id).
+func (s *Store) PutConversation(c *Conversation) error {
+	if err := checkConv("put conversation", c); err != nil {
+		return err
+	}
+	err := s.update(func(tx *buntdb.Tx) error {
+		oldPK, _, err := get(tx, convIDKey(c.Region, c.ID))
+		if err != nil {
+			return err
+		}
+		return writeConv(tx, c, oldPK)
+	})
+	if err != nil {
+		return fmt.Errorf("store: put conversation %s/%s: %w", c.Region, c.ID, err)
+	}
+	return nil
+}
+
+// GetConversation returns a copy of a conversation. ErrNotFound.
+func (s *Store) GetConversation(region, id string) (*Conversation, error) {
+	var raw string
+	err := s.view(func(tx *buntdb.Tx) error {
+		pk, ok, err := get(tx, convIDKey(region, id))
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return ErrNotFound
+		}
+		raw, ok, err = get(tx, pk)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return fmt.Errorf("dangling lookup key %q: %w", pk, ErrNotFound)
+		}
+		return nil
+	})
+	var c *Conversation
+	if err == nil {
+		c, err = decodeConv(raw)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: get conversation %s/%s: %w", region, id, err)
+	}
+	return c, nil
+}
+
+// UpdateConversation reads a conversation, calls fn on a copy and stores
+// the result, all in one transaction. An error from fn is returned as is
+// and nothing changes. fn may change any field but Region and ID (doing so
+// fails with ErrInvalid); a change of StartedAt, AccountID or ProjectID
+// moves the record to its new place in the order. fn runs inside the
+// transaction and must not call the Store. Returns the stored value.
+func (s *Store) UpdateConversation(region, id string, fn func(c *Conversation) error) (*Conversation, error) {
+	var out *Conversation
+	var fnErr error
+	err := s.update(func(tx *buntdb.Tx) error {
+		pk, ok, err := get(tx, convIDKey(region, id))
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return ErrNotFound
+		}
+		raw, ok, err := get(tx, pk)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return fmt.Errorf("dangling lookup key %q: %w", pk, ErrNotFound)
+		}
+		c, err := decodeConv(raw)
+		if err != nil {
+			return err
+		}
+		if err := fn(c); err != nil {
+			fnErr = err
+			return err
+		}
+		if c.Region != region || c.ID != id {
+			return fmt.Errorf("region and id cannot change (got %s/%s): %w", c.Region, c.ID, ErrInvalid)
+		}
+		if err := checkConv("update conversation", c); err != nil {
+			return err
+		}
+		out = c
+		return writeConv(tx, c, pk)
+	})
+	if fnErr != nil {
+		return nil, fnErr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: update conversation %s/%s: %w", region, id, err)
+	}
+	return out, nil
+}
+
+// CountConversations returns the number of conversations in a region.
+func (s *Store) CountConversations(region string) (int, error) {
+	var n int
+	err := s.view(func(tx *buntdb.Tx) error {
+		var err error
+		n, err = countPrefix(tx, pfxConvID+esc(region)+"/")
+		return err
+	})
+	if err != nil {
+		return 0, fmt.Errorf("store: count conversations %s: %w", region, err)
+	}
+	return n, nil
+}
+
+// ConversationQuery selects conversations of one project for
+// ListConversations.
+type ConversationQuery struct {
+	// Region, AccountID and ProjectID are required.
+	Region, AccountID, ProjectID string
+	// From and To bound started_at to [From, To); a zero value is unbounded.
+	From, To time.Time
+	// After is a position returned as next by a previous call with the same
+	// Region, AccountID, ProjectID and Desc; "" starts from the beginning.
+	// Anything else fails with ErrBadCursor.
+	After string
+	// Limit is the maximum number of records returned; 0 = no limit.
+	Limit int
+	// Desc lists newest first.
+	Desc bool
+	// Filter, when set, selects records while scanning; records it rejects
+	// do not count toward Limit. It runs inside the read transaction and
+	// must not call the Store.
+	Filter func(*Conversation) bool
+}
+
+// encodeCursor makes a primary key opaque and URL-safe.
+func encodeCursor(pk string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(pk))
+}
+
+// decodeCursor validates a cursor against the query's key prefix and
+// returns the primary key it designates.
+func decodeCursor(cur, prefix string) (string, error) {
+	b, err := base64.RawURLEncoding.DecodeString(cur)
+	if err != nil {
+		return "", fmt.Errorf("store: list conversations: %w", ErrBadCursor)
+	}
+	pk := string(b)
+	rest, ok := strings.CutPrefix(pk, prefix)
+	if !ok || len(rest) < tsLen+2 || rest[tsLen] != '/' {
+		return "", fmt.Errorf("store: list conversations: %w", ErrBadCursor)
+	}
+	for i := 0; i < tsLen; i++ {
+		if rest[i] < '0' || rest[i] > '9' {
+			return "", fmt.Errorf("store: list conversations: %w", ErrBadCursor)
+		}
+	}
+	return pk, nil
+}
+
+// ListConversations returns the conversations matching q in (started_at,
+// id) order (reversed when q.Desc), and next, the position of the last
+// returned record to pass as q.After for the following page. next is empty
+// when no further matching record exists. A page costs O(log n + page):
+// the scan seeks directly to q.After.
+func (s *Store) ListConversations(q ConversationQuery) (list []*Conversation, next string, err error) {
+	if err := need("list conversations", q.Region, q.AccountID, q.ProjectID); err != nil {
+		return nil, "", err
+	}
+	if q.Limit < 0 {
+		return nil, "", fmt.Errorf("store: list conversations: negative limit: %w", ErrInvalid)
+	}
+	prefix := convPrefix(q.Region, q.AccountID, q.ProjectID)
+	var after string
+	if q.After != "" {
+		if after, err = decodeCursor(q.After, prefix); err != nil {
+			return nil, "", err
+		}
+	}
+	// Keys in [lo, hi). No key equals either bound exactly: every key has
+	// "/{id}" after the timestamp.
+	lo, hi := prefix, prefixEnd(prefix)
+	if !q.From.IsZero() {
+		lo = prefix + tsenc(q.From)
+	}
+	if !q.To.IsZero() {
+		hi = prefix + tsenc(q.To)
+	}
+	if lo >= hi {
+		return nil, "", nil
+	}
+
+	var (
+		raws    []string // when no filter: decoded after the transaction
+		lastKey string
+		more    bool
+		scanErr error
+	)
+	n := 0
+	iter := func(k, v string) bool {
+		if q.Limit > 0 && n == q.Limit {
+			// Peek: is there any further matching record?
+			if q.Filter == nil {
+				more = true
+				return false
+			}
+			c, err := decodeConv(v)
+			if err != nil {
+				scanErr = err
+				return false
+			}
+			if q.Filter(c) {
+				more = true
+				return false
+			}
+			return true
+		}
+		if q.Filter != nil {
+			c, err := decodeConv(v)
+			if err != nil {
+				scanErr = err
+				return false
+			}
+			if !q.Filter(c) {
+				return true
+			}
+			list = append(list, c)
+		} else {
+			raws = append(raws, v)
+		}
+		n++
+		lastKey = k
+		return true
+	}
+	err = s.view(func(tx *buntdb.Tx) error {
+		if !q.Desc {
+			start := lo
+			if after != "" && after+"\x00" > start {
+				start = after + "\x00" // smallest key > after
+			}
+			if start >= hi {
+				return nil
+			}
+			return tx.AscendRange("", start, hi, iter)
+		}
+		pivot := hi
+		if after != "" && after < pivot {
+			pivot = after
+		}
+		return tx.DescendLessOrEqual("", pivot, func(k, v string) bool {
+			if k >= hi || k == after {
+				return true
+			}
+			if k < lo {
+				return false
+			}
+			return iter(k, v)
+		})
+	})
+	if err == nil {
+		err = scanErr
+	}
+	if err != nil {
+		return nil, "", fmt.Errorf("store: list conversations %s/%s/%s: %w", q.Region, q.AccountID, q.ProjectID, err)
+	}
+	if q.Filter == nil && len(raws) > 0 {
+		list = make([]*Conversation, len(raws))
+		for i, v := range raws {
+			if list[i], err = decodeConv(v); err != nil {
+				return nil, "", fmt.Errorf("store: list conversations %s/%s/%s: %w", q.Region, q.AccountID, q.ProjectID, err)
+			}
+		}
+	}
+	if more {
+		next = encodeCursor(lastKey)
+	}
+	return list, next, nil
+}

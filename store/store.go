@@ -1,0 +1,274 @@
+// Package store is a thin typed layer over an embedded buntdb key/value
+// database holding the mock platform's state: conversation records, handoff
+// states and generic JSON documents for the other resource families.
+//
+// Design notes:
+//
+//   - Values are JSON documents. Decoded values are fresh copies, so callers
+//     may keep and mutate what getters return. Note that free-form maps
+//     (map[string]any) come back with JSON types: numbers as float64, arrays
+//     as []any, objects as map[string]any.
+//   - The sort order of conversations is encoded into the primary key, so no
+//     buntdb index exists (nothing to re-create after Open) and keyset paging
+//     seeks directly in the key tree:
+//     c/{region}/{account}/{project}/{started_at}/{id}, plus a lookup key
+//     ci/{region}/{id} holding the primary key.
+//   - buntdb TTLs are never used: expiry of domain objects is the caller's
+//     business (with its virtual clock). The package never reads the wall
+//     clock.
+//   - Every exported method runs exactly one buntdb transaction. Callbacks
+//     that run inside a transaction (UpdateConversation's and UpdateDoc's fn,
+//     ConversationQuery.Filter) must not call back into the Store: buntdb's
+//     lock is not re-entrant and doing so deadlocks. ListDocs's callback runs
+//     after the transaction and may use the Store.
+//   - buntdb starts one background goroutine per open database that exits at
+//     its next 1 s tick after Close. Tests using goleak must ignore it with
+//     goleak.IgnoreAnyFunction(LeakIgnoreFunction).
+package store
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/tidwall/buntdb"
+)
+
+// Errors returned (wrapped) by the Store. Test with errors.Is.
+var (
+	// ErrNotFound: the record does not exist.
+	ErrNotFound = errors.New("not found")
+	// ErrExists: an insert found a record with the same identity.
+	ErrExists = errors.New("already exists")
+	// ErrBadCursor: ConversationQuery.After is not a position this store
+	// returned for the same region, account and project.
+	ErrBadCursor = errors.New("malformed cursor")
+	// ErrInvalid: a required argument is missing or inconsistent.
+	ErrInvalid = errors.New("invalid argument")
+	// ErrClosed: the store has been closed.
+	ErrClosed = errors.New("store closed")
+)
+
+// LeakIgnoreFunction names buntdb's background goroutine, which outlives
+// Close by up to one second. Use it with goleak.IgnoreAnyFunction.
+const LeakIgnoreFunction = "github.com/tidwall/buntdb.(*DB).backgroundManager"
+
+// Key prefixes. Each family has its own first segment.
+const (
+	pfxConv       = "c/"  // c/{region}/{account}/{project}/{ts}/{id} -> Conversation JSON
+	pfxConvID     = "ci/" // ci/{region}/{id} -> conversation primary key
+	pfxHandoff    = "h/"  // h/{region}/{account}/{project}/{id} -> HandoffState JSON
+	pfxHandoffSID = "hs/" // hs/{region}/{account}/{project}/{shared_id} -> handoff primary key
+	pfxDoc        = "d/"  // d/{kind}/{region}/{id} -> document JSON
+)
+
+// Store is a typed store over one buntdb database. It is safe for
+// concurrent use. Several stores are fully independent.
+type Store struct {
+	db   *buntdb.DB
+	path string
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Open opens a store. An empty path or ":memory:" gives a purely in-memory
+// store; any other path is a buntdb append-only file, replayed on open and
+// synced every second.
+func Open(path string) (*Store, error) {
+	p := path
+	if p == "" {
+		p = ":memory:"
+	}
+	db, err := buntdb.Open(p)
+	if err != nil {
+		return nil, fmt.Errorf("store: open %q: %w", p, err)
+	}
+	// Never rely on buntdb's TTLs (wall clock); keep the default
+	// auto-shrink of the append-only file.
+	if err := db.SetConfig(buntdb.Config{
+		SyncPolicy:           buntdb.EverySecond,
+		AutoShrinkPercentage: 100,
+		AutoShrinkMinSize:    32 * 1024 * 1024,
+	}); err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("store: configure %q: %w", p, err)
+	}
+	// No secondary indexes are used (order is encoded in keys), so there is
+	// nothing to re-create here.
+	return &Store{db: db, path: p}, nil
+}
+
+// Close closes the store. It is idempotent: later calls return the result
+// of the first one. Any other method called after Close returns ErrClosed.
+func (s *Store) Close() error {
+	s.closeOnce.Do(func() {
+		if err := s.db.Close(); err != nil && !errors.Is(err, buntdb.ErrDatabaseClosed) {
+			s.closeErr = fmt.Errorf("store: close %q: %w", s.path, err)
+		}
+	})
+	return s.closeErr
+}
+
+// view runs fn in one read-only transaction.
+func (s *Store) view(fn func(tx *buntdb.Tx) error) error {
+	return mapErr(s.db.View(fn))
+}
+
+// update runs fn in one read/write transaction; an error rolls back.
+func (s *Store) update(fn func(tx *buntdb.Tx) error) error {
+	return mapErr(s.db.Update(fn))
+}
+
+func mapErr(err error) error {
+	if errors.Is(err, buntdb.ErrDatabaseClosed) {
+		return ErrClosed
+	}
+	return err
+}
+
+// get returns the value of key, or ok=false.
+func get(tx *buntdb.Tx, key string) (string, bool, error) {
+	v, err := tx.Get(key)
+	if err == buntdb.ErrNotFound {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, err
+	}
+	return v, true, nil
+}
+
+// set stores key=val without any buntdb option (no TTL, ever).
+func set(tx *buntdb.Tx, key, val string) error {
+	_, _, err := tx.Set(key, val, nil)
+	return err
+}
+
+// del deletes key if present.
+func del(tx *buntdb.Tx, key string) error {
+	_, err := tx.Delete(key)
+	if err == buntdb.ErrNotFound {
+		return nil
+	}
+	return err
+}
+
+// esc makes a key segment free of '/' so that prefixes are unambiguous.
+// '%' is escaped too so that the encoding is reversible and injective.
+func esc(s string) string {
+	if !strings.ContainsAny(s, "/%") {
+		return s
+	}
+	s = strings.ReplaceAll(s, "%", "%25")
+	return strings.ReplaceAll(s, "/", "%2F")
+}
+
+// prefixEnd returns the smallest string greater than every string starting
+// with prefix, for a prefix ending in '/'.
+func prefixEnd(prefix string) string {
+	return prefix[:len(prefix)-1] + string(rune(prefix[len(prefix)-1]+1))
+}
+
+// scanPrefix calls fn for each key/value starting with prefix, ascending.
+func scanPrefix(tx *buntdb.Tx, prefix string, fn func(k, v string) bool) error {
+	return tx.AscendRange("", prefix, prefixEnd(prefix), fn)
+}
+
+// countPrefix counts keys starting with prefix.
+func countPrefix(tx *buntdb.Tx, prefix string) (int, error) {
+	n := 0
+	err := scanPrefix(tx, prefix, func(string, string) bool { n++; return true })
+	return n, err
+}
+
+func need(what string, vals ...string) error {
+	for _, v := range vals {
+		if v == "" {
+			return fmt.Errorf("store: %s: missing identifier: %w", what, ErrInvalid)
+		}
+	}
+	return nil
+}
+
+// Len returns the number of records held: conversations, handoff states
+// and documents (internal lookup keys are not counted).
+func (s *Store) Len() (int, error) {
+	var n int
+	err := s.view(func(tx *buntdb.Tx) error {
+		total, err := tx.Len()
+		if err != nil {
+			return err
+		}
+		ci, err := countPrefix(tx, pfxConvID)
+		if err != nil {
+			return err
+		}
+		hs, err := countPrefix(tx, pfxHandoffSID)
+		if err != nil {
+			return err
+		}
+		n = total - ci - hs
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("store: len: %w", err)
+	}
+	return n, nil
+}
+
+// Snapshot is an immutable capture of all data of a store. It can be
+// restored any number of times, into this store or another one.
+type Snapshot struct {
+	kvs []kv // ascending key order
+}
+
+type kv struct{ k, v string }
+
+// Snapshot captures all data now. The cost is one pass over the keys;
+// values are shared (Go strings are immutable), not copied.
+func (s *Store) Snapshot() (*Snapshot, error) {
+	snap := &Snapshot{}
+	err := s.view(func(tx *buntdb.Tx) error {
+		n, err := tx.Len()
+		if err != nil {
+			return err
+		}
+		snap.kvs = make([]kv, 0, n)
+		return tx.Ascend("", func(k, v string) bool {
+			snap.kvs = append(snap.kvs, kv{k, v})
+			return true
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: snapshot: %w", err)
+	}
+	return snap, nil
+}
+
+// Restore replaces all data by the snapshot's, atomically (one
+// transaction: concurrent readers see either the old or the new state). A
+// nil snapshot empties the store. For a file-backed store the append-only
+// file records the reset (a flush followed by the snapshot's records), so
+// reopening it yields the restored state.
+func (s *Store) Restore(snap *Snapshot) error {
+	err := s.update(func(tx *buntdb.Tx) error {
+		if err := tx.DeleteAll(); err != nil {
+			return err
+		}
+		if snap == nil {
+			return nil
+		}
+		for _, p := range snap.kvs {
+			if err := set(tx, p.k, p.v); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("store: restore: %w", err)
+	}
+	return nil
+}
