@@ -33,6 +33,9 @@ func (p *Platform) registerControl(r *gin.Engine) {
 	g.POST("/faults", p.handleControlFaultAdd)
 	g.DELETE("/faults", p.handleControlFaultsClear)
 	g.DELETE("/faults/:id", p.handleControlFaultRemove)
+	p.registerControlData(g)
+	p.registerControlBuild(g)
+	p.registerControlRealtime(g)
 }
 
 // controlRecovery answers a panic in a control handler with JSON.

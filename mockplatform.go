@@ -99,7 +99,9 @@ func WithScenarioYAML(data []byte) Option {
 	}
 }
 
-func parseScenario(data []byte) (*scenario.Scenario, error) { return scenario.Parse("<scenario>", data) }
+func parseScenario(data []byte) (*scenario.Scenario, error) {
+	return scenario.Parse("<scenario>", data)
+}
 
 // WithClock sets the clock mode (default manual in New and Start; mockd
 // uses real).
@@ -311,6 +313,7 @@ func (p *Platform) resetLocked() error {
 	}
 	p.journal.Reset(p.sc.Limits.JournalSize, p.sc.Limits.JournalBodyBytes)
 	p.api.SetScenario(p.effective(p.sc))
+	p.api.Reset()
 	return nil
 }
 
@@ -348,6 +351,7 @@ func (p *Platform) loadScenario(sc *scenario.Scenario, keep bool) error {
 				return err
 			}
 			p.api.SetScenario(eff)
+			p.api.Reset()
 			return nil
 		}
 	}

@@ -43,6 +43,12 @@ type API struct {
 
 	w atomic.Pointer[World]
 
+	// Family state that is not stored data (timers, live connections,
+	// in-memory indexes), one struct per group of families.
+	data     dataState
+	build    buildState
+	realtime realtimeState
+
 	// bg is cancelled by Close; background work (deliveries, sockets)
 	// watches it and registers in wg.
 	bg     context.Context
@@ -118,8 +124,27 @@ func (a *API) Register(r *gin.Engine) {
 
 	runtime := r.Group("/runtime/:region")
 	builder := r.Group("/builder/:region")
+	messaging := r.Group("/messaging")
 	a.registerChat(runtime)
-	_ = builder
+	a.registerConversations(runtime)
+	a.registerConcurrency(runtime)
+	a.registerHandoff(runtime)
+	a.registerDNI(runtime)
+	a.registerExternalEvents(runtime)
+	a.registerOutbound(runtime)
+	a.registerAgents(builder)
+	a.registerAlerts(builder)
+	a.registerWebhooks(builder)
+	a.registerMessaging(messaging)
+}
+
+// Reset brings the families' in-memory state back to the scenario's
+// initial state (after the store has been restored and the clock reset):
+// timers are re-armed, live connections closed.
+func (a *API) Reset() {
+	a.resetData()
+	a.resetBuild()
+	a.resetRealtime()
 }
 
 // family describes one API family: its name (used by faults and the

@@ -7,7 +7,6 @@ package handlers
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"net/http"
 	"regexp"
 
@@ -127,50 +126,23 @@ func (a *API) handleChatCreate(c *gin.Context) error {
 		return err
 	}
 
-	now := a.clock.Now()
-	conv := &store.Conversation{
-		Region:                p.Region,
-		AccountID:             p.Account.ID,
-		ProjectID:             p.Project.ID,
-		Environment:           p.Connector.ClientEnv,
-		Channel:               label,
-		ChatChannel:           chatChannel,
-		StartedAt:             now,
-		InProgress:            true,
-		Language:              deref(req.AsrLangCode),
-		TTSLanguage:           deref(req.TtsLangCode),
-		IntegrationAttributes: req.IntegrationAttributes,
-		Metrics:               map[string]any{},
-		Turns:                 []store.Turn{},
-	}
-	if conv.Environment == "" {
-		conv.Environment = "live"
-	}
-	if variant != nil {
-		conv.VariantID, conv.VariantName = variant.ID, variant.Name
-	}
-	conv.State = builtinState(conv)
-
-	d := &p.Project.Dialogue
-	in := turnInput{Attributes: conv.IntegrationAttributes, State: conv.State, Metadata: map[string]any{}}
-	var reply string
-	if req.InitialMessage != nil {
-		in.Message, in.Turn = *req.InitialMessage, 1
-		out := w.respond(d, conv.VariantID, in)
-		applyTurn(conv, now, in, out, nil)
-		reply = out.Text
-		if out.Handoff != nil {
-			defer a.writeHandoffState(conv, out.Handoff)
-		}
-	} else {
-		if reply, err = w.greeting(d, conv.VariantID, in); err != nil {
-			reply = DefaultGreeting
-		}
-		applyTurn(conv, now, in, outcome{Text: reply, Latency: 0}, nil)
-	}
-	if err := a.insertConversation(conv); err != nil {
+	conv, out, err := a.startConversation(convStart{
+		Region:         p.Region,
+		Account:        p.Account,
+		Project:        p.Project,
+		Environment:    p.Connector.ClientEnv,
+		Channel:        label,
+		ChatChannel:    chatChannel,
+		Variant:        variant,
+		Language:       deref(req.AsrLangCode),
+		TTSLanguage:    deref(req.TtsLangCode),
+		Attributes:     req.IntegrationAttributes,
+		InitialMessage: req.InitialMessage,
+	})
+	if err != nil {
 		return err
 	}
+	reply := out.Text
 	c.JSON(http.StatusOK, chatCreateResponse{ConversationID: conv.ID, Response: reply})
 	return nil
 }
@@ -194,48 +166,13 @@ func (a *API) handleChatRespond(c *gin.Context) error {
 		return err
 	}
 	p := principal(c)
-	w := a.world()
-	now := a.clock.Now()
-	var out outcome
-	conv, err := a.store.UpdateConversation(p.Region, *req.ConversationID, func(conv *store.Conversation) error {
-		if err := chatOwned(conv, p); err != nil {
-			return err
-		}
-		if conv.IntegrationAttributes == nil && len(req.IntegrationAttributes) > 0 {
-			conv.IntegrationAttributes = map[string]any{}
-		}
-		maps.Copy(conv.IntegrationAttributes, req.IntegrationAttributes)
-		if len(conv.IntegrationAttributes) > 0 {
-			conv.State["integration_attributes"] = conv.IntegrationAttributes
-		}
-		if req.AsrLangCode != nil {
-			conv.Language = *req.AsrLangCode
-			conv.State["asr_lang_code"] = conv.Language
-		}
-		if req.TtsLangCode != nil {
-			conv.TTSLanguage = *req.TtsLangCode
-			conv.State["tts_lang_code"] = conv.TTSLanguage
-		}
-		in := turnInput{
-			Message:    deref(req.Message),
-			Turn:       userTurns(conv) + 1,
-			Metadata:   req.Metadata,
-			Attributes: conv.IntegrationAttributes,
-			State:      conv.State,
-			Events:     conv.Events,
-		}
-		if in.Metadata == nil {
-			in.Metadata = map[string]any{}
-		}
-		out = w.respond(&p.Project.Dialogue, conv.VariantID, in)
-		applyTurn(conv, now, in, out, req.Metadata)
-		return nil
-	})
+	msg := userTurn{Text: deref(req.Message), Metadata: req.Metadata, Attributes: req.IntegrationAttributes,
+		Asr: req.AsrLangCode, Tts: req.TtsLangCode}
+	conv, out, err := a.converse(p.Region, *req.ConversationID, func(conv *store.Conversation) error {
+		return chatOwned(conv, p)
+	}, msg)
 	if err != nil {
 		return chatStoreError(err)
-	}
-	if out.Handoff != nil {
-		a.writeHandoffState(conv, out.Handoff)
 	}
 	resp := chatRespondResponse{ConversationID: conv.ID, Response: out.Text, EndConversation: !conv.InProgress}
 	if out.Handoff != nil {
@@ -295,8 +232,11 @@ func chatOwned(conv *store.Conversation, p *Principal) error {
 }
 
 func chatStoreError(err error) error {
-	if errors.Is(err, store.ErrNotFound) {
+	switch {
+	case errors.Is(err, store.ErrNotFound):
 		return errf(KindNotFound, CodeChatNotFound, MsgChatNotFound)
+	case errors.Is(err, errConversationEnded):
+		return errf(KindGone, CodeChatEnded, MsgChatEnded)
 	}
 	return err
 }

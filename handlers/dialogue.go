@@ -372,3 +372,6 @@ func endConversation(conv *store.Conversation, t time.Time) {
 	conv.InProgress = false
 	conv.EndedAt = t
 }
+
+// emptyDialogue answers with the defaults.
+var emptyDialogue = scenario.Dialogue{}

@@ -231,11 +231,15 @@ func (a *API) applyFault(c *gin.Context, f *family) (done bool, err error) {
 // presetFunc applies a named failure mode of a family.
 type presetFunc func(c *gin.Context, r faults.Rule) (done bool, err error)
 
-// preset looks up a named failure mode. Families add theirs to presets.
-func (a *API) preset(name string) presetFunc { return presets[name] }
-
-// presets are the named failure modes (immutable after package init).
-var presets = map[string]presetFunc{}
+// preset looks up a named failure mode of any family.
+func (a *API) preset(name string) presetFunc {
+	for _, lookup := range []func(string) presetFunc{a.presetData, a.presetBuild, a.presetRealtime} {
+		if p := lookup(name); p != nil {
+			return p
+		}
+	}
+	return nil
+}
 
 // defaultMessage is the message of a fault with no message of its own.
 func defaultMessage(status int) string {

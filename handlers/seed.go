@@ -29,6 +29,11 @@ func Seed(st *store.Store, sc *scenario.Scenario, now time.Time) error {
 			}
 		}
 	}
+	for _, seed := range []func(*store.Store, *scenario.Scenario, time.Time) error{seedData, seedBuild, seedRealtime} {
+		if err := seed(st, sc, now); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

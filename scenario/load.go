@@ -175,16 +175,24 @@ func parse(name string, data []byte) (*Scenario, *fileLocator, Errors) {
 		}
 		return nil, nil, Errors{syntaxError(name, err)}
 	}
-	var extra yaml.Node
-	switch err := dec.Decode(&extra); {
-	case err == nil:
+	for {
+		// Trailing empty documents ("---" at the end) are harmless.
+		var extra yaml.Node
+		err := dec.Decode(&extra)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, nil, Errors{syntaxError(name, err)}
+		}
+		if c := deref(&extra); c.Kind == yaml.ScalarNode && c.ShortTag() == "!!null" {
+			continue
+		}
 		l, c := extra.Line, extra.Column
 		if l == 0 {
 			l, c = 1, 1
 		}
 		return nil, nil, Errors{{File: name, Line: l, Column: c, Msg: "more than one document (use one file per scenario)"}}
-	case !errors.Is(err, io.EOF):
-		return nil, nil, Errors{syntaxError(name, err)}
 	}
 	top := &doc
 	if top.Kind == yaml.DocumentNode && len(top.Content) > 0 {

@@ -143,6 +143,7 @@ func TestDecodeErrors(t *testing.T) {
 		{"only comments", "# nothing\n\n", []string{"t.yaml:1:1: empty scenario"}},
 		{"null document", "---\n~\n", []string{"t.yaml:1:1: empty scenario"}},
 		{"not a mapping", "- a\n- b\n", []string{"t.yaml:1:1: want a mapping, got a list"}},
+		{"trailing empty document is fine, then a real one is not", "name: a\n---\n---\nname: b\n", []string{"t.yaml:3:1: more than one document (use one file per scenario)"}},
 		{"two documents", "name: a\n---\nname: b\n", []string{"t.yaml:2:1: more than one document (use one file per scenario)"}},
 		// yaml.v3 reports syntax errors with a line only.
 		{"syntax error", "name: a\nseed: x: y\n", []string{"t.yaml:2:1: syntax error: mapping values are not allowed in this context"}},
@@ -366,11 +367,12 @@ func TestDefaultsFilledIn(t *testing.T) {
 
 func TestValidDocuments(t *testing.T) {
 	docs := map[string]string{
-		"empty mapping":  "{}\n",
-		"only a name":    "name: x\n",
-		"only faults":    "faults:\n  - action: {status: 503}\n",
-		"null blocks":    "accounts:\ncredentials:\nlimits:\nfaults:\nfidelity:\nclock:\n",
-		"yaml 1.1 bools": "faults:\n  - action: {drop: yes}\n",
+		"empty mapping":    "{}\n",
+		"only a name":      "name: x\n",
+		"document markers": "---\nname: x\n...\n---\n",
+		"only faults":      "faults:\n  - action: {status: 503}\n",
+		"null blocks":      "accounts:\ncredentials:\nlimits:\nfaults:\nfidelity:\nclock:\n",
+		"yaml 1.1 bools":   "faults:\n  - action: {drop: yes}\n",
 		"handoff state with empty data": base + y(`
 			        handoff_states:
 			          - {id: C1, data: {}}

@@ -38,6 +38,11 @@ type Scenario struct {
 	// Fidelity selects alternative behaviours where the spec and the real
 	// service differ (see docs/fidelity.md). Keys are switch names.
 	Fidelity map[string]string `yaml:"fidelity" json:"fidelity,omitempty"`
+
+	// Family blocks (each declared in its family's file of this package).
+	ScenarioData     `yaml:",inline"`
+	ScenarioBuild    `yaml:",inline"`
+	ScenarioRealtime `yaml:",inline"`
 }
 
 // Clock is the clock block of a scenario.
@@ -59,6 +64,11 @@ type Account struct {
 	Region string `yaml:"region" json:"region"`
 	// Projects of the account.
 	Projects []Project `yaml:"projects" json:"projects"`
+
+	// Family blocks (each declared in its family's file of this package).
+	AccountData     `yaml:",inline"`
+	AccountBuild    `yaml:",inline"`
+	AccountRealtime `yaml:",inline"`
 }
 
 // Project is one project (agent) of an account.
@@ -80,6 +90,11 @@ type Project struct {
 	// DataAccess is the per-key configuration of the Conversations API for
 	// this project (spec 2.10): transcript access and metrics.
 	DataAccess *DataAccess `yaml:"data_access" json:"data_access,omitempty"`
+
+	// Family blocks (each declared in its family's file of this package).
+	ProjectData     `yaml:",inline"`
+	ProjectBuild    `yaml:",inline"`
+	ProjectRealtime `yaml:",inline"`
 }
 
 // DataAccess toggles what the Conversations API returns for a project.

@@ -21,9 +21,6 @@ var Regions = []string{"us", "uk", "eu"}
 // environments of conversation records.
 var Environments = []string{"live", "pre-release", "sandbox"}
 
-// FaultFamilies are the family names a fault rule may match.
-var FaultFamilies = []string{"chat", "messaging", "agents", "alerts", "webhooks", "conversations", "concurrency", "outbound", "external_events", "dni", "handoff"}
-
 var (
 	faultMethods = []string{"GET", "POST", "PUT", "PATCH", "DELETE"}
 	faultRegions = []string{"us", "uk", "eu", "us-1", "uk-1", "euw-1"}
@@ -216,6 +213,9 @@ func (v *validator) scenario(s *Scenario) {
 	v.credentials(s)
 	v.faults(s.Faults)
 	v.limits(s.Limits)
+	v.dataPlane(s)
+	v.buildPlane(s)
+	v.realtime(s)
 }
 
 func (v *validator) slug(p path, s string) {
@@ -587,8 +587,8 @@ func (v *validator) faults(rules []faults.Rule) {
 		n := len(v.errs)
 		v.unique(ids, r.ID, p.with("id"), "fault id")
 		m, mp := r.Match, p.with("match")
-		if m.Family != "" && !slices.Contains(FaultFamilies, m.Family) {
-			v.reportf(mp.with("family"), "unknown family %q (want %s)", m.Family, oneOf(FaultFamilies))
+		if m.Family != "" && !slices.Contains(faults.Families, m.Family) {
+			v.reportf(mp.with("family"), "unknown family %q (want %s)", m.Family, oneOf(faults.Families))
 		}
 		if m.Method != "" && !slices.Contains(faultMethods, strings.ToUpper(m.Method)) {
 			v.reportf(mp.with("method"), "unknown method %q (want %s)", m.Method, oneOf(faultMethods))
