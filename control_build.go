@@ -1,6 +1,112 @@
 package mockplatform
 
-import "github.com/gin-gonic/gin"
+import (
+	"context"
+	"errors"
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/agentplatform/mockplatform/handlers"
+	"github.com/agentplatform/mockplatform/store"
+)
+
+// DeliveryAttempt is one webhook delivery attempt of the delivery log.
+type DeliveryAttempt = handlers.DeliveryAttempt
+
+// Deliveries returns every webhook delivery attempt since the last reset,
+// oldest first (time, endpoint, status, latency, error).
+func (p *Platform) Deliveries() []DeliveryAttempt { return p.api.Deliveries() }
+
+// WaitDeliveries waits until no webhook delivery attempt is in flight: the
+// attempts due so far have been sent and logged and their retries
+// scheduled. Call it after Advance before reading Deliveries.
+func (p *Platform) WaitDeliveries(ctx context.Context) error { return p.api.WaitDeliveries(ctx) }
+
+// EvaluateAlerts runs one alert evaluation pass now (the timer keeps its
+// cadence).
+func (p *Platform) EvaluateAlerts() { p.api.EvaluateAlerts() }
+
+// RecordFunctionError records a function error on a conversation now (an
+// input of the function_errors metric).
+func (p *Platform) RecordFunctionError(conversationID string) error {
+	return p.api.RecordConversationEvent(conversationID, "function_error")
+}
+
+// RecordCrash records a call crash on a conversation now and ends it (an
+// input of the call_crashes metric).
+func (p *Platform) RecordCrash(conversationID string) error {
+	return p.api.RecordConversationEvent(conversationID, "crash")
+}
+
+// RecordAPIError records a runtime API error of a project now (an input of
+// the api_errors metric, besides 5xx answers of runtime families).
+func (p *Platform) RecordAPIError(account, project string) error {
+	return p.api.RecordAPIError(account, project)
+}
 
 // registerControlBuild adds the families' control-plane routes under /_mock.
-func (p *Platform) registerControlBuild(g *gin.RouterGroup) {}
+func (p *Platform) registerControlBuild(g *gin.RouterGroup) {
+	g.GET("/webhooks/deliveries", p.handleControlDeliveries)
+	g.POST("/alerts/evaluate", p.handleControlEvaluate)
+	g.POST("/alerts/inputs", p.handleControlAlertInput)
+}
+
+// handleControlDeliveries handles "GET /_mock/webhooks/deliveries"
+// ({"deliveries": [...]}); ?wait=true first waits for attempts in flight.
+func (p *Platform) handleControlDeliveries(c *gin.Context) {
+	if c.Query("wait") == "true" {
+		if err := p.WaitDeliveries(c.Request.Context()); err != nil {
+			controlError(c, http.StatusServiceUnavailable, err.Error())
+			return
+		}
+	}
+	list := p.Deliveries()
+	if list == nil {
+		list = []DeliveryAttempt{}
+	}
+	c.JSON(http.StatusOK, gin.H{"deliveries": list})
+}
+
+// handleControlEvaluate handles "POST /_mock/alerts/evaluate".
+func (p *Platform) handleControlEvaluate(c *gin.Context) {
+	p.EvaluateAlerts()
+	c.JSON(http.StatusOK, gin.H{"evaluated_at": p.Now()})
+}
+
+// handleControlAlertInput handles "POST /_mock/alerts/inputs" with
+// {"kind":"function_error"|"crash","conversation_id"} or
+// {"kind":"api_error","account","project"}.
+func (p *Platform) handleControlAlertInput(c *gin.Context) {
+	var req struct {
+		Kind           string `json:"kind"`
+		ConversationID string `json:"conversation_id"`
+		Account        string `json:"account"`
+		Project        string `json:"project"`
+	}
+	if err := c.ShouldBindJSON(&req); err != nil {
+		controlError(c, http.StatusBadRequest, "body must be JSON: {kind, conversation_id} or {kind, account, project}")
+		return
+	}
+	var err error
+	switch req.Kind {
+	case "function_error":
+		err = p.RecordFunctionError(req.ConversationID)
+	case "crash":
+		err = p.RecordCrash(req.ConversationID)
+	case "api_error":
+		err = p.RecordAPIError(req.Account, req.Project)
+	default:
+		controlError(c, http.StatusBadRequest, `kind must be function_error, crash or api_error`)
+		return
+	}
+	if errors.Is(err, store.ErrNotFound) {
+		controlError(c, http.StatusNotFound, "conversation not found")
+		return
+	}
+	if err != nil {
+		controlError(c, http.StatusBadRequest, err.Error())
+		return
+	}
+	c.JSON(http.StatusOK, gin.H{"recorded": req.Kind})
+}

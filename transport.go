@@ -26,6 +26,12 @@ func (t *memTransport) RoundTrip(req *http.Request) (resp *http.Response, err er
 	}
 	rec := httptest.NewRecorder()
 	defer func() {
+		// A RoundTripper closes the body, even on error (a dropped request).
+		if req.Body != nil {
+			_ = req.Body.Close()
+		}
+	}()
+	defer func() {
 		if v := recover(); v != nil {
 			if e, ok := v.(error); ok && errors.Is(e, http.ErrAbortHandler) {
 				resp, err = nil, errDropped
@@ -35,9 +41,6 @@ func (t *memTransport) RoundTrip(req *http.Request) (resp *http.Response, err er
 		}
 	}()
 	t.h.ServeHTTP(rec, r)
-	if req.Body != nil {
-		_ = req.Body.Close()
-	}
 	resp = rec.Result()
 	resp.Request = req
 	return resp, nil

@@ -79,6 +79,14 @@ func (c *Clock) Mode() Mode { return c.mode }
 // wall is the one place that reads the wall clock.
 func wall() time.Time { return time.Now().UTC() }
 
+// Stopwatch measures real elapsed time (monotonic wall time), for the
+// latency of real I/O such as webhook deliveries; it is not a source of
+// "now". The returned function reports the time since Stopwatch was called.
+func Stopwatch() func() time.Duration {
+	start := time.Now()
+	return func() time.Duration { return time.Since(start) }
+}
+
 // Now returns the current virtual time (UTC).
 func (c *Clock) Now() time.Time {
 	c.mu.Lock()

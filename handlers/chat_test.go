@@ -111,11 +111,12 @@ func TestChatCreateInitialMessage(t *testing.T) {
 	}
 
 	rej := newHarness(t, strings.Replace(defaultYAML(t), "seed: 1", "seed: 1\nfidelity:\n  initial_message: reject", 1))
+	before := rej.storeLen()
 	r = rej.do("POST", chatBase+"/create", map[string]any{"initial_message": "hi"}, chatHeaders...)
 	mustStatus(t, r, 400)
 	mustBody(t, r, envelopeBody(r, CodeChatInvalid, MsgChatInitialMessage))
-	if n := rej.storeLen(); n != 0 {
-		t.Fatalf("a rejected create stored %d items", n)
+	if n := rej.storeLen(); n != before {
+		t.Fatalf("a rejected create changed the store: %d -> %d items", before, n)
 	}
 }
 
@@ -156,12 +157,12 @@ func TestChatValidation(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h := newHarness(t)
-			r := h.do(tt.method, chatBase+tt.path, tt.body, chatHeaders...)
-			mustStatus(t, r, tt.status)
-			mustBody(t, r, envelopeBody(r, tt.code, tt.msg))
-			if n := h.storeLen(); n != 0 {
-				t.Fatalf("a rejected request stored %d items", n)
-			}
+			h.create(nil) // something to keep unchanged
+			h.unchanged(t, func() {
+				r := h.do(tt.method, chatBase+tt.path, tt.body, chatHeaders...)
+				mustStatus(t, r, tt.status)
+				mustBody(t, r, envelopeBody(r, tt.code, tt.msg))
+			})
 		})
 	}
 }
@@ -326,13 +327,11 @@ func TestChatAuth(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			before := h.storeLen()
-			r := h.do("POST", tt.path, nil, tt.headers...)
-			mustStatus(t, r, tt.status)
-			mustBody(t, r, envelopeBody(r, tt.code, tt.msg))
-			if after := h.storeLen(); after != before {
-				t.Fatalf("store changed: %d -> %d items", before, after)
-			}
+			h.unchanged(t, func() {
+				r := h.do("POST", tt.path, nil, tt.headers...)
+				mustStatus(t, r, tt.status)
+				mustBody(t, r, envelopeBody(r, tt.code, tt.msg))
+			})
 		})
 	}
 

@@ -1,8 +1,697 @@
 package handlers
 
-// Conversations API v1/v2/v3 (spec 2.10, 4.8, 9; notes section 10). Issue 3.
+// Conversations API v1/v2/v3 (spec 2.10, 4.8, 9; notes section 10). It reads
+// the one conversation record (store.Conversation) that chat, voice calls,
+// messaging sessions and scenario seeds write.
+//
+// spec 4.8: "Only one retrieval mode may be used per request. Pagination
+// rules: on the first request omit cursor; pass the returned cursor on the
+// next request keeping all other filters identical; when cursor is null the
+// result set has ended. Cursors are opaque and URL-safe and are not
+// constructed by clients. With offset pagination, next_offset from the
+// response is passed as offset."
 
-import "github.com/gin-gonic/gin"
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/agentplatform/mockplatform/scenario"
+	"github.com/agentplatform/mockplatform/store"
+)
 
 func (a *API) registerConversations(rt gin.IRoutes) {
+	rt.GET("/v3/:account/:project/conversations", a.wrap(famConversations, a.handleConversationsListV3))
+	rt.GET("/v2/:account/:project/conversations", a.wrap(famConversations, a.handleConversationsListV2))
+	rt.GET("/v1/:account/:project/conversations", a.wrap(famConversationsV1, a.handleConversationsListV1))
+}
+
+// Conversations error codes (envelope of v2/v3; v1 renders the message as
+// {"error_message"}) and messages tests compare. The codes are [INF]
+// (notes section 10 lists GET_CONVERSATIONS_* codes without this case).
+const (
+	CodeConvInvalid = "GET_CONVERSATIONS_INVALID_PARAMETER"
+	CodeConvCursor  = "GET_CONVERSATIONS_INVALID_CURSOR"
+
+	MsgConvBadCursor      = "Malformed cursor."
+	MsgConvCursorFilters  = "The cursor was issued for other filters: keep every other parameter identical while paging."
+	MsgConvTwoModes       = "Only one retrieval mode may be used per request: query_type and sample are mutually exclusive."
+	MsgConvQueryRequired  = "query is required when query_type is set."
+	MsgConvQueryWithout   = "query needs query_type (transcript or semantic)."
+	MsgConvBoundsRequired = "start_time and end_time are required with a retrieval mode (query_type or sample)."
+	MsgConvEndBeforeStart = "end_time must not be before start_time."
+	MsgConvV3Only         = "%s is only supported on v3."
+)
+
+// convDefaults are a version's page size bounds (spec 8; D9 v3_limit).
+func (a *API) convLimits(version int) (def, maxLimit int) {
+	if version == 3 && a.world().fidelity("v3_limit") == "oas" {
+		return 1000, 1000
+	}
+	return 5, 5000
+}
+
+// convQuery is a parsed list request.
+type convQuery struct {
+	version        int
+	start, end     time.Time // zero: unbounded
+	env            string
+	channels       []string
+	variantID      string
+	variantName    string
+	inProgress     *bool
+	limit, offset  int
+	cursor         string
+	includeLatency bool
+	queryType      string // transcript | semantic
+	sample         string // random
+	query          string
+	turnType       string // user | agent | "" (both)
+}
+
+// convParams are the query parameters a version knows.
+var convParams = map[string]bool{
+	"start_time": true, "end_time": true, "client_env": true, "channel": true, "variant_id": true,
+	"variant_name": true, "in_progress": true, "limit": true, "offset": true, "cursor": true,
+	"include_latency": true, "query_type": true, "sample": true, "query": true, "turn_type": true,
+}
+
+func convInvalid(format string, args ...any) *Error {
+	return &Error{Kind: KindInvalid, Code: CodeConvInvalid, Message: fmt.Sprintf(format, args...)}
+}
+
+// parseConvQuery validates the query string of a list request.
+func (a *API) parseConvQuery(c *gin.Context, version int) (*convQuery, error) {
+	vals := c.Request.URL.Query()
+	for k := range vals {
+		if !convParams[k] {
+			addWarning(c, "unknown query parameter %q (ignored)", k)
+		}
+	}
+	get := func(k string) string { return vals.Get(k) }
+	q := &convQuery{version: version, env: "live"}
+	var err error
+	if q.start, err = parseTimeParam("start_time", get("start_time")); err != nil {
+		return nil, err
+	}
+	if q.end, err = parseTimeParam("end_time", get("end_time")); err != nil {
+		return nil, err
+	}
+	if !q.start.IsZero() && !q.end.IsZero() && q.end.Before(q.start) {
+		return nil, convInvalid(MsgConvEndBeforeStart)
+	}
+	if v := get("client_env"); v != "" {
+		if !slices.Contains(scenario.Environments, v) {
+			return nil, convInvalid("client_env must be one of sandbox, pre-release, live.")
+		}
+		q.env = v
+	}
+	for _, ch := range vals["channel"] {
+		if ch != "" {
+			q.channels = append(q.channels, ch)
+		}
+	}
+	q.variantID, q.variantName = get("variant_id"), get("variant_name")
+	if v := get("in_progress"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return nil, convInvalid("in_progress must be true or false.")
+		}
+		q.inProgress = &b
+	}
+	def, maxLimit := a.convLimits(version)
+	q.limit = def
+	if v := get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > maxLimit {
+			return nil, convInvalid("limit must be an integer from 1 to %d.", maxLimit)
+		}
+		q.limit = n
+	}
+	if v := get("offset"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return nil, convInvalid("offset must be a non-negative integer.")
+		}
+		q.offset = n
+	}
+	if v := get("include_latency"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return nil, convInvalid("include_latency must be true or false.")
+		}
+		q.includeLatency = b
+	}
+	q.cursor = get("cursor")
+	q.queryType, q.sample, q.query, q.turnType = get("query_type"), get("sample"), get("query"), get("turn_type")
+	if version != 3 {
+		for _, p := range []string{"cursor", "query_type", "sample", "query", "turn_type"} {
+			if vals.Has(p) {
+				return nil, convInvalid(MsgConvV3Only, p)
+			}
+		}
+		return q, nil
+	}
+	switch q.queryType {
+	case "", "transcript", "semantic":
+	default:
+		return nil, convInvalid("query_type must be transcript or semantic.")
+	}
+	switch q.sample {
+	case "", "random":
+	default:
+		return nil, convInvalid("sample must be random.")
+	}
+	switch q.turnType {
+	case "", "user", "agent":
+	default:
+		return nil, convInvalid("turn_type must be user or agent.")
+	}
+	if q.queryType != "" && q.sample != "" {
+		return nil, convInvalid(MsgConvTwoModes)
+	}
+	if q.queryType != "" && strings.TrimSpace(q.query) == "" {
+		return nil, convInvalid(MsgConvQueryRequired)
+	}
+	if q.queryType == "" && q.query != "" {
+		return nil, convInvalid(MsgConvQueryWithout)
+	}
+	if q.mode() != "" && (q.start.IsZero() || q.end.IsZero()) {
+		return nil, convInvalid(MsgConvBoundsRequired)
+	}
+	return q, nil
+}
+
+// parseTimeParam parses an ISO 8601 (RFC 3339) date-time parameter.
+func parseTimeParam(name, v string) (time.Time, error) {
+	if v == "" {
+		return time.Time{}, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, v)
+	if err != nil {
+		return time.Time{}, convInvalid("%s must be an ISO 8601 date-time such as 2026-03-01T00:00:00Z.", name)
+	}
+	return t.UTC(), nil
+}
+
+// mode is the retrieval mode ("" for a plain listing).
+func (q *convQuery) mode() string {
+	if q.queryType != "" {
+		return q.queryType
+	}
+	return q.sample
+}
+
+// match applies the record filters (everything but the time bounds, which
+// the store applies on its index).
+func (q *convQuery) match(c *store.Conversation) bool {
+	if c.Environment != q.env {
+		return false
+	}
+	if len(q.channels) > 0 && !slices.ContainsFunc(q.channels, func(ch string) bool { return strings.EqualFold(ch, c.Channel) }) {
+		return false
+	}
+	if q.variantID != "" && c.VariantID != q.variantID {
+		return false
+	}
+	if q.variantName != "" && c.VariantName != q.variantName {
+		return false
+	}
+	if q.inProgress != nil && c.InProgress != *q.inProgress {
+		return false
+	}
+	return true
+}
+
+// filterHash binds cursors to the filters they were issued for: every
+// parameter except limit, offset, cursor and include_latency, and the
+// project.
+func (q *convQuery) filterHash(p *Principal) string {
+	h := sha256.New()
+	chans := slices.Clone(q.channels)
+	for i := range chans {
+		chans[i] = strings.ToUpper(chans[i])
+	}
+	slices.Sort(chans)
+	ip := ""
+	if q.inProgress != nil {
+		ip = strconv.FormatBool(*q.inProgress)
+	}
+	for _, s := range []string{strconv.Itoa(q.version), p.Region, p.Account.ID, p.Project.ID,
+		timeKey(q.start), timeKey(q.end), q.env, strings.Join(chans, ","), q.variantID, q.variantName, ip,
+		q.queryType, q.sample, q.query, q.turnType} {
+		h.Write([]byte(s))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil)[:8])
+}
+
+func timeKey(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return strconv.FormatInt(t.UnixNano(), 10)
+}
+
+// Cursors: base64url("c1|<filter hash>|<position>"), where the position is
+// the store's keyset position ("k" + opaque) or a rank offset of a
+// retrieval mode ("r" + n).
+func encodeConvCursor(hash, pos string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte("c1|" + hash + "|" + pos))
+}
+
+func decodeConvCursor(cur, hash string) (string, error) {
+	b, err := base64.RawURLEncoding.DecodeString(cur)
+	if err != nil {
+		return "", &Error{Kind: KindInvalid, Code: CodeConvCursor, Message: MsgConvBadCursor}
+	}
+	parts := strings.SplitN(string(b), "|", 3)
+	if len(parts) != 3 || parts[0] != "c1" || len(parts[2]) < 2 {
+		return "", &Error{Kind: KindInvalid, Code: CodeConvCursor, Message: MsgConvBadCursor}
+	}
+	if parts[1] != hash {
+		return "", &Error{Kind: KindInvalid, Code: CodeConvCursor, Message: MsgConvCursorFilters}
+	}
+	return parts[2], nil
+}
+
+// convPage is one page of a listing.
+type convPage struct {
+	list       []*store.Conversation
+	cursor     *string
+	nextOffset *int
+}
+
+// handleConversationsListV3 handles "GET {runtime}/v3/{account}/{project}/conversations".
+func (a *API) handleConversationsListV3(c *gin.Context) error { return a.listConversations(c, 3) }
+
+// handleConversationsListV2 handles "GET {runtime}/v2/{account}/{project}/conversations".
+func (a *API) handleConversationsListV2(c *gin.Context) error { return a.listConversations(c, 2) }
+
+// handleConversationsListV1 handles "GET {runtime}/v1/{account}/{project}/conversations".
+func (a *API) handleConversationsListV1(c *gin.Context) error { return a.listConversations(c, 1) }
+
+func (a *API) listConversations(c *gin.Context, version int) error {
+	q, err := a.parseConvQuery(c, version)
+	if err != nil {
+		return err
+	}
+	p := principal(c)
+	hash := q.filterHash(p)
+	var page *convPage
+	if q.mode() != "" {
+		page, err = a.rankedPage(p, q, hash)
+	} else {
+		page, err = a.keysetPage(p, q, hash)
+	}
+	if err != nil {
+		return err
+	}
+	now := a.clock.Now()
+	access := dataAccess(p.Project)
+	switch version {
+	case 1:
+		out := convListV1{Conversations: make([]convV1, len(page.list)), NextOffset: page.nextOffset}
+		for i, conv := range page.list {
+			out.Conversations[i] = renderConvV1(conv, now, access)
+		}
+		c.JSON(http.StatusOK, out)
+	case 2:
+		out := convListV2{Conversations: make([]convV3, len(page.list)), NextOffset: page.nextOffset}
+		for i, conv := range page.list {
+			out.Conversations[i] = renderConvV3(conv, now, access, q.includeLatency)
+		}
+		c.JSON(http.StatusOK, out)
+	default:
+		out := convListV3{Conversations: make([]convV3, len(page.list)), Cursor: page.cursor, NextOffset: page.nextOffset}
+		for i, conv := range page.list {
+			out.Conversations[i] = renderConvV3(conv, now, access, q.includeLatency)
+		}
+		c.JSON(http.StatusOK, out)
+	}
+	return nil
+}
+
+// keysetPage lists in (started_at, id) order on the store's index: a page
+// costs the same at any depth when read by cursor. cursor wins over offset
+// (notes section 10).
+func (a *API) keysetPage(p *Principal, q *convQuery, hash string) (*convPage, error) {
+	sq := store.ConversationQuery{Region: p.Region, AccountID: p.Account.ID, ProjectID: p.Project.ID,
+		From: q.start, To: q.end, Filter: q.match}
+	usedOffset := false
+	switch {
+	case q.cursor != "":
+		pos, err := decodeConvCursor(q.cursor, hash)
+		if err != nil {
+			return nil, err
+		}
+		if pos[0] != 'k' {
+			return nil, &Error{Kind: KindInvalid, Code: CodeConvCursor, Message: MsgConvBadCursor}
+		}
+		sq.After = pos[1:]
+	case q.offset > 0:
+		usedOffset = true
+		skip := sq
+		skip.Limit = q.offset
+		_, next, err := a.store.ListConversations(skip)
+		if err != nil {
+			return nil, err
+		}
+		if next == "" {
+			return &convPage{}, nil
+		}
+		sq.After = next
+	}
+	sq.Limit = q.limit
+	list, next, err := a.store.ListConversations(sq)
+	if errors.Is(err, store.ErrBadCursor) {
+		return nil, &Error{Kind: KindInvalid, Code: CodeConvCursor, Message: MsgConvBadCursor}
+	}
+	if err != nil {
+		return nil, err
+	}
+	page := &convPage{list: list}
+	if next != "" {
+		cur := encodeConvCursor(hash, "k"+next)
+		page.cursor = &cur
+		if q.cursor == "" {
+			n := len(list)
+			if usedOffset {
+				n += q.offset
+			}
+			page.nextOffset = &n
+		}
+	}
+	return page, nil
+}
+
+// rankedHit is one result of a retrieval mode.
+type rankedHit struct {
+	conv  *store.Conversation
+	score float64
+}
+
+// rankedPage runs a retrieval mode over the time bounds: transcript search,
+// semantic search or a random sample; the ranked result is paged by rank
+// offset (cursor or offset).
+func (a *API) rankedPage(p *Principal, q *convQuery, hash string) (*convPage, error) {
+	start := q.offset
+	if q.cursor != "" {
+		pos, err := decodeConvCursor(q.cursor, hash)
+		if err != nil {
+			return nil, err
+		}
+		n, err := strconv.Atoi(pos[1:])
+		if pos[0] != 'r' || err != nil || n < 0 {
+			return nil, &Error{Kind: KindInvalid, Code: CodeConvCursor, Message: MsgConvBadCursor}
+		}
+		start = n
+	}
+	var score func(*store.Conversation) (float64, bool)
+	switch q.mode() {
+	case "transcript":
+		score = transcriptScorer(q.query, q.turnType)
+	case "semantic":
+		score = semanticScorer(q.query)
+	default:
+		score = sampleScorer(a.world().Scenario().Seed, hash)
+	}
+	var hits []rankedHit
+	_, _, err := a.store.ListConversations(store.ConversationQuery{Region: p.Region, AccountID: p.Account.ID,
+		ProjectID: p.Project.ID, From: q.start, To: q.end, Filter: func(c *store.Conversation) bool {
+			if q.match(c) {
+				if s, ok := score(c); ok {
+					hits = append(hits, rankedHit{c, s})
+				}
+			}
+			return false
+		}})
+	if err != nil {
+		return nil, err
+	}
+	slices.SortStableFunc(hits, func(x, y rankedHit) int {
+		switch {
+		case x.score > y.score:
+			return -1
+		case x.score < y.score:
+			return 1
+		}
+		if c := x.conv.StartedAt.Compare(y.conv.StartedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(x.conv.ID, y.conv.ID)
+	})
+	page := &convPage{}
+	if start >= len(hits) {
+		return page, nil
+	}
+	end := min(start+q.limit, len(hits))
+	for _, h := range hits[start:end] {
+		page.list = append(page.list, h.conv)
+	}
+	if end < len(hits) {
+		cur := encodeConvCursor(hash, "r"+strconv.Itoa(end))
+		page.cursor = &cur
+		if q.cursor == "" {
+			page.nextOffset = &end
+		}
+	}
+	return page, nil
+}
+
+// access is the per-project data access configuration (spec 2.10).
+type access struct{ transcripts, metrics bool }
+
+func dataAccess(p *scenario.Project) access {
+	acc := access{transcripts: true, metrics: true}
+	if p != nil && p.DataAccess != nil {
+		if p.DataAccess.Transcripts != nil {
+			acc.transcripts = *p.DataAccess.Transcripts
+		}
+		if p.DataAccess.Metrics != nil {
+			acc.metrics = *p.DataAccess.Metrics
+		}
+	}
+	return acc
+}
+
+// ---- rendering ----
+
+type convListV3 struct {
+	Conversations []convV3 `json:"conversations"`
+	Cursor        *string  `json:"cursor"`
+	NextOffset    *int     `json:"next_offset,omitempty"`
+}
+
+// convListV2 is v3's record schema without cursors (notes section 10:
+// cursors on v2 need chunked streaming, which the mock does not emulate).
+type convListV2 struct {
+	Conversations []convV3 `json:"conversations"`
+	NextOffset    *int     `json:"next_offset,omitempty"`
+}
+
+type convListV1 struct {
+	Conversations []convV1 `json:"conversations"`
+	NextOffset    *int     `json:"next_offset,omitempty"`
+}
+
+// convV3 is a v3 (and v2) conversation record (spec 2.10).
+type convV3 struct {
+	ID                 string         `json:"id"`
+	AccountID          string         `json:"account_id"`
+	ProjectID          string         `json:"project_id"`
+	VariantID          string         `json:"variant_id"`
+	VariantName        string         `json:"variant_name"`
+	Environment        string         `json:"environment"`
+	StartedAt          string         `json:"started_at"`
+	Channel            string         `json:"channel"`
+	FromNumber         string         `json:"from_number"`
+	ToNumber           string         `json:"to_number"`
+	InProgress         bool           `json:"in_progress"`
+	NumTurns           int            `json:"num_turns"`
+	TotalDuration      int            `json:"total_duration"`
+	PolyaiDuration     int            `json:"polyai_duration"`
+	Handoff            bool           `json:"handoff"`
+	HandoffReason      string         `json:"handoff_reason"`
+	HandoffDestination string         `json:"handoff_destination"`
+	NumSilences        int            `json:"num_silences"`
+	NumOOD             int            `json:"num_ood"`
+	Metrics            map[string]any `json:"metrics"`
+	State              map[string]any `json:"state"`
+	Turns              []turnV3       `json:"turns"`
+}
+
+type turnV3 struct {
+	UserInput             string            `json:"user_input"`
+	UserInputDatetime     string            `json:"user_input_datetime"`
+	BargeIn               bool              `json:"barge_in"`
+	AgentResponse         string            `json:"agent_response"`
+	AgentResponseDatetime string            `json:"agent_response_datetime"`
+	Intents               []string          `json:"intents"`
+	Entities              map[string]string `json:"entities"`
+	IsOOD                 bool              `json:"is_ood"`
+	IsSilence             bool              `json:"is_silence"`
+	TranslatedUserInput   string            `json:"translated_user_input"`
+	EnglishAgentResponse  string            `json:"english_agent_response"`
+	Latency               *float64          `json:"latency,omitempty"`
+}
+
+// convV1 is a v1 record: null for empty text fields, no v3-only turn fields
+// (spec 9).
+type convV1 struct {
+	ID                 string         `json:"id"`
+	AccountID          string         `json:"account_id"`
+	ProjectID          string         `json:"project_id"`
+	VariantID          *string        `json:"variant_id"`
+	VariantName        *string        `json:"variant_name"`
+	Environment        string         `json:"environment"`
+	StartedAt          string         `json:"started_at"`
+	Channel            string         `json:"channel"`
+	FromNumber         *string        `json:"from_number"`
+	ToNumber           *string        `json:"to_number"`
+	InProgress         bool           `json:"in_progress"`
+	NumTurns           int            `json:"num_turns"`
+	TotalDuration      int            `json:"total_duration"`
+	PolyaiDuration     int            `json:"polyai_duration"`
+	Handoff            bool           `json:"handoff"`
+	HandoffReason      *string        `json:"handoff_reason"`
+	HandoffDestination *string        `json:"handoff_destination"`
+	NumSilences        int            `json:"num_silences"`
+	NumOOD             int            `json:"num_ood"`
+	Metrics            map[string]any `json:"metrics"`
+	State              map[string]any `json:"state"`
+	Turns              []turnV1       `json:"turns"`
+}
+
+type turnV1 struct {
+	UserInput             *string           `json:"user_input"`
+	UserInputDatetime     string            `json:"user_input_datetime"`
+	BargeIn               bool              `json:"barge_in"`
+	AgentResponse         *string           `json:"agent_response"`
+	AgentResponseDatetime string            `json:"agent_response_datetime"`
+	Intents               []string          `json:"intents"`
+	Entities              map[string]string `json:"entities"`
+	IsOOD                 bool              `json:"is_ood"`
+	IsSilence             bool              `json:"is_silence"`
+}
+
+// isoTime formats a timestamp as ISO 8601 in UTC (RFC 3339, fractional
+// seconds only when present).
+func isoTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+
+// accountRef and projectRef are the prefixed ids the data APIs answer with
+// (as in the OAS examples: ACCOUNT-t53y16r3, PROJECT-f76d75c2).
+func accountRef(id string) string {
+	if len(id) > 8 && strings.EqualFold(id[:8], "ACCOUNT-") {
+		return id
+	}
+	return "ACCOUNT-" + id
+}
+
+func projectRef(id string) string {
+	if len(id) > 8 && strings.EqualFold(id[:8], "PROJECT-") {
+		return id
+	}
+	return "PROJECT-" + id
+}
+
+// durations are total_duration and polyai_duration in whole seconds. The
+// mock's agent handles the whole conversation up to its end or handoff, so
+// both are equal.
+func durations(c *store.Conversation, now time.Time) (total, polyai int) {
+	s := int(c.Duration(now) / time.Second)
+	return s, s
+}
+
+func nonNil[M ~map[string]V, V any](m M) M {
+	if m == nil {
+		return M{}
+	}
+	return m
+}
+
+func renderConvV3(c *store.Conversation, now time.Time, acc access, latency bool) convV3 {
+	total, polyai := durations(c, now)
+	out := convV3{
+		ID: c.ID, AccountID: accountRef(c.AccountID), ProjectID: projectRef(c.ProjectID),
+		VariantID: c.VariantID, VariantName: c.VariantName, Environment: c.Environment,
+		StartedAt: isoTime(c.StartedAt), Channel: c.Channel, FromNumber: c.FromNumber, ToNumber: c.ToNumber,
+		InProgress: c.InProgress, NumTurns: c.NumTurns(), TotalDuration: total, PolyaiDuration: polyai,
+		Handoff: c.Handoff, HandoffReason: c.HandoffReason, HandoffDestination: c.HandoffDestination,
+		NumSilences: c.NumSilences, NumOOD: c.NumOOD, Metrics: map[string]any{}, State: nonNil(c.State),
+		Turns: []turnV3{},
+	}
+	if acc.metrics {
+		out.Metrics = nonNil(c.Metrics)
+	}
+	if !acc.transcripts {
+		return out
+	}
+	out.Turns = make([]turnV3, len(c.Turns))
+	for i, t := range c.Turns {
+		tv := turnV3{
+			UserInput: t.UserInput, UserInputDatetime: isoTime(t.UserInputAt), BargeIn: t.BargeIn,
+			AgentResponse: t.AgentResponse, AgentResponseDatetime: isoTime(t.AgentResponseAt),
+			Intents: t.Intents, Entities: nonNil(t.Entities), IsOOD: t.IsOOD, IsSilence: t.IsSilence,
+			TranslatedUserInput: t.TranslatedUserInput, EnglishAgentResponse: t.EnglishAgentResponse,
+		}
+		if tv.Intents == nil {
+			tv.Intents = []string{}
+		}
+		if latency {
+			l := t.Latency.Seconds()
+			tv.Latency = &l
+		}
+		out.Turns[i] = tv
+	}
+	return out
+}
+
+// orNull is nil for an empty string (v1 has null where v3 has "").
+func orNull(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func renderConvV1(c *store.Conversation, now time.Time, acc access) convV1 {
+	total, polyai := durations(c, now)
+	out := convV1{
+		ID: c.ID, AccountID: accountRef(c.AccountID), ProjectID: projectRef(c.ProjectID),
+		VariantID: orNull(c.VariantID), VariantName: orNull(c.VariantName), Environment: c.Environment,
+		StartedAt: isoTime(c.StartedAt), Channel: c.Channel, FromNumber: orNull(c.FromNumber), ToNumber: orNull(c.ToNumber),
+		InProgress: c.InProgress, NumTurns: c.NumTurns(), TotalDuration: total, PolyaiDuration: polyai,
+		Handoff: c.Handoff, HandoffReason: orNull(c.HandoffReason), HandoffDestination: orNull(c.HandoffDestination),
+		NumSilences: c.NumSilences, NumOOD: c.NumOOD, Metrics: map[string]any{}, State: nonNil(c.State),
+		Turns: []turnV1{},
+	}
+	if acc.metrics {
+		out.Metrics = nonNil(c.Metrics)
+	}
+	if !acc.transcripts {
+		return out
+	}
+	out.Turns = make([]turnV1, len(c.Turns))
+	for i, t := range c.Turns {
+		tv := turnV1{
+			UserInput: orNull(t.UserInput), UserInputDatetime: isoTime(t.UserInputAt), BargeIn: t.BargeIn,
+			AgentResponse: orNull(t.AgentResponse), AgentResponseDatetime: isoTime(t.AgentResponseAt),
+			Intents: t.Intents, Entities: nonNil(t.Entities), IsOOD: t.IsOOD, IsSilence: t.IsSilence,
+		}
+		if tv.Intents == nil {
+			tv.Intents = []string{}
+		}
+		out.Turns[i] = tv
+	}
+	return out
 }

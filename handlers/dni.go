@@ -1,8 +1,163 @@
 package handlers
 
-// Dynamic number reservation (spec 2.11, 4.9; notes section 11). Issue 3.
+// Dynamic number reservation (spec 2.11, 4.9; notes section 11). spec 4.9:
+// "A caller who dials the reserved number during the active reservation
+// window is routed to the agent tied to the key used, with the attributes
+// available at the start of the conversation."
+//
+// The numbers come from the project's pool in the scenario (dni.numbers);
+// a reservation is a store document (kind "dni", keyed by the number) that
+// holds until its expiry on the virtual clock (dni.window, default 15m).
+// Expired reservations are reclaimed lazily, so no timer is needed and
+// Reset (which restores the store) drops them all.
 
-import "github.com/gin-gonic/gin"
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/agentplatform/mockplatform/scenario"
+	"github.com/agentplatform/mockplatform/store"
+)
 
 func (a *API) registerDNI(rt gin.IRoutes) {
+	rt.POST("/v1/conversations/dni-reservation", a.wrap(famDNI, a.handleDNIReserve))
+}
+
+// DNI messages ([OAS] 404 text; the 400 text is [INF]).
+const (
+	MsgDNINoRoute         = "no available route found"
+	MsgDNIAttributes      = "attributes is required and must be an object"
+	docDNI                = "dni"
+	dniConversationPrefix = "CA"
+)
+
+// dniReservation is the stored reservation of a number.
+type dniReservation struct {
+	Number     string         `json:"number"`
+	AccountID  string         `json:"account_id"`
+	ProjectID  string         `json:"project_id"`
+	Attributes map[string]any `json:"attributes"`
+	ReservedAt time.Time      `json:"reserved_at"`
+	ExpiresAt  time.Time      `json:"expires_at"`
+}
+
+type dniRequest struct {
+	Attributes map[string]any `json:"attributes"`
+}
+
+type dniResponse struct {
+	DNI string `json:"dni"`
+}
+
+var errDNIBusy = errors.New("number reserved")
+
+// handleDNIReserve handles "POST {runtime}/v1/conversations/dni-reservation".
+func (a *API) handleDNIReserve(c *gin.Context) error {
+	var req dniRequest
+	if err := bindJSON(c, &req, false, ""); err != nil {
+		var e *Error
+		if errors.As(err, &e) && len(e.Fields) > 0 && e.Fields[0].Field == "attributes" {
+			return &Error{Kind: KindInvalid, Message: MsgDNIAttributes}
+		}
+		return err
+	}
+	if req.Attributes == nil {
+		return &Error{Kind: KindInvalid, Message: MsgDNIAttributes}
+	}
+	p := principal(c)
+	if p.Project == nil || p.Project.DNI == nil {
+		return &Error{Kind: KindNotFound, Message: MsgDNINoRoute}
+	}
+	pool := p.Project.DNI
+	now := a.clock.Now()
+	window := pool.Window.D()
+	if window <= 0 {
+		window = scenario.DefaultDNIWindow
+	}
+	res := dniReservation{AccountID: p.Account.ID, ProjectID: p.Project.ID, Attributes: req.Attributes,
+		ReservedAt: now, ExpiresAt: now.Add(window)}
+	for _, number := range pool.Numbers {
+		res.Number = number
+		err := a.store.InsertDoc(docDNI, p.Region, number, &res)
+		if errors.Is(err, store.ErrExists) {
+			var cur dniReservation
+			err = a.store.UpdateDoc(docDNI, p.Region, number, &cur, func() error {
+				if now.Before(cur.ExpiresAt) {
+					return errDNIBusy
+				}
+				cur = res
+				return nil
+			})
+			if errors.Is(err, errDNIBusy) || errors.Is(err, store.ErrNotFound) {
+				continue
+			}
+		}
+		if err != nil {
+			return err
+		}
+		c.JSON(http.StatusOK, dniResponse{DNI: number})
+		return nil
+	}
+	return &Error{Kind: KindNotFound, Message: MsgDNINoRoute}
+}
+
+// ErrNotRouted is returned by Dial for a number with no active reservation.
+var ErrNotRouted = errors.New("no active reservation for this number")
+
+// DialResult is the voice conversation a dialled number started.
+type DialResult struct {
+	ConversationID string `json:"conversation_id"`
+	// Response is the agent's greeting.
+	Response string `json:"response"`
+}
+
+// Dial simulates a caller (from, an E.164 number or "") dialling a number.
+// During its reservation window the call starts a VOICE-SIP conversation of
+// the reserving agent (its default variant, client environment live), whose
+// integration attributes and state carry the reservation's attributes from
+// the first turn; state "dni" is the number. After the window, or for a
+// number never reserved, it returns ErrNotRouted. The reservation holds
+// for its whole window: every call during it is routed.
+func (a *API) Dial(number, from string) (*DialResult, error) {
+	now := a.clock.Now()
+	w := a.world()
+	for _, region := range []string{"us", "uk", "eu"} {
+		var res dniReservation
+		err := a.store.GetDoc(docDNI, region, number, &res)
+		if errors.Is(err, store.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if !now.Before(res.ExpiresAt) {
+			return nil, fmt.Errorf("dial %s: reservation expired at %s: %w", number, res.ExpiresAt.Format(time.RFC3339), ErrNotRouted)
+		}
+		acct := w.account(res.AccountID)
+		proj := acct.Project(res.ProjectID)
+		if acct == nil || proj == nil {
+			return nil, fmt.Errorf("dial %s: %w", number, ErrNotRouted)
+		}
+		var variant *scenario.Variant
+		for i := range proj.Variants {
+			if proj.Variants[i].Default {
+				variant = &proj.Variants[i]
+			}
+		}
+		conv, out, err := a.startConversation(convStart{
+			Region: region, Account: acct, Project: proj, Environment: "live", Channel: "VOICE-SIP",
+			Variant: variant, FromNumber: from, ToNumber: number, Attributes: res.Attributes,
+			State: map[string]any{"dni": number},
+			ID:    dniConversationPrefix + a.newID("", "0123456789abcdef", 32),
+		})
+		if err != nil {
+			return nil, err
+		}
+		return &DialResult{ConversationID: conv.ID, Response: out.Text}, nil
+	}
+	return nil, fmt.Errorf("dial %s: %w", number, ErrNotRouted)
 }

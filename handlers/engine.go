@@ -106,6 +106,9 @@ func (a *API) startConversation(s convStart) (*store.Conversation, outcome, erro
 	if out.Handoff != nil {
 		a.writeHandoffState(conv, out.Handoff)
 	}
+	if out.AwaitEvent != "" {
+		a.awaitEvent(conv, out.AwaitEvent) // external_events.go
+	}
 	return conv, out, nil
 }
 
@@ -165,6 +168,9 @@ func (a *API) converse(region, id string, check func(*store.Conversation) error,
 	}
 	if out.Handoff != nil {
 		a.writeHandoffState(conv, out.Handoff)
+	}
+	if out.AwaitEvent != "" {
+		a.awaitEvent(conv, out.AwaitEvent) // external_events.go
 	}
 	return conv, out, nil
 }

@@ -1,8 +1,48 @@
 package handlers
 
-// Handoff state (spec 2.12, 4.10; notes section 12). Issue 3.
+// Handoff state (spec 2.12, 4.10; notes section 12): the data a dialogue's
+// handoff action (or a scenario) stored for a conversation. spec 4.10:
+// "at least one is required, and when both are present shared_id is used."
 
-import "github.com/gin-gonic/gin"
+import (
+	"errors"
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/agentplatform/mockplatform/store"
+)
 
 func (a *API) registerHandoff(rt gin.IRoutes) {
+	rt.GET("/v1/:account/:project/handoff_state", a.wrap(famHandoff, a.handleHandoffGet))
+}
+
+// Handoff messages (docs/fidelity.md G18 detail; the texts are [INF]).
+const (
+	MsgHandoffIDRequired = "Either id or shared_id is required."
+	MsgHandoffNotFound   = "No handoff state found."
+)
+
+type handoffResponse struct {
+	ID       string         `json:"id"`
+	SharedID string         `json:"shared_id,omitempty"`
+	Data     map[string]any `json:"data"`
+}
+
+// handleHandoffGet handles "GET {runtime}/v1/{account}/{project}/handoff_state".
+func (a *API) handleHandoffGet(c *gin.Context) error {
+	id, shared := c.Query("id"), c.Query("shared_id")
+	if id == "" && shared == "" {
+		return &Error{Kind: KindInvalid, Message: MsgHandoffIDRequired}
+	}
+	p := principal(c)
+	hs, err := a.store.GetHandoffState(p.Region, p.Account.ID, p.Project.ID, id, shared)
+	if errors.Is(err, store.ErrNotFound) {
+		return &Error{Kind: KindNotFound, Message: MsgHandoffNotFound}
+	}
+	if err != nil {
+		return err
+	}
+	c.JSON(http.StatusOK, handoffResponse{ID: hs.ID, SharedID: hs.SharedID, Data: nonNil(hs.Data)})
+	return nil
 }

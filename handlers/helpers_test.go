@@ -179,3 +179,13 @@ func (h *harness) storeDump() *store.Snapshot {
 }
 
 func scenarioDefaultYAML() []byte { return scenario.DefaultYAML() }
+
+// unchanged runs fn and fails t if it changed any stored data.
+func (h *harness) unchanged(t testing.TB, fn func()) {
+	t.Helper()
+	before := h.storeDump()
+	fn()
+	if after := h.storeDump(); !before.Equal(after) {
+		t.Fatalf("the store changed:\nbefore %v\nafter  %v", before.Keys(), after.Keys())
+	}
+}

@@ -42,12 +42,13 @@ type Filter struct {
 	Limit int
 }
 
-// Journal is a bounded ring of entries.
+// Journal is a bounded ring of entries. The ring grows as entries come, up
+// to size (allocating all of it at once cost more than the rest of New).
 type Journal struct {
 	mu        sync.Mutex
 	ring      []Entry
-	next      int
-	full      bool
+	size      int
+	next      int // once the ring is full: the oldest entry, overwritten next
 	seq       int64
 	bodyLimit int
 }
@@ -76,8 +77,8 @@ func (j *Journal) Reset(size, bodyLimit int) {
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	j.ring = make([]Entry, size)
-	j.next, j.full, j.seq, j.bodyLimit = 0, false, 0, bodyLimit
+	j.ring, j.size = nil, size
+	j.next, j.seq, j.bodyLimit = 0, 0, bodyLimit
 }
 
 // BodyLimit is the number of body bytes kept per entry.
@@ -93,11 +94,12 @@ func (j *Journal) Append(e Entry) {
 	defer j.mu.Unlock()
 	j.seq++
 	e.Seq = j.seq
-	j.ring[j.next] = e
-	j.next++
-	if j.next == len(j.ring) {
-		j.next, j.full = 0, true
+	if len(j.ring) < j.size {
+		j.ring = append(j.ring, e)
+		return
 	}
+	j.ring[j.next] = e
+	j.next = (j.next + 1) % j.size
 }
 
 // List returns copies of the matching entries, oldest first.
@@ -105,12 +107,8 @@ func (j *Journal) List(f Filter) []Entry {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	var out []Entry
-	n := j.next
-	start := 0
-	if j.full {
-		n = len(j.ring)
-		start = j.next
-	}
+	n := len(j.ring)
+	start := j.next // 0 until the ring wraps
 	for i := range n {
 		e := j.ring[(start+i)%len(j.ring)]
 		if f.Family != "" && e.Family != f.Family ||
@@ -170,6 +168,9 @@ func (j *Journal) add(c *gin.Context, rec *recorder, at time.Time) {
 	}
 	if f := familyOf(c); f != nil {
 		e.Family = f.name
+	}
+	if s, ok := c.Get(ctxJournalStatus); ok {
+		e.Status = s.(int)
 	}
 	if v, ok := c.Get(ctxBody); ok {
 		b := v.([]byte)

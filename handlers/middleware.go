@@ -27,6 +27,8 @@ const (
 	ctxBody        = "mock.body"
 	ctxBodyLarge   = "mock.body_too_large"
 	ctxPrincipal   = "mock.principal"
+	// ctxJournalStatus overrides the journaled status (0: dropped).
+	ctxJournalStatus = "mock.journal_status"
 )
 
 // CorrelationHeader is echoed on every response (notes section 1).
@@ -97,6 +99,20 @@ func (a *API) record(c *gin.Context) {
 	rec := &recorder{ResponseWriter: c.Writer, limit: a.journal.BodyLimit()}
 	c.Writer = rec
 	now := a.clock.Now()
+	defer func() {
+		if v := recover(); v != nil {
+			// A dropped connection (fault rule) or a handler panic is
+			// journaled too: status 0 (no answer) or 500 (the recovery
+			// answers); then the panic goes on.
+			status := http.StatusInternalServerError
+			if err, ok := v.(error); ok && errors.Is(err, http.ErrAbortHandler) {
+				status = 0
+			}
+			c.Set(ctxJournalStatus, status)
+			a.journal.add(c, rec, now)
+			panic(v)
+		}
+	}()
 	c.Next()
 	a.journal.add(c, rec, now)
 }

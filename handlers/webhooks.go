@@ -1,8 +1,402 @@
 package handlers
 
-// Webhook endpoints and signed deliveries (spec 2.4, 4.4, 6.1; notes section 6). Issue 4.
+// Webhook endpoints (spec 2.4, 4.4; notes section 6). Endpoints are
+// account-scoped and live in the account's region partition as
+// "webhook_endpoint" documents. Signed deliveries are in
+// webhook_delivery.go.
 
-import "github.com/gin-gonic/gin"
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/agentplatform/mockplatform/store"
+)
 
 func (a *API) registerWebhooks(rt gin.IRoutes) {
+	rt.POST("/v1/webhook-endpoints", a.wrap(famWebhooks, a.handleWebhookCreate))
+	rt.GET("/v1/webhook-endpoints", a.wrap(famWebhooks, a.handleWebhookList))
+	rt.GET("/v1/webhook-endpoints/:endpoint", a.wrap(famWebhooks, a.handleWebhookGet))
+	rt.PATCH("/v1/webhook-endpoints/:endpoint", a.wrap(famWebhooks, a.handleWebhookUpdate))
+	rt.DELETE("/v1/webhook-endpoints/:endpoint", a.wrap(famWebhooks, a.handleWebhookDelete))
+	rt.POST("/v1/webhook-endpoints/:endpoint/rotate-secret", a.wrap(famWebhooks, a.handleWebhookRotate))
+}
+
+// Webhook event types (spec 2.4).
+const (
+	EventAlertsTriggered = "alerts.triggered"
+	EventAlertsResolved  = "alerts.resolved"
+)
+
+var webhookEventTypes = []string{EventAlertsTriggered, EventAlertsResolved}
+
+// Webhook messages and codes that tests compare.
+const (
+	CodeWebhookNotFound  = "WEBHOOK_ENDPOINT_NOT_FOUND"
+	CodeWebhookInvalidID = "INVALID_WEBHOOK_ENDPOINT_ID"
+	CodeWebhookLimit     = "WEBHOOK_ENDPOINT_LIMIT_EXCEEDED"
+
+	MsgWebhookNotFound  = "Webhook endpoint not found."
+	MsgWebhookInvalidID = "Malformed webhook endpoint id: want whe_ followed by letters and digits."
+)
+
+func msgWebhookLimit(n int) string {
+	return fmt.Sprintf("Maximum number of webhook endpoints (%d) reached", n)
+}
+
+// switchWebhookURL selects the url rule: "any" (default: http or https,
+// so that tests can use plain-http httptest receivers) or "https" (the
+// OAS pattern ^https://). G2.
+const switchWebhookURL = "webhook_url"
+
+// Webhook endpoint defaults and bounds (notes §6).
+const (
+	DefaultWebhookTimeoutMS = 5000
+	minWebhookTimeoutMS     = 1000
+	maxWebhookTimeoutMS     = 30000
+)
+
+// docWebhook is the store kind of webhook endpoints.
+const docWebhook = "webhook_endpoint"
+
+// webhookEndpoint is the stored endpoint. Secret is never shown after
+// create and rotate.
+type webhookEndpoint struct {
+	ID         string            `json:"id"`
+	AccountID  string            `json:"account_id"`
+	Name       string            `json:"name"`
+	URL        string            `json:"url"`
+	Enabled    bool              `json:"enabled"`
+	EventTypes []string          `json:"event_types"`
+	Headers    map[string]string `json:"headers"`
+	TimeoutMS  int64             `json:"timeout_ms"`
+	CreatedAt  string            `json:"created_at"`
+	UpdatedAt  string            `json:"updated_at"`
+	Secret     string            `json:"secret"`
+}
+
+// webhookView is an endpoint as the API shows it (notes §6).
+type webhookView struct {
+	ID            string            `json:"id"`
+	Name          string            `json:"name"`
+	URL           string            `json:"url"`
+	Enabled       bool              `json:"enabled"`
+	EventTypes    []string          `json:"event_types"`
+	Headers       map[string]string `json:"headers"`
+	TimeoutMS     int64             `json:"timeout_ms"`
+	CreatedAt     string            `json:"created_at"`
+	UpdatedAt     string            `json:"updated_at"`
+	SigningSecret string            `json:"signing_secret,omitempty"`
+}
+
+func (e *webhookEndpoint) view() webhookView {
+	h := e.Headers
+	if h == nil {
+		h = map[string]string{}
+	}
+	return webhookView{ID: e.ID, Name: e.Name, URL: e.URL, Enabled: e.Enabled, EventTypes: e.EventTypes,
+		Headers: h, TimeoutMS: e.TimeoutMS, CreatedAt: e.CreatedAt, UpdatedAt: e.UpdatedAt}
+}
+
+func (e *webhookEndpoint) subscribes(eventType string) bool {
+	return containsStr(e.EventTypes, eventType)
+}
+
+var webhookFields = []string{"name", "url", "event_types", "headers", "timeout_ms", "enabled"}
+
+// readWebhook validates the fields of a create (all required ones) or PATCH
+// (those given) into e.
+func (a *API) readWebhook(f *fieldBody, e *webhookEndpoint, create bool) {
+	if create {
+		for _, name := range []string{"name", "url", "event_types"} {
+			f.require(name)
+		}
+	}
+	if s, ok := f.strLen("name", 1, 255); ok {
+		e.Name = s
+	}
+	if s, ok := f.str("url"); ok {
+		u, err := url.Parse(s)
+		httpsOnly := a.world().fidelity(switchWebhookURL) == "https"
+		switch {
+		case err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https"):
+			f.fail("url", "must be an absolute http or https URL")
+		case httpsOnly && u.Scheme != "https":
+			f.fail("url", "must start with https://")
+		default:
+			e.URL = s
+		}
+	}
+	if r, ok := f.raw["event_types"]; ok {
+		var list []string
+		if err := json.Unmarshal(r, &list); err != nil || len(list) == 0 {
+			f.fail("event_types", "must be a non-empty array of: %s", joinComma(webhookEventTypes))
+		} else {
+			good := true
+			for _, t := range list {
+				if !containsStr(webhookEventTypes, t) {
+					good = false
+				}
+			}
+			if !good {
+				f.fail("event_types", "must be a non-empty array of: %s", joinComma(webhookEventTypes))
+			} else {
+				e.EventTypes = dedupe(list)
+			}
+		}
+	}
+	if f.has("headers") {
+		var h map[string]string
+		if f.object("headers", &h, "must be an object of string values") {
+			e.Headers = h
+		}
+	}
+	if n, ok := f.integer("timeout_ms", minWebhookTimeoutMS, maxWebhookTimeoutMS,
+		fmt.Sprintf("must be an integer from %d to %d", minWebhookTimeoutMS, maxWebhookTimeoutMS)); ok {
+		e.TimeoutMS = n
+	}
+	if b, ok := f.boolean("enabled"); ok {
+		e.Enabled = b
+	}
+}
+
+func dedupe(list []string) []string {
+	var out []string
+	for _, s := range list {
+		if !containsStr(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// webhookLimit is the account's endpoint limit (notes §6: 10).
+func (w *World) webhookLimit() int {
+	if n := w.sc.Limits.WebhookEndpoints; n > 0 {
+		return n
+	}
+	return 10
+}
+
+// newSigningSecret returns a fresh secret: whsec_ + 32 base62 [INF].
+func (a *API) newSigningSecret() string { return a.newID("whsec_", base62, 32) }
+
+// handleWebhookCreate handles "POST {builder}/v1/webhook-endpoints" (201,
+// with signing_secret once).
+func (a *API) handleWebhookCreate(c *gin.Context) error {
+	p := principal(c)
+	f, err := readFields(c, false, webhookFields...)
+	if err != nil {
+		return err
+	}
+	now := fmtAlertTime(a.clock.Now())
+	e := webhookEndpoint{AccountID: p.Account.ID, Enabled: true, Headers: map[string]string{},
+		TimeoutMS: DefaultWebhookTimeoutMS, CreatedAt: now, UpdatedAt: now}
+	a.readWebhook(f, &e, true)
+	if err := f.err(); err != nil {
+		return err
+	}
+	a.build.alertMu.Lock()
+	defer a.build.alertMu.Unlock()
+	n, err := a.countAccountDocs(docWebhook, p.Region, p.Account.ID)
+	if err != nil {
+		return err
+	}
+	if limit := a.world().webhookLimit(); n >= limit {
+		return errf(KindConflict, CodeWebhookLimit, "%s", msgWebhookLimit(limit))
+	}
+	e.Secret = a.newSigningSecret()
+	for range 5 {
+		e.ID = a.newID("whe_", base62, 22)
+		err = a.store.InsertDoc(docWebhook, p.Region, e.ID, &e)
+		if !errors.Is(err, store.ErrExists) {
+			break
+		}
+	}
+	if err != nil {
+		return err
+	}
+	v := e.view()
+	v.SigningSecret = e.Secret
+	c.JSON(http.StatusCreated, v)
+	return nil
+}
+
+func webhookID(c *gin.Context) (string, error) {
+	id := c.Param("endpoint")
+	if !isBase62ID(id, "whe_") {
+		return "", errf(KindUnprocessable, CodeWebhookInvalidID, MsgWebhookInvalidID)
+	}
+	return id, nil
+}
+
+func errWebhookNotFound() error { return errf(KindNotFound, CodeWebhookNotFound, MsgWebhookNotFound) }
+
+// updateWebhook applies fn to an endpoint of the principal's account.
+func (a *API) updateWebhook(p *Principal, id string, fn func(e *webhookEndpoint)) (*webhookEndpoint, error) {
+	var e webhookEndpoint
+	err := a.store.UpdateDoc(docWebhook, p.Region, id, &e, func() error {
+		if e.AccountID != p.Account.ID {
+			return errWebhookNotFound()
+		}
+		fn(&e)
+		return nil
+	})
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, errWebhookNotFound()
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &e, nil
+}
+
+// handleWebhookGet handles "GET {builder}/v1/webhook-endpoints/{endpoint_id}".
+func (a *API) handleWebhookGet(c *gin.Context) error {
+	id, err := webhookID(c)
+	if err != nil {
+		return err
+	}
+	p := principal(c)
+	var e webhookEndpoint
+	if err := a.store.GetDoc(docWebhook, p.Region, id, &e); err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return errWebhookNotFound()
+		}
+		return err
+	}
+	if e.AccountID != p.Account.ID {
+		return errWebhookNotFound()
+	}
+	c.JSON(http.StatusOK, e.view())
+	return nil
+}
+
+// handleWebhookList handles "GET {builder}/v1/webhook-endpoints" with the
+// filters enabled and event_type (notes §6): unpaginated {"data": [...]}.
+func (a *API) handleWebhookList(c *gin.Context) error {
+	p := principal(c)
+	var enabled *bool
+	var errs []FieldError
+	if v, ok := c.GetQuery("enabled"); ok {
+		switch v {
+		case "true":
+			enabled = boolPtr(true)
+		case "false":
+			enabled = boolPtr(false)
+		default:
+			errs = append(errs, FieldError{Field: "enabled", Message: "must be a boolean"})
+		}
+	}
+	eventType, hasType := c.GetQuery("event_type")
+	if hasType && !containsStr(webhookEventTypes, eventType) {
+		errs = append(errs, FieldError{Field: "event_type", Message: "must be one of: " + joinComma(webhookEventTypes)})
+	}
+	if errs != nil {
+		return invalid(CodeValidation, MsgValidationFailed, errs...)
+	}
+	list, err := a.listWebhooks(p.Region, p.Account.ID)
+	if err != nil {
+		return err
+	}
+	data := []webhookView{}
+	for _, e := range list {
+		if enabled != nil && e.Enabled != *enabled || hasType && !e.subscribes(eventType) {
+			continue
+		}
+		data = append(data, e.view())
+	}
+	c.JSON(http.StatusOK, gin.H{"data": data})
+	return nil
+}
+
+// listWebhooks reads an account's endpoints in id order.
+func (a *API) listWebhooks(region, account string) ([]*webhookEndpoint, error) {
+	var out []*webhookEndpoint
+	err := a.store.ListDocs(docWebhook, region, func(_ string, raw []byte) bool {
+		e := new(webhookEndpoint)
+		if json.Unmarshal(raw, e) == nil && e.AccountID == account {
+			out = append(out, e)
+		}
+		return true
+	})
+	return out, err
+}
+
+// handleWebhookUpdate handles "PATCH {builder}/v1/webhook-endpoints/{endpoint_id}".
+func (a *API) handleWebhookUpdate(c *gin.Context) error {
+	id, err := webhookID(c)
+	if err != nil {
+		return err
+	}
+	p := principal(c)
+	f, err := readFields(c, false, webhookFields...)
+	if err != nil {
+		return err
+	}
+	var scratch webhookEndpoint
+	a.readWebhook(f, &scratch, false)
+	if err := f.err(); err != nil {
+		return err
+	}
+	now := fmtAlertTime(a.clock.Now())
+	e, err := a.updateWebhook(p, id, func(e *webhookEndpoint) {
+		a.readWebhook(&fieldBody{raw: f.raw}, e, false)
+		e.UpdatedAt = now
+	})
+	if err != nil {
+		return err
+	}
+	c.JSON(http.StatusOK, e.view())
+	return nil
+}
+
+// handleWebhookDelete handles "DELETE {builder}/v1/webhook-endpoints/{endpoint_id}" (204).
+func (a *API) handleWebhookDelete(c *gin.Context) error {
+	id, err := webhookID(c)
+	if err != nil {
+		return err
+	}
+	p := principal(c)
+	a.build.alertMu.Lock()
+	defer a.build.alertMu.Unlock()
+	var e webhookEndpoint
+	if err := a.store.GetDoc(docWebhook, p.Region, id, &e); err != nil || e.AccountID != p.Account.ID {
+		if err == nil || errors.Is(err, store.ErrNotFound) {
+			return errWebhookNotFound()
+		}
+		return err
+	}
+	if err := a.store.DeleteDoc(docWebhook, p.Region, id); err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return errWebhookNotFound()
+		}
+		return err
+	}
+	c.Status(http.StatusNoContent)
+	return nil
+}
+
+// handleWebhookRotate handles "POST {builder}/v1/webhook-endpoints/{endpoint_id}/rotate-secret":
+// a new secret, returned once; the old one is invalid at once (notes §6).
+func (a *API) handleWebhookRotate(c *gin.Context) error {
+	id, err := webhookID(c)
+	if err != nil {
+		return err
+	}
+	p := principal(c)
+	secret := a.newSigningSecret()
+	now := fmtAlertTime(a.clock.Now())
+	if _, err := a.updateWebhook(p, id, func(e *webhookEndpoint) {
+		e.Secret = secret
+		e.UpdatedAt = now
+	}); err != nil {
+		return err
+	}
+	c.JSON(http.StatusOK, gin.H{"signing_secret": secret})
+	return nil
 }

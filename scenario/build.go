@@ -2,14 +2,226 @@ package scenario
 
 // Scenario blocks of the families: agents, deployments, real-time configs, alert rules, webhook endpoints (issue 4).
 
+import (
+	"encoding/json"
+	"net/url"
+	"regexp"
+	"slices"
+)
+
 // ScenarioBuild is the top-level block of these families.
-type ScenarioBuild struct{}
+type ScenarioBuild struct {
+	// Alerts holds instance-wide alert settings.
+	Alerts AlertSettings `yaml:"alerts" json:"alerts,omitzero"`
+}
+
+// AlertSettings are the instance-wide alert settings.
+type AlertSettings struct {
+	// EvaluationInterval is the cadence of rule evaluation on the virtual
+	// clock (default 1m).
+	EvaluationInterval Duration `yaml:"evaluation_interval" json:"evaluation_interval,omitempty"`
+}
 
 // AccountBuild is the account-level block of these families.
-type AccountBuild struct{}
+type AccountBuild struct {
+	// AlertRules are seeded alert rules of the account.
+	AlertRules []AlertRule `yaml:"alert_rules" json:"alert_rules,omitempty"`
+	// WebhookEndpoints are seeded webhook endpoints of the account.
+	WebhookEndpoints []WebhookEndpoint `yaml:"webhook_endpoints" json:"webhook_endpoints,omitempty"`
+}
+
+// AlertRule is a seeded alert rule (spec 2.3).
+type AlertRule struct {
+	// ID is ar_ plus letters and digits; empty gives a generated id.
+	ID string `yaml:"id" json:"id,omitempty"`
+	// Name of the rule.
+	Name string `yaml:"name" json:"name"`
+	// Project is the monitored project (slug or id); empty is account-wide.
+	Project        string `yaml:"project" json:"project,omitempty"`
+	Metric         string `yaml:"metric" json:"metric"`
+	Operator       string `yaml:"operator" json:"operator"`
+	ThresholdValue int64  `yaml:"threshold_value" json:"threshold_value"`
+	WindowDuration string `yaml:"window_duration" json:"window_duration"`
+	// Enabled defaults to true.
+	Enabled *bool `yaml:"enabled" json:"enabled,omitempty"`
+	// State is the initial state (default ok, or unknown under the
+	// initial_alert_state switch).
+	State string `yaml:"state" json:"state,omitempty"`
+}
+
+// WebhookEndpoint is a seeded webhook endpoint (spec 2.4; notes §6).
+type WebhookEndpoint struct {
+	// ID is whe_ plus letters and digits; empty gives a generated id.
+	ID   string `yaml:"id" json:"id,omitempty"`
+	Name string `yaml:"name" json:"name"`
+	URL  string `yaml:"url" json:"url"`
+	// EventTypes default to both alert events.
+	EventTypes []string          `yaml:"event_types" json:"event_types,omitempty"`
+	Headers    map[string]string `yaml:"headers" json:"headers,omitempty"`
+	// TimeoutMS is 1000 to 30000 (default 5000).
+	TimeoutMS int64 `yaml:"timeout_ms" json:"timeout_ms,omitempty"`
+	// Enabled defaults to true.
+	Enabled *bool `yaml:"enabled" json:"enabled,omitempty"`
+	// SigningSecret is the endpoint's secret (required: a test must know it
+	// to verify signatures).
+	SigningSecret string `yaml:"signing_secret" json:"-"`
+}
 
 // ProjectBuild is the project-level block of these families.
-type ProjectBuild struct{}
+type ProjectBuild struct {
+	// Agent is the build side of the project's agent (Agent ID = project
+	// id): the content of its main branch, where it is deployed, and its
+	// real-time configs.
+	Agent *AgentBuild `yaml:"agent" json:"agent,omitempty"`
+}
+
+// AgentBuild is the build side of an agent.
+type AgentBuild struct {
+	// Behavior is the main branch's behavior text.
+	Behavior string `yaml:"behavior" json:"behavior,omitempty"`
+	// KnowledgeBase are the main branch's topics.
+	KnowledgeBase []Topic `yaml:"knowledge_base" json:"knowledge_base,omitempty"`
+	// Deployed lists the environments the main branch is deployed to at
+	// start (sandbox, pre-release, live).
+	Deployed []string `yaml:"deployed" json:"deployed,omitempty"`
+	// RealTimeConfigs are the config pages per environment.
+	RealTimeConfigs map[string]RealTimeConfig `yaml:"real_time_configs" json:"real_time_configs,omitempty"`
+}
+
+// Topic is a knowledge-base topic: a user message that names it (contains
+// its name, case-insensitively) is answered with its content (a template).
+type Topic struct {
+	Name    string `yaml:"name" json:"name"`
+	Content string `yaml:"content" json:"content"`
+}
+
+// RealTimeConfig is a real-time config page of an environment.
+type RealTimeConfig struct {
+	// Schema is a JSON Schema (draft 2020-12 unless $schema says
+	// otherwise) the variables are validated against.
+	Schema map[string]any `yaml:"schema" json:"schema,omitempty"`
+	// Variables are the initial values.
+	Variables map[string]any `yaml:"variables" json:"variables,omitempty"`
+}
+
+var (
+	alertRuleIDRE = regexp.MustCompile(`^ar_[A-Za-z0-9]+$`)
+	webhookIDRE   = regexp.MustCompile(`^whe_[A-Za-z0-9]+$`)
+	// AlertMetrics, AlertOperators and AlertWindows are the enums of spec 2.3.
+	AlertMetrics   = []string{"turn_latency_p50", "turn_latency_p95", "api_errors", "function_errors", "call_crashes", "call_volume"}
+	AlertOperators = []string{">", "<", ">=", "<="}
+	AlertWindows   = []string{"5m", "10m", "60m"}
+	alertStateList = []string{"ok", "alert", "no_data", "unknown"}
+	webhookEvents  = []string{"alerts.triggered", "alerts.resolved"}
+)
 
 // buildPlane validates these families' blocks and fills in their defaults.
-func (v *validator) buildPlane(s *Scenario) {}
+func (v *validator) buildPlane(s *Scenario) {
+	ruleIDs, hookIDs := map[string]path{}, map[string]path{}
+	for i := range s.Accounts {
+		a := &s.Accounts[i]
+		ap := path{"accounts", i}
+		for j := range a.AlertRules {
+			r := &a.AlertRules[j]
+			p := ap.with("alert_rules", j)
+			if r.ID != "" && !alertRuleIDRE.MatchString(r.ID) {
+				v.reportf(p.with("id"), "invalid alert rule id %q (want ar_ followed by letters and digits)", r.ID)
+			}
+			v.unique(ruleIDs, r.ID, p.with("id"), "alert rule id")
+			if r.Name == "" {
+				v.reportf(p.with("name"), "required")
+			}
+			if r.Project != "" && a.Project(r.Project) == nil {
+				v.reportf(p.with("project"), "unknown project %q", r.Project)
+			}
+			v.oneOf(p.with("metric"), r.Metric, AlertMetrics)
+			v.oneOf(p.with("operator"), r.Operator, AlertOperators)
+			v.oneOf(p.with("window_duration"), r.WindowDuration, AlertWindows)
+			if r.ThresholdValue < 0 {
+				v.reportf(p.with("threshold_value"), "must be a non-negative integer")
+			}
+			if r.State != "" {
+				v.oneOf(p.with("state"), r.State, alertStateList)
+			}
+		}
+		for j := range a.WebhookEndpoints {
+			e := &a.WebhookEndpoints[j]
+			p := ap.with("webhook_endpoints", j)
+			if e.ID != "" && !webhookIDRE.MatchString(e.ID) {
+				v.reportf(p.with("id"), "invalid webhook endpoint id %q (want whe_ followed by letters and digits)", e.ID)
+			}
+			v.unique(hookIDs, e.ID, p.with("id"), "webhook endpoint id")
+			if e.Name == "" {
+				v.reportf(p.with("name"), "required")
+			}
+			if u, err := url.Parse(e.URL); e.URL == "" || err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+				v.reportf(p.with("url"), "want an absolute http or https URL")
+			}
+			for k, t := range e.EventTypes {
+				v.oneOf(p.with("event_types", k), t, webhookEvents)
+			}
+			if e.TimeoutMS != 0 && (e.TimeoutMS < 1000 || e.TimeoutMS > 30000) {
+				v.reportf(p.with("timeout_ms"), "must be from 1000 to 30000")
+			}
+			if e.SigningSecret == "" {
+				v.reportf(p.with("signing_secret"), "required")
+			}
+		}
+		for j := range a.Projects {
+			ag := a.Projects[j].Agent
+			if ag == nil {
+				continue
+			}
+			p := ap.with("projects", j, "agent")
+			names := map[string]path{}
+			for k, t := range ag.KnowledgeBase {
+				tp := p.with("knowledge_base", k)
+				if t.Name == "" {
+					v.reportf(tp.with("name"), "required")
+				}
+				v.unique(names, t.Name, tp.with("name"), "topic name")
+				v.template(tp.with("content"), t.Content)
+			}
+			for k, env := range ag.Deployed {
+				v.oneOf(p.with("deployed", k), env, Environments)
+			}
+			for env, cfg := range ag.RealTimeConfigs {
+				cp := p.with("real_time_configs", env)
+				if !slices.Contains(Environments, env) {
+					v.reportf(cp, "unknown environment %q (want live, pre-release or sandbox)", env)
+				}
+				if cfg.Schema != nil {
+					if _, err := json.Marshal(cfg.Schema); err != nil {
+						v.reportf(cp.with("schema"), "not JSON: %v", err)
+					}
+				}
+			}
+		}
+	}
+}
+
+// oneOf reports a value outside a list.
+func (v *validator) oneOf(p path, val string, list []string) {
+	if !slices.Contains(list, val) {
+		v.reportf(p, "%q is not one of %s", val, oneOfList(list))
+	}
+}
+
+func oneOfList(list []string) string {
+	out := ""
+	for i, s := range list {
+		if i > 0 {
+			out += ", "
+		}
+		out += s
+	}
+	return out
+}
+
+// mergeBuild merges the top-level block of a later scenario over an
+// earlier one (zero values do not override).
+func mergeBuild(dst *ScenarioBuild, src ScenarioBuild) {
+	if src.Alerts.EvaluationInterval != 0 {
+		dst.Alerts.EvaluationInterval = src.Alerts.EvaluationInterval
+	}
+}

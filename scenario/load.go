@@ -113,6 +113,8 @@ func Merge(list ...*Scenario) (*Scenario, error) {
 		out.Credentials = append(out.Credentials, s.Credentials...)
 		out.Faults = append(out.Faults, s.Faults...)
 		mergeLimits(&out.Limits, s.Limits)
+		mergeBuild(&out.ScenarioBuild, s.ScenarioBuild)
+		mergeRealtime(&out.ScenarioRealtime, s.ScenarioRealtime)
 		for k, v := range s.Fidelity {
 			if out.Fidelity == nil {
 				out.Fidelity = make(map[string]string)

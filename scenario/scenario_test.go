@@ -152,7 +152,7 @@ func TestDecodeErrors(t *testing.T) {
 		{"tab indentation", "accounts:\n\t- slug: a\n", []string{"t.yaml:2:1: syntax error: found character that cannot start any token"}},
 		{"unknown top-level key", "name: a\nsede: 1\n", []string{"t.yaml:2:1: sede: unknown field (did you mean seed?)"}},
 		{"unknown key, no suggestion", "name: a\nzzzzzz: 1\n",
-			[]string{"t.yaml:2:1: zzzzzz: unknown field (want name, seed, clock, accounts, credentials, limits, faults or fidelity)"}},
+			[]string{"t.yaml:2:1: zzzzzz: unknown field (want name, seed, clock, accounts, credentials, limits, faults, fidelity, alerts, messaging or outbound)"}},
 		{"unknown nested keys", y(`
 			accounts:
 			  - slug: acme
@@ -228,7 +228,7 @@ func TestDecodeErrors(t *testing.T) {
 		`), []string{
 			`t.yaml:1:7: seed: want an integer, got "x"`,
 			`t.yaml:3:11: accounts[0].slug: invalid slug "Acme" (want lowercase letters, digits and dashes, not starting with a dash)`,
-			"t.yaml:5:5: accounts[0].colour: unknown field (want slug, id, region or projects)",
+			"t.yaml:5:5: accounts[0].colour: unknown field (want slug, id, region, projects, alert_rules, webhook_endpoints or outbound)",
 			`t.yaml:6:13: accounts[0].region: unknown region "mars" (want us, uk or eu)`,
 			`t.yaml:8:35: credentials[0].account: unknown account "acme"`,
 		}},
@@ -256,7 +256,7 @@ func TestDecodeErrors(t *testing.T) {
 			  - <<: *base
 			    id: "1"
 		`), []string{
-			"t.yaml:1:1: x-base: unknown field (want name, seed, clock, accounts, credentials, limits, faults or fidelity)",
+			"t.yaml:1:1: x-base: unknown field (want name, seed, clock, accounts, credentials, limits, faults, fidelity, alerts, messaging or outbound)",
 		}},
 	}
 	for _, tt := range tests {
@@ -305,7 +305,7 @@ func TestAnchorsAndMergeKeys(t *testing.T) {
 		    slug: other
 		    id: "2"
 	`))
-	want := []string{"t.yaml:5:5: accounts[0].colour: unknown field (want slug, id, region or projects)"}
+	want := []string{"t.yaml:5:5: accounts[0].colour: unknown field (want slug, id, region, projects, alert_rules, webhook_endpoints or outbound)"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("problems (-want +got):\n%s", diff)
 	}

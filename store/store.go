@@ -272,3 +272,29 @@ func (s *Store) Restore(snap *Snapshot) error {
 	}
 	return nil
 }
+
+// Equal reports whether two snapshots hold the same data (tests use it to
+// check that a rejected request changed nothing).
+func (s *Snapshot) Equal(o *Snapshot) bool {
+	if s == nil || o == nil {
+		return s == o
+	}
+	if len(s.kvs) != len(o.kvs) {
+		return false
+	}
+	for i := range s.kvs {
+		if s.kvs[i] != o.kvs[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// Keys lists the keys of a snapshot, for test failure messages.
+func (s *Snapshot) Keys() []string {
+	out := make([]string, len(s.kvs))
+	for i, kv := range s.kvs {
+		out[i] = kv.k
+	}
+	return out
+}

@@ -31,7 +31,7 @@ import (
 )
 
 func main() {
-	os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr, os.Getenv))
+	os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr, os.Getenv, nil))
 }
 
 // options are mockd's settings.
@@ -84,7 +84,9 @@ func parseFlags(name string, args []string, stderr io.Writer, getenv func(string
 	return o, fs, nil
 }
 
-func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+// run is mockd: it returns the exit code. ready, when not nil, is called
+// with the bound address once the server listens (tests start on port 0).
+func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string, ready func(addr string)) int {
 	if len(args) > 0 {
 		switch args[0] {
 		case "validate":
@@ -107,7 +109,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := serve(ctx, o, log, stdout); err != nil {
+	if err := serve(ctx, o, log, stdout, ready); err != nil {
 		log.Error("mockd stopped", "err", err)
 		return 1
 	}
@@ -130,7 +132,7 @@ func newLogger(w io.Writer, format, level string) (*slog.Logger, error) {
 }
 
 // serve runs the server until ctx ends, then shuts down gracefully.
-func serve(ctx context.Context, o *options, log *slog.Logger, stdout io.Writer) error {
+func serve(ctx context.Context, o *options, log *slog.Logger, stdout io.Writer, ready func(addr string)) error {
 	gin.SetMode(gin.ReleaseMode)
 	mode, err := clock.ParseMode(o.clock)
 	if err != nil {
@@ -165,6 +167,9 @@ func serve(ctx context.Context, o *options, log *slog.Logger, stdout io.Writer) 
 	fmt.Fprintf(stdout, "  messaging: %s/messaging\n", base)
 	fmt.Fprintf(stdout, "  control:   %s/_mock\n", base)
 	log.Info("listening", "addr", ln.Addr().String())
+	if ready != nil {
+		ready(ln.Addr().String())
+	}
 
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

@@ -1,0 +1,353 @@
+package mockplatform
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/agentplatform/mockplatform/faults"
+	"github.com/agentplatform/mockplatform/scenario"
+	"github.com/agentplatform/mockplatform/store"
+)
+
+// The control plane (CONTRACT section 3): each endpoint does what the Go
+// method of the same name does.
+
+// coreControl starts a platform without a listener and returns a function
+// calling its control plane.
+func coreControl(t *testing.T, opts ...Option) (*Platform, func(method, path string, body any) coreResp) {
+	t.Helper()
+	p := Start(t, append([]Option{WithoutListener()}, opts...)...)
+	return p, func(method, path string, body any) coreResp {
+		t.Helper()
+		return coreDo(t, p.Client(), method, p.URL()+"/_mock"+path, body, "Content-Type", "application/json")
+	}
+}
+
+func TestControlHealth(t *testing.T) {
+	t.Parallel()
+	_, ctl := coreControl(t)
+	r := ctl("GET", "/health", nil)
+	coreMustStatus(t, r, http.StatusOK)
+	coreMustJSON(t, r, map[string]any{"status": "ok"})
+}
+
+func TestControlClock(t *testing.T) {
+	t.Parallel()
+	p, ctl := coreControl(t)
+	r := ctl("GET", "/clock", nil)
+	coreMustStatus(t, r, http.StatusOK)
+	coreMustJSON(t, r, map[string]any{"now": "2026-01-01T00:00:00Z", "mode": "manual"})
+
+	p.Advance(1500 * time.Millisecond)
+	coreMustJSON(t, ctl("GET", "/clock", nil), map[string]any{"now": p.Now().Format(time.RFC3339Nano), "mode": "manual"})
+}
+
+func TestControlAdvance(t *testing.T) {
+	t.Parallel()
+	p, ctl := coreControl(t)
+	start := p.Now()
+
+	// A timer due within the advance has fired before the answer.
+	fired := time.Time{}
+	p.clock.AfterFunc(4*time.Minute, func(now time.Time) { fired = now })
+	r := ctl("POST", "/clock/advance", map[string]any{"duration": "5m"})
+	coreMustStatus(t, r, http.StatusOK)
+	coreMustJSON(t, r, map[string]any{"now": "2026-01-01T00:05:00Z", "mode": "manual"})
+	if want := start.Add(4 * time.Minute); !fired.Equal(want) {
+		t.Fatalf("timer fired at %v, want %v before the answer", fired, want)
+	}
+	if !p.Now().Equal(start.Add(5 * time.Minute)) {
+		t.Fatalf("Now() = %v", p.Now())
+	}
+
+	// "to" moves to a time.
+	r = ctl("POST", "/clock/advance", map[string]any{"to": "2026-01-02T00:00:00Z"})
+	coreMustStatus(t, r, http.StatusOK)
+	coreMustJSON(t, r, map[string]any{"now": "2026-01-02T00:00:00Z", "mode": "manual"})
+	// Zero duration is allowed and changes nothing.
+	r = ctl("POST", "/clock/advance", map[string]any{"duration": "0s"})
+	coreMustStatus(t, r, http.StatusOK)
+
+	now := p.Now()
+	for _, tc := range []struct {
+		name string
+		body any
+		msg  string
+	}{
+		{"no body", nil, `body must be {"duration":"5m"} or {"to":"<RFC 3339 time>"}`},
+		{"not json", "5m", `body must be {"duration":"5m"} or {"to":"<RFC 3339 time>"}`},
+		{"duration a number", map[string]any{"duration": 300}, `body must be {"duration":"5m"} or {"to":"<RFC 3339 time>"}`},
+		{"bad to", map[string]any{"to": "tomorrow"}, `body must be {"duration":"5m"} or {"to":"<RFC 3339 time>"}`},
+		{"empty object", map[string]any{}, "duration or to is required"},
+		{"both", map[string]any{"duration": "1m", "to": "2027-01-01T00:00:00Z"}, "give duration or to, not both"},
+		{"negative", map[string]any{"duration": "-5m"}, "duration must be a non-negative Go duration such as 90s, 5m or 1h30m"},
+		{"unit missing", map[string]any{"duration": "5"}, "duration must be a non-negative Go duration such as 90s, 5m or 1h30m"},
+		{"days", map[string]any{"duration": "1d"}, "duration must be a non-negative Go duration such as 90s, 5m or 1h30m"},
+		{"to in the past", map[string]any{"to": "2025-01-01T00:00:00Z"}, "to is before now: the clock only moves forward"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := ctl("POST", "/clock/advance", tc.body)
+			coreMustStatus(t, r, http.StatusBadRequest)
+			coreMustJSON(t, r, map[string]any{"error": tc.msg})
+			if !p.Now().Equal(now) {
+				t.Fatalf("a rejected advance moved the clock to %v", p.Now())
+			}
+		})
+	}
+}
+
+func TestControlReset(t *testing.T) {
+	t.Parallel()
+	p, ctl := coreControl(t)
+	id := coreChatCreate(t, p, nil)
+	if _, err := p.AddFault(Fault{Action: coreFaultStatus(500), Match: coreMatch("agents", "")}); err != nil {
+		t.Fatal(err)
+	}
+	p.Advance(time.Hour)
+	r := ctl("POST", "/reset", nil)
+	coreMustStatus(t, r, http.StatusOK)
+	coreMustJSON(t, r, map[string]any{"status": "ok", "now": "2026-01-01T00:00:00Z"})
+	if _, err := p.Conversation(id); err != store.ErrNotFound {
+		t.Errorf("conversation after reset: %v", err)
+	}
+	if n := len(p.Faults()); n != 0 {
+		t.Errorf("%d faults after reset", n)
+	}
+	if n := len(p.Requests(RequestFilter{})); n != 0 {
+		t.Errorf("%d journal entries after reset", n)
+	}
+}
+
+func TestControlScenario(t *testing.T) {
+	t.Parallel()
+	p, ctl := coreControl(t)
+	id := coreChatCreate(t, p, nil)
+	before := p.Scenario()
+
+	// Invalid: 400 with every problem as file:line:column: message, and
+	// nothing changes.
+	bad := "name: broken\nbogus: 1\naccounts:\n  - slug: a\n    id: \"1\"\n    region: mars\n"
+	r := coreDo(t, p.Client(), "POST", p.URL()+"/_mock/scenario", bad, "Content-Type", "application/yaml")
+	coreMustStatus(t, r, http.StatusBadRequest)
+	coreMustJSON(t, r, map[string]any{"error": "invalid scenario", "problems": []string{
+		"<request>:2:1: bogus: unknown field " + coreTopLevelKeys(t),
+		`<request>:6:13: accounts[0].region: unknown region "mars" (want us, uk or eu)`,
+	}})
+	if p.Scenario() != before {
+		t.Fatal("an invalid scenario replaced the scenario")
+	}
+	if _, err := p.Conversation(id); err != nil {
+		t.Fatalf("an invalid scenario reset the data: %v", err)
+	}
+	r = ctl("POST", "/scenario", "name: [unclosed\n")
+	coreMustStatus(t, r, http.StatusBadRequest)
+	if m := r.coreMap(t); m["error"] != "invalid scenario" || len(m["problems"].([]any)) == 0 ||
+		!strings.HasPrefix(m["problems"].([]any)[0].(string), "<request>:1:") {
+		t.Fatalf("YAML syntax error body: %s", r.Body)
+	}
+
+	// Valid: replaces, then resets.
+	p.Advance(time.Hour)
+	yaml := "name: tiny\nclock: {start: 2027-03-04T05:06:07Z}\n"
+	r = ctl("POST", "/scenario", yaml)
+	coreMustStatus(t, r, http.StatusOK)
+	coreMustJSON(t, r, map[string]any{"status": "ok", "name": "tiny", "now": "2027-03-04T05:06:07Z"})
+	if p.Scenario().Name != "tiny" {
+		t.Fatalf("scenario = %q", p.Scenario().Name)
+	}
+	if _, err := p.Conversation(id); err != store.ErrNotFound {
+		t.Fatalf("data kept after a scenario load: %v", err)
+	}
+	// Reset goes back to the uploaded scenario.
+	p.Advance(time.Hour)
+	if err := p.Reset(); err != nil || !p.Now().Equal(time.Date(2027, 3, 4, 5, 6, 7, 0, time.UTC)) {
+		t.Fatalf("Reset: %v, now %v", err, p.Now())
+	}
+
+	// Too large.
+	r = ctl("POST", "/scenario", strings.Repeat("#", maxControlBody+1))
+	coreMustStatus(t, r, http.StatusRequestEntityTooLarge)
+	if p.Scenario().Name != "tiny" {
+		t.Fatal("an oversized body changed the scenario")
+	}
+}
+
+func TestControlScenarioGet(t *testing.T) {
+	t.Parallel()
+	p, ctl := coreControl(t)
+	r := ctl("GET", "/scenario", nil)
+	coreMustStatus(t, r, http.StatusOK)
+	var got scenario.Scenario
+	if err := json.Unmarshal(r.Body, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Name != "default" || len(got.Accounts) != 1 || got.Accounts[0].Slug != "acme" {
+		t.Fatalf("scenario = %+v", got)
+	}
+	// Keys are secrets: never in the answer.
+	for _, c := range p.Scenario().Credentials {
+		if strings.Contains(string(r.Body), c.Key) {
+			t.Errorf("GET /_mock/scenario shows the key %q", c.Key)
+		}
+	}
+}
+
+func TestControlRequests(t *testing.T) {
+	t.Parallel()
+	p, ctl := coreControl(t)
+	id := coreChatCreate(t, p, nil)
+	coreDo(t, p.Client(), "POST", p.RuntimeURL("us-1")+"/v1/acme/support/chat/respond",
+		map[string]any{"conversation_id": id, "message": "hours?"}, coreChatHeaders...)
+	coreDo(t, p.Client(), "POST", p.RuntimeURL("us-1")+"/v1/acme/support/chat/create", nil) // 401
+	coreDo(t, p.Client(), "GET", p.BuilderURL("us")+"/v1/nothing-here", nil)                // 404
+	ctl("GET", "/health", nil)                                                              // not journaled
+
+	for _, tc := range []struct {
+		query string
+		f     RequestFilter
+		n     int
+	}{
+		{"", RequestFilter{}, 4},
+		{"?family=chat", RequestFilter{Family: "chat"}, 3},
+		{"?family=agents", RequestFilter{Family: "agents"}, 1},
+		{"?method=get", RequestFilter{Method: "get"}, 1},
+		{"?path=/chat/respond", RequestFilter{Path: "/chat/respond"}, 1},
+		{"?status=401", RequestFilter{Status: 401}, 1},
+		{"?family=chat&status=200", RequestFilter{Family: "chat", Status: 200}, 2},
+		{"?limit=1", RequestFilter{Limit: 1}, 1},
+		{"?limit=0", RequestFilter{}, 4},
+		{"?family=nope", RequestFilter{Family: "nope"}, 0},
+	} {
+		t.Run(tc.query, func(t *testing.T) {
+			r := ctl("GET", "/requests"+tc.query, nil)
+			coreMustStatus(t, r, http.StatusOK)
+			want := p.Requests(tc.f)
+			if len(want) != tc.n {
+				t.Fatalf("Requests(%+v) = %d entries, want %d", tc.f, len(want), tc.n)
+			}
+			if want == nil {
+				want = []Request{}
+			}
+			coreMustJSON(t, r, map[string]any{"requests": want})
+		})
+	}
+	if last := p.Requests(RequestFilter{Limit: 1}); last[0].Path != "/builder/us/v1/nothing-here" {
+		t.Errorf("limit keeps the newest: %+v", last)
+	}
+	for _, q := range []string{"?status=abc", "?status=-1", "?limit=x", "?limit=-2"} {
+		r := ctl("GET", "/requests"+q, nil)
+		coreMustStatus(t, r, http.StatusBadRequest)
+		name := strings.TrimPrefix(strings.SplitN(q, "=", 2)[0], "?")
+		coreMustJSON(t, r, map[string]any{"error": name + " must be a non-negative integer"})
+	}
+}
+
+func TestControlFaults(t *testing.T) {
+	t.Parallel()
+	p, ctl := coreControl(t)
+	listed := func() any {
+		t.Helper()
+		r := ctl("GET", "/faults", nil)
+		coreMustStatus(t, r, http.StatusOK)
+		var v struct {
+			Faults []FaultStatus `json:"faults"`
+		}
+		if err := json.Unmarshal(r.Body, &v); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(p.Faults(), v.Faults, cmpopts.EquateEmpty()); diff != "" {
+			t.Fatalf("GET /faults differs from Faults() (-go +http):\n%s", diff)
+		}
+		return v.Faults
+	}
+	coreMustJSON(t, ctl("GET", "/faults", nil), map[string]any{"faults": []any{}})
+
+	// Add: 201 with the stored rule (id assigned).
+	rule := map[string]any{"match": map[string]any{"family": "chat", "method": "POST", "path": "/v1/*/*/chat/create"},
+		"action": map[string]any{"status": 429, "headers": map[string]string{"Retry-After": "7"}}, "times": 1}
+	r := ctl("POST", "/faults", rule)
+	coreMustStatus(t, r, http.StatusCreated)
+	coreMustJSON(t, r, map[string]any{"id": "fault-1", "match": rule["match"], "action": rule["action"], "times": 1})
+	r = ctl("POST", "/faults", map[string]any{"id": "mine", "action": map[string]any{"status": 500}, "match": map[string]any{"family": "agents"}})
+	coreMustStatus(t, r, http.StatusCreated)
+	listed()
+
+	// The rule applies to the API: the chat create gets the 429 once.
+	cr := coreDo(t, p.Client(), "POST", p.RuntimeURL("us-1")+"/v1/acme/support/chat/create", nil, coreChatHeaders...)
+	coreMustStatus(t, cr, http.StatusTooManyRequests)
+	if cr.Header.Get("Retry-After") != "7" {
+		t.Errorf("Retry-After = %q", cr.Header.Get("Retry-After"))
+	}
+	coreChatCreate(t, p, nil)
+	if st := p.Faults()[0]; st.Matched != 2 || st.Fired != 1 || !st.Exhausted {
+		t.Errorf("counters = %+v", st)
+	}
+	listed()
+
+	// Rejected rules change nothing.
+	for _, tc := range []struct {
+		name string
+		body any
+		msg  string
+	}{
+		{"unknown field", map[string]any{"action": map[string]any{"status": 500}, "matchh": map[string]any{}},
+			`invalid fault rule: json: unknown field "matchh"`},
+		{"not json", "status: 500", "invalid fault rule: invalid character 's' looking for beginning of value"},
+		{"bad status", map[string]any{"action": map[string]any{"status": 42}}, "faults: action.status: 42 is not an HTTP status"},
+		{"no action", map[string]any{"match": map[string]any{"family": "chat"}}, "faults: action: nothing to do (set status, body, delay, drop or preset)"},
+		{"bad family", map[string]any{"match": map[string]any{"family": "cats"}, "action": map[string]any{"drop": true}},
+			`faults: match.family: "cats" is not a family (want one of ` + strings.Join(faults.Families, ", ") + ")"},
+		{"duplicate id", map[string]any{"id": "mine", "action": map[string]any{"status": 500}}, `faults: id: "mine" is already in use`},
+		{"bad delay", map[string]any{"action": map[string]any{"delay": "soon"}}, `invalid fault rule: invalid duration "soon" (want e.g. 500ms, 5m, 1h)`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := p.Faults()
+			r := ctl("POST", "/faults", tc.body)
+			coreMustStatus(t, r, http.StatusBadRequest)
+			coreMustJSON(t, r, map[string]any{"error": tc.msg})
+			if diff := cmp.Diff(before, p.Faults()); diff != "" {
+				t.Fatalf("a rejected rule changed the list:\n%s", diff)
+			}
+		})
+	}
+
+	// Remove one, then an unknown one.
+	r = ctl("DELETE", "/faults/mine", nil)
+	coreMustStatus(t, r, http.StatusNoContent)
+	if len(p.Faults()) != 1 {
+		t.Fatalf("faults = %+v", p.Faults())
+	}
+	r = ctl("DELETE", "/faults/mine", nil)
+	coreMustStatus(t, r, http.StatusNotFound)
+	coreMustJSON(t, r, map[string]any{"error": `no fault rule "mine"`})
+
+	// Clear.
+	if _, err := p.AddFault(Fault{Action: coreFaultStatus(500)}); err != nil {
+		t.Fatal(err)
+	}
+	r = ctl("DELETE", "/faults", nil)
+	coreMustStatus(t, r, http.StatusNoContent)
+	if n := len(p.Faults()); n != 0 {
+		t.Fatalf("%d faults after clear", n)
+	}
+	listed()
+}
+
+func TestControlUnknownRoutesAnswerJSON(t *testing.T) {
+	t.Parallel()
+	_, ctl := coreControl(t)
+	r := ctl("GET", "/nope", nil)
+	coreMustStatus(t, r, http.StatusNotFound)
+	coreMustJSON(t, r, map[string]any{"error": "No route for GET /_mock/nope."})
+	r = ctl("PUT", "/reset", nil)
+	coreMustStatus(t, r, http.StatusMethodNotAllowed)
+	if m := r.coreMap(t); !strings.HasPrefix(m["error"].(string), "Method PUT is not allowed here") {
+		t.Fatalf("405 body: %s", r.Body)
+	}
+}

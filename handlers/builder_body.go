@@ -1,0 +1,231 @@
+package handlers
+
+// Body helpers of the builder families (agents, alerts, webhooks): these
+// bodies report every bad field at once (spec 7.2: "reported per field"),
+// so they are read field by field rather than by one json.Unmarshal.
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+)
+
+// Builder error messages and codes that tests compare.
+const (
+	MsgValidationFailed = "Validation failed"
+	CodeValidation      = "VALIDATION_ERROR"
+)
+
+// fieldBody is a decoded JSON object body: field name to raw value.
+type fieldBody struct {
+	raw  map[string]json.RawMessage
+	errs []FieldError
+}
+
+// readFields decodes the request body as a JSON object. known lists the
+// fields the operation knows; others are accepted and recorded as journal
+// warnings (M6). An empty body is an empty object when optional.
+func readFields(c *gin.Context, optional bool, known ...string) (*fieldBody, error) {
+	data, _ := c.Get(ctxBody)
+	body, _ := data.([]byte)
+	fb := &fieldBody{raw: map[string]json.RawMessage{}}
+	if len(bytes.TrimSpace(body)) == 0 {
+		if optional {
+			return fb, nil
+		}
+		return nil, invalid(CodeValidation, "Request body is required.")
+	}
+	if err := json.Unmarshal(body, &fb.raw); err != nil || fb.raw == nil {
+		var probe any
+		if json.Unmarshal(body, &probe) == nil {
+			return nil, invalid(CodeValidation, "Request body must be a JSON object.")
+		}
+		return nil, invalid(CodeValidation, "Request body is not valid JSON.")
+	}
+	var unknown []string
+	for k := range fb.raw {
+		if !containsStr(known, k) {
+			unknown = append(unknown, k)
+		}
+	}
+	sort.Strings(unknown)
+	for _, k := range unknown {
+		addWarning(c, "unknown field %q in request body (ignored, as the real service does)", k)
+	}
+	return fb, nil
+}
+
+func containsStr(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func (f *fieldBody) has(name string) bool { _, ok := f.raw[name]; return ok }
+
+func (f *fieldBody) isNull(name string) bool {
+	r, ok := f.raw[name]
+	return ok && string(bytes.TrimSpace(r)) == "null"
+}
+
+func (f *fieldBody) fail(name, format string, args ...any) {
+	f.errs = append(f.errs, FieldError{Field: name, Message: fmt.Sprintf(format, args...)})
+}
+
+// require reports a missing field; it returns whether the field is there.
+func (f *fieldBody) require(name string) bool {
+	if !f.has(name) {
+		f.fail(name, "is required")
+		return false
+	}
+	return true
+}
+
+// str reads a string field (ok false when absent or wrong).
+func (f *fieldBody) str(name string) (string, bool) {
+	r, ok := f.raw[name]
+	if !ok {
+		return "", false
+	}
+	var s string
+	if err := json.Unmarshal(r, &s); err != nil {
+		f.fail(name, "must be a string")
+		return "", false
+	}
+	return s, true
+}
+
+// strLen reads a string field of min to max characters (runes).
+func (f *fieldBody) strLen(name string, min, max int) (string, bool) {
+	s, ok := f.str(name)
+	if !ok {
+		return "", false
+	}
+	if n := len([]rune(s)); n < min || n > max {
+		f.fail(name, "must be %d to %d characters", min, max)
+		return "", false
+	}
+	return s, true
+}
+
+// enum reads a string field that must be one of values.
+func (f *fieldBody) enum(name string, values []string) (string, bool) {
+	r, ok := f.raw[name]
+	if !ok {
+		return "", false
+	}
+	var s string
+	if json.Unmarshal(r, &s) != nil || !containsStr(values, s) {
+		f.fail(name, "must be one of: %s", strings.Join(values, ", "))
+		return "", false
+	}
+	return s, true
+}
+
+// boolean reads a boolean field.
+func (f *fieldBody) boolean(name string) (bool, bool) {
+	r, ok := f.raw[name]
+	if !ok {
+		return false, false
+	}
+	var b bool
+	if err := json.Unmarshal(r, &b); err != nil {
+		f.fail(name, "must be a boolean")
+		return false, false
+	}
+	return b, true
+}
+
+// integer reads an integer field in [min, max].
+func (f *fieldBody) integer(name string, min, max int64, msg string) (int64, bool) {
+	r, ok := f.raw[name]
+	if !ok {
+		return 0, false
+	}
+	if b := bytes.TrimSpace(r); len(b) == 0 || (b[0] != '-' && (b[0] < '0' || b[0] > '9')) {
+		f.fail(name, "%s", msg)
+		return 0, false
+	}
+	var n json.Number
+	d := json.NewDecoder(bytes.NewReader(r))
+	d.UseNumber()
+	if err := d.Decode(&n); err != nil {
+		f.fail(name, "%s", msg)
+		return 0, false
+	}
+	v, err := n.Int64()
+	if err != nil || v < min || v > max {
+		f.fail(name, "%s", msg)
+		return 0, false
+	}
+	return v, true
+}
+
+// object reads an object field into v.
+func (f *fieldBody) object(name string, v any, msg string) bool {
+	r, ok := f.raw[name]
+	if !ok {
+		return false
+	}
+	if b := bytes.TrimSpace(r); len(b) == 0 || b[0] != '{' {
+		f.fail(name, "%s", msg)
+		return false
+	}
+	if err := json.Unmarshal(r, v); err != nil {
+		f.fail(name, "%s", msg)
+		return false
+	}
+	return true
+}
+
+// err is the 400 of the collected field errors, nil if none.
+func (f *fieldBody) err() error {
+	if len(f.errs) == 0 {
+		return nil
+	}
+	return invalid(CodeValidation, MsgValidationFailed, f.errs...)
+}
+
+// Time formats of the builder families.
+const (
+	// alertTime is the alerts and webhooks form: 2024-03-15T10:30:00Z (notes §16).
+	alertTime = "2006-01-02T15:04:05Z"
+	// agentTime is the Agents API form: 2026-05-11T22:18:27.225Z (notes §16).
+	agentTime = "2006-01-02T15:04:05.000Z"
+)
+
+func fmtAlertTime(t time.Time) string { return t.UTC().Format(alertTime) }
+
+func fmtAlertTimePtr(t *time.Time) *string {
+	if t == nil {
+		return nil
+	}
+	s := fmtAlertTime(*t)
+	return &s
+}
+
+func fmtAgentTime(t time.Time) string { return t.UTC().Format(agentTime) }
+
+// isBase62ID reports whether id is prefix plus at least one base62 character
+// (the patterns ^ar_[A-Za-z0-9]+$ and ^whe_[A-Za-z0-9]+$).
+func isBase62ID(id, prefix string) bool {
+	rest, ok := strings.CutPrefix(id, prefix)
+	if !ok || rest == "" {
+		return false
+	}
+	for i := 0; i < len(rest); i++ {
+		c := rest[i]
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			return false
+		}
+	}
+	return true
+}

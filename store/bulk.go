@@ -1,0 +1,101 @@
+package store
+
+import (
+	"encoding/json"
+	"fmt"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/tidwall/buntdb"
+)
+
+// PutConversations inserts or replaces many conversations (by region and
+// id) in one transaction, for bulk seeding (scenario generators). The JSON
+// encoding runs on all CPUs before the transaction, so the write lock is
+// held only for the key updates. Nothing is stored if any record is
+// invalid.
+func (s *Store) PutConversations(cs []*Conversation) error {
+	for _, c := range cs {
+		if err := checkConv("put conversations", c); err != nil {
+			return err
+		}
+	}
+	vals := make([]string, len(cs))
+	errs := make([]error, len(cs))
+	workers := min(runtime.GOMAXPROCS(0), max(1, len(cs)/256))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(cs); i += workers {
+				b, err := json.Marshal(cs[i])
+				vals[i], errs[i] = string(b), err
+			}
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			return fmt.Errorf("store: put conversations: encode %s/%s: %w", cs[i].Region, cs[i].ID, err)
+		}
+	}
+	err := s.update(func(tx *buntdb.Tx) error {
+		for i, c := range cs {
+			idKey := convIDKey(c.Region, c.ID)
+			oldPK, _, err := get(tx, idKey)
+			if err != nil {
+				return err
+			}
+			pk := convKey(c)
+			if oldPK != pk {
+				if oldPK != "" {
+					if err := del(tx, oldPK); err != nil {
+						return err
+					}
+				}
+				if err := set(tx, idKey, pk); err != nil {
+					return err
+				}
+			}
+			if err := set(tx, pk, vals[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("store: put conversations: %w", err)
+	}
+	return nil
+}
+
+// ScanConversations calls fn with the primary key and the raw JSON of each
+// conversation of a project that started in [from, to) (a zero bound is
+// unbounded), in (started_at, id) order, until fn returns false. It runs in
+// one read transaction: fn must be quick and must not call the Store. The
+// strings are immutable; a record that has not changed is passed as the
+// same string on every scan, so callers may memoise what they derive from
+// it (compare the raw value to validate a memo).
+func (s *Store) ScanConversations(region, account, project string, from, to time.Time, fn func(key, raw string) bool) error {
+	if err := need("scan conversations", region, account, project); err != nil {
+		return err
+	}
+	prefix := convPrefix(region, account, project)
+	lo, hi := prefix, prefixEnd(prefix)
+	if !from.IsZero() {
+		lo = prefix + tsenc(from)
+	}
+	if !to.IsZero() {
+		hi = prefix + tsenc(to)
+	}
+	if lo >= hi {
+		return nil
+	}
+	err := s.view(func(tx *buntdb.Tx) error { return tx.AscendRange("", lo, hi, fn) })
+	if err != nil {
+		return fmt.Errorf("store: scan conversations %s/%s/%s: %w", region, account, project, err)
+	}
+	return nil
+}

@@ -1,0 +1,61 @@
+package mockplatform
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/agentplatform/mockplatform/handlers"
+)
+
+// Webhook delivery headers (docs/fidelity.md G16).
+const (
+	WebhookTimestampHeader = handlers.HeaderWebhookTimestamp
+	WebhookSignatureHeader = handlers.HeaderWebhookSignature
+	WebhookEventIDHeader   = handlers.HeaderWebhookEventID
+)
+
+// Errors of VerifyWebhook.
+var (
+	ErrWebhookMissingHeaders = errors.New("mockplatform: webhook: missing X-PolyAI-Timestamp or X-PolyAI-Signature")
+	ErrWebhookBadTimestamp   = errors.New("mockplatform: webhook: X-PolyAI-Timestamp is not unix seconds")
+	ErrWebhookBadSignature   = errors.New("mockplatform: webhook: signature mismatch")
+)
+
+// VerifyWebhook checks the signature of an alert notification as the real
+// service signs it: X-PolyAI-Signature is the lowercase hex HMAC-SHA256,
+// keyed with the endpoint's signing secret, of "{X-PolyAI-Timestamp}.{body}".
+// body must be the raw request body. The timestamp's age is not checked
+// (the mock signs with its virtual clock); check it against your clock
+// with WebhookTimestamp (the real service advises rejecting deliveries
+// older than 300 s).
+func VerifyWebhook(secret string, header http.Header, body []byte) error {
+	ts, sig := header.Get(WebhookTimestampHeader), header.Get(WebhookSignatureHeader)
+	if ts == "" || sig == "" {
+		return ErrWebhookMissingHeaders
+	}
+	if _, err := strconv.ParseInt(ts, 10, 64); err != nil {
+		return ErrWebhookBadTimestamp
+	}
+	m := hmac.New(sha256.New, []byte(secret))
+	m.Write([]byte(ts + "."))
+	m.Write(body)
+	want := hex.EncodeToString(m.Sum(nil))
+	if !hmac.Equal([]byte(want), []byte(sig)) {
+		return ErrWebhookBadSignature
+	}
+	return nil
+}
+
+// WebhookTimestamp reads the X-PolyAI-Timestamp of a delivery.
+func WebhookTimestamp(header http.Header) (time.Time, error) {
+	n, err := strconv.ParseInt(header.Get(WebhookTimestampHeader), 10, 64)
+	if err != nil {
+		return time.Time{}, ErrWebhookBadTimestamp
+	}
+	return time.Unix(n, 0).UTC(), nil
+}
