@@ -1,0 +1,26 @@
+#!/bin/sh
+# Run every test of both Go modules: the main module (with the race
+# detector) and the nested mockdcontainer module. When a Docker engine
+# answers, the mockd image is built first and the container tests run
+# against it; without one they skip with a message and the rest still runs.
+#
+#	scripts/test.sh            (extra arguments go to both go test calls)
+set -eu
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+
+# The reaper image of testcontainers cannot be pulled without a registry.
+export TESTCONTAINERS_RYUK_DISABLED=true
+
+go vet ./...
+go test -race -count=1 "$@" ./...
+
+if docker info >/dev/null 2>&1; then
+	scripts/build-image.sh mockd:test
+	export MOCKD_IMAGE=mockd:test
+else
+	echo "scripts/test.sh: no Docker engine answers: the container tests will skip" >&2
+fi
+cd mockdcontainer
+go vet ./...
+go test -race -count=1 "$@" ./...
