@@ -1,6 +1,7 @@
 package mockplatform
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
@@ -123,6 +124,10 @@ func (p *Platform) handleControlScenario(c *gin.Context) {
 		controlError(c, http.StatusRequestEntityTooLarge, "scenario too large or unreadable")
 		return
 	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		controlError(c, http.StatusBadRequest, "the body must be a scenario in YAML (it is empty)")
+		return
+	}
 	sc, err := scenario.Parse("<request>", data)
 	if err != nil {
 		var list scenario.Errors
@@ -138,7 +143,7 @@ func (p *Platform) handleControlScenario(c *gin.Context) {
 		return
 	}
 	if err := p.LoadScenario(sc); err != nil {
-		controlError(c, http.StatusInternalServerError, err.Error())
+		controlError(c, http.StatusBadRequest, err.Error())
 		return
 	}
 	c.JSON(http.StatusOK, gin.H{"status": "ok", "name": sc.Name, "now": p.Now().Format(time.RFC3339Nano)})

@@ -351,3 +351,36 @@ func TestControlUnknownRoutesAnswerJSON(t *testing.T) {
 		t.Fatalf("405 body: %s", r.Body)
 	}
 }
+
+func TestControlScenarioEmptyBody(t *testing.T) {
+	p := Start(t, WithoutListener())
+	resp, err := p.Client().Post(p.URL()+"/_mock/scenario", "application/yaml", strings.NewReader("  \n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != 400 {
+		t.Fatalf("status %d, want 400", resp.StatusCode)
+	}
+	if p.Scenario().Name != "default" {
+		t.Fatalf("an empty body replaced the scenario with %q", p.Scenario().Name)
+	}
+}
+
+func TestUnknownPresetRefused(t *testing.T) {
+	p := Start(t, WithoutListener())
+	_, err := p.AddFault(Fault{Action: FaultAction{Preset: "no.such.preset"}})
+	if err == nil || !strings.Contains(err.Error(), `unknown preset "no.such.preset"`) {
+		t.Fatalf("AddFault err = %v", err)
+	}
+	if len(p.Faults()) != 0 {
+		t.Fatal("the rule was added")
+	}
+	if _, err := p.AddFault(Fault{Action: FaultAction{Preset: "messaging.expire_session"}}); err != nil {
+		t.Fatalf("a known preset was refused: %v", err)
+	}
+	y := "name: x\naccounts: [{slug: a, id: \"1\"}]\nfaults:\n  - {id: f, action: {preset: bogus}}\n"
+	if err := p.LoadScenarioYAML([]byte(y)); err == nil || !strings.Contains(err.Error(), `fault rule f: unknown preset "bogus"`) {
+		t.Fatalf("LoadScenarioYAML err = %v", err)
+	}
+}

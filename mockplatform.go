@@ -42,6 +42,10 @@ type (
 	Scenario = scenario.Scenario
 	// Fault is a fault rule.
 	Fault = faults.Rule
+	// FaultMatch selects the requests of a fault rule.
+	FaultMatch = faults.Match
+	// FaultAction is what a fault rule does.
+	FaultAction = faults.Action
 	// FaultStatus is a fault rule with its counters.
 	FaultStatus = faults.Status
 	// Request is one entry of the request journal.
@@ -334,6 +338,9 @@ func (p *Platform) LoadScenario(sc *Scenario) error {
 // loadScenario seeds the store from sc and resets. With keep, data already
 // in a persistent store is kept (only an empty store is seeded).
 func (p *Platform) loadScenario(sc *scenario.Scenario, keep bool) error {
+	if err := p.api.CheckPresets(sc.Faults); err != nil {
+		return fmt.Errorf("mockplatform: scenario: %w", err)
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	eff := p.effective(sc)
@@ -422,7 +429,12 @@ func (p *Platform) startOf(sc *scenario.Scenario) time.Time {
 func (p *Platform) Requests(f RequestFilter) []Request { return p.journal.List(f) }
 
 // AddFault adds a fault rule and returns it with its id.
-func (p *Platform) AddFault(r Fault) (Fault, error) { return p.faults.Add(r) }
+func (p *Platform) AddFault(r Fault) (Fault, error) {
+	if err := p.api.CheckPresets([]Fault{r}); err != nil {
+		return Fault{}, fmt.Errorf("faults: action.preset: %w", err)
+	}
+	return p.faults.Add(r)
+}
 
 // RemoveFault removes a fault rule by id and reports whether it existed.
 func (p *Platform) RemoveFault(id string) bool { return p.faults.Remove(id) }

@@ -198,12 +198,12 @@ func TestChatRespondDialogue(t *testing.T) {
 		t.Fatalf("turns=%d ood=%d silences=%d, want 4 2 1", len(c.Turns), c.NumOOD, c.NumSilences)
 	}
 	t1 := c.Turns[1]
-	if t1.UserInput != "Where is my order #123?" || !t1.UserInputAt.Equal(h.sc.Clock.Start) ||
-		t1.Latency != DefaultLatency || !t1.AgentResponseAt.Equal(h.sc.Clock.Start.Add(DefaultLatency)) ||
+	if t1.UserInput != "Where is my order #123?" || !t1.UserInputAt.Equal(h.start) ||
+		t1.Latency != DefaultLatency || !t1.AgentResponseAt.Equal(h.start.Add(DefaultLatency)) ||
 		!cmp.Equal(t1.Intents, []string{"order_status"}) {
 		t.Errorf("turn 1 = %+v", t1)
 	}
-	if !c.Turns[2].IsOOD || !c.Turns[2].UserInputAt.Equal(h.sc.Clock.Start.Add(30*time.Second)) {
+	if !c.Turns[2].IsOOD || !c.Turns[2].UserInputAt.Equal(h.start.Add(30*time.Second)) {
 		t.Errorf("turn 2 = %+v", c.Turns[2])
 	}
 	// metadata is for one turn only (spec 2.1).
@@ -228,7 +228,7 @@ func TestChatHandoff(t *testing.T) {
 	if !c.Handoff || c.HandoffDestination != "live_agent_queue" || c.HandoffReason != "customer_request" || c.InProgress {
 		t.Fatalf("record = handoff %v %q %q in_progress %v", c.Handoff, c.HandoffDestination, c.HandoffReason, c.InProgress)
 	}
-	if want := h.sc.Clock.Start.Add(time.Minute + DefaultLatency); !c.EndedAt.Equal(want) {
+	if want := h.start.Add(time.Minute + DefaultLatency); !c.EndedAt.Equal(want) {
 		t.Errorf("ended_at = %v, want %v", c.EndedAt, want)
 	}
 	hs, err := h.store.GetHandoffState("us", "1001", "2001", id, "")
@@ -265,7 +265,7 @@ func TestChatEndAndClose(t *testing.T) {
 	mustStatus(t, r, 200)
 	mustBody(t, r, map[string]any{"success": true})
 	c := h.conversation(id2)
-	if c.InProgress || !c.EndedAt.Equal(h.sc.Clock.Start.Add(2*time.Minute)) {
+	if c.InProgress || !c.EndedAt.Equal(h.start.Add(2*time.Minute)) {
 		t.Fatalf("after close: in_progress %v ended_at %v", c.InProgress, c.EndedAt)
 	}
 	r = h.do("PUT", chatBase+"/close", map[string]any{"conversation_id": id2}, chatHeaders...)

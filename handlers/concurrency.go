@@ -6,8 +6,8 @@ package handlers
 // count up to now.
 
 import (
-	"encoding/json"
 	"fmt"
+	json "github.com/goccy/go-json"
 	"net/http"
 	"slices"
 	"sort"

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	"github.com/gin-gonic/gin"
 	"github.com/google/go-cmp/cmp"
@@ -30,6 +31,7 @@ type harness struct {
 	faults  *faults.Set
 	journal *Journal
 	sc      *scenario.Scenario
+	start   time.Time // the clock's start
 }
 
 // newHarness starts an API on the default scenario, or on the scenario
@@ -50,6 +52,7 @@ func newHarness(t testing.TB, scenarioYAML ...string) *harness {
 	}
 	h := &harness{t: t, store: st, clock: clock.New(clock.ModeManual, sc.Clock.Start),
 		faults: faults.NewSet(sc.Seed), journal: NewJournal(0, 0), sc: sc}
+	h.start = h.clock.Now()
 	h.api = New(Deps{Store: st, Clock: h.clock, Faults: h.faults, Journal: h.journal})
 	h.api.SetScenario(sc)
 	if err := h.faults.Replace(sc.Faults, sc.Seed); err != nil {

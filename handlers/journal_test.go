@@ -41,7 +41,7 @@ func TestJournalRecordsRequest(t *testing.T) {
 
 	want := Entry{
 		Seq:           1,
-		Time:          h.sc.Clock.Start.Add(90 * time.Second),
+		Time:          h.start.Add(90 * time.Second),
 		Family:        "chat",
 		Method:        "POST",
 		Path:          chatBase + "/create",

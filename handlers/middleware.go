@@ -247,6 +247,20 @@ func (a *API) applyFault(c *gin.Context, f *family) (done bool, err error) {
 // presetFunc applies a named failure mode of a family.
 type presetFunc func(c *gin.Context, r faults.Rule) (done bool, err error)
 
+// CheckPresets reports the first fault rule whose preset no family knows.
+func (a *API) CheckPresets(rules []faults.Rule) error {
+	for i, r := range rules {
+		if r.Action.Preset != "" && a.preset(r.Action.Preset) == nil {
+			id := r.ID
+			if id == "" {
+				id = fmt.Sprintf("#%d", i+1)
+			}
+			return fmt.Errorf("fault rule %s: unknown preset %q", id, r.Action.Preset)
+		}
+	}
+	return nil
+}
+
 // preset looks up a named failure mode of any family.
 func (a *API) preset(name string) presetFunc {
 	for _, lookup := range []func(string) presetFunc{a.presetData, a.presetBuild, a.presetRealtime} {

@@ -26,7 +26,9 @@ func TestDefaultContract(t *testing.T) {
 		}
 	}
 	check("seed", s.Seed, int64(1))
-	check("clock.start", s.Clock.Start, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	// No start: a manual clock starts at clock.DefaultStart, a real one at
+	// wall time (mockd's default, CONTRACT section 4).
+	check("clock.start", s.Clock.Start, time.Time{})
 	if len(s.Accounts) != 1 {
 		t.Fatalf("accounts: got %d, want 1", len(s.Accounts))
 	}

@@ -2,8 +2,8 @@ package store
 
 import (
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
+	json "github.com/goccy/go-json"
 	"strings"
 	"time"
 

@@ -1,8 +1,8 @@
 package store
 
 import (
-	"encoding/json"
 	"fmt"
+	json "github.com/goccy/go-json"
 
 	"github.com/tidwall/buntdb"
 )

@@ -79,15 +79,15 @@ func (c *Conversation) Duration(now time.Time) time.Duration {
 type Turn struct {
 	UserInput            string            `json:"user_input"`
 	UserInputAt          time.Time         `json:"user_input_datetime"`
-	BargeIn              bool              `json:"barge_in"`
+	BargeIn              bool              `json:"barge_in,omitempty"`
 	AgentResponse        string            `json:"agent_response"`
 	AgentResponseAt      time.Time         `json:"agent_response_datetime"`
 	Intents              []string          `json:"intents"`
 	Entities             map[string]string `json:"entities"`
-	IsOOD                bool              `json:"is_ood"`
-	IsSilence            bool              `json:"is_silence"`
-	TranslatedUserInput  string            `json:"translated_user_input"`
-	EnglishAgentResponse string            `json:"english_agent_response"`
+	IsOOD                bool              `json:"is_ood,omitempty"`
+	IsSilence            bool              `json:"is_silence,omitempty"`
+	TranslatedUserInput  string            `json:"translated_user_input,omitempty"`
+	EnglishAgentResponse string            `json:"english_agent_response,omitempty"`
 	Latency              time.Duration     `json:"latency"`
 	Metadata             map[string]any    `json:"metadata,omitempty"`
 }

@@ -160,7 +160,7 @@ func serve(ctx context.Context, o *options, log *slog.Logger, stdout io.Writer, 
 		return err
 	}
 	srv := &http.Server{Handler: p, ReadHeaderTimeout: 10 * time.Second}
-	base := "http://" + ln.Addr().String()
+	base := "http://" + displayAddr(ln.Addr())
 	fmt.Fprintf(stdout, "mockd serving scenario %q (clock %s)\n", p.Scenario().Name, mode)
 	fmt.Fprintf(stdout, "  runtime:   %s/runtime/{us-1|uk-1|euw-1}\n", base)
 	fmt.Fprintf(stdout, "  builder:   %s/builder/{us|uk|eu}\n", base)
@@ -265,4 +265,17 @@ func healthcheck(args []string, stderr io.Writer, getenv func(string) string) in
 		return 1
 	}
 	return 0
+}
+
+// displayAddr is the address to print: an unspecified host (0.0.0.0, ::)
+// becomes localhost, which a user can paste.
+func displayAddr(a net.Addr) string {
+	host, port, err := net.SplitHostPort(a.String())
+	if err != nil {
+		return a.String()
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+		host = "localhost"
+	}
+	return net.JoinHostPort(host, port)
 }
