@@ -21,22 +21,38 @@ import (
 // maxControlBody bounds control-plane bodies (scenario uploads).
 const maxControlBody = 16 << 20
 
-func (p *Platform) registerControl(r *gin.Engine) {
+func registerControl(r *gin.Engine) {
 	g := r.Group("/_mock", controlRecovery)
-	g.GET("/health", p.handleControlHealth)
-	g.GET("/clock", p.handleControlClock)
-	g.POST("/clock/advance", p.handleControlAdvance)
-	g.POST("/reset", p.handleControlReset)
-	g.POST("/scenario", p.handleControlScenario)
-	g.GET("/scenario", p.handleControlScenarioGet)
-	g.GET("/requests", p.handleControlRequests)
-	g.GET("/faults", p.handleControlFaults)
-	g.POST("/faults", p.handleControlFaultAdd)
-	g.DELETE("/faults", p.handleControlFaultsClear)
-	g.DELETE("/faults/:id", p.handleControlFaultRemove)
-	p.registerControlData(g)
-	p.registerControlBuild(g)
-	p.registerControlRealtime(g)
+	g.GET("/health", ctl((*Platform).handleControlHealth))
+	g.GET("/clock", ctl((*Platform).handleControlClock))
+	g.POST("/clock/advance", ctl((*Platform).handleControlAdvance))
+	g.POST("/reset", ctl((*Platform).handleControlReset))
+	g.POST("/scenario", ctl((*Platform).handleControlScenario))
+	g.GET("/scenario", ctl((*Platform).handleControlScenarioGet))
+	g.GET("/requests", ctl((*Platform).handleControlRequests))
+	g.GET("/faults", ctl((*Platform).handleControlFaults))
+	g.POST("/faults", ctl((*Platform).handleControlFaultAdd))
+	g.DELETE("/faults", ctl((*Platform).handleControlFaultsClear))
+	g.DELETE("/faults/:id", ctl((*Platform).handleControlFaultRemove))
+	registerControlData(g)
+	registerControlBuild(g)
+	registerControlRealtime(g)
+}
+
+// platformKey is the request-context key of the Platform serving a request.
+type platformKey struct{}
+
+// ctl adapts a Platform method to a gin handler of the shared engine: the
+// Platform serving the request comes from its context (see ServeHTTP).
+func ctl(m func(p *Platform, c *gin.Context)) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		p, _ := c.Request.Context().Value(platformKey{}).(*Platform)
+		if p == nil {
+			controlError(c, http.StatusInternalServerError, "no platform in the request context")
+			return
+		}
+		m(p, c)
+	}
 }
 
 // controlRecovery answers a panic in a control handler with JSON.

@@ -35,8 +35,8 @@ func (p *Platform) Dial(number, from string) (DialResult, error) {
 }
 
 // registerControlData adds the families' control-plane routes under /_mock.
-func (p *Platform) registerControlData(g *gin.RouterGroup) {
-	g.POST("/dni/dial", p.handleControlDial)
+func registerControlData(g *gin.RouterGroup) {
+	g.POST("/dni/dial", ctl((*Platform).handleControlDial))
 }
 
 // handleControlDial handles "POST /_mock/dni/dial" {"number":"+1...","from":"+1..."}:

@@ -17,6 +17,7 @@
 package mockplatform
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -172,6 +173,17 @@ func quietGin() {
 	})
 }
 
+// sharedEngine is the one gin engine of the process: its routes serve
+// every Platform, each request on the Platform (and API) in its context.
+// It holds no state of any instance.
+var sharedEngine = sync.OnceValue(func() *gin.Engine {
+	quietGin()
+	e := gin.New()
+	registerControl(e) // before the API's middleware: control calls are not journaled
+	handlers.Register(e)
+	return e
+})
+
 // New returns a platform serving its scenario (the default one unless an
 // option gives another).
 func New(opts ...Option) (*Platform, error) {
@@ -202,9 +214,7 @@ func New(opts ...Option) (*Platform, error) {
 	}
 	p.clock = clock.New(cfg.mode, p.startOf(cfg.sc))
 	p.api = handlers.New(handlers.Deps{Store: st, Clock: p.clock, Faults: p.faults, Journal: p.journal, Logger: cfg.logger})
-	p.engine = gin.New()
-	p.registerControl(p.engine) // before the API's middleware: control calls are not journaled
-	p.api.Register(p.engine)
+	p.engine = sharedEngine()
 	keep := cfg.dataFile != ""
 	if err := p.loadScenario(cfg.sc, keep); err != nil {
 		p.Close()
@@ -245,7 +255,8 @@ func (p *Platform) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p.inflight.Add(1)
 	p.mu.Unlock()
 	defer p.inflight.Done()
-	p.engine.ServeHTTP(w, r)
+	ctx := context.WithValue(handlers.WithAPI(r.Context(), p.api), platformKey{}, p)
+	p.engine.ServeHTTP(w, r.WithContext(ctx))
 }
 
 // URL is the base address: the httptest server's, or PlaceholderURL.

@@ -114,28 +114,59 @@ func (a *API) goBackground(fn func(ctx context.Context)) {
 
 // Register adds every family's routes and the JSON answers for unknown routes
 // and methods to r.
-func (a *API) Register(r *gin.Engine) {
+//
+// The routes do not belong to one API: each request is served by the API
+// that WithAPI put in its context. So one engine, built once per process,
+// serves every instance (registering the routes costs more than the rest of
+// starting an instance).
+func Register(r *gin.Engine) {
 	r.HandleMethodNotAllowed = true
 	r.RedirectTrailingSlash = false
 	r.RedirectFixedPath = false
-	r.Use(a.recovery, a.correlation, a.record)
-	r.NoRoute(a.handleNoRoute)
-	r.NoMethod(a.handleNoMethod)
+	r.Use(mw((*API).recovery), mw((*API).correlation), mw((*API).record))
+	r.NoRoute(mw((*API).handleNoRoute))
+	r.NoMethod(mw((*API).handleNoMethod))
 
 	runtime := r.Group("/runtime/:region")
 	builder := r.Group("/builder/:region")
 	messaging := r.Group("/messaging")
-	a.registerChat(runtime)
-	a.registerConversations(runtime)
-	a.registerConcurrency(runtime)
-	a.registerHandoff(runtime)
-	a.registerDNI(runtime)
-	a.registerExternalEvents(runtime)
-	a.registerOutbound(runtime)
-	a.registerAgents(builder)
-	a.registerAlerts(builder)
-	a.registerWebhooks(builder)
-	a.registerMessaging(messaging)
+	registerChat(runtime)
+	registerConversations(runtime)
+	registerConcurrency(runtime)
+	registerHandoff(runtime)
+	registerDNI(runtime)
+	registerExternalEvents(runtime)
+	registerOutbound(runtime)
+	registerAgents(builder)
+	registerAlerts(builder)
+	registerWebhooks(builder)
+	registerMessaging(messaging)
+}
+
+// apiKey is the request-context key of the API that serves a request.
+type apiKey struct{}
+
+// WithAPI returns ctx with the API that serves the request.
+func WithAPI(ctx context.Context, a *API) context.Context {
+	return context.WithValue(ctx, apiKey{}, a)
+}
+
+// apiOf is the API serving a request (see WithAPI).
+func apiOf(c *gin.Context) *API {
+	a, _ := c.Request.Context().Value(apiKey{}).(*API)
+	return a
+}
+
+// mw adapts an API method to a gin handler of the shared engine.
+func mw(m func(a *API, c *gin.Context)) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		a := apiOf(c)
+		if a == nil {
+			c.AbortWithStatusJSON(500, gin.H{"error": "no API in the request context (use handlers.WithAPI)"})
+			return
+		}
+		m(a, c)
+	}
 }
 
 // Reset brings the families' in-memory state back to the scenario's

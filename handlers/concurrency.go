@@ -18,8 +18,8 @@ import (
 	"github.com/agentplatform/mockplatform/scenario"
 )
 
-func (a *API) registerConcurrency(rt gin.IRoutes) {
-	rt.GET("/v1/:account/:project/conversations/concurrency", a.wrap(famConcurrency, a.handleConcurrencyGet))
+func registerConcurrency(rt gin.IRoutes) {
+	rt.GET("/v1/:account/:project/conversations/concurrency", wrap(famConcurrency, (*API).handleConcurrencyGet))
 }
 
 // Concurrency constants and messages tests compare.

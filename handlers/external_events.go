@@ -40,8 +40,8 @@ import (
 	"github.com/agentplatform/mockplatform/store"
 )
 
-func (a *API) registerExternalEvents(rt gin.IRoutes) {
-	rt.POST("/v1/external-events/webhook", a.wrap(famExternalEvents, a.handleExternalEventsWebhook))
+func registerExternalEvents(rt gin.IRoutes) {
+	rt.POST("/v1/external-events/webhook", wrap(famExternalEvents, (*API).handleExternalEventsWebhook))
 }
 
 // External events messages ([OAS] for the two event id texts).

@@ -24,10 +24,10 @@ import (
 
 // mwRoute adds a test route under a family, with no credential check (the
 // family's credential kind is dropped): fault rules apply as on any route.
-func (h *harness) mwRoute(base string, fam *family, method, path string, fn handlerFunc) {
+func (h *harness) mwRoute(base string, fam *family, method, path string, fn func(c *gin.Context) error) {
 	f := *fam
 	f.kind, f.header = "", nil
-	h.engine.Handle(method, base+path, h.api.wrap(&f, fn))
+	h.engine.Handle(method, base+path, wrap(&f, func(_ *API, c *gin.Context) error { return fn(c) }))
 }
 
 // mwOK answers 200 {"ok":true}.
@@ -208,7 +208,7 @@ func TestFaultRealDelay(t *testing.T) {
 	}
 	done := make(chan struct{})
 	go func() {
-		h.engine.ServeHTTP(httptest.NewRecorder(), req)
+		h.handler().ServeHTTP(httptest.NewRecorder(), req)
 		close(done)
 	}()
 	select {
@@ -254,7 +254,7 @@ func TestFaultVirtualDelay(t *testing.T) {
 func TestFaultDropOverListener(t *testing.T) {
 	h := newHarness(t)
 	h.mwAdd(faults.Rule{ID: "drop", Match: faults.Match{Family: "chat", Path: "/v1/*/*/chat/create"}, Action: faults.Action{Drop: true}, Times: 1})
-	srv := httptest.NewServer(h.engine)
+	srv := httptest.NewServer(h.handler())
 	defer srv.Close()
 	client := srv.Client()
 	before := h.storeLen()

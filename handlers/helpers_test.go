@@ -61,8 +61,9 @@ func newHarness(t testing.TB, scenarioYAML ...string) *harness {
 	if err := Seed(st, sc, h.clock.Now()); err != nil {
 		t.Fatal(err)
 	}
+	h.api.Reset()
 	h.engine = gin.New()
-	h.api.Register(h.engine)
+	Register(h.engine)
 	t.Cleanup(func() {
 		h.api.Close()
 		h.clock.Close()
@@ -121,7 +122,7 @@ func (h *harness) do(method, path string, body any, headers ...string) response 
 		req.Header.Set(headers[i], headers[i+1])
 	}
 	rec := httptest.NewRecorder()
-	h.engine.ServeHTTP(rec, req)
+	h.handler().ServeHTTP(rec, req)
 	return response{Status: rec.Code, Header: rec.Header(), Body: rec.Body.Bytes()}
 }
 
@@ -191,4 +192,12 @@ func (h *harness) unchanged(t testing.TB, fn func()) {
 	if after := h.storeDump(); !before.Equal(after) {
 		t.Fatalf("the store changed:\nbefore %v\nafter  %v", before.Keys(), after.Keys())
 	}
+}
+
+// handler serves the harness's engine with its API in the request context
+// (the engine's routes are shared; the API comes from the context).
+func (h *harness) handler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.engine.ServeHTTP(w, r.WithContext(WithAPI(r.Context(), h.api)))
+	})
 }

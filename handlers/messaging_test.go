@@ -46,7 +46,7 @@ func msgSession(h *harness, tok string, streaming bool) string {
 
 // msgServer serves the harness on a real listener.
 func msgServer(h *harness) *httptest.Server {
-	srv := httptest.NewServer(h.engine)
+	srv := httptest.NewServer(h.handler())
 	h.t.Cleanup(srv.Close)
 	return srv
 }

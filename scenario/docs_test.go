@@ -56,14 +56,15 @@ func TestDocsExamples(t *testing.T) {
 		}
 		var doc string
 		switch first {
-		case "name", "seed", "clock", "limits", "faults", "fidelity", "credentials":
+		case "name", "seed", "clock", "limits", "faults", "fidelity", "credentials",
+			"alerts", "messaging", "outbound":
 			doc = block
 			if !strings.Contains(block, "\naccounts:") {
 				doc = docsBase + block
 			}
 		case "accounts":
 			doc = block
-		case "dialogue", "conversations", "handoff_states", "data_access":
+		case "dialogue", "conversations", "handoff_states", "data_access", "dni", "generate", "agent":
 			doc = docsBase + indent(block, 8)
 		case "when":
 			doc = docsBase + "        dialogue:\n          rules:\n            - name: x\n" + indent(block, 14) + "              then: {end: true}\n"
