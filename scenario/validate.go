@@ -216,6 +216,7 @@ func (v *validator) scenario(s *Scenario) {
 	v.dataPlane(s)
 	v.buildPlane(s)
 	v.realtime(s)
+	v.fidelity(s)
 }
 
 func (v *validator) slug(p path, s string) {

@@ -68,6 +68,9 @@ func (s *Store) PutConversations(cs []*Conversation) error {
 	if err != nil {
 		return fmt.Errorf("store: put conversations: %w", err)
 	}
+	if len(cs) > 0 {
+		s.convChanged()
+	}
 	return nil
 }
 

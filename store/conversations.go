@@ -98,6 +98,7 @@ func (s *Store) InsertConversation(c *Conversation) error {
 	if err != nil {
 		return fmt.Errorf("store: insert conversation %s/%s: %w", c.Region, c.ID, err)
 	}
+	s.convChanged()
 	return nil
 }
 
@@ -116,6 +117,7 @@ func (s *Store) PutConversation(c *Conversation) error {
 	if err != nil {
 		return fmt.Errorf("store: put conversation %s/%s: %w", c.Region, c.ID, err)
 	}
+	s.convChanged()
 	return nil
 }
 
@@ -196,6 +198,7 @@ func (s *Store) UpdateConversation(region, id string, fn func(c *Conversation) e
 	if err != nil {
 		return nil, fmt.Errorf("store: update conversation %s/%s: %w", region, id, err)
 	}
+	s.convChanged()
 	return out, nil
 }
 

@@ -31,6 +31,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/tidwall/buntdb"
 )
@@ -71,7 +72,26 @@ type Store struct {
 
 	closeOnce sync.Once
 	closeErr  error
+
+	// convVersion counts committed writes that changed conversations; see
+	// ConversationsVersion.
+	convVersion atomic.Uint64
 }
+
+// ConversationsVersion returns a counter incremented by every committed
+// write that changes any conversation (InsertConversation,
+// PutConversation, UpdateConversation, PutConversations, Restore and any
+// delete). Failed or rolled back writes leave it unchanged. The increment
+// happens after the write is visible, so a reader that caches data derived
+// from conversations must read the version BEFORE reading the data: the
+// cache is then valid as long as ConversationsVersion returns the same
+// value (a write racing with the read can only make the cache look stale,
+// never make a stale cache look valid). The counter never decreases, also
+// not across Restore.
+func (s *Store) ConversationsVersion() uint64 { return s.convVersion.Load() }
+
+// convChanged records a committed change of conversations.
+func (s *Store) convChanged() { s.convVersion.Add(1) }
 
 // Open opens a store. An empty path or ":memory:" gives a purely in-memory
 // store; any other path is a buntdb append-only file, replayed on open and
@@ -270,6 +290,7 @@ func (s *Store) Restore(snap *Snapshot) error {
 	if err != nil {
 		return fmt.Errorf("store: restore: %w", err)
 	}
+	s.convChanged()
 	return nil
 }
 
