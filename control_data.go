@@ -12,7 +12,8 @@ import (
 )
 
 // Control-plane operations of the data families (issue 3): a simulated
-// caller dialling a reserved number (spec 4.9).
+// caller dialling a reserved number (spec 4.9), speaking into a voice call
+// and hanging up.
 
 // DialResult is the voice conversation a dialled number started.
 type DialResult = handlers.DialResult
@@ -34,9 +35,95 @@ func (p *Platform) Dial(number, from string) (DialResult, error) {
 	return *r, nil
 }
 
+// SayResult is the agent's answer to a caller's utterance.
+type SayResult = handlers.SayResult
+
+// CallHandoff is the transfer a caller's turn caused.
+type CallHandoff = handlers.CallHandoff
+
+// Errors of Say and Hangup.
+var (
+	// ErrCallNotFound: no conversation has this id.
+	ErrCallNotFound = handlers.ErrCallNotFound
+	// ErrNotVoice: the conversation is not a voice call.
+	ErrNotVoice = handlers.ErrNotVoice
+	// ErrCallEnded: the call has ended (hung up, or ended by the agent).
+	ErrCallEnded = handlers.ErrCallEnded
+)
+
+// Say speaks text as the caller into an in-progress voice conversation
+// (VOICE-SIP or another VOICE-* channel: a dialled reserved number, an
+// answered outbound call, a seeded call) and returns the agent's answer.
+// The turn runs through the dialogue like a chat message, so handoffs
+// (readable through the Handoff API), awaited external events and ending
+// rules apply; Ended reports that the agent ended the call. An empty text
+// is a silent turn. Errors wrap ErrCallNotFound, ErrNotVoice or
+// ErrCallEnded.
+func (p *Platform) Say(conversationID, text string) (SayResult, error) {
+	r, err := p.api.Say(conversationID, text)
+	if err != nil {
+		return SayResult{}, err
+	}
+	return *r, nil
+}
+
+// Hangup ends an in-progress voice conversation as the caller: it is no
+// longer in progress, ended_at is now, and its state has closed_by
+// "caller". Errors wrap ErrCallNotFound, ErrNotVoice or ErrCallEnded.
+func (p *Platform) Hangup(conversationID string) error {
+	return p.api.Hangup(conversationID)
+}
+
 // registerControlData adds the families' control-plane routes under /_mock.
 func registerControlData(g *gin.RouterGroup) {
 	g.POST("/dni/dial", ctl((*Platform).handleControlDial))
+	g.POST("/calls/:id/say", ctl((*Platform).handleControlSay))
+	g.POST("/calls/:id/hangup", ctl((*Platform).handleControlHangup))
+}
+
+// callErrorStatus maps the errors of Say and Hangup to control-plane
+// statuses: 404 unknown id, 409 not a voice call, 410 call ended.
+func callErrorStatus(err error) int {
+	switch {
+	case errors.Is(err, ErrCallNotFound):
+		return http.StatusNotFound
+	case errors.Is(err, ErrNotVoice):
+		return http.StatusConflict
+	case errors.Is(err, ErrCallEnded):
+		return http.StatusGone
+	}
+	return http.StatusInternalServerError
+}
+
+// handleControlSay handles "POST /_mock/calls/{id}/say" {"text":"..."}:
+// 200 {"conversation_id","response","end_conversation","handoff"?}; an
+// empty text is a silent turn; 400 without "text", 404/409/410 (see
+// callErrorStatus).
+func (p *Platform) handleControlSay(c *gin.Context) {
+	var req struct {
+		Text *string `json:"text"`
+	}
+	if err := json.NewDecoder(io.LimitReader(c.Request.Body, 64<<10)).Decode(&req); err != nil || req.Text == nil {
+		controlError(c, http.StatusBadRequest, `body must be {"text":"what the caller says"} ("" for silence)`)
+		return
+	}
+	res, err := p.Say(c.Param("id"), *req.Text)
+	if err != nil {
+		controlError(c, callErrorStatus(err), err.Error())
+		return
+	}
+	c.JSON(http.StatusOK, res)
+}
+
+// handleControlHangup handles "POST /_mock/calls/{id}/hangup" (no body):
+// 200 {"conversation_id","ended":true}, 404/409/410 (see callErrorStatus).
+func (p *Platform) handleControlHangup(c *gin.Context) {
+	id := c.Param("id")
+	if err := p.Hangup(id); err != nil {
+		controlError(c, callErrorStatus(err), err.Error())
+		return
+	}
+	c.JSON(http.StatusOK, gin.H{"conversation_id": id, "ended": true})
 }
 
 // handleControlDial handles "POST /_mock/dni/dial" {"number":"+1...","from":"+1..."}:

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 const dataTestScenario = `
@@ -21,18 +23,45 @@ accounts:
         dni: {numbers: ["+14155550100"], window: 2m}
         dialogue:
           greeting: "Hello {{.Attributes.name}}"
+          rules:
+            - name: live_agent
+              when: {contains: agent}
+              then:
+                reply: Transferring you.
+                handoff:
+                  destination: queue_a
+                  reason: asked
+                  data: {name: "{{.Attributes.name}}", note: "{{.Message}}"}
+            - name: refund
+              when: {contains: refund}
+              then: {reply: Refunds take five days.}
 credentials:
   - {kind: dni, key: dni-key, account: acme, project: support}
   - {kind: conversations, key: conv-key, account: acme}
+  - {kind: chat, key: chat-key, account: acme, project: support}
+  - {kind: connector, key: conn-token, account: acme, project: support, client_env: live}
+  - {kind: handoff, key: handoff-key, account: acme}
 `
 
 func dataPost(t *testing.T, p *Platform, url, body string, headers ...string) (int, map[string]any) {
 	t.Helper()
-	req, err := http.NewRequest("POST", url, strings.NewReader(body))
+	return dataDo(t, p, "POST", url, body, headers...)
+}
+
+func dataGet(t *testing.T, p *Platform, url string, headers ...string) (int, map[string]any) {
+	t.Helper()
+	return dataDo(t, p, "GET", url, "", headers...)
+}
+
+func dataDo(t *testing.T, p *Platform, method, url, body string, headers ...string) (int, map[string]any) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
-	req.Header.Set("Content-Type", "application/json")
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	for i := 0; i+1 < len(headers); i += 2 {
 		req.Header.Set(headers[i], headers[i+1])
 	}
@@ -132,5 +161,164 @@ func TestGeneratedDataSurvivesReset(t *testing.T) {
 	}
 	if n := count(); n != 100 {
 		t.Errorf("after reset: %d", n)
+	}
+}
+
+// dataDial reserves the pool's number with attributes and dials it
+// through the control plane: the call's conversation id.
+func dataDial(t *testing.T, p *Platform, attrs string) string {
+	t.Helper()
+	status, body := dataPost(t, p, p.RuntimeURL("us-1")+"/v1/conversations/dni-reservation", `{"attributes":`+attrs+`}`, "x-api-key", "dni-key")
+	if status != 200 {
+		t.Fatalf("reserve: %d %v", status, body)
+	}
+	status, body = dataPost(t, p, p.URL()+"/_mock/dni/dial", `{"number":"`+body["dni"].(string)+`"}`)
+	if status != 200 {
+		t.Fatalf("dial: %d %v", status, body)
+	}
+	return body["conversation_id"].(string)
+}
+
+// TestCallSayAndHangup drives a dialled call through the control plane:
+// the caller speaks, is handed off (readable through the Handoff API),
+// and another call is hung up; then the errors of both routes.
+func TestCallSayAndHangup(t *testing.T) {
+	p := Start(t, WithScenarioYAML([]byte(dataTestScenario)), WithoutListener())
+	id := dataDial(t, p, `{"name":"Ada"}`)
+	calls := p.URL() + "/_mock/calls/"
+
+	status, body := dataPost(t, p, calls+id+"/say", `{"text":"I need a refund"}`)
+	if diff := cmp.Diff(map[string]any{"conversation_id": id, "response": "Refunds take five days.", "end_conversation": false}, body); status != 200 || diff != "" {
+		t.Errorf("say: %d (-want +got):\n%s", status, diff)
+	}
+	status, body = dataPost(t, p, calls+id+"/say", `{"text":"agent please"}`)
+	want := map[string]any{"conversation_id": id, "response": "Transferring you.", "end_conversation": true,
+		"handoff": map[string]any{"destination": "queue_a", "reason": "asked"}}
+	if diff := cmp.Diff(want, body); status != 200 || diff != "" {
+		t.Errorf("say agent: %d (-want +got):\n%s", status, diff)
+	}
+	status, body = dataGet(t, p, p.RuntimeURL("us-1")+"/v1/acme/support/handoff_state?id="+id, "x-api-key", "handoff-key")
+	if diff := cmp.Diff(map[string]any{"id": id, "data": map[string]any{"name": "Ada", "note": "agent please"}}, body); status != 200 || diff != "" {
+		t.Errorf("handoff state: %d (-want +got):\n%s", status, diff)
+	}
+	// The call is over.
+	if status, body = dataPost(t, p, calls+id+"/say", `{"text":"hello?"}`); status != 410 {
+		t.Errorf("say after the handoff: %d %v", status, body)
+	}
+	if status, body = dataPost(t, p, calls+id+"/hangup", ""); status != 410 {
+		t.Errorf("hangup after the handoff: %d %v", status, body)
+	}
+
+	// Another call, hung up by the caller (the Go method says the same).
+	p.Advance(2 * time.Minute) // the first reservation's window
+	id2 := dataDial(t, p, `{"name":"Bo"}`)
+	if res, err := p.Say(id2, "refund?"); err != nil || res.Response != "Refunds take five days." || res.Ended {
+		t.Errorf("Say = %+v, %v", res, err)
+	}
+	p.Advance(2 * time.Minute)
+	status, body = dataPost(t, p, calls+id2+"/hangup", "")
+	if diff := cmp.Diff(map[string]any{"conversation_id": id2, "ended": true}, body); status != 200 || diff != "" {
+		t.Errorf("hangup: %d (-want +got):\n%s", status, diff)
+	}
+	c, err := p.Conversation(id2)
+	if err != nil || c.InProgress || !c.EndedAt.Equal(p.Now()) {
+		t.Errorf("hung-up call: %+v %v", c, err)
+	}
+	if err := p.Hangup(id2); !errors.Is(err, ErrCallEnded) {
+		t.Errorf("Hangup twice: %v", err)
+	}
+
+	// Errors.
+	chat := dataChatCreate(t, p)
+	for _, tc := range []struct {
+		name, path, body string
+		status           int
+	}{
+		{"no text", id2 + "/say", `{}`, 400},
+		{"not JSON", id2 + "/say", `{`, 400},
+		{"text not a string", id2 + "/say", `{"text":5}`, 400},
+		{"unknown call", "CA-nope/say", `{"text":"hi"}`, 404},
+		{"unknown call hangup", "CA-nope/hangup", "", 404},
+		{"chat conversation", chat + "/say", `{"text":"hi"}`, 409},
+		{"chat conversation hangup", chat + "/hangup", "", 409},
+	} {
+		status, body := dataPost(t, p, calls+tc.path, tc.body)
+		if msg, _ := body["error"].(string); status != tc.status || msg == "" {
+			t.Errorf("%s: %d %v, want %d with an error message", tc.name, status, body, tc.status)
+		}
+	}
+}
+
+func dataChatCreate(t *testing.T, p *Platform) string {
+	t.Helper()
+	status, body := dataPost(t, p, p.RuntimeURL("us-1")+"/v1/acme/support/chat/create", `{}`,
+		"X-API-KEY", "chat-key", "X-TOKEN", "conn-token")
+	if status != 200 {
+		t.Fatalf("chat create: %d %v", status, body)
+	}
+	return body["conversation_id"].(string)
+}
+
+// TestDataDoneWhen is issue 3's "done when" through the public HTTP
+// surface: a conversation held through the chat API is found through the
+// v3 API by transcript search, appears in the concurrency series while in
+// progress, and its handoff data is readable through the Handoff API; a
+// reset brings the series back.
+func TestDataDoneWhen(t *testing.T) {
+	p := Start(t, WithScenarioYAML([]byte(dataTestScenario)), WithoutListener())
+	rt := p.RuntimeURL("us-1")
+	conc := func() []any {
+		t.Helper()
+		status, body := dataGet(t, p, rt+"/v1/acme/support/conversations/concurrency?start_time=2026-03-01T12:00:00Z&end_time=2026-03-01T12:15:00Z",
+			"x-api-key", "conv-key")
+		if status != 200 {
+			t.Fatalf("concurrency: %d %v", status, body)
+		}
+		var peaks []any
+		for _, iv := range body["intervals"].([]any) {
+			peaks = append(peaks, iv.(map[string]any)["max_concurrent_conversations"])
+		}
+		return peaks
+	}
+	if diff := cmp.Diff([]any{0.0, 0.0, 0.0}, conc()); diff != "" {
+		t.Fatalf("series before (-want +got):\n%s", diff)
+	}
+	id := dataChatCreate(t, p)
+	p.Advance(6 * time.Minute)
+	chatHeaders := []string{"X-API-KEY", "chat-key", "X-TOKEN", "conn-token"}
+	if status, body := dataPost(t, p, rt+"/v1/acme/support/chat/respond", `{"conversation_id":"`+id+`","message":"is a refund possible"}`, chatHeaders...); status != 200 {
+		t.Fatalf("respond: %d %v", status, body)
+	}
+	status, body := dataGet(t, p, rt+"/v3/acme/support/conversations?query_type=transcript&query=refund&start_time=2026-03-01T11:00:00Z&end_time=2026-03-01T13:00:00Z",
+		"x-api-key", "conv-key")
+	list, _ := body["conversations"].([]any)
+	if status != 200 || len(list) != 1 || list[0].(map[string]any)["id"] != id || list[0].(map[string]any)["in_progress"] != true {
+		t.Fatalf("transcript search: %d %v", status, body)
+	}
+	// In progress since 12:00, now 12:06: it counts up to now.
+	if diff := cmp.Diff([]any{1.0, 1.0, 0.0}, conc()); diff != "" {
+		t.Errorf("series while in progress (-want +got):\n%s", diff)
+	}
+	p.Advance(5 * time.Minute) // 12:11
+	if diff := cmp.Diff([]any{1.0, 1.0, 1.0}, conc()); diff != "" {
+		t.Errorf("series later (-want +got):\n%s", diff)
+	}
+	status, body = dataPost(t, p, rt+"/v1/acme/support/chat/respond", `{"conversation_id":"`+id+`","message":"a human agent please"}`, chatHeaders...)
+	if status != 200 || body["end_conversation"] != true {
+		t.Fatalf("handoff turn: %d %v", status, body)
+	}
+	status, body = dataGet(t, p, rt+"/v1/acme/support/handoff_state?id="+id, "x-api-key", "handoff-key")
+	if diff := cmp.Diff(map[string]any{"id": id, "data": map[string]any{"name": "", "note": "a human agent please"}}, body); status != 200 || diff != "" {
+		t.Errorf("handoff state: %d (-want +got):\n%s", status, diff)
+	}
+	p.Advance(10 * time.Minute) // ended at 12:11
+	if diff := cmp.Diff([]any{1.0, 1.0, 1.0}, conc()); diff != "" {
+		t.Errorf("series after the end (-want +got):\n%s", diff)
+	}
+	if err := p.Reset(); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]any{0.0, 0.0, 0.0}, conc()); diff != "" {
+		t.Errorf("series after reset (-want +got):\n%s", diff)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"regexp"
 	"slices"
@@ -65,6 +66,7 @@ func registerAgents(rt gin.IRoutes) {
 	rt.GET("/v1/agents/:agent/real-time-configs/:env", wrap(famAgents, (*API).handleConfigGet))
 	rt.PUT("/v1/agents/:agent/real-time-configs/:env/schema", wrap(famAgents, (*API).handleConfigSchema))
 	rt.PATCH("/v1/agents/:agent/real-time-configs/:env/variables", wrap(famAgents, (*API).handleConfigVariables))
+	registerTelephony(rt) // telephony.go
 }
 
 // Agents error codes (notes §4) and messages that tests compare. Under the
@@ -87,6 +89,7 @@ const (
 	CodeVariantDefault     = "VARIANTS_REMOVE_DEFAULT_ERROR"
 	CodeVariantDuplicate   = "VARIANTS_DUPLICATE_NAME_ERROR"
 	CodeAttributeDuplicate = "ATTRIBUTES_DUPLICATE_NAME_ERROR"
+	CodeAlreadyPublished   = "DEPLOYMENTS_ALREADY_PUBLISHED"
 
 	MsgAgentNotFound      = "Agent not found."
 	MsgBranchNotFound     = "Branch not found."
@@ -106,6 +109,7 @@ const (
 	MsgVariantDuplicate   = "A variant with this name already exists."
 	MsgAttributeDuplicate = "An attribute with this name already exists."
 	MsgItemNotFound       = "Not found."
+	MsgAlreadyPublished   = "Deployments already published"
 )
 
 // Fidelity switches of the agents family (docs/fidelity.md).
@@ -114,6 +118,8 @@ const (
 	switchMergeConflict  = "merge_conflict_status" // "409" (default) | "400" (D5)
 	switchDeployResponse = "deploy_response"       // "spec" (default) | "wrapped" (D6)
 	switchPromoteSkip    = "promote_skip_stage"    // "allow" (default) | "reject" (D21)
+	switchAgentCreate    = "agent_create"          // "spec" (default) | "oas" (D2)
+	switchMergeDeploy    = "merge_deploy"          // "off" (default) | "sandbox" (D22)
 )
 
 const (
@@ -358,26 +364,38 @@ var agentIDRE = regexp.MustCompile(`^[a-zA-Z0-9-]+$`)
 
 // handleAgentCreate handles "POST {builder}/v1/agents" (and the account
 // path): name 1-128 characters and description (spec 4.3); the real
-// fields responseSettings and agentId are accepted too (D2).
+// fields responseSettings and agentId are accepted too (D2). Under
+// agent_create: oas the real body rules apply instead (createAgentOAS).
 func (a *API) handleAgentCreate(c *gin.Context) error {
+	oas := a.world().fidelity(switchAgentCreate) == "oas"
+	var name, desc, id string
+	var hasID bool
+	if oas {
+		var err error
+		if name, id, hasID, err = readCreateAgentOAS(c); err != nil {
+			return err
+		}
+	} else {
+		f, err := readFields(c, false, "name", "description", "agentId", "responseSettings", "voiceSettings", "llmSettings", "experimentalConfig")
+		if err != nil {
+			return err
+		}
+		f.require("name")
+		name, _ = f.strLen("name", 1, 128)
+		desc, _ = f.str("description")
+		id, hasID = f.str("agentId")
+		if hasID && !agentIDRE.MatchString(id) {
+			f.fail("agentId", "must match ^[a-zA-Z0-9-]+$")
+		}
+		if err := f.err(); err != nil {
+			return err
+		}
+	}
 	p := principal(c)
-	f, err := readFields(c, false, "name", "description", "agentId", "responseSettings", "voiceSettings", "llmSettings", "experimentalConfig")
-	if err != nil {
-		return err
-	}
-	f.require("name")
-	name, _ := f.strLen("name", 1, 128)
-	desc, _ := f.str("description")
-	id, hasID := f.str("agentId")
-	if hasID && !agentIDRE.MatchString(id) {
-		f.fail("agentId", "must match ^[a-zA-Z0-9-]+$")
-	}
-	if err := f.err(); err != nil {
-		return err
-	}
 	now := a.clock.Now()
 	a.build.agentMu.Lock()
 	defer a.build.agentMu.Unlock()
+	var err error
 	for range 5 {
 		if !hasID {
 			id = a.newID("PROJECT-", upperAlnum, 8)
@@ -386,6 +404,11 @@ func (a *API) handleAgentCreate(c *gin.Context) error {
 		d.Description = desc
 		err = a.store.InsertDoc(docAgent, p.Region, id, d)
 		if err == nil {
+			if oas {
+				// OAS CreateAgentResponse: 200, these six fields only.
+				c.JSON(http.StatusOK, d.view())
+				return nil
+			}
 			c.JSON(http.StatusCreated, gin.H{"accountId": d.AccountID, "agentId": d.AgentID, "agentName": d.Name,
 				"description": d.Description, "createdAt": fmtAgentTime(now), "updatedAt": fmtAgentTime(now), "branchCount": 1,
 				"branch": branchView(d.Branches[0])})
@@ -399,6 +422,92 @@ func (a *API) handleAgentCreate(c *gin.Context) error {
 		}
 	}
 	return err
+}
+
+// readCreateAgentOAS validates a create-agent body by the real rules (D2,
+// OAS CreateAgentBody): name 1-100 and responseSettings.greeting required,
+// additionalProperties false at every level (so description and any
+// unknown field give 400, one error per field).
+func readCreateAgentOAS(c *gin.Context) (name, id string, hasID bool, err error) {
+	data, _ := c.Get(ctxBody)
+	var keys map[string]json.RawMessage
+	_ = json.Unmarshal(bodyBytes(data), &keys)
+	known := []string{"name", "agentId", "responseSettings", "voiceSettings", "llmSettings", "experimentalConfig"}
+	// Every key is "known" to readFields: the unknown ones are errors
+	// here, not warnings.
+	all := slices.Collect(maps.Keys(keys))
+	f, err := readFields(c, false, all...)
+	if err != nil {
+		return "", "", false, err
+	}
+	slices.Sort(all)
+	for _, k := range all {
+		if !containsStr(known, k) {
+			f.fail(k, "is not allowed")
+		}
+	}
+	f.require("name")
+	name, _ = f.strLen("name", 1, 100)
+	id, hasID = f.str("agentId")
+	if hasID && !agentIDRE.MatchString(id) {
+		f.fail("agentId", "must match ^[a-zA-Z0-9-]+$")
+	}
+	closedObject(f, "responseSettings", true, map[string]bool{"greeting": true, "languageCode": true}, []string{"greeting"})
+	closedObject(f, "voiceSettings", false, map[string]bool{"voiceId": true}, []string{"voiceId"})
+	closedObject(f, "llmSettings", false, map[string]bool{"modelId": false}, nil)
+	if f.has("experimentalConfig") {
+		var ec struct {
+			Configs []map[string]any `json:"configs"`
+		}
+		var probe map[string]json.RawMessage
+		switch {
+		case !f.object("experimentalConfig", &probe, "must be an object"):
+		case probe["configs"] == nil:
+			f.fail("experimentalConfig/configs", "is required")
+		case json.Unmarshal(f.raw["experimentalConfig"], &ec) != nil || ec.Configs == nil:
+			f.fail("experimentalConfig/configs", "must be an array of objects")
+		}
+	}
+	return name, id, hasID, f.err()
+}
+
+// closedObject checks an object field whose properties are strings:
+// props maps each allowed property to whether it needs at least 1
+// character; required lists the required ones; others are not allowed.
+func closedObject(f *fieldBody, name string, required bool, props map[string]bool, need []string) {
+	if !f.has(name) {
+		if required {
+			f.fail(name, "is required")
+		}
+		return
+	}
+	var obj map[string]json.RawMessage
+	if !f.object(name, &obj, "must be an object") {
+		return
+	}
+	sub := &fieldBody{raw: obj}
+	for _, k := range slices.Sorted(maps.Keys(obj)) {
+		nonEmpty, ok := props[k]
+		switch {
+		case !ok:
+			sub.fail(k, "is not allowed")
+		default:
+			if v, ok := sub.str(k); ok && nonEmpty && v == "" {
+				sub.fail(k, "must not be empty")
+			}
+		}
+	}
+	for _, k := range need {
+		sub.require(k)
+	}
+	for _, e := range sub.errs {
+		f.fail(name+"/"+e.Field, "%s", e.Message)
+	}
+}
+
+func bodyBytes(v any) []byte {
+	b, _ := v.([]byte)
+	return b
 }
 
 // handleAgentGet handles "GET {builder}/v1/agents/{agentId}".
@@ -421,6 +530,9 @@ func (a *API) handleAgentDelete(c *gin.Context) error {
 	}
 	p := principal(c)
 	if err := a.store.DeleteDoc(docAgent, p.Region, d.AgentID); err != nil {
+		return err
+	}
+	if err := a.dropTelephony(p.Region, p.Account.ID, d.AgentID); err != nil {
 		return err
 	}
 	a.setRuntime(p.Region, d.AgentID, nil, nil)
@@ -507,23 +619,44 @@ func (a *API) handleBranchDelete(c *gin.Context) error {
 
 // handleBranchMerge handles "POST .../branches/{branchId}/merge": a
 // three-way merge of the branch into main against the branch point
-// (merge.go); 409 with the conflicting paths when both changed an item.
+// (merge.go); 409 with the conflicting paths when both changed an item
+// and no conflictResolutions entry settles it. Under merge_deploy:
+// sandbox (D22) a successful merge also publishes main to sandbox.
 func (a *API) handleBranchMerge(c *gin.Context) error {
-	if _, err := readFields(c, true, "deploymentMessage", "conflictResolutions"); err != nil {
+	f, err := readFields(c, true, "deploymentMessage", "conflictResolutions")
+	if err != nil {
+		return err
+	}
+	msg, _ := deploymentMessage(f)
+	res := readResolutions(f)
+	if err := f.err(); err != nil {
 		return err
 	}
 	ref := c.Param("branch")
 	if ref == mainBranch {
 		return invalid(CodeValidation, MsgMergeMain)
 	}
+	deploy := a.world().fidelity(switchMergeDeploy) == "sandbox"
+	p := principal(c)
+	a.build.agentMu.Lock()
+	defer a.build.agentMu.Unlock()
+	now := a.clock.Now()
+	var dep *deployment
 	var seq string
-	if _, err := a.updateAgent(c, func(d *agentDoc) error {
+	var merged branchContent
+	var used map[string]bool
+	d, err := a.updateAgent(c, func(d *agentDoc) error {
 		b := d.branch(ref)
 		if b == nil {
 			return errf(KindNotFound, CodeBranchNotFound, MsgBranchNotFound)
 		}
 		main := d.branch(mainBranch)
-		merged, conflicts := mergeContent(b.Base, main.Content, b.Content)
+		var conflicts []string
+		var err error
+		merged, conflicts, used, err = mergeResolve(b.Base, main.Content, b.Content, res)
+		if err != nil {
+			return err
+		}
 		if len(conflicts) > 0 {
 			e := &Error{Kind: KindConflict, Code: CodeMergeConflict, Message: MsgMergeConflict}
 			if a.world().fidelity(switchMergeConflict) == "400" {
@@ -537,11 +670,33 @@ func (a *API) handleBranchMerge(c *gin.Context) error {
 		main.Content = merged
 		b.Content, b.Base = merged.clone(), merged.clone()
 		seq = d.nextSeq()
+		if deploy {
+			dep = &deployment{ID: a.newUUIDv7(now), AccountID: d.AccountID, AgentID: d.AgentID, Environment: "sandbox",
+				ArtifactVersion: fmtAgentTime(now), Version: a.newID("", hexDigits, 32), CreatedBy: "api", CreatedAt: fmtAgentTime(now),
+				Metadata: map[string]any{"deployment_message": msg, "deployment_type": "merge"}}
+			d.Deployments = append(d.Deployments, dep)
+		}
 		return nil
-	}); err != nil {
+	})
+	if err != nil {
 		return err
 	}
-	c.JSON(http.StatusOK, gin.H{"sequence": seq, "message": "Branch merged to main", "testRunIds": []string{}})
+	for _, path := range slices.Sorted(maps.Keys(res)) {
+		if !used[path] {
+			addWarning(c, "conflictResolutions: %q is not a conflicting path (ignored)", path)
+		}
+	}
+	message := "Branch merged to main"
+	if dep != nil {
+		// The deployment is recorded; its snapshot follows (agentMu is
+		// held, so nothing reads it in between).
+		if err := a.store.PutDoc(docSnapshot, p.Region, dep.Version, &merged); err != nil {
+			return err
+		}
+		a.setRuntimeDeployment(p.Region, d.AgentID, "sandbox", merged.Topics)
+		message = "Branch merged to main and deployed to sandbox"
+	}
+	c.JSON(http.StatusOK, gin.H{"sequence": seq, "message": message, "testRunIds": []string{}})
 	return nil
 }
 
@@ -1005,9 +1160,14 @@ func (a *API) handleDeploymentPublish(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
+	snap := cur.branch(mainBranch).Content
+	if a.world().fidelity(switchMergeDeploy) == "sandbox" {
+		if err := a.alreadyPublished(p.Region, cur, snap); err != nil {
+			return err
+		}
+	}
 	now := a.clock.Now()
 	version := a.newID("", hexDigits, 32)
-	snap := cur.branch(mainBranch).Content
 	if err := a.store.PutDoc(docSnapshot, p.Region, version, &snap); err != nil {
 		return err
 	}
@@ -1023,6 +1183,28 @@ func (a *API) handleDeploymentPublish(c *gin.Context) error {
 	a.setRuntimeDeployment(p.Region, cur.AgentID, "sandbox", snap.Topics)
 	a.renderDeployment(c, http.StatusCreated, dep)
 	return nil
+}
+
+// alreadyPublished answers 409 DEPLOYMENTS_ALREADY_PUBLISHED when the
+// active sandbox deployment came from a merge and holds content, the
+// main draft unchanged since (merge_deploy: sandbox, D22; notes section 4
+// "Publishing after a merge").
+func (a *API) alreadyPublished(region string, d *agentDoc, draft branchContent) error {
+	act := d.active("sandbox")
+	if act == nil || act.Metadata["deployment_type"] != "merge" {
+		return nil
+	}
+	var snap branchContent
+	if err := a.store.GetDoc(docSnapshot, region, act.Version, &snap); err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return nil
+		}
+		return err
+	}
+	if jsonOf(snap) != jsonOf(draft) {
+		return nil
+	}
+	return errf(KindConflict, CodeAlreadyPublished, MsgAlreadyPublished)
 }
 
 // findDeployment looks a deployment up by id.
@@ -1305,7 +1487,7 @@ func (a *API) handleConfigVariables(c *gin.Context) error {
 
 // seedAgents writes an agent per scenario project: the agent block's main
 // branch (behavior, topics; the project's variants), its deployments and
-// its config pages.
+// its config pages; then each account's telephony (telephony.go).
 func seedAgents(st *store.Store, sc *scenario.Scenario, now time.Time) error {
 	for ai := range sc.Accounts {
 		acct := &sc.Accounts[ai]
@@ -1362,5 +1544,5 @@ func seedAgents(st *store.Store, sc *scenario.Scenario, now time.Time) error {
 			}
 		}
 	}
-	return nil
+	return seedTelephony(st, sc)
 }

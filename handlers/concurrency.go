@@ -6,12 +6,17 @@ package handlers
 // count up to now.
 
 import (
+	"cmp"
 	"fmt"
-	json "github.com/goccy/go-json"
+	"math"
 	"net/http"
 	"slices"
 	"sort"
+	"strings"
 	"time"
+	"unsafe"
+
+	json "github.com/goccy/go-json"
 
 	"github.com/gin-gonic/gin"
 
@@ -112,22 +117,6 @@ func parseConcQuery(c *gin.Context) (*concQuery, error) {
 	return q, nil
 }
 
-// match applies the filters of spec 4.5. phone_number matches the caller's
-// or the agent's number.
-func (q *concQuery) match(c *spanMemo) bool {
-	return c.Environment == q.env &&
-		(q.variantID == "" || c.VariantID == q.variantID) &&
-		(q.variantName == "" || c.VariantName == q.variantName) &&
-		(q.language == "" || c.Language == q.language) &&
-		(q.phone == "" || c.FromNumber == q.phone || c.ToNumber == q.phone)
-}
-
-// span is the part of a conversation the series needs.
-type span struct {
-	start, end int64 // unix nanoseconds, [start, end)
-	variant    int   // index into the variant list (slice_by=variant)
-}
-
 // handleConcurrencyGet handles "GET {runtime}/v1/{account}/{project}/conversations/concurrency".
 func (a *API) handleConcurrencyGet(c *gin.Context) error {
 	q, err := parseConcQuery(c)
@@ -135,75 +124,29 @@ func (a *API) handleConcurrencyGet(c *gin.Context) error {
 		return err
 	}
 	p := principal(c)
-	now := a.clock.Now()
-	var spans []span
-	type variantKey struct{ id, name string }
-	var variants []variantKey
-	index := map[variantKey]int{}
-	winStart, winEnd := q.start.UnixNano(), q.end.UnixNano()
-	// Every conversation that started before the window's end may overlap
-	// it (a long-running one may have started long before).
-	err = a.scanSpans(p.Region, p.Account.ID, p.Project.ID, q.end, func(m *spanMemo) {
-		if !q.match(m) {
-			return
-		}
-		s := m.span(now)
-		if s.end <= winStart || s.start >= winEnd {
-			return
-		}
-		if q.byVariant {
-			k := variantKey{m.VariantID, m.VariantName}
-			i, ok := index[k]
-			if !ok {
-				i = len(variants)
-				index[k] = i
-				variants = append(variants, k)
-			}
-			s.variant = i
-		}
-		spans = append(spans, s)
-	})
+	groups, series, err := a.concurrencySeries(p.Region, p.Account.ID, p.Project.ID, q, a.clock.Now())
 	if err != nil {
 		return err
 	}
 	out := concurrencyResponse{AccountID: accountRef(p.Account.ID), ProjectID: projectRef(p.Project.ID),
 		Intervals: []concurrencyInterval{}}
+	n := int(q.end.Sub(q.start) / concurrencyStep)
 	if !q.byVariant {
-		peaks := peakSeries(spans, winStart, winEnd)
-		for i, n := range peaks {
-			out.Intervals = append(out.Intervals, concurrencyInterval{Time: concTime(q.start, i), Max: n})
+		for t := range n {
+			out.Intervals = append(out.Intervals, concurrencyInterval{Time: concTime(q.start, t), Max: series[0][t]})
 		}
 		c.JSON(http.StatusOK, out)
 		return nil
 	}
 	// slice_by=variant: one series per variant seen in the window, merged
-	// in ascending time order (spec 2.5), variants by id within a time.
-	order := make([]int, len(variants))
-	for i := range order {
-		order[i] = i
-	}
-	sort.Slice(order, func(x, y int) bool {
-		vx, vy := variants[order[x]], variants[order[y]]
-		if vx.id != vy.id {
-			return vx.id < vy.id
-		}
-		return vx.name < vy.name
-	})
-	perVariant := make([][]span, len(variants))
-	for _, s := range spans {
-		perVariant[s.variant] = append(perVariant[s.variant], s)
-	}
-	series := make([][]int, len(variants))
-	for i := range variants {
-		series[i] = peakSeries(perVariant[i], winStart, winEnd)
-	}
-	n := int((winEnd - winStart) / int64(concurrencyStep))
+	// in ascending time order (spec 2.5), variants by id (then name)
+	// within a time.
+	out.Intervals = make([]concurrencyInterval, 0, n*len(groups))
 	for t := range n {
-		for _, vi := range order {
-			v := variants[vi]
-			id, name := v.id, v.name
+		for g := range groups {
+			v := &groups[g]
 			out.Intervals = append(out.Intervals, concurrencyInterval{Time: concTime(q.start, t),
-				Max: series[vi][t], VariantID: &id, VariantName: &name})
+				Max: series[g][t], VariantID: &v.id, VariantName: &v.name})
 		}
 	}
 	c.JSON(http.StatusOK, out)
@@ -214,14 +157,111 @@ func concTime(start time.Time, i int) string {
 	return start.Add(time.Duration(i) * concurrencyStep).Format(time.RFC3339)
 }
 
-// spanMemo is what the series needs of a conversation record, decoded
-// once per stored value: scanSpans keeps it while the stored JSON string
-// is the same (the store passes an unchanged record as the same string, so
-// the check is a pointer comparison), and decodes the record again when it
-// changed. Reading 100k records this way costs a key scan, not 100k JSON
-// decodes.
-type spanMemo struct {
-	raw         string
+// variantKey is a (variant_id, variant_name) pair as recorded.
+type variantKey struct{ id, name string }
+
+// concurrencySeries computes the peak series of a project for q: one
+// series when q.byVariant is false, else one per variant seen in the
+// window (sorted by id, then name) with its key.
+func (a *API) concurrencySeries(region, account, project string, q *concQuery, now time.Time) ([]variantKey, [][]int, error) {
+	d := &a.data
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	cc, err := a.concCacheLocked(concCacheKey{region, account, project})
+	if err != nil {
+		return nil, nil, err
+	}
+	groups, series := cc.series(q, now)
+	return groups, series, nil
+}
+
+// The concurrency cache.
+//
+// A query needs, per conversation, its start, its end and the filter
+// fields. Decoding 100k records on every query costs seconds; the store's
+// ConversationsVersion tells when any conversation changed, so the decoded
+// spans of a project are kept while it is unchanged: a warm query is two
+// binary searches plus a sweep over the spans that overlap the window, in
+// time order, with no sort.
+//
+// When the version changed, the cache is rebuilt by scanning the
+// project's keys in (started_at, id) order and merge-joining them with the
+// previous cache: a record whose stored string is the same object as
+// before (the store hands out an unchanged record as the same string) is
+// not decoded again. So only a cold cache, or records that changed,
+// cost a JSON decode.
+
+// concCacheKey identifies a project's cache.
+type concCacheKey struct{ region, account, project string }
+
+// concCacheMax bounds the number of projects cached (least recently used
+// ones are dropped).
+const concCacheMax = 16
+
+// concEntry is one conversation of a cache.
+type concEntry struct {
+	start int64 // unix nanoseconds
+	// end is the exclusive end of a finished conversation (> start: an
+	// instantaneous one lasts 1ns so that it counts); unused when open.
+	end int64
+	// open: in progress, or recorded without an end; its span depends on
+	// now (see openSpan).
+	open       bool
+	inProgress bool
+	env        int32 // interned strings (concTables.strs)
+	lang       int32
+	from, to   int32
+	variant    int32 // index into concTables.variants
+}
+
+// concCache is the decoded spans of one project at one store version.
+type concCache struct {
+	version uint64
+	used    uint64 // least-recently-used tick
+	// keys and raws are the scanned primary keys and stored strings, in
+	// entry order (for the merge-join of the next rebuild).
+	keys, raws []string
+	entries    []concEntry // (started_at, id) order
+	// maxEnd[i] is the latest end of the finished entries among
+	// entries[:i+1] (math.MinInt64 when none): non-decreasing, so the
+	// first entry that may reach into a window is a binary search.
+	maxEnd []int64
+	byEnd  []int32 // finished entries ordered by end
+	open   []int32 // open entries, ascending
+	tab    *concTables
+}
+
+// concTables interns the strings of a project's caches. Tables only grow
+// and are shared by the caches that replace each other (under a.data.mu),
+// so a reused entry keeps its ids.
+type concTables struct {
+	strs       map[string]int32
+	variants   []variantKey
+	variantIdx map[variantKey]int32
+}
+
+func (t *concTables) str(s string) int32 {
+	if id, ok := t.strs[s]; ok {
+		return id
+	}
+	id := int32(len(t.strs))
+	t.strs[strings.Clone(s)] = id // not a view of a decode buffer
+	return id
+}
+
+func (t *concTables) variant(k variantKey) int32 {
+	if id, ok := t.variantIdx[k]; ok {
+		return id
+	}
+	id := int32(len(t.variants))
+	k = variantKey{strings.Clone(k.id), strings.Clone(k.name)}
+	t.variants = append(t.variants, k)
+	t.variantIdx[k] = id
+	return id
+}
+
+// spanRecord is what the cache decodes of a stored conversation.
+type spanRecord struct {
 	StartedAt   time.Time `json:"started_at"`
 	EndedAt     time.Time `json:"ended_at"`
 	InProgress  bool      `json:"in_progress"`
@@ -233,98 +273,543 @@ type spanMemo struct {
 	ToNumber    string    `json:"to_number"`
 }
 
-// scanSpans calls fn with the memo of every conversation of a project
-// that started before to.
-func (a *API) scanSpans(region, account, project string, to time.Time, fn func(*spanMemo)) error {
-	d := &a.data
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.spans == nil {
-		d.spans = map[string]*spanMemo{}
+func (t *concTables) entry(r *spanRecord) concEntry {
+	e := concEntry{
+		start: r.StartedAt.UnixNano(), inProgress: r.InProgress,
+		env: t.str(r.Environment), lang: t.str(r.Language), from: t.str(r.FromNumber), to: t.str(r.ToNumber),
+		variant: t.variant(variantKey{r.VariantID, r.VariantName}),
 	}
-	var decodeErr error
-	err := a.store.ScanConversations(region, account, project, time.Time{}, to, func(key, raw string) bool {
-		m := d.spans[key]
-		if m == nil || m.raw != raw {
-			m = &spanMemo{}
-			if err := json.Unmarshal([]byte(raw), m); err != nil {
-				decodeErr = err
-				return false
+	if r.InProgress || r.EndedAt.IsZero() {
+		e.open = true
+		return e
+	}
+	e.end = r.EndedAt.UnixNano()
+	if e.end <= e.start {
+		e.end = e.start + 1
+	}
+	return e
+}
+
+// openSpan is the span of an open entry at now: an in-progress
+// conversation lasts up to now (one that starts in the future does not
+// count yet); one that started at now, or a finished one recorded without
+// an end, lasts at least 1ns.
+func (e *concEntry) openSpan(now int64) (end int64, ok bool) {
+	if now > e.start {
+		return now, true
+	}
+	if e.inProgress && now < e.start {
+		return 0, false
+	}
+	return e.start + 1, true
+}
+
+// concCacheLocked returns the project's cache at the store's current
+// version, rebuilding it if needed. a.data.mu must be held.
+func (a *API) concCacheLocked(k concCacheKey) (*concCache, error) {
+	d := &a.data
+	version := a.store.ConversationsVersion() // before reading (see its doc)
+	d.tick++
+	old := d.conc[k]
+	if old != nil && old.version == version {
+		old.used = d.tick
+		return old, nil
+	}
+	cc, err := a.buildConcCache(k, version, old)
+	if err != nil {
+		return nil, err
+	}
+	cc.used = d.tick
+	if d.conc == nil {
+		d.conc = map[concCacheKey]*concCache{}
+	}
+	d.conc[k] = cc
+	for len(d.conc) > concCacheMax {
+		var lru concCacheKey
+		oldest := ^uint64(0)
+		for key, c := range d.conc {
+			if c.used < oldest {
+				lru, oldest = key, c.used
 			}
-			m.raw = raw
-			d.spans[key] = m
 		}
-		fn(m)
+		delete(d.conc, lru)
+	}
+	return cc, nil
+}
+
+// buildConcCache scans a project's conversations, reusing the entries of
+// old for records that have not changed.
+func (a *API) buildConcCache(k concCacheKey, version uint64, old *concCache) (*concCache, error) {
+	cc := &concCache{version: version}
+	if old != nil && len(old.tab.strs) > 4*len(old.entries)+1024 {
+		old = nil // the tables hold mostly strings no record uses any more: start afresh
+	}
+	if old != nil {
+		cc.tab = old.tab
+		n := len(old.entries)
+		cc.keys, cc.raws = make([]string, 0, n), make([]string, 0, n)
+		cc.entries = make([]concEntry, 0, n)
+	} else {
+		cc.tab = &concTables{strs: map[string]int32{}, variantIdx: map[variantKey]int32{}}
+	}
+	j := 0 // merge-join position in old
+	var decodeErr error
+	err := a.store.ScanConversations(k.region, k.account, k.project, time.Time{}, time.Time{}, func(key, raw string) bool {
+		if old != nil {
+			for j < len(old.keys) && old.keys[j] < key {
+				j++
+			}
+			if j < len(old.keys) && old.keys[j] == key && old.raws[j] == raw {
+				cc.keys, cc.raws = append(cc.keys, key), append(cc.raws, raw)
+				cc.entries = append(cc.entries, old.entries[j])
+				return true
+			}
+		}
+		var r spanRecord
+		if err := decodeSpan(raw, &r); err != nil {
+			decodeErr = fmt.Errorf("concurrency: decode %s: %w", key, err)
+			return false
+		}
+		cc.keys, cc.raws = append(cc.keys, key), append(cc.raws, raw)
+		cc.entries = append(cc.entries, cc.tab.entry(&r))
 		return true
 	})
 	if err == nil {
 		err = decodeErr
 	}
-	return err
+	if err != nil {
+		return nil, err
+	}
+	cc.maxEnd = make([]int64, len(cc.entries))
+	m := int64(math.MinInt64)
+	for i := range cc.entries {
+		e := &cc.entries[i]
+		if e.open {
+			cc.open = append(cc.open, int32(i))
+		} else {
+			cc.byEnd = append(cc.byEnd, int32(i))
+			m = max(m, e.end)
+		}
+		cc.maxEnd[i] = m
+	}
+	slices.SortFunc(cc.byEnd, func(x, y int32) int { return cmp.Compare(cc.entries[x].end, cc.entries[y].end) })
+	return cc, nil
 }
 
-// span is the memo's [start, end): an in-progress conversation lasts up
-// to now; an instantaneous one lasts 1ns so that it counts.
-func (c *spanMemo) span(now time.Time) span {
-	end := c.EndedAt
-	if c.InProgress || end.IsZero() {
-		end = now
+// concFilter is a query's filters as interned ids; -1 means any.
+type concFilter struct {
+	none          bool   // a filter value that no record has: nothing matches
+	env, lang, ph int32  // -1: any
+	variants      []bool // nil: any
+}
+
+func (cc *concCache) filter(q *concQuery) concFilter {
+	f := concFilter{env: -1, lang: -1, ph: -1}
+	id := func(s string) int32 {
+		if s == "" {
+			return -1
+		}
+		v, ok := cc.tab.strs[s]
+		if !ok {
+			f.none = true
+		}
+		return v
 	}
-	s := span{start: c.StartedAt.UnixNano(), end: end.UnixNano()}
-	if s.end <= s.start {
-		if c.InProgress && now.Before(c.StartedAt) {
-			s.end = s.start // starts in the future: not yet counted
-		} else {
-			s.end = s.start + 1
+	f.env, f.lang, f.ph = id(q.env), id(q.language), id(q.phone)
+	if q.variantID != "" || q.variantName != "" {
+		f.variants = make([]bool, len(cc.tab.variants))
+		for i, v := range cc.tab.variants {
+			f.variants[i] = (q.variantID == "" || v.id == q.variantID) && (q.variantName == "" || v.name == q.variantName)
 		}
 	}
-	return s
+	return f
 }
 
-// peakSeries is a sweep line over the spans: the true maximum overlap in
-// each 5-minute interval of [winStart, winEnd). At equal times ends are
-// processed before starts (a conversation ending at t and one starting at
-// t never overlap).
-func peakSeries(spans []span, winStart, winEnd int64) []int {
-	step := int64(concurrencyStep)
-	n := int((winEnd - winStart) / step)
-	peaks := make([]int, n)
-	type event struct {
-		t     int64
-		delta int
+// match applies the filters of spec 4.5. phone_number matches the caller's
+// or the agent's number.
+func (f *concFilter) match(e *concEntry) bool {
+	return (f.env < 0 || e.env == f.env) &&
+		(f.variants == nil || f.variants[e.variant]) &&
+		(f.lang < 0 || e.lang == f.lang) &&
+		(f.ph < 0 || e.from == f.ph || e.to == f.ph)
+}
+
+// series computes the peak series of q's window at now.
+func (cc *concCache) series(q *concQuery, now time.Time) ([]variantKey, [][]int) {
+	winStart, winEnd, nowNs := q.start.UnixNano(), q.end.UnixNano(), now.UnixNano()
+	n := int((winEnd - winStart) / int64(concurrencyStep))
+	f := cc.filter(q)
+	if f.none {
+		if q.byVariant {
+			return nil, nil
+		}
+		return nil, [][]int{make([]int, n)}
 	}
-	events := make([]event, 0, 2*len(spans))
-	for _, s := range spans {
-		if s.end <= s.start {
+	// Groups: one, or one per variant seen in the window.
+	group := make([]int32, 0)
+	if q.byVariant {
+		group = make([]int32, len(cc.tab.variants))
+		for i := range group {
+			group[i] = -1
+		}
+	}
+	var starts, ends [][]int64
+	if !q.byVariant {
+		starts, ends = make([][]int64, 1), make([][]int64, 1)
+	}
+	groupOf := func(e *concEntry) int32 {
+		if !q.byVariant {
+			return 0
+		}
+		g := group[e.variant]
+		if g < 0 {
+			g = int32(len(starts))
+			group[e.variant] = g
+			starts, ends = append(starts, nil), append(ends, nil)
+		}
+		return g
+	}
+
+	// Finished entries that may overlap [winStart, winEnd): start before
+	// winEnd (entries are in start order) and end after winStart (the
+	// first such entry is where maxEnd passes winStart).
+	hi := sort.Search(len(cc.entries), func(i int) bool { return cc.entries[i].start >= winEnd })
+	lo := sort.Search(hi, func(i int) bool { return cc.maxEnd[i] > winStart })
+	// Open entries (few: the conversations in progress) get their span
+	// from now.
+	type openSpan struct {
+		idx        int32
+		g          int32
+		start, end int64
+	}
+	var opens []openSpan
+	for _, i := range cc.open {
+		if int(i) >= hi {
+			break
+		}
+		e := &cc.entries[i]
+		end, ok := e.openSpan(nowNs)
+		if !ok || end <= winStart || !f.match(e) {
 			continue
 		}
-		events = append(events, event{s.start, 1}, event{s.end, -1})
+		opens = append(opens, openSpan{i, groupOf(e), e.start, end})
 	}
-	slices.SortFunc(events, func(x, y event) int {
-		if x.t != y.t {
-			if x.t < y.t {
-				return -1
-			}
-			return 1
+	// Starts in start order: the finished entries of [lo, hi) merged with
+	// the open ones (both by index).
+	o := 0
+	for i := lo; i < hi; i++ {
+		e := &cc.entries[i]
+		if e.open {
+			continue
 		}
-		return x.delta - y.delta // -1 before +1
+		for o < len(opens) && int(opens[o].idx) < i {
+			g := opens[o].g
+			starts[g] = append(starts[g], opens[o].start)
+			o++
+		}
+		if e.end <= winStart || !f.match(e) {
+			continue
+		}
+		g := groupOf(e)
+		starts[g] = append(starts[g], e.start)
+	}
+	for ; o < len(opens); o++ {
+		g := opens[o].g
+		starts[g] = append(starts[g], opens[o].start)
+	}
+	// Ends inside the window in end order: the finished entries by end,
+	// merged with the open ones' (sorted here: few).
+	slices.SortFunc(opens, func(x, y openSpan) int { return cmp.Compare(x.end, y.end) })
+	o = 0
+	from := sort.Search(len(cc.byEnd), func(k int) bool { return cc.entries[cc.byEnd[k]].end > winStart })
+	for k := from; k < len(cc.byEnd); k++ {
+		e := &cc.entries[cc.byEnd[k]]
+		if e.end >= winEnd {
+			break
+		}
+		for o < len(opens) && opens[o].end <= e.end {
+			if opens[o].end < winEnd {
+				g := opens[o].g
+				ends[g] = append(ends[g], opens[o].end)
+			}
+			o++
+		}
+		if !f.match(e) {
+			continue
+		}
+		g := groupOf(e)
+		ends[g] = append(ends[g], e.end)
+	}
+	for ; o < len(opens) && opens[o].end < winEnd; o++ {
+		g := opens[o].g
+		ends[g] = append(ends[g], opens[o].end)
+	}
+
+	series := make([][]int, len(starts))
+	for g := range starts {
+		series[g] = sweep(starts[g], ends[g], winStart, n)
+	}
+	if !q.byVariant {
+		return nil, series
+	}
+	keys := make([]variantKey, len(starts))
+	for v, g := range group {
+		if g >= 0 {
+			keys[g] = cc.tab.variants[v]
+		}
+	}
+	order := make([]int, len(keys))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(x, y int) int {
+		if c := strings.Compare(keys[x].id, keys[y].id); c != 0 {
+			return c
+		}
+		return strings.Compare(keys[x].name, keys[y].name)
 	})
-	cur, i := 0, 0
+	sortedKeys, sortedSeries := make([]variantKey, len(order)), make([][]int, len(order))
+	for i, g := range order {
+		sortedKeys[i], sortedSeries[i] = keys[g], series[g]
+	}
+	return sortedKeys, sortedSeries
+}
+
+// sweep is a sweep line over spans given as their sorted starts and their
+// sorted ends (only the ends before the window's end matter): the true
+// maximum overlap in each of the n 5-minute intervals from winStart. At
+// equal times ends are processed before starts (a conversation ending at
+// t and one starting at t never overlap).
+func sweep(starts, ends []int64, winStart int64, n int) []int {
+	step := int64(concurrencyStep)
+	peaks := make([]int, n)
+	cur, i, j := 0, 0, 0
 	for k := range n {
-		lo, hi := winStart+int64(k)*step, winStart+int64(k+1)*step
+		lo := winStart + int64(k)*step
+		hi := lo + step
 		// The count at the interval's first instant: everything up to and
 		// including lo (conversations under way at the window's start too).
-		for i < len(events) && events[i].t <= lo {
-			cur += events[i].delta
+		for i < len(starts) && starts[i] <= lo {
+			cur++
 			i++
 		}
+		for j < len(ends) && ends[j] <= lo {
+			cur--
+			j++
+		}
 		peak := cur
-		for i < len(events) && events[i].t < hi {
-			cur += events[i].delta
-			peak = max(peak, cur)
-			i++
+		for {
+			if j < len(ends) && ends[j] < hi && (i == len(starts) || ends[j] <= starts[i]) {
+				cur--
+				j++
+				continue
+			}
+			if i < len(starts) && starts[i] < hi {
+				cur++
+				peak = max(peak, cur)
+				i++
+				continue
+			}
+			break
 		}
 		peaks[k] = peak
 	}
 	return peaks
+}
+
+// decodeSpan fills r from a stored conversation's JSON. It reads only the
+// top-level fields the series needs and stops once it has them all; the
+// store writes them before the turns, so it never walks the turns. Any
+// record it does not read plainly (an escape in a needed value, a null,
+// malformed JSON) is decoded by goccy/go-json instead, so the result is
+// always what json.Unmarshal gives.
+func decodeSpan(raw string, r *spanRecord) (err error) {
+	if decodeSpanFast(raw, r) {
+		return nil
+	}
+	*r = spanRecord{}
+	// goccy/go-json v0.10.5 can panic on some malformed input (found by
+	// FuzzDecodeSpan); the store only holds its own encodings, but a bad
+	// record must not take the request down.
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("malformed conversation record: %v", p)
+		}
+	}()
+	return json.UnmarshalNoEscape(unsafe.Slice(unsafe.StringData(raw), len(raw)), r)
+}
+
+// The fields decodeSpanFast reads, as bits of a seen mask.
+var spanFieldBits = map[string]uint16{
+	"started_at": 1 << 0, "ended_at": 1 << 1, "in_progress": 1 << 2, "environment": 1 << 3,
+	"variant_id": 1 << 4, "variant_name": 1 << 5, "language": 1 << 6, "from_number": 1 << 7, "to_number": 1 << 8,
+}
+
+const spanFieldsAll = 1<<9 - 1
+
+func decodeSpanFast(raw string, r *spanRecord) bool {
+	i := jsonWS(raw, 0)
+	if i >= len(raw) || raw[i] != '{' {
+		return false
+	}
+	i = jsonWS(raw, i+1)
+	if i < len(raw) && raw[i] == '}' {
+		return true
+	}
+	var seen uint16
+	for {
+		key, j, ok := jsonPlainString(raw, i)
+		if !ok {
+			return false
+		}
+		i = jsonWS(raw, j)
+		if i >= len(raw) || raw[i] != ':' {
+			return false
+		}
+		i = jsonWS(raw, i+1)
+		bit := spanFieldBits[key]
+		switch bit {
+		case 0:
+			if !lowerASCII(key) {
+				return false // json matches keys case-insensitively
+			}
+			if j, ok = jsonSkip(raw, i); !ok {
+				return false
+			}
+		case 1 << 2: // in_progress
+			switch {
+			case strings.HasPrefix(raw[i:], "true"):
+				r.InProgress, j = true, i+4
+			case strings.HasPrefix(raw[i:], "false"):
+				r.InProgress, j = false, i+5
+			default:
+				return false
+			}
+		default:
+			var s string
+			if s, j, ok = jsonPlainString(raw, i); !ok {
+				return false
+			}
+			switch key {
+			case "started_at", "ended_at":
+				t, err := time.Parse(time.RFC3339Nano, s)
+				if err != nil {
+					return false
+				}
+				if key == "started_at" {
+					r.StartedAt = t
+				} else {
+					r.EndedAt = t
+				}
+			case "environment":
+				r.Environment = s
+			case "variant_id":
+				r.VariantID = s
+			case "variant_name":
+				r.VariantName = s
+			case "language":
+				r.Language = s
+			case "from_number":
+				r.FromNumber = s
+			case "to_number":
+				r.ToNumber = s
+			}
+		}
+		if seen&bit != 0 {
+			return false // a duplicate key: leave it to the full decoder
+		}
+		seen |= bit
+		if seen == spanFieldsAll {
+			return true
+		}
+		i = jsonWS(raw, j)
+		if i >= len(raw) {
+			return false
+		}
+		switch raw[i] {
+		case ',':
+			i = jsonWS(raw, i+1)
+		case '}':
+			return true // fields not present keep their zero values
+		default:
+			return false
+		}
+	}
+}
+
+// lowerASCII reports whether s has no upper-case ASCII letter and no
+// non-ASCII byte (so no key of spanRecord folds to it unless equal).
+func lowerASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 0x80 || ('A' <= c && c <= 'Z') {
+			return false
+		}
+	}
+	return true
+}
+
+func jsonWS(s string, i int) int {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// jsonPlainString reads the string at s[i] that has no escapes: its
+// content and the index after its closing quote.
+func jsonPlainString(s string, i int) (string, int, bool) {
+	if i >= len(s) || s[i] != '"' {
+		return "", 0, false
+	}
+	for j := i + 1; j < len(s); j++ {
+		switch c := s[j]; {
+		case c == '"':
+			return s[i+1 : j], j + 1, true
+		case c == '\\' || c < 0x20:
+			return "", 0, false
+		}
+	}
+	return "", 0, false
+}
+
+// jsonSkip skips the value at s[i]: the index after it.
+func jsonSkip(s string, i int) (int, bool) {
+	if i >= len(s) {
+		return 0, false
+	}
+	depth := 0
+	for j := i; j < len(s); j++ {
+		switch s[j] {
+		case '"':
+			for j++; j < len(s) && s[j] != '"'; j++ {
+				if s[j] == '\\' {
+					j++
+				}
+			}
+			if j >= len(s) {
+				return 0, false
+			}
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if j == i {
+				return 0, false // no value
+			}
+			depth--
+			if depth < 0 {
+				return j, true // the end of the enclosing object: a scalar ended
+			}
+		case ',':
+			if depth == 0 {
+				return j, true
+			}
+		}
+		if depth == 0 && (s[j] == '"' || s[j] == '}' || s[j] == ']') {
+			return j + 1, true
+		}
+	}
+	if depth == 0 {
+		return len(s), true
+	}
+	return 0, false
 }

@@ -1,11 +1,15 @@
 package handlers
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
+	gojson "github.com/goccy/go-json"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentplatform/mockplatform/store"
@@ -194,4 +198,275 @@ func TestConcurrencyErrors(t *testing.T) {
 	if n := len(r.Map(t)["intervals"].([]any)); n != 7*24*12 {
 		t.Errorf("one week gives %d intervals, want %d", n, 7*24*12)
 	}
+}
+
+// BenchmarkConcurrencyWeekCold is BenchmarkConcurrencyWeek with an empty
+// cache: every record of the project is decoded.
+func BenchmarkConcurrencyWeekCold(b *testing.B) {
+	h := benchHarness(b, 100_000)
+	path := "/runtime/us-1/v1/acme/support/conversations/concurrency?start_time=2026-02-01T00:00:00Z&end_time=2026-02-08T00:00:00Z"
+	for b.Loop() {
+		h.api.data.mu.Lock()
+		h.api.data.conc = nil
+		h.api.data.mu.Unlock()
+		if r := h.do("GET", path, nil, "x-api-key", "conv-key"); r.Status != 200 {
+			b.Fatalf("status %d: %s", r.Status, r.Body)
+		}
+	}
+}
+
+// BenchmarkConcurrencyWeekAfterWrite is BenchmarkConcurrencyWeek after one
+// conversation changed: the cache is rebuilt by a key scan that decodes
+// only the changed record.
+func BenchmarkConcurrencyWeekAfterWrite(b *testing.B) {
+	h := benchHarness(b, 100_000)
+	path := "/runtime/us-1/v1/acme/support/conversations/concurrency?start_time=2026-02-01T00:00:00Z&end_time=2026-02-08T00:00:00Z"
+	if r := h.do("GET", path, nil, "x-api-key", "conv-key"); r.Status != 200 {
+		b.Fatalf("status %d: %s", r.Status, r.Body)
+	}
+	i := 0
+	for b.Loop() {
+		i++
+		h.putSpan("BENCH-W", time.Date(2026, 2, 3, 0, 0, 0, 0, time.UTC), time.Duration(i)*time.Second)
+		if r := h.do("GET", path, nil, "x-api-key", "conv-key"); r.Status != 200 {
+			b.Fatalf("status %d: %s", r.Status, r.Body)
+		}
+	}
+}
+
+// concBrute is the brute-force peak of spans in [lo, hi): the count at lo
+// and at every start inside the interval, spans being half-open.
+func concBrute(spans [][2]int64, lo, hi int64) int {
+	points := []int64{lo}
+	for _, s := range spans {
+		if s[0] > lo && s[0] < hi {
+			points = append(points, s[0])
+		}
+	}
+	peak := 0
+	for _, p := range points {
+		n := 0
+		for _, s := range spans {
+			if s[0] <= p && p < s[1] {
+				n++
+			}
+		}
+		peak = max(peak, n)
+	}
+	return peak
+}
+
+// TestConcurrencyCacheProperty writes, changes and ends random
+// conversations (some in progress, some instantaneous) between queries,
+// and moves the clock, so that every query runs on a cache rebuilt from
+// the previous one; each answer is compared with a brute force over the
+// records as the test knows them.
+func TestConcurrencyCacheProperty(t *testing.T) {
+	h := newHarness(t, dataScenario)
+	r := rand.New(rand.NewPCG(11, 12))
+	base := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC) // the clock starts at 12:00
+	variants := []store.Conversation{
+		{VariantID: "VARIANT-0000DEF0", VariantName: "Default"},
+		{VariantID: "VARIANT-00000B2B", VariantName: "Spring Promo"},
+		{VariantID: "VARIANT-00000B2B", VariantName: "Spring Promo (renamed)"},
+	}
+	recs := map[string]*store.Conversation{}
+	write := func(id string) {
+		v := variants[r.IntN(len(variants))]
+		c := &store.Conversation{ID: id, Region: "us", AccountID: "1001", ProjectID: "2002", Environment: "live",
+			Channel: "VOICE-SIP", VariantID: v.VariantID, VariantName: v.VariantName,
+			StartedAt: base.Add(time.Duration(r.IntN(4*3600)) * time.Second)}
+		if old := recs[id]; old != nil && r.IntN(2) == 0 {
+			c.StartedAt = old.StartedAt // same key, new value (e.g. a call that ends)
+		}
+		if r.IntN(8) == 0 {
+			c.Environment = "sandbox"
+		}
+		switch r.IntN(10) {
+		case 0, 1:
+			c.InProgress = true
+		case 2:
+			c.EndedAt = c.StartedAt // instantaneous: lasts 1ns
+		default:
+			c.EndedAt = c.StartedAt.Add(time.Duration(1+r.IntN(1800)) * time.Second)
+		}
+		if err := h.store.PutConversation(c); err != nil {
+			t.Fatal(err)
+		}
+		recs[id] = c
+	}
+	for i := range 150 {
+		write(fmt.Sprintf("R%03d", i))
+	}
+	for round := range 25 {
+		// Change some records (same id: the old key goes, a new one
+		// comes), add one, advance the clock a little.
+		for range r.IntN(6) {
+			write(fmt.Sprintf("R%03d", r.IntN(150+round)))
+		}
+		write(fmt.Sprintf("R%03d", 150+round))
+		h.clock.Advance(time.Duration(r.IntN(600)) * time.Second)
+		now := h.clock.Now().UnixNano()
+
+		lo := base.Add(time.Duration(r.IntN(5*12)) * 5 * time.Minute)
+		hi := lo.Add(time.Duration(1+r.IntN(3*12)) * 5 * time.Minute)
+		query, filter, byVariant := "", func(*store.Conversation) bool { return true }, false
+		switch r.IntN(4) {
+		case 1:
+			query = "&variant_id=VARIANT-00000B2B"
+			filter = func(c *store.Conversation) bool { return c.VariantID == "VARIANT-00000B2B" }
+		case 2:
+			query = "&variant_name=Default"
+			filter = func(c *store.Conversation) bool { return c.VariantName == "Default" }
+		case 3:
+			query, byVariant = "&slice_by=variant", true
+		}
+		// The spans as spec 4.5 and the docs define them.
+		type vk struct{ id, name string }
+		spans := map[vk][][2]int64{}
+		for _, c := range recs {
+			if c.Environment != "live" || !filter(c) {
+				continue
+			}
+			s, e := c.StartedAt.UnixNano(), c.EndedAt.UnixNano()
+			if c.InProgress {
+				if now < s {
+					continue
+				}
+				e = now
+			}
+			if e <= s {
+				e = s + 1
+			}
+			if e <= lo.UnixNano() || s >= hi.UnixNano() {
+				continue
+			}
+			k := vk{}
+			if byVariant {
+				k = vk{c.VariantID, c.VariantName}
+			}
+			spans[k] = append(spans[k], [2]int64{s, e})
+		}
+		var keys []vk
+		for k := range spans {
+			keys = append(keys, k)
+		}
+		slices.SortFunc(keys, func(x, y vk) int {
+			if c := strings.Compare(x.id, y.id); c != 0 {
+				return c
+			}
+			return strings.Compare(x.name, y.name)
+		})
+		want := []concurrencyInterval{}
+		for at := lo; at.Before(hi); at = at.Add(5 * time.Minute) {
+			if !byVariant {
+				want = append(want, concurrencyInterval{Time: at.Format(time.RFC3339),
+					Max: concBrute(spans[vk{}], at.UnixNano(), at.Add(5*time.Minute).UnixNano())})
+				continue
+			}
+			for _, k := range keys {
+				want = append(want, concurrencyInterval{Time: at.Format(time.RFC3339),
+					Max: concBrute(spans[k], at.UnixNano(), at.Add(5*time.Minute).UnixNano()), VariantID: &k.id, VariantName: &k.name})
+			}
+		}
+		resp := h.do("GET", "/runtime/us-1/v1/acme/other/conversations/concurrency?start_time="+lo.Format(time.RFC3339)+
+			"&end_time="+hi.Format(time.RFC3339)+query, nil, "x-api-key", "conv-key")
+		mustStatus(t, resp, 200)
+		var got concurrencyResponse
+		if err := json.Unmarshal(resp.Body, &got); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, got.Intervals); diff != "" {
+			t.Fatalf("round %d %s..%s%s (-want +got):\n%s", round, lo.Format(time.RFC3339), hi.Format(time.RFC3339), query, diff)
+		}
+	}
+}
+
+// decodeSpanCases are records decodeSpan must read exactly as
+// the store's decoder does: plain ones, reordered keys, escapes, nulls, nested
+// values with quotes and brackets in strings, missing fields, malformed.
+var decodeSpanCases = []string{
+	`{"id":"A","variant_id":"V","variant_name":"Spring Promo","environment":"live","started_at":"2026-02-01T00:00:00Z","ended_at":"2026-02-01T00:05:00.5Z","in_progress":false,"from_number":"+1","to_number":"+2","language":"en-GB","turns":[{"user_input":"x"}]}`,
+	`{"turns":[{"user_input":"a \"quoted\" ] } { [ text","n":[1,[2,{"x":"}"}]]}],"metrics":{"a":{"b":null}},"started_at":"2026-02-01T00:00:00+01:00","in_progress":true,"environment":"sandbox"}`,
+	` { "started_at" : "2026-02-01T00:00:00Z" ,	"variant_name" : "Caf\u00e9" , "to_number":"+44"}`,
+	`{"variant_name":"a\\b","started_at":"2026-02-01T00:00:00Z"}`,
+	`{"variant_name":null,"started_at":"2026-02-01T00:00:00Z","ended_at":"0001-01-01T00:00:00Z"}`,
+	`{"num_ood":12,"handoff":true,"x":-1.5e3,"started_at":"2026-02-01T00:00:00Z","in_progress":false}`,
+	`{"started_at":"2026-02-01T00:00:00Z","started_at":"2026-02-02T00:00:00Z"}`,
+	`{}`,
+	`{"started_at":"not a time"}`,
+	`{"started_at":"2026-02-01T00:00:00Z"`,
+	`{"started_at":}`,
+	`{"in_progress":1}`,
+	`[1,2]`,
+	``,
+	"{\"0\":0,\"0)\":true,\"7\":0,\"\\", // goccy/go-json panics on it
+}
+
+// decodeSpanCheck: for valid JSON decodeSpan gives the result and error of
+// the store's decoder (goccy/go-json); invalid JSON (which the store never
+// holds) must only not panic, since the fast path stops reading once it
+// has its fields.
+func decodeSpanCheck(t *testing.T, raw string) {
+	t.Helper()
+	if !json.Valid([]byte(raw)) { // the strict check of encoding/json
+		var r spanRecord
+		_ = decodeSpan(raw, &r)
+		return
+	}
+	var want spanRecord
+	wantErr := func() (err error) {
+		defer func() {
+			if p := recover(); p != nil {
+				err = fmt.Errorf("panic: %v", p)
+			}
+		}()
+		return gojson.Unmarshal([]byte(raw), &want)
+	}()
+	var got spanRecord
+	gotErr := decodeSpan(raw, &got)
+	if (wantErr == nil) != (gotErr == nil) {
+		t.Fatalf("%q: error %v, goccy/go-json says %v", raw, gotErr, wantErr)
+	}
+	if wantErr == nil {
+		if diff := cmp.Diff(want, got, cmp.AllowUnexported(spanRecord{})); diff != "" {
+			t.Errorf("%q (-goccy/go-json +decodeSpan):\n%s", raw, diff)
+		}
+	}
+}
+
+func TestDecodeSpan(t *testing.T) {
+	for _, raw := range decodeSpanCases {
+		decodeSpanCheck(t, raw)
+	}
+	// Every record of a generated data set and of the test scenario, and
+	// the fast path is the one taken for them.
+	for _, yaml := range []string{benchScenario(300), dataScenario} {
+		h := newHarness(t, yaml)
+		n := 0
+		for _, project := range []string{"2001", "2002"} {
+			err := h.store.ScanConversations("us", "1001", project, time.Time{}, time.Time{}, func(key, raw string) bool {
+				n++
+				decodeSpanCheck(t, raw)
+				var r spanRecord
+				if !decodeSpanFast(raw, &r) {
+					t.Errorf("%s: stored record not read by the fast path", key)
+				}
+				return true
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		if n == 0 {
+			t.Fatal("no records scanned")
+		}
+	}
+}
+
+func FuzzDecodeSpan(f *testing.F) {
+	for _, raw := range decodeSpanCases {
+		f.Add(raw)
+	}
+	f.Fuzz(func(t *testing.T, raw string) { decodeSpanCheck(t, raw) })
 }

@@ -4,11 +4,125 @@ package handlers
 // diverged"). Items are the behavior and each topic, attribute and variant
 // by id; an item merges cleanly when only one side changed it since the
 // branch point, and conflicts when both changed it differently.
+//
+// conflictResolutions (notes section 4, OAS MergeBranchBody) resolve
+// conflicts item by item: path is the item's path split at "/" (or the
+// whole path as one element), strategy "ours" keeps main's value (the
+// target, as in git on main), "theirs" the branch's, "base" the value at
+// the branch point; a given value replaces the item (null deletes it).
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"sort"
+	"strings"
 )
+
+// resolution is one validated conflict resolution.
+type resolution struct {
+	index    int // in the request, for error fields
+	strategy string
+	value    json.RawMessage // nil when not given
+}
+
+// readResolutions validates conflictResolutions: path (array of strings,
+// at least one) and strategy (ours, theirs, base) are required. Keys are
+// the joined paths; a later resolution of the same path wins.
+func readResolutions(f *fieldBody) map[string]resolution {
+	if !f.has("conflictResolutions") || f.isNull("conflictResolutions") {
+		return nil
+	}
+	var items []map[string]json.RawMessage
+	if err := json.Unmarshal(f.raw["conflictResolutions"], &items); err != nil || items == nil {
+		f.fail("conflictResolutions", "must be an array of objects")
+		return nil
+	}
+	out := map[string]resolution{}
+	for i, item := range items {
+		at := fmt.Sprintf("conflictResolutions/%d", i)
+		if item == nil {
+			f.fail(at, "must be an object")
+			continue
+		}
+		var path []string
+		if err := json.Unmarshal(item["path"], &path); err != nil || len(path) == 0 {
+			f.fail(at+"/path", "must be a non-empty array of strings")
+		}
+		sub := &fieldBody{raw: item}
+		strategy, ok := sub.enum("strategy", []string{"ours", "theirs", "base"})
+		if !sub.has("strategy") {
+			f.fail(at+"/strategy", "is required")
+		} else if !ok {
+			f.fail(at+"/strategy", "must be one of: ours, theirs, base")
+		}
+		for k := range item {
+			if k != "path" && k != "strategy" && k != "value" {
+				f.fail(at+"/"+k, "is not allowed")
+			}
+		}
+		r := resolution{index: i, strategy: strategy}
+		if v, ok := item["value"]; ok {
+			r.value = v
+		}
+		out[strings.Join(path, "/")] = r
+	}
+	return out
+}
+
+// resolvedValue is the item value a resolution gives: the JSON of the
+// item ("" when deleted), or an error for a value of the wrong shape.
+func (r resolution) resolvedValue(path, base, ours, theirs string) (string, error) {
+	if r.value == nil {
+		switch r.strategy {
+		case "ours":
+			return ours, nil
+		case "theirs":
+			return theirs, nil
+		}
+		return base, nil
+	}
+	field := fmt.Sprintf("conflictResolutions/%d/value", r.index)
+	bad := func(want string) error {
+		return invalid(CodeValidation, MsgValidationFailed, FieldError{Field: field, Message: "must be " + want})
+	}
+	if string(bytes.TrimSpace(r.value)) == "null" {
+		if path == "behavior" {
+			return jsonOf(""), nil
+		}
+		return "", nil
+	}
+	id := path[strings.LastIndexByte(path, '/')+1:]
+	switch {
+	case path == "behavior":
+		var s string
+		if json.Unmarshal(r.value, &s) != nil {
+			return "", bad("a string")
+		}
+		return jsonOf(s), nil
+	case strings.HasPrefix(path, "knowledgeBase/topics/"):
+		x := topicRec{ExampleQueries: exampleQuries{Queries: []string{}}}
+		if json.Unmarshal(r.value, &x) != nil || x.Name == "" {
+			return "", bad("a topic object with a name")
+		}
+		x.ID = id
+		return jsonOf(x), nil
+	case strings.HasPrefix(path, "attributes/"):
+		var x attribute
+		if json.Unmarshal(r.value, &x) != nil || x.Name == "" {
+			return "", bad("an attribute object with a name")
+		}
+		x.ID = id
+		return jsonOf(x), nil
+	default: // variants/
+		x := variant{AttributeValues: attributeValues{Values: map[string]string{}}}
+		if json.Unmarshal(r.value, &x) != nil || x.Name == "" {
+			return "", bad("a variant object with a name")
+		}
+		x.ID = id
+		return jsonOf(x), nil
+	}
+}
 
 // mergeItem is one mergeable item: its path and its JSON value ("" when
 // absent).
@@ -41,6 +155,16 @@ func jsonOf(v any) string {
 // mergeContent merges theirs (the branch) into ours (main) against base.
 // It returns the merged content, or the conflicting paths (sorted).
 func mergeContent(base, ours, theirs branchContent) (branchContent, []string) {
+	out, conflicts, _, _ := mergeResolve(base, ours, theirs, nil)
+	return out, conflicts
+}
+
+// mergeResolve is mergeContent with conflict resolutions: it returns the
+// merged content, the conflicts no resolution settled (sorted), the paths
+// of the resolutions used, and an error for a resolution value of the
+// wrong shape.
+func mergeResolve(base, ours, theirs branchContent, res map[string]resolution) (branchContent, []string, map[string]bool, error) {
+	used := map[string]bool{}
 	b, _ := itemsOf(base)
 	o, oOrder := itemsOf(ours)
 	t, tOrder := itemsOf(theirs)
@@ -63,14 +187,24 @@ func mergeContent(base, ours, theirs branchContent) (branchContent, []string) {
 		case tv == bv:
 			result[p] = ov
 		default:
-			conflicts = append(conflicts, p)
+			r, ok := res[p]
+			if !ok {
+				conflicts = append(conflicts, p)
+				continue
+			}
+			v, err := r.resolvedValue(p, bv, ov, tv)
+			if err != nil {
+				return branchContent{}, nil, nil, err
+			}
+			used[p] = true
+			result[p] = v
 		}
 	}
 	// Items deleted on one side and unchanged on the other are absent from
 	// both orders only when both deleted them; those stay deleted.
 	if len(conflicts) > 0 {
 		sort.Strings(conflicts)
-		return branchContent{}, conflicts
+		return branchContent{}, conflicts, used, nil
 	}
 	out := emptyContent()
 	for _, p := range order {
@@ -95,5 +229,5 @@ func mergeContent(base, ours, theirs branchContent) (branchContent, []string) {
 			out.Variants = append(out.Variants, &x)
 		}
 	}
-	return out, nil
+	return out, nil, used, nil
 }

@@ -16,22 +16,23 @@ import (
 // ids (kind "await") and pending events (kind "event_pending"). So a reset
 // or a reload from a data file needs no in-memory state and no timers.
 
-// dataState is the families' state that is not stored data: only a memo
-// of the concurrency series (spanMemo), which is validated against the
-// stored value on every use, so it is never stale.
+// dataState is the families' state that is not stored data: only the
+// concurrency cache (concurrency.go), the decoded spans of the projects
+// queried last, each valid for one store.ConversationsVersion, so it is
+// never stale.
 type dataState struct {
-	mu    sync.Mutex
-	spans map[string]*spanMemo // primary key -> memo
+	mu   sync.Mutex
+	conc map[concCacheKey]*concCache // at most concCacheMax
+	tick uint64                      // least-recently-used clock of conc
 }
 
 // resetData re-arms the families' timers and drops live state after a
-// reset: it only drops the memo (to bound its size; it stays correct
-// without that).
-func (a *API) resetData() {
-	a.data.mu.Lock()
-	a.data.spans = nil
-	a.data.mu.Unlock()
-}
+// reset. There is none: the concurrency cache is kept on purpose. A
+// reset restores the snapshot's stored strings, the very strings the
+// cache was built from, so its next rebuild reuses every entry (a key
+// scan instead of a JSON decode per record) and a test suite that resets
+// between tests over a large generated data set stays fast.
+func (a *API) resetData() {}
 
 // presetData returns the families' named failure mode, nil if none.
 func (a *API) presetData(name string) presetFunc { return nil }

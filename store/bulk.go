@@ -2,7 +2,6 @@ package store
 
 import (
 	"fmt"
-	json "github.com/goccy/go-json"
 	"runtime"
 	"sync"
 	"time"
@@ -30,8 +29,7 @@ func (s *Store) PutConversations(cs []*Conversation) error {
 		go func() {
 			defer wg.Done()
 			for i := w; i < len(cs); i += workers {
-				b, err := json.Marshal(cs[i])
-				vals[i], errs[i] = string(b), err
+				vals[i], errs[i] = encodeConv(cs[i], 0)
 			}
 		}()
 	}

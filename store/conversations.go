@@ -59,9 +59,10 @@ func decodeConv(v string) (*Conversation, error) {
 }
 
 // writeConv stores c under its primary key and lookup key, removing the
-// previous primary key oldPK if it differs.
-func writeConv(tx *buntdb.Tx, c *Conversation, oldPK string) error {
-	b, err := json.Marshal(c)
+// previous primary key oldPK if it differs, and caches its decoded form
+// (see convcache.go; c itself is not retained).
+func (s *Store) writeConv(tx *buntdb.Tx, c *Conversation, oldPK string, sizeHint int) error {
+	raw, err := encodeConv(c, sizeHint)
 	if err != nil {
 		return fmt.Errorf("encode conversation: %w", err)
 	}
@@ -71,12 +72,17 @@ func writeConv(tx *buntdb.Tx, c *Conversation, oldPK string) error {
 			if err := del(tx, oldPK); err != nil {
 				return err
 			}
+			s.convs.drop(oldPK)
 		}
 		if err := set(tx, convIDKey(c.Region, c.ID), pk); err != nil {
 			return err
 		}
 	}
-	return set(tx, pk, string(b))
+	if err := set(tx, pk, raw); err != nil {
+		return err
+	}
+	s.convs.remember(pk, raw, c)
+	return nil
 }
 
 // InsertConversation stores a new conversation. ErrExists if a
@@ -93,7 +99,7 @@ func (s *Store) InsertConversation(c *Conversation) error {
 		if ok {
 			return ErrExists
 		}
-		return writeConv(tx, c, "")
+		return s.writeConv(tx, c, "", 0)
 	})
 	if err != nil {
 		return fmt.Errorf("store: insert conversation %s/%s: %w", c.Region, c.ID, err)
@@ -112,7 +118,7 @@ func (s *Store) PutConversation(c *Conversation) error {
 		if err != nil {
 			return err
 		}
-		return writeConv(tx, c, oldPK)
+		return s.writeConv(tx, c, oldPK, 0)
 	})
 	if err != nil {
 		return fmt.Errorf("store: put conversation %s/%s: %w", c.Region, c.ID, err)
@@ -123,9 +129,12 @@ func (s *Store) PutConversation(c *Conversation) error {
 
 // GetConversation returns a copy of a conversation. ErrNotFound.
 func (s *Store) GetConversation(region, id string) (*Conversation, error) {
-	var raw string
+	var pk, raw string
+	var c *Conversation
 	err := s.view(func(tx *buntdb.Tx) error {
-		pk, ok, err := get(tx, convIDKey(region, id))
+		var ok bool
+		var err error
+		pk, ok, err = get(tx, convIDKey(region, id))
 		if err != nil {
 			return err
 		}
@@ -139,11 +148,13 @@ func (s *Store) GetConversation(region, id string) (*Conversation, error) {
 		if !ok {
 			return fmt.Errorf("dangling lookup key %q: %w", pk, ErrNotFound)
 		}
+		// Copy a cached decoding while the read lock keeps writers (which
+		// may mutate cache-owned values, see UpdateConversation) out.
+		c = s.convs.copyOf(pk, raw)
 		return nil
 	})
-	var c *Conversation
-	if err == nil {
-		c, err = decodeConv(raw)
+	if err == nil && c == nil {
+		c, err = decodeConv(raw) // a miss does not fill the cache
 	}
 	if err != nil {
 		return nil, fmt.Errorf("store: get conversation %s/%s: %w", region, id, err)
@@ -175,9 +186,14 @@ func (s *Store) UpdateConversation(region, id string, fn func(c *Conversation) e
 		if !ok {
 			return fmt.Errorf("dangling lookup key %q: %w", pk, ErrNotFound)
 		}
-		c, err := decodeConv(raw)
-		if err != nil {
-			return err
+		// fn works on the cached decoding, taken out of the cache (so
+		// nothing sees fn's changes unless they are stored; a failed fn
+		// leaves the record uncached), or on a fresh decoding.
+		c := s.convs.take(pk, raw)
+		if c == nil {
+			if c, err = decodeConv(raw); err != nil {
+				return err
+			}
 		}
 		if err := fn(c); err != nil {
 			fnErr = err
@@ -190,7 +206,7 @@ func (s *Store) UpdateConversation(region, id string, fn func(c *Conversation) e
 			return err
 		}
 		out = c
-		return writeConv(tx, c, pk)
+		return s.writeConv(tx, c, pk, len(raw)+256)
 	})
 	if fnErr != nil {
 		return nil, fnErr

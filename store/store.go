@@ -76,6 +76,9 @@ type Store struct {
 	// convVersion counts committed writes that changed conversations; see
 	// ConversationsVersion.
 	convVersion atomic.Uint64
+
+	// convs caches decoded conversations (convcache.go).
+	convs convCache
 }
 
 // ConversationsVersion returns a counter incremented by every committed
@@ -127,6 +130,7 @@ func (s *Store) Close() error {
 		if err := s.db.Close(); err != nil && !errors.Is(err, buntdb.ErrDatabaseClosed) {
 			s.closeErr = fmt.Errorf("store: close %q: %w", s.path, err)
 		}
+		s.convs.clear()
 	})
 	return s.closeErr
 }
@@ -277,6 +281,7 @@ func (s *Store) Restore(snap *Snapshot) error {
 		if err := tx.DeleteAll(); err != nil {
 			return err
 		}
+		s.convs.clear() // for memory only: entries validate themselves
 		if snap == nil {
 			return nil
 		}

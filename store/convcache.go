@@ -1,0 +1,438 @@
+package store
+
+import (
+	"math"
+	"strconv"
+	"sync"
+	"time"
+	"unicode/utf8"
+)
+
+// Decoded-conversation cache.
+//
+// UpdateConversation and GetConversation would otherwise decode the stored
+// JSON on every call. The cache keeps, per primary key, the raw JSON string
+// last seen and the conversation it decodes to. An entry is used only when
+// the raw value read in the transaction is equal to the entry's (the same
+// string in practice, so the comparison is a pointer check), so the cache
+// can never serve anything the stored record does not say: a stale entry,
+// an entry written by a transaction that rolled back, or an entry of a key
+// that was deleted or overwritten simply misses. Dropping entries (Restore,
+// Close, size bound) is for memory only.
+//
+// Cached conversations are owned by the cache and never handed out while
+// cached: readers get deep copies, made under the database's read lock.
+// UpdateConversation takes the entry out of the cache (under the write
+// lock) and lets fn mutate it; after a successful write the cache gets a
+// normalised copy of the result, the caller keeps the result itself. So
+// a hot update costs one copy instead of one decoding, and a failed fn's
+// changes are never seen. Cached values are normalised, that is equal to what
+// decoding their raw JSON yields (numbers as float64, []any and
+// map[string]any in free-form values, empty omitempty fields as nil, times
+// in UTC without monotonic reading); a value that normalise cannot convert
+// exactly leaves the key uncached.
+
+// convCacheMax bounds the number of cached conversations.
+const convCacheMax = 4096
+
+type convCache struct {
+	mu sync.Mutex
+	m  map[string]convCacheEntry // by primary key
+}
+
+type convCacheEntry struct {
+	raw string
+	c   *Conversation // normalised, immutable
+}
+
+// copyOf returns a deep copy of the cached decoding of pk if the cache
+// holds it for exactly raw, else nil. The caller must hold the database's
+// read (or write) lock.
+func (cc *convCache) copyOf(pk, raw string) *Conversation {
+	cc.mu.Lock()
+	e, ok := cc.m[pk]
+	cc.mu.Unlock()
+	if !ok || e.raw != raw {
+		return nil
+	}
+	return copyConv(e.c)
+}
+
+// take removes the entry of pk and returns its conversation (now owned by
+// the caller) if it was cached for exactly raw, else nil. The caller must
+// hold the database's write lock: readers copy entries under the read
+// lock, so none can be copying the value the caller will mutate.
+func (cc *convCache) take(pk, raw string) *Conversation {
+	cc.mu.Lock()
+	e, ok := cc.m[pk]
+	if ok {
+		delete(cc.m, pk)
+	}
+	cc.mu.Unlock()
+	if !ok || e.raw != raw {
+		return nil
+	}
+	return e.c
+}
+
+// put caches c (normalised, no longer referenced by the caller) as the
+// decoding of raw under pk.
+func (cc *convCache) put(pk, raw string, c *Conversation) {
+	cc.mu.Lock()
+	if cc.m == nil {
+		cc.m = make(map[string]convCacheEntry)
+	}
+	if _, ok := cc.m[pk]; !ok && len(cc.m) >= convCacheMax {
+		for k := range cc.m { // evict an arbitrary entry
+			delete(cc.m, k)
+			break
+		}
+	}
+	cc.m[pk] = convCacheEntry{raw: raw, c: c}
+	cc.mu.Unlock()
+}
+
+// drop forgets pk.
+func (cc *convCache) drop(pk string) {
+	cc.mu.Lock()
+	delete(cc.m, pk)
+	cc.mu.Unlock()
+}
+
+// clear forgets everything.
+func (cc *convCache) clear() {
+	cc.mu.Lock()
+	cc.m = nil
+	cc.mu.Unlock()
+}
+
+// remember caches the normalised form of c, just encoded as raw, under pk;
+// if c cannot be normalised exactly, pk is dropped instead. c itself is
+// not retained.
+func (cc *convCache) remember(pk, raw string, c *Conversation) {
+	if n, ok := normConv(c); ok {
+		cc.put(pk, raw, n)
+	} else {
+		cc.drop(pk)
+	}
+}
+
+// copyConv returns a deep copy of a normalised conversation (one whose
+// free-form values hold only JSON types). It shares no mutable memory with
+// c (strings are immutable and shared).
+func copyConv(c *Conversation) *Conversation {
+	d := *c
+	d.Metrics = copyObject(c.Metrics)
+	d.State = copyObject(c.State)
+	d.IntegrationAttributes = copyObject(c.IntegrationAttributes)
+	if c.Turns != nil {
+		d.Turns = make([]Turn, len(c.Turns))
+		for i := range c.Turns {
+			t := &d.Turns[i]
+			*t = c.Turns[i]
+			if t.Intents != nil {
+				t.Intents = append(make([]string, 0, len(t.Intents)), t.Intents...)
+			}
+			if t.Entities != nil {
+				e := make(map[string]string, len(t.Entities))
+				for k, v := range t.Entities {
+					e[k] = v
+				}
+				t.Entities = e
+			}
+			t.Metadata = copyObject(t.Metadata)
+		}
+	}
+	if c.FunctionErrors != nil {
+		d.FunctionErrors = append(make([]time.Time, 0, len(c.FunctionErrors)), c.FunctionErrors...)
+	}
+	if c.Crashes != nil {
+		d.Crashes = append(make([]time.Time, 0, len(c.Crashes)), c.Crashes...)
+	}
+	if c.AwaitedEvents != nil {
+		d.AwaitedEvents = append(make([]string, 0, len(c.AwaitedEvents)), c.AwaitedEvents...)
+	}
+	if c.Events != nil {
+		d.Events = make([]Event, len(c.Events))
+		for i, e := range c.Events {
+			if e.Payload != nil {
+				e.Payload = append(make([]byte, 0, len(e.Payload)), e.Payload...)
+			}
+			d.Events[i] = e
+		}
+	}
+	return &d
+}
+
+// copyObject deep-copies a JSON object (nil stays nil).
+func copyObject(m map[string]any) map[string]any {
+	if m == nil {
+		return nil
+	}
+	d := make(map[string]any, len(m))
+	for k, v := range m {
+		d[k] = copyValue(v)
+	}
+	return d
+}
+
+// copyValue deep-copies a decoded JSON value.
+func copyValue(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		return copyObject(v)
+	case []any:
+		if v == nil {
+			return v
+		}
+		d := make([]any, len(v))
+		for i, e := range v {
+			d[i] = copyValue(e)
+		}
+		return d
+	default: // nil, bool, float64, string: immutable
+		return v
+	}
+}
+
+// normConv returns a deep copy of c equal to what a JSON round trip of c
+// decodes to, or ok=false when some value cannot be converted exactly.
+// It shares no mutable memory with c.
+func normConv(c *Conversation) (*Conversation, bool) {
+	d := *c
+	ok := validStrings(c.ID, c.Region, c.AccountID, c.ProjectID, c.VariantID, c.VariantName,
+		c.Environment, c.Channel, c.ChatChannel, c.FromNumber, c.ToNumber, c.Language,
+		c.TTSLanguage, c.HandoffReason, c.HandoffDestination, c.SharedID)
+	d.StartedAt, ok = normTime(c.StartedAt, ok)
+	d.EndedAt, ok = normTime(c.EndedAt, ok)
+	d.Metrics, ok = normObject(c.Metrics, false, ok)
+	d.State, ok = normObject(c.State, false, ok)
+	d.IntegrationAttributes, ok = normObject(c.IntegrationAttributes, true, ok)
+	if c.Turns != nil {
+		d.Turns = make([]Turn, len(c.Turns))
+		for i := range c.Turns {
+			if ok {
+				d.Turns[i], ok = normTurn(&c.Turns[i])
+			}
+		}
+	}
+	d.FunctionErrors, ok = normTimes(c.FunctionErrors, ok)
+	d.Crashes, ok = normTimes(c.Crashes, ok)
+	d.AwaitedEvents = nil
+	if len(c.AwaitedEvents) > 0 {
+		ok = ok && validStrings(c.AwaitedEvents...)
+		d.AwaitedEvents = append(make([]string, 0, len(c.AwaitedEvents)), c.AwaitedEvents...)
+	}
+	d.Events = nil
+	if len(c.Events) > 0 {
+		d.Events = make([]Event, len(c.Events))
+		for i, e := range c.Events {
+			ok = ok && validStrings(e.ID, e.ContentType)
+			e.ReceivedAt, ok = normTime(e.ReceivedAt, ok)
+			if e.Payload != nil {
+				e.Payload = append(make([]byte, 0, len(e.Payload)), e.Payload...)
+			}
+			d.Events[i] = e
+		}
+	}
+	if !ok {
+		return nil, false
+	}
+	return &d, true
+}
+
+func normTurn(t *Turn) (Turn, bool) {
+	d := *t
+	ok := validStrings(t.UserInput, t.AgentResponse, t.TranslatedUserInput, t.EnglishAgentResponse)
+	d.UserInputAt, ok = normTime(t.UserInputAt, ok)
+	d.AgentResponseAt, ok = normTime(t.AgentResponseAt, ok)
+	if t.Intents != nil {
+		ok = ok && validStrings(t.Intents...)
+		d.Intents = append(make([]string, 0, len(t.Intents)), t.Intents...)
+	}
+	if t.Entities != nil {
+		e := make(map[string]string, len(t.Entities))
+		for k, v := range t.Entities {
+			ok = ok && validStrings(k, v)
+			e[k] = v
+		}
+		d.Entities = e
+	}
+	d.Metadata, ok = normObject(t.Metadata, true, ok)
+	return d, ok
+}
+
+func validStrings(ss ...string) bool {
+	for _, s := range ss {
+		if !utf8.ValidString(s) {
+			return false // the encoder would replace the invalid bytes
+		}
+	}
+	return true
+}
+
+// normTime returns t as decoded from its JSON form. ok passes through
+// (false short-cuts).
+func normTime(t time.Time, ok bool) (time.Time, bool) {
+	if !ok {
+		return time.Time{}, false
+	}
+	if t.Location() == time.UTC {
+		return t.Round(0), true // drops the monotonic reading only
+	}
+	b, err := t.MarshalJSON()
+	if err != nil {
+		return time.Time{}, false
+	}
+	var d time.Time
+	if err := d.UnmarshalJSON(b); err != nil {
+		return time.Time{}, false
+	}
+	return d, true
+}
+
+// normTimes normalises an omitempty []time.Time.
+func normTimes(ts []time.Time, ok bool) ([]time.Time, bool) {
+	if !ok || len(ts) == 0 {
+		return nil, ok
+	}
+	d := make([]time.Time, len(ts))
+	for i, t := range ts {
+		if d[i], ok = normTime(t, ok); !ok {
+			return nil, false
+		}
+	}
+	return d, true
+}
+
+// normObject normalises a map[string]any field; omitEmpty: the field is
+// tagged omitempty (an empty map decodes as nil).
+func normObject(m map[string]any, omitEmpty, ok bool) (map[string]any, bool) {
+	if !ok {
+		return nil, false
+	}
+	if m == nil || (omitEmpty && len(m) == 0) {
+		return nil, true
+	}
+	d := make(map[string]any, len(m))
+	for k, v := range m {
+		if !utf8.ValidString(k) {
+			return nil, false
+		}
+		if d[k], ok = normValue(v); !ok {
+			return nil, false
+		}
+	}
+	return d, true
+}
+
+// maxExactInt is the largest magnitude of an integer that float64 holds
+// exactly; larger integers are left to a real round trip.
+const maxExactInt = 1 << 53
+
+// normValue converts a free-form value to what decoding its JSON encoding
+// into an `any` yields, for the common Go types; ok=false for others.
+func normValue(v any) (any, bool) {
+	switch v := v.(type) {
+	case nil:
+		return nil, true
+	case bool:
+		return v, true
+	case string:
+		return v, utf8.ValidString(v)
+	case float64:
+		return v, !math.IsNaN(v) && !math.IsInf(v, 0)
+	case float32:
+		f := float64(v)
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return nil, false
+		}
+		// Encoded with the shortest decimal of the float32, decoded as a
+		// float64.
+		f, err := strconv.ParseFloat(strconv.FormatFloat(f, 'g', -1, 32), 64)
+		return f, err == nil
+	case int:
+		return normInt(int64(v))
+	case int8:
+		return float64(v), true
+	case int16:
+		return float64(v), true
+	case int32:
+		return float64(v), true
+	case int64:
+		return normInt(v)
+	case uint:
+		return normUint(uint64(v))
+	case uint8:
+		return float64(v), true
+	case uint16:
+		return float64(v), true
+	case uint32:
+		return float64(v), true
+	case uint64:
+		return normUint(v)
+	case time.Time:
+		b, err := v.MarshalJSON() // a quoted RFC 3339 string without escapes
+		if err != nil {
+			return nil, false
+		}
+		return string(b[1 : len(b)-1]), true
+	case map[string]any:
+		if v == nil {
+			return nil, true // null
+		}
+		return normObject(v, false, true)
+	case []any:
+		if v == nil {
+			return nil, true
+		}
+		d := make([]any, len(v))
+		for i, e := range v {
+			var ok bool
+			if d[i], ok = normValue(e); !ok {
+				return nil, false
+			}
+		}
+		return d, true
+	case []string:
+		if v == nil {
+			return nil, true
+		}
+		if !validStrings(v...) {
+			return nil, false
+		}
+		d := make([]any, len(v))
+		for i, e := range v {
+			d[i] = e
+		}
+		return d, true
+	case map[string]string:
+		if v == nil {
+			return nil, true
+		}
+		d := make(map[string]any, len(v))
+		for k, e := range v {
+			if !validStrings(k, e) {
+				return nil, false
+			}
+			d[k] = e
+		}
+		return d, true
+	default:
+		return nil, false
+	}
+}
+
+func normInt(i int64) (any, bool) {
+	if i > maxExactInt || i < -maxExactInt {
+		return nil, false
+	}
+	return float64(i), true
+}
+
+func normUint(u uint64) (any, bool) {
+	if u > maxExactInt {
+		return nil, false
+	}
+	return float64(u), true
+}
