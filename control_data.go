@@ -27,8 +27,17 @@ var ErrNotRouted = handlers.ErrNotRouted
 // agent whose state carries the reservation's attributes
 // (integration_attributes) from the first turn; after the window it
 // returns an error wrapping ErrNotRouted.
+//
+// A number that is not a reservation but an agent's own number, routed to
+// a telephony connector, is answered by that connector's agent in its
+// client environment, variant and languages (spec 2.8).
 func (p *Platform) Dial(number, from string) (DialResult, error) {
 	r, err := p.api.Dial(number, from)
+	if errors.Is(err, ErrNotRouted) {
+		if r2, err2 := p.api.CallNumber(number, from); err2 == nil {
+			r, err = r2, nil
+		}
+	}
 	if err != nil {
 		return DialResult{}, err
 	}
