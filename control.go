@@ -145,6 +145,9 @@ func (p *Platform) handleControlScenario(c *gin.Context) {
 		return
 	}
 	sc, err := scenario.Parse("<request>", data)
+	if err == nil {
+		err = ValidateScenario(sc)
+	}
 	if err != nil {
 		var list scenario.Errors
 		if errors.As(err, &list) {

@@ -380,7 +380,7 @@ func TestUnknownPresetRefused(t *testing.T) {
 		t.Fatalf("a known preset was refused: %v", err)
 	}
 	y := "name: x\naccounts: [{slug: a, id: \"1\"}]\nfaults:\n  - {id: f, action: {preset: bogus}}\n"
-	if err := p.LoadScenarioYAML([]byte(y)); err == nil || !strings.Contains(err.Error(), `fault rule f: unknown preset "bogus"`) {
+	if err := p.LoadScenarioYAML([]byte(y)); err == nil || !strings.Contains(err.Error(), `<scenario>:4:30: faults[0].action.preset: unknown fault preset "bogus"`) {
 		t.Fatalf("LoadScenarioYAML err = %v", err)
 	}
 }

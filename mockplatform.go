@@ -349,8 +349,8 @@ func (p *Platform) LoadScenario(sc *Scenario) error {
 // loadScenario seeds the store from sc and resets. With keep, data already
 // in a persistent store is kept (only an empty store is seeded).
 func (p *Platform) loadScenario(sc *scenario.Scenario, keep bool) error {
-	if err := p.api.CheckPresets(sc.Faults); err != nil {
-		return fmt.Errorf("mockplatform: scenario: %w", err)
+	if err := ValidateScenario(sc); err != nil {
+		return err
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()

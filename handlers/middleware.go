@@ -251,7 +251,7 @@ type presetFunc func(c *gin.Context, r faults.Rule) (done bool, err error)
 // CheckPresets reports the first fault rule whose preset no family knows.
 func (a *API) CheckPresets(rules []faults.Rule) error {
 	for i, r := range rules {
-		if r.Action.Preset != "" && a.preset(r.Action.Preset) == nil {
+		if r.Action.Preset != "" && !KnownPreset(r.Action.Preset) {
 			id := r.ID
 			if id == "" {
 				id = fmt.Sprintf("#%d", i+1)
@@ -261,6 +261,11 @@ func (a *API) CheckPresets(rules []faults.Rule) error {
 	}
 	return nil
 }
+
+// KnownPreset reports whether a family knows a fault preset name (with its
+// parameter, as in "messaging.expire_session_after:3"). Lookups only parse
+// the name, so an empty API answers for every instance.
+func KnownPreset(name string) bool { return (&API{}).preset(name) != nil }
 
 // preset looks up a named failure mode of any family.
 func (a *API) preset(name string) presetFunc {

@@ -899,3 +899,20 @@ func nodesOnLine(root *yaml.Node, line int) []nodeAt {
 	slices.SortStableFunc(out, func(a, b nodeAt) int { return a.n.Column - b.n.Column })
 	return out
 }
+
+// ErrorAt is an Error at the position of the element p of a scenario made by
+// Parse, Load or Merge (e.g. "faults", 2, "action", "preset"), for checks
+// made outside this package; its message is prefixed with the path, as
+// validation messages are. Positions are unknown (1:1) for scenarios built
+// in Go.
+func (s *Scenario) ErrorAt(msg string, p ...any) Error {
+	l := lookupSource(s)
+	if l == nil {
+		l = nullLocator{name: "<scenario>"}
+	}
+	at, local := l.locate(path(p), false)
+	if str := local.String(); str != "" {
+		msg = str + ": " + msg
+	}
+	return Error{File: at.file, Line: at.line, Column: at.col, Msg: msg}
+}

@@ -219,7 +219,11 @@ func validate(files []string, stdout, stderr io.Writer) int {
 	}
 	bad := 0
 	for _, f := range files {
-		if _, err := scenario.Load(f); err != nil {
+		sc, err := scenario.Load(f)
+		if err == nil {
+			err = mockplatform.ValidateScenario(sc)
+		}
+		if err != nil {
 			bad++
 			fmt.Fprintln(stderr, err)
 			continue

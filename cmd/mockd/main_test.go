@@ -328,6 +328,10 @@ func TestValidate(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("name: bad\nbogus: true\naccounts:\n  - slug: a\n    id: \"1\"\n    region: mars\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	preset := filepath.Join(dir, "preset.yaml")
+	if err := os.WriteFile(preset, []byte("name: p\nfaults:\n  - {match: {family: chat}, action: {preset: messaging.nope}}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	fixtures, err := filepath.Glob(fixture("*.yaml"))
 	if err != nil || len(fixtures) < 3 {
 		t.Fatalf("fixtures: %v %v", fixtures, err)
@@ -351,6 +355,8 @@ func TestValidate(t *testing.T) {
 		{"missing file", []string{filepath.Join(dir, "none.yaml")}, 1, "",
 			"scenario: open " + filepath.Join(dir, "none.yaml") + ": no such file or directory\n"},
 		{"no file", nil, 2, "", "usage: mockd validate FILE...\n"},
+		{"unknown preset", []string{preset}, 1, "",
+			preset + ":3:46: faults[0].action.preset: unknown fault preset \"messaging.nope\" (docs/scenarios.md lists the presets)\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
