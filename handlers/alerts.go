@@ -31,12 +31,12 @@ func registerAlerts(rt gin.IRoutes) {
 	rt.GET("/v1/alerts", wrap(famAlerts, (*API).handleAlertList))
 }
 
-// Alert rule vocabulary (spec 2.3).
+// Alert rule vocabulary (spec 2.3), the one the scenario validates by.
 var (
-	alertMetrics   = []string{"turn_latency_p50", "turn_latency_p95", "api_errors", "function_errors", "call_crashes", "call_volume"}
-	alertOperators = []string{">", "<", ">=", "<="}
-	alertWindows   = []string{"5m", "10m", "60m"}
-	alertStates    = []string{"ok", "alert", "no_data", "unknown"}
+	alertMetrics   = scenario.AlertMetrics
+	alertOperators = scenario.AlertOperators
+	alertWindows   = scenario.AlertWindows
+	alertStates    = scenario.AlertStates
 )
 
 // Alert states (spec 3.1).
@@ -377,29 +377,10 @@ func readAlertQuery(c *gin.Context, acct *scenario.Account, withEnabled bool) (a
 			q.project = v // matches nothing
 		}
 	}
-	if v, ok := c.GetQuery("metric"); ok {
-		if !containsStr(alertMetrics, v) {
-			errs = append(errs, FieldError{Field: "metric", Message: "must be one of: " + joinComma(alertMetrics)})
-		}
-		q.metric = v
-	}
+	q.metric, _ = enumQuery(c, "metric", alertMetrics, &errs)
 	if withEnabled {
-		if v, ok := c.GetQuery("enabled"); ok {
-			switch v {
-			case "true":
-				q.enabled = boolPtr(true)
-			case "false":
-				q.enabled = boolPtr(false)
-			default:
-				errs = append(errs, FieldError{Field: "enabled", Message: "must be a boolean"})
-			}
-		}
-		if v, ok := c.GetQuery("state"); ok {
-			if !containsStr(alertStates, v) {
-				errs = append(errs, FieldError{Field: "state", Message: "must be one of: " + joinComma(alertStates)})
-			}
-			q.state = v
-		}
+		q.enabled = boolQuery(c, "enabled", &errs)
+		q.state, _ = enumQuery(c, "state", alertStates, &errs)
 	}
 	if errs != nil {
 		return q, invalid(CodeValidation, MsgValidationFailed, errs...)
@@ -472,19 +453,6 @@ func (a *API) handleAlertList(c *gin.Context) error {
 	}
 	c.JSON(http.StatusOK, gin.H{"data": data})
 	return nil
-}
-
-func boolPtr(b bool) *bool { return &b }
-
-func joinComma(list []string) string {
-	out := ""
-	for i, s := range list {
-		if i > 0 {
-			out += ", "
-		}
-		out += s
-	}
-	return out
 }
 
 // Fault presets of the alerts and webhooks families.

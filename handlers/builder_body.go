@@ -186,6 +186,31 @@ func (f *fieldBody) object(name string, v any, msg string) bool {
 	return true
 }
 
+// boolQuery reads an optional true|false query parameter of a list
+// request (nil when absent); a bad value is added to errs.
+func boolQuery(c *gin.Context, name string, errs *[]FieldError) *bool {
+	v, ok := c.GetQuery(name)
+	if !ok {
+		return nil
+	}
+	if v != "true" && v != "false" {
+		*errs = append(*errs, FieldError{Field: name, Message: "must be a boolean"})
+		return nil
+	}
+	b := v == "true"
+	return &b
+}
+
+// enumQuery reads an optional query parameter that must be one of values;
+// a bad value is added to errs (and returned, matching nothing).
+func enumQuery(c *gin.Context, name string, values []string, errs *[]FieldError) (string, bool) {
+	v, ok := c.GetQuery(name)
+	if ok && !containsStr(values, v) {
+		*errs = append(*errs, FieldError{Field: name, Message: "must be one of: " + strings.Join(values, ", ")})
+	}
+	return v, ok
+}
+
 // err is the 400 of the collected field errors, nil if none.
 func (f *fieldBody) err() error {
 	if len(f.errs) == 0 {

@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -89,7 +90,8 @@ func convInvalid(format string, args ...any) *Error {
 	return &Error{Kind: KindInvalid, Code: CodeConvInvalid, Message: fmt.Sprintf(format, args...)}
 }
 
-// parseConvQuery validates the query string of a list request.
+// parseConvQuery validates the query string of a list request: the record
+// filters, the paging, then the retrieval mode (v3 only).
 func (a *API) parseConvQuery(c *gin.Context, version int) (*convQuery, error) {
 	vals := c.Request.URL.Query()
 	for k := range vals {
@@ -97,62 +99,15 @@ func (a *API) parseConvQuery(c *gin.Context, version int) (*convQuery, error) {
 			addWarning(c, "unknown query parameter %q (ignored)", k)
 		}
 	}
-	get := func(k string) string { return vals.Get(k) }
 	q := &convQuery{version: version, env: "live"}
-	var err error
-	if q.start, err = parseTimeParam("start_time", get("start_time")); err != nil {
+	if err := q.readFilters(vals); err != nil {
 		return nil, err
-	}
-	if q.end, err = parseTimeParam("end_time", get("end_time")); err != nil {
-		return nil, err
-	}
-	if !q.start.IsZero() && !q.end.IsZero() && q.end.Before(q.start) {
-		return nil, convInvalid(MsgConvEndBeforeStart)
-	}
-	if v := get("client_env"); v != "" {
-		if !slices.Contains(scenario.Environments, v) {
-			return nil, convInvalid("client_env must be one of sandbox, pre-release, live.")
-		}
-		q.env = v
-	}
-	for _, ch := range vals["channel"] {
-		if ch != "" {
-			q.channels = append(q.channels, ch)
-		}
-	}
-	q.variantID, q.variantName = get("variant_id"), get("variant_name")
-	if v := get("in_progress"); v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			return nil, convInvalid("in_progress must be true or false.")
-		}
-		q.inProgress = &b
 	}
 	def, maxLimit := a.convLimits(version)
-	q.limit = def
-	if v := get("limit"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > maxLimit {
-			return nil, convInvalid("limit must be an integer from 1 to %d.", maxLimit)
-		}
-		q.limit = n
+	if err := q.readPaging(vals, def, maxLimit); err != nil {
+		return nil, err
 	}
-	if v := get("offset"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 {
-			return nil, convInvalid("offset must be a non-negative integer.")
-		}
-		q.offset = n
-	}
-	if v := get("include_latency"); v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			return nil, convInvalid("include_latency must be true or false.")
-		}
-		q.includeLatency = b
-	}
-	q.cursor = get("cursor")
-	q.queryType, q.sample, q.query, q.turnType = get("query_type"), get("sample"), get("query"), get("turn_type")
+	q.queryType, q.sample, q.query, q.turnType = vals.Get("query_type"), vals.Get("sample"), vals.Get("query"), vals.Get("turn_type")
 	if version != 3 {
 		for _, p := range []string{"cursor", "query_type", "sample", "query", "turn_type"} {
 			if vals.Has(p) {
@@ -161,34 +116,116 @@ func (a *API) parseConvQuery(c *gin.Context, version int) (*convQuery, error) {
 		}
 		return q, nil
 	}
+	if err := q.checkRetrieval(); err != nil {
+		return nil, err
+	}
+	return q, nil
+}
+
+// readFilters reads the record filters: time bounds, client_env, channel,
+// variant_id, variant_name and in_progress.
+func (q *convQuery) readFilters(vals url.Values) error {
+	var err error
+	if q.start, err = parseTimeParam("start_time", vals.Get("start_time")); err != nil {
+		return err
+	}
+	if q.end, err = parseTimeParam("end_time", vals.Get("end_time")); err != nil {
+		return err
+	}
+	if !q.start.IsZero() && !q.end.IsZero() && q.end.Before(q.start) {
+		return convInvalid(MsgConvEndBeforeStart)
+	}
+	if v := vals.Get("client_env"); v != "" {
+		if !slices.Contains(scenario.Environments, v) {
+			return convInvalid("client_env must be one of sandbox, pre-release, live.")
+		}
+		q.env = v
+	}
+	for _, ch := range vals["channel"] {
+		if ch != "" {
+			q.channels = append(q.channels, ch)
+		}
+	}
+	q.variantID, q.variantName = vals.Get("variant_id"), vals.Get("variant_name")
+	if v := vals.Get("in_progress"); v != "" {
+		b, err := parseBoolParam("in_progress", v)
+		if err != nil {
+			return err
+		}
+		q.inProgress = &b
+	}
+	return nil
+}
+
+// readPaging reads limit (def when absent), offset, include_latency and
+// cursor.
+func (q *convQuery) readPaging(vals url.Values, def, maxLimit int) error {
+	q.limit = def
+	if v := vals.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > maxLimit {
+			return convInvalid("limit must be an integer from 1 to %d.", maxLimit)
+		}
+		q.limit = n
+	}
+	if v := vals.Get("offset"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return convInvalid("offset must be a non-negative integer.")
+		}
+		q.offset = n
+	}
+	if v := vals.Get("include_latency"); v != "" {
+		b, err := parseBoolParam("include_latency", v)
+		if err != nil {
+			return err
+		}
+		q.includeLatency = b
+	}
+	q.cursor = vals.Get("cursor")
+	return nil
+}
+
+// checkRetrieval validates the v3 retrieval parameters (spec 4.8: "Only
+// one retrieval mode may be used per request").
+func (q *convQuery) checkRetrieval() error {
 	switch q.queryType {
 	case "", "transcript", "semantic":
 	default:
-		return nil, convInvalid("query_type must be transcript or semantic.")
+		return convInvalid("query_type must be transcript or semantic.")
 	}
 	switch q.sample {
 	case "", "random":
 	default:
-		return nil, convInvalid("sample must be random.")
+		return convInvalid("sample must be random.")
 	}
 	switch q.turnType {
 	case "", "user", "agent":
 	default:
-		return nil, convInvalid("turn_type must be user or agent.")
+		return convInvalid("turn_type must be user or agent.")
 	}
 	if q.queryType != "" && q.sample != "" {
-		return nil, convInvalid(MsgConvTwoModes)
+		return convInvalid(MsgConvTwoModes)
 	}
 	if q.queryType != "" && strings.TrimSpace(q.query) == "" {
-		return nil, convInvalid(MsgConvQueryRequired)
+		return convInvalid(MsgConvQueryRequired)
 	}
 	if q.queryType == "" && q.query != "" {
-		return nil, convInvalid(MsgConvQueryWithout)
+		return convInvalid(MsgConvQueryWithout)
 	}
 	if q.mode() != "" && (q.start.IsZero() || q.end.IsZero()) {
-		return nil, convInvalid(MsgConvBoundsRequired)
+		return convInvalid(MsgConvBoundsRequired)
 	}
-	return q, nil
+	return nil
+}
+
+// parseBoolParam parses a true|false parameter.
+func parseBoolParam(name, v string) (bool, error) {
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, convInvalid("%s must be true or false.", name)
+	}
+	return b, nil
 }
 
 // parseTimeParam parses an ISO 8601 (RFC 3339) date-time parameter.
@@ -269,14 +306,18 @@ func encodeConvCursor(hash, pos string) string {
 	return base64.RawURLEncoding.EncodeToString([]byte("c1|" + hash + "|" + pos))
 }
 
+func errConvBadCursor() *Error {
+	return &Error{Kind: KindInvalid, Code: CodeConvCursor, Message: MsgConvBadCursor}
+}
+
 func decodeConvCursor(cur, hash string) (string, error) {
 	b, err := base64.RawURLEncoding.DecodeString(cur)
 	if err != nil {
-		return "", &Error{Kind: KindInvalid, Code: CodeConvCursor, Message: MsgConvBadCursor}
+		return "", errConvBadCursor()
 	}
 	parts := strings.SplitN(string(b), "|", 3)
 	if len(parts) != 3 || parts[0] != "c1" || len(parts[2]) < 2 {
-		return "", &Error{Kind: KindInvalid, Code: CodeConvCursor, Message: MsgConvBadCursor}
+		return "", errConvBadCursor()
 	}
 	if parts[1] != hash {
 		return "", &Error{Kind: KindInvalid, Code: CodeConvCursor, Message: MsgConvCursorFilters}
@@ -318,25 +359,22 @@ func (a *API) listConversations(c *gin.Context, version int) error {
 	}
 	now := a.clock.Now()
 	access := dataAccess(p.Project)
-	switch version {
-	case 1:
+	if version == 1 {
 		out := convListV1{Conversations: make([]convV1, len(page.list)), NextOffset: page.nextOffset}
 		for i, conv := range page.list {
 			out.Conversations[i] = renderConvV1(conv, now, access)
 		}
 		c.JSON(http.StatusOK, out)
-	case 2:
-		out := convListV2{Conversations: make([]convV3, len(page.list)), NextOffset: page.nextOffset}
-		for i, conv := range page.list {
-			out.Conversations[i] = renderConvV3(conv, now, access, q.includeLatency)
-		}
-		c.JSON(http.StatusOK, out)
-	default:
-		out := convListV3{Conversations: make([]convV3, len(page.list)), Cursor: page.cursor, NextOffset: page.nextOffset}
-		for i, conv := range page.list {
-			out.Conversations[i] = renderConvV3(conv, now, access, q.includeLatency)
-		}
-		c.JSON(http.StatusOK, out)
+		return nil
+	}
+	convs := make([]convV3, len(page.list))
+	for i, conv := range page.list {
+		convs[i] = renderConvV3(conv, now, access, q.includeLatency)
+	}
+	if version == 2 {
+		c.JSON(http.StatusOK, convListV2{Conversations: convs, NextOffset: page.nextOffset})
+	} else {
+		c.JSON(http.StatusOK, convListV3{Conversations: convs, Cursor: page.cursor, NextOffset: page.nextOffset})
 	}
 	return nil
 }
@@ -355,7 +393,7 @@ func (a *API) keysetPage(p *Principal, q *convQuery, hash string) (*convPage, er
 			return nil, err
 		}
 		if pos[0] != 'k' {
-			return nil, &Error{Kind: KindInvalid, Code: CodeConvCursor, Message: MsgConvBadCursor}
+			return nil, errConvBadCursor()
 		}
 		sq.After = pos[1:]
 	case q.offset > 0:
@@ -374,7 +412,7 @@ func (a *API) keysetPage(p *Principal, q *convQuery, hash string) (*convPage, er
 	sq.Limit = q.limit
 	list, next, err := a.store.ListConversations(sq)
 	if errors.Is(err, store.ErrBadCursor) {
-		return nil, &Error{Kind: KindInvalid, Code: CodeConvCursor, Message: MsgConvBadCursor}
+		return nil, errConvBadCursor()
 	}
 	if err != nil {
 		return nil, err
@@ -412,7 +450,7 @@ func (a *API) rankedPage(p *Principal, q *convQuery, hash string) (*convPage, er
 		}
 		n, err := strconv.Atoi(pos[1:])
 		if pos[0] != 'r' || err != nil || n < 0 {
-			return nil, &Error{Kind: KindInvalid, Code: CodeConvCursor, Message: MsgConvBadCursor}
+			return nil, errConvBadCursor()
 		}
 		start = n
 	}
@@ -664,34 +702,25 @@ func orNull(s string) *string {
 	return &s
 }
 
+// renderConvV1 is the v3 record (without latency) with null for empty text
+// fields and without the v3-only turn fields (spec 9).
 func renderConvV1(c *store.Conversation, now time.Time, acc access) convV1 {
-	total, polyai := durations(c, now)
+	v := renderConvV3(c, now, acc, false)
 	out := convV1{
-		ID: c.ID, AccountID: accountRef(c.AccountID), ProjectID: projectRef(c.ProjectID),
-		VariantID: orNull(c.VariantID), VariantName: orNull(c.VariantName), Environment: c.Environment,
-		StartedAt: isoTime(c.StartedAt), Channel: c.Channel, FromNumber: orNull(c.FromNumber), ToNumber: orNull(c.ToNumber),
-		InProgress: c.InProgress, NumTurns: c.NumTurns(), TotalDuration: total, PolyaiDuration: polyai,
-		Handoff: c.Handoff, HandoffReason: orNull(c.HandoffReason), HandoffDestination: orNull(c.HandoffDestination),
-		NumSilences: c.NumSilences, NumOOD: c.NumOOD, Metrics: map[string]any{}, State: nonNil(c.State),
-		Turns: []turnV1{},
+		ID: v.ID, AccountID: v.AccountID, ProjectID: v.ProjectID,
+		VariantID: orNull(v.VariantID), VariantName: orNull(v.VariantName), Environment: v.Environment,
+		StartedAt: v.StartedAt, Channel: v.Channel, FromNumber: orNull(v.FromNumber), ToNumber: orNull(v.ToNumber),
+		InProgress: v.InProgress, NumTurns: v.NumTurns, TotalDuration: v.TotalDuration, PolyaiDuration: v.PolyaiDuration,
+		Handoff: v.Handoff, HandoffReason: orNull(v.HandoffReason), HandoffDestination: orNull(v.HandoffDestination),
+		NumSilences: v.NumSilences, NumOOD: v.NumOOD, Metrics: v.Metrics, State: v.State,
+		Turns: make([]turnV1, len(v.Turns)),
 	}
-	if acc.metrics {
-		out.Metrics = nonNil(c.Metrics)
-	}
-	if !acc.transcripts {
-		return out
-	}
-	out.Turns = make([]turnV1, len(c.Turns))
-	for i, t := range c.Turns {
-		tv := turnV1{
-			UserInput: orNull(t.UserInput), UserInputDatetime: isoTime(t.UserInputAt), BargeIn: t.BargeIn,
-			AgentResponse: orNull(t.AgentResponse), AgentResponseDatetime: isoTime(t.AgentResponseAt),
-			Intents: t.Intents, Entities: nonNil(t.Entities), IsOOD: t.IsOOD, IsSilence: t.IsSilence,
+	for i, t := range v.Turns {
+		out.Turns[i] = turnV1{
+			UserInput: orNull(t.UserInput), UserInputDatetime: t.UserInputDatetime, BargeIn: t.BargeIn,
+			AgentResponse: orNull(t.AgentResponse), AgentResponseDatetime: t.AgentResponseDatetime,
+			Intents: t.Intents, Entities: t.Entities, IsOOD: t.IsOOD, IsSilence: t.IsSilence,
 		}
-		if tv.Intents == nil {
-			tv.Intents = []string{}
-		}
-		out.Turns[i] = tv
 	}
 	return out
 }

@@ -103,12 +103,7 @@ func (a *API) startConversation(s convStart) (*store.Conversation, outcome, erro
 	if err != nil {
 		return nil, outcome{}, err
 	}
-	if out.Handoff != nil {
-		a.writeHandoffState(conv, out.Handoff)
-	}
-	if out.AwaitEvent != "" {
-		a.awaitEvent(conv, out.AwaitEvent) // external_events.go
-	}
+	a.afterTurn(conv, out)
 	return conv, out, nil
 }
 
@@ -166,13 +161,19 @@ func (a *API) converse(region, id string, check func(*store.Conversation) error,
 	if err != nil {
 		return nil, outcome{}, err
 	}
+	a.afterTurn(conv, out)
+	return conv, out, nil
+}
+
+// afterTurn applies the effects of a stored turn outside the store
+// transaction: the handoff state and the awaited event.
+func (a *API) afterTurn(conv *store.Conversation, out outcome) {
 	if out.Handoff != nil {
 		a.writeHandoffState(conv, out.Handoff)
 	}
 	if out.AwaitEvent != "" {
 		a.awaitEvent(conv, out.AwaitEvent) // external_events.go
 	}
-	return conv, out, nil
 }
 
 // errConversationEnded is returned by converse for a finished conversation;

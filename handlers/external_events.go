@@ -31,6 +31,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -73,42 +74,90 @@ func eventKey(account, project, id string) string { return account + "/" + proje
 
 // handleExternalEventsWebhook handles "POST {runtime}/v1/external-events/webhook".
 func (a *API) handleExternalEventsWebhook(c *gin.Context) error {
+	t, err := a.readEventTarget(c)
+	if err != nil {
+		return err
+	}
+	data, _ := c.Get(ctxBody)
+	body, _ := data.([]byte)
+	ctype, err := eventContentType(c.GetHeader("Content-Type"), body)
+	if err != nil {
+		return err
+	}
+	parsed, err := parseEventPayload(ctype, body)
+	if err != nil {
+		return err
+	}
+	id, err := eventID(c, t, ctype, body, parsed)
+	if err != nil {
+		return err
+	}
+
+	ev := store.Event{ID: id, ReceivedAt: a.clock.Now(), ContentType: ctype, Payload: body}
+	if ev.Payload == nil {
+		ev.Payload = []byte{}
+	}
+	bound, err := a.deliverEvent(principal(c).Region, t.account, t.project, ev)
+	if err != nil {
+		return err
+	}
+	if !bound {
+		addWarning(c, "no conversation awaits external event %q: kept pending until one does", id)
+	}
+	c.Status(http.StatusCreated)
+	return nil
+}
+
+// eventTarget is what the query string of an event names: where its id is
+// (event_id_location, event_id_path) and the project it belongs to.
+type eventTarget struct {
+	location, path   string
+	account, project string // ids
+}
+
+// readEventTarget reads the required query parameters and checks the account
+// and project against the key (another account's, or another project's
+// for a project key, is 401 as an unknown key).
+func (a *API) readEventTarget(c *gin.Context) (eventTarget, error) {
 	params := map[string]string{}
 	for _, k := range []string{"event_id_location", "event_id_path", "account_id", "project_id"} {
 		v := c.Query(k)
 		if v == "" {
-			return &Error{Kind: KindInvalid, Message: fmt.Sprintf(MsgEventParamMissing, k)}
+			return eventTarget{}, &Error{Kind: KindInvalid, Message: fmt.Sprintf(MsgEventParamMissing, k)}
 		}
 		params[k] = v
 	}
 	loc := params["event_id_location"]
 	if loc != "headers" && loc != "querystring" && loc != "payload" {
-		return &Error{Kind: KindInvalid, Message: MsgEventLocation}
+		return eventTarget{}, &Error{Kind: KindInvalid, Message: MsgEventLocation}
 	}
 	p := principal(c)
-	w := a.world()
-	acct := w.account(params["account_id"])
+	acct := a.world().account(params["account_id"])
 	if acct == nil {
-		return &Error{Kind: KindInvalid, Message: fmt.Sprintf(MsgEventAccount, params["account_id"])}
+		return eventTarget{}, &Error{Kind: KindInvalid, Message: fmt.Sprintf(MsgEventAccount, params["account_id"])}
 	}
 	if acct != p.Account {
-		return &Error{Kind: KindUnauthorized, Message: msgInvalidKey}
+		return eventTarget{}, &Error{Kind: KindUnauthorized, Message: msgInvalidKey}
 	}
 	proj := acct.Project(params["project_id"])
 	if proj == nil {
-		return &Error{Kind: KindInvalid, Message: fmt.Sprintf(MsgEventProject, params["project_id"])}
+		return eventTarget{}, &Error{Kind: KindInvalid, Message: fmt.Sprintf(MsgEventProject, params["project_id"])}
 	}
 	if p.Project != nil && p.Project != proj {
-		return &Error{Kind: KindUnauthorized, Message: msgInvalidKey}
+		return eventTarget{}, &Error{Kind: KindUnauthorized, Message: msgInvalidKey}
 	}
+	return eventTarget{location: loc, path: params["event_id_path"], account: acct.ID, project: proj.ID}, nil
+}
 
-	data, _ := c.Get(ctxBody)
-	body, _ := data.([]byte)
+// eventContentType is the media type of the Content-Type header (text/xml
+// read as application/xml); an unsupported one is 415, and so is a body
+// without a type.
+func eventContentType(header string, body []byte) (string, error) {
 	ctype := ""
-	if h := c.GetHeader("Content-Type"); h != "" {
-		mt, _, err := mime.ParseMediaType(h)
+	if header != "" {
+		mt, _, err := mime.ParseMediaType(header)
 		if err != nil {
-			return &Error{Kind: KindUnsupportedMedia, Message: fmt.Sprintf(MsgEventContentType, h)}
+			return "", &Error{Kind: KindUnsupportedMedia, Message: fmt.Sprintf(MsgEventContentType, header)}
 		}
 		ctype = mt
 	}
@@ -119,54 +168,41 @@ func (a *API) handleExternalEventsWebhook(c *gin.Context) error {
 	case "application/json", "application/x-www-form-urlencoded", "application/xml", "text/plain":
 	case "":
 		if len(bytes.TrimSpace(body)) > 0 {
-			return &Error{Kind: KindUnsupportedMedia, Message: fmt.Sprintf(MsgEventContentType, "")}
+			return "", &Error{Kind: KindUnsupportedMedia, Message: fmt.Sprintf(MsgEventContentType, "")}
 		}
 	default:
-		return &Error{Kind: KindUnsupportedMedia, Message: fmt.Sprintf(MsgEventContentType, ctype)}
+		return "", &Error{Kind: KindUnsupportedMedia, Message: fmt.Sprintf(MsgEventContentType, ctype)}
 	}
-	parsed, err := parseEventPayload(ctype, body)
-	if err != nil {
-		return err
-	}
+	return ctype, nil
+}
 
-	path := params["event_id_path"]
+// eventID extracts the event id from the location the target names and
+// checks it (400 when missing or malformed).
+func eventID(c *gin.Context, t eventTarget, ctype string, body []byte, parsed any) (string, error) {
 	var id string
 	var found bool
-	switch loc {
+	switch t.location {
 	case "headers":
-		if vs := c.Request.Header.Values(path); len(vs) > 0 {
+		if vs := c.Request.Header.Values(t.path); len(vs) > 0 {
 			id, found = vs[0], true
 		}
 	case "querystring":
-		if vs, ok := c.Request.URL.Query()[path]; ok && len(vs) > 0 {
+		if vs, ok := c.Request.URL.Query()[t.path]; ok && len(vs) > 0 {
 			id, found = vs[0], true
 		}
 	default:
-		id, found, err = eventIDFromPayload(ctype, body, parsed, path)
-		if err != nil {
-			return err
+		var err error
+		if id, found, err = eventIDFromPayload(ctype, body, parsed, t.path); err != nil {
+			return "", err
 		}
 	}
 	if !found {
-		return &Error{Kind: KindInvalid, Message: MsgEventIDNotFound}
+		return "", &Error{Kind: KindInvalid, Message: MsgEventIDNotFound}
 	}
 	if !validEventID(id) {
-		return &Error{Kind: KindInvalid, Message: MsgEventIDInvalid}
+		return "", &Error{Kind: KindInvalid, Message: MsgEventIDInvalid}
 	}
-
-	ev := store.Event{ID: id, ReceivedAt: a.clock.Now(), ContentType: ctype, Payload: body}
-	if ev.Payload == nil {
-		ev.Payload = []byte{}
-	}
-	bound, err := a.deliverEvent(p.Region, acct.ID, proj.ID, ev)
-	if err != nil {
-		return err
-	}
-	if !bound {
-		addWarning(c, "no conversation awaits external event %q: kept pending until one does", id)
-	}
-	c.Status(http.StatusCreated)
-	return nil
+	return id, nil
 }
 
 // validEventID: 1 to 256 characters, no whitespace or control characters.
@@ -303,10 +339,10 @@ func xmlPath(body []byte, path string) (string, bool) {
 	var text strings.Builder
 	collecting := -1 // depth of the element being collected
 	matches := func() bool {
-		if equalPath(stack, want) {
+		if slices.Equal(stack, want) {
 			return true
 		}
-		return len(stack) > 1 && equalPath(stack[1:], want)
+		return len(stack) > 1 && slices.Equal(stack[1:], want)
 	}
 	for {
 		tok, err := dec.Token()
@@ -330,18 +366,6 @@ func xmlPath(body []byte, path string) (string, bool) {
 			stack = stack[:len(stack)-1]
 		}
 	}
-}
-
-func equalPath(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // textField reads key=value pairs (separated by & or new lines) or
@@ -459,11 +483,16 @@ func (a *API) awaitEvent(conv *store.Conversation, eventID string) {
 	}
 	var pend pendingDoc
 	if err := a.store.GetDoc(docEventPending, conv.Region, key, &pend); err != nil {
+		if !errors.Is(err, store.ErrNotFound) {
+			a.log.Error("read pending events", "conversation", conv.ID, "err", err)
+		}
 		return
 	}
 	if err := a.bindEvents(conv.Region, conv.AccountID, conv.ProjectID, conv.ID, pend.Events...); err != nil {
 		a.log.Error("bind pending events", "conversation", conv.ID, "err", err)
 		return
 	}
-	_ = a.store.DeleteDoc(docEventPending, conv.Region, key)
+	if err := a.store.DeleteDoc(docEventPending, conv.Region, key); err != nil && !errors.Is(err, store.ErrNotFound) {
+		a.log.Error("delete pending events", "conversation", conv.ID, "err", err)
+	}
 }

@@ -472,13 +472,16 @@ func (a *API) answerCall(call *outboundCall) {
 func (a *API) rearmCalls() {
 	for _, region := range []string{"us", "uk", "eu"} {
 		var calls []*outboundCall
-		_ = a.store.ListDocs(docOutboundCall, region, func(_ string, raw []byte) bool {
+		err := a.store.ListDocs(docOutboundCall, region, func(_ string, raw []byte) bool {
 			var call outboundCall
 			if json.Unmarshal(raw, &call) == nil {
 				calls = append(calls, &call)
 			}
 			return true
 		})
+		if err != nil {
+			a.log.Error("outbound calls: rearm", "region", region, "err", err)
+		}
 		for _, call := range calls {
 			a.armCall(call)
 		}

@@ -142,13 +142,16 @@ func (a *API) rebuildRuntimeIndex() {
 	idx := map[string]*runtimeEntry{}
 	for _, region := range buildRegions {
 		var agents []*agentDoc
-		_ = a.store.ListDocs(docAgent, region, func(_ string, raw []byte) bool {
+		err := a.store.ListDocs(docAgent, region, func(_ string, raw []byte) bool {
 			d := new(agentDoc)
 			if json.Unmarshal(raw, d) == nil {
 				agents = append(agents, d)
 			}
 			return true
 		})
+		if err != nil {
+			a.log.Error("runtime index: list agents", "region", region, "err", err)
+		}
 		snaps := map[string][]*topicRec{}
 		for _, d := range agents {
 			for _, env := range deployEnvs {

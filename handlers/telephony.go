@@ -128,6 +128,11 @@ func errConnectorNotFound() error {
 	return errf(KindNotFound, CodeConnectorNotFound, MsgConnectorNotFound)
 }
 
+// errConnectorInvalid is the 400 of a connector body's field errors.
+func errConnectorInvalid(fields ...FieldError) error {
+	return invalid(CodeConnectorInvalid, MsgConnectorInvalid, fields...)
+}
+
 func errPhoneNotFound() error { return errf(KindNotFound, CodePhoneNotFound, MsgPhoneNotFound) }
 
 func errPhoneInvalid(field string) error {
@@ -240,7 +245,7 @@ func (a *API) handleConnectorBatchGet(c *gin.Context) error {
 	}
 	ids, _ := stringList(f, "connectorIds")
 	if len(f.errs) > 0 {
-		return &Error{Kind: KindInvalid, Code: CodeConnectorInvalid, Message: MsgConnectorInvalid, Fields: f.errs}
+		return errConnectorInvalid(f.errs...)
 	}
 	d, t, err := a.readTelephony(c)
 	if err != nil {
@@ -303,17 +308,22 @@ func readConnectorPatch(f *fieldBody) connectorPatch {
 
 // resolveTarget loads the agent a patch moves the connector to: an agent
 // of the key's account ("API key must have access to both projects").
-func (a *API) resolveTarget(c *gin.Context, cp *connectorPatch) *FieldError {
+// An unknown agent is a field error; a store failure is the error.
+func (a *API) resolveTarget(c *gin.Context, cp *connectorPatch) (*FieldError, error) {
 	if cp.project == nil {
-		return nil
+		return nil, nil
 	}
 	p := principal(c)
 	var d agentDoc
-	if err := a.store.GetDoc(docAgent, p.Region, agentRef(p, *cp.project), &d); err != nil || d.AccountID != p.Account.ID {
-		return &FieldError{Field: "projectId", Message: "no agent with this id in the account"}
+	err := a.store.GetDoc(docAgent, p.Region, agentRef(p, *cp.project), &d)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return nil, err
+	}
+	if err != nil || d.AccountID != p.Account.ID {
+		return &FieldError{Field: "projectId", Message: "no agent with this id in the account"}, nil
 	}
 	cp.target = &d
-	return nil
+	return nil, nil
 }
 
 // apply changes x by the patch (the agent is x's current agent); it
@@ -366,14 +376,16 @@ func (a *API) handleConnectorUpdate(c *gin.Context) error {
 	}
 	cp := readConnectorPatch(f)
 	if len(f.errs) > 0 {
-		return &Error{Kind: KindInvalid, Code: CodeConnectorInvalid, Message: MsgConnectorInvalid, Fields: f.errs}
+		return errConnectorInvalid(f.errs...)
 	}
 	// The target agent is read under agentMu, so it still exists when the
 	// connector moves.
 	a.build.agentMu.Lock()
 	defer a.build.agentMu.Unlock()
-	if fe := a.resolveTarget(c, &cp); fe != nil {
-		return &Error{Kind: KindInvalid, Code: CodeConnectorInvalid, Message: MsgConnectorInvalid, Fields: []FieldError{*fe}}
+	if fe, err := a.resolveTarget(c, &cp); err != nil {
+		return err
+	} else if fe != nil {
+		return errConnectorInvalid(*fe)
 	}
 	id := c.Param("connector")
 	var out connectorRec
@@ -383,7 +395,7 @@ func (a *API) handleConnectorUpdate(c *gin.Context) error {
 			return errConnectorNotFound()
 		}
 		if fe := cp.apply(t, d, x); fe != nil {
-			return &Error{Kind: KindInvalid, Code: CodeConnectorInvalid, Message: MsgConnectorInvalid, Fields: []FieldError{*fe}}
+			return errConnectorInvalid(*fe)
 		}
 		out = *x
 		return nil
@@ -401,6 +413,9 @@ type batchResult struct {
 	Data        *connectorRec `json:"data,omitempty"`
 	Error       string        `json:"error,omitempty"`
 }
+
+// fieldText is a field error as one batch item's error text.
+func fieldText(fe FieldError) string { return fe.Field + ": " + fe.Message }
 
 // handleConnectorBatchUpdate handles "PATCH .../telephony/connectors/batch"
 // {updates: [{connectorId, variantId?, asrLangCode?, voiceName?, projectId?}]}
@@ -444,19 +459,23 @@ func (a *API) handleConnectorBatchUpdate(c *gin.Context) error {
 		}
 		u := update{id: id, cp: readConnectorPatch(sub)}
 		if len(sub.errs) > 0 {
-			u.bad = sub.errs[0].Field + ": " + sub.errs[0].Message
+			u.bad = fieldText(sub.errs[0])
 		}
 		updates = append(updates, u)
 	}
 	if len(f.errs) > 0 {
-		return &Error{Kind: KindInvalid, Code: CodeConnectorInvalid, Message: MsgConnectorInvalid, Fields: f.errs}
+		return errConnectorInvalid(f.errs...)
 	}
 	a.build.agentMu.Lock()
 	defer a.build.agentMu.Unlock()
 	for i := range updates {
 		if u := &updates[i]; u.bad == "" {
-			if fe := a.resolveTarget(c, &u.cp); fe != nil {
-				u.bad = fe.Field + ": " + fe.Message
+			fe, err := a.resolveTarget(c, &u.cp)
+			if err != nil {
+				return err
+			}
+			if fe != nil {
+				u.bad = fieldText(*fe)
 			}
 		}
 	}
@@ -473,7 +492,7 @@ func (a *API) handleConnectorBatchUpdate(c *gin.Context) error {
 				r.Error = u.bad
 			default:
 				if fe := u.cp.apply(t, d, x); fe != nil {
-					r.Error = fe.Field + ": " + fe.Message
+					r.Error = fieldText(*fe)
 				} else {
 					cp := *x
 					r.Success, r.Data = true, &cp
@@ -501,7 +520,7 @@ func (a *API) handleConnectorLookup(c *gin.Context) error {
 	f.require("phoneNumber")
 	n, ok := f.str("phoneNumber")
 	if len(f.errs) > 0 {
-		return &Error{Kind: KindInvalid, Code: CodeConnectorInvalid, Message: MsgConnectorInvalid, Fields: f.errs}
+		return errConnectorInvalid(f.errs...)
 	}
 	if ok && !e164RE.MatchString(n) {
 		return errPhoneInvalid("phoneNumber")

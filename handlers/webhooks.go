@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
+	"strings"
 
 	"github.com/gin-gonic/gin"
 
@@ -133,20 +135,11 @@ func (a *API) readWebhook(f *fieldBody, e *webhookEndpoint, create bool) {
 	}
 	if r, ok := f.raw["event_types"]; ok {
 		var list []string
-		if err := json.Unmarshal(r, &list); err != nil || len(list) == 0 {
-			f.fail("event_types", "must be a non-empty array of: %s", joinComma(webhookEventTypes))
+		unknown := func(t string) bool { return !containsStr(webhookEventTypes, t) }
+		if err := json.Unmarshal(r, &list); err != nil || len(list) == 0 || slices.ContainsFunc(list, unknown) {
+			f.fail("event_types", "must be a non-empty array of: %s", strings.Join(webhookEventTypes, ", "))
 		} else {
-			good := true
-			for _, t := range list {
-				if !containsStr(webhookEventTypes, t) {
-					good = false
-				}
-			}
-			if !good {
-				f.fail("event_types", "must be a non-empty array of: %s", joinComma(webhookEventTypes))
-			} else {
-				e.EventTypes = dedupe(list)
-			}
+			e.EventTypes = dedupe(list)
 		}
 	}
 	if f.has("headers") {
@@ -236,6 +229,22 @@ func webhookID(c *gin.Context) (string, error) {
 
 func errWebhookNotFound() error { return errf(KindNotFound, CodeWebhookNotFound, MsgWebhookNotFound) }
 
+// getWebhook reads an endpoint of the principal's account (another
+// account's endpoint is not found).
+func (a *API) getWebhook(p *Principal, id string) (*webhookEndpoint, error) {
+	var e webhookEndpoint
+	if err := a.store.GetDoc(docWebhook, p.Region, id, &e); err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return nil, errWebhookNotFound()
+		}
+		return nil, err
+	}
+	if e.AccountID != p.Account.ID {
+		return nil, errWebhookNotFound()
+	}
+	return &e, nil
+}
+
 // updateWebhook applies fn to an endpoint of the principal's account.
 func (a *API) updateWebhook(p *Principal, id string, fn func(e *webhookEndpoint)) (*webhookEndpoint, error) {
 	var e webhookEndpoint
@@ -261,16 +270,9 @@ func (a *API) handleWebhookGet(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	p := principal(c)
-	var e webhookEndpoint
-	if err := a.store.GetDoc(docWebhook, p.Region, id, &e); err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			return errWebhookNotFound()
-		}
+	e, err := a.getWebhook(principal(c), id)
+	if err != nil {
 		return err
-	}
-	if e.AccountID != p.Account.ID {
-		return errWebhookNotFound()
 	}
 	c.JSON(http.StatusOK, e.view())
 	return nil
@@ -280,22 +282,9 @@ func (a *API) handleWebhookGet(c *gin.Context) error {
 // filters enabled and event_type (notes §6): unpaginated {"data": [...]}.
 func (a *API) handleWebhookList(c *gin.Context) error {
 	p := principal(c)
-	var enabled *bool
 	var errs []FieldError
-	if v, ok := c.GetQuery("enabled"); ok {
-		switch v {
-		case "true":
-			enabled = boolPtr(true)
-		case "false":
-			enabled = boolPtr(false)
-		default:
-			errs = append(errs, FieldError{Field: "enabled", Message: "must be a boolean"})
-		}
-	}
-	eventType, hasType := c.GetQuery("event_type")
-	if hasType && !containsStr(webhookEventTypes, eventType) {
-		errs = append(errs, FieldError{Field: "event_type", Message: "must be one of: " + joinComma(webhookEventTypes)})
-	}
+	enabled := boolQuery(c, "enabled", &errs)
+	eventType, hasType := enumQuery(c, "event_type", webhookEventTypes, &errs)
 	if errs != nil {
 		return invalid(CodeValidation, MsgValidationFailed, errs...)
 	}
@@ -364,11 +353,7 @@ func (a *API) handleWebhookDelete(c *gin.Context) error {
 	p := principal(c)
 	a.build.alertMu.Lock()
 	defer a.build.alertMu.Unlock()
-	var e webhookEndpoint
-	if err := a.store.GetDoc(docWebhook, p.Region, id, &e); err != nil || e.AccountID != p.Account.ID {
-		if err == nil || errors.Is(err, store.ErrNotFound) {
-			return errWebhookNotFound()
-		}
+	if _, err := a.getWebhook(p, id); err != nil {
 		return err
 	}
 	if err := a.store.DeleteDoc(docWebhook, p.Region, id); err != nil {

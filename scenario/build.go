@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"regexp"
 	"slices"
+	"strings"
 )
 
 // ScenarioBuild is the top-level block of these families.
@@ -141,11 +142,12 @@ type RealTimeConfig struct {
 var (
 	alertRuleIDRE = regexp.MustCompile(`^ar_[A-Za-z0-9]+$`)
 	webhookIDRE   = regexp.MustCompile(`^whe_[A-Za-z0-9]+$`)
-	// AlertMetrics, AlertOperators and AlertWindows are the enums of spec 2.3.
+	// AlertMetrics, AlertOperators, AlertWindows and AlertStates are the
+	// enums of spec 2.3 (the alerts API validates by them too).
 	AlertMetrics   = []string{"turn_latency_p50", "turn_latency_p95", "api_errors", "function_errors", "call_crashes", "call_volume"}
 	AlertOperators = []string{">", "<", ">=", "<="}
 	AlertWindows   = []string{"5m", "10m", "60m"}
-	alertStateList = []string{"ok", "alert", "no_data", "unknown"}
+	AlertStates    = []string{"ok", "alert", "no_data", "unknown"}
 	webhookEvents  = []string{"alerts.triggered", "alerts.resolved"}
 
 	connectorIDRE = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
@@ -202,7 +204,7 @@ func (v *validator) buildPlane(s *Scenario) {
 				v.reportf(p.with("threshold_value"), "must be a non-negative integer")
 			}
 			if r.State != "" {
-				v.oneOf(p.with("state"), r.State, alertStateList)
+				v.oneOf(p.with("state"), r.State, AlertStates)
 			}
 		}
 		for j := range a.WebhookEndpoints {
@@ -338,19 +340,8 @@ func (v *validator) connectors(proj *Project, pp path, ids, numbers map[string]p
 // oneOf reports a value outside a list.
 func (v *validator) oneOf(p path, val string, list []string) {
 	if !slices.Contains(list, val) {
-		v.reportf(p, "%q is not one of %s", val, oneOfList(list))
+		v.reportf(p, "%q is not one of %s", val, strings.Join(list, ", "))
 	}
-}
-
-func oneOfList(list []string) string {
-	out := ""
-	for i, s := range list {
-		if i > 0 {
-			out += ", "
-		}
-		out += s
-	}
-	return out
 }
 
 // mergeBuild merges the top-level block of a later scenario over an

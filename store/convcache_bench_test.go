@@ -7,7 +7,7 @@ import (
 	json "github.com/goccy/go-json"
 )
 
-// benchConvCodec compares the per-call costs the cache trades: decoding
+// BenchmarkConvCodec compares the per-call costs the cache trades: decoding
 // the stored JSON versus copying or normalising a decoded conversation.
 func BenchmarkConvCodec(b *testing.B) {
 	c := mkConv("us", "acc", "proj", "c1", base)
@@ -32,6 +32,14 @@ func BenchmarkConvCodec(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			if _, err := json.Marshal(c); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("encodeConv", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := encodeConv(c, len(raw)); err != nil {
 				b.Fatal(err)
 			}
 		}

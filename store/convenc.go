@@ -34,6 +34,9 @@ func encodeConv(c *Conversation, hint int) (string, error) {
 			return "", err
 		}
 	}
+	if cap(b)-len(b) > len(b)/4 {
+		return string(b), nil // do not keep much unused capacity alive
+	}
 	// b is not used after this: share its memory with the string.
 	return unsafe.String(unsafe.SliceData(b), len(b)), nil
 }
