@@ -19,6 +19,8 @@ func badInputParam(group, name string, malformed bool) string {
 		return "us-1"
 	case name == "region":
 		return "us"
+	case name == "version":
+		return "v1"
 	case name == "account" && !malformed:
 		return "acme"
 	case (name == "project" || name == "agent") && !malformed:

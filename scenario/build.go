@@ -3,12 +3,16 @@ package scenario
 // Scenario blocks of the families: agents, deployments, real-time configs, alert rules, webhook endpoints (issue 4).
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"net/url"
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // ScenarioBuild is the top-level block of these families.
@@ -257,13 +261,35 @@ func (v *validator) buildPlane(s *Scenario) {
 					v.reportf(cp, "unknown environment %q (want live, pre-release or sandbox)", env)
 				}
 				if cfg.Schema != nil {
-					if _, err := json.Marshal(cfg.Schema); err != nil {
-						v.reportf(cp.with("schema"), "not JSON: %v", err)
+					if err := checkSchema(cfg.Schema); err != nil {
+						v.reportf(cp.with("schema"), "%v", err)
 					}
 				}
 			}
 		}
 	}
+}
+
+// checkSchema reports a real-time config schema that the agents API could
+// not compile when the page's variables change.
+func checkSchema(schema map[string]any) error {
+	b, err := json.Marshal(schema)
+	if err != nil {
+		return fmt.Errorf("not JSON: %v", err)
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+	if err != nil {
+		return fmt.Errorf("not JSON: %v", err)
+	}
+	const res = "mem:///scenario/real-time-config.json"
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource(res, doc); err != nil {
+		return fmt.Errorf("not a valid JSON Schema: %v", err)
+	}
+	if _, err := c.Compile(res); err != nil {
+		return fmt.Errorf("not a valid JSON Schema: %s", strings.ReplaceAll(err.Error(), "\n", "; "))
+	}
+	return nil
 }
 
 // connectors validates a project's connectors and fills in their
@@ -326,14 +352,20 @@ func (v *validator) connectors(proj *Project, pp path, ids, numbers map[string]p
 		if cn.VoiceName == "" {
 			cn.VoiceName = cn.TTSLangCode + "-Standard-A"
 		}
-		for n, num := range cn.PhoneNumbers {
-			np := p.with("phone_numbers", n)
-			if !e164RE.MatchString(num) {
-				v.reportf(np, "invalid number %q (want E.164, e.g. +14155550100)", num)
-				continue
-			}
-			v.unique(numbers, num, np, "phone number")
+		v.numberList(p.with("phone_numbers"), cn.PhoneNumbers, numbers, "phone number")
+	}
+}
+
+// numberList reports the numbers of a list (at p) that are not E.164 or
+// were seen before (what names them in the duplicate report).
+func (v *validator) numberList(p path, list []string, seen map[string]path, what string) {
+	for k, n := range list {
+		np := p.with(k)
+		if !e164RE.MatchString(n) {
+			v.reportf(np, "invalid number %q (want E.164, e.g. +14155550100)", n)
+			continue
 		}
+		v.unique(seen, n, np, what)
 	}
 }
 

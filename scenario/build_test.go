@@ -78,6 +78,7 @@ func TestBuildBlocksInvalid(t *testing.T) {
 		"duplicate": {"agent: {knowledge_base: [{name: a, content: x}, {name: a, content: y}]}", "duplicate topic name"},
 		"template":  {"agent: {knowledge_base: [{name: a, content: \"{{ .X \"}]}", "content"},
 		"env":       {"agent: {real_time_configs: {staging: {variables: {a: 1}}}}", `unknown environment "staging"`},
+		"schema":    {"agent: {real_time_configs: {live: {schema: {type: 12}}}}", "schema: not a valid JSON Schema"},
 	}
 	for name, tc := range agent {
 		t.Run(name, func(t *testing.T) {

@@ -136,14 +136,7 @@ func (v *validator) dniPool(d *DNIPool, p path, seen map[string]path) {
 	if len(d.Numbers) == 0 {
 		v.reportf(p.with("numbers"), "required: at least one E.164 number")
 	}
-	for k, n := range d.Numbers {
-		np := p.with("numbers", k)
-		if !e164RE.MatchString(n) {
-			v.reportf(np, "invalid number %q (want E.164, e.g. +14155550100)", n)
-			continue
-		}
-		v.unique(seen, n, np, "DNI number")
-	}
+	v.numberList(p.with("numbers"), d.Numbers, seen, "DNI number")
 	switch {
 	case d.Window < 0:
 		v.reportf(p.with("window"), "must be positive")
