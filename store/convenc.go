@@ -226,10 +226,16 @@ func appendTurn(b []byte, t *Turn) ([]byte, error) {
 // appendEntities appends a map[string]string with sorted keys (null if
 // nil).
 func appendEntities(b []byte, m map[string]string) ([]byte, error) {
+	return appendMap(b, m, func(b []byte, v string) ([]byte, error) { return appendStr(b, v), nil })
+}
+
+// appendMap appends a map with sorted keys (null if nil), each value with
+// appendVal.
+func appendMap[V any](b []byte, m map[string]V, appendVal func([]byte, V) ([]byte, error)) ([]byte, error) {
 	if m == nil {
 		return append(b, "null"...), nil
 	}
-	var keyBuf [8]string
+	var keyBuf [16]string
 	keys := keyBuf[:0]
 	for k := range m {
 		if !plainString(k) {
@@ -244,13 +250,16 @@ func appendEntities(b []byte, m map[string]string) ([]byte, error) {
 	}
 	slices.Sort(keys)
 	b = append(b, '{')
+	var err error
 	for i, k := range keys {
 		if i > 0 {
 			b = append(b, ',')
 		}
 		b = appendStr(b, k)
 		b = append(b, ':')
-		b = appendStr(b, m[k])
+		if b, err = appendVal(b, m[k]); err != nil {
+			return nil, err
+		}
 	}
 	return append(b, '}'), nil
 }
@@ -319,36 +328,7 @@ func plainString(s string) bool {
 
 // appendObject appends a free-form object with sorted keys (null if nil).
 func appendObject(b []byte, m map[string]any) ([]byte, error) {
-	if m == nil {
-		return append(b, "null"...), nil
-	}
-	var keyBuf [16]string
-	keys := keyBuf[:0]
-	for k := range m {
-		if !plainString(k) {
-			// goccy sorts keys by their escaped form: let it do the map.
-			enc, err := json.Marshal(m)
-			if err != nil {
-				return nil, errEncFallback
-			}
-			return append(b, enc...), nil
-		}
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	b = append(b, '{')
-	var err error
-	for i, k := range keys {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendStr(b, k)
-		b = append(b, ':')
-		if b, err = appendValue(b, m[k]); err != nil {
-			return nil, err
-		}
-	}
-	return append(b, '}'), nil
+	return appendMap(b, m, appendValue)
 }
 
 // appendValue appends a free-form value; JSON types directly, others
