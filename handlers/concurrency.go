@@ -21,6 +21,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/agentplatform/mockplatform/scenario"
+	"github.com/agentplatform/mockplatform/store"
 )
 
 func registerConcurrency(rt gin.IRoutes) {
@@ -179,8 +180,8 @@ func (a *API) concurrencySeries(region, account, project string, q *concQuery, n
 //
 // A query needs, per conversation, its start, its end and the filter
 // fields. Decoding 100k records on every query costs seconds; the store's
-// ConversationsVersion tells when any conversation changed, so the decoded
-// spans of a project are kept while it is unchanged: a warm query is two
+// ProjectVersion tells when a conversation of the project changed, so the
+// decoded spans of a project are kept while it is unchanged: a warm query is two
 // binary searches plus a sweep over the spans that overlap the window, in
 // time order, with no sort.
 //
@@ -216,7 +217,7 @@ type concEntry struct {
 
 // concCache is the decoded spans of one project at one store version.
 type concCache struct {
-	version uint64
+	version store.Version
 	used    uint64 // least-recently-used tick
 	// keys and raws are the scanned primary keys and stored strings, in
 	// entry order (for the merge-join of the next rebuild).
@@ -308,7 +309,7 @@ func (e *concEntry) openSpan(now int64) (end int64, ok bool) {
 // version, rebuilding it if needed. a.data.mu must be held.
 func (a *API) concCacheLocked(k concCacheKey) (*concCache, error) {
 	d := &a.data
-	version := a.store.ConversationsVersion() // before reading (see its doc)
+	version := a.store.ProjectVersion(k.region, k.account, k.project) // before reading (see its doc)
 	d.tick++
 	old := d.conc[k]
 	if old != nil && old.version == version {
@@ -339,7 +340,7 @@ func (a *API) concCacheLocked(k concCacheKey) (*concCache, error) {
 
 // buildConcCache scans a project's conversations, reusing the entries of
 // old for records that have not changed.
-func (a *API) buildConcCache(k concCacheKey, version uint64, old *concCache) (*concCache, error) {
+func (a *API) buildConcCache(k concCacheKey, version store.Version, old *concCache) (*concCache, error) {
 	cc := &concCache{version: version}
 	if old != nil && len(old.tab.strs) > 4*len(old.entries)+1024 {
 		old = nil // the tables hold mostly strings no record uses any more: start afresh

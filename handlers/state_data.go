@@ -18,7 +18,7 @@ import (
 
 // dataState is the families' state that is not stored data: only the
 // concurrency cache (concurrency.go), the decoded spans of the projects
-// queried last, each valid for one store.ConversationsVersion, so it is
+// queried last, each valid for one store.ProjectVersion, so it is
 // never stale.
 type dataState struct {
 	mu   sync.Mutex

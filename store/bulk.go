@@ -67,7 +67,7 @@ func (s *Store) PutConversations(cs []*Conversation) error {
 		return fmt.Errorf("store: put conversations: %w", err)
 	}
 	if len(cs) > 0 {
-		s.convChanged()
+		s.convChanged() // a bulk load (seeding) may replace records of any project
 	}
 	return nil
 }

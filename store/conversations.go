@@ -104,7 +104,7 @@ func (s *Store) InsertConversation(c *Conversation) error {
 	if err != nil {
 		return fmt.Errorf("store: insert conversation %s/%s: %w", c.Region, c.ID, err)
 	}
-	s.convChanged()
+	s.convChanged(projectOf(c))
 	return nil
 }
 
@@ -113,17 +113,25 @@ func (s *Store) PutConversation(c *Conversation) error {
 	if err := checkConv("put conversation", c); err != nil {
 		return err
 	}
+	oldProj := projectOf(c)
 	err := s.update(func(tx *buntdb.Tx) error {
 		oldPK, _, err := get(tx, convIDKey(c.Region, c.ID))
 		if err != nil {
 			return err
+		}
+		if oldPK != "" {
+			if raw, ok, err := get(tx, oldPK); err == nil && ok {
+				if old, err := decodeConv(raw); err == nil {
+					oldProj = projectOf(old)
+				}
+			}
 		}
 		return s.writeConv(tx, c, oldPK, 0)
 	})
 	if err != nil {
 		return fmt.Errorf("store: put conversation %s/%s: %w", c.Region, c.ID, err)
 	}
-	s.convChanged()
+	s.convChanged(projectOf(c), oldProj)
 	return nil
 }
 
@@ -170,6 +178,7 @@ func (s *Store) GetConversation(region, id string) (*Conversation, error) {
 // transaction and must not call the Store. Returns the stored value.
 func (s *Store) UpdateConversation(region, id string, fn func(c *Conversation) error) (*Conversation, error) {
 	var out *Conversation
+	var oldProj ProjectRef
 	var fnErr error
 	err := s.update(func(tx *buntdb.Tx) error {
 		pk, ok, err := get(tx, convIDKey(region, id))
@@ -195,6 +204,7 @@ func (s *Store) UpdateConversation(region, id string, fn func(c *Conversation) e
 				return err
 			}
 		}
+		oldProj = projectOf(c)
 		if err := fn(c); err != nil {
 			fnErr = err
 			return err
@@ -214,7 +224,7 @@ func (s *Store) UpdateConversation(region, id string, fn func(c *Conversation) e
 	if err != nil {
 		return nil, fmt.Errorf("store: update conversation %s/%s: %w", region, id, err)
 	}
-	s.convChanged()
+	s.convChanged(projectOf(out), oldProj)
 	return out, nil
 }
 

@@ -76,6 +76,10 @@ type Store struct {
 	// convVersion counts committed writes that changed conversations; see
 	// ConversationsVersion.
 	convVersion atomic.Uint64
+	// projMu guards the per-project versions (ProjectVersion).
+	projMu      sync.Mutex
+	projEpoch   uint64
+	projVersion map[ProjectRef]uint64
 
 	// convs caches decoded conversations (convcache.go).
 	convs convCache
@@ -93,8 +97,43 @@ type Store struct {
 // not across Restore.
 func (s *Store) ConversationsVersion() uint64 { return s.convVersion.Load() }
 
-// convChanged records a committed change of conversations.
-func (s *Store) convChanged() { s.convVersion.Add(1) }
+// convChanged records a committed change of conversations of the given
+// projects (none: of every project, as after a Restore).
+func (s *Store) convChanged(projects ...ProjectRef) {
+	s.convVersion.Add(1)
+	s.projMu.Lock()
+	defer s.projMu.Unlock()
+	if len(projects) == 0 {
+		s.projEpoch++
+		clear(s.projVersion)
+		return
+	}
+	if s.projVersion == nil {
+		s.projVersion = map[ProjectRef]uint64{}
+	}
+	for _, p := range projects {
+		s.projVersion[p]++
+	}
+}
+
+// ProjectRef names the conversations of one project in one region.
+type ProjectRef struct{ Region, AccountID, ProjectID string }
+
+// Version is a per-project change counter (see ProjectVersion); versions
+// compare with ==.
+type Version struct{ epoch, n uint64 }
+
+// ProjectVersion is ConversationsVersion for one project: it changes when a
+// conversation of that project (or every conversation, by Restore) changes,
+// and not when other projects do. The same rule applies: read it BEFORE
+// reading the data.
+func (s *Store) ProjectVersion(region, accountID, projectID string) Version {
+	s.projMu.Lock()
+	defer s.projMu.Unlock()
+	return Version{epoch: s.projEpoch, n: s.projVersion[ProjectRef{region, accountID, projectID}]}
+}
+
+func projectOf(c *Conversation) ProjectRef { return ProjectRef{c.Region, c.AccountID, c.ProjectID} }
 
 // Open opens a store. An empty path or ":memory:" gives a purely in-memory
 // store; any other path is a buntdb append-only file, replayed on open and

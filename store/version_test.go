@@ -93,3 +93,41 @@ func TestConversationsVersion(t *testing.T) {
 	}, true)
 	step("restore after close", false, func() error { return s.Restore(nil) }, true)
 }
+
+func TestProjectVersion(t *testing.T) {
+	s := openMem(t)
+	pa := func() Version { return s.ProjectVersion("us", "1", "a") }
+	pb := func() Version { return s.ProjectVersion("us", "1", "b") }
+	a0, b0 := pa(), pb()
+	c := &Conversation{ID: "C1", Region: "us", AccountID: "1", ProjectID: "a", StartedAt: time.Unix(10, 0)}
+	if err := s.InsertConversation(c); err != nil {
+		t.Fatal(err)
+	}
+	if pa() == a0 || pb() != b0 {
+		t.Fatalf("insert in a: a %v->%v, b %v->%v", a0, pa(), b0, pb())
+	}
+	a1, b1 := pa(), pb()
+	if _, err := s.UpdateConversation("us", "C1", func(c *Conversation) error { c.ProjectID = "b"; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if pa() == a1 || pb() == b1 {
+		t.Fatal("moving a conversation from a to b must change both versions")
+	}
+	a2, b2 := pa(), pb()
+	if _, err := s.UpdateConversation("us", "C1", func(*Conversation) error { return errors.New("no") }); err == nil {
+		t.Fatal("want the fn error")
+	}
+	if pa() != a2 || pb() != b2 {
+		t.Fatal("a failed update changed a version")
+	}
+	snap, err := s.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Restore(snap); err != nil {
+		t.Fatal(err)
+	}
+	if pa() == a2 || pb() == b2 {
+		t.Fatal("Restore must change every project's version")
+	}
+}
