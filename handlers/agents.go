@@ -35,6 +35,7 @@ func registerAgents(rt gin.IRoutes) {
 	rt.POST("/v1/accounts/:account/agents", wrap(famAgents, (*API).handleAgentCreate))
 	rt.GET("/v1/agents/:agent", wrap(famAgents, (*API).handleAgentGet))
 	rt.DELETE("/v1/agents/:agent", wrap(famAgents, (*API).handleAgentDelete))
+	rt.POST("/v1/agents/:agent/duplicate", wrap(famAgents, (*API).handleAgentDuplicate))
 
 	rt.GET("/v1/agents/:agent/branches", wrap(famAgents, (*API).handleBranchList))
 	rt.POST("/v1/agents/:agent/branches", wrap(famAgents, (*API).handleBranchCreate))
@@ -538,6 +539,72 @@ func (a *API) handleAgentDelete(c *gin.Context) error {
 	a.setRuntime(p.Region, d.AgentID, nil, nil)
 	c.Status(http.StatusNoContent)
 	return nil
+}
+
+// handleAgentDuplicate handles "POST {builder}/v1/agents/{agentId}/duplicate"
+// {newAgentName (1-100), newAgentId?} (notes section 4, OAS
+// DuplicateAgentBody): a new agent whose main branch is a copy of the
+// source's main branch, with its real-time config pages (schemas and
+// variables); branches other than main, deployments and telephony are not
+// copied. 200 with the CreateAgentResponse fields.
+func (a *API) handleAgentDuplicate(c *gin.Context) error {
+	f, err := readFields(c, false, "newAgentName", "newAgentId")
+	if err != nil {
+		return err
+	}
+	f.require("newAgentName")
+	name, _ := f.strLen("newAgentName", 1, 100)
+	id, hasID := f.str("newAgentId")
+	if hasID && !agentIDRE.MatchString(id) {
+		f.fail("newAgentId", "must match ^[a-zA-Z0-9-]+$")
+	}
+	if err := f.err(); err != nil {
+		return err
+	}
+	a.build.agentMu.Lock()
+	defer a.build.agentMu.Unlock()
+	src, err := a.loadAgent(c)
+	if err != nil {
+		return err
+	}
+	p := principal(c)
+	now := a.clock.Now()
+	for range 5 {
+		if !hasID {
+			id = a.newID("PROJECT-", upperAlnum, 8)
+		}
+		d := newAgentDoc(p.Account.ID, id, name, now)
+		d.Description = src.Description
+		d.Branches[0].Content = src.branch(mainBranch).Content.clone()
+		for env, page := range src.Configs {
+			cp := *page
+			cp.Variables = cloneMap(page.Variables)
+			d.Configs[env] = &cp
+		}
+		err = a.store.InsertDoc(docAgent, p.Region, id, d)
+		if err == nil {
+			c.JSON(http.StatusOK, d.view())
+			return nil
+		}
+		if !errors.Is(err, store.ErrExists) {
+			return err
+		}
+		if hasID {
+			return errf(KindConflict, "AGENT_ALREADY_EXISTS", "An agent with this id already exists.")
+		}
+	}
+	return err
+}
+
+// cloneMap deep-copies a JSON object through JSON.
+func cloneMap(m map[string]any) map[string]any {
+	out := map[string]any{}
+	if b, err := json.Marshal(m); err == nil {
+		if err := json.Unmarshal(b, &out); err != nil {
+			return map[string]any{}
+		}
+	}
+	return out
 }
 
 // --- branches ---
