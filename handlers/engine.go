@@ -174,6 +174,9 @@ func (a *API) afterTurn(conv *store.Conversation, out outcome) {
 	if out.AwaitEvent != "" {
 		a.awaitEvent(conv, out.AwaitEvent) // external_events.go
 	}
+	if !conv.InProgress {
+		a.outboundConversationEnded(conv) // outbound.go
+	}
 }
 
 // errConversationEnded is returned by converse for a finished conversation;

@@ -444,6 +444,39 @@ func (a *API) stepCall(region, sid string, now time.Time) {
 	a.armCall(&call)
 }
 
+// outboundConversationEnded completes an answered outbound call whose
+// conversation ended before the planned end of the call (the agent ended
+// or handed off, or the callee hung up): the status becomes success at
+// that time, and retention counts from it. Other conversations are left
+// alone.
+func (a *API) outboundConversationEnded(conv *store.Conversation) {
+	if !strings.HasPrefix(conv.ID, "OUT-") {
+		return
+	}
+	end := conv.EndedAt
+	var call outboundCall
+	changed := false
+	err := a.store.UpdateDoc(docOutboundCall, conv.Region, conv.ID, &call, func() error {
+		if !call.Answered || call.terminal() || !end.Before(call.EndAt) {
+			return nil
+		}
+		retention := call.RetainUntil.Sub(call.EndAt)
+		call.EndAt, call.RetainUntil = end, end.Add(retention)
+		call.Status, call.Reason = callSuccess, ""
+		changed = true
+		return nil
+	})
+	if err != nil {
+		if !errors.Is(err, store.ErrNotFound) {
+			a.log.Error("outbound call early end", "call", conv.ID, "err", err)
+		}
+		return
+	}
+	if changed {
+		a.armCall(&call)
+	}
+}
+
 // answerCall starts the call's VOICE-SIP conversation (id = call sid,
 // metadata as SIP headers in its state).
 func (a *API) answerCall(call *outboundCall) {

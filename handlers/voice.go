@@ -126,7 +126,7 @@ func (a *API) Hangup(conversationID string) error {
 		return voiceError(conversationID, err)
 	}
 	now := a.clock.Now()
-	_, err = a.store.UpdateConversation(region, conversationID, func(conv *store.Conversation) error {
+	conv, err := a.store.UpdateConversation(region, conversationID, func(conv *store.Conversation) error {
 		if err := voiceCheck(conv); err != nil {
 			return err
 		}
@@ -137,5 +137,9 @@ func (a *API) Hangup(conversationID string) error {
 		conv.State["closed_by"] = "caller"
 		return nil
 	})
-	return voiceError(conversationID, err)
+	if err != nil {
+		return voiceError(conversationID, err)
+	}
+	a.outboundConversationEnded(conv)
+	return nil
 }
