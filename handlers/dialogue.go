@@ -50,6 +50,22 @@ type outcome struct {
 	FunctionError bool
 	Crash         bool
 	AwaitEvent    string
+	// ruleEnd is the rule's own end action (a handoff ends the
+	// conversation too; see withoutHandoff).
+	ruleEnd bool
+}
+
+// withoutHandoff drops a handoff from an outcome, for conversations whose
+// connector disables handoff (spec 2.8 disableHandoff): the agent still
+// says the rule's reply, and the conversation ends only if the rule itself
+// ends it.
+func (o outcome) withoutHandoff(state map[string]any) outcome {
+	if o.Handoff == nil || state["disable_handoff"] != true {
+		return o
+	}
+	o.Handoff = nil
+	o.End = o.ruleEnd
+	return o
 }
 
 type handoffOutcome struct {
@@ -221,7 +237,7 @@ func (w *World) matches(m scenario.Match, in turnInput) ([]string, bool) {
 // act renders a rule's actions.
 func (w *World) act(r scenario.Rule, data *templateData) (outcome, error) {
 	t := r.Then
-	out := outcome{Rule: r.Name, End: t.End, Latency: t.Latency.D(), FunctionError: t.FunctionError, Crash: t.Crash}
+	out := outcome{Rule: r.Name, End: t.End, ruleEnd: t.End, Latency: t.Latency.D(), FunctionError: t.FunctionError, Crash: t.Crash}
 	if out.Latency <= 0 {
 		out.Latency = DefaultLatency
 	}

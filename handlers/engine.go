@@ -84,7 +84,7 @@ func (a *API) startConversation(s convStart) (*store.Conversation, outcome, erro
 	var out outcome
 	if s.InitialMessage != nil {
 		in.Message, in.Turn = *s.InitialMessage, 1
-		out = w.respond(script.Dialogue, conv.VariantID, in)
+		out = w.respond(script.Dialogue, conv.VariantID, in).withoutHandoff(conv.State)
 	} else {
 		text, err := w.greeting(script.Dialogue, conv.VariantID, in)
 		if err != nil {
@@ -154,7 +154,7 @@ func (a *API) converse(region, id string, check func(*store.Conversation) error,
 		if in.Metadata == nil {
 			in.Metadata = map[string]any{}
 		}
-		out = w.respond(script.Dialogue, conv.VariantID, in)
+		out = w.respond(script.Dialogue, conv.VariantID, in).withoutHandoff(conv.State)
 		applyTurn(conv, now, in, out, msg.Metadata)
 		return nil
 	})
