@@ -462,7 +462,7 @@ func (p *Platform) Store() *store.Store { return p.store }
 
 // Conversation reads a conversation record by id, in any region.
 func (p *Platform) Conversation(id string) (*store.Conversation, error) {
-	for _, region := range []string{"us", "uk", "eu"} {
+	for _, region := range scenario.Regions {
 		c, err := p.store.GetConversation(region, id)
 		if err == nil {
 			return c, nil

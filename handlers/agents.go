@@ -392,37 +392,48 @@ func (a *API) handleAgentCreate(c *gin.Context) error {
 			return err
 		}
 	}
-	p := principal(c)
-	now := a.clock.Now()
 	a.build.agentMu.Lock()
 	defer a.build.agentMu.Unlock()
+	d, err := a.insertAgent(principal(c), id, hasID, name, func(d *agentDoc) { d.Description = desc })
+	if err != nil {
+		return err
+	}
+	if oas {
+		// OAS CreateAgentResponse: 200, these six fields only.
+		c.JSON(http.StatusOK, d.view())
+		return nil
+	}
+	now := fmtAgentTime(d.CreatedAt)
+	c.JSON(http.StatusCreated, gin.H{"accountId": d.AccountID, "agentId": d.AgentID, "agentName": d.Name,
+		"description": d.Description, "createdAt": now, "updatedAt": now, "branchCount": 1,
+		"branch": branchView(d.Branches[0])})
+	return nil
+}
+
+// insertAgent stores a new agent of the principal's account named name,
+// with the given id (hasID) or a fresh PROJECT-XXXXXXXX one; fill sets the
+// rest. A given id that is taken is 409 AGENT_ALREADY_EXISTS.
+// a.build.agentMu must be held.
+func (a *API) insertAgent(p *Principal, id string, hasID bool, name string, fill func(d *agentDoc)) (*agentDoc, error) {
+	now := a.clock.Now()
 	var err error
 	for range 5 {
 		if !hasID {
 			id = a.newID("PROJECT-", upperAlnum, 8)
 		}
 		d := newAgentDoc(p.Account.ID, id, name, now)
-		d.Description = desc
-		err = a.store.InsertDoc(docAgent, p.Region, id, d)
-		if err == nil {
-			if oas {
-				// OAS CreateAgentResponse: 200, these six fields only.
-				c.JSON(http.StatusOK, d.view())
-				return nil
-			}
-			c.JSON(http.StatusCreated, gin.H{"accountId": d.AccountID, "agentId": d.AgentID, "agentName": d.Name,
-				"description": d.Description, "createdAt": fmtAgentTime(now), "updatedAt": fmtAgentTime(now), "branchCount": 1,
-				"branch": branchView(d.Branches[0])})
-			return nil
+		fill(d)
+		if err = a.store.InsertDoc(docAgent, p.Region, id, d); err == nil {
+			return d, nil
 		}
 		if !errors.Is(err, store.ErrExists) {
-			return err
+			return nil, err
 		}
 		if hasID {
-			return errf(KindConflict, "AGENT_ALREADY_EXISTS", "An agent with this id already exists.")
+			return nil, errf(KindConflict, "AGENT_ALREADY_EXISTS", "An agent with this id already exists.")
 		}
 	}
-	return err
+	return nil, err
 }
 
 // readCreateAgentOAS validates a create-agent body by the real rules (D2,
@@ -567,13 +578,7 @@ func (a *API) handleAgentDuplicate(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	p := principal(c)
-	now := a.clock.Now()
-	for range 5 {
-		if !hasID {
-			id = a.newID("PROJECT-", upperAlnum, 8)
-		}
-		d := newAgentDoc(p.Account.ID, id, name, now)
+	d, err := a.insertAgent(principal(c), id, hasID, name, func(d *agentDoc) {
 		d.Description = src.Description
 		d.Branches[0].Content = src.branch(mainBranch).Content.clone()
 		for env, page := range src.Configs {
@@ -581,19 +586,12 @@ func (a *API) handleAgentDuplicate(c *gin.Context) error {
 			cp.Variables = cloneMap(page.Variables)
 			d.Configs[env] = &cp
 		}
-		err = a.store.InsertDoc(docAgent, p.Region, id, d)
-		if err == nil {
-			c.JSON(http.StatusOK, d.view())
-			return nil
-		}
-		if !errors.Is(err, store.ErrExists) {
-			return err
-		}
-		if hasID {
-			return errf(KindConflict, "AGENT_ALREADY_EXISTS", "An agent with this id already exists.")
-		}
+	})
+	if err != nil {
+		return err
 	}
-	return err
+	c.JSON(http.StatusOK, d.view())
+	return nil
 }
 
 // cloneMap deep-copies a JSON object through JSON.

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agentplatform/mockplatform/faults"
+	"github.com/agentplatform/mockplatform/scenario"
 	"github.com/agentplatform/mockplatform/store"
 )
 
@@ -30,8 +31,6 @@ const metricLookback = time.Hour
 // an evaluation pass (the rules move to unknown), e.g.
 // {match: {family: alerts, path: /_evaluation}, action: {preset: monitoring_backend_failure}, times: 1}.
 const EvaluationPath = "/_evaluation"
-
-var buildRegions = []string{"us", "uk", "eu"}
 
 func (w *World) evaluationInterval() time.Duration {
 	if d := w.sc.Alerts.EvaluationInterval.D(); d > 0 {
@@ -149,7 +148,7 @@ func (a *API) evaluateAlertsAt(now time.Time) {
 	defer a.build.evalMu.Unlock()
 	failed := a.evaluationFails()
 	var events []alertEvent
-	for _, region := range buildRegions {
+	for _, region := range scenario.Regions {
 		rules, err := a.listAlertRules(region, "")
 		if err != nil {
 			a.log.Error("alert evaluation: list rules", "err", err)
@@ -464,7 +463,7 @@ func (a *API) RecordConversationEvent(id, kind string) error {
 		return errors.New(`kind must be "function_error" or "crash"`)
 	}
 	now := a.clock.Now()
-	for _, region := range buildRegions {
+	for _, region := range scenario.Regions {
 		_, err := a.store.UpdateConversation(region, id, func(c *store.Conversation) error {
 			if kind == "crash" {
 				c.Crashes = append(c.Crashes, now)

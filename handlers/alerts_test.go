@@ -17,6 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentplatform/mockplatform/faults"
+	"github.com/agentplatform/mockplatform/scenario"
 )
 
 var builderHeaders = []string{"x-api-key", "test-builder-key", "Content-Type", "application/json"}
@@ -668,7 +669,7 @@ func (h *harness) buildDocs() map[string]string {
 	h.t.Helper()
 	out := map[string]string{}
 	for _, kind := range []string{docAlertRule, docWebhook, docAgent, docSnapshot} {
-		for _, region := range buildRegions {
+		for _, region := range scenario.Regions {
 			if err := h.store.ListDocs(kind, region, func(id string, raw []byte) bool {
 				out[kind+"/"+region+"/"+id] = string(raw)
 				return true

@@ -125,7 +125,7 @@ type DialResult struct {
 func (a *API) Dial(number, from string) (*DialResult, error) {
 	now := a.clock.Now()
 	w := a.world()
-	for _, region := range []string{"us", "uk", "eu"} {
+	for _, region := range scenario.Regions {
 		var res dniReservation
 		err := a.store.GetDoc(docDNI, region, number, &res)
 		if errors.Is(err, store.ErrNotFound) {

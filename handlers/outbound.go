@@ -503,7 +503,7 @@ func (a *API) answerCall(call *outboundCall) {
 // rearmCalls arms the timers of the stored calls again (after a reset the
 // clock has none; with a data file the calls survive a restart).
 func (a *API) rearmCalls() {
-	for _, region := range []string{"us", "uk", "eu"} {
+	for _, region := range scenario.Regions {
 		var calls []*outboundCall
 		err := a.store.ListDocs(docOutboundCall, region, func(_ string, raw []byte) bool {
 			var call outboundCall

@@ -140,7 +140,7 @@ func (a *API) setRuntimeVariables(region, agent, env string, vars map[string]any
 // variables from the store.
 func (a *API) rebuildRuntimeIndex() {
 	idx := map[string]*runtimeEntry{}
-	for _, region := range buildRegions {
+	for _, region := range scenario.Regions {
 		var agents []*agentDoc
 		err := a.store.ListDocs(docAgent, region, func(_ string, raw []byte) bool {
 			d := new(agentDoc)

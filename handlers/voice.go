@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/agentplatform/mockplatform/scenario"
 	"github.com/agentplatform/mockplatform/store"
 )
 
@@ -60,7 +61,7 @@ func (a *API) findConversation(id string) (string, error) {
 	if id == "" {
 		return "", ErrCallNotFound
 	}
-	for _, region := range []string{"us", "uk", "eu"} {
+	for _, region := range scenario.Regions {
 		_, err := a.store.GetConversation(region, id)
 		if err == nil {
 			return region, nil

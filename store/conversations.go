@@ -39,6 +39,16 @@ func convKey(c *Conversation) string {
 	return convPrefix(c.Region, c.AccountID, c.ProjectID) + tsenc(c.StartedAt) + "/" + c.ID
 }
 
+// projectOfKey reads the project of a conversation's primary key (see
+// convKey), without decoding the record.
+func projectOfKey(pk string) (ProjectRef, bool) {
+	parts := strings.SplitN(strings.TrimPrefix(pk, pfxConv), "/", 4)
+	if pk == "" || !strings.HasPrefix(pk, pfxConv) || len(parts) < 4 {
+		return ProjectRef{}, false
+	}
+	return ProjectRef{Region: unesc(parts[0]), AccountID: unesc(parts[1]), ProjectID: unesc(parts[2])}, true
+}
+
 func convIDKey(region, id string) string {
 	return pfxConvID + esc(region) + "/" + id
 }
@@ -119,12 +129,8 @@ func (s *Store) PutConversation(c *Conversation) error {
 		if err != nil {
 			return err
 		}
-		if oldPK != "" {
-			if raw, ok, err := get(tx, oldPK); err == nil && ok {
-				if old, err := decodeConv(raw); err == nil {
-					oldProj = projectOf(old)
-				}
-			}
+		if p, ok := projectOfKey(oldPK); ok {
+			oldProj = p
 		}
 		return s.writeConv(tx, c, oldPK, 0)
 	})

@@ -228,6 +228,14 @@ func esc(s string) string {
 	return strings.ReplaceAll(s, "/", "%2F")
 }
 
+// unesc reverses esc.
+func unesc(s string) string {
+	if !strings.Contains(s, "%") {
+		return s
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(s, "%2F", "/"), "%25", "%")
+}
+
 // prefixEnd returns the smallest string greater than every string starting
 // with prefix, for a prefix ending in '/'.
 func prefixEnd(prefix string) string {

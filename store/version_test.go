@@ -131,3 +131,31 @@ func TestProjectVersion(t *testing.T) {
 		t.Fatal("Restore must change every project's version")
 	}
 }
+
+func TestProjectOfKey(t *testing.T) {
+	c := &Conversation{ID: "C/1", Region: "us", AccountID: "a/b%c", ProjectID: "p%2F", StartedAt: time.Unix(5, 0)}
+	got, ok := projectOfKey(convKey(c))
+	if !ok || got != projectOf(c) {
+		t.Fatalf("projectOfKey = %+v, %v; want %+v", got, ok, projectOf(c))
+	}
+	if _, ok := projectOfKey(""); ok {
+		t.Fatal("empty key parsed")
+	}
+}
+
+func TestPutMovesProjectVersion(t *testing.T) {
+	s := openMem(t)
+	c := &Conversation{ID: "C1", Region: "us", AccountID: "1", ProjectID: "a", StartedAt: time.Unix(10, 0)}
+	if err := s.PutConversation(c); err != nil {
+		t.Fatal(err)
+	}
+	a0 := s.ProjectVersion("us", "1", "a")
+	moved := *c
+	moved.ProjectID = "b"
+	if err := s.PutConversation(&moved); err != nil {
+		t.Fatal(err)
+	}
+	if s.ProjectVersion("us", "1", "a") == a0 {
+		t.Fatal("replacing a conversation of project a with one of b must change a's version")
+	}
+}
