@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -85,7 +86,7 @@ func TestReadmeGoSnippet(t *testing.T) {
 	dir := t.TempDir()
 	gomod := "module example.com/readmesnippet\n\ngo 1.26\n\n" +
 		"require github.com/agentplatform/mockplatform v0.0.0\n\n" +
-		"replace github.com/agentplatform/mockplatform => " + root + "\n"
+		"replace github.com/agentplatform/mockplatform => " + strconv.Quote(root) + "\n"
 	sum, err := os.ReadFile("go.sum")
 	if err != nil {
 		t.Fatal(err)
