@@ -256,7 +256,7 @@ func (p *Platform) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p.mu.Unlock()
 	defer p.inflight.Done()
 	ctx := context.WithValue(handlers.WithAPI(r.Context(), p.api), platformKey{}, p)
-	p.engine.ServeHTTP(w, r.WithContext(ctx))
+	p.serveLogged(w, r.WithContext(ctx))
 }
 
 // URL is the base address: the httptest server's, or PlaceholderURL.

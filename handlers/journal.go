@@ -168,6 +168,7 @@ func (j *Journal) add(c *gin.Context, rec *recorder, at time.Time) {
 	}
 	if f := familyOf(c); f != nil {
 		e.Family = f.name
+		noteFamily(c.Request.Context(), f.name)
 	}
 	if s, ok := c.Get(ctxJournalStatus); ok {
 		e.Status = s.(int)

@@ -1,11 +1,15 @@
-// Command mockd serves the agent platform mock (CONTRACT section 4).
+// Command mockd serves the agent platform mock: the runtime, builder and
+// messaging families under one address and its control plane under
+// /_mock.
 //
-//	mockd [flags]            serve (default scenario on 127.0.0.1:8080)
-//	mockd validate FILE...   check scenario files
-//	mockd healthcheck        exit 0 when the server at --addr is healthy
+//	mockd [serve] [flags]        serve (the default command)
+//	mockd validate [FILE...]     check scenario files
+//	mockd healthcheck [--addr]   exit 0 when the mockd at --addr is healthy
+//	mockd version                print the version
+//	mockd help [COMMAND]         show help
 //
-// Every flag has an environment variable (MOCKD_ADDR, MOCKD_SCENARIO,
-// MOCKD_DATA, MOCKD_CLOCK, MOCKD_LOG_FORMAT, MOCKD_LOG_LEVEL).
+// Flags may come before or after the command; each has an environment
+// variable (MOCKD_ADDR, MOCKD_SCENARIO, ...). `mockd --help` lists them.
 package main
 
 import (
@@ -14,272 +18,247 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
-	"net"
-	"net/http"
 	"os"
-	"os/signal"
+	"path/filepath"
+	"slices"
 	"strings"
-	"syscall"
-	"time"
-
-	"github.com/gin-gonic/gin"
-
-	"github.com/agentplatform/mockplatform"
-	"github.com/agentplatform/mockplatform/clock"
-	"github.com/agentplatform/mockplatform/scenario"
+	"text/tabwriter"
 )
 
 func main() {
 	os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr, os.Getenv, nil))
 }
 
-// options are mockd's settings.
-type options struct {
-	addr      string
-	scenarios []string
-	data      string
-	clock     string
-	logFormat string
-	logLevel  string
+// invocation is what a command runs with.
+type invocation struct {
+	// ctx ending stops a server as a first SIGTERM would (tests use it).
+	ctx    context.Context
+	stdout io.Writer
+	stderr io.Writer
+	getenv func(string) string
+	// ready, when not nil, is called with the bound address once the
+	// server listens (tests start on port 0).
+	ready func(addr string)
 }
 
-// listFlag is a repeatable flag.
-type listFlag []string
+// command is one subcommand of mockd.
+type command struct {
+	name    string
+	args    string // the synopsis after the name
+	summary string
+	help    string   // what the command does, in more words
+	flags   []string // the flags it takes
+	maxArgs int      // -1: any number
+	run     func(inv *invocation, o *options, args []string) int
+}
 
-func (l *listFlag) String() string { return strings.Join(*l, ",") }
-func (l *listFlag) Set(v string) error {
-	*l = append(*l, v)
+// serveFlags are the flags of serve: all of them.
+var serveFlags = func() []string {
+	var names []string
+	for _, s := range flagSpecs {
+		names = append(names, s.name)
+	}
+	return names
+}()
+
+// commands are mockd's subcommands, in help order.
+var commands = []*command{
+	{name: "serve", args: "[flags]", summary: "serve the mock (the default command)",
+		help: "serve serves the mock until SIGTERM or SIGINT, with the built-in scenario unless\n" +
+			"--scenario names others, and prints its base addresses.",
+		flags: serveFlags, run: cmdServe},
+	{name: "validate", args: "[FILE...]", summary: "check scenario files (file:line:column: message)",
+		help: "validate checks scenario files as serve would load them, printing FILE: ok for a\n" +
+			"good file and file:line:column: message for each problem of a bad one; it exits\n" +
+			"1 when any file has a problem. With no FILE it checks the --scenario files.",
+		flags: []string{"scenario"}, maxArgs: -1, run: cmdValidate},
+	{name: "healthcheck", args: "[--addr HOST:PORT]", summary: "exit 0 when the mockd at --addr is healthy",
+		help: "healthcheck asks the mockd at --addr for GET /_mock/health and exits 0 when it\n" +
+			"answers 200, 1 otherwise (the container's HEALTHCHECK; it never starts a server).\n" +
+			"An unspecified host (0.0.0.0, ::) is checked on 127.0.0.1.",
+		flags: []string{"addr"}, run: cmdHealthcheck},
+	{name: "version", summary: "print mockd's version",
+		help: "version prints mockd's version, the commit it was built from and the Go version.",
+		run:  cmdVersion},
+}
+
+// synopsis is the command's usage line.
+func (c *command) synopsis() string { return strings.TrimSpace("mockd " + c.name + " " + c.args) }
+
+func lookup(name string) *command {
+	for _, c := range commands {
+		if c.name == name {
+			return c
+		}
+	}
 	return nil
 }
 
-func parseFlags(name string, args []string, stderr io.Writer, getenv func(string) string) (*options, *flag.FlagSet, error) {
-	o := &options{}
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	env := func(key, def string) string {
-		if v := getenv(key); v != "" {
-			return v
-		}
-		return def
-	}
-	fs.StringVar(&o.addr, "addr", env("MOCKD_ADDR", "127.0.0.1:8080"), "listen address (env MOCKD_ADDR)")
-	var sc listFlag
-	fs.Var(&sc, "scenario", "scenario file; repeat to merge several (env MOCKD_SCENARIO, comma-separated)")
-	fs.StringVar(&o.data, "data", env("MOCKD_DATA", ""), "data file for persistence; default in memory (env MOCKD_DATA)")
-	fs.StringVar(&o.clock, "clock", env("MOCKD_CLOCK", "real"), "clock mode: real or manual (env MOCKD_CLOCK)")
-	fs.StringVar(&o.logFormat, "log-format", env("MOCKD_LOG_FORMAT", "text"), "log format: text or json (env MOCKD_LOG_FORMAT)")
-	fs.StringVar(&o.logLevel, "log-level", env("MOCKD_LOG_LEVEL", "info"), "log level: debug, info, warn, error (env MOCKD_LOG_LEVEL)")
-	if err := fs.Parse(args); err != nil {
-		return nil, fs, err
-	}
-	o.scenarios = sc
-	if len(o.scenarios) == 0 && getenv("MOCKD_SCENARIO") != "" {
-		for _, s := range strings.Split(getenv("MOCKD_SCENARIO"), ",") {
-			if s = strings.TrimSpace(s); s != "" {
-				o.scenarios = append(o.scenarios, s)
-			}
-		}
-	}
-	return o, fs, nil
-}
-
-// run is mockd: it returns the exit code. ready, when not nil, is called
-// with the bound address once the server listens (tests start on port 0).
+// run is mockd: it returns the exit code (0 done, 1 failed, 2 misused).
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string, ready func(addr string)) int {
-	if len(args) > 0 {
-		switch args[0] {
-		case "validate":
-			return validate(args[1:], stdout, stderr)
-		case "healthcheck":
-			return healthcheck(args[1:], stderr, getenv)
-		}
-	}
-	o, _, err := parseFlags("mockd", args, stderr, getenv)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	log, err := newLogger(stderr, o.logFormat, o.logLevel)
+	inv := &invocation{ctx: ctx, stdout: stdout, stderr: stderr, getenv: getenv, ready: ready}
+	o := &options{}
+	fs, err := newFlagSet(o, stderr, getenv)
 	if err != nil {
 		fmt.Fprintln(stderr, "mockd:", err)
 		return 2
 	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := serve(ctx, o, log, stdout, ready); err != nil {
-		log.Error("mockd stopped", "err", err)
-		return 1
-	}
-	return 0
-}
-
-func newLogger(w io.Writer, format, level string) (*slog.Logger, error) {
-	var lv slog.Level
-	if err := lv.UnmarshalText([]byte(level)); err != nil {
-		return nil, fmt.Errorf("log level %q: want debug, info, warn or error", level)
-	}
-	hopts := &slog.HandlerOptions{Level: lv}
-	switch format {
-	case "text":
-		return slog.New(slog.NewTextHandler(w, hopts)), nil
-	case "json":
-		return slog.New(slog.NewJSONHandler(w, hopts)), nil
-	}
-	return nil, fmt.Errorf("log format %q: want text or json", format)
-}
-
-// serve runs the server until ctx ends, then shuts down gracefully.
-func serve(ctx context.Context, o *options, log *slog.Logger, stdout io.Writer, ready func(addr string)) error {
-	gin.SetMode(gin.ReleaseMode)
-	mode, err := clock.ParseMode(o.clock)
-	if err != nil {
-		return err
-	}
-	opts := []mockplatform.Option{mockplatform.WithClock(mode), mockplatform.WithLogger(log)}
-	if len(o.scenarios) > 0 {
-		sc, err := loadScenarios(o.scenarios)
-		if err != nil {
-			return err
-		}
-		opts = append(opts, mockplatform.WithScenario(sc))
-	}
-	if o.data != "" {
-		opts = append(opts, mockplatform.WithDataFile(o.data))
-	}
-	p, err := mockplatform.New(opts...)
-	if err != nil {
-		return err
-	}
-	defer p.Close()
-
-	ln, err := net.Listen("tcp", o.addr)
-	if err != nil {
-		return err
-	}
-	srv := &http.Server{Handler: p, ReadHeaderTimeout: 10 * time.Second}
-	base := "http://" + displayAddr(ln.Addr())
-	fmt.Fprintf(stdout, "mockd serving scenario %q (clock %s)\n", p.Scenario().Name, mode)
-	fmt.Fprintf(stdout, "  runtime:   %s/runtime/{us-1|uk-1|euw-1}\n", base)
-	fmt.Fprintf(stdout, "  builder:   %s/builder/{us|uk|eu}\n", base)
-	fmt.Fprintf(stdout, "  messaging: %s/messaging\n", base)
-	fmt.Fprintf(stdout, "  control:   %s/_mock\n", base)
-	log.Info("listening", "addr", ln.Addr().String())
-	if ready != nil {
-		ready(ln.Addr().String())
-	}
-
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-	}
-	log.Info("shutting down")
-	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
-		return err
-	}
-	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
-}
-
-func loadScenarios(paths []string) (*scenario.Scenario, error) {
-	var list []*scenario.Scenario
-	var errs []error
-	for _, path := range paths {
-		sc, err := scenario.Load(path)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		list = append(list, sc)
-	}
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
-	}
-	if len(list) == 1 {
-		return list[0], nil
-	}
-	return scenario.Merge(list...)
-}
-
-// validate checks scenario files, printing file:line:column: message for
-// each problem; it exits non-zero when any file has one.
-func validate(files []string, stdout, stderr io.Writer) int {
-	if len(files) == 0 {
-		fmt.Fprintln(stderr, "usage: mockd validate FILE...")
-		return 2
-	}
-	bad := 0
-	for _, f := range files {
-		sc, err := scenario.Load(f)
-		if err == nil {
-			err = mockplatform.ValidateScenario(sc)
-		}
-		if err != nil {
-			bad++
-			fmt.Fprintln(stderr, err)
-			continue
-		}
-		fmt.Fprintf(stdout, "%s: ok\n", f)
-	}
-	if bad > 0 {
-		return 1
-	}
-	return 0
-}
-
-// healthcheck asks a running mockd for its health (for the container's
-// HEALTHCHECK, which has no shell).
-func healthcheck(args []string, stderr io.Writer, getenv func(string) string) int {
-	fs := flag.NewFlagSet("healthcheck", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	def := getenv("MOCKD_ADDR")
-	if def == "" {
-		def = "127.0.0.1:8080"
-	}
-	addr := fs.String("addr", def, "address of the server (env MOCKD_ADDR)")
+	// Flags before the command, then the command's name.
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			mainHelp(stdout)
+			return 0
+		}
+		shortUsage(stderr)
 		return 2
 	}
-	host, port, err := net.SplitHostPort(*addr)
+	rest := fs.Args()
+	cmd := lookup("serve")
+	if len(rest) > 0 {
+		if rest[0] == "help" {
+			return cmdHelp(stdout, stderr, rest[1:])
+		}
+		cmd = lookup(rest[0])
+		if cmd == nil {
+			unknownCommand(stderr, rest[0])
+			return 2
+		}
+		rest = rest[1:]
+	}
+	pos, err := parseArgs(fs, rest)
 	if err != nil {
-		fmt.Fprintln(stderr, "healthcheck:", err)
-		return 1
+		if errors.Is(err, flag.ErrHelp) {
+			commandHelp(stdout, cmd)
+			return 0
+		}
+		fmt.Fprintf(stderr, "usage: %s\nRun 'mockd %s --help' for its flags.\n", cmd.synopsis(), cmd.name)
+		return 2
 	}
-	if host == "" || host == "0.0.0.0" || host == "::" {
-		host = "127.0.0.1"
+	var foreign []string
+	fs.Visit(func(f *flag.Flag) {
+		if !slices.Contains(cmd.flags, f.Name) {
+			foreign = append(foreign, "--"+f.Name)
+		}
+	})
+	if len(foreign) > 0 {
+		fmt.Fprintf(stderr, "mockd %s: %s does not apply to %s\nusage: %s\n",
+			cmd.name, strings.Join(foreign, ", "), cmd.name, cmd.synopsis())
+		return 2
 	}
-	client := &http.Client{Timeout: 3 * time.Second}
-	resp, err := client.Get("http://" + net.JoinHostPort(host, port) + "/_mock/health")
-	if err != nil {
-		fmt.Fprintln(stderr, "healthcheck:", err)
-		return 1
+	if cmd.maxArgs >= 0 && len(pos) > cmd.maxArgs {
+		fmt.Fprintf(stderr, "mockd %s: unexpected argument %q%s\nusage: %s\n",
+			cmd.name, pos[0], fileHint(pos[0]), cmd.synopsis())
+		return 2
 	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		fmt.Fprintln(stderr, "healthcheck: status", resp.StatusCode)
-		return 1
+	applyListEnv(fs, o, getenv)
+	return cmd.run(inv, o, pos)
+}
+
+// mainHelp is `mockd --help`.
+func mainHelp(w io.Writer) {
+	fmt.Fprint(w, "mockd serves a mock of the agent platform API: the runtime, builder and\n"+
+		"messaging families under one address, and its control plane under /_mock.\n\n")
+	commandList(w)
+	fmt.Fprint(w, "\nFlags may come before or after the command; each has an environment variable.\n"+
+		"'mockd help COMMAND' shows the flags of the others.\n\nFlags of serve:\n")
+	printFlags(w, serveFlags)
+}
+
+func commandList(w io.Writer) {
+	fmt.Fprintln(w, "Usage:")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, c := range commands {
+		fmt.Fprintf(tw, "  %s\t%s\n", c.synopsis(), c.summary)
 	}
+	fmt.Fprintf(tw, "  %s\t%s\n", "mockd help [COMMAND]", "show a command's help")
+	_ = tw.Flush()
+}
+
+// shortUsage follows a usage error.
+func shortUsage(w io.Writer) {
+	commandList(w)
+	fmt.Fprintln(w, "Run 'mockd --help' for the flags.")
+}
+
+// commandHelp is `mockd COMMAND --help` and `mockd help COMMAND`.
+func commandHelp(w io.Writer, c *command) {
+	fmt.Fprintf(w, "usage: %s\n\n%s\n", c.synopsis(), c.help)
+	if len(c.flags) > 0 {
+		fmt.Fprintln(w, "\nFlags (each may also come before the command):")
+		printFlags(w, c.flags)
+	}
+}
+
+// cmdHelp is `mockd help [COMMAND]`.
+func cmdHelp(stdout, stderr io.Writer, args []string) int {
+	switch {
+	case len(args) == 0:
+		mainHelp(stdout)
+		return 0
+	case len(args) > 1:
+		fmt.Fprintln(stderr, "usage: mockd help [COMMAND]")
+		return 2
+	}
+	c := lookup(args[0])
+	if c == nil {
+		unknownCommand(stderr, args[0])
+		return 2
+	}
+	commandHelp(stdout, c)
 	return 0
 }
 
-// displayAddr is the address to print: an unspecified host (0.0.0.0, ::)
-// becomes localhost, which a user can paste.
-func displayAddr(a net.Addr) string {
-	host, port, err := net.SplitHostPort(a.String())
-	if err != nil {
-		return a.String()
+// unknownCommand reports a word that is no command, suggesting the closest
+// one (or, for a file, the commands that take one).
+func unknownCommand(w io.Writer, name string) {
+	fmt.Fprintf(w, "mockd: unknown command %q", name)
+	best, dist := "", 3
+	for _, c := range append(slices.Clone(commands), &command{name: "help"}) {
+		if d := editDistance(name, c.name); d < dist {
+			best, dist = c.name, d
+		}
 	}
-	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
-		host = "localhost"
+	switch {
+	case best != "":
+		fmt.Fprintf(w, "; did you mean %q?\n", best)
+	default:
+		fmt.Fprintf(w, "%s\n", fileHint(name))
 	}
-	return net.JoinHostPort(host, port)
+	shortUsage(w)
+}
+
+// fileHint is a hint for an argument that names a scenario file.
+func fileHint(arg string) string {
+	switch strings.ToLower(filepath.Ext(arg)) {
+	case ".yaml", ".yml", ".json":
+		return fmt.Sprintf(" (to serve a scenario: mockd --scenario %s; to check it: mockd validate %s)", arg, arg)
+	}
+	return ""
+}
+
+// editDistance is the optimal string alignment distance of a and b
+// (insertions, deletions, substitutions and adjacent transpositions).
+func editDistance(a, b string) int {
+	x, y := []rune(a), []rune(b)
+	d := make([][]int, len(x)+1)
+	for i := range d {
+		d[i] = make([]int, len(y)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(x); i++ {
+		for j := 1; j <= len(y); j++ {
+			cost := 1
+			if x[i-1] == y[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && x[i-1] == y[j-2] && x[i-2] == y[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(x)][len(y)]
 }

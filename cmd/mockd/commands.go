@@ -1,0 +1,140 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/agentplatform/mockplatform"
+	"github.com/agentplatform/mockplatform/scenario"
+)
+
+// cmdValidate checks scenario files, printing file:line:column: message for
+// each problem; it exits 1 when any file has one.
+func cmdValidate(inv *invocation, o *options, files []string) int {
+	if len(files) == 0 {
+		files = o.scenarios
+	}
+	if len(files) == 0 {
+		fmt.Fprintln(inv.stderr, "usage: mockd validate FILE... (or --scenario FILE, MOCKD_SCENARIO)")
+		return 2
+	}
+	bad := 0
+	for _, f := range files {
+		sc, err := scenario.Load(f)
+		if err == nil {
+			err = mockplatform.ValidateScenario(sc)
+		}
+		if err != nil {
+			bad++
+			for _, line := range problemLines(err) {
+				fmt.Fprintln(inv.stderr, line)
+			}
+			continue
+		}
+		fmt.Fprintf(inv.stdout, "%s: ok\n", f)
+	}
+	if bad > 0 {
+		return 1
+	}
+	return 0
+}
+
+// problemLines turns an error into lines: one per scenario problem
+// (file:line:column: message), and the lines of any other error.
+func problemLines(err error) []string {
+	var lines []string
+	var walk func(error)
+	walk = func(err error) {
+		var list scenario.Errors
+		switch e := err.(type) {
+		case scenario.Errors:
+			list = e
+		case interface{ Unwrap() []error }:
+			for _, x := range e.Unwrap() {
+				walk(x)
+			}
+			return
+		}
+		if list != nil {
+			for _, p := range list {
+				lines = append(lines, p.Error())
+			}
+			return
+		}
+		lines = append(lines, strings.Split(err.Error(), "\n")...)
+	}
+	walk(err)
+	return lines
+}
+
+// cmdHealthcheck asks a running mockd for its health (the container's
+// HEALTHCHECK, which has no shell). It never starts a server.
+func cmdHealthcheck(inv *invocation, o *options, _ []string) int {
+	host, port, err := net.SplitHostPort(o.addr)
+	if err != nil {
+		fmt.Fprintln(inv.stderr, "healthcheck:", err)
+		return 1
+	}
+	if ip := net.ParseIP(host); host == "" || ip != nil && ip.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	client := &http.Client{Timeout: 3 * time.Second}
+	resp, err := client.Get("http://" + net.JoinHostPort(host, port) + "/_mock/health")
+	if err != nil {
+		fmt.Fprintln(inv.stderr, "healthcheck:", err)
+		return 1
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4096))
+	if resp.StatusCode != http.StatusOK {
+		fmt.Fprintln(inv.stderr, "healthcheck: status", resp.StatusCode)
+		return 1
+	}
+	return 0
+}
+
+// version is set at build time (scripts/build-image.sh:
+// -ldflags "-X main.version=..."); otherwise the module's version.
+var version = ""
+
+// cmdVersion prints mockd's version, commit and Go version.
+func cmdVersion(inv *invocation, _ *options, _ []string) int {
+	fmt.Fprintln(inv.stdout, versionString())
+	return 0
+}
+
+func versionString() string {
+	v, rev, dirty := version, "", ""
+	if info, ok := debug.ReadBuildInfo(); ok {
+		if v == "" {
+			v = info.Main.Version
+		}
+		for _, s := range info.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.modified":
+				if s.Value == "true" {
+					dirty = ", modified"
+				}
+			}
+		}
+	}
+	if v == "" {
+		v = "(devel)"
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	build := runtime.Version()
+	if rev != "" {
+		build = rev + dirty + ", " + build
+	}
+	return fmt.Sprintf("mockd %s (%s)", v, build)
+}
