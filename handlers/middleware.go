@@ -87,7 +87,9 @@ func (a *API) record(c *gin.Context) {
 	if c.Request.Body != nil && c.Request.Body != http.NoBody {
 		data, err := io.ReadAll(io.LimitReader(c.Request.Body, limit+1))
 		if err != nil {
-			data = nil
+			// The client stalled past the server's read timeout or went
+			// away mid-body: a partial body is never served as a whole one.
+			panic(http.ErrAbortHandler)
 		}
 		if int64(len(data)) > limit {
 			c.Set(ctxBodyLarge, true)

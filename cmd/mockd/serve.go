@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
-	"time"
 
 	"github.com/gin-gonic/gin"
 
@@ -94,7 +93,9 @@ func serve(inv *invocation, o *options, log *slog.Logger, mode clock.Mode, p *mo
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
 
-	srv := &http.Server{Handler: p, ReadHeaderTimeout: 10 * time.Second}
+	requests, cancelRequests := context.WithCancel(context.Background())
+	defer cancelRequests()
+	srv := newHTTPServer(o, p, requests, log)
 	base := "http://" + displayAddr(ln.Addr())
 	fmt.Fprintf(inv.stdout, "mockd serving scenario %q (clock %s)\n", p.Scenario().Name, mode)
 	fmt.Fprintf(inv.stdout, "  runtime:   %s/runtime/{us-1|uk-1|euw-1}\n", base)
@@ -107,7 +108,7 @@ func serve(inv *invocation, o *options, log *slog.Logger, mode clock.Mode, p *mo
 	}
 
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	go func() { errc <- srv.Serve(jsonErrorListener{Listener: ln, maxHeaderBytes: o.maxHeaderBytes}) }()
 	select {
 	case err := <-errc:
 		log.Error("serve", "err", err)
