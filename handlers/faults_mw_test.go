@@ -196,8 +196,8 @@ func TestFaultRealDelay(t *testing.T) {
 		t.Errorf("journal faults (-want +got):\n%s", diff)
 	}
 
-	// A client that goes away ends the delay at once, and the handler
-	// does not run.
+	// A client that goes away (or a server that shuts down) ends the
+	// delay at once: the request is dropped and the handler does not run.
 	h.mwAdd(faults.Rule{Match: faults.Match{Family: "chat"}, Action: faults.Action{Delay: clock.Duration(time.Hour)}})
 	before := h.storeLen()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -206,13 +206,16 @@ func TestFaultRealDelay(t *testing.T) {
 	for i := 0; i < len(chatHeaders); i += 2 {
 		req.Header.Set(chatHeaders[i], chatHeaders[i+1])
 	}
-	done := make(chan struct{})
+	done := make(chan any)
 	go func() {
+		defer func() { done <- recover() }()
 		h.handler().ServeHTTP(httptest.NewRecorder(), req)
-		close(done)
 	}()
 	select {
-	case <-done:
+	case v := <-done:
+		if err, _ := v.(error); !errors.Is(err, http.ErrAbortHandler) {
+			t.Errorf("a cancelled request was not dropped (recovered %v)", v)
+		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("a cancelled request stayed in its delay")
 	}

@@ -217,7 +217,9 @@ func (a *API) applyFault(c *gin.Context, f *family) (done bool, err error) {
 		if act.DelayClock == "virtual" {
 			a.clock.Advance(d)
 		} else if err := sleepCtx(c.Request.Context(), d); err != nil {
-			return true, nil
+			// The client went away, or the server is shutting down: the
+			// request is dropped, never answered as if it had been served.
+			panic(http.ErrAbortHandler)
 		}
 	}
 	if act.Drop {

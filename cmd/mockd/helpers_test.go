@@ -1,11 +1,15 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -155,4 +159,125 @@ func okLines(files ...string) string {
 		b.WriteString(f + ": ok\n")
 	}
 	return b.String()
+}
+
+// runAsMockd, set in a child's environment, makes the test binary run
+// mockd's main instead of the tests: the shutdown tests send real signals
+// to a real process without building the binary.
+const runAsMockd = "MOCKD_TEST_RUN_AS_MOCKD"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(runAsMockd) == "1" {
+		main()
+	}
+	os.Exit(m.Run())
+}
+
+// process is mockd running as a child process.
+type process struct {
+	t      *testing.T
+	cmd    *exec.Cmd
+	base   string
+	stderr syncBuffer
+	lines  chan string // stderr, line by line
+	exited chan struct{}
+	err    error // of Wait, once exited is closed
+}
+
+// startProcess runs mockd with args in a child process (its environment
+// holds no MOCKD_ variable of the test's) and waits until it listens.
+func startProcess(t *testing.T, args ...string) *process {
+	t.Helper()
+	p := &process{t: t, lines: make(chan string, 100), exited: make(chan struct{})}
+	p.cmd = exec.Command(os.Args[0], args...)
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "MOCKD_") {
+			p.cmd.Env = append(p.cmd.Env, kv)
+		}
+	}
+	p.cmd.Env = append(p.cmd.Env, runAsMockd+"=1")
+	stdout, err := p.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr, err := p.cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = p.cmd.Process.Kill()
+		<-p.exited
+	})
+	copied := make(chan struct{})
+	go func() {
+		defer close(copied)
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			p.stderr.Write([]byte(sc.Text() + "\n"))
+			select {
+			case p.lines <- sc.Text():
+			default: // nobody waits for it
+			}
+		}
+	}()
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), "control:"); ok {
+			p.base = strings.TrimSuffix(strings.TrimSpace(rest), "/_mock")
+			break
+		}
+	}
+	go func() {
+		_, _ = io.Copy(io.Discard, stdout)
+		<-copied
+		p.err = p.cmd.Wait()
+		close(p.exited)
+	}()
+	if p.base == "" {
+		<-p.exited
+		t.Fatalf("mockd did not start: %v\n%s", p.err, p.stderr.String())
+	}
+	return p
+}
+
+// signal sends sig to the process.
+func (p *process) signal(sig os.Signal) {
+	p.t.Helper()
+	if err := p.cmd.Process.Signal(sig); err != nil {
+		p.t.Fatal(err)
+	}
+}
+
+// waitLog waits for a log line that contains s.
+func (p *process) waitLog(s string) {
+	p.t.Helper()
+	timeout := time.After(30 * time.Second)
+	for {
+		select {
+		case l := <-p.lines:
+			if strings.Contains(l, s) {
+				return
+			}
+		case <-timeout:
+			p.t.Fatalf("no log line with %q:\n%s", s, p.stderr.String())
+		}
+	}
+}
+
+// wait waits for the process to exit and returns its exit code.
+func (p *process) wait() int {
+	p.t.Helper()
+	select {
+	case <-p.exited:
+	case <-time.After(60 * time.Second):
+		p.t.Fatalf("mockd did not exit:\n%s", p.stderr.String())
+	}
+	var ee *exec.ExitError
+	if p.err != nil && !errors.As(p.err, &ee) {
+		p.t.Fatalf("wait: %v", p.err)
+	}
+	return p.cmd.ProcessState.ExitCode()
 }

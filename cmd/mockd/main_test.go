@@ -2,14 +2,10 @@ package main
 
 import (
 	"encoding/json"
-	"net"
-	"net/http"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -206,57 +202,5 @@ func TestDebugRequestLog(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("request log (-want +got):\n%s", diff)
-	}
-}
-
-// TestGracefulShutdown holds a request in a fault's real delay, cancels the
-// server's context, and checks the request is answered and run returns 0.
-func TestGracefulShutdown(t *testing.T) {
-	t.Parallel()
-	s := startServer(t, []string{"--addr", "127.0.0.1:0", "--clock", "manual"}, env())
-	status, body := s.do("POST", "/_mock/faults", `{"match":{"family":"chat"},"action":{"delay":"300ms"}}`, "Content-Type", "application/json")
-	if status != http.StatusCreated {
-		t.Fatalf("add fault: %d %s", status, body)
-	}
-	answered := make(chan string, 1)
-	go func() {
-		req, _ := http.NewRequest("POST", s.base+chatPath+"/create", nil)
-		for i := 0; i < len(chatHeaders); i += 2 {
-			req.Header.Set(chatHeaders[i], chatHeaders[i+1])
-		}
-		resp, err := s.client.Do(req)
-		if err != nil {
-			answered <- err.Error()
-			return
-		}
-		defer resp.Body.Close()
-		answered <- resp.Status
-	}()
-	// Wait, without sleeping, until the request is inside the delay.
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		_, body := s.do("GET", "/_mock/faults", "")
-		if strings.Contains(body, `"fired":1`) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the request never reached the fault: %s", body)
-		}
-		runtime.Gosched()
-	}
-	if code := s.stop(); code != 0 {
-		t.Fatalf("exit %d; stderr:\n%s", code, s.stderr)
-	}
-	select {
-	case got := <-answered:
-		if got != "200 OK" {
-			t.Fatalf("request in flight during shutdown: %s", got)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the request in flight was never answered")
-	}
-	// The server no longer listens.
-	if _, err := net.DialTimeout("tcp", s.addr, time.Second); err == nil {
-		t.Error("still listening after shutdown")
 	}
 }

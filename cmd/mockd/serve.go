@@ -10,7 +10,9 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/gin-gonic/gin"
 
@@ -93,9 +95,15 @@ func serve(inv *invocation, o *options, log *slog.Logger, mode clock.Mode, p *mo
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
 
+	// Every request's context ends when the shutdown begins (after the
+	// listener is closed): a fault delay or a long clock advance stops
+	// instead of holding the shutdown up.
 	requests, cancelRequests := context.WithCancel(context.Background())
 	defer cancelRequests()
-	srv := newHTTPServer(o, p, requests, log)
+	var inflight atomic.Int64
+	srv := newHTTPServer(o, countRequests(p, &inflight), requests, log)
+	srv.RegisterOnShutdown(cancelRequests)
+
 	base := "http://" + displayAddr(ln.Addr())
 	fmt.Fprintf(inv.stdout, "mockd serving scenario %q (clock %s)\n", p.Scenario().Name, mode)
 	fmt.Fprintf(inv.stdout, "  runtime:   %s/runtime/{us-1|uk-1|euw-1}\n", base)
@@ -109,27 +117,88 @@ func serve(inv *invocation, o *options, log *slog.Logger, mode clock.Mode, p *mo
 
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(jsonErrorListener{Listener: ln, maxHeaderBytes: o.maxHeaderBytes}) }()
+	var cause any = "stopped"
 	select {
 	case err := <-errc:
 		log.Error("serve", "err", err)
+		cancelRequests()
 		p.Close()
 		return 1
 	case <-inv.ctx.Done():
-	case <-sigs:
+	case sig := <-sigs:
+		cause = sig
 	}
-	log.Info("shutting down")
-	sctx, cancel := context.WithTimeout(context.Background(), o.shutdownGrace)
+	return shutdown(o, log, srv, p, sigs, &inflight, cause)
+}
+
+// shutdown stops accepting, cancels the contexts of the requests in flight
+// and waits, up to the grace, for them to end and for the platform to
+// close. After the grace, or at a second signal, it abandons what is left,
+// says so, and returns 1 (within the grace and half a second).
+func shutdown(o *options, log *slog.Logger, srv *http.Server, p *mockplatform.Platform, sigs <-chan os.Signal, inflight *atomic.Int64, cause any) int {
+	log.Info("shutting down", "cause", fmt.Sprint(cause), "grace", o.shutdownGrace, "requests", inflight.Load())
+	grace, cancel := context.WithTimeout(context.Background(), o.shutdownGrace)
 	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
-		log.Error("shutdown", "err", err)
-		return 1
+	hurry := make(chan os.Signal, 1)
+	go func() {
+		select {
+		case sig := <-sigs:
+			hurry <- sig
+			cancel()
+		case <-grace.Done():
+		}
+	}()
+	closed := make(chan struct{})
+	closePlatform := func() {
+		p.Close()
+		close(closed)
 	}
-	p.Close()
-	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
-		log.Error("serve", "err", err)
-		return 1
+	err := srv.Shutdown(grace)
+	if err == nil {
+		go closePlatform()
+		select {
+		case <-closed:
+			log.Info("stopped")
+			return 0
+		case <-grace.Done():
+		}
+		select {
+		case <-closed:
+			log.Info("stopped")
+			return 0
+		default:
+		}
 	}
-	return 0
+	n := inflight.Load()
+	select {
+	case sig := <-hurry:
+		log.Error("second signal: exiting now, abandoning the requests in flight", "signal", sig.String(), "requests", n)
+	default:
+		log.Error("shutdown grace exceeded: abandoning the requests in flight", "grace", o.shutdownGrace, "requests", n)
+	}
+	_ = srv.Close() // closes every connection but hijacked ones
+	if err != nil {
+		go closePlatform()
+	}
+	// Closing the store is worth half a second; a request that ignores
+	// its context must not keep mockd alive.
+	t := time.NewTimer(500 * time.Millisecond)
+	defer t.Stop()
+	select {
+	case <-closed:
+	case <-t.C:
+		log.Warn("exiting before the platform closed")
+	}
+	return 1
+}
+
+// countRequests counts the requests whose handler runs.
+func countRequests(h http.Handler, n *atomic.Int64) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n.Add(1)
+		defer n.Add(-1)
+		h.ServeHTTP(w, r)
+	})
 }
 
 func loadScenarios(paths []string) (*scenario.Scenario, error) {
