@@ -88,9 +88,9 @@ func TestBuildPlatformDelivery(t *testing.T) {
 	if err := p.RecordCrash("CONV-0"); err == nil {
 		t.Fatal("unknown conversation accepted")
 	}
-	do("POST", p.URL()+"/_mock/alerts/inputs", `{"kind":"crash","conversation_id":"`+convs[1]+`"}`)
-	do("POST", p.URL()+"/_mock/alerts/inputs", `{"kind":"api_error","account":"acme","project":"support"}`)
-	do("POST", p.URL()+"/_mock/alerts/evaluate", "")
+	do("POST", p.URL()+"/_mock/alerts/inputs", `{"kind":"crash","conversation_id":"`+convs[1]+`"}`, "Content-Type", "application/json")
+	do("POST", p.URL()+"/_mock/alerts/inputs", `{"kind":"api_error","account":"acme","project":"support"}`, "Content-Type", "application/json")
+	do("POST", p.URL()+"/_mock/alerts/evaluate", "", "Content-Type", "application/json")
 	conv, err := p.Conversation(convs[1])
 	if err != nil || len(conv.Crashes) != 1 || conv.InProgress {
 		t.Fatalf("crash not recorded: %+v %v", conv, err)

@@ -22,7 +22,7 @@ import (
 const maxControlBody = 16 << 20
 
 func registerControl(r *gin.Engine) {
-	g := r.Group("/_mock", controlRecovery)
+	g := r.Group("/_mock", controlRecovery, ctl((*Platform).guardControl))
 	g.GET("/health", ctl((*Platform).handleControlHealth))
 	g.GET("/clock", ctl((*Platform).handleControlClock))
 	g.POST("/clock/advance", ctl((*Platform).handleControlAdvance))

@@ -83,6 +83,7 @@ type config struct {
 	seed      *int64
 	noListen  bool
 	modeIsSet bool
+	guard     guardConfig // control plane protection (guard.go)
 }
 
 // WithScenario uses a parsed scenario instead of the default one.

@@ -16,7 +16,7 @@ type memTransport struct{ h http.Handler }
 var errDropped = errors.New("mockplatform: connection dropped by a fault rule")
 
 func (t *memTransport) RoundTrip(req *http.Request) (resp *http.Response, err error) {
-	r := req.Clone(req.Context())
+	r := req.Clone(withInMemory(req.Context()))
 	if r.Body == nil {
 		r.Body = http.NoBody
 	}

@@ -429,7 +429,8 @@ func (c *Container) Advance(d time.Duration) time.Time {
 
 // Reset restores the scenario's initial state (POST /_mock/reset).
 func (c *Container) Reset() error {
-	if err := c.control(http.MethodPost, "/reset", "", nil, http.StatusOK, nil); err != nil {
+	// The control plane takes JSON only, even without a body (docs/security.md).
+	if err := c.control(http.MethodPost, "/reset", "application/json", nil, http.StatusOK, nil); err != nil {
 		return c.fail(err)
 	}
 	return nil

@@ -100,7 +100,8 @@ func (s *server) stop() int {
 	}
 }
 
-// do sends a request to the server and returns status and body.
+// do sends a request to the server and returns status and body; the
+// pair "Host", h sets the Host header.
 func (s *server) do(method, path, body string, headers ...string) (int, string) {
 	s.t.Helper()
 	req, err := http.NewRequest(method, s.base+path, strings.NewReader(body))
@@ -108,6 +109,10 @@ func (s *server) do(method, path, body string, headers ...string) (int, string) 
 		s.t.Fatal(err)
 	}
 	for i := 0; i+1 < len(headers); i += 2 {
+		if headers[i] == "Host" {
+			req.Host = headers[i+1]
+			continue
+		}
 		req.Header.Set(headers[i], headers[i+1])
 	}
 	resp, err := s.client.Do(req)

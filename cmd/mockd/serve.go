@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"slices"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -76,6 +77,12 @@ func start(o *options, mode clock.Mode, log *slog.Logger) (*mockplatform.Platfor
 	if o.data != "" {
 		opts = append(opts, mockplatform.WithDataFile(o.data))
 	}
+	if len(o.allowHosts) > 0 {
+		opts = append(opts, mockplatform.WithAllowedHosts(o.allowHosts...))
+	}
+	if o.controlToken != "" {
+		opts = append(opts, mockplatform.WithControlToken(o.controlToken))
+	}
 	p, err := mockplatform.New(opts...)
 	if err != nil {
 		return nil, nil, err
@@ -111,6 +118,9 @@ func serve(inv *invocation, o *options, log *slog.Logger, mode clock.Mode, p *mo
 	fmt.Fprintf(inv.stdout, "  messaging: %s/messaging\n", base)
 	fmt.Fprintf(inv.stdout, "  control:   %s/_mock\n", base)
 	log.Info("listening", "addr", ln.Addr().String())
+	if msg := exposure(ln.Addr(), o); msg != "" {
+		log.Warn(msg, "addr", ln.Addr().String())
+	}
 	if inv.ready != nil {
 		inv.ready(ln.Addr().String())
 	}
@@ -190,6 +200,23 @@ func shutdown(o *options, log *slog.Logger, srv *http.Server, p *mockplatform.Pl
 		log.Warn("exiting before the platform closed")
 	}
 	return 1
+}
+
+// exposure is the warning for a control plane that the network, or any
+// web page, can reach without a token; "" when there is none to give.
+func exposure(addr net.Addr, o *options) string {
+	if o.controlToken != "" {
+		return ""
+	}
+	if a, ok := addr.(*net.TCPAddr); ok && !a.IP.IsLoopback() {
+		return "the control plane is open to the network without a token: anyone who reaches this address can reset, " +
+			"replace or sabotage the mock; set a token with --control-token or MOCKD_CONTROL_TOKEN (docs/security.md)"
+	}
+	if slices.Contains(o.allowHosts, "*") {
+		return "--allow-host * without a control token: any web page can reach the control plane through DNS rebinding; " +
+			"set a token with --control-token or MOCKD_CONTROL_TOKEN (docs/security.md)"
+	}
+	return ""
 }
 
 // countRequests counts the requests whose handler runs.

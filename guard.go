@@ -1,0 +1,227 @@
+package mockplatform
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"mime"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+)
+
+// Control plane protection. The control plane ({base}/_mock) can wipe,
+// replace and sabotage the whole mock, so, as local developer servers do,
+// it answers only requests that no web page can forge:
+//
+//   - Host: a loopback name or address (localhost, *.localhost, 127.0.0.0/8,
+//     ::1) or a host the operator allowed (WithAllowedHosts; mockd
+//     --allow-host). A DNS-rebinding page reaches the mock under its own
+//     host name, which is neither. Requests of Client() skip this check:
+//     they never leave the process and carry whatever host the test named.
+//   - Origin: absent (no browser), or naming the request's own host or an
+//     allowed host. A browser names the page's origin on every cross-site
+//     request it sends.
+//   - Content-Type of POST, PUT and PATCH: application/json (the scenario
+//     upload also takes application/yaml, application/x-yaml or
+//     text/yaml). A page may send text/plain or a form to any site without
+//     asking (no CORS preflight); any other type needs a preflight, which
+//     the control plane never grants. DELETE always needs one.
+//   - With a control token (WithControlToken; mockd --control-token):
+//     Authorization: Bearer <token>.
+//
+// GET /_mock/health answers everyone: it tells nothing but "ok", and
+// orchestrators probe it under whatever address they have. The emulated
+// API is not guarded here: it has its own keys, and its messaging
+// WebSocket takes any origin, as browsers need (docs/security.md).
+
+// guardConfig is the control plane's protection, set by options.
+type guardConfig struct {
+	anyHost bool
+	names   []string // exact host names, lower case
+	domains []string // ".example.test": the domain and its subdomains
+	addrs   []netip.Prefix
+	token   string
+}
+
+// WithAllowedHosts lets the control plane answer requests whose Host (and
+// Origin) names one of hosts, besides loopback ones: a host name ("mockd"),
+// a domain and its subdomains (".corp.test"), an IP address, a CIDR prefix
+// ("10.0.0.0/8"), or "*" for any host (then only a control token protects
+// the control plane). Names carry no port. See docs/security.md.
+func WithAllowedHosts(hosts ...string) Option {
+	return func(c *config) {
+		for _, h := range hosts {
+			if err := c.guard.allow(h); err != nil {
+				c.err = errors.Join(c.err, err)
+			}
+		}
+	}
+}
+
+// WithControlToken requires Authorization: Bearer <token> on every control
+// plane call but GET /_mock/health. An empty token requires none.
+func WithControlToken(token string) Option { return func(c *config) { c.guard.token = token } }
+
+// allow adds one allowed host.
+func (g *guardConfig) allow(h string) error {
+	h = strings.ToLower(strings.TrimSpace(h))
+	bad := func(why string) error {
+		return fmt.Errorf("mockplatform: allowed host %q: %s", h, why)
+	}
+	switch {
+	case h == "*":
+		g.anyHost = true
+		return nil
+	case h == "":
+		return bad("empty")
+	case strings.Contains(h, "/"):
+		p, err := netip.ParsePrefix(h)
+		if err != nil {
+			return bad("want a host name, .domain, an IP address, a CIDR prefix or *")
+		}
+		g.addrs = append(g.addrs, p.Masked())
+		return nil
+	}
+	if a, err := netip.ParseAddr(strings.Trim(h, "[]")); err == nil {
+		g.addrs = append(g.addrs, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
+		return nil
+	}
+	name := strings.TrimSuffix(strings.TrimPrefix(h, "."), ".")
+	if name == "" || strings.ContainsAny(name, ":@?#[] \t") {
+		return bad("want a host name without port, .domain, an IP address, a CIDR prefix or *")
+	}
+	if strings.HasPrefix(h, ".") {
+		g.domains = append(g.domains, name)
+	} else {
+		g.names = append(g.names, name)
+	}
+	return nil
+}
+
+// hostname is the host of a Host header or URL host (port, brackets and a
+// final dot removed), in lower case.
+func hostname(hostport string) string {
+	h := hostport
+	if host, _, err := net.SplitHostPort(hostport); err == nil {
+		h = host
+	}
+	return strings.TrimSuffix(strings.ToLower(strings.Trim(h, "[]")), ".")
+}
+
+// isLoopback reports whether a host name is a loopback name or address.
+func isLoopback(h string) bool {
+	if h == "localhost" || strings.HasSuffix(h, ".localhost") {
+		return true
+	}
+	a, err := netip.ParseAddr(h)
+	return err == nil && a.Unmap().IsLoopback()
+}
+
+// allowed reports whether the operator allowed a host name.
+func (g *guardConfig) allowed(h string) bool {
+	if g.anyHost {
+		return true
+	}
+	if a, err := netip.ParseAddr(h); err == nil {
+		for _, p := range g.addrs {
+			if p.Contains(a.Unmap()) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, n := range g.names {
+		if h == n {
+			return true
+		}
+	}
+	for _, d := range g.domains {
+		if h == d || strings.HasSuffix(h, "."+d) {
+			return true
+		}
+	}
+	return false
+}
+
+// inMemoryKey marks requests of Client(), which never leave the process.
+type inMemoryKey struct{}
+
+func withInMemory(ctx context.Context) context.Context {
+	return context.WithValue(ctx, inMemoryKey{}, true)
+}
+
+// scenarioTypes are the media types of a scenario upload.
+var scenarioTypes = []string{"application/yaml", "application/x-yaml", "text/yaml", "application/json"}
+
+// guardControl is the control plane's first handler: it answers a request
+// that fails a rule of the protection with a JSON error and stops it.
+func (p *Platform) guardControl(c *gin.Context) {
+	g := &p.cfg.guard
+	r := c.Request
+	if r.Method == http.MethodGet && c.FullPath() == "/_mock/health" {
+		return
+	}
+	host := hostname(r.Host)
+	inMemory, _ := r.Context().Value(inMemoryKey{}).(bool)
+	if !inMemory && host != "" && !isLoopback(host) && !g.allowed(host) {
+		controlError(c, http.StatusForbidden, fmt.Sprintf("host %q may not use the control plane: it answers loopback hosts "+
+			"(localhost, 127.0.0.1, ::1) and the hosts it is told to allow: mockd --allow-host %s (env MOCKD_ALLOW_HOST=%s), "+
+			"in Go mockplatform.WithAllowedHosts(%q) (docs/security.md)", host, host, host, host))
+		return
+	}
+	if origin, ok := r.Header["Origin"]; ok {
+		o := strings.Join(origin, ",")
+		u, err := url.Parse(o)
+		oh := ""
+		if err == nil && u.Host != "" && len(origin) == 1 {
+			oh = hostname(u.Host)
+		}
+		if oh == "" || oh != host && !g.allowed(oh) {
+			controlError(c, http.StatusForbidden, fmt.Sprintf("cross-site request refused: Origin %q is not this server (%s) "+
+				"nor an allowed host (mockd --allow-host, MOCKD_ALLOW_HOST; mockplatform.WithAllowedHosts) (docs/security.md)", o, r.Host))
+			return
+		}
+	}
+	if g.token != "" {
+		scheme, tok, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+		switch {
+		case !strings.EqualFold(scheme, "Bearer") || tok == "":
+			c.Header("WWW-Authenticate", `Bearer realm="mockd control plane"`)
+			controlError(c, http.StatusUnauthorized, "the control plane needs its token: send Authorization: Bearer <token> "+
+				"(the token mockd was given with --control-token or MOCKD_CONTROL_TOKEN) (docs/security.md)")
+			return
+		case subtle.ConstantTimeCompare([]byte(strings.TrimSpace(tok)), []byte(g.token)) != 1:
+			c.Header("WWW-Authenticate", `Bearer realm="mockd control plane", error="invalid_token"`)
+			controlError(c, http.StatusUnauthorized, "the control token is not valid")
+			return
+		}
+	}
+	switch r.Method {
+	case http.MethodPost, http.MethodPut, http.MethodPatch:
+		want := []string{"application/json"}
+		if c.FullPath() == "/_mock/scenario" {
+			want = scenarioTypes
+		}
+		ct := r.Header.Get("Content-Type")
+		mt, _, err := mime.ParseMediaType(ct)
+		ok := false
+		for _, w := range want {
+			ok = ok || err == nil && mt == w
+		}
+		if !ok {
+			got := fmt.Sprintf("%q", ct)
+			if ct == "" {
+				got = "none"
+			}
+			controlError(c, http.StatusUnsupportedMediaType, fmt.Sprintf("Content-Type must be %s (got %s): the control plane "+
+				"refuses the types a web page may send to any site (docs/security.md)", strings.Join(want, ", "), got))
+			return
+		}
+	}
+}
