@@ -12,11 +12,16 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 tag=${1:-${IMAGE:-mockd:dev}}
 cd "$root"
 
+revision=$(git rev-parse HEAD 2>/dev/null || echo unknown)
+version=$(git describe --tags --always --dirty 2>/dev/null || echo dev)
+created=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+
 rm -rf .image
 mkdir -p .image/data
-# -tags nomsgpack drops gin's MessagePack codec (unused here; 6 MB of binary).
+# -tags nomsgpack drops gin's MessagePack codec (unused here; 6 MB of binary);
+# main.version is what `mockd version` prints.
 CGO_ENABLED=0 GOOS=linux GOARCH=${GOARCH:-$(go env GOARCH)} \
-	go build -trimpath -tags nomsgpack -ldflags="-s -w" -o .image/mockd ./cmd/mockd
+	go build -trimpath -tags nomsgpack -ldflags="-s -w -X main.version=$version" -o .image/mockd ./cmd/mockd
 
 # CA certificates for webhook deliveries to https endpoints (scratch has
 # none): the build host's bundle, or an empty file when it has none.
@@ -24,10 +29,6 @@ CGO_ENABLED=0 GOOS=linux GOARCH=${GOARCH:-$(go env GOARCH)} \
 for f in /etc/ssl/certs/ca-certificates.crt /etc/pki/tls/certs/ca-bundle.crt /etc/ssl/cert.pem; do
 	if [ -s "$f" ]; then cp "$f" .image/ca-certificates.crt; break; fi
 done
-
-revision=$(git rev-parse HEAD 2>/dev/null || echo unknown)
-version=$(git describe --tags --always --dirty 2>/dev/null || echo dev)
-created=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 
 docker build \
 	--build-arg VERSION="$version" \
