@@ -298,3 +298,16 @@ func BenchmarkReset(b *testing.B) {
 		b.Fatalf("after %d creates and resets: %d conversations, %v", created.Load(), n, err)
 	}
 }
+
+// BenchmarkNewClose: New with the default scenario, then Close, with no
+// request: the cost of an instance (a world creates and deletes many).
+func BenchmarkNewClose(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		p, err := New()
+		if err != nil {
+			b.Fatal(err)
+		}
+		p.Close()
+	}
+}

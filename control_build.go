@@ -46,10 +46,10 @@ func (p *Platform) RecordAPIError(account, project string) error {
 }
 
 // registerControlBuild adds the families' control-plane routes under /_mock.
-func registerControlBuild(g *gin.RouterGroup) {
-	g.GET("/webhooks/deliveries", ctl((*Platform).handleControlDeliveries))
-	g.POST("/alerts/evaluate", ctl((*Platform).handleControlEvaluate))
-	g.POST("/alerts/inputs", ctl((*Platform).handleControlAlertInput))
+func (p *Platform) registerControlBuild(g *gin.RouterGroup) {
+	g.GET("/webhooks/deliveries", p.handleControlDeliveries)
+	g.POST("/alerts/evaluate", p.handleControlEvaluate)
+	g.POST("/alerts/inputs", p.handleControlAlertInput)
 }
 
 // handleControlDeliveries handles "GET /_mock/webhooks/deliveries"

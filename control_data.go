@@ -84,10 +84,10 @@ func (p *Platform) Hangup(conversationID string) error {
 }
 
 // registerControlData adds the families' control-plane routes under /_mock.
-func registerControlData(g *gin.RouterGroup) {
-	g.POST("/dni/dial", ctl((*Platform).handleControlDial))
-	g.POST("/calls/:id/say", ctl((*Platform).handleControlSay))
-	g.POST("/calls/:id/hangup", ctl((*Platform).handleControlHangup))
+func (p *Platform) registerControlData(g *gin.RouterGroup) {
+	g.POST("/dni/dial", p.handleControlDial)
+	g.POST("/calls/:id/say", p.handleControlSay)
+	g.POST("/calls/:id/hangup", p.handleControlHangup)
 }
 
 // callErrorStatus maps the errors of Say and Hangup to control-plane

@@ -38,10 +38,10 @@ func (p *Platform) ExpireMessagingSession(id string) error {
 func (p *Platform) ExpireMessagingTokens() { p.api.ExpireMessagingTokens() }
 
 // registerControlRealtime adds the families' control-plane routes under /_mock.
-func registerControlRealtime(g *gin.RouterGroup) {
-	g.GET("/messaging/sessions", ctl((*Platform).handleControlMessagingSessions))
-	g.POST("/messaging/sessions/:id/expire", ctl((*Platform).handleControlMessagingExpire))
-	g.POST("/messaging/tokens/expire", ctl((*Platform).handleControlMessagingTokensExpire))
+func (p *Platform) registerControlRealtime(g *gin.RouterGroup) {
+	g.GET("/messaging/sessions", p.handleControlMessagingSessions)
+	g.POST("/messaging/sessions/:id/expire", p.handleControlMessagingExpire)
+	g.POST("/messaging/tokens/expire", p.handleControlMessagingTokensExpire)
 }
 
 // handleControlMessagingSessions handles "GET /_mock/messaging/sessions".

@@ -352,6 +352,30 @@ func TestControlUnknownRoutesAnswerJSON(t *testing.T) {
 	}
 }
 
+// The control plane is an engine of its own: no control call, routed or
+// not, passes the API's middleware, so none is journaled and no fault rule
+// (even one matching every request) reaches it.
+func TestControlNeverJournaledNorFaulted(t *testing.T) {
+	t.Parallel()
+	p, ctl := coreControl(t)
+	if _, err := p.AddFault(Fault{Action: coreFaultStatus(503)}); err != nil {
+		t.Fatal(err)
+	}
+	coreMustStatus(t, ctl("GET", "/health", nil), http.StatusOK)
+	coreMustStatus(t, ctl("GET", "/nope", nil), http.StatusNotFound)
+	coreMustStatus(t, ctl("PUT", "/reset", nil), http.StatusMethodNotAllowed)
+	coreMustStatus(t, ctl("GET", "", nil), http.StatusNotFound)
+	if got := p.Requests(RequestFilter{}); len(got) != 0 {
+		t.Fatalf("control calls were journaled: %+v", got)
+	}
+	// The API itself still meets the rule, and journals it.
+	r := coreDo(t, p.Client(), "POST", p.RuntimeURL("us-1")+"/v1/acme/support/chat/create", nil, coreChatHeaders...)
+	coreMustStatus(t, r, http.StatusServiceUnavailable)
+	if got := p.Requests(RequestFilter{}); len(got) != 1 {
+		t.Fatalf("journal = %+v, want the one API call", got)
+	}
+}
+
 func TestControlScenarioEmptyBody(t *testing.T) {
 	p := Start(t, WithoutListener())
 	resp, err := p.Client().Post(p.URL()+"/_mock/scenario", "application/yaml", strings.NewReader("  \n"))

@@ -17,7 +17,6 @@
 package mockplatform
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -137,8 +136,8 @@ const PlaceholderURL = "http://mockplatform.invalid"
 
 // Platform is one instance of the mock: an http.Handler.
 type Platform struct {
-	engine  *gin.Engine
-	api     *handlers.API
+	api     *handlers.API // the families, on an engine of their own
+	control *gin.Engine   // the control plane ({base}/_mock)
 	clock   *clock.Clock
 	store   *store.Store
 	faults  *faults.Set
@@ -173,17 +172,6 @@ func quietGin() {
 	})
 }
 
-// sharedEngine is the one gin engine of the process: its routes serve
-// every Platform, each request on the Platform (and API) in its context.
-// It holds no state of any instance.
-var sharedEngine = sync.OnceValue(func() *gin.Engine {
-	quietGin()
-	e := gin.New()
-	registerControl(e) // before the API's middleware: control calls are not journaled
-	handlers.Register(e)
-	return e
-})
-
 // New returns a platform serving its scenario (the default one unless an
 // option gives another).
 func New(opts ...Option) (*Platform, error) {
@@ -214,7 +202,7 @@ func New(opts ...Option) (*Platform, error) {
 	}
 	p.clock = clock.New(cfg.mode, p.startOf(cfg.sc))
 	p.api = handlers.New(handlers.Deps{Store: st, Clock: p.clock, Faults: p.faults, Journal: p.journal, Logger: cfg.logger})
-	p.engine = sharedEngine()
+	p.control = p.newControl()
 	keep := cfg.dataFile != ""
 	if err := p.loadScenario(cfg.sc, keep); err != nil {
 		p.Close()
@@ -255,8 +243,11 @@ func (p *Platform) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p.inflight.Add(1)
 	p.mu.Unlock()
 	defer p.inflight.Done()
-	ctx := context.WithValue(handlers.WithAPI(r.Context(), p.api), platformKey{}, p)
-	p.engine.ServeHTTP(w, r.WithContext(ctx))
+	if isControl(r.URL.Path) {
+		p.control.ServeHTTP(w, r)
+		return
+	}
+	p.api.ServeHTTP(w, r)
 }
 
 // URL is the base address: the httptest server's, or PlaceholderURL.

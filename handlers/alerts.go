@@ -22,13 +22,13 @@ import (
 	"github.com/agentplatform/mockplatform/store"
 )
 
-func registerAlerts(rt gin.IRoutes) {
-	rt.POST("/v1/alert-rules", wrap(famAlerts, (*API).handleAlertRuleCreate))
-	rt.GET("/v1/alert-rules", wrap(famAlerts, (*API).handleAlertRuleList))
-	rt.GET("/v1/alert-rules/:rule", wrap(famAlerts, (*API).handleAlertRuleGet))
-	rt.PATCH("/v1/alert-rules/:rule", wrap(famAlerts, (*API).handleAlertRuleUpdate))
-	rt.DELETE("/v1/alert-rules/:rule", wrap(famAlerts, (*API).handleAlertRuleDelete))
-	rt.GET("/v1/alerts", wrap(famAlerts, (*API).handleAlertList))
+func (a *API) registerAlerts(rt gin.IRoutes) {
+	rt.POST("/v1/alert-rules", a.wrap(famAlerts, a.handleAlertRuleCreate))
+	rt.GET("/v1/alert-rules", a.wrap(famAlerts, a.handleAlertRuleList))
+	rt.GET("/v1/alert-rules/:rule", a.wrap(famAlerts, a.handleAlertRuleGet))
+	rt.PATCH("/v1/alert-rules/:rule", a.wrap(famAlerts, a.handleAlertRuleUpdate))
+	rt.DELETE("/v1/alert-rules/:rule", a.wrap(famAlerts, a.handleAlertRuleDelete))
+	rt.GET("/v1/alerts", a.wrap(famAlerts, a.handleAlertList))
 }
 
 // Alert rule vocabulary (spec 2.3), the one the scenario validates by.

@@ -1,7 +1,10 @@
-// Package handlers serves every family of the agent platform API on one gin
-// engine. Each family lives in its own file, which opens with a register
-// function listing its routes, one line each (as miniredis does). Handlers
-// return an error value; one renderer per family shape writes it.
+// Package handlers serves every family of the agent platform API. Each API
+// (one per platform instance) builds its own gin engine in New, with every
+// handler a method bound to that API, as go-containerregistry's
+// registry.New builds its mux. Each family lives in its own file, which
+// opens with a register function listing its routes, one line each (as
+// miniredis does). Handlers return an error value; one renderer per family
+// shape writes it.
 package handlers
 
 import (
@@ -10,6 +13,7 @@ import (
 	"io"
 	"log/slog"
 	"math/rand/v2"
+	"net/http"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -43,6 +47,9 @@ type API struct {
 
 	w atomic.Pointer[World]
 
+	// engine routes this API's requests; built by New, read-only after.
+	engine *gin.Engine
+
 	// Family state that is not stored data (timers, live connections,
 	// in-memory indexes), one struct per group of families.
 	data     dataState
@@ -71,6 +78,8 @@ func New(d Deps) *API {
 	a.bg, a.cancel = context.WithCancel(context.Background())
 	a.w.Store(newWorld(&scenario.Scenario{})) // until SetScenario (parsing the default here cost a third of New)
 	a.reseed(1)
+	a.engine = gin.New()
+	a.register(a.engine)
 	return a
 }
 
@@ -112,62 +121,36 @@ func (a *API) goBackground(fn func(ctx context.Context)) {
 	}()
 }
 
-// Register adds every family's routes and the JSON answers for unknown routes
-// and methods to r.
-//
-// The routes do not belong to one API: each request is served by the API
-// that WithAPI put in its context. So one engine, built once per process,
-// serves every instance (registering the routes costs more than the rest of
-// starting an instance).
-func Register(r *gin.Engine) {
+// register adds every family's routes, and the JSON answers for unknown
+// routes and methods, to the API's own engine. Every handler is a method
+// bound to this API: no instance travels in a request context.
+func (a *API) register(r *gin.Engine) {
 	r.HandleMethodNotAllowed = true
 	r.RedirectTrailingSlash = false
 	r.RedirectFixedPath = false
-	r.Use(mw((*API).recovery), mw((*API).correlation), mw((*API).record))
-	r.NoRoute(mw((*API).handleNoRoute))
-	r.NoMethod(mw((*API).handleNoMethod))
+	r.Use(a.recovery, a.correlation, a.record)
+	r.NoRoute(a.handleNoRoute)
+	r.NoMethod(a.handleNoMethod)
 
 	runtime := r.Group("/runtime/:region")
 	builder := r.Group("/builder/:region")
 	messaging := r.Group("/messaging")
-	registerChat(runtime)
-	registerConversations(runtime)
-	registerConcurrency(runtime)
-	registerHandoff(runtime)
-	registerDNI(runtime)
-	registerExternalEvents(runtime)
-	registerOutbound(runtime)
-	registerAgents(builder)
-	registerAlerts(builder)
-	registerWebhooks(builder)
-	registerMessaging(messaging)
+	a.registerChat(runtime)
+	a.registerConversations(runtime)
+	a.registerConcurrency(runtime)
+	a.registerHandoff(runtime)
+	a.registerDNI(runtime)
+	a.registerExternalEvents(runtime)
+	a.registerOutbound(runtime)
+	a.registerAgents(builder)
+	a.registerTelephony(builder)
+	a.registerAlerts(builder)
+	a.registerWebhooks(builder)
+	a.registerMessaging(messaging)
 }
 
-// apiKey is the request-context key of the API that serves a request.
-type apiKey struct{}
-
-// WithAPI returns ctx with the API that serves the request.
-func WithAPI(ctx context.Context, a *API) context.Context {
-	return context.WithValue(ctx, apiKey{}, a)
-}
-
-// apiOf is the API serving a request (see WithAPI).
-func apiOf(c *gin.Context) *API {
-	a, _ := c.Request.Context().Value(apiKey{}).(*API)
-	return a
-}
-
-// mw adapts an API method to a gin handler of the shared engine.
-func mw(m func(a *API, c *gin.Context)) gin.HandlerFunc {
-	return func(c *gin.Context) {
-		a := apiOf(c)
-		if a == nil {
-			c.AbortWithStatusJSON(500, gin.H{"error": "no API in the request context (use handlers.WithAPI)"})
-			return
-		}
-		m(a, c)
-	}
-}
+// ServeHTTP serves the API's families (every request is journaled).
+func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) { a.engine.ServeHTTP(w, r) }
 
 // Reset brings the families' in-memory state back to the scenario's
 // initial state (after the store has been restored and the clock reset):

@@ -51,7 +51,7 @@ func TestBadInputNever500(t *testing.T) {
 		}
 		creds = append(creds, []string{header, cr.Key})
 	}
-	routes := h.engine.Routes()
+	routes := h.api.engine.Routes()
 	if len(routes) < 50 {
 		t.Fatalf("only %d routes registered", len(routes))
 	}

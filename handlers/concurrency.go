@@ -24,8 +24,8 @@ import (
 	"github.com/agentplatform/mockplatform/store"
 )
 
-func registerConcurrency(rt gin.IRoutes) {
-	rt.GET("/v1/:account/:project/conversations/concurrency", wrap(famConcurrency, (*API).handleConcurrencyGet))
+func (a *API) registerConcurrency(rt gin.IRoutes) {
+	rt.GET("/v1/:account/:project/conversations/concurrency", a.wrap(famConcurrency, a.handleConcurrencyGet))
 }
 
 // Concurrency constants and messages tests compare.

@@ -30,10 +30,10 @@ import (
 	"github.com/agentplatform/mockplatform/store"
 )
 
-func registerConversations(rt gin.IRoutes) {
-	rt.GET("/v3/:account/:project/conversations", wrap(famConversations, (*API).handleConversationsListV3))
-	rt.GET("/v2/:account/:project/conversations", wrap(famConversations, (*API).handleConversationsListV2))
-	rt.GET("/v1/:account/:project/conversations", wrap(famConversationsV1, (*API).handleConversationsListV1))
+func (a *API) registerConversations(rt gin.IRoutes) {
+	rt.GET("/v3/:account/:project/conversations", a.wrap(famConversations, a.handleConversationsListV3))
+	rt.GET("/v2/:account/:project/conversations", a.wrap(famConversations, a.handleConversationsListV2))
+	rt.GET("/v1/:account/:project/conversations", a.wrap(famConversationsV1, a.handleConversationsListV1))
 }
 
 // Conversations error codes (envelope of v2/v3; v1 renders the message as

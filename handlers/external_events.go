@@ -41,8 +41,8 @@ import (
 	"github.com/agentplatform/mockplatform/store"
 )
 
-func registerExternalEvents(rt gin.IRoutes) {
-	rt.POST("/v1/external-events/webhook", wrap(famExternalEvents, (*API).handleExternalEventsWebhook))
+func (a *API) registerExternalEvents(rt gin.IRoutes) {
+	rt.POST("/v1/external-events/webhook", a.wrap(famExternalEvents, a.handleExternalEventsWebhook))
 }
 
 // External events messages ([OAS] for the two event id texts).

@@ -27,7 +27,7 @@ import (
 func (h *harness) mwRoute(base string, fam *family, method, path string, fn func(c *gin.Context) error) {
 	f := *fam
 	f.kind, f.header = "", nil
-	h.engine.Handle(method, base+path, wrap(&f, func(_ *API, c *gin.Context) error { return fn(c) }))
+	h.api.engine.Handle(method, base+path, h.api.wrap(&f, fn))
 }
 
 // mwOK answers 200 {"ok":true}.

@@ -25,7 +25,6 @@ func init() { gin.SetMode(gin.ReleaseMode) }
 type harness struct {
 	t       testing.TB
 	api     *API
-	engine  *gin.Engine
 	store   *store.Store
 	clock   *clock.Clock
 	faults  *faults.Set
@@ -62,8 +61,6 @@ func newHarness(t testing.TB, scenarioYAML ...string) *harness {
 		t.Fatal(err)
 	}
 	h.api.Reset()
-	h.engine = gin.New()
-	Register(h.engine)
 	t.Cleanup(func() {
 		h.api.Close()
 		h.clock.Close()
@@ -194,10 +191,5 @@ func (h *harness) unchanged(t testing.TB, fn func()) {
 	}
 }
 
-// handler serves the harness's engine with its API in the request context
-// (the engine's routes are shared; the API comes from the context).
-func (h *harness) handler() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h.engine.ServeHTTP(w, r.WithContext(WithAPI(r.Context(), h.api)))
-	})
-}
+// handler serves the harness's API.
+func (h *harness) handler() http.Handler { return h.api }

@@ -23,10 +23,10 @@ import (
 	"github.com/agentplatform/mockplatform/scenario"
 )
 
-func registerMessaging(rt gin.IRoutes) {
-	rt.POST("/api/v1/access-token", wrap(famMessagingSession, (*API).handleMessagingAccessToken))
-	rt.POST("/api/v1/sessions", wrap(famMessagingSession, (*API).handleMessagingSessionCreate))
-	rt.GET("/ws", wrap(famMessagingSession, (*API).handleMessagingSocket))
+func (a *API) registerMessaging(rt gin.IRoutes) {
+	rt.POST("/api/v1/access-token", a.wrap(famMessagingSession, a.handleMessagingAccessToken))
+	rt.POST("/api/v1/sessions", a.wrap(famMessagingSession, a.handleMessagingSessionCreate))
+	rt.GET("/ws", a.wrap(famMessagingSession, a.handleMessagingSocket))
 }
 
 // famMessagingSession is the messaging family with the generic credential

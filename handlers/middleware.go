@@ -143,21 +143,21 @@ func (r *recorder) capture(b []byte) {
 	}
 }
 
-// handlerFunc is the shape of every handler: a method of API that writes
-// its success answer and returns an error value for everything else.
-type handlerFunc func(a *API, c *gin.Context) error
+// handlerFunc is the shape of every handler: a method of API, bound to its
+// instance, that writes its success answer and returns an error value for
+// everything else.
+type handlerFunc func(c *gin.Context) error
 
 // wrap binds a handler to its family: it marks the request with the family,
 // applies fault rules, authenticates, rejects oversized bodies, runs the
-// handler (on the API serving the request) and renders its error in the
-// family's shape.
-func wrap(f *family, h handlerFunc) gin.HandlerFunc {
-	return mw(func(a *API, c *gin.Context) {
+// handler and renders its error in the family's shape.
+func (a *API) wrap(f *family, h handlerFunc) gin.HandlerFunc {
+	return func(c *gin.Context) {
 		c.Set(ctxFamily, f)
 		if err := a.serve(c, f, h); err != nil {
 			a.render(c, err)
 		}
-	})
+	}
 }
 
 func (a *API) serve(c *gin.Context, f *family, h handlerFunc) error {
@@ -179,7 +179,7 @@ func (a *API) serve(c *gin.Context, f *family, h handlerFunc) error {
 		}
 		c.Set(ctxPrincipal, p)
 	}
-	return h(a, c)
+	return h(c)
 }
 
 // regionError is the answer to an address without a valid region

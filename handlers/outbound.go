@@ -26,9 +26,9 @@ import (
 	"github.com/agentplatform/mockplatform/store"
 )
 
-func registerOutbound(rt gin.IRoutes) {
-	rt.POST("/:version/outbound-calling", wrap(famOutbound, (*API).handleOutboundCreate))
-	rt.GET("/:version/outbound-calling/:call_sid/status", wrap(famOutbound, (*API).handleOutboundStatus))
+func (a *API) registerOutbound(rt gin.IRoutes) {
+	rt.POST("/:version/outbound-calling", a.wrap(famOutbound, a.handleOutboundCreate))
+	rt.GET("/:version/outbound-calling/:call_sid/status", a.wrap(famOutbound, a.handleOutboundStatus))
 }
 
 // Outbound error codes and messages (G18; the codes are [INF]).

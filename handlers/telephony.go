@@ -34,23 +34,23 @@ import (
 	"github.com/agentplatform/mockplatform/store"
 )
 
-func registerTelephony(rt gin.IRoutes) {
-	rt.GET("/v1/agents/:agent/telephony/connectors", wrap(famAgents, (*API).handleConnectorList))
-	rt.POST("/v1/agents/:agent/telephony/connectors/batch", wrap(famAgents, (*API).handleConnectorBatchGet))
-	rt.PATCH("/v1/agents/:agent/telephony/connectors/batch", wrap(famAgents, (*API).handleConnectorBatchUpdate))
-	rt.POST("/v1/agents/:agent/telephony/connectors/lookup", wrap(famAgents, (*API).handleConnectorLookup))
-	rt.GET("/v1/agents/:agent/telephony/connectors/:connector", wrap(famAgents, (*API).handleConnectorGet))
-	rt.PATCH("/v1/agents/:agent/telephony/connectors/:connector", wrap(famAgents, (*API).handleConnectorUpdate))
-	rt.DELETE("/v1/agents/:agent/telephony/connectors/:connector", wrap(famAgents, (*API).handleConnectorDelete))
+func (a *API) registerTelephony(rt gin.IRoutes) {
+	rt.GET("/v1/agents/:agent/telephony/connectors", a.wrap(famAgents, a.handleConnectorList))
+	rt.POST("/v1/agents/:agent/telephony/connectors/batch", a.wrap(famAgents, a.handleConnectorBatchGet))
+	rt.PATCH("/v1/agents/:agent/telephony/connectors/batch", a.wrap(famAgents, a.handleConnectorBatchUpdate))
+	rt.POST("/v1/agents/:agent/telephony/connectors/lookup", a.wrap(famAgents, a.handleConnectorLookup))
+	rt.GET("/v1/agents/:agent/telephony/connectors/:connector", a.wrap(famAgents, a.handleConnectorGet))
+	rt.PATCH("/v1/agents/:agent/telephony/connectors/:connector", a.wrap(famAgents, a.handleConnectorUpdate))
+	rt.DELETE("/v1/agents/:agent/telephony/connectors/:connector", a.wrap(famAgents, a.handleConnectorDelete))
 
-	rt.GET("/v1/agents/:agent/telephony/phone-numbers", wrap(famAgents, (*API).handlePhoneNumberList))
-	rt.POST("/v1/agents/:agent/telephony/phone-numbers", wrap(famAgents, (*API).handlePhoneNumberImport))
-	rt.DELETE("/v1/agents/:agent/telephony/phone-numbers", wrap(famAgents, (*API).handlePhoneNumberDeleteMany))
-	rt.POST("/v1/agents/:agent/telephony/phone-numbers/batch", wrap(famAgents, (*API).handlePhoneNumberBatchGet))
-	rt.GET("/v1/agents/:agent/telephony/phone-numbers/:number", wrap(famAgents, (*API).handlePhoneNumberGet))
-	rt.POST("/v1/agents/:agent/telephony/phone-numbers/:number", wrap(famAgents, (*API).handlePhoneNumberImportOne))
-	rt.DELETE("/v1/agents/:agent/telephony/phone-numbers/:number", wrap(famAgents, (*API).handlePhoneNumberDelete))
-	rt.PATCH("/v1/agents/:agent/telephony/phone-numbers/:number", wrap(famAgents, (*API).handlePhoneNumberReassign))
+	rt.GET("/v1/agents/:agent/telephony/phone-numbers", a.wrap(famAgents, a.handlePhoneNumberList))
+	rt.POST("/v1/agents/:agent/telephony/phone-numbers", a.wrap(famAgents, a.handlePhoneNumberImport))
+	rt.DELETE("/v1/agents/:agent/telephony/phone-numbers", a.wrap(famAgents, a.handlePhoneNumberDeleteMany))
+	rt.POST("/v1/agents/:agent/telephony/phone-numbers/batch", a.wrap(famAgents, a.handlePhoneNumberBatchGet))
+	rt.GET("/v1/agents/:agent/telephony/phone-numbers/:number", a.wrap(famAgents, a.handlePhoneNumberGet))
+	rt.POST("/v1/agents/:agent/telephony/phone-numbers/:number", a.wrap(famAgents, a.handlePhoneNumberImportOne))
+	rt.DELETE("/v1/agents/:agent/telephony/phone-numbers/:number", a.wrap(famAgents, a.handlePhoneNumberDelete))
+	rt.PATCH("/v1/agents/:agent/telephony/phone-numbers/:number", a.wrap(famAgents, a.handlePhoneNumberReassign))
 }
 
 // Telephony error codes and messages (agents OpenAPI examples; the

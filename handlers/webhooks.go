@@ -19,13 +19,13 @@ import (
 	"github.com/agentplatform/mockplatform/store"
 )
 
-func registerWebhooks(rt gin.IRoutes) {
-	rt.POST("/v1/webhook-endpoints", wrap(famWebhooks, (*API).handleWebhookCreate))
-	rt.GET("/v1/webhook-endpoints", wrap(famWebhooks, (*API).handleWebhookList))
-	rt.GET("/v1/webhook-endpoints/:endpoint", wrap(famWebhooks, (*API).handleWebhookGet))
-	rt.PATCH("/v1/webhook-endpoints/:endpoint", wrap(famWebhooks, (*API).handleWebhookUpdate))
-	rt.DELETE("/v1/webhook-endpoints/:endpoint", wrap(famWebhooks, (*API).handleWebhookDelete))
-	rt.POST("/v1/webhook-endpoints/:endpoint/rotate-secret", wrap(famWebhooks, (*API).handleWebhookRotate))
+func (a *API) registerWebhooks(rt gin.IRoutes) {
+	rt.POST("/v1/webhook-endpoints", a.wrap(famWebhooks, a.handleWebhookCreate))
+	rt.GET("/v1/webhook-endpoints", a.wrap(famWebhooks, a.handleWebhookList))
+	rt.GET("/v1/webhook-endpoints/:endpoint", a.wrap(famWebhooks, a.handleWebhookGet))
+	rt.PATCH("/v1/webhook-endpoints/:endpoint", a.wrap(famWebhooks, a.handleWebhookUpdate))
+	rt.DELETE("/v1/webhook-endpoints/:endpoint", a.wrap(famWebhooks, a.handleWebhookDelete))
+	rt.POST("/v1/webhook-endpoints/:endpoint/rotate-secret", a.wrap(famWebhooks, a.handleWebhookRotate))
 }
 
 // Webhook event types (spec 2.4).
