@@ -1,5 +1,8 @@
 package handlers
 
+// Tests of the agent_create (D2) and merge_deploy (D22) switches and of
+// merge conflictResolutions.
+
 import (
 	"encoding/json"
 	"strings"
@@ -7,9 +10,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 )
-
-// Tests of the agent_create (D2) and merge_deploy (D22) switches and of
-// merge conflictResolutions.
 
 func TestAgentsCreateOAS(t *testing.T) {
 	h := newHarness(t, string(scenarioDefaultYAML())+"\nfidelity: {agent_create: oas}\n")

@@ -3,7 +3,7 @@ package handlers
 // Alert rules and active alerts (spec 2.3, 3.1, 4.4, 7.2; notes section 5).
 // Rules are account-scoped (the account comes from the key) and live in
 // the account's region partition as "alert_rule" documents. Evaluation on
-// the virtual clock is in alert_eval.go.
+// the virtual clock is in engine_alerts.go.
 
 import (
 	"cmp"

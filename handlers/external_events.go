@@ -473,7 +473,7 @@ func (a *API) bindEvents(region, accountID, projectID, convID string, evs ...sto
 }
 
 // awaitEvent registers that a conversation awaits an event id (the
-// dialogue action await_event; engine.go calls it after the turn is
+// dialogue action await_event; engine_conversation.go calls it after the turn is
 // stored) and binds the events of that id that arrived before.
 func (a *API) awaitEvent(conv *store.Conversation, eventID string) {
 	key := eventKey(conv.AccountID, conv.ProjectID, eventID)

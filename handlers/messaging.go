@@ -3,7 +3,7 @@ package handlers
 // Messaging: access token, sessions, streaming WebSocket (spec 2.2, 3.4,
 // 4.2, 5; notes section 3). A client trades its connector token and
 // registered host for a short-lived JWT, creates a session with it and then
-// talks to the agent over a WebSocket (messaging_ws.go). The agent's words
+// talks to the agent over a WebSocket (messaging_session.go, messaging_socket.go). The agent's words
 // come from the dialogue engine, and each session that the agent joins is a
 // WEBCHAT conversation record.
 
@@ -54,11 +54,6 @@ const (
 // switchHostMatch selects how X-Host is matched (docs/fidelity.md D23):
 // "subdomain" (default, the real service) or "exact" (the spec's wording).
 const switchHostMatch = "messaging_host_match"
-
-// sessionPlatforms are the session platform values: the spec's four and the
-// real service's two "-web" ones (D12).
-var sessionPlatforms = map[string]bool{"web": true, "ios": true, "android": true, "custom": true,
-	"ios-web": true, "android-web": true}
 
 type accessTokenResponse struct {
 	AccessToken string `json:"access_token"`
@@ -245,58 +240,4 @@ func (a *API) ExpireMessagingTokens() {
 	rt := a.rtLocked()
 	rt.revokedGen = rt.tokenGen
 	a.realtime.mu.Unlock()
-}
-
-type sessionCreateRequest struct {
-	Platform         *string `json:"platform"`
-	StreamingEnabled *bool   `json:"streaming_enabled"`
-	DeviceType       *string `json:"device_type"`
-}
-
-type sessionCreateResponse struct {
-	SessionID string `json:"session_id"`
-}
-
-// handleMessagingSessionCreate handles "POST {messaging}/api/v1/sessions"
-// (spec 2.2, 3.4): a valid bearer access token creates an active session.
-func (a *API) handleMessagingSessionCreate(c *gin.Context) error {
-	auth := c.GetHeader("Authorization")
-	if auth == "" {
-		return msgError(http.StatusBadRequest, MsgMessagingMissingToken)
-	}
-	scheme, raw, ok := strings.Cut(strings.TrimSpace(auth), " ")
-	raw = strings.TrimSpace(raw)
-	if !ok || !strings.EqualFold(scheme, "Bearer") || raw == "" {
-		return msgError(http.StatusUnauthorized, MsgMessagingMissingHeaders)
-	}
-	b, err := a.verifyToken(c, raw)
-	if err != nil {
-		return msgError(http.StatusUnauthorized, MsgMessagingInvalidToken)
-	}
-	var req sessionCreateRequest
-	if err := bindJSON(c, &req, true, ""); err != nil {
-		return msgError(http.StatusBadRequest, MsgMessagingParse)
-	}
-	platform := "web"
-	if req.Platform != nil {
-		if !sessionPlatforms[*req.Platform] {
-			addWarning(c, "platform %q is not one of web, ios, android, ios-web, android-web, custom", *req.Platform)
-			return msgError(http.StatusBadRequest, MsgMessagingParse)
-		}
-		platform = *req.Platform
-	}
-	s := a.newSession(b, platform, req.StreamingEnabled != nil && *req.StreamingEnabled,
-		deref(req.DeviceType), c.GetHeader("User-Agent"))
-	if p, ok := requestPreset(c); ok {
-		switch p.name {
-		case PresetExpireSession:
-			a.expireSession(s, -1)
-		case PresetExpireSessionAfter:
-			s.mu.Lock()
-			s.expireAfter = p.n
-			s.mu.Unlock()
-		}
-	}
-	c.JSON(http.StatusOK, sessionCreateResponse{SessionID: s.id})
-	return nil
 }

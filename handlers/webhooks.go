@@ -3,7 +3,7 @@ package handlers
 // Webhook endpoints (spec 2.4, 4.4; notes section 6). Endpoints are
 // account-scoped and live in the account's region partition as
 // "webhook_endpoint" documents. Signed deliveries are in
-// webhook_delivery.go.
+// engine_webhooks.go.
 
 import (
 	"encoding/json"
