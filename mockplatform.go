@@ -432,7 +432,7 @@ func (p *Platform) Requests(f RequestFilter) []Request { return p.journal.List(f
 
 // AddFault adds a fault rule and returns it with its id.
 func (p *Platform) AddFault(r Fault) (Fault, error) {
-	if err := p.api.CheckPresets([]Fault{r}); err != nil {
+	if err := faults.CheckPresets([]Fault{r}); err != nil {
 		return Fault{}, fmt.Errorf("faults: action.preset: %w", err)
 	}
 	return p.faults.Add(r)

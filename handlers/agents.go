@@ -19,6 +19,8 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -36,6 +38,21 @@ func (a *API) registerAgents(rt gin.IRoutes) {
 	rt.DELETE("/v1/agents/:agent", a.wrap(famAgents, a.handleAgentDelete))
 	rt.POST("/v1/agents/:agent/duplicate", a.wrap(famAgents, a.handleAgentDuplicate))
 }
+
+// agentsState is the agents family's in-memory state: the runtime index,
+// what the runtime answers from of the build side (engine_script.go).
+type agentsState struct {
+	// mu serialises the writes of the Agents API (telephony included)
+	// that change what the runtime answers from; it is held across store
+	// calls. The index is replaced whole under mu and read without it: script
+	// runs inside store transactions and must not wait for a writer that
+	// waits for the store.
+	mu  sync.Mutex
+	idx atomic.Pointer[runtimeIndex]
+}
+
+// resetAgents rebuilds the runtime index from the restored store.
+func (a *API) resetAgents() { a.rebuildRuntimeIndex() }
 
 // Agents error codes (notes §4) and messages that tests compare. Under the
 // spec body the code is not shown; the message is.
@@ -309,8 +326,8 @@ func (a *API) handleAgentCreate(c *gin.Context) error {
 			return err
 		}
 	}
-	a.build.agentMu.Lock()
-	defer a.build.agentMu.Unlock()
+	a.agents.mu.Lock()
+	defer a.agents.mu.Unlock()
 	d, err := a.insertAgent(principal(c), id, hasID, name, func(d *agentDoc) { d.Description = desc })
 	if err != nil {
 		return err
@@ -330,7 +347,7 @@ func (a *API) handleAgentCreate(c *gin.Context) error {
 // insertAgent stores a new agent of the principal's account named name,
 // with the given id (hasID) or a fresh PROJECT-XXXXXXXX one; fill sets the
 // rest. A given id that is taken is 409 AGENT_ALREADY_EXISTS.
-// a.build.agentMu must be held.
+// a.agents.mu must be held.
 func (a *API) insertAgent(p *Principal, id string, hasID bool, name string, fill func(d *agentDoc)) (*agentDoc, error) {
 	now := a.clock.Now()
 	var err error
@@ -451,8 +468,8 @@ func (a *API) handleAgentGet(c *gin.Context) error {
 
 // handleAgentDelete handles "DELETE {builder}/v1/agents/{agentId}" (204).
 func (a *API) handleAgentDelete(c *gin.Context) error {
-	a.build.agentMu.Lock()
-	defer a.build.agentMu.Unlock()
+	a.agents.mu.Lock()
+	defer a.agents.mu.Unlock()
 	d, err := a.loadAgent(c)
 	if err != nil {
 		return err
@@ -461,10 +478,10 @@ func (a *API) handleAgentDelete(c *gin.Context) error {
 	if err := a.store.DeleteDoc(docAgent, p.Region, d.AgentID); err != nil {
 		return err
 	}
-	if err := a.dropTelephony(p.Region, p.Account.ID, d.AgentID); err != nil {
+	if err := a.dropTelephonyLocked(p.Region, p.Account.ID, d.AgentID); err != nil {
 		return err
 	}
-	a.setRuntime(p.Region, d.AgentID, nil, nil)
+	a.setRuntimeLocked(p.Region, d.AgentID, nil, nil)
 	c.Status(http.StatusNoContent)
 	return nil
 }
@@ -489,8 +506,8 @@ func (a *API) handleAgentDuplicate(c *gin.Context) error {
 	if err := f.err(); err != nil {
 		return err
 	}
-	a.build.agentMu.Lock()
-	defer a.build.agentMu.Unlock()
+	a.agents.mu.Lock()
+	defer a.agents.mu.Unlock()
 	src, err := a.loadAgent(c)
 	if err != nil {
 		return err

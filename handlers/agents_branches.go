@@ -121,8 +121,8 @@ func (a *API) handleBranchMerge(c *gin.Context) error {
 	}
 	deploy := a.world().fidelity(switchMergeDeploy) == "sandbox"
 	p := principal(c)
-	a.build.agentMu.Lock()
-	defer a.build.agentMu.Unlock()
+	a.agents.mu.Lock()
+	defer a.agents.mu.Unlock()
 	now := a.clock.Now()
 	var dep *deployment
 	var seq string
@@ -171,12 +171,12 @@ func (a *API) handleBranchMerge(c *gin.Context) error {
 	}
 	message := "Branch merged to main"
 	if dep != nil {
-		// The deployment is recorded; its snapshot follows (agentMu is
+		// The deployment is recorded; its snapshot follows (agents.mu is
 		// held, so nothing reads it in between).
 		if err := a.store.PutDoc(docSnapshot, p.Region, dep.Version, &merged); err != nil {
 			return err
 		}
-		a.setRuntimeDeployment(p.Region, d.AgentID, "sandbox", merged.Topics)
+		a.setRuntimeDeploymentLocked(p.Region, d.AgentID, "sandbox", merged.Topics)
 		message = "Branch merged to main and deployed to sandbox"
 	}
 	c.JSON(http.StatusOK, gin.H{"sequence": seq, "message": message, "testRunIds": []string{}})

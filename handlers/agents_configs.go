@@ -118,8 +118,8 @@ func (a *API) handleConfigVariables(c *gin.Context) error {
 		return err
 	}
 	p := principal(c)
-	a.build.agentMu.Lock()
-	defer a.build.agentMu.Unlock()
+	a.agents.mu.Lock()
+	defer a.agents.mu.Unlock()
 	now := fmtAgentTime(a.clock.Now())
 	d, err := a.updateAgent(c, func(d *agentDoc) error {
 		page := d.Configs[env]
@@ -146,7 +146,7 @@ func (a *API) handleConfigVariables(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	a.setRuntimeVariables(p.Region, d.AgentID, env, d.Configs[env].Variables)
+	a.setRuntimeVariablesLocked(p.Region, d.AgentID, env, d.Configs[env].Variables)
 	c.JSON(http.StatusOK, d.Configs[env])
 	return nil
 }

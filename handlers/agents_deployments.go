@@ -75,8 +75,8 @@ func (a *API) handleDeploymentPublish(c *gin.Context) error {
 		return err
 	}
 	p := principal(c)
-	a.build.agentMu.Lock()
-	defer a.build.agentMu.Unlock()
+	a.agents.mu.Lock()
+	defer a.agents.mu.Unlock()
 	cur, err := a.loadAgent(c)
 	if err != nil {
 		return err
@@ -101,7 +101,7 @@ func (a *API) handleDeploymentPublish(c *gin.Context) error {
 	}); err != nil {
 		return err
 	}
-	a.setRuntimeDeployment(p.Region, cur.AgentID, "sandbox", snap.Topics)
+	a.setRuntimeDeploymentLocked(p.Region, cur.AgentID, "sandbox", snap.Topics)
 	a.renderDeployment(c, http.StatusCreated, dep)
 	return nil
 }
@@ -142,8 +142,8 @@ func (d *agentDoc) findDeployment(id string) *deployment {
 // makes it active there.
 func (a *API) copyDeployment(c *gin.Context, id string, target func(from *deployment) (string, error), meta func(*deployment) map[string]any) (*deployment, *deployment, error) {
 	p := principal(c)
-	a.build.agentMu.Lock()
-	defer a.build.agentMu.Unlock()
+	a.agents.mu.Lock()
+	defer a.agents.mu.Unlock()
 	now := a.clock.Now()
 	var out, stored *deployment
 	d, err := a.updateAgent(c, func(d *agentDoc) error {
@@ -170,7 +170,7 @@ func (a *API) copyDeployment(c *gin.Context, id string, target func(from *deploy
 	if err := a.store.GetDoc(docSnapshot, p.Region, out.Version, &snap); err != nil {
 		return nil, nil, err
 	}
-	a.setRuntimeDeployment(p.Region, d.AgentID, out.Environment, snap.Topics)
+	a.setRuntimeDeploymentLocked(p.Region, d.AgentID, out.Environment, snap.Topics)
 	return out, stored, nil
 }
 

@@ -13,6 +13,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -29,6 +30,27 @@ func (a *API) registerAlerts(rt gin.IRoutes) {
 	rt.PATCH("/v1/alert-rules/:rule", a.wrap(famAlerts, a.handleAlertRuleUpdate))
 	rt.DELETE("/v1/alert-rules/:rule", a.wrap(famAlerts, a.handleAlertRuleDelete))
 	rt.GET("/v1/alerts", a.wrap(famAlerts, a.handleAlertList))
+}
+
+// alertsState is the alerts family's in-memory state.
+type alertsState struct {
+	// mu serialises the count-then-insert (and delete) of alert rules,
+	// whose per-account limit is checked against the store, and the
+	// evaluation passes; it guards apiErrors. It is held across store
+	// calls.
+	mu sync.Mutex
+	// apiErrors are the runtime API errors recorded through
+	// RecordAPIError since the last reset.
+	apiErrors []apiErrorMark
+}
+
+// resetAlerts forgets the recorded API errors and arms the evaluation
+// timer of the new generation.
+func (a *API) resetAlerts() {
+	a.alerts.mu.Lock()
+	a.alerts.apiErrors = nil
+	a.alerts.mu.Unlock()
+	a.armEvaluation(a.generation())
 }
 
 // Alert rule vocabulary (spec 2.3), the one the scenario validates by.
@@ -206,8 +228,8 @@ func (a *API) handleAlertRuleCreate(c *gin.Context) error {
 	since := now
 	r.Since = &since
 
-	a.build.alertMu.Lock()
-	defer a.build.alertMu.Unlock()
+	a.alerts.mu.Lock()
+	defer a.alerts.mu.Unlock()
 	n, err := a.countAccountDocs(docAlertRule, p.Region, p.Account.ID)
 	if err != nil {
 		return err
@@ -333,8 +355,8 @@ func (a *API) handleAlertRuleDelete(c *gin.Context) error {
 		return err
 	}
 	p := principal(c)
-	a.build.alertMu.Lock()
-	defer a.build.alertMu.Unlock()
+	a.alerts.mu.Lock()
+	defer a.alerts.mu.Unlock()
 	if _, err := a.getAlertRule(p, id); err != nil {
 		return err
 	}
@@ -455,29 +477,17 @@ func (a *API) handleAlertList(c *gin.Context) error {
 	return nil
 }
 
-// Fault presets of the alerts and webhooks families.
-const (
-	// PresetAlertsLimit answers 409 as if the account's rule (or endpoint)
-	// limit were reached.
-	PresetAlertsLimit = "alerts_limit"
-	// PresetMonitoringBackend answers 502 "Monitoring backend
-	// synchronisation failure" (spec 7.2). Matched by the evaluation (path
-	// "/_evaluation" of family alerts), it fails that evaluation pass: the
-	// rules move to unknown.
-	PresetMonitoringBackend = "monitoring_backend_failure"
-)
-
 // presetAlerts returns the alerts and webhooks failure modes.
-func (a *API) presetAlerts(name string) presetFunc {
-	switch name {
-	case PresetAlertsLimit:
+func (a *API) presetAlerts(call faults.PresetCall) presetFunc {
+	switch call.Name {
+	case faults.PresetAlertsLimit:
 		return func(c *gin.Context, _ faults.Rule) (bool, error) {
 			if f := familyOf(c); f == famWebhooks {
 				return true, errf(KindConflict, CodeWebhookLimit, "%s", msgWebhookLimit(a.world().webhookLimit()))
 			}
 			return true, errf(KindConflict, CodeAlertRuleLimit, "%s", msgAlertRuleLimit(a.world().alertRuleLimit()))
 		}
-	case PresetMonitoringBackend:
+	case faults.PresetMonitoringBackend:
 		return func(*gin.Context, faults.Rule) (bool, error) {
 			return true, errf(KindBadGateway, CodeMonitoringBackend, MsgMonitoringBackend)
 		}

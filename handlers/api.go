@@ -50,11 +50,39 @@ type API struct {
 	// engine routes this API's requests; built by New, read-only after.
 	engine *gin.Engine
 
-	// Family state that is not stored data (timers, live connections,
-	// in-memory indexes), one struct per group of families.
-	data     dataState
-	build    buildState
-	realtime realtimeState
+	// gen counts resets: timers and background sends of an earlier
+	// generation stop (engine_alerts.go, engine_webhooks.go).
+	gen atomic.Uint64
+
+	// Each family's in-memory state (what is not stored data: indexes,
+	// live sessions, rate windows, logs), declared in the family's file,
+	// behind the family's one lock. Chat, conversations, dni, handoff,
+	// external events and telephony keep everything in the store
+	// (telephony's writes take agents.mu: connectors and numbers are agent
+	// sub-resources).
+	//
+	// Lock order: a lock may be taken while one above it is held, never
+	// the reverse; store, clock, faults and journal locks are leaves (no
+	// family lock is taken under them, except that clock callbacks run
+	// with no family lock held and take theirs).
+	//
+	//	agents.mu       held across store calls; never taken by script,
+	//	                which runs inside store transactions and reads the
+	//	                runtime index without a lock
+	//	alerts.mu       held across an evaluation pass and store calls
+	//	webhooks.mu     taken under alerts.mu (a pass announces events)
+	//	session.mu      one per messaging session (messaging_session.go),
+	//	                then its sockets' rtConn.mu
+	//	messaging.mu    taken under session.mu, never the reverse
+	//	outbound.mu
+	//	concurrency.mu  held across the store reads of a cache rebuild
+	//	mu              the id streams below: a leaf
+	agents      agentsState
+	alerts      alertsState
+	webhooks    webhooksState
+	messaging   messagingState
+	outbound    outboundState
+	concurrency concurrencyState
 
 	// bg is cancelled by Close; background work (deliveries, sockets)
 	// watches it and registers in wg.
@@ -78,6 +106,9 @@ func New(d Deps) *API {
 	a.bg, a.cancel = context.WithCancel(context.Background())
 	a.w.Store(newWorld(&scenario.Scenario{})) // until SetScenario (parsing the default here cost a third of New)
 	a.reseed(1)
+	a.agents.idx.Store(&runtimeIndex{})
+	a.webhooks.idle = closedChan()
+	a.webhooks.client = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	a.engine = gin.New()
 	a.register(a.engine)
 	return a
@@ -160,12 +191,20 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) { a.engine.Serve
 
 // Reset brings the families' in-memory state back to the scenario's
 // initial state (after the store has been restored and the clock reset):
-// timers are re-armed, live connections closed.
+// timers are re-armed, live connections closed. The generation moves
+// first, so that timers and sends of the earlier one stop.
 func (a *API) Reset() {
-	a.resetData()
-	a.resetBuild()
-	a.resetRealtime()
+	a.gen.Add(1)
+	a.resetAgents()
+	a.resetAlerts()
+	a.resetWebhooks()
+	a.resetMessaging()
+	a.resetOutbound()
+	a.resetConcurrency()
 }
+
+// generation is the current reset generation.
+func (a *API) generation() uint64 { return a.gen.Load() }
 
 // family describes one API family: its name (used by faults and the
 // journal), its base prefix, its error shape and its credential.

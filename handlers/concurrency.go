@@ -13,6 +13,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 	"unsafe"
 
@@ -27,6 +28,23 @@ import (
 func (a *API) registerConcurrency(rt gin.IRoutes) {
 	rt.GET("/v1/:account/:project/conversations/concurrency", a.wrap(famConcurrency, a.handleConcurrencyGet))
 }
+
+// concurrencyState is the concurrency family's in-memory state: the
+// decoded spans of the projects queried last, each valid for one
+// store.ProjectVersion, so it is never stale.
+type concurrencyState struct {
+	// mu guards the cache; it is held across the store reads of a rebuild.
+	mu   sync.Mutex
+	conc map[concCacheKey]*concCache // at most concCacheMax
+	tick uint64                      // least-recently-used clock of conc
+}
+
+// resetConcurrency keeps the cache on purpose: a reset restores the
+// snapshot's stored strings, the very strings the cache was built from,
+// so its next rebuild reuses every entry (a key scan instead of a JSON
+// decode per record) and a test suite that resets between tests over a
+// large generated data set stays fast.
+func (a *API) resetConcurrency() {}
 
 // Concurrency constants and messages tests compare.
 const (
@@ -165,7 +183,7 @@ type variantKey struct{ id, name string }
 // series when q.byVariant is false, else one per variant seen in the
 // window (sorted by id, then name) with its key.
 func (a *API) concurrencySeries(region, account, project string, q *concQuery, now time.Time) ([]variantKey, [][]int, error) {
-	d := &a.data
+	d := &a.concurrency
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	cc, err := a.concCacheLocked(concCacheKey{region, account, project})
@@ -233,7 +251,7 @@ type concCache struct {
 }
 
 // concTables interns the strings of a project's caches. Tables only grow
-// and are shared by the caches that replace each other (under a.data.mu),
+// and are shared by the caches that replace each other (under a.concurrency.mu),
 // so a reused entry keeps its ids.
 type concTables struct {
 	strs       map[string]int32
@@ -306,9 +324,9 @@ func (e *concEntry) openSpan(now int64) (end int64, ok bool) {
 }
 
 // concCacheLocked returns the project's cache at the store's current
-// version, rebuilding it if needed. a.data.mu must be held.
+// version, rebuilding it if needed. a.concurrency.mu must be held.
 func (a *API) concCacheLocked(k concCacheKey) (*concCache, error) {
-	d := &a.data
+	d := &a.concurrency
 	version := a.store.ProjectVersion(k.region, k.account, k.project) // before reading (see its doc)
 	d.tick++
 	old := d.conc[k]

@@ -206,9 +206,9 @@ func BenchmarkConcurrencyWeekCold(b *testing.B) {
 	h := benchHarness(b, 100_000)
 	path := "/runtime/us-1/v1/acme/support/conversations/concurrency?start_time=2026-02-01T00:00:00Z&end_time=2026-02-08T00:00:00Z"
 	for b.Loop() {
-		h.api.data.mu.Lock()
-		h.api.data.conc = nil
-		h.api.data.mu.Unlock()
+		h.api.concurrency.mu.Lock()
+		h.api.concurrency.conc = nil
+		h.api.concurrency.mu.Unlock()
 		if r := h.do("GET", path, nil, "x-api-key", "conv-key"); r.Status != 200 {
 			b.Fatalf("status %d: %s", r.Status, r.Body)
 		}

@@ -44,7 +44,7 @@ func (w *World) evaluationInterval() time.Duration {
 func (a *API) armEvaluation(gen uint64) {
 	var tick func(now time.Time)
 	tick = func(now time.Time) {
-		if a.buildGen() != gen || a.bg.Err() != nil {
+		if a.generation() != gen || a.bg.Err() != nil {
 			return
 		}
 		a.evaluateAlertsAt(now)
@@ -68,9 +68,9 @@ func (a *API) RecordAPIError(accountRef, projectRef string) error {
 	if proj == nil {
 		return errors.New("unknown project " + projectRef)
 	}
-	a.build.mu.Lock()
-	a.build.apiErrors = append(a.build.apiErrors, apiErrorMark{At: a.clock.Now(), Region: acct.Region, Account: acct.ID, Project: proj.ID})
-	a.build.mu.Unlock()
+	a.alerts.mu.Lock()
+	a.alerts.apiErrors = append(a.alerts.apiErrors, apiErrorMark{At: a.clock.Now(), Region: acct.Region, Account: acct.ID, Project: proj.ID})
+	a.alerts.mu.Unlock()
 	return nil
 }
 
@@ -144,8 +144,8 @@ var errSkipRule = errors.New("rule changed during evaluation")
 
 // evaluateAlertsAt runs one evaluation pass at now.
 func (a *API) evaluateAlertsAt(now time.Time) {
-	a.build.evalMu.Lock()
-	defer a.build.evalMu.Unlock()
+	a.alerts.mu.Lock()
+	defer a.alerts.mu.Unlock()
 	failed := a.evaluationFails()
 	var events []alertEvent
 	for _, region := range scenario.Regions {
@@ -158,7 +158,7 @@ func (a *API) evaluateAlertsAt(now time.Time) {
 		if len(rules) == 0 {
 			continue
 		}
-		ev := a.newEvaluator(region, now, rules)
+		ev := a.newEvaluatorLocked(region, now, rules)
 		for _, r := range rules {
 			value, hasData := int64(0), false
 			if !failed {
@@ -183,7 +183,7 @@ type evaluator struct {
 	apiErr []apiErrorMark
 }
 
-func (a *API) newEvaluator(region string, now time.Time, rules []*alertRule) *evaluator {
+func (a *API) newEvaluatorLocked(region string, now time.Time, rules []*alertRule) *evaluator {
 	ev := &evaluator{a: a, region: region, now: now, scopes: map[string]*scopeData{}}
 	// One scan per project, over the longest window any rule needs.
 	maxWin := map[string]time.Duration{}
@@ -217,7 +217,7 @@ func (a *API) newEvaluator(region string, now time.Time, rules []*alertRule) *ev
 		ev.scopes[k] = a.scanScope(region, acct, proj, now.Add(-maxWin[k]-metricLookback), now)
 	}
 	if needAPI {
-		ev.apiErr = a.apiErrorMarks(region, now.Add(-time.Hour), now)
+		ev.apiErr = a.apiErrorMarksLocked(region, now.Add(-time.Hour), now)
 	}
 	return ev
 }
@@ -260,8 +260,8 @@ func (a *API) scanScope(region, account, project string, from, now time.Time) *s
 
 // apiErrorMarks collects the runtime API errors of a region in [from, now]:
 // 5xx answers of runtime families in the journal whose path names the
-// account and project, and the recorded ones.
-func (a *API) apiErrorMarks(region string, from, now time.Time) []apiErrorMark {
+// account and project, and the recorded ones. a.alerts.mu must be held.
+func (a *API) apiErrorMarksLocked(region string, from, now time.Time) []apiErrorMark {
 	w := a.world()
 	var out []apiErrorMark
 	for _, e := range a.journal.List(Filter{}) {
@@ -285,13 +285,11 @@ func (a *API) apiErrorMarks(region string, from, now time.Time) []apiErrorMark {
 		}
 		out = append(out, apiErrorMark{At: e.Time, Region: region, Account: acct.ID, Project: proj.ID})
 	}
-	a.build.mu.Lock()
-	for _, m := range a.build.apiErrors {
+	for _, m := range a.alerts.apiErrors {
 		if m.Region == region && !m.At.Before(from) && !m.At.After(now) {
 			out = append(out, m)
 		}
 	}
-	a.build.mu.Unlock()
 	return out
 }
 

@@ -3,7 +3,7 @@ package handlers
 // Scenario generators: N realistic conversation records over a time range
 // with a seeded mix of channels, variants, environments, languages,
 // durations, turns, out-of-domain turns and handoffs (scenario
-// Project.Generate). They run in seedData, once per scenario load into the
+// Project.Generate). They run in seedGenerated, once per scenario load into the
 // snapshot that Reset restores.
 
 import (
@@ -268,4 +268,22 @@ func fnv32(s string) uint32 {
 	h := fnv.New32a()
 	h.Write([]byte(s))
 	return h.Sum32()
+}
+
+// seedGenerated writes the generated conversations of each project's
+// generators (in declaration order, after the explicit seeds).
+func seedGenerated(st *store.Store, sc *scenario.Scenario, now time.Time) error {
+	ids := seededIDs(sc)
+	for ai := range sc.Accounts {
+		acct := &sc.Accounts[ai]
+		for pi := range acct.Projects {
+			proj := &acct.Projects[pi]
+			for gi := range proj.Generate {
+				if err := generate(st, sc, acct, proj, gi, &proj.Generate[gi], ids, now); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
 }

@@ -2,9 +2,10 @@ package handlers
 
 import (
 	"encoding/json"
+	"maps"
 	"slices"
 	"strings"
-	"sync"
+	"sync/atomic"
 
 	"github.com/agentplatform/mockplatform/scenario"
 	"github.com/agentplatform/mockplatform/store"
@@ -19,17 +20,28 @@ import (
 // environment are .Variables in templates and take effect at once.
 //
 // script runs inside store transactions (converse), so it reads only the
-// in-memory index below, which the Agents API updates after each publish,
-// promote, rollback and variables PATCH, and resetBuild rebuilds from the
-// store.
+// in-memory index below, which the Agents API replaces after each publish,
+// promote, rollback and variables PATCH (under agents.mu), and
+// resetAgents rebuilds from the store.
+
+// runtimeIndex maps region/agent/environment (runtimeKey) to what the
+// agent answers from there. An index is never changed once published:
+// writers copy it (updateIndexLocked).
+type runtimeIndex map[string]*runtimeEntry
 
 // runtimeEntry is what an agent answers from in one environment.
 type runtimeEntry struct {
 	topics []*topicRec
 	vars   map[string]any
 
-	once     sync.Mutex
-	project  *scenario.Project // the project the cached dialogue was built from
+	// built caches the dialogue built for the last project value asked
+	// (a new world gives new project values).
+	built atomic.Pointer[builtDialogue]
+}
+
+// builtDialogue is a project's dialogue with an entry's topics as rules.
+type builtDialogue struct {
+	project  *scenario.Project
 	dialogue *scenario.Dialogue
 }
 
@@ -55,9 +67,7 @@ func (a *API) script(conv *store.Conversation) runtimeScript {
 	if env == "" {
 		env = "live"
 	}
-	a.build.idxMu.RLock()
-	e := a.build.idx[runtimeKey(conv.Region, proj.ID, env)]
-	a.build.idxMu.RUnlock()
+	e := (*a.agents.idx.Load())[runtimeKey(conv.Region, proj.ID, env)]
 	if e == nil {
 		return runtimeScript{Dialogue: &proj.Dialogue}
 	}
@@ -65,12 +75,11 @@ func (a *API) script(conv *store.Conversation) runtimeScript {
 }
 
 // dialogueFor is the project's dialogue with the topics as rules before
-// the project's rules, built once per project value.
+// the project's rules, built once per project value (two callers that
+// race may both build it; either result is the same).
 func (e *runtimeEntry) dialogueFor(proj *scenario.Project) *scenario.Dialogue {
-	e.once.Lock()
-	defer e.once.Unlock()
-	if e.project == proj && e.dialogue != nil {
-		return e.dialogue
+	if b := e.built.Load(); b != nil && b.project == proj {
+		return b.dialogue
 	}
 	d := proj.Dialogue
 	var rules []scenario.Rule
@@ -82,64 +91,67 @@ func (e *runtimeEntry) dialogueFor(proj *scenario.Project) *scenario.Dialogue {
 			Then: scenario.Actions{Reply: t.Content}})
 	}
 	d.Rules = append(rules, slices.Clone(proj.Dialogue.Rules)...)
-	e.project, e.dialogue = proj, &d
-	return e.dialogue
+	e.built.Store(&builtDialogue{project: proj, dialogue: &d})
+	return &d
 }
 
-// setRuntime replaces an agent's entries: topics and variables per
+// updateIndexLocked publishes a copy of the runtime index changed by fn.
+// a.agents.mu must be held.
+func (a *API) updateIndexLocked(fn func(idx runtimeIndex)) {
+	old := *a.agents.idx.Load()
+	idx := make(runtimeIndex, len(old)+len(deployEnvs))
+	maps.Copy(idx, old)
+	fn(idx)
+	a.agents.idx.Store(&idx)
+}
+
+// setRuntimeLocked replaces an agent's entries: topics and variables per
 // environment (nil maps drop the agent).
-func (a *API) setRuntime(region, agent string, topics map[string][]*topicRec, vars map[string]map[string]any) {
-	a.build.idxMu.Lock()
-	defer a.build.idxMu.Unlock()
-	if a.build.idx == nil {
-		a.build.idx = map[string]*runtimeEntry{}
-	}
-	for _, env := range deployEnvs {
-		k := runtimeKey(region, agent, env)
-		t, hasT := topics[env]
-		v := vars[env]
-		if !hasT && len(v) == 0 {
-			delete(a.build.idx, k)
-			continue
+func (a *API) setRuntimeLocked(region, agent string, topics map[string][]*topicRec, vars map[string]map[string]any) {
+	a.updateIndexLocked(func(idx runtimeIndex) {
+		for _, env := range deployEnvs {
+			k := runtimeKey(region, agent, env)
+			t, hasT := topics[env]
+			v := vars[env]
+			if !hasT && len(v) == 0 {
+				delete(idx, k)
+				continue
+			}
+			idx[k] = &runtimeEntry{topics: t, vars: v}
 		}
-		a.build.idx[k] = &runtimeEntry{topics: t, vars: v}
-	}
+	})
 }
 
-// setRuntimeDeployment makes topics the active content of an environment.
-func (a *API) setRuntimeDeployment(region, agent, env string, topics []*topicRec) {
-	a.build.idxMu.Lock()
-	defer a.build.idxMu.Unlock()
-	if a.build.idx == nil {
-		a.build.idx = map[string]*runtimeEntry{}
-	}
-	k := runtimeKey(region, agent, env)
-	var vars map[string]any
-	if old := a.build.idx[k]; old != nil {
-		vars = old.vars
-	}
-	a.build.idx[k] = &runtimeEntry{topics: topics, vars: vars}
+// setRuntimeDeploymentLocked makes topics the active content of an environment.
+func (a *API) setRuntimeDeploymentLocked(region, agent, env string, topics []*topicRec) {
+	a.updateIndexLocked(func(idx runtimeIndex) {
+		k := runtimeKey(region, agent, env)
+		var vars map[string]any
+		if old := idx[k]; old != nil {
+			vars = old.vars
+		}
+		idx[k] = &runtimeEntry{topics: topics, vars: vars}
+	})
 }
 
-// setRuntimeVariables makes vars the real-time variables of an environment.
-func (a *API) setRuntimeVariables(region, agent, env string, vars map[string]any) {
-	a.build.idxMu.Lock()
-	defer a.build.idxMu.Unlock()
-	if a.build.idx == nil {
-		a.build.idx = map[string]*runtimeEntry{}
-	}
-	k := runtimeKey(region, agent, env)
-	e := &runtimeEntry{vars: vars}
-	if old := a.build.idx[k]; old != nil {
-		e.topics = old.topics
-	}
-	a.build.idx[k] = e
+// setRuntimeVariablesLocked makes vars the real-time variables of an environment.
+func (a *API) setRuntimeVariablesLocked(region, agent, env string, vars map[string]any) {
+	a.updateIndexLocked(func(idx runtimeIndex) {
+		k := runtimeKey(region, agent, env)
+		e := &runtimeEntry{vars: vars}
+		if old := idx[k]; old != nil {
+			e.topics = old.topics
+		}
+		idx[k] = e
+	})
 }
 
 // rebuildRuntimeIndex reads every agent's active deployments and
-// variables from the store.
+// variables from the store and publishes them as the runtime index.
 func (a *API) rebuildRuntimeIndex() {
-	idx := map[string]*runtimeEntry{}
+	a.agents.mu.Lock()
+	defer a.agents.mu.Unlock()
+	idx := runtimeIndex{}
 	for _, region := range scenario.Regions {
 		var agents []*agentDoc
 		err := a.store.ListDocs(docAgent, region, func(_ string, raw []byte) bool {
@@ -178,7 +190,5 @@ func (a *API) rebuildRuntimeIndex() {
 			}
 		}
 	}
-	a.build.idxMu.Lock()
-	a.build.idx = idx
-	a.build.idxMu.Unlock()
+	a.agents.idx.Store(&idx)
 }

@@ -29,7 +29,11 @@ func Seed(st *store.Store, sc *scenario.Scenario, now time.Time) error {
 			}
 		}
 	}
-	for _, seed := range []func(*store.Store, *scenario.Scenario, time.Time) error{seedData, seedBuild, seedRealtime} {
+	// The families' seeded records: generated conversations (after the
+	// explicit seeds), agents with their telephony, alert rules and webhook
+	// endpoints. Messaging sessions are live state and outbound calls start
+	// from the API: they seed nothing.
+	for _, seed := range []func(*store.Store, *scenario.Scenario, time.Time) error{seedGenerated, seedAgents, seedAlerts} {
 		if err := seed(st, sc, now); err != nil {
 			return err
 		}

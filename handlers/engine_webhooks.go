@@ -74,9 +74,9 @@ type delivery struct {
 
 // Deliveries returns the delivery log, oldest first.
 func (a *API) Deliveries() []DeliveryAttempt {
-	a.build.mu.Lock()
-	defer a.build.mu.Unlock()
-	return append([]DeliveryAttempt(nil), a.build.log...)
+	a.webhooks.mu.Lock()
+	defer a.webhooks.mu.Unlock()
+	return append([]DeliveryAttempt(nil), a.webhooks.log...)
 }
 
 // announce sends an event to every enabled endpoint of the account that
@@ -92,7 +92,7 @@ func (a *API) announce(e alertEvent, now time.Time) {
 		a.log.Error("webhook endpoints", "err", err)
 		return
 	}
-	gen := a.buildGen()
+	gen := a.generation()
 	for _, ep := range endpoints {
 		if !ep.Enabled || !ep.subscribes(e.payload.EventType) {
 			continue
@@ -127,7 +127,7 @@ func Sign(secret, timestamp string, body []byte) string {
 
 // attempt makes one attempt and schedules the next when it may be retried.
 func (a *API) attempt(ctx context.Context, d *delivery, n int, due time.Time) {
-	if a.buildGen() != d.gen {
+	if a.generation() != d.gen {
 		return
 	}
 	rec := DeliveryAttempt{Time: due, EventID: d.eventID, EventType: d.eventType, AlertRuleID: d.ruleID,
@@ -170,7 +170,7 @@ func (a *API) attempt(ctx context.Context, d *delivery, n int, due time.Time) {
 			return
 		}
 		a.clock.At(next, func(t time.Time) {
-			if a.buildGen() == d.gen {
+			if a.generation() == d.gen {
 				a.send(d, n+1, t)
 			}
 		})
@@ -198,7 +198,7 @@ func (a *API) post(ctx context.Context, ep *webhookEndpoint, d *delivery, due ti
 	req.Header.Set(HeaderWebhookTimestamp, ts)
 	req.Header.Set(HeaderWebhookSignature, Sign(ep.Secret, ts, d.body))
 	req.Header.Set(HeaderWebhookEventID, d.eventID)
-	resp, err := a.build.client.Do(req)
+	resp, err := a.webhooks.client.Do(req)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
 			return 0, elapsed(), errors.New("timeout after " + timeout.String())
@@ -213,14 +213,51 @@ func (a *API) post(ctx context.Context, ep *webhookEndpoint, d *delivery, due ti
 // logAttempt appends to the delivery log unless the delivery belongs to an
 // earlier reset; it reports whether it did.
 func (a *API) logAttempt(d *delivery, rec DeliveryAttempt) bool {
-	a.build.mu.Lock()
-	defer a.build.mu.Unlock()
-	if a.build.gen != d.gen {
+	a.webhooks.mu.Lock()
+	defer a.webhooks.mu.Unlock()
+	if a.generation() != d.gen {
 		return false
 	}
-	if len(a.build.log) >= maxDeliveryLog {
-		a.build.log = a.build.log[1:]
+	if len(a.webhooks.log) >= maxDeliveryLog {
+		a.webhooks.log = a.webhooks.log[1:]
 	}
-	a.build.log = append(a.build.log, rec)
+	a.webhooks.log = append(a.webhooks.log, rec)
 	return true
+}
+
+// WaitDeliveries waits until no webhook delivery attempt is in flight (the
+// attempts that fell due so far have been sent and logged, and their
+// retries scheduled), or ctx ends.
+func (a *API) WaitDeliveries(ctx context.Context) error {
+	a.webhooks.mu.Lock()
+	ch := a.webhooks.idle
+	a.webhooks.mu.Unlock()
+	select {
+	case <-ch:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// beginSend counts an attempt in flight.
+func (a *API) beginSend() {
+	w := &a.webhooks
+	w.mu.Lock()
+	if w.pending == 0 {
+		w.idle = make(chan struct{})
+	}
+	w.pending++
+	w.mu.Unlock()
+}
+
+// endSend ends an attempt in flight.
+func (a *API) endSend() {
+	w := &a.webhooks
+	w.mu.Lock()
+	w.pending--
+	if w.pending == 0 {
+		close(w.idle)
+	}
+	w.mu.Unlock()
 }

@@ -11,15 +11,19 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gin-gonic/gin"
 	"github.com/golang-jwt/jwt/v5"
 
+	"github.com/agentplatform/mockplatform/faults"
 	"github.com/agentplatform/mockplatform/scenario"
 )
 
@@ -27,6 +31,105 @@ func (a *API) registerMessaging(rt gin.IRoutes) {
 	rt.POST("/api/v1/access-token", a.wrap(famMessagingSession, a.handleMessagingAccessToken))
 	rt.POST("/api/v1/sessions", a.wrap(famMessagingSession, a.handleMessagingSessionCreate))
 	rt.GET("/ws", a.wrap(famMessagingSession, a.handleMessagingSocket))
+}
+
+// messagingState is the messaging family's in-memory state: the live
+// sessions (each with its own lock, messaging_session.go), the JWT secret,
+// the id stream of messaging events and the token revocation mark.
+type messagingState struct {
+	// mu guards the fields below. It is taken under a session's mu, never
+	// the reverse.
+	mu       sync.Mutex
+	sessions map[string]*rtSession
+	// world is the World the secret and rng were derived from; a new world
+	// (scenario load, reset) derives them again.
+	world  *World
+	secret []byte
+	rng    *rand.Rand
+	// tokenGen numbers the access tokens issued; tokens numbered up to
+	// revokedGen are refused (ExpireMessagingTokens).
+	tokenGen, revokedGen uint64
+}
+
+// messagingLocked derives the per-world secret and id stream when the
+// world has changed. a.messaging.mu must be held.
+func (a *API) messagingLocked() *messagingState {
+	m := &a.messaging
+	w := a.world()
+	if m.world != w {
+		seed := uint64(w.sc.Seed)
+		if seed == 0 {
+			seed = 1
+		}
+		// A stream of its own, so that messaging traffic does not shift the
+		// resource ids of the other families.
+		sec := rand.New(rand.NewPCG(seed^0x6a09e667f3bcc908, seed^0xbb67ae8584caa73b))
+		m.secret = make([]byte, 32)
+		for i := range m.secret {
+			m.secret[i] = byte(sec.Uint32())
+		}
+		m.rng = rand.New(rand.NewPCG(seed^0x3c6ef372fe94f82b, seed^0xa54ff53a5f1d36f1))
+		m.world = w
+	}
+	if m.sessions == nil {
+		m.sessions = map[string]*rtSession{}
+	}
+	return m
+}
+
+// jwtSecret is the instance's HS256 key for access tokens.
+func (a *API) jwtSecret() []byte {
+	a.messaging.mu.Lock()
+	defer a.messaging.mu.Unlock()
+	return a.messagingLocked().secret
+}
+
+// eventID returns a UUIDv7 for a messaging event at t (notes section 3).
+func (a *API) eventID(t time.Time) string {
+	a.messaging.mu.Lock()
+	r := a.messagingLocked().rng
+	hi, lo := r.Uint64(), r.Uint64()
+	a.messaging.mu.Unlock()
+	ms := uint64(t.UnixMilli())
+	hi = ms<<16 | 0x7000 | hi&0x0fff
+	lo = lo&^(0xc<<60) | 0x8<<60
+	return fmt.Sprintf("%08x-%04x-%04x-%04x-%012x", hi>>32, (hi>>16)&0xffff, hi&0xffff, lo>>48, lo&0xffffffffffff)
+}
+
+// messageID returns a message id like the real "msg_abc123".
+func (a *API) messageID() string {
+	const alphabet = "0123456789abcdefghijklmnopqrstuvwxyz"
+	a.messaging.mu.Lock()
+	defer a.messaging.mu.Unlock()
+	r := a.messagingLocked().rng
+	b := []byte("msg_")
+	for range 12 {
+		b = append(b, alphabet[r.IntN(len(alphabet))])
+	}
+	return string(b)
+}
+
+// resetMessaging drops live state after a reset: every session ends, its
+// sockets are closed with 1012 (service restart), and the token
+// revocation is forgotten.
+func (a *API) resetMessaging() {
+	a.messaging.mu.Lock()
+	sessions := a.messaging.sessions
+	a.messaging.sessions = nil
+	a.messaging.tokenGen, a.messaging.revokedGen = 0, 0
+	a.messaging.world = nil
+	a.messaging.mu.Unlock()
+	for _, s := range sessions {
+		s.mu.Lock()
+		s.ended = true
+		if s.stopIdle != nil {
+			s.stopIdle()
+		}
+		for c := range s.conns {
+			c.closeWith(wsCloseRestart, "mock reset")
+		}
+		s.mu.Unlock()
+	}
 }
 
 // famMessagingSession is the messaging family with the generic credential
@@ -113,14 +216,14 @@ func (a *API) handleMessagingAccessToken(c *gin.Context) error {
 	}
 	now := a.clock.Now()
 	ttl := w.sc.MessagingConfig().TokenTTL.D()
-	if p, ok := requestPreset(c); ok && p.name == PresetExpireToken {
+	if p, ok := requestPreset(c); ok && p.Name == faults.PresetExpireToken {
 		ttl = 0
 	}
-	a.realtime.mu.Lock()
-	rt := a.rtLocked()
+	a.messaging.mu.Lock()
+	rt := a.messagingLocked()
 	rt.tokenGen++
 	gen, secret := rt.tokenGen, rt.secret
-	a.realtime.mu.Unlock()
+	a.messaging.mu.Unlock()
 	variant := cred.Variant
 	if v := proj.Variant(variant); v != nil {
 		variant = v.ID
@@ -204,12 +307,12 @@ func (a *API) verifyToken(c *gin.Context, raw string) (*bearer, error) {
 	if err != nil {
 		return nil, err
 	}
-	if p, ok := requestPreset(c); ok && p.name == PresetExpireToken {
+	if p, ok := requestPreset(c); ok && p.Name == faults.PresetExpireToken {
 		return nil, errTokenExpired
 	}
-	a.realtime.mu.Lock()
-	revoked := cl.Gen <= a.rtLocked().revokedGen
-	a.realtime.mu.Unlock()
+	a.messaging.mu.Lock()
+	revoked := cl.Gen <= a.messagingLocked().revokedGen
+	a.messaging.mu.Unlock()
 	if revoked {
 		return nil, errTokenExpired
 	}
@@ -236,8 +339,8 @@ func (a *API) verifyToken(c *gin.Context, raw string) (*bearer, error) {
 // ExpireMessagingTokens makes every access token issued so far invalid
 // (401 on sessions and new sockets); open sockets stay open.
 func (a *API) ExpireMessagingTokens() {
-	a.realtime.mu.Lock()
-	rt := a.rtLocked()
+	a.messaging.mu.Lock()
+	rt := a.messagingLocked()
 	rt.revokedGen = rt.tokenGen
-	a.realtime.mu.Unlock()
+	a.messaging.mu.Unlock()
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/gin-gonic/gin"
 
+	"github.com/agentplatform/mockplatform/faults"
 	"github.com/agentplatform/mockplatform/store"
 )
 
@@ -64,12 +65,12 @@ func (a *API) handleMessagingSessionCreate(c *gin.Context) error {
 	s := a.newSession(b, platform, req.StreamingEnabled != nil && *req.StreamingEnabled,
 		deref(req.DeviceType), c.GetHeader("User-Agent"))
 	if p, ok := requestPreset(c); ok {
-		switch p.name {
-		case PresetExpireSession:
+		switch p.Name {
+		case faults.PresetExpireSession:
 			a.expireSession(s, -1)
-		case PresetExpireSessionAfter:
+		case faults.PresetExpireSessionAfter:
 			s.mu.Lock()
-			s.expireAfter = p.n
+			s.expireAfter = p.N
 			s.mu.Unlock()
 		}
 	}
@@ -130,17 +131,17 @@ func (a *API) newSession(b *bearer, platform string, streaming bool, device, ua 
 	}}, nil, true, itemOther)
 	a.touchLocked(s)
 	s.mu.Unlock()
-	a.realtime.mu.Lock()
-	a.rtLocked().sessions[s.id] = s
-	a.realtime.mu.Unlock()
+	a.messaging.mu.Lock()
+	a.messagingLocked().sessions[s.id] = s
+	a.messaging.mu.Unlock()
 	return s
 }
 
 // session returns a live session.
 func (a *API) session(id string) *rtSession {
-	a.realtime.mu.Lock()
-	defer a.realtime.mu.Unlock()
-	return a.rtLocked().sessions[id]
+	a.messaging.mu.Lock()
+	defer a.messaging.mu.Unlock()
+	return a.messagingLocked().sessions[id]
 }
 
 // touchLocked re-arms the inactivity timer. s.mu must be held.
@@ -192,12 +193,12 @@ type MessagingSession struct {
 
 // MessagingSessions lists the live sessions, oldest first.
 func (a *API) MessagingSessions() []MessagingSession {
-	a.realtime.mu.Lock()
-	list := make([]*rtSession, 0, len(a.realtime.sessions))
-	for _, s := range a.realtime.sessions {
+	a.messaging.mu.Lock()
+	list := make([]*rtSession, 0, len(a.messaging.sessions))
+	for _, s := range a.messaging.sessions {
 		list = append(list, s)
 	}
-	a.realtime.mu.Unlock()
+	a.messaging.mu.Unlock()
 	out := make([]MessagingSession, 0, len(list))
 	for _, s := range list {
 		s.mu.Lock()
@@ -246,9 +247,9 @@ func (a *API) endSessionLocked(s *rtSession, reason string, code websocket.Statu
 			a.log.Error("end messaging conversation", "session", s.id, "err", err)
 		}
 	}
-	a.realtime.mu.Lock()
-	if a.realtime.sessions[s.id] == s {
-		delete(a.realtime.sessions, s.id)
+	a.messaging.mu.Lock()
+	if a.messaging.sessions[s.id] == s {
+		delete(a.messaging.sessions, s.id)
 	}
-	a.realtime.mu.Unlock()
+	a.messaging.mu.Unlock()
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/gin-gonic/gin"
 
+	"github.com/agentplatform/mockplatform/faults"
 	"github.com/agentplatform/mockplatform/scenario"
 	"github.com/agentplatform/mockplatform/store"
 )
@@ -267,17 +268,17 @@ func (a *API) handleMessagingSocket(c *gin.Context) error {
 	conn := &rtConn{s: s, ws: ws, wake: make(chan struct{}, 1)}
 	expireNow := false
 	if p, ok := requestPreset(c); ok {
-		switch p.name {
-		case PresetDropSocket:
+		switch p.Name {
+		case faults.PresetDropSocket:
 			conn.drop = true
-		case PresetStallChunks:
+		case faults.PresetStallChunks:
 			conn.stall = true
-		case PresetDelayChunks:
-			conn.delay = p.delay
-		case PresetExpireSession:
+		case faults.PresetDelayChunks:
+			conn.delay = p.D
+		case faults.PresetExpireSession:
 			expireNow = true
-		case PresetExpireSessionAfter:
-			s.expireAfter = p.n
+		case faults.PresetExpireSessionAfter:
+			s.expireAfter = p.N
 		}
 	}
 	s.conns[conn] = struct{}{}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"regexp"
@@ -17,7 +16,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentplatform/mockplatform/faults"
-	"github.com/agentplatform/mockplatform/store"
 )
 
 const msgBase = "/messaging/api/v1"
@@ -796,7 +794,7 @@ func TestMessagingPresetExpireAfterMessages(t *testing.T) {
 	srv := msgServer(h)
 	tok := msgToken(h)
 	sid := msgSession(h, tok, false)
-	msgFault(h, "/ws", PresetExpireSessionAfter+":1")
+	msgFault(h, "/ws", faults.PresetExpireSessionAfter+":1")
 	ws := msgJoin(t, srv, sid, tok)
 	ws.send(evUserMessage, map[string]any{"text": "hours"})
 	ws.expect(evUserMessage, 5, nil)
@@ -811,14 +809,14 @@ func TestMessagingPresetExpireNow(t *testing.T) {
 	srv := msgServer(h)
 	tok := msgToken(h)
 	sid := msgSession(h, tok, false)
-	msgFault(h, "/ws", PresetExpireSession)
+	msgFault(h, "/ws", faults.PresetExpireSession)
 	ws := msgDial(t, srv, sid, tok, "")
 	ws.expect(evBatch, -1, nil)
 	ws.expect(evSessionEnd, 2, map[string]any{"reason": reasonAbandoned})
 	ws.expectClose(wsCloseExpired)
 
 	h.faults.Clear()
-	msgFault(h, "/api/v1/sessions", PresetExpireSession)
+	msgFault(h, "/api/v1/sessions", faults.PresetExpireSession)
 	sid = msgSession(h, tok, false)
 	msgHandshake(t, srv, sid, tok, "", 404, MsgMessagingNoSession)
 }
@@ -826,7 +824,7 @@ func TestMessagingPresetExpireNow(t *testing.T) {
 func TestMessagingPresetExpireToken(t *testing.T) {
 	h := newHarness(t)
 	srv := msgServer(h)
-	msgFault(h, "/api/v1/access-token", PresetExpireToken)
+	msgFault(h, "/api/v1/access-token", faults.PresetExpireToken)
 	r := h.do("POST", msgBase+"/access-token", "{}", "X-Token", "test-connector-token", "X-Host", "localhost")
 	mustStatus(t, r, 200)
 	if r.Map(t)["expires_in"] != float64(0) {
@@ -838,7 +836,7 @@ func TestMessagingPresetExpireToken(t *testing.T) {
 	h.faults.Clear()
 	tok := msgToken(h)
 	sid := msgSession(h, tok, false)
-	msgFault(h, "/ws", PresetExpireToken)
+	msgFault(h, "/ws", faults.PresetExpireToken)
 	msgHandshake(t, srv, sid, tok, "", 401, MsgMessagingAuthFailed)
 }
 
@@ -847,7 +845,7 @@ func TestMessagingPresetDropSocket(t *testing.T) {
 	srv := msgServer(h)
 	tok := msgToken(h)
 	sid := msgSession(h, tok, true)
-	msgFault(h, "/ws", PresetDropSocket)
+	msgFault(h, "/ws", faults.PresetDropSocket)
 	ws := msgDial(t, srv, sid, tok, "")
 	ws.expect(evBatch, -1, nil)
 	ws.send(evJoinRequest, map[string]any{})
@@ -872,10 +870,10 @@ func TestMessagingPresetStallAndDelay(t *testing.T) {
 	srv := msgServer(h)
 	tok := msgToken(h)
 	sid := msgSession(h, tok, true)
-	msgFault(h, "/ws", PresetStallChunks)
+	msgFault(h, "/ws", faults.PresetStallChunks)
 	stalled := msgDial(t, srv, sid, tok, "")
 	h.faults.Clear()
-	msgFault(h, "/ws", PresetDelayChunks+":30ms")
+	msgFault(h, "/ws", faults.PresetDelayChunks+":30ms")
 	slow := msgDial(t, srv, sid, tok, "")
 	stalled.expect(evBatch, -1, nil)
 	slow.expect(evBatch, -1, nil)
@@ -895,26 +893,6 @@ func TestMessagingPresetStallAndDelay(t *testing.T) {
 	if ev, err := stalled.tryRead(200 * time.Millisecond); err == nil {
 		t.Fatalf("stalled socket delivered %v", ev)
 	}
-}
-
-func TestMessagingUnknownPreset(t *testing.T) {
-	if _, ok := parseRealtimePreset("messaging.expire_session_after:x"); ok {
-		t.Fatal("bad argument accepted")
-	}
-	if _, ok := parseRealtimePreset("messaging.drop_socket:1"); ok {
-		t.Fatal("argument accepted")
-	}
-	if p, ok := parseRealtimePreset("messaging.delay_chunks:1s"); !ok || p.delay != time.Second {
-		t.Fatal("delay_chunks")
-	}
-	if p, ok := parseRealtimePreset("outbound.outcome:busy"); !ok || p.outcome != "busy" {
-		t.Fatal("outbound.outcome")
-	}
-	if _, ok := parseRealtimePreset("outbound.outcome:maybe"); ok {
-		t.Fatal("bad outcome accepted")
-	}
-	_ = store.ErrNotFound
-	_ = http.StatusOK
 }
 
 // faultRule is a preset rule of a family on a path.

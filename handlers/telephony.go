@@ -137,11 +137,11 @@ func (a *API) readTelephony(c *gin.Context) (*agentDoc, *telephonyDoc, error) {
 
 // updateTelephony applies fn to the account's telephony in one store
 // update, for the path's agent. Telephony writes are serialised with the
-// other Agents writes (agentMu), so the checks made before the update
+// other Agents writes (agents.mu), so the checks made before the update
 // (other agents, other accounts' numbers) still hold when it runs.
 func (a *API) updateTelephony(c *gin.Context, fn func(d *agentDoc, t *telephonyDoc) error) error {
-	a.build.agentMu.Lock()
-	defer a.build.agentMu.Unlock()
+	a.agents.mu.Lock()
+	defer a.agents.mu.Unlock()
 	return a.updateTelephonyLocked(c, fn)
 }
 
@@ -185,9 +185,9 @@ func stringList(f *fieldBody, name string) ([]string, bool) {
 
 // --- agent deletion, seeding, inbound calls ---
 
-// dropTelephony removes an agent's connectors and numbers (agent delete).
-// Called with agentMu held.
-func (a *API) dropTelephony(region, account, agent string) error {
+// dropTelephonyLocked removes an agent's connectors and numbers (agent delete).
+// Called with agents.mu held.
+func (a *API) dropTelephonyLocked(region, account, agent string) error {
 	var t telephonyDoc
 	err := a.store.UpdateDoc(docTelephony, region, account, &t, func() error {
 		t.Connectors = slices.DeleteFunc(t.Connectors, func(x *connectorRec) bool { return x.ProjectID == agent })

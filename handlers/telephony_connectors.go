@@ -203,10 +203,10 @@ func (a *API) handleConnectorUpdate(c *gin.Context) error {
 	if len(f.errs) > 0 {
 		return errConnectorInvalid(f.errs...)
 	}
-	// The target agent is read under agentMu, so it still exists when the
+	// The target agent is read under agents.mu, so it still exists when the
 	// connector moves.
-	a.build.agentMu.Lock()
-	defer a.build.agentMu.Unlock()
+	a.agents.mu.Lock()
+	defer a.agents.mu.Unlock()
 	if fe, err := a.resolveTarget(c, &cp); err != nil {
 		return err
 	} else if fe != nil {
@@ -291,8 +291,8 @@ func (a *API) handleConnectorBatchUpdate(c *gin.Context) error {
 	if len(f.errs) > 0 {
 		return errConnectorInvalid(f.errs...)
 	}
-	a.build.agentMu.Lock()
-	defer a.build.agentMu.Unlock()
+	a.agents.mu.Lock()
+	defer a.agents.mu.Unlock()
 	for i := range updates {
 		if u := &updates[i]; u.bad == "" {
 			fe, err := a.resolveTarget(c, &u.cp)

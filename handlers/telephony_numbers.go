@@ -54,10 +54,10 @@ func readClientEnv(f *fieldBody) string {
 	return "live"
 }
 
-// takenNumbers is the set of numbers an import may not take: those of the
+// takenNumbersLocked is the set of numbers an import may not take: those of the
 // region's other accounts and every dni pool number of the scenario (a
-// number routes to one place). Called with agentMu held.
-func (a *API) takenNumbers(region, account string) (map[string]bool, error) {
+// number routes to one place). Called with agents.mu held.
+func (a *API) takenNumbersLocked(region, account string) (map[string]bool, error) {
 	taken := map[string]bool{}
 	for _, acct := range a.world().Scenario().Accounts {
 		for _, proj := range acct.Projects {
@@ -88,9 +88,9 @@ func (a *API) takenNumbers(region, account string) (map[string]bool, error) {
 // imports nothing.
 func (a *API) importNumbers(c *gin.Context, numbers []string, env, field string) error {
 	p := principal(c)
-	a.build.agentMu.Lock()
-	defer a.build.agentMu.Unlock()
-	taken, err := a.takenNumbers(p.Region, p.Account.ID)
+	a.agents.mu.Lock()
+	defer a.agents.mu.Unlock()
+	taken, err := a.takenNumbersLocked(p.Region, p.Account.ID)
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/gin-gonic/gin"
 
@@ -26,6 +27,35 @@ func (a *API) registerWebhooks(rt gin.IRoutes) {
 	rt.PATCH("/v1/webhook-endpoints/:endpoint", a.wrap(famWebhooks, a.handleWebhookUpdate))
 	rt.DELETE("/v1/webhook-endpoints/:endpoint", a.wrap(famWebhooks, a.handleWebhookDelete))
 	rt.POST("/v1/webhook-endpoints/:endpoint/rotate-secret", a.wrap(famWebhooks, a.handleWebhookRotate))
+}
+
+// webhooksState is the webhooks family's in-memory state: the delivery log
+// and the attempts in flight (engine_webhooks.go).
+type webhooksState struct {
+	// mu serialises the count-then-insert (and delete) of endpoints, whose
+	// per-account limit is checked against the store (held across store
+	// calls), and guards the fields below.
+	mu      sync.Mutex
+	log     []DeliveryAttempt
+	pending int
+	idle    chan struct{} // closed while pending == 0
+	// client sends the deliveries (set by New; never follows redirects).
+	client *http.Client
+}
+
+// resetWebhooks empties the delivery log; attempts of the earlier
+// generation stop (engine_webhooks.go).
+func (a *API) resetWebhooks() {
+	a.webhooks.mu.Lock()
+	a.webhooks.log = nil
+	a.webhooks.mu.Unlock()
+}
+
+// closedChan is a closed channel.
+func closedChan() chan struct{} {
+	ch := make(chan struct{})
+	close(ch)
+	return ch
 }
 
 // Webhook event types (spec 2.4).
@@ -193,8 +223,8 @@ func (a *API) handleWebhookCreate(c *gin.Context) error {
 	if err := f.err(); err != nil {
 		return err
 	}
-	a.build.alertMu.Lock()
-	defer a.build.alertMu.Unlock()
+	a.webhooks.mu.Lock()
+	defer a.webhooks.mu.Unlock()
 	n, err := a.countAccountDocs(docWebhook, p.Region, p.Account.ID)
 	if err != nil {
 		return err
@@ -351,8 +381,8 @@ func (a *API) handleWebhookDelete(c *gin.Context) error {
 		return err
 	}
 	p := principal(c)
-	a.build.alertMu.Lock()
-	defer a.build.alertMu.Unlock()
+	a.webhooks.mu.Lock()
+	defer a.webhooks.mu.Unlock()
 	if _, err := a.getWebhook(p, id); err != nil {
 		return err
 	}

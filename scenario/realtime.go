@@ -6,6 +6,8 @@ import (
 	pathpkg "path"
 	"slices"
 	"time"
+
+	"github.com/agentplatform/mockplatform/faults"
 )
 
 // ScenarioRealtime is the top-level block of these families.
@@ -113,7 +115,9 @@ const (
 )
 
 // Outcomes lists the outbound call outcomes.
-var Outcomes = []string{OutcomeAnswered, OutcomeNoAnswer, OutcomeBusy, OutcomeRejected, OutcomeFailed, OutcomeQueueTimeout}
+// It is the fault preset table's list (faults.OutboundOutcomes), so that
+// outbound.outcome:<outcome> accepts exactly these.
+var Outcomes = faults.OutboundOutcomes
 
 // OutboundDestination is the behaviour of the calls to matching numbers.
 type OutboundDestination struct {

@@ -604,6 +604,9 @@ func (v *validator) faults(rules []faults.Rule) {
 		if a.Status != 0 && (a.Status < 100 || a.Status > 599) {
 			v.reportf(ap.with("status"), "%d is not an HTTP status (want 100 to 599)", a.Status)
 		}
+		if a.Preset != "" && !faults.KnownPreset(a.Preset) {
+			v.reportf(ap.with("preset"), "unknown fault preset %q (docs/scenarios.md lists the presets)", a.Preset)
+		}
 		if a.Status == 0 && a.Body == "" && a.Delay == 0 && !a.Drop && a.Preset == "" {
 			v.reportf(ap, "fault does nothing (want status, body, delay, drop or preset)")
 		}
