@@ -1,5 +1,9 @@
 package mockplatform
 
+// The control plane ({base}/_mock, CONTRACT section 3). Each endpoint calls
+// the Platform method a Go test would call. Control calls are not recorded
+// in the request journal and have no fault rules.
+
 import (
 	"bytes"
 	"encoding/json"
@@ -14,10 +18,6 @@ import (
 
 	"github.com/agentplatform/mockplatform/scenario"
 )
-
-// The control plane ({base}/_mock, CONTRACT section 3). Each endpoint calls
-// the Platform method a Go test would call. Control calls are not recorded
-// in the request journal and have no fault rules.
 
 // maxControlBody bounds control-plane bodies (scenario uploads).
 const maxControlBody = 16 << 20
@@ -61,9 +61,10 @@ func (p *Platform) registerControl(g *gin.RouterGroup) {
 	g.POST("/faults", p.handleControlFaultAdd)
 	g.DELETE("/faults", p.handleControlFaultsClear)
 	g.DELETE("/faults/:id", p.handleControlFaultRemove)
-	p.registerControlData(g)
-	p.registerControlBuild(g)
-	p.registerControlRealtime(g)
+	p.registerControlCalls(g)
+	p.registerControlAlerts(g)
+	p.registerControlWebhooks(g)
+	p.registerControlMessaging(g)
 }
 
 // controlRecovery answers a panic in a control handler with JSON.

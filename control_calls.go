@@ -1,5 +1,9 @@
 package mockplatform
 
+// Control-plane operations of voice calls: a simulated caller dialling a
+// reserved number (dni) or an agent's number (telephony), speaking into a
+// voice call and hanging up.
+
 import (
 	"encoding/json"
 	"errors"
@@ -10,10 +14,6 @@ import (
 
 	"github.com/agentplatform/mockplatform/handlers"
 )
-
-// Control-plane operations of the data families (issue 3): a simulated
-// caller dialling a reserved number (spec 4.9), speaking into a voice call
-// and hanging up.
 
 // DialResult is the voice conversation a dialled number started.
 type DialResult = handlers.DialResult
@@ -83,8 +83,8 @@ func (p *Platform) Hangup(conversationID string) error {
 	return p.api.Hangup(conversationID)
 }
 
-// registerControlData adds the families' control-plane routes under /_mock.
-func (p *Platform) registerControlData(g *gin.RouterGroup) {
+// registerControlCalls adds the voice calls' control-plane routes.
+func (p *Platform) registerControlCalls(g *gin.RouterGroup) {
 	g.POST("/dni/dial", p.handleControlDial)
 	g.POST("/calls/:id/say", p.handleControlSay)
 	g.POST("/calls/:id/hangup", p.handleControlHangup)

@@ -37,8 +37,8 @@ func (p *Platform) ExpireMessagingSession(id string) error {
 // Open sockets stay open.
 func (p *Platform) ExpireMessagingTokens() { p.api.ExpireMessagingTokens() }
 
-// registerControlRealtime adds the families' control-plane routes under /_mock.
-func (p *Platform) registerControlRealtime(g *gin.RouterGroup) {
+// registerControlMessaging adds the messaging family's control-plane routes.
+func (p *Platform) registerControlMessaging(g *gin.RouterGroup) {
 	g.GET("/messaging/sessions", p.handleControlMessagingSessions)
 	g.POST("/messaging/sessions/:id/expire", p.handleControlMessagingExpire)
 	g.POST("/messaging/tokens/expire", p.handleControlMessagingTokensExpire)

@@ -2,20 +2,18 @@ package mockplatform
 
 import (
 	"context"
-	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"testing"
 	"time"
 )
 
-// TestBuildPlatformDelivery runs the alert and webhook path through the
+// TestWebhookDeliveryThroughPlatform runs the alert and webhook path through the
 // platform: a call_volume rule, chat conversations, a signed
 // alerts.triggered verified with VerifyWebhook, the delivery log in Go and
 // in the control plane, and a reset that drops it.
-func TestBuildPlatformDelivery(t *testing.T) {
+func TestWebhookDeliveryThroughPlatform(t *testing.T) {
 	got := make(chan *http.Request, 8)
 	bodies := make(chan []byte, 8)
 	rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -25,22 +23,11 @@ func TestBuildPlatformDelivery(t *testing.T) {
 	}))
 	defer rcv.Close()
 	p := Start(t)
-	c := p.Client()
 	do := func(method, url, body string, headers ...string) map[string]any {
 		t.Helper()
-		req, _ := http.NewRequest(method, url, strings.NewReader(body))
-		for i := 0; i+1 < len(headers); i += 2 {
-			req.Header.Set(headers[i], headers[i+1])
-		}
-		resp, err := c.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		var m map[string]any
-		_ = json.NewDecoder(resp.Body).Decode(&m)
-		if resp.StatusCode >= 300 {
-			t.Fatalf("%s %s: %d %v", method, url, resp.StatusCode, m)
+		status, m := call(t, p, method, url, body, headers...)
+		if status >= 300 {
+			t.Fatalf("%s %s: %d %v", method, url, status, m)
 		}
 		return m
 	}

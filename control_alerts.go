@@ -1,27 +1,17 @@
 package mockplatform
 
+// Control-plane operations of the alerts family: an evaluation pass now,
+// and the metric inputs the API has no call for (function errors, crashes,
+// runtime API errors).
+
 import (
-	"context"
 	"errors"
 	"net/http"
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/agentplatform/mockplatform/handlers"
 	"github.com/agentplatform/mockplatform/store"
 )
-
-// DeliveryAttempt is one webhook delivery attempt of the delivery log.
-type DeliveryAttempt = handlers.DeliveryAttempt
-
-// Deliveries returns every webhook delivery attempt since the last reset,
-// oldest first (time, endpoint, status, latency, error).
-func (p *Platform) Deliveries() []DeliveryAttempt { return p.api.Deliveries() }
-
-// WaitDeliveries waits until no webhook delivery attempt is in flight: the
-// attempts due so far have been sent and logged and their retries
-// scheduled. Call it after Advance before reading Deliveries.
-func (p *Platform) WaitDeliveries(ctx context.Context) error { return p.api.WaitDeliveries(ctx) }
 
 // EvaluateAlerts runs one alert evaluation pass now (the timer keeps its
 // cadence).
@@ -45,27 +35,10 @@ func (p *Platform) RecordAPIError(account, project string) error {
 	return p.api.RecordAPIError(account, project)
 }
 
-// registerControlBuild adds the families' control-plane routes under /_mock.
-func (p *Platform) registerControlBuild(g *gin.RouterGroup) {
-	g.GET("/webhooks/deliveries", p.handleControlDeliveries)
+// registerControlAlerts adds the alerts family's control-plane routes.
+func (p *Platform) registerControlAlerts(g *gin.RouterGroup) {
 	g.POST("/alerts/evaluate", p.handleControlEvaluate)
 	g.POST("/alerts/inputs", p.handleControlAlertInput)
-}
-
-// handleControlDeliveries handles "GET /_mock/webhooks/deliveries"
-// ({"deliveries": [...]}); ?wait=true first waits for attempts in flight.
-func (p *Platform) handleControlDeliveries(c *gin.Context) {
-	if c.Query("wait") == "true" {
-		if err := p.WaitDeliveries(c.Request.Context()); err != nil {
-			controlError(c, http.StatusServiceUnavailable, err.Error())
-			return
-		}
-	}
-	list := p.Deliveries()
-	if list == nil {
-		list = []DeliveryAttempt{}
-	}
-	c.JSON(http.StatusOK, gin.H{"deliveries": list})
 }
 
 // handleControlEvaluate handles "POST /_mock/alerts/evaluate".

@@ -1,10 +1,7 @@
 package mockplatform
 
 import (
-	"encoding/json"
 	"errors"
-	"io"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -12,7 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-const dataTestScenario = `
+const callsScenario = `
 clock: {start: 2026-03-01T12:00:00Z}
 accounts:
   - slug: acme
@@ -43,44 +40,9 @@ credentials:
   - {kind: handoff, key: handoff-key, account: acme}
 `
 
-func dataPost(t *testing.T, p *Platform, url, body string, headers ...string) (int, map[string]any) {
-	t.Helper()
-	return dataDo(t, p, "POST", url, body, headers...)
-}
-
-func dataGet(t *testing.T, p *Platform, url string, headers ...string) (int, map[string]any) {
-	t.Helper()
-	return dataDo(t, p, "GET", url, "", headers...)
-}
-
-func dataDo(t *testing.T, p *Platform, method, url, body string, headers ...string) (int, map[string]any) {
-	t.Helper()
-	req, err := http.NewRequest(method, url, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	for i := 0; i+1 < len(headers); i += 2 {
-		req.Header.Set(headers[i], headers[i+1])
-	}
-	resp, err := p.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
-		t.Fatalf("body %q: %v", b, err)
-	}
-	return resp.StatusCode, m
-}
-
 func TestDialReservedNumber(t *testing.T) {
-	p := Start(t, WithScenarioYAML([]byte(dataTestScenario)), WithoutListener())
-	status, body := dataPost(t, p, p.RuntimeURL("us-1")+"/v1/conversations/dni-reservation",
+	p := Start(t, WithScenarioYAML([]byte(callsScenario)), WithoutListener())
+	status, body := call(t, p, "POST", p.RuntimeURL("us-1")+"/v1/conversations/dni-reservation",
 		`{"attributes":{"name":"Ada","cart":{"items":[1,2]}}}`, "x-api-key", "dni-key")
 	if status != 200 || body["dni"] != "+14155550100" {
 		t.Fatalf("reserve: %d %v", status, body)
@@ -98,7 +60,7 @@ func TestDialReservedNumber(t *testing.T) {
 		t.Fatalf("conversation: %+v %v", c, err)
 	}
 	// The control plane does the same.
-	status, body = dataPost(t, p, p.URL()+"/_mock/dni/dial", `{"number":"+14155550100","from":"+15550001"}`)
+	status, body = call(t, p, "POST", p.URL()+"/_mock/dni/dial", `{"number":"+14155550100","from":"+15550001"}`)
 	if status != 200 || body["response"] != "Hello Ada" || body["conversation_id"] == res.ConversationID {
 		t.Errorf("control dial: %d %v", status, body)
 	}
@@ -107,16 +69,16 @@ func TestDialReservedNumber(t *testing.T) {
 	if _, err := p.Dial("+14155550100", ""); !errors.Is(err, ErrNotRouted) {
 		t.Errorf("dial after the window: %v", err)
 	}
-	status, body = dataPost(t, p, p.URL()+"/_mock/dni/dial", `{"number":"+14155550100"}`)
+	status, body = call(t, p, "POST", p.URL()+"/_mock/dni/dial", `{"number":"+14155550100"}`)
 	if status != 404 || !strings.Contains(body["error"].(string), "no active reservation") {
 		t.Errorf("control dial after the window: %d %v", status, body)
 	}
-	status, _ = dataPost(t, p, p.URL()+"/_mock/dni/dial", `{}`)
+	status, _ = call(t, p, "POST", p.URL()+"/_mock/dni/dial", `{}`)
 	if status != 400 {
 		t.Errorf("control dial without number: %d", status)
 	}
 	// Reset drops the reservation.
-	if _, err := dataPostStatus(t, p); err != nil {
+	if _, err := reserveAgain(t, p); err != nil {
 		t.Fatal(err)
 	}
 	if err := p.Reset(); err != nil {
@@ -127,10 +89,10 @@ func TestDialReservedNumber(t *testing.T) {
 	}
 }
 
-// dataPostStatus reserves the number again (used before a reset).
-func dataPostStatus(t *testing.T, p *Platform) (int, error) {
+// reserveAgain reserves the number again (used before a reset).
+func reserveAgain(t *testing.T, p *Platform) (int, error) {
 	t.Helper()
-	status, body := dataPost(t, p, p.RuntimeURL("us-1")+"/v1/conversations/dni-reservation", `{"attributes":{}}`, "x-api-key", "dni-key")
+	status, body := call(t, p, "POST", p.RuntimeURL("us-1")+"/v1/conversations/dni-reservation", `{"attributes":{}}`, "x-api-key", "dni-key")
 	if status != 200 {
 		return status, errors.New("reserve failed: " + body["message"].(string))
 	}
@@ -140,7 +102,7 @@ func dataPostStatus(t *testing.T, p *Platform) (int, error) {
 // TestGeneratedDataSurvivesReset: generation is paid once per load; Reset
 // restores the same records.
 func TestGeneratedDataSurvivesReset(t *testing.T) {
-	yaml := strings.Replace(dataTestScenario, "        dialogue:",
+	yaml := strings.Replace(callsScenario, "        dialogue:",
 		"        generate: [{count: 100, from: 2026-02-01T00:00:00Z, to: 2026-02-02T00:00:00Z}]\n        dialogue:", 1)
 	p := Start(t, WithScenarioYAML([]byte(yaml)), WithoutListener())
 	count := func() int {
@@ -164,15 +126,15 @@ func TestGeneratedDataSurvivesReset(t *testing.T) {
 	}
 }
 
-// dataDial reserves the pool's number with attributes and dials it
+// dialReserved reserves the pool's number with attributes and dials it
 // through the control plane: the call's conversation id.
-func dataDial(t *testing.T, p *Platform, attrs string) string {
+func dialReserved(t *testing.T, p *Platform, attrs string) string {
 	t.Helper()
-	status, body := dataPost(t, p, p.RuntimeURL("us-1")+"/v1/conversations/dni-reservation", `{"attributes":`+attrs+`}`, "x-api-key", "dni-key")
+	status, body := call(t, p, "POST", p.RuntimeURL("us-1")+"/v1/conversations/dni-reservation", `{"attributes":`+attrs+`}`, "x-api-key", "dni-key")
 	if status != 200 {
 		t.Fatalf("reserve: %d %v", status, body)
 	}
-	status, body = dataPost(t, p, p.URL()+"/_mock/dni/dial", `{"number":"`+body["dni"].(string)+`"}`)
+	status, body = call(t, p, "POST", p.URL()+"/_mock/dni/dial", `{"number":"`+body["dni"].(string)+`"}`)
 	if status != 200 {
 		t.Fatalf("dial: %d %v", status, body)
 	}
@@ -183,40 +145,40 @@ func dataDial(t *testing.T, p *Platform, attrs string) string {
 // the caller speaks, is handed off (readable through the Handoff API),
 // and another call is hung up; then the errors of both routes.
 func TestCallSayAndHangup(t *testing.T) {
-	p := Start(t, WithScenarioYAML([]byte(dataTestScenario)), WithoutListener())
-	id := dataDial(t, p, `{"name":"Ada"}`)
+	p := Start(t, WithScenarioYAML([]byte(callsScenario)), WithoutListener())
+	id := dialReserved(t, p, `{"name":"Ada"}`)
 	calls := p.URL() + "/_mock/calls/"
 
-	status, body := dataPost(t, p, calls+id+"/say", `{"text":"I need a refund"}`)
+	status, body := call(t, p, "POST", calls+id+"/say", `{"text":"I need a refund"}`)
 	if diff := cmp.Diff(map[string]any{"conversation_id": id, "response": "Refunds take five days.", "end_conversation": false}, body); status != 200 || diff != "" {
 		t.Errorf("say: %d (-want +got):\n%s", status, diff)
 	}
-	status, body = dataPost(t, p, calls+id+"/say", `{"text":"agent please"}`)
+	status, body = call(t, p, "POST", calls+id+"/say", `{"text":"agent please"}`)
 	want := map[string]any{"conversation_id": id, "response": "Transferring you.", "end_conversation": true,
 		"handoff": map[string]any{"destination": "queue_a", "reason": "asked"}}
 	if diff := cmp.Diff(want, body); status != 200 || diff != "" {
 		t.Errorf("say agent: %d (-want +got):\n%s", status, diff)
 	}
-	status, body = dataGet(t, p, p.RuntimeURL("us-1")+"/v1/acme/support/handoff_state?id="+id, "x-api-key", "handoff-key")
+	status, body = call(t, p, "GET", p.RuntimeURL("us-1")+"/v1/acme/support/handoff_state?id="+id, "", "x-api-key", "handoff-key")
 	if diff := cmp.Diff(map[string]any{"id": id, "data": map[string]any{"name": "Ada", "note": "agent please"}}, body); status != 200 || diff != "" {
 		t.Errorf("handoff state: %d (-want +got):\n%s", status, diff)
 	}
 	// The call is over.
-	if status, body = dataPost(t, p, calls+id+"/say", `{"text":"hello?"}`); status != 410 {
+	if status, body = call(t, p, "POST", calls+id+"/say", `{"text":"hello?"}`); status != 410 {
 		t.Errorf("say after the handoff: %d %v", status, body)
 	}
-	if status, body = dataPost(t, p, calls+id+"/hangup", ""); status != 410 {
+	if status, body = call(t, p, "POST", calls+id+"/hangup", ""); status != 410 {
 		t.Errorf("hangup after the handoff: %d %v", status, body)
 	}
 
 	// Another call, hung up by the caller (the Go method says the same).
 	p.Advance(2 * time.Minute) // the first reservation's window
-	id2 := dataDial(t, p, `{"name":"Bo"}`)
+	id2 := dialReserved(t, p, `{"name":"Bo"}`)
 	if res, err := p.Say(id2, "refund?"); err != nil || res.Response != "Refunds take five days." || res.Ended {
 		t.Errorf("Say = %+v, %v", res, err)
 	}
 	p.Advance(2 * time.Minute)
-	status, body = dataPost(t, p, calls+id2+"/hangup", "")
+	status, body = call(t, p, "POST", calls+id2+"/hangup", "")
 	if diff := cmp.Diff(map[string]any{"conversation_id": id2, "ended": true}, body); status != 200 || diff != "" {
 		t.Errorf("hangup: %d (-want +got):\n%s", status, diff)
 	}
@@ -229,7 +191,7 @@ func TestCallSayAndHangup(t *testing.T) {
 	}
 
 	// Errors.
-	chat := dataChatCreate(t, p)
+	chat := chatCreateWith(t, p)
 	for _, tc := range []struct {
 		name, path, body string
 		status           int
@@ -242,16 +204,16 @@ func TestCallSayAndHangup(t *testing.T) {
 		{"chat conversation", chat + "/say", `{"text":"hi"}`, 409},
 		{"chat conversation hangup", chat + "/hangup", "", 409},
 	} {
-		status, body := dataPost(t, p, calls+tc.path, tc.body)
+		status, body := call(t, p, "POST", calls+tc.path, tc.body)
 		if msg, _ := body["error"].(string); status != tc.status || msg == "" {
 			t.Errorf("%s: %d %v, want %d with an error message", tc.name, status, body, tc.status)
 		}
 	}
 }
 
-func dataChatCreate(t *testing.T, p *Platform) string {
+func chatCreateWith(t *testing.T, p *Platform) string {
 	t.Helper()
-	status, body := dataPost(t, p, p.RuntimeURL("us-1")+"/v1/acme/support/chat/create", `{}`,
+	status, body := call(t, p, "POST", p.RuntimeURL("us-1")+"/v1/acme/support/chat/create", `{}`,
 		"X-API-KEY", "chat-key", "X-TOKEN", "conn-token")
 	if status != 200 {
 		t.Fatalf("chat create: %d %v", status, body)
@@ -259,17 +221,17 @@ func dataChatCreate(t *testing.T, p *Platform) string {
 	return body["conversation_id"].(string)
 }
 
-// TestDataDoneWhen is issue 3's "done when" through the public HTTP
+// TestRuntimeFamiliesShareOneWorld is issue 3's "done when" through the public HTTP
 // surface: a conversation held through the chat API is found through the
 // v3 API by transcript search, appears in the concurrency series while in
 // progress, and its handoff data is readable through the Handoff API; a
 // reset brings the series back.
-func TestDataDoneWhen(t *testing.T) {
-	p := Start(t, WithScenarioYAML([]byte(dataTestScenario)), WithoutListener())
+func TestRuntimeFamiliesShareOneWorld(t *testing.T) {
+	p := Start(t, WithScenarioYAML([]byte(callsScenario)), WithoutListener())
 	rt := p.RuntimeURL("us-1")
 	conc := func() []any {
 		t.Helper()
-		status, body := dataGet(t, p, rt+"/v1/acme/support/conversations/concurrency?start_time=2026-03-01T12:00:00Z&end_time=2026-03-01T12:15:00Z",
+		status, body := call(t, p, "GET", rt+"/v1/acme/support/conversations/concurrency?start_time=2026-03-01T12:00:00Z&end_time=2026-03-01T12:15:00Z", "",
 			"x-api-key", "conv-key")
 		if status != 200 {
 			t.Fatalf("concurrency: %d %v", status, body)
@@ -283,13 +245,13 @@ func TestDataDoneWhen(t *testing.T) {
 	if diff := cmp.Diff([]any{0.0, 0.0, 0.0}, conc()); diff != "" {
 		t.Fatalf("series before (-want +got):\n%s", diff)
 	}
-	id := dataChatCreate(t, p)
+	id := chatCreateWith(t, p)
 	p.Advance(6 * time.Minute)
-	chatHeaders := []string{"X-API-KEY", "chat-key", "X-TOKEN", "conn-token"}
-	if status, body := dataPost(t, p, rt+"/v1/acme/support/chat/respond", `{"conversation_id":"`+id+`","message":"is a refund possible"}`, chatHeaders...); status != 200 {
+	keys := []string{"X-API-KEY", "chat-key", "X-TOKEN", "conn-token"}
+	if status, body := call(t, p, "POST", rt+"/v1/acme/support/chat/respond", `{"conversation_id":"`+id+`","message":"is a refund possible"}`, keys...); status != 200 {
 		t.Fatalf("respond: %d %v", status, body)
 	}
-	status, body := dataGet(t, p, rt+"/v3/acme/support/conversations?query_type=transcript&query=refund&start_time=2026-03-01T11:00:00Z&end_time=2026-03-01T13:00:00Z",
+	status, body := call(t, p, "GET", rt+"/v3/acme/support/conversations?query_type=transcript&query=refund&start_time=2026-03-01T11:00:00Z&end_time=2026-03-01T13:00:00Z", "",
 		"x-api-key", "conv-key")
 	list, _ := body["conversations"].([]any)
 	if status != 200 || len(list) != 1 || list[0].(map[string]any)["id"] != id || list[0].(map[string]any)["in_progress"] != true {
@@ -303,11 +265,11 @@ func TestDataDoneWhen(t *testing.T) {
 	if diff := cmp.Diff([]any{1.0, 1.0, 1.0}, conc()); diff != "" {
 		t.Errorf("series later (-want +got):\n%s", diff)
 	}
-	status, body = dataPost(t, p, rt+"/v1/acme/support/chat/respond", `{"conversation_id":"`+id+`","message":"a human agent please"}`, chatHeaders...)
+	status, body = call(t, p, "POST", rt+"/v1/acme/support/chat/respond", `{"conversation_id":"`+id+`","message":"a human agent please"}`, keys...)
 	if status != 200 || body["end_conversation"] != true {
 		t.Fatalf("handoff turn: %d %v", status, body)
 	}
-	status, body = dataGet(t, p, rt+"/v1/acme/support/handoff_state?id="+id, "x-api-key", "handoff-key")
+	status, body = call(t, p, "GET", rt+"/v1/acme/support/handoff_state?id="+id, "", "x-api-key", "handoff-key")
 	if diff := cmp.Diff(map[string]any{"id": id, "data": map[string]any{"name": "", "note": "a human agent please"}}, body); status != 200 || diff != "" {
 		t.Errorf("handoff state: %d (-want +got):\n%s", status, diff)
 	}
@@ -320,5 +282,32 @@ func TestDataDoneWhen(t *testing.T) {
 	}
 	if diff := cmp.Diff([]any{0.0, 0.0, 0.0}, conc()); diff != "" {
 		t.Errorf("series after reset (-want +got):\n%s", diff)
+	}
+}
+
+// A call to the default scenario's connector number (+14155550150,
+// CONNECTOR-00000001, live) reaches the support agent: a voice
+// conversation of the connector's environment, which a caller can talk to.
+func TestDialConnectorNumber(t *testing.T) {
+	p := Start(t, WithoutListener())
+	r, err := p.Dial("+14155550150", "+447700900123")
+	if err != nil {
+		t.Fatalf("Dial: %v", err)
+	}
+	conv, err := p.Conversation(r.ConversationID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if conv.Channel != "VOICE-SIP" || conv.Environment != "live" || conv.State["connector_id"] != "CONNECTOR-00000001" ||
+		conv.FromNumber != "+447700900123" || !conv.InProgress {
+		t.Fatalf("call record = channel %q env %q connector %v from %q in progress %v",
+			conv.Channel, conv.Environment, conv.State["connector_id"], conv.FromNumber, conv.InProgress)
+	}
+	say, err := p.Say(r.ConversationID, "what are your hours?")
+	if err != nil || say.Response != "We are open 9am to 5pm, Monday to Friday." {
+		t.Fatalf("Say = %+v, %v", say, err)
+	}
+	if _, err := p.Dial("+19995550000", ""); !errors.Is(err, ErrNotRouted) {
+		t.Fatalf("Dial of an unknown number: err = %v, want ErrNotRouted", err)
 	}
 }
