@@ -247,21 +247,14 @@ var (
 		header: []string{"x-api-key"}, forbid: true}
 )
 
-// runtimeRegions maps runtime regions to their region pair; builder regions
-// are the pairs themselves (CONTRACT section 1).
-var runtimeRegions = map[string]string{"us-1": "us", "uk-1": "uk", "euw-1": "eu"}
-
-var builderRegions = map[string]string{"us": "us", "uk": "uk", "eu": "eu"}
-
-// regionPair resolves the request's region to its pair, per base.
+// regionPair resolves the request's region to its pair, per base (the
+// region table is scenario's).
 func regionPair(base, region string) (string, bool) {
 	switch base {
 	case "runtime":
-		p, ok := runtimeRegions[region]
-		return p, ok
+		return scenario.RuntimeRegion(region)
 	case "builder":
-		p, ok := builderRegions[region]
-		return p, ok
+		return scenario.BuilderRegion(region)
 	}
 	return "", true
 }

@@ -1,43 +1,14 @@
 package scenario
 
-// Scenario blocks of the families: conversations v1/v2/v3, concurrency,
-// handoff state, number reservation, external events, generators (issue 3).
+// The generate block of a project: generators of realistic conversation
+// records (the data the conversations, concurrency and alerts families
+// read), besides the explicit seeds.
 
 import (
-	"regexp"
 	"slices"
 	"sort"
 	"time"
 )
-
-// ScenarioData is the top-level block of these families (none yet).
-type ScenarioData struct{}
-
-// AccountData is the account-level block of these families (none yet).
-type AccountData struct{}
-
-// ProjectData is the project-level block of these families.
-type ProjectData struct {
-	// DNI is the project's pool of numbers for dynamic number reservation
-	// (spec 2.11, 4.9). Without it every reservation answers 404 "no
-	// available route found".
-	DNI *DNIPool `yaml:"dni" json:"dni,omitempty"`
-	// Generate asks for generated conversation records, besides the
-	// explicit ones of Conversations.
-	Generate []Generator `yaml:"generate" json:"generate,omitempty"`
-}
-
-// DefaultDNIWindow is how long a number reservation holds when the pool
-// sets no window.
-const DefaultDNIWindow = 15 * time.Minute
-
-// DNIPool is a project's reservable numbers.
-type DNIPool struct {
-	// Numbers are E.164 numbers; each belongs to one project.
-	Numbers []string `yaml:"numbers" json:"numbers"`
-	// Window is how long a reservation holds (default 15m).
-	Window Duration `yaml:"window" json:"window,omitempty"`
-}
 
 // Limits of a generator.
 const (
@@ -97,8 +68,6 @@ const (
 	DefaultGenOOD     = 0.05
 )
 
-var e164RE = regexp.MustCompile(`^\+[1-9][0-9]{6,14}$`)
-
 // SortedWeights returns the keys of a weight map in a stable order (sorted)
 // with their weights, for deterministic picks.
 func SortedWeights(m map[string]int) (keys []string, weights []int) {
@@ -114,34 +83,17 @@ func SortedWeights(m map[string]int) (keys []string, weights []int) {
 	return keys, weights
 }
 
-// dataPlane validates these families' blocks and fills in their defaults.
-func (v *validator) dataPlane(s *Scenario) {
-	numbers := map[string]path{}
+// generators validates the projects' conversation generators and fills
+// in their defaults.
+func (v *validator) generators(s *Scenario) {
 	for i := range s.Accounts {
 		a := &s.Accounts[i]
 		for j := range a.Projects {
 			pr := &a.Projects[j]
-			pp := path{"accounts", i, "projects", j}
-			if pr.DNI != nil {
-				v.dniPool(pr.DNI, pp.with("dni"), numbers)
-			}
 			for k := range pr.Generate {
-				v.generator(pr, &pr.Generate[k], pp.with("generate", k))
+				v.generator(pr, &pr.Generate[k], path{"accounts", i, "projects", j, "generate", k})
 			}
 		}
-	}
-}
-
-func (v *validator) dniPool(d *DNIPool, p path, seen map[string]path) {
-	if len(d.Numbers) == 0 {
-		v.reportf(p.with("numbers"), "required: at least one E.164 number")
-	}
-	v.numberList(p.with("numbers"), d.Numbers, seen, "DNI number")
-	switch {
-	case d.Window < 0:
-		v.reportf(p.with("window"), "must be positive")
-	case d.Window == 0:
-		d.Window = Duration(DefaultDNIWindow)
 	}
 }
 

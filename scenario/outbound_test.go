@@ -8,7 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-const realtimeBase = `
+const outboundBase = `
 accounts:
   - slug: acme
     id: "1001"
@@ -27,8 +27,8 @@ accounts:
             - {match: "+44*", outcome: queue_timeout, queue: 1m, reason: full}
 `
 
-func TestRealtimeDefaults(t *testing.T) {
-	s := mustParse(t, "t.yaml", realtimeBase)
+func TestOutboundAndMessagingDefaults(t *testing.T) {
+	s := mustParse(t, "t.yaml", outboundBase)
 	o := s.Accounts[0].Projects[0].Outbound
 	want := &ProjectOutbound{Enabled: true, FromNumber: "+15550001111",
 		CallTiming: CallTiming{Queue: Duration(5 * time.Second), Ring: Duration(20 * time.Second), Talk: Duration(25 * time.Second)},
@@ -56,7 +56,7 @@ func TestRealtimeDefaults(t *testing.T) {
 		t.Fatal("defaults")
 	}
 	s = mustParse(t, "t.yaml", "messaging: {token_ttl: 1h, max_connections: 2, max_message_bytes: 1024, chunk_words: 1}\n"+
-		"outbound: {retention: 10m}\nlimits: {session_idle: 30s}\n"+realtimeBase)
+		"outbound: {retention: 10m}\nlimits: {session_idle: 30s}\n"+outboundBase)
 	if m := s.MessagingConfig(); m.TokenTTL.D() != time.Hour || m.MaxConnections != 2 || m.MaxMessageBytes != 1024 || m.ChunkWords != 1 {
 		t.Fatalf("messaging %+v", m)
 	}
@@ -65,7 +65,7 @@ func TestRealtimeDefaults(t *testing.T) {
 	}
 }
 
-func TestRealtimeProblems(t *testing.T) {
+func TestOutboundAndMessagingProblems(t *testing.T) {
 	for _, tc := range []struct{ doc, want string }{
 		{"messaging: {token_ttl: -1s}\n", "messaging.token_ttl: invalid duration"},
 		{"messaging: {max_connections: -1}\n", "messaging.max_connections: must not be negative"},
@@ -108,7 +108,7 @@ func TestRealtimeProblems(t *testing.T) {
 	}
 }
 
-func TestRealtimeDefaultScenario(t *testing.T) {
+func TestOutboundDefaultScenario(t *testing.T) {
 	o := Default().Accounts[0].Projects[0].Outbound
 	if o == nil || !o.Enabled {
 		t.Fatal("the default project has outbound calling disabled")

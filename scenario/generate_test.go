@@ -8,19 +8,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-const dataBase = `accounts:
-  - slug: acme
-    id: "1001"
-    projects:
-      - slug: support
-        id: "2001"
-        variants:
-          - {id: VARIANT-A, name: Alpha, default: true}
-          - {id: VARIANT-B, name: Beta}
-`
-
-func TestDataPlaneDefaults(t *testing.T) {
-	s := mustParse(t, "d.yaml", dataBase+`        dni: {numbers: ["+14155550100"]}
+func TestGenerateAndDNIDefaults(t *testing.T) {
+	s := mustParse(t, "d.yaml", projectBase+`        dni: {numbers: ["+14155550100"]}
         generate:
           - {count: 10, from: 2026-01-01T00:00:00Z, to: 2026-01-02T00:00:00Z, variants: {Beta: 2}}
 `)
@@ -38,14 +27,14 @@ func TestDataPlaneDefaults(t *testing.T) {
 		t.Errorf("generator defaults (-want +got):\n%s", diff)
 	}
 	// Without variants given, every variant of the project equally.
-	s = mustParse(t, "d.yaml", dataBase+`        generate: [{count: 1, from: 2026-01-01T00:00:00Z, to: 2026-01-02T00:00:00Z}]
+	s = mustParse(t, "d.yaml", projectBase+`        generate: [{count: 1, from: 2026-01-01T00:00:00Z, to: 2026-01-02T00:00:00Z}]
 `)
 	if diff := cmp.Diff(map[string]int{"VARIANT-A": 1, "VARIANT-B": 1}, s.Accounts[0].Projects[0].Generate[0].Variants); diff != "" {
 		t.Errorf("default variants (-want +got):\n%s", diff)
 	}
 }
 
-func TestDataPlaneErrors(t *testing.T) {
+func TestGenerateAndDNIErrors(t *testing.T) {
 	for _, tc := range []struct {
 		name, block string
 		want        []string
@@ -73,7 +62,7 @@ func TestDataPlaneErrors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var got []string
-			for _, p := range problems(t, dataBase+tc.block+"\n") {
+			for _, p := range problems(t, projectBase+tc.block+"\n") {
 				// Every problem is reported on the block's line (10), at its
 				// own column.
 				rest, ok := strings.CutPrefix(p, "t.yaml:10:")
@@ -87,17 +76,5 @@ func TestDataPlaneErrors(t *testing.T) {
 				t.Errorf("problems (-want +got):\n%s", diff)
 			}
 		})
-	}
-}
-
-func TestDataPlaneDNINumberUniqueAcrossProjects(t *testing.T) {
-	doc := dataBase + `        dni: {numbers: ["+14155550100"]}
-      - slug: other
-        id: "2002"
-        dni: {numbers: ["+14155550100"]}
-`
-	got := strings.Join(problems(t, doc), "\n")
-	if !strings.Contains(got, `duplicate DNI number "+14155550100"`) {
-		t.Errorf("problems = %s", got)
 	}
 }

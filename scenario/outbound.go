@@ -1,6 +1,7 @@
 package scenario
 
-// Scenario blocks of the families: messaging sessions and outbound calling (issue 5).
+// The outbound blocks: instance-wide retention, the accounts' rate limits
+// and the projects' call plans (timing and outcome per destination).
 
 import (
 	pathpkg "path"
@@ -10,40 +11,11 @@ import (
 	"github.com/agentplatform/mockplatform/faults"
 )
 
-// ScenarioRealtime is the top-level block of these families.
-type ScenarioRealtime struct {
-	// Messaging tunes the messaging sessions (spec 2.2, 3.4, 4.2).
-	Messaging *MessagingSettings `yaml:"messaging" json:"messaging,omitempty"`
-	// Outbound tunes outbound calling as a whole (spec 3.2).
-	Outbound *OutboundSettings `yaml:"outbound" json:"outbound,omitempty"`
-}
-
-// MessagingSettings are the instance-wide messaging settings. Zero values
-// mean the defaults (filled in by validation).
-type MessagingSettings struct {
-	// TokenTTL is the lifetime of an access token (default 24h, the real
-	// service's expires_in of 86400).
-	TokenTTL Duration `yaml:"token_ttl" json:"token_ttl,omitempty"`
-	// MaxConnections is the number of concurrent WebSocket connections per
-	// session (default 10).
-	MaxConnections int `yaml:"max_connections" json:"max_connections,omitempty"`
-	// MaxMessageBytes bounds one client WebSocket message (default 131072).
-	MaxMessageBytes int64 `yaml:"max_message_bytes" json:"max_message_bytes,omitempty"`
-	// ChunkWords is the number of words per streamed chunk (default 3).
-	ChunkWords int `yaml:"chunk_words" json:"chunk_words,omitempty"`
-}
-
 // OutboundSettings are the instance-wide outbound settings.
 type OutboundSettings struct {
 	// Retention is how long a call's status stays readable after the call
 	// ends (default 2h, spec 3.2).
 	Retention Duration `yaml:"retention" json:"retention,omitempty"`
-}
-
-// AccountRealtime is the account-level block of these families.
-type AccountRealtime struct {
-	// Outbound holds the account's outbound calling configuration.
-	Outbound *AccountOutbound `yaml:"outbound" json:"outbound,omitempty"`
 }
 
 // AccountOutbound is the account's outbound configuration.
@@ -59,22 +31,6 @@ type RateLimit struct {
 	Calls int `yaml:"calls" json:"calls"`
 	// Window is the length of the sliding window (default 1m).
 	Window Duration `yaml:"window" json:"window,omitempty"`
-}
-
-// ProjectRealtime is the project-level block of these families.
-type ProjectRealtime struct {
-	// Outbound enables and shapes outbound calls of the project.
-	Outbound *ProjectOutbound `yaml:"outbound" json:"outbound,omitempty"`
-	// Messaging sets how the agent appears in messaging sessions.
-	Messaging *ProjectMessaging `yaml:"messaging" json:"messaging,omitempty"`
-}
-
-// ProjectMessaging is the agent's look in messaging sessions.
-type ProjectMessaging struct {
-	// AgentName is POLY_AGENT_JOINED's agent_name (default: the project name).
-	AgentName string `yaml:"agent_name" json:"agent_name,omitempty"`
-	// AgentAvatarURL is POLY_AGENT_JOINED's agent_avatar_url (default "").
-	AgentAvatarURL string `yaml:"agent_avatar_url" json:"agent_avatar_url,omitempty"`
 }
 
 // ProjectOutbound is a project's outbound calling configuration.
@@ -133,13 +89,8 @@ type OutboundDestination struct {
 	CallTiming `yaml:",inline"`
 }
 
-// Defaults of these families.
+// Outbound defaults.
 const (
-	DefaultTokenTTL          = 24 * time.Hour
-	DefaultMaxConnections    = 10
-	DefaultMaxMessageBytes   = 128 << 10
-	DefaultChunkWords        = 3
-	DefaultSessionIdle       = 10 * time.Minute
 	DefaultOutboundRetention = 2 * time.Hour
 	DefaultRateWindow        = time.Minute
 	DefaultQueue             = 5 * time.Second
@@ -147,47 +98,13 @@ const (
 	DefaultTalk              = 25 * time.Second
 )
 
-// mergeRealtime merges the top-level blocks of a later file over dst: a
+// mergeOutbound merges the outbound block of a later file over dst's: a
 // later file's block replaces an earlier one.
-func mergeRealtime(dst *ScenarioRealtime, src ScenarioRealtime) {
-	if src.Messaging != nil {
-		m := *src.Messaging
-		dst.Messaging = &m
-	}
+func mergeOutbound(dst *Scenario, src *Scenario) {
 	if src.Outbound != nil {
 		o := *src.Outbound
 		dst.Outbound = &o
 	}
-}
-
-// MessagingConfig returns the messaging settings with defaults filled in.
-func (s *Scenario) MessagingConfig() MessagingSettings {
-	var m MessagingSettings
-	if s.Messaging != nil {
-		m = *s.Messaging
-	}
-	if m.TokenTTL <= 0 {
-		m.TokenTTL = Duration(DefaultTokenTTL)
-	}
-	if m.MaxConnections <= 0 {
-		m.MaxConnections = DefaultMaxConnections
-	}
-	if m.MaxMessageBytes <= 0 {
-		m.MaxMessageBytes = DefaultMaxMessageBytes
-	}
-	if m.ChunkWords <= 0 {
-		m.ChunkWords = DefaultChunkWords
-	}
-	return m
-}
-
-// SessionIdle is the messaging session inactivity expiry (limits.session_idle,
-// default 10m).
-func (s *Scenario) SessionIdle() time.Duration {
-	if d := s.Limits.SessionIdle.D(); d > 0 {
-		return d
-	}
-	return DefaultSessionIdle
 }
 
 // OutboundRetention is how long a call's status stays readable after the
@@ -213,18 +130,9 @@ func (o *ProjectOutbound) Destination(number string) *OutboundDestination {
 	return nil
 }
 
-// realtime validates these families' blocks and fills in their defaults.
-func (v *validator) realtime(s *Scenario) {
-	if s.Limits.SessionIdle < 0 {
-		v.reportf(path{"limits", "session_idle"}, "must not be negative")
-	}
-	if m := s.Messaging; m != nil {
-		mp := path{"messaging"}
-		v.nonNegative(mp.with("token_ttl"), int64(m.TokenTTL))
-		v.nonNegative(mp.with("max_connections"), int64(m.MaxConnections))
-		v.nonNegative(mp.with("max_message_bytes"), m.MaxMessageBytes)
-		v.nonNegative(mp.with("chunk_words"), int64(m.ChunkWords))
-	}
+// outbound validates the outbound blocks (instance, accounts, projects)
+// and fills in their defaults.
+func (v *validator) outbound(s *Scenario) {
 	if s.Outbound != nil {
 		v.nonNegative(path{"outbound", "retention"}, int64(s.Outbound.Retention))
 	}
@@ -293,10 +201,4 @@ func (v *validator) timing(t *CallTiming, p path) {
 	v.nonNegative(p.with("queue"), int64(t.Queue))
 	v.nonNegative(p.with("ring"), int64(t.Ring))
 	v.nonNegative(p.with("talk"), int64(t.Talk))
-}
-
-func (v *validator) nonNegative(p path, n int64) {
-	if n < 0 {
-		v.reportf(p, "must not be negative")
-	}
 }
