@@ -1,6 +1,7 @@
 package mockplatform
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -707,5 +708,21 @@ func TestOutboundLifecycleByAdvance(t *testing.T) {
 		if status != step.status || step.want != "" && body["status"] != step.want {
 			t.Fatalf("after %v: %d %v, want %d %s", step.advance, status, body, step.status, step.want)
 		}
+	}
+}
+
+// The seeds of the default scenario carry the clock's start, in a Platform
+// as in the handlers' harness: the seeded agent was created at 2026-01-01.
+func TestDefaultSeedsAtClockStart(t *testing.T) {
+	t.Parallel()
+	p := Start(t, WithoutListener())
+	r := send(t, p.Client(), "GET", p.BuilderURL("us")+"/v1/agents", nil, "x-api-key", "test-builder-key")
+	mustStatus(t, r, http.StatusOK)
+	var agents []map[string]any
+	if err := json.Unmarshal(r.Body, &agents); err != nil || len(agents) == 0 {
+		t.Fatalf("agents: %v %s", err, r.Body)
+	}
+	if got := agents[0]["createdAt"]; got != "2026-01-01T00:00:00.000Z" {
+		t.Fatalf("seeded agent createdAt = %v, want the clock start 2026-01-01T00:00:00.000Z", got)
 	}
 }

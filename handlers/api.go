@@ -26,8 +26,8 @@ import (
 	"github.com/agentplatform/mockplatform/store"
 )
 
-// Deps are what the API needs from its platform.
-type Deps struct {
+// deps are what the API needs from its instance (Open wires them).
+type deps struct {
 	Store   *store.Store
 	Clock   *clock.Clock
 	Faults  *faults.Set
@@ -47,8 +47,17 @@ type API struct {
 
 	w atomic.Pointer[World]
 
-	// engine routes this API's requests; built by New, read-only after.
+	// engine routes this API's requests; built by newAPI, read-only after.
 	engine *gin.Engine
+
+	// cfg is how Open wired the instance. loadMu serialises scenario loads
+	// and resets and guards sc (the scenario as loaded) and snap (its
+	// initial data); it is held while every family resets, so it comes
+	// before every lock below.
+	cfg    Config
+	loadMu sync.Mutex
+	sc     *scenario.Scenario
+	snap   *store.Snapshot
 
 	// gen counts resets: timers and background sends of an earlier
 	// generation stop (engine_alerts.go, engine_webhooks.go).
@@ -96,8 +105,9 @@ type API struct {
 	// answers and control calls do not shift resource ids)
 }
 
-// New returns an API over its dependencies. Call SetScenario before serving.
-func New(d Deps) *API {
+// newAPI returns an API over its dependencies, with its own engine. Open
+// loads its scenario.
+func newAPI(d deps) *API {
 	log := d.Logger
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -136,10 +146,15 @@ func (a *API) reseed(seed int64) {
 
 func (a *API) world() *World { return a.w.Load() }
 
-// Close stops all background work of the API and waits for it.
+// Close stops all background work of the API and waits for it, then
+// stops the clock and closes the store. Serve no request after it.
 func (a *API) Close() {
 	a.cancel()
 	a.wg.Wait()
+	a.clock.Close()
+	if err := a.store.Close(); err != nil {
+		a.log.Error("close store", "err", err)
+	}
 }
 
 // goBackground runs fn in a goroutine that Close waits for; fn must return
@@ -189,11 +204,11 @@ func (a *API) register(r *gin.Engine) {
 // ServeHTTP serves the API's families (every request is journaled).
 func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) { a.engine.ServeHTTP(w, r) }
 
-// Reset brings the families' in-memory state back to the scenario's
+// resetFamilies brings the families' in-memory state back to the scenario's
 // initial state (after the store has been restored and the clock reset):
 // timers are re-armed, live connections closed. The generation moves
 // first, so that timers and sends of the earlier one stop.
-func (a *API) Reset() {
+func (a *API) resetFamilies() {
 	a.gen.Add(1)
 	a.resetAgents()
 	a.resetAlerts()

@@ -34,10 +34,10 @@ type harness struct {
 }
 
 // newHarness starts an API on the default scenario, or on the scenario
-// YAML given.
+// YAML given, wired as mockplatform.New wires it (Open).
 func newHarness(t testing.TB, scenarioYAML ...string) *harness {
 	t.Helper()
-	sc := scenario.Default()
+	var sc *scenario.Scenario
 	if len(scenarioYAML) > 0 {
 		var err error
 		sc, err = scenario.Parse(t.Name()+".yaml", []byte(scenarioYAML[0]))
@@ -45,27 +45,14 @@ func newHarness(t testing.TB, scenarioYAML ...string) *harness {
 			t.Fatalf("scenario: %v", err)
 		}
 	}
-	st, err := store.Open("")
+	api, err := Open(Config{Scenario: sc})
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &harness{t: t, store: st, clock: clock.New(clock.ModeManual, sc.Clock.Start),
-		faults: faults.NewSet(sc.Seed), journal: NewJournal(0, 0), sc: sc}
+	t.Cleanup(api.Close)
+	h := &harness{t: t, api: api, store: api.Store(), clock: api.Clock(), faults: api.Faults(),
+		journal: api.Journal(), sc: api.Scenario()}
 	h.start = h.clock.Now()
-	h.api = New(Deps{Store: st, Clock: h.clock, Faults: h.faults, Journal: h.journal})
-	h.api.SetScenario(sc)
-	if err := h.faults.Replace(sc.Faults, sc.Seed); err != nil {
-		t.Fatal(err)
-	}
-	if err := Seed(st, sc, h.clock.Now()); err != nil {
-		t.Fatal(err)
-	}
-	h.api.Reset()
-	t.Cleanup(func() {
-		h.api.Close()
-		h.clock.Close()
-		_ = st.Close()
-	})
 	return h
 }
 

@@ -759,7 +759,9 @@ func TestMessagingCloseAndReset(t *testing.T) {
 	srv := msgServer(h)
 	tok := msgToken(h)
 	ws := msgJoin(t, srv, msgSession(h, tok, false), tok)
-	h.api.Reset()
+	if err := h.api.Reset(); err != nil {
+		t.Fatal(err)
+	}
 	ws.expectClose(wsCloseRestart)
 	if n := len(h.api.MessagingSessions()); n != 0 {
 		t.Fatalf("%d sessions after reset", n)
