@@ -3,8 +3,16 @@
 // handler a method bound to that API, as go-containerregistry's
 // registry.New builds its mux. Each family lives in its own file, which
 // opens with a register function listing its routes, one line each (as
-// miniredis does). Handlers return an error value; one renderer per family
-// shape writes it.
+// miniredis does); a sub-resource with routes of its own has its own file
+// (agents_branches.go, telephony_numbers.go, messaging_socket.go). Handlers
+// return an error value; one renderer per family shape writes it.
+//
+// Files prefixed engine_ hold the HTTP-free engine the handlers call: the
+// conversation engine and its dialogue and script, seeding and generation,
+// branch merges, simulated voice callers, alert evaluation and webhook
+// delivery. They never see a request (no gin import: engine_test.go checks
+// it), so a request travels one way: edge (middleware) → family handler →
+// engine → store, and back.
 package handlers
 
 import (
