@@ -1,4 +1,9 @@
-package mockplatform
+// Package mocktest holds the behaviour suite every mockplatform.Mock must
+// pass (the in-process Platform and a mockd container alike) and the test
+// helpers it shares with the tests of the other packages. It is the only
+// non-test package of the module that imports testing and go-cmp, so the
+// mockd binary links neither.
+package mocktest
 
 import (
 	"bytes"
@@ -12,6 +17,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/agentplatform/mockplatform"
 	"github.com/agentplatform/mockplatform/faults"
 	"github.com/agentplatform/mockplatform/handlers"
 )
@@ -28,13 +34,13 @@ import (
 // run in parallel.
 //
 //	func TestBehaviour(t *testing.T) {
-//		mockplatform.RunBehaviourSuite(t, func(t *testing.T) mockplatform.Mock { return mockplatform.Start(t) })
+//		mocktest.RunBehaviourSuite(t, func(t *testing.T) mockplatform.Mock { return mockplatform.Start(t) })
 //	}
-func RunBehaviourSuite(t *testing.T, newMock func(t *testing.T) Mock) {
+func RunBehaviourSuite(t *testing.T, newMock func(t *testing.T) mockplatform.Mock) {
 	t.Helper()
 	cases := []struct {
 		name string
-		run  func(t *testing.T, m Mock)
+		run  func(t *testing.T, m mockplatform.Mock)
 	}{
 		{"ChatRoundTrip", suiteChatRoundTrip},
 		{"ValidationError", suiteValidationError},
@@ -65,14 +71,15 @@ var suiteStart = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 var suiteConvID = regexp.MustCompile(`^CONV-[0-9]{10}$`)
 
-// suiteResponse is an HTTP answer with its body read.
-type suiteResponse struct {
+// Response is an HTTP answer with its body read.
+type Response struct {
 	Status int
 	Header http.Header
 	Body   []byte
 }
 
-func (r suiteResponse) object(t *testing.T) map[string]any {
+// Object decodes a JSON object body, failing t otherwise.
+func (r Response) Object(t *testing.T) map[string]any {
 	t.Helper()
 	var m map[string]any
 	if err := json.Unmarshal(r.Body, &m); err != nil {
@@ -81,8 +88,8 @@ func (r suiteResponse) object(t *testing.T) map[string]any {
 	return m
 }
 
-// suiteDo sends a request with the default scenario's chat credentials.
-func suiteDo(t *testing.T, m Mock, method, url string, body any, header ...string) suiteResponse {
+// Do sends a request with the default scenario's chat credentials.
+func Do(t *testing.T, m mockplatform.Mock, method, url string, body any, header ...string) Response {
 	t.Helper()
 	var rd io.Reader
 	if body != nil {
@@ -111,87 +118,92 @@ func suiteDo(t *testing.T, m Mock, method, url string, body any, header ...strin
 	if err != nil {
 		t.Fatalf("%s %s: read body: %v", method, url, err)
 	}
-	return suiteResponse{Status: resp.StatusCode, Header: resp.Header, Body: data}
+	return Response{Status: resp.StatusCode, Header: resp.Header, Body: data}
 }
 
-func suiteStatus(t *testing.T, r suiteResponse, want int) {
+// MustStatus fails t unless r has the status.
+func MustStatus(t *testing.T, r Response, want int) {
 	t.Helper()
 	if r.Status != want {
 		t.Fatalf("status = %d, want %d; body: %s", r.Status, want, r.Body)
 	}
 }
 
-func suiteBody(t *testing.T, r suiteResponse, want map[string]any) {
+// MustBody fails t unless r's JSON object body is want (go-cmp).
+func MustBody(t *testing.T, r Response, want map[string]any) {
 	t.Helper()
-	if diff := cmp.Diff(want, r.object(t)); diff != "" {
+	if diff := cmp.Diff(want, r.Object(t)); diff != "" {
 		t.Fatalf("body (-want +got):\n%s", diff)
 	}
 }
 
-// suiteCreate starts a chat conversation and returns its id.
-func suiteCreate(t *testing.T, m Mock) string {
+// ChatCreate starts a chat conversation of the default scenario
+// (acme/support in us-1) and returns its id.
+func ChatCreate(t *testing.T, m mockplatform.Mock) string {
 	t.Helper()
-	r := suiteDo(t, m, "POST", m.RuntimeURL("us-1")+suiteChatPath+"/create", map[string]any{})
-	suiteStatus(t, r, http.StatusOK)
-	id, _ := r.object(t)["conversation_id"].(string)
+	r := Do(t, m, "POST", m.RuntimeURL("us-1")+suiteChatPath+"/create", map[string]any{})
+	MustStatus(t, r, http.StatusOK)
+	id, _ := r.Object(t)["conversation_id"].(string)
 	if !suiteConvID.MatchString(id) {
 		t.Fatalf("conversation_id = %q, want CONV- and 10 digits", id)
 	}
 	return id
 }
 
-func suiteRespond(t *testing.T, m Mock, id, msg string) suiteResponse {
+// ChatRespond sends a chat message on a conversation of the default
+// scenario (acme/support in us-1).
+func ChatRespond(t *testing.T, m mockplatform.Mock, id, msg string) Response {
 	t.Helper()
-	return suiteDo(t, m, "POST", m.RuntimeURL("us-1")+suiteChatPath+"/respond",
+	return Do(t, m, "POST", m.RuntimeURL("us-1")+suiteChatPath+"/respond",
 		map[string]any{"conversation_id": id, "message": msg})
 }
 
 // suiteEnvelope is the chat family's error body (notes section 2).
-func suiteEnvelope(r suiteResponse, code, msg string) map[string]any {
+func suiteEnvelope(r Response, code, msg string) map[string]any {
 	return map[string]any{"success": false, "error": msg, "error_id": r.Header.Get(handlers.CorrelationHeader),
 		"error_code": code, "error_message": msg, "data": nil}
 }
 
 // suiteChatRoundTrip: create, a matched turn, the end of the conversation
 // and a turn refused after it (spec 2.1).
-func suiteChatRoundTrip(t *testing.T, m Mock) {
-	r := suiteDo(t, m, "POST", m.RuntimeURL("us-1")+suiteChatPath+"/create", map[string]any{"channel": "webchat"})
-	suiteStatus(t, r, http.StatusOK)
-	id, _ := r.object(t)["conversation_id"].(string)
+func suiteChatRoundTrip(t *testing.T, m mockplatform.Mock) {
+	r := Do(t, m, "POST", m.RuntimeURL("us-1")+suiteChatPath+"/create", map[string]any{"channel": "webchat"})
+	MustStatus(t, r, http.StatusOK)
+	id, _ := r.Object(t)["conversation_id"].(string)
 	if !suiteConvID.MatchString(id) {
 		t.Fatalf("conversation_id = %q, want CONV- and 10 digits", id)
 	}
-	suiteBody(t, r, map[string]any{"conversation_id": id, "response": suiteGreeting})
+	MustBody(t, r, map[string]any{"conversation_id": id, "response": suiteGreeting})
 
-	r = suiteRespond(t, m, id, "what are your hours?")
-	suiteStatus(t, r, http.StatusOK)
-	suiteBody(t, r, map[string]any{"conversation_id": id, "response": suiteHoursReply, "end_conversation": false})
+	r = ChatRespond(t, m, id, "what are your hours?")
+	MustStatus(t, r, http.StatusOK)
+	MustBody(t, r, map[string]any{"conversation_id": id, "response": suiteHoursReply, "end_conversation": false})
 
-	r = suiteRespond(t, m, id, "bye")
-	suiteStatus(t, r, http.StatusOK)
-	suiteBody(t, r, map[string]any{"conversation_id": id, "response": "Goodbye!", "end_conversation": true})
+	r = ChatRespond(t, m, id, "bye")
+	MustStatus(t, r, http.StatusOK)
+	MustBody(t, r, map[string]any{"conversation_id": id, "response": "Goodbye!", "end_conversation": true})
 
-	r = suiteRespond(t, m, id, "hello again")
-	suiteStatus(t, r, http.StatusGone)
-	suiteBody(t, r, suiteEnvelope(r, handlers.CodeChatEnded, handlers.MsgChatEnded))
+	r = ChatRespond(t, m, id, "hello again")
+	MustStatus(t, r, http.StatusGone)
+	MustBody(t, r, suiteEnvelope(r, handlers.CodeChatEnded, handlers.MsgChatEnded))
 }
 
 // suiteValidationError: a respond without conversation_id is refused
 // with the family's envelope and changes nothing.
-func suiteValidationError(t *testing.T, m Mock) {
-	r := suiteDo(t, m, "POST", m.RuntimeURL("us-1")+suiteChatPath+"/respond", map[string]any{"message": "hi"})
-	suiteStatus(t, r, http.StatusBadRequest)
-	suiteBody(t, r, suiteEnvelope(r, handlers.CodeChatInvalid, handlers.MsgChatIDRequired))
+func suiteValidationError(t *testing.T, m mockplatform.Mock) {
+	r := Do(t, m, "POST", m.RuntimeURL("us-1")+suiteChatPath+"/respond", map[string]any{"message": "hi"})
+	MustStatus(t, r, http.StatusBadRequest)
+	MustBody(t, r, suiteEnvelope(r, handlers.CodeChatInvalid, handlers.MsgChatIDRequired))
 
-	r = suiteRespond(t, m, "CONV-0000000000", "hi")
-	suiteStatus(t, r, http.StatusNotFound)
-	suiteBody(t, r, suiteEnvelope(r, handlers.CodeChatNotFound, handlers.MsgChatNotFound))
+	r = ChatRespond(t, m, "CONV-0000000000", "hi")
+	MustStatus(t, r, http.StatusNotFound)
+	MustBody(t, r, suiteEnvelope(r, handlers.CodeChatNotFound, handlers.MsgChatNotFound))
 
 	// Nothing was created: the first conversation still gets the
 	// greeting, and the journal holds the three calls with their statuses.
-	suiteCreate(t, m)
+	ChatCreate(t, m)
 	var got []int
-	for _, e := range m.Requests(RequestFilter{Family: "chat"}) {
+	for _, e := range m.Requests(mockplatform.RequestFilter{Family: "chat"}) {
 		got = append(got, e.Status)
 	}
 	if diff := cmp.Diff([]int{400, 404, 200}, got); diff != "" {
@@ -201,7 +213,7 @@ func suiteValidationError(t *testing.T, m Mock) {
 
 // suiteClockAdvance: the manual clock stands still, Advance moves it and
 // requests are stamped with the virtual time (CONTRACT section 3).
-func suiteClockAdvance(t *testing.T, m Mock) {
+func suiteClockAdvance(t *testing.T, m mockplatform.Mock) {
 	if now := m.Now(); !now.Equal(suiteStart) {
 		t.Fatalf("Now() = %v, want the scenario start %v", now, suiteStart)
 	}
@@ -212,8 +224,8 @@ func suiteClockAdvance(t *testing.T, m Mock) {
 	if got := m.Now(); !got.Equal(want) {
 		t.Fatalf("Now() after Advance = %v, want %v", got, want)
 	}
-	suiteCreate(t, m)
-	list := m.Requests(RequestFilter{Family: "chat"})
+	ChatCreate(t, m)
+	list := m.Requests(mockplatform.RequestFilter{Family: "chat"})
 	if len(list) != 1 || !list[0].Time.Equal(want) {
 		t.Fatalf("journal = %+v, want one entry at %v", list, want)
 	}
@@ -224,8 +236,8 @@ func suiteClockAdvance(t *testing.T, m Mock) {
 
 // suiteFault: a one-shot 503 on chat create, its counters, the journal's
 // fault id, removal and clearing; an invalid rule is refused.
-func suiteFault(t *testing.T, m Mock) {
-	rule := Fault{
+func suiteFault(t *testing.T, m mockplatform.Mock) {
+	rule := mockplatform.Fault{
 		Match:  faults.Match{Family: "chat", Method: "POST", Path: "/v1/*/*/chat/create"},
 		Action: faults.Action{Status: http.StatusServiceUnavailable, Code: "CHAT_UNAVAILABLE", Message: "try later"},
 		Times:  1,
@@ -242,16 +254,16 @@ func suiteFault(t *testing.T, m Mock) {
 		t.Fatalf("AddFault (-want +got):\n%s", diff)
 	}
 
-	r := suiteDo(t, m, "POST", m.RuntimeURL("us-1")+suiteChatPath+"/create", map[string]any{})
-	suiteStatus(t, r, http.StatusServiceUnavailable)
-	suiteBody(t, r, suiteEnvelope(r, "CHAT_UNAVAILABLE", "try later"))
-	suiteCreate(t, m) // Times: 1, so the next one passes
+	r := Do(t, m, "POST", m.RuntimeURL("us-1")+suiteChatPath+"/create", map[string]any{})
+	MustStatus(t, r, http.StatusServiceUnavailable)
+	MustBody(t, r, suiteEnvelope(r, "CHAT_UNAVAILABLE", "try later"))
+	ChatCreate(t, m) // Times: 1, so the next one passes
 
-	wantStatus := []FaultStatus{{Rule: rule, Matched: 2, Fired: 1, Exhausted: true}}
+	wantStatus := []mockplatform.FaultStatus{{Rule: rule, Matched: 2, Fired: 1, Exhausted: true}}
 	if diff := cmp.Diff(wantStatus, m.Faults()); diff != "" {
 		t.Fatalf("Faults() (-want +got):\n%s", diff)
 	}
-	list := m.Requests(RequestFilter{Family: "chat"})
+	list := m.Requests(mockplatform.RequestFilter{Family: "chat"})
 	if len(list) != 2 || list[0].Fault != added.ID || list[0].Status != 503 || list[1].Fault != "" {
 		t.Fatalf("journal = %+v, want the first entry marked with fault %s", list, added.ID)
 	}
@@ -263,7 +275,7 @@ func suiteFault(t *testing.T, m Mock) {
 		t.Fatal("RemoveFault(removed) = true")
 	}
 	for range 2 {
-		if _, err := m.AddFault(Fault{Match: faults.Match{Family: "chat"}, Action: faults.Action{Status: 500}}); err != nil {
+		if _, err := m.AddFault(mockplatform.Fault{Match: faults.Match{Family: "chat"}, Action: faults.Action{Status: 500}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -275,7 +287,7 @@ func suiteFault(t *testing.T, m Mock) {
 		t.Fatalf("Faults() after ClearFaults = %+v", got)
 	}
 
-	_, err = m.AddFault(Fault{Action: faults.Action{Status: 42}})
+	_, err = m.AddFault(mockplatform.Fault{Action: faults.Action{Status: 42}})
 	if err == nil || !strings.Contains(err.Error(), "action.status") {
 		t.Fatalf("AddFault(status 42) error = %v, want one naming action.status", err)
 	}
@@ -286,10 +298,10 @@ func suiteFault(t *testing.T, m Mock) {
 
 // suiteReset: data, clock, faults and journal go back to the scenario's
 // initial state.
-func suiteReset(t *testing.T, m Mock) {
-	id := suiteCreate(t, m)
+func suiteReset(t *testing.T, m mockplatform.Mock) {
+	id := ChatCreate(t, m)
 	m.Advance(time.Hour)
-	if _, err := m.AddFault(Fault{Match: faults.Match{Family: "alerts"}, Action: faults.Action{Status: 500}}); err != nil {
+	if _, err := m.AddFault(mockplatform.Fault{Match: faults.Match{Family: "alerts"}, Action: faults.Action{Status: 500}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := m.Reset(); err != nil {
@@ -301,28 +313,28 @@ func suiteReset(t *testing.T, m Mock) {
 	if got := m.Faults(); len(got) != 0 {
 		t.Fatalf("Faults() after Reset = %+v", got)
 	}
-	if got := m.Requests(RequestFilter{}); len(got) != 0 {
+	if got := m.Requests(mockplatform.RequestFilter{}); len(got) != 0 {
 		t.Fatalf("journal after Reset = %+v", got)
 	}
-	r := suiteRespond(t, m, id, "hi")
-	suiteStatus(t, r, http.StatusNotFound)
-	suiteBody(t, r, suiteEnvelope(r, handlers.CodeChatNotFound, handlers.MsgChatNotFound))
+	r := ChatRespond(t, m, id, "hi")
+	MustStatus(t, r, http.StatusNotFound)
+	MustBody(t, r, suiteEnvelope(r, handlers.CodeChatNotFound, handlers.MsgChatNotFound))
 }
 
 // suiteJournal: entries, filters, redaction and warnings.
-func suiteJournal(t *testing.T, m Mock) {
-	r := suiteDo(t, m, "POST", m.RuntimeURL("us-1")+suiteChatPath+"/create", map[string]any{"surprise": 1})
-	suiteStatus(t, r, http.StatusOK)
-	id, _ := r.object(t)["conversation_id"].(string)
-	suiteRespond(t, m, id, "what are your hours?")
-	suiteRespond(t, m, "", "no id")
+func suiteJournal(t *testing.T, m mockplatform.Mock) {
+	r := Do(t, m, "POST", m.RuntimeURL("us-1")+suiteChatPath+"/create", map[string]any{"surprise": 1})
+	MustStatus(t, r, http.StatusOK)
+	id, _ := r.Object(t)["conversation_id"].(string)
+	ChatRespond(t, m, id, "what are your hours?")
+	ChatRespond(t, m, "", "no id")
 
-	all := m.Requests(RequestFilter{})
+	all := m.Requests(mockplatform.RequestFilter{})
 	if len(all) != 3 {
 		t.Fatalf("journal has %d entries, want 3: %+v", len(all), all)
 	}
 	first := all[0]
-	want := Request{
+	want := mockplatform.Request{
 		Seq: 1, Time: suiteStart, Family: "chat", Method: "POST", Path: "/runtime/us-1" + suiteChatPath + "/create",
 		Region: "us-1", Status: 200, CorrelationID: r.Header.Get(handlers.CorrelationHeader),
 		RequestBody: `{"surprise":1}`, ResponseBody: string(r.Body),
@@ -343,16 +355,16 @@ func suiteJournal(t *testing.T, m Mock) {
 
 	checks := []struct {
 		name string
-		f    RequestFilter
+		f    mockplatform.RequestFilter
 		want []int64 // Seq
 	}{
-		{"family", RequestFilter{Family: "chat"}, []int64{1, 2, 3}},
-		{"other family", RequestFilter{Family: "alerts"}, nil},
-		{"method", RequestFilter{Method: "get"}, nil},
-		{"path", RequestFilter{Path: "/chat/respond"}, []int64{2, 3}},
-		{"status", RequestFilter{Status: 400}, []int64{3}},
-		{"limit", RequestFilter{Limit: 2}, []int64{2, 3}},
-		{"path and limit", RequestFilter{Path: "respond", Limit: 1}, []int64{3}},
+		{"family", mockplatform.RequestFilter{Family: "chat"}, []int64{1, 2, 3}},
+		{"other family", mockplatform.RequestFilter{Family: "alerts"}, nil},
+		{"method", mockplatform.RequestFilter{Method: "get"}, nil},
+		{"path", mockplatform.RequestFilter{Path: "/chat/respond"}, []int64{2, 3}},
+		{"status", mockplatform.RequestFilter{Status: 400}, []int64{3}},
+		{"limit", mockplatform.RequestFilter{Limit: 2}, []int64{2, 3}},
+		{"path and limit", mockplatform.RequestFilter{Path: "respond", Limit: 1}, []int64{3}},
 	}
 	for _, c := range checks {
 		var seqs []int64
@@ -390,8 +402,8 @@ credentials:
 
 // suiteScenario: a new scenario replaces the old one and resets; an
 // invalid one is refused and changes nothing.
-func suiteScenario(t *testing.T, m Mock) {
-	old := suiteCreate(t, m)
+func suiteScenario(t *testing.T, m mockplatform.Mock) {
+	old := ChatCreate(t, m)
 	if err := m.LoadScenarioYAML([]byte(suiteScenarioYAML)); err != nil {
 		t.Fatalf("LoadScenarioYAML: %v", err)
 	}
@@ -399,18 +411,18 @@ func suiteScenario(t *testing.T, m Mock) {
 	if now := m.Now(); !now.Equal(start) {
 		t.Fatalf("Now() = %v, want the new scenario's start %v", now, start)
 	}
-	r := suiteDo(t, m, "POST", m.RuntimeURL("us-1")+suiteChatPath+"/create", map[string]any{})
-	suiteStatus(t, r, http.StatusOK)
-	if got := r.object(t)["response"]; got != "Suite says hello." {
+	r := Do(t, m, "POST", m.RuntimeURL("us-1")+suiteChatPath+"/create", map[string]any{})
+	MustStatus(t, r, http.StatusOK)
+	if got := r.Object(t)["response"]; got != "Suite says hello." {
 		t.Fatalf("greeting = %v, want the new scenario's", got)
 	}
-	suiteStatus(t, suiteRespond(t, m, old, "hi"), http.StatusNotFound)
+	MustStatus(t, ChatRespond(t, m, old, "hi"), http.StatusNotFound)
 
 	err := m.LoadScenarioYAML([]byte("name: broken\naccounts:\n  - slug: [not, a, string]\n"))
 	if err == nil {
 		t.Fatal("LoadScenarioYAML(invalid) = nil, want an error")
 	}
-	if len(m.Requests(RequestFilter{})) != 2 {
+	if len(m.Requests(mockplatform.RequestFilter{})) != 2 {
 		t.Fatal("a refused scenario reset the journal")
 	}
 	if now := m.Now(); !now.Equal(start) {
