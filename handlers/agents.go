@@ -281,9 +281,8 @@ func (a *API) updateAgent(c *gin.Context, fn func(d *agentDoc) error) (*agentDoc
 func (a *API) handleAgentList(c *gin.Context) error {
 	p := principal(c)
 	list := []agentView{}
-	err := a.store.ListDocs(docAgent, p.Region, func(_ string, raw []byte) bool {
-		var d agentDoc
-		if json.Unmarshal(raw, &d) == nil && d.AccountID == p.Account.ID {
+	err := store.ListDocs(a.store, docAgent, p.Region, func(_ string, d *agentDoc) bool {
+		if d.AccountID == p.Account.ID {
 			list = append(list, d.view())
 		}
 		return true

@@ -7,7 +7,6 @@ package handlers
 
 import (
 	"cmp"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -254,11 +253,11 @@ func (a *API) handleAlertRuleCreate(c *gin.Context) error {
 // countAccountDocs counts the documents of a kind that belong to an account.
 func (a *API) countAccountDocs(kind, region, account string) (int, error) {
 	n := 0
-	err := a.store.ListDocs(kind, region, func(_ string, raw []byte) bool {
-		var owner struct {
-			AccountID string `json:"account_id"`
-		}
-		if json.Unmarshal(raw, &owner) == nil && owner.AccountID == account {
+	type owner struct {
+		AccountID string `json:"account_id"`
+	}
+	err := store.ListDocs(a.store, kind, region, func(_ string, o *owner) bool {
+		if o.AccountID == account {
 			n++
 		}
 		return true
@@ -373,9 +372,8 @@ func (a *API) handleAlertRuleDelete(c *gin.Context) error {
 // listAlertRules reads the account's rules in id order.
 func (a *API) listAlertRules(region, account string) ([]*alertRule, error) {
 	var out []*alertRule
-	err := a.store.ListDocs(docAlertRule, region, func(_ string, raw []byte) bool {
-		r := new(alertRule)
-		if json.Unmarshal(raw, r) == nil && (account == "" || r.AccountID == account) {
+	err := store.ListDocs(a.store, docAlertRule, region, func(_ string, r *alertRule) bool {
+		if account == "" || r.AccountID == account {
 			out = append(out, r)
 		}
 		return true

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/agentplatform/mockplatform/faults"
 	"github.com/agentplatform/mockplatform/scenario"
+	"github.com/agentplatform/mockplatform/store"
 )
 
 var builderHeaders = []string{"x-api-key", "test-builder-key", "Content-Type", "application/json"}
@@ -670,8 +672,8 @@ func (h *harness) buildDocs() map[string]string {
 	out := map[string]string{}
 	for _, kind := range []string{docAlertRule, docWebhook, docAgent, docSnapshot} {
 		for _, region := range scenario.Regions {
-			if err := h.store.ListDocs(kind, region, func(id string, raw []byte) bool {
-				out[kind+"/"+region+"/"+id] = string(raw)
+			if err := store.ListDocs(h.store, kind, region, func(id string, doc *map[string]any) bool {
+				out[kind+"/"+region+"/"+id] = fmt.Sprint(*doc)
 				return true
 			}); err != nil {
 				h.t.Fatal(err)

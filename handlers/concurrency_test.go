@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	gojson "github.com/goccy/go-json"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentplatform/mockplatform/store"
@@ -382,91 +381,43 @@ func TestConcurrencyCacheProperty(t *testing.T) {
 	}
 }
 
-// decodeSpanCases are records decodeSpan must read exactly as
-// the store's decoder does: plain ones, reordered keys, escapes, nulls, nested
-// values with quotes and brackets in strings, missing fields, malformed.
-var decodeSpanCases = []string{
-	`{"id":"A","variant_id":"V","variant_name":"Spring Promo","environment":"live","started_at":"2026-02-01T00:00:00Z","ended_at":"2026-02-01T00:05:00.5Z","in_progress":false,"from_number":"+1","to_number":"+2","language":"en-GB","turns":[{"user_input":"x"}]}`,
-	`{"turns":[{"user_input":"a \"quoted\" ] } { [ text","n":[1,[2,{"x":"}"}]]}],"metrics":{"a":{"b":null}},"started_at":"2026-02-01T00:00:00+01:00","in_progress":true,"environment":"sandbox"}`,
-	` { "started_at" : "2026-02-01T00:00:00Z" ,	"variant_name" : "Caf\u00e9" , "to_number":"+44"}`,
-	`{"variant_name":"a\\b","started_at":"2026-02-01T00:00:00Z"}`,
-	`{"variant_name":null,"started_at":"2026-02-01T00:00:00Z","ended_at":"0001-01-01T00:00:00Z"}`,
-	`{"num_ood":12,"handoff":true,"x":-1.5e3,"started_at":"2026-02-01T00:00:00Z","in_progress":false}`,
-	`{"started_at":"2026-02-01T00:00:00Z","started_at":"2026-02-02T00:00:00Z"}`,
-	`{}`,
-	`{"started_at":"not a time"}`,
-	`{"started_at":"2026-02-01T00:00:00Z"`,
-	`{"started_at":}`,
-	`{"in_progress":1}`,
-	`[1,2]`,
-	``,
-	"{\"0\":0,\"0)\":true,\"7\":0,\"\\", // goccy/go-json panics on it
-}
-
-// decodeSpanCheck: for valid JSON decodeSpan gives the result and error of
-// the store's decoder (goccy/go-json); invalid JSON (which the store never
-// holds) must only not panic, since the fast path stops reading once it
-// has its fields.
-func decodeSpanCheck(t *testing.T, raw string) {
-	t.Helper()
-	if !json.Valid([]byte(raw)) { // the strict check of encoding/json
-		var r spanRecord
-		_ = decodeSpan(raw, &r)
-		return
-	}
-	var want spanRecord
-	wantErr := func() (err error) {
-		defer func() {
-			if p := recover(); p != nil {
-				err = fmt.Errorf("panic: %v", p)
-			}
-		}()
-		return gojson.Unmarshal([]byte(raw), &want)
-	}()
-	var got spanRecord
-	gotErr := decodeSpan(raw, &got)
-	if (wantErr == nil) != (gotErr == nil) {
-		t.Fatalf("%q: error %v, goccy/go-json says %v", raw, gotErr, wantErr)
-	}
-	if wantErr == nil {
-		if diff := cmp.Diff(want, got, cmp.AllowUnexported(spanRecord{})); diff != "" {
-			t.Errorf("%q (-goccy/go-json +decodeSpan):\n%s", raw, diff)
-		}
-	}
-}
-
-func TestDecodeSpan(t *testing.T) {
-	for _, raw := range decodeSpanCases {
-		decodeSpanCheck(t, raw)
-	}
-	// Every record of a generated data set and of the test scenario, and
-	// the fast path is the one taken for them.
+// The store's span reader (store.ScanSpans) reads every record of a
+// generated data set and of the test scenario as the store's full decoder
+// does (the fast path on the store's own encodings is store's test).
+func TestSpansOfStoredRecords(t *testing.T) {
+	t.Parallel()
 	for _, yaml := range []string{benchScenario(300), dataScenario} {
 		h := newHarness(t, yaml)
 		n := 0
 		for _, project := range []string{"2001", "2002"} {
-			err := h.store.ScanConversations("us", "1001", project, time.Time{}, time.Time{}, func(key, raw string) bool {
-				n++
-				decodeSpanCheck(t, raw)
-				var r spanRecord
-				if !decodeSpanFast(raw, &r) {
-					t.Errorf("%s: stored record not read by the fast path", key)
+			var spans []store.Span
+			err := h.store.ScanSpans("us", "1001", project, func(ref store.SpanRef) bool {
+				sp, err := ref.Span()
+				if err != nil {
+					t.Errorf("%s: %v", ref.Key, err)
 				}
+				spans = append(spans, sp)
 				return true
 			})
 			if err != nil {
 				t.Fatal(err)
+			}
+			for _, sp := range spans {
+				n++
+				c, err := h.store.GetConversation("us", sp.ID)
+				if err != nil {
+					t.Fatalf("%s: %v", sp.ID, err)
+				}
+				want := store.Span{ID: c.ID, StartedAt: c.StartedAt, EndedAt: c.EndedAt, InProgress: c.InProgress,
+					Environment: c.Environment, VariantID: c.VariantID, VariantName: c.VariantName, Language: c.Language,
+					FromNumber: c.FromNumber, ToNumber: c.ToNumber}
+				if diff := cmp.Diff(want, sp); diff != "" {
+					t.Errorf("%s (-record +span):\n%s", sp.ID, diff)
+				}
 			}
 		}
 		if n == 0 {
 			t.Fatal("no records scanned")
 		}
 	}
-}
-
-func FuzzDecodeSpan(f *testing.F) {
-	for _, raw := range decodeSpanCases {
-		f.Add(raw)
-	}
-	f.Fuzz(func(t *testing.T, raw string) { decodeSpanCheck(t, raw) })
 }

@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"encoding/json"
 	"maps"
 	"slices"
 	"strings"
@@ -154,11 +153,8 @@ func (a *API) rebuildRuntimeIndex() {
 	idx := runtimeIndex{}
 	for _, region := range scenario.Regions {
 		var agents []*agentDoc
-		err := a.store.ListDocs(docAgent, region, func(_ string, raw []byte) bool {
-			d := new(agentDoc)
-			if json.Unmarshal(raw, d) == nil {
-				agents = append(agents, d)
-			}
+		err := store.ListDocs(a.store, docAgent, region, func(_ string, d *agentDoc) bool {
+			agents = append(agents, d)
 			return true
 		})
 		if err != nil {

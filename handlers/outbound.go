@@ -529,11 +529,8 @@ func (a *API) answerCall(call *outboundCall) {
 func (a *API) rearmCalls() {
 	for _, region := range scenario.Regions {
 		var calls []*outboundCall
-		err := a.store.ListDocs(docOutboundCall, region, func(_ string, raw []byte) bool {
-			var call outboundCall
-			if json.Unmarshal(raw, &call) == nil {
-				calls = append(calls, &call)
-			}
+		err := store.ListDocs(a.store, docOutboundCall, region, func(_ string, call *outboundCall) bool {
+			calls = append(calls, call)
 			return true
 		})
 		if err != nil {

@@ -6,12 +6,13 @@ package handlers
 // inbound number (CallNumber, telephony.go).
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
 
 	"github.com/gin-gonic/gin"
+
+	"github.com/agentplatform/mockplatform/store"
 )
 
 func (a *API) registerTelephonyNumbers(rt gin.IRoutes) {
@@ -68,15 +69,12 @@ func (a *API) takenNumbersLocked(region, account string) (map[string]bool, error
 			}
 		}
 	}
-	err := a.store.ListDocs(docTelephony, region, func(id string, raw []byte) bool {
+	err := store.ListDocs(a.store, docTelephony, region, func(id string, t *telephonyDoc) bool {
 		if id == account {
 			return true
 		}
-		var t telephonyDoc
-		if json.Unmarshal(raw, &t) == nil {
-			for _, n := range t.Numbers {
-				taken[n.Number] = true
-			}
+		for _, n := range t.Numbers {
+			taken[n.Number] = true
 		}
 		return true
 	})

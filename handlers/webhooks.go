@@ -336,9 +336,8 @@ func (a *API) handleWebhookList(c *gin.Context) error {
 // listWebhooks reads an account's endpoints in id order.
 func (a *API) listWebhooks(region, account string) ([]*webhookEndpoint, error) {
 	var out []*webhookEndpoint
-	err := a.store.ListDocs(docWebhook, region, func(_ string, raw []byte) bool {
-		e := new(webhookEndpoint)
-		if json.Unmarshal(raw, e) == nil && e.AccountID == account {
+	err := store.ListDocs(a.store, docWebhook, region, func(_ string, e *webhookEndpoint) bool {
+		if e.AccountID == account {
 			out = append(out, e)
 		}
 		return true
