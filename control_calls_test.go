@@ -41,6 +41,7 @@ credentials:
 `
 
 func TestDialReservedNumber(t *testing.T) {
+	t.Parallel()
 	p := Start(t, WithScenarioYAML([]byte(callsScenario)), WithoutListener())
 	status, body := call(t, p, "POST", p.RuntimeURL("us-1")+"/v1/conversations/dni-reservation",
 		`{"attributes":{"name":"Ada","cart":{"items":[1,2]}}}`, "x-api-key", "dni-key")
@@ -102,6 +103,7 @@ func reserveAgain(t *testing.T, p *Platform) (int, error) {
 // TestGeneratedDataSurvivesReset: generation is paid once per load; Reset
 // restores the same records.
 func TestGeneratedDataSurvivesReset(t *testing.T) {
+	t.Parallel()
 	yaml := strings.Replace(callsScenario, "        dialogue:",
 		"        generate: [{count: 100, from: 2026-02-01T00:00:00Z, to: 2026-02-02T00:00:00Z}]\n        dialogue:", 1)
 	p := Start(t, WithScenarioYAML([]byte(yaml)), WithoutListener())
@@ -145,6 +147,7 @@ func dialReserved(t *testing.T, p *Platform, attrs string) string {
 // the caller speaks, is handed off (readable through the Handoff API),
 // and another call is hung up; then the errors of both routes.
 func TestCallSayAndHangup(t *testing.T) {
+	t.Parallel()
 	p := Start(t, WithScenarioYAML([]byte(callsScenario)), WithoutListener())
 	id := dialReserved(t, p, `{"name":"Ada"}`)
 	calls := p.URL() + "/_mock/calls/"
@@ -227,6 +230,7 @@ func chatCreateWith(t *testing.T, p *Platform) string {
 // progress, and its handoff data is readable through the Handoff API; a
 // reset brings the series back.
 func TestRuntimeFamiliesShareOneWorld(t *testing.T) {
+	t.Parallel()
 	p := Start(t, WithScenarioYAML([]byte(callsScenario)), WithoutListener())
 	rt := p.RuntimeURL("us-1")
 	conc := func() []any {
@@ -289,6 +293,7 @@ func TestRuntimeFamiliesShareOneWorld(t *testing.T) {
 // CONNECTOR-00000001, live) reaches the support agent: a voice
 // conversation of the connector's environment, which a caller can talk to.
 func TestDialConnectorNumber(t *testing.T) {
+	t.Parallel()
 	p := Start(t, WithoutListener())
 	r, err := p.Dial("+14155550150", "+447700900123")
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 )
 
 func TestMessagingControlExpireSession(t *testing.T) {
+	t.Parallel()
 	p := Start(t)
 	sid, tok, conn := openSession(t, p)
 	list := p.MessagingSessions()
@@ -39,6 +40,7 @@ func TestMessagingControlExpireSession(t *testing.T) {
 }
 
 func TestMessagingExpiryByAdvance(t *testing.T) {
+	t.Parallel()
 	p := Start(t)
 	_, _, conn := openSession(t, p)
 	if status, _ := call(t, p, "POST", p.URL()+"/_mock/clock/advance", `{"duration":"10m"}`); status != 200 {
@@ -53,6 +55,7 @@ func TestMessagingExpiryByAdvance(t *testing.T) {
 }
 
 func TestMessagingCloseWithOpenSocket(t *testing.T) {
+	t.Parallel()
 	p, err := New()
 	if err != nil {
 		t.Fatal(err)

@@ -366,6 +366,7 @@ func TestControlNeverJournaledNorFaulted(t *testing.T) {
 }
 
 func TestControlScenarioEmptyBody(t *testing.T) {
+	t.Parallel()
 	p := Start(t, WithoutListener())
 	resp, err := p.Client().Post(p.URL()+"/_mock/scenario", "application/yaml", strings.NewReader("  \n"))
 	if err != nil {
@@ -381,6 +382,7 @@ func TestControlScenarioEmptyBody(t *testing.T) {
 }
 
 func TestUnknownPresetRefused(t *testing.T) {
+	t.Parallel()
 	p := Start(t, WithoutListener())
 	_, err := p.AddFault(Fault{Action: FaultAction{Preset: "no.such.preset"}})
 	if err == nil || !strings.Contains(err.Error(), `unknown preset "no.such.preset"`) {

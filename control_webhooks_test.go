@@ -14,6 +14,7 @@ import (
 // alerts.triggered verified with VerifyWebhook, the delivery log in Go and
 // in the control plane, and a reset that drops it.
 func TestWebhookDeliveryThroughPlatform(t *testing.T) {
+	t.Parallel()
 	got := make(chan *http.Request, 8)
 	bodies := make(chan []byte, 8)
 	rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -5,12 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
+	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -453,66 +456,138 @@ func TestServeAfterClose(t *testing.T) {
 // TestCloseWaitsForRequests holds a request in a fault's real delay, closes
 // the platform meanwhile, and checks that Close returned only after the
 // request was answered.
+// heldBody is a request body whose first Read reports that the handler
+// has started reading it (the request is in flight) and then blocks until
+// release is closed; then it ends.
+type heldBody struct {
+	reading chan struct{} // closed by the first Read
+	release chan struct{}
+	once    sync.Once
+}
+
+func newHeldBody() *heldBody {
+	return &heldBody{reading: make(chan struct{}), release: make(chan struct{})}
+}
+
+func (b *heldBody) Read(p []byte) (int, error) {
+	b.once.Do(func() { close(b.reading) })
+	<-b.release
+	return 0, io.EOF
+}
+
+func (b *heldBody) Close() error { return nil }
+
+// sendHeld sends a chat create whose body is held; the answer (or the
+// error, as status -1) arrives on the channel.
+func sendHeld(p *Platform, client *http.Client, body *heldBody) <-chan reply {
+	answered := make(chan reply, 1)
+	go func() {
+		req, _ := http.NewRequest("POST", p.RuntimeURL("us-1")+"/v1/acme/support/chat/create", body)
+		req.Header.Set("Expect", "100-continue") // over a socket: no body before the handler reads it
+		for i := 0; i < len(chatHeaders); i += 2 {
+			req.Header.Set(chatHeaders[i], chatHeaders[i+1])
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			answered <- reply{Status: -1, Body: []byte(err.Error())}
+			return
+		}
+		data, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		answered <- reply{Status: resp.StatusCode, Body: data}
+	}()
+	return answered
+}
+
+// closeWaited checks, once Close has returned, that the request held
+// during Close was answered first: its journal entry (written after the
+// answer) is there, and the client got a 200.
+func closeWaited(t *testing.T, p *Platform, answered <-chan reply) {
+	t.Helper()
+	if got := p.Requests(RequestFilter{Family: "chat"}); len(got) != 1 || got[0].Status != http.StatusOK {
+		t.Fatalf("Close returned before the request in flight was answered; journal: %+v", got)
+	}
+	if r := <-answered; r.Status != http.StatusOK {
+		t.Fatalf("held request: status %d: %s", r.Status, r.Body)
+	}
+}
+
+// Close waits for the requests in flight. In memory, inside a synctest
+// bubble: the request is held inside its handler, Close is called and is
+// seen blocked (every goroutine of the bubble waits), then the request is
+// released and Close returns after its answer.
 func TestCloseWaitsForRequests(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct {
-		name     string
-		listener bool
-	}{{"memory", false}, {"listener", true}} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			var p *Platform
-			client := (*http.Client)(nil)
-			if tc.listener {
-				p = Start(t)
-				client = socketClient(t)
-			} else {
-				p = Start(t, WithoutListener())
-				client = p.Client()
-			}
-			const hold = 300 * time.Millisecond
-			if _, err := p.AddFault(Fault{Match: faultMatch("chat", ""), Action: faultDelay(hold)}); err != nil {
-				t.Fatal(err)
-			}
-			answered := make(chan reply, 1)
-			go func() {
-				req, _ := http.NewRequest("POST", p.RuntimeURL("us-1")+"/v1/acme/support/chat/create", nil)
-				for i := 0; i < len(chatHeaders); i += 2 {
-					req.Header.Set(chatHeaders[i], chatHeaders[i+1])
-				}
-				resp, err := client.Do(req)
-				if err != nil {
-					answered <- reply{Status: -1, Body: []byte(err.Error())}
-					return
-				}
-				body, _ := io.ReadAll(resp.Body)
-				resp.Body.Close()
-				answered <- reply{Status: resp.StatusCode, Body: body}
-			}()
-			// Wait (without sleeping) until the request is inside the delay.
-			deadline := time.Now().Add(10 * time.Second)
-			for p.Faults()[0].Fired == 0 {
-				if time.Now().After(deadline) {
-					t.Fatal("the request never reached the fault")
-				}
-				runtime.Gosched()
-			}
+	synctest.Test(t, func(t *testing.T) {
+		p := Start(t, WithoutListener())
+		body := newHeldBody()
+		answered := sendHeld(p, p.Client(), body)
+		<-body.reading // the handler is reading the body: the request is in flight
+		closed := make(chan struct{})
+		go func() {
 			p.Close()
-			// The handler has finished (its journal entry is written after
-			// the answer) by the time Close returns.
-			if got := p.Requests(RequestFilter{Family: "chat"}); len(got) != 1 || got[0].Status != http.StatusOK {
-				t.Fatalf("Close returned before the request in flight was answered; journal: %+v", got)
-			}
-			select {
-			case r := <-answered:
-				if r.Status != http.StatusOK {
-					t.Fatalf("held request: status %d: %s", r.Status, r.Body)
-				}
-			case <-time.After(10 * time.Second):
-				t.Fatal("the client never got its answer")
-			}
-		})
+			close(closed)
+		}()
+		synctest.Wait() // Close runs until it blocks
+		select {
+		case <-closed:
+			t.Fatal("Close returned with a request in flight")
+		default:
+		}
+		close(body.release)
+		<-closed
+		closeWaited(t, p, answered)
+		// buntdb's background goroutines notice a closed database on their
+		// next one-second tick; the bubble's fake clock gets there at once.
+		time.Sleep(2 * time.Second)
+	})
+}
+
+// signalListener reports when it is closed.
+type signalListener struct {
+	net.Listener
+	closed chan struct{}
+	once   sync.Once
+}
+
+func (l *signalListener) Close() error {
+	l.once.Do(func() { close(l.closed) })
+	return l.Listener.Close()
+}
+
+// Over a listener: the request is held inside its handler (Expect:
+// 100-continue: the client sends no body before the handler reads it), and
+// released only once Close has closed the listener, so Close is under way
+// while the request is in flight.
+func TestCloseWaitsForRequestsOverListener(t *testing.T) {
+	t.Parallel()
+	p := newPlatform(t)
+	srv := httptest.NewUnstartedServer(p)
+	lis := &signalListener{Listener: srv.Listener, closed: make(chan struct{})}
+	srv.Listener = lis
+	srv.Start()
+	p.mu.Lock()
+	p.srv = srv // as Start does
+	p.mu.Unlock()
+	tr := &http.Transport{ExpectContinueTimeout: time.Hour}
+	t.Cleanup(tr.CloseIdleConnections)
+	body := newHeldBody()
+	answered := sendHeld(p, &http.Client{Transport: tr}, body)
+	<-body.reading
+	closed := make(chan struct{})
+	go func() {
+		p.Close()
+		close(closed)
+	}()
+	<-lis.closed // Close is closing the server
+	select {
+	case <-closed:
+		t.Fatal("Close returned with a request in flight")
+	default:
 	}
+	close(body.release)
+	<-closed
+	closeWaited(t, p, answered)
 }
 
 func TestResetRestoresInitialState(t *testing.T) {
@@ -685,6 +760,7 @@ func TestMockInterface(t *testing.T) {
 }
 
 func TestOutboundLifecycleByAdvance(t *testing.T) {
+	t.Parallel()
 	p := Start(t)
 	hdr := []string{"X-PolyAi-Auth-Token", "test-outbound-token"}
 	status, body := call(t, p, "POST", p.URL()+"/runtime/us-1/v1/outbound-calling", `{"to_number":"+14155552671"}`, hdr...)

@@ -12,11 +12,13 @@ import (
 // real listener (the container runs it over the network in
 // mockdcontainer).
 func TestBehaviourSuite(t *testing.T) {
+	t.Parallel()
 	mocktest.RunBehaviourSuite(t, func(t *testing.T) mockplatform.Mock { return mockplatform.Start(t) })
 }
 
 // TestBehaviourSuiteNoListener runs it with the in-memory transport.
 func TestBehaviourSuiteNoListener(t *testing.T) {
+	t.Parallel()
 	mocktest.RunBehaviourSuite(t, func(t *testing.T) mockplatform.Mock { return mockplatform.Start(t, mockplatform.WithoutListener()) })
 }
 
@@ -24,6 +26,7 @@ func TestBehaviourSuiteNoListener(t *testing.T) {
 // records and issues new conversation IDs that do not collide with the
 // stored ones (the seeded generator would otherwise replay them).
 func TestDataFileRestartIDs(t *testing.T) {
+	t.Parallel()
 	path := t.TempDir() + "/mockd.db"
 	first := mockplatform.Start(t, mockplatform.WithoutListener(), mockplatform.WithDataFile(path))
 	var ids []string

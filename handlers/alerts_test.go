@@ -81,6 +81,7 @@ func alertVolumeRule(extra map[string]any) map[string]any {
 var alertIDRE = regexp.MustCompile(`^ar_[A-Za-z0-9]{22}$`)
 
 func TestAlertRuleCreateAndGet(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	got := h.alertCreate(alertVolumeRule(nil))
 	id, _ := got["id"].(string)
@@ -122,6 +123,7 @@ func mustJSON(t testing.TB, v any) []byte {
 }
 
 func TestAlertRuleValidation(t *testing.T) {
+	t.Parallel()
 	metricMsg := "must be one of: turn_latency_p50, turn_latency_p95, api_errors, function_errors, call_crashes, call_volume"
 	cases := []struct {
 		name string
@@ -164,6 +166,7 @@ func TestAlertRuleValidation(t *testing.T) {
 }
 
 func TestAlertRuleIDsAndScope(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, alertsTwoAccounts)
 	id := h.alertCreate(alertVolumeRule(nil))["id"].(string)
 	for _, m := range []string{"GET", "PATCH", "DELETE"} {
@@ -186,6 +189,7 @@ func TestAlertRuleIDsAndScope(t *testing.T) {
 }
 
 func TestAlertRuleLimit(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, alertsTwoAccounts)
 	h.alertCreate(alertVolumeRule(nil))
 	h.alertCreate(alertVolumeRule(nil))
@@ -211,6 +215,7 @@ func TestAlertRuleLimit(t *testing.T) {
 }
 
 func TestAlertRulePatchListDelete(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, alertsTwoAccounts)
 	id := h.alertCreate(alertVolumeRule(nil))["id"].(string)
 	before := h.alertGet(id)
@@ -385,6 +390,7 @@ func (h *harness) chatCreateN(n int) {
 // chat conversations, a signed alerts.triggered at an httptest receiver,
 // volume falls, alerts.resolved.
 func TestAlertDoneWhen(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	rc := newReceiver(t, nil)
 	ep := h.webhookCreate(map[string]any{"name": "ops", "url": rc.srv.URL + "/hooks",
@@ -464,6 +470,7 @@ func TestAlertDoneWhen(t *testing.T) {
 // alertStateHarness has a rule and a receiver; step runs n conversations,
 // advances to the next evaluation and returns the rule.
 func TestAlertStateMoves(t *testing.T) {
+	t.Parallel()
 	type step struct {
 		convs     int
 		wantState string
@@ -529,6 +536,7 @@ func TestAlertStateMoves(t *testing.T) {
 }
 
 func TestAlertInitialUnknownAndFailedEvaluation(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, string(scenarioDefaultYAML())+"\nfidelity: {initial_alert_state: unknown}\n")
 	id := h.alertCreate(alertVolumeRule(nil))["id"].(string)
 	if st := h.alertGet(id); st["current_state"] != "unknown" {
@@ -567,6 +575,7 @@ func TestAlertInitialUnknownAndFailedEvaluation(t *testing.T) {
 }
 
 func TestAlertPresets(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	for preset, want := range map[string]struct {
 		status int
@@ -588,6 +597,7 @@ func TestAlertPresets(t *testing.T) {
 }
 
 func TestAlertMetrics(t *testing.T) {
+	t.Parallel()
 	yaml := `
 accounts:
   - slug: acme
@@ -654,6 +664,7 @@ credentials:
 }
 
 func TestPercentile(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		in   []int64
 		p    int

@@ -35,6 +35,7 @@ func (h *harness) putSpan(id string, start time.Time, d time.Duration, mutate ..
 var concBase = time.Date(2026, 2, 10, 9, 0, 0, 0, time.UTC)
 
 func TestConcurrencyPeak(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, dataScenario)
 	// Interval 09:00: A [09:00,09:02) and B [09:03,09:04) never overlap
 	// (peak 1, though two touch it); C [09:01,09:09) overlaps A.
@@ -62,6 +63,7 @@ func TestConcurrencyPeak(t *testing.T) {
 // TestConcurrencyProperty compares the sweep with a brute force over
 // every nanosecond boundary of random data.
 func TestConcurrencyProperty(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, dataScenario)
 	r := rand.New(rand.NewPCG(3, 4))
 	type iv struct{ s, e time.Time }
@@ -102,6 +104,7 @@ func TestConcurrencyProperty(t *testing.T) {
 }
 
 func TestConcurrencyInProgressCountsToNow(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, dataScenario)
 	// Seed CONV-S4 started 11:50 and is in progress; now is 12:00.
 	r := h.concurrency("start_time=2026-03-01T11:45:00Z&end_time=2026-03-01T12:05:00Z")
@@ -116,6 +119,7 @@ func TestConcurrencyInProgressCountsToNow(t *testing.T) {
 }
 
 func TestConcurrencyFiltersAndSlices(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, dataScenario)
 	set := func(v, vn, lang, from string) func(*store.Conversation) {
 		return func(c *store.Conversation) { c.VariantID, c.VariantName, c.Language, c.FromNumber = v, vn, lang, from }
@@ -161,6 +165,7 @@ func TestConcurrencyFiltersAndSlices(t *testing.T) {
 }
 
 func TestConcurrencyErrors(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, dataScenario)
 	ok := "start_time=2026-02-10T09:00:00Z&end_time=2026-02-10T10:00:00Z"
 	for _, tc := range []struct {
@@ -261,6 +266,7 @@ func concBrute(spans [][2]int64, lo, hi int64) int {
 // the previous one; each answer is compared with a brute force over the
 // records as the test knows them.
 func TestConcurrencyCacheProperty(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, dataScenario)
 	r := rand.New(rand.NewPCG(11, 12))
 	base := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC) // the clock starts at 12:00

@@ -46,6 +46,7 @@ func allConversations(t testing.TB, st *store.Store) []*store.Conversation {
 }
 
 func TestGenerateMix(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, genScenario)
 	list := allConversations(t, h.store)
 	if len(list) != 2000 {
@@ -115,6 +116,7 @@ func TestGenerateMix(t *testing.T) {
 }
 
 func TestGenerateDeterministic(t *testing.T) {
+	t.Parallel()
 	dump := func(yaml string) any {
 		h := newHarness(t, yaml)
 		return h.storeDump()
@@ -131,6 +133,7 @@ func TestGenerateDeterministic(t *testing.T) {
 
 // TestGenerateDefaults: one line of YAML is enough.
 func TestGenerateDefaults(t *testing.T) {
+	t.Parallel()
 	sc, err := scenario.Parse("g.yaml", []byte(`
 accounts:
   - slug: acme

@@ -13,6 +13,7 @@ import (
 // state is written. The same rule hands off a call of a connector that
 // allows handoff.
 func TestConnectorDisableHandoff(t *testing.T) {
+	t.Parallel()
 	y := strings.Replace(defaultYAML(t), "            phone_numbers: [\"+14155550150\"]\n",
 		"            phone_numbers: [\"+14155550150\"]\n"+
 			"          - id: CONNECTOR-00000002\n            name: No transfers\n            client_env: live\n"+

@@ -33,6 +33,7 @@ func (h *harness) voiceSay(id, text string) *SayResult {
 // dialled call: the agent's answer, the turn in the record, a silent turn,
 // then a handoff whose data the Handoff API returns and which ends the call.
 func TestVoiceSayRunsTheDialogue(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, dataScenario)
 	id := h.voiceDial(map[string]any{"customer_id": "C-9", "customer": map[string]any{"name": "Ada"}})
 	h.clock.Advance(20 * time.Second)
@@ -86,6 +87,7 @@ func TestVoiceSayRunsTheDialogue(t *testing.T) {
 // TestVoiceSayExternalEvent: a caller's turn registers an awaited event;
 // the webhook binds it; the next turn matches the event rule and ends.
 func TestVoiceSayExternalEvent(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, dataScenario)
 	id := h.voiceDial(map[string]any{})
 	if res := h.voiceSay(id, "I want to pay INV7"); res.Response != "Waiting for payment INV7." {
@@ -105,6 +107,7 @@ func TestVoiceSayExternalEvent(t *testing.T) {
 // TestVoiceHangup: the caller hangs up; the call is over at that instant,
 // which the Conversations API and the concurrency series show.
 func TestVoiceHangup(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, dataScenario)
 	id := h.voiceDial(map[string]any{}) // 12:00; seeded CONV-S4 is in progress since 11:50
 	h.clock.Advance(7 * time.Minute)
@@ -142,6 +145,7 @@ func TestVoiceHangup(t *testing.T) {
 }
 
 func TestVoiceErrors(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, dataScenario)
 	chat := h.dataCreate(nil) // an in-progress CHAT conversation
 	for _, tc := range []struct {

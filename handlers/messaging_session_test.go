@@ -14,6 +14,7 @@ import (
 // ---------------------------------------------------------------- sessions
 
 func TestMessagingSessionCreate(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	tok := msgToken(h)
 	forged, _ := jwt.NewWithClaims(jwt.SigningMethodHS256, jwt.MapClaims{"account_id": "1001",
@@ -71,6 +72,7 @@ func TestMessagingSessionCreate(t *testing.T) {
 }
 
 func TestMessagingSessionExpiry(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	srv := msgServer(h)
 	tok := msgToken(h)
@@ -102,6 +104,7 @@ func TestMessagingSessionExpiry(t *testing.T) {
 }
 
 func TestMessagingSessionIdleLimit(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, `
 limits: {session_idle: 1m}
 accounts:
@@ -119,6 +122,7 @@ credentials:
 }
 
 func TestMessagingCloseAndReset(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	srv := msgServer(h)
 	tok := msgToken(h)
@@ -147,6 +151,7 @@ func TestMessagingCloseAndReset(t *testing.T) {
 }
 
 func TestMessagingPresetExpireAfterMessages(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	srv := msgServer(h)
 	tok := msgToken(h)
@@ -162,6 +167,7 @@ func TestMessagingPresetExpireAfterMessages(t *testing.T) {
 }
 
 func TestMessagingPresetExpireNow(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	srv := msgServer(h)
 	tok := msgToken(h)

@@ -18,6 +18,7 @@ import (
 // ---------------------------------------------------------------- socket
 
 func TestMessagingSocketSequence(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	srv := msgServer(h)
 	tok := msgToken(h)
@@ -96,6 +97,7 @@ func TestMessagingSocketSequence(t *testing.T) {
 }
 
 func TestMessagingSocketStreaming(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	srv := msgServer(h)
 	tok := msgToken(h)
@@ -141,6 +143,7 @@ func TestMessagingSocketStreaming(t *testing.T) {
 }
 
 func TestChunkText(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		text string
 		n    int
@@ -178,6 +181,7 @@ func msgHandshake(t *testing.T, srv *httptest.Server, sid, tok, cursor string, s
 }
 
 func TestMessagingSocketHandshakeErrors(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, `
 accounts:
   - slug: acme
@@ -227,6 +231,7 @@ func batchSeqs(t *testing.T, ev map[string]any) []float64 {
 }
 
 func TestMessagingSocketReplay(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	srv := msgServer(h)
 	tok := msgToken(h)
@@ -271,6 +276,7 @@ func TestMessagingSocketReplay(t *testing.T) {
 }
 
 func TestMessagingAgentEndAndHandoff(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	srv := msgServer(h)
 	tok := msgToken(h)
@@ -304,6 +310,7 @@ func TestMessagingAgentEndAndHandoff(t *testing.T) {
 }
 
 func TestMessagingMessageBeforeJoin(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	srv := msgServer(h)
 	tok := msgToken(h)
@@ -318,6 +325,7 @@ func TestMessagingMessageBeforeJoin(t *testing.T) {
 }
 
 func TestMessagingMessageTooBig(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	srv := msgServer(h)
 	tok := msgToken(h)
@@ -329,6 +337,7 @@ func TestMessagingMessageTooBig(t *testing.T) {
 }
 
 func TestMessagingPresetDropSocket(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	srv := msgServer(h)
 	tok := msgToken(h)
@@ -354,6 +363,7 @@ func TestMessagingPresetDropSocket(t *testing.T) {
 }
 
 func TestMessagingPresetStallAndDelay(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	srv := msgServer(h)
 	tok := msgToken(h)
@@ -378,7 +388,13 @@ func TestMessagingPresetStallAndDelay(t *testing.T) {
 	if d := time.Since(begin); d < 90*time.Millisecond {
 		t.Fatalf("three delayed chunks took %v", d)
 	}
-	if ev, err := stalled.tryRead(200 * time.Millisecond); err == nil {
+	// The stalled socket delivers nothing more: once the session ends, its
+	// writer (which sends in order) skips the rest of the reply and the
+	// session end, and closes.
+	if err := h.api.ExpireMessagingSession(sid); err != nil {
+		t.Fatal(err)
+	}
+	if ev, err := stalled.tryRead(5 * time.Second); err == nil {
 		t.Fatalf("stalled socket delivered %v", ev)
 	}
 }

@@ -182,6 +182,7 @@ func agentText(ev map[string]any) string { return ev["payload"].(map[string]any)
 // ---------------------------------------------------------------- access token
 
 func TestMessagingAccessToken(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	r := h.do("POST", msgBase+"/access-token", "{}", "X-Token", "test-connector-token", "X-Host", "localhost")
 	mustStatus(t, r, 200)
@@ -227,6 +228,7 @@ func TestMessagingAccessToken(t *testing.T) {
 }
 
 func TestMessagingAccessTokenErrors(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, `
 accounts:
   - slug: acme
@@ -280,6 +282,7 @@ credentials:
 }
 
 func TestMessagingHostMatchExact(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, `
 fidelity: {messaging_host_match: exact}
 accounts:
@@ -296,6 +299,7 @@ credentials:
 }
 
 func TestMessagingTokenExpiry(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	tok := msgToken(h)
 	h.clock.Advance(24*time.Hour - time.Second)
@@ -343,6 +347,7 @@ func msgFault(h *harness, path, preset string) {
 }
 
 func TestMessagingPresetExpireToken(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	srv := msgServer(h)
 	msgFault(h, "/api/v1/access-token", faults.PresetExpireToken)
