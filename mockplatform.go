@@ -136,8 +136,8 @@ const PlaceholderURL = "http://mockplatform.invalid"
 
 // Platform is one instance of the mock: an http.Handler.
 type Platform struct {
-	api     *handlers.API // the families, on an engine of their own
-	control *gin.Engine   // the control plane ({base}/_mock)
+	api     *handlers.API      // the families, on an engine of their own
+	control func() *gin.Engine // the control plane ({base}/_mock), built on first use
 	clock   *clock.Clock
 	store   *store.Store
 	faults  *faults.Set
@@ -185,7 +185,7 @@ func New(opts ...Option) (*Platform, error) {
 		return nil, err
 	}
 	p := &Platform{api: api, clock: api.Clock(), store: api.Store(), faults: api.Faults(), journal: api.Journal(), cfg: cfg}
-	p.control = p.newControl()
+	p.control = sync.OnceValue(p.newControl) // most in-process users never call it
 	return p, nil
 }
 
@@ -222,7 +222,7 @@ func (p *Platform) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p.mu.Unlock()
 	defer p.inflight.Done()
 	if isControl(r.URL.Path) {
-		p.control.ServeHTTP(w, r)
+		p.control().ServeHTTP(w, r)
 		return
 	}
 	p.api.ServeHTTP(w, r)

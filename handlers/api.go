@@ -83,6 +83,7 @@ type API struct {
 	// family lock is taken under them, except that clock callbacks run
 	// with no family lock held and take theirs).
 	//
+	//	loadMu          (above) held while a load or reset resets every family
 	//	agents.mu       held across store calls; never taken by script,
 	//	                which runs inside store transactions and reads the
 	//	                runtime index without a lock
