@@ -57,7 +57,7 @@ func benchSend(b *testing.B, c *http.Client, method, url string, body []byte, wa
 // benchStart is Start with cleanups run at once (so that b does not pile up
 // thousands of platforms until the benchmark ends).
 func benchStart(b *testing.B, opts ...Option) (*Platform, func()) {
-	tb := &coreFakeTB{}
+	tb := &fakeTB{}
 	p := Start(tb, opts...)
 	if p == nil {
 		b.Fatal(tb.fatal)
@@ -78,7 +78,7 @@ func BenchmarkStart(b *testing.B) {
 	for b.Loop() {
 		p, cleanup := benchStart(b)
 		c, done := benchClient()
-		benchSend(b, c, "POST", p.RuntimeURL("us-1")+benchChatCreate, nil, 200, coreChatHeaders...)
+		benchSend(b, c, "POST", p.RuntimeURL("us-1")+benchChatCreate, nil, 200, chatHeaders...)
 		done()
 		cleanup()
 	}
@@ -106,7 +106,7 @@ func BenchmarkStartNoListener(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		p, cleanup := benchStart(b, WithoutListener())
-		benchSend(b, p.Client(), "POST", p.RuntimeURL("us-1")+benchChatCreate, nil, 200, coreChatHeaders...)
+		benchSend(b, p.Client(), "POST", p.RuntimeURL("us-1")+benchChatCreate, nil, 200, chatHeaders...)
 		cleanup()
 	}
 }
@@ -140,8 +140,8 @@ func benchChatRespond(b *testing.B, c *http.Client, base string) {
 	url := base + "/v1/acme/support/chat"
 	create := func() string {
 		req, _ := http.NewRequest("POST", url+"/create", nil)
-		for i := 0; i+1 < len(coreChatHeaders); i += 2 {
-			req.Header.Set(coreChatHeaders[i], coreChatHeaders[i+1])
+		for i := 0; i+1 < len(chatHeaders); i += 2 {
+			req.Header.Set(chatHeaders[i], chatHeaders[i+1])
 		}
 		resp, err := c.Do(req)
 		if err != nil {
@@ -166,7 +166,7 @@ func benchChatRespond(b *testing.B, c *http.Client, base string) {
 				body = benchRespondBody(create())
 			}
 			n++
-			benchSend(b, c, "POST", url+"/respond", body, 200, coreChatHeaders...)
+			benchSend(b, c, "POST", url+"/respond", body, 200, chatHeaders...)
 		}
 	})
 }
@@ -179,7 +179,7 @@ func benchBareJSON(b *testing.B, c *http.Client, url string) {
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			benchSend(b, c, "POST", url, body, 200, coreChatHeaders...)
+			benchSend(b, c, "POST", url, body, 200, chatHeaders...)
 		}
 	})
 }
@@ -188,8 +188,8 @@ func benchBareJSON(b *testing.B, c *http.Client, url string) {
 func benchRespondAnswer(b *testing.B) []byte {
 	p, cleanup := benchStart(b, WithoutListener())
 	defer cleanup()
-	id := coreChatCreate(b, p, nil)
-	r := coreDo(b, p.Client(), "POST", p.RuntimeURL("us-1")+"/v1/acme/support/chat/respond", benchRespondBody(id), coreChatHeaders...)
+	id := chatCreate(b, p, nil)
+	r := send(b, p.Client(), "POST", p.RuntimeURL("us-1")+"/v1/acme/support/chat/respond", benchRespondBody(id), chatHeaders...)
 	if r.Status != 200 {
 		b.Fatalf("respond: %d %s", r.Status, r.Body)
 	}
@@ -286,7 +286,7 @@ func BenchmarkReset(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			b.StopTimer()
-			coreChatCreate(b, p, nil)
+			chatCreate(b, p, nil)
 			created.Add(1)
 			b.StartTimer()
 			if err := p.Reset(); err != nil {
@@ -296,5 +296,18 @@ func BenchmarkReset(b *testing.B) {
 	})
 	if n, err := p.Store().CountConversations("us"); err != nil || n != 1000 {
 		b.Fatalf("after %d creates and resets: %d conversations, %v", created.Load(), n, err)
+	}
+}
+
+// BenchmarkNewClose: New with the default scenario, then Close, with no
+// request: the cost of an instance (a world creates and deletes many).
+func BenchmarkNewClose(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		p, err := New()
+		if err != nil {
+			b.Fatal(err)
+		}
+		p.Close()
 	}
 }

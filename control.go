@@ -1,5 +1,9 @@
 package mockplatform
 
+// The control plane ({base}/_mock, CONTRACT section 3). Each endpoint calls
+// the Platform method a Go test would call. Control calls are not recorded
+// in the request journal and have no fault rules.
+
 import (
 	"bytes"
 	"encoding/json"
@@ -7,6 +11,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -14,45 +19,52 @@ import (
 	"github.com/agentplatform/mockplatform/scenario"
 )
 
-// The control plane ({base}/_mock, CONTRACT section 3). Each endpoint calls
-// the Platform method a Go test would call. Control calls are not recorded
-// in the request journal and have no fault rules.
-
 // maxControlBody bounds control-plane bodies (scenario uploads).
 const maxControlBody = 16 << 20
 
-func registerControl(r *gin.Engine) {
-	g := r.Group("/_mock", controlRecovery, ctl((*Platform).guardControl))
-	g.GET("/health", ctl((*Platform).handleControlHealth))
-	g.GET("/clock", ctl((*Platform).handleControlClock))
-	g.POST("/clock/advance", ctl((*Platform).handleControlAdvance))
-	g.POST("/reset", ctl((*Platform).handleControlReset))
-	g.POST("/scenario", ctl((*Platform).handleControlScenario))
-	g.GET("/scenario", ctl((*Platform).handleControlScenarioGet))
-	g.GET("/requests", ctl((*Platform).handleControlRequests))
-	g.GET("/faults", ctl((*Platform).handleControlFaults))
-	g.POST("/faults", ctl((*Platform).handleControlFaultAdd))
-	g.DELETE("/faults", ctl((*Platform).handleControlFaultsClear))
-	g.DELETE("/faults/:id", ctl((*Platform).handleControlFaultRemove))
-	registerControlData(g)
-	registerControlBuild(g)
-	registerControlRealtime(g)
+// controlPrefix is the control plane's path prefix.
+const controlPrefix = "/_mock"
+
+// newControl builds the platform's control-plane engine. It is a separate
+// engine from the API's: a control call never passes the API's middleware,
+// so it is neither journaled nor subject to fault rules.
+func (p *Platform) newControl() *gin.Engine {
+	e := gin.New()
+	e.HandleMethodNotAllowed = true
+	e.RedirectTrailingSlash = false
+	e.RedirectFixedPath = false
+	e.NoRoute(func(c *gin.Context) {
+		controlError(c, http.StatusNotFound, "No route for "+c.Request.Method+" "+c.Request.URL.Path+".")
+	})
+	e.NoMethod(func(c *gin.Context) {
+		controlError(c, http.StatusMethodNotAllowed, "Method "+c.Request.Method+" is not allowed here; allowed: "+c.Writer.Header().Get("Allow")+".")
+	})
+	p.registerControl(e.Group(controlPrefix, controlRecovery, p.guardControl))
+	return e
 }
 
-// platformKey is the request-context key of the Platform serving a request.
-type platformKey struct{}
+// isControl reports whether a path belongs to the control plane.
+func isControl(path string) bool {
+	rest, ok := strings.CutPrefix(path, controlPrefix)
+	return ok && (rest == "" || rest[0] == '/')
+}
 
-// ctl adapts a Platform method to a gin handler of the shared engine: the
-// Platform serving the request comes from its context (see ServeHTTP).
-func ctl(m func(p *Platform, c *gin.Context)) gin.HandlerFunc {
-	return func(c *gin.Context) {
-		p, _ := c.Request.Context().Value(platformKey{}).(*Platform)
-		if p == nil {
-			controlError(c, http.StatusInternalServerError, "no platform in the request context")
-			return
-		}
-		m(p, c)
-	}
+func (p *Platform) registerControl(g *gin.RouterGroup) {
+	g.GET("/health", p.handleControlHealth)
+	g.GET("/clock", p.handleControlClock)
+	g.POST("/clock/advance", p.handleControlAdvance)
+	g.POST("/reset", p.handleControlReset)
+	g.POST("/scenario", p.handleControlScenario)
+	g.GET("/scenario", p.handleControlScenarioGet)
+	g.GET("/requests", p.handleControlRequests)
+	g.GET("/faults", p.handleControlFaults)
+	g.POST("/faults", p.handleControlFaultAdd)
+	g.DELETE("/faults", p.handleControlFaultsClear)
+	g.DELETE("/faults/:id", p.handleControlFaultRemove)
+	p.registerControlCalls(g)
+	p.registerControlAlerts(g)
+	p.registerControlWebhooks(g)
+	p.registerControlMessaging(g)
 }
 
 // controlRecovery answers a panic in a control handler with JSON.

@@ -1,5 +1,8 @@
 package mockplatform
 
+// The control plane (CONTRACT section 3): each endpoint does what the Go
+// method of the same name does.
+
 import (
 	"encoding/json"
 	"net/http"
@@ -15,50 +18,36 @@ import (
 	"github.com/agentplatform/mockplatform/store"
 )
 
-// The control plane (CONTRACT section 3): each endpoint does what the Go
-// method of the same name does.
-
-// coreControl starts a platform without a listener and returns a function
-// calling its control plane.
-func coreControl(t *testing.T, opts ...Option) (*Platform, func(method, path string, body any) coreResp) {
-	t.Helper()
-	p := Start(t, append([]Option{WithoutListener()}, opts...)...)
-	return p, func(method, path string, body any) coreResp {
-		t.Helper()
-		return coreDo(t, p.Client(), method, p.URL()+"/_mock"+path, body, "Content-Type", "application/json")
-	}
-}
-
 func TestControlHealth(t *testing.T) {
 	t.Parallel()
-	_, ctl := coreControl(t)
+	_, ctl := controlClient(t)
 	r := ctl("GET", "/health", nil)
-	coreMustStatus(t, r, http.StatusOK)
-	coreMustJSON(t, r, map[string]any{"status": "ok"})
+	mustStatus(t, r, http.StatusOK)
+	mustJSON(t, r, map[string]any{"status": "ok"})
 }
 
 func TestControlClock(t *testing.T) {
 	t.Parallel()
-	p, ctl := coreControl(t)
+	p, ctl := controlClient(t)
 	r := ctl("GET", "/clock", nil)
-	coreMustStatus(t, r, http.StatusOK)
-	coreMustJSON(t, r, map[string]any{"now": "2026-01-01T00:00:00Z", "mode": "manual"})
+	mustStatus(t, r, http.StatusOK)
+	mustJSON(t, r, map[string]any{"now": "2026-01-01T00:00:00Z", "mode": "manual"})
 
 	p.Advance(1500 * time.Millisecond)
-	coreMustJSON(t, ctl("GET", "/clock", nil), map[string]any{"now": p.Now().Format(time.RFC3339Nano), "mode": "manual"})
+	mustJSON(t, ctl("GET", "/clock", nil), map[string]any{"now": p.Now().Format(time.RFC3339Nano), "mode": "manual"})
 }
 
 func TestControlAdvance(t *testing.T) {
 	t.Parallel()
-	p, ctl := coreControl(t)
+	p, ctl := controlClient(t)
 	start := p.Now()
 
 	// A timer due within the advance has fired before the answer.
 	fired := time.Time{}
 	p.clock.AfterFunc(4*time.Minute, func(now time.Time) { fired = now })
 	r := ctl("POST", "/clock/advance", map[string]any{"duration": "5m"})
-	coreMustStatus(t, r, http.StatusOK)
-	coreMustJSON(t, r, map[string]any{"now": "2026-01-01T00:05:00Z", "mode": "manual"})
+	mustStatus(t, r, http.StatusOK)
+	mustJSON(t, r, map[string]any{"now": "2026-01-01T00:05:00Z", "mode": "manual"})
 	if want := start.Add(4 * time.Minute); !fired.Equal(want) {
 		t.Fatalf("timer fired at %v, want %v before the answer", fired, want)
 	}
@@ -68,11 +57,11 @@ func TestControlAdvance(t *testing.T) {
 
 	// "to" moves to a time.
 	r = ctl("POST", "/clock/advance", map[string]any{"to": "2026-01-02T00:00:00Z"})
-	coreMustStatus(t, r, http.StatusOK)
-	coreMustJSON(t, r, map[string]any{"now": "2026-01-02T00:00:00Z", "mode": "manual"})
+	mustStatus(t, r, http.StatusOK)
+	mustJSON(t, r, map[string]any{"now": "2026-01-02T00:00:00Z", "mode": "manual"})
 	// Zero duration is allowed and changes nothing.
 	r = ctl("POST", "/clock/advance", map[string]any{"duration": "0s"})
-	coreMustStatus(t, r, http.StatusOK)
+	mustStatus(t, r, http.StatusOK)
 
 	now := p.Now()
 	for _, tc := range []struct {
@@ -93,8 +82,8 @@ func TestControlAdvance(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := ctl("POST", "/clock/advance", tc.body)
-			coreMustStatus(t, r, http.StatusBadRequest)
-			coreMustJSON(t, r, map[string]any{"error": tc.msg})
+			mustStatus(t, r, http.StatusBadRequest)
+			mustJSON(t, r, map[string]any{"error": tc.msg})
 			if !p.Now().Equal(now) {
 				t.Fatalf("a rejected advance moved the clock to %v", p.Now())
 			}
@@ -104,15 +93,15 @@ func TestControlAdvance(t *testing.T) {
 
 func TestControlReset(t *testing.T) {
 	t.Parallel()
-	p, ctl := coreControl(t)
-	id := coreChatCreate(t, p, nil)
-	if _, err := p.AddFault(Fault{Action: coreFaultStatus(500), Match: coreMatch("agents", "")}); err != nil {
+	p, ctl := controlClient(t)
+	id := chatCreate(t, p, nil)
+	if _, err := p.AddFault(Fault{Action: faultStatus(500), Match: faultMatch("agents", "")}); err != nil {
 		t.Fatal(err)
 	}
 	p.Advance(time.Hour)
 	r := ctl("POST", "/reset", nil)
-	coreMustStatus(t, r, http.StatusOK)
-	coreMustJSON(t, r, map[string]any{"status": "ok", "now": "2026-01-01T00:00:00Z"})
+	mustStatus(t, r, http.StatusOK)
+	mustJSON(t, r, map[string]any{"status": "ok", "now": "2026-01-01T00:00:00Z"})
 	if _, err := p.Conversation(id); err != store.ErrNotFound {
 		t.Errorf("conversation after reset: %v", err)
 	}
@@ -126,17 +115,17 @@ func TestControlReset(t *testing.T) {
 
 func TestControlScenario(t *testing.T) {
 	t.Parallel()
-	p, ctl := coreControl(t)
-	id := coreChatCreate(t, p, nil)
+	p, ctl := controlClient(t)
+	id := chatCreate(t, p, nil)
 	before := p.Scenario()
 
 	// Invalid: 400 with every problem as file:line:column: message, and
 	// nothing changes.
 	bad := "name: broken\nbogus: 1\naccounts:\n  - slug: a\n    id: \"1\"\n    region: mars\n"
-	r := coreDo(t, p.Client(), "POST", p.URL()+"/_mock/scenario", bad, "Content-Type", "application/yaml")
-	coreMustStatus(t, r, http.StatusBadRequest)
-	coreMustJSON(t, r, map[string]any{"error": "invalid scenario", "problems": []string{
-		"<request>:2:1: bogus: unknown field " + coreTopLevelKeys(t),
+	r := send(t, p.Client(), "POST", p.URL()+"/_mock/scenario", bad, "Content-Type", "application/yaml")
+	mustStatus(t, r, http.StatusBadRequest)
+	mustJSON(t, r, map[string]any{"error": "invalid scenario", "problems": []string{
+		"<request>:2:1: bogus: unknown field " + topLevelKeys(t),
 		`<request>:6:13: accounts[0].region: unknown region "mars" (want us, uk or eu)`,
 	}})
 	if p.Scenario() != before {
@@ -146,8 +135,8 @@ func TestControlScenario(t *testing.T) {
 		t.Fatalf("an invalid scenario reset the data: %v", err)
 	}
 	r = ctl("POST", "/scenario", "name: [unclosed\n")
-	coreMustStatus(t, r, http.StatusBadRequest)
-	if m := r.coreMap(t); m["error"] != "invalid scenario" || len(m["problems"].([]any)) == 0 ||
+	mustStatus(t, r, http.StatusBadRequest)
+	if m := r.object(t); m["error"] != "invalid scenario" || len(m["problems"].([]any)) == 0 ||
 		!strings.HasPrefix(m["problems"].([]any)[0].(string), "<request>:1:") {
 		t.Fatalf("YAML syntax error body: %s", r.Body)
 	}
@@ -156,8 +145,8 @@ func TestControlScenario(t *testing.T) {
 	p.Advance(time.Hour)
 	yaml := "name: tiny\nclock: {start: 2027-03-04T05:06:07Z}\n"
 	r = ctl("POST", "/scenario", yaml)
-	coreMustStatus(t, r, http.StatusOK)
-	coreMustJSON(t, r, map[string]any{"status": "ok", "name": "tiny", "now": "2027-03-04T05:06:07Z"})
+	mustStatus(t, r, http.StatusOK)
+	mustJSON(t, r, map[string]any{"status": "ok", "name": "tiny", "now": "2027-03-04T05:06:07Z"})
 	if p.Scenario().Name != "tiny" {
 		t.Fatalf("scenario = %q", p.Scenario().Name)
 	}
@@ -172,7 +161,7 @@ func TestControlScenario(t *testing.T) {
 
 	// Too large.
 	r = ctl("POST", "/scenario", strings.Repeat("#", maxControlBody+1))
-	coreMustStatus(t, r, http.StatusRequestEntityTooLarge)
+	mustStatus(t, r, http.StatusRequestEntityTooLarge)
 	if p.Scenario().Name != "tiny" {
 		t.Fatal("an oversized body changed the scenario")
 	}
@@ -180,9 +169,9 @@ func TestControlScenario(t *testing.T) {
 
 func TestControlScenarioGet(t *testing.T) {
 	t.Parallel()
-	p, ctl := coreControl(t)
+	p, ctl := controlClient(t)
 	r := ctl("GET", "/scenario", nil)
-	coreMustStatus(t, r, http.StatusOK)
+	mustStatus(t, r, http.StatusOK)
 	var got scenario.Scenario
 	if err := json.Unmarshal(r.Body, &got); err != nil {
 		t.Fatal(err)
@@ -200,13 +189,13 @@ func TestControlScenarioGet(t *testing.T) {
 
 func TestControlRequests(t *testing.T) {
 	t.Parallel()
-	p, ctl := coreControl(t)
-	id := coreChatCreate(t, p, nil)
-	coreDo(t, p.Client(), "POST", p.RuntimeURL("us-1")+"/v1/acme/support/chat/respond",
-		map[string]any{"conversation_id": id, "message": "hours?"}, coreChatHeaders...)
-	coreDo(t, p.Client(), "POST", p.RuntimeURL("us-1")+"/v1/acme/support/chat/create", nil) // 401
-	coreDo(t, p.Client(), "GET", p.BuilderURL("us")+"/v1/nothing-here", nil)                // 404
-	ctl("GET", "/health", nil)                                                              // not journaled
+	p, ctl := controlClient(t)
+	id := chatCreate(t, p, nil)
+	send(t, p.Client(), "POST", p.RuntimeURL("us-1")+"/v1/acme/support/chat/respond",
+		map[string]any{"conversation_id": id, "message": "hours?"}, chatHeaders...)
+	send(t, p.Client(), "POST", p.RuntimeURL("us-1")+"/v1/acme/support/chat/create", nil) // 401
+	send(t, p.Client(), "GET", p.BuilderURL("us")+"/v1/nothing-here", nil)                // 404
+	ctl("GET", "/health", nil)                                                            // not journaled
 
 	for _, tc := range []struct {
 		query string
@@ -226,7 +215,7 @@ func TestControlRequests(t *testing.T) {
 	} {
 		t.Run(tc.query, func(t *testing.T) {
 			r := ctl("GET", "/requests"+tc.query, nil)
-			coreMustStatus(t, r, http.StatusOK)
+			mustStatus(t, r, http.StatusOK)
 			want := p.Requests(tc.f)
 			if len(want) != tc.n {
 				t.Fatalf("Requests(%+v) = %d entries, want %d", tc.f, len(want), tc.n)
@@ -234,7 +223,7 @@ func TestControlRequests(t *testing.T) {
 			if want == nil {
 				want = []Request{}
 			}
-			coreMustJSON(t, r, map[string]any{"requests": want})
+			mustJSON(t, r, map[string]any{"requests": want})
 		})
 	}
 	if last := p.Requests(RequestFilter{Limit: 1}); last[0].Path != "/builder/us/v1/nothing-here" {
@@ -242,19 +231,19 @@ func TestControlRequests(t *testing.T) {
 	}
 	for _, q := range []string{"?status=abc", "?status=-1", "?limit=x", "?limit=-2"} {
 		r := ctl("GET", "/requests"+q, nil)
-		coreMustStatus(t, r, http.StatusBadRequest)
+		mustStatus(t, r, http.StatusBadRequest)
 		name := strings.TrimPrefix(strings.SplitN(q, "=", 2)[0], "?")
-		coreMustJSON(t, r, map[string]any{"error": name + " must be a non-negative integer"})
+		mustJSON(t, r, map[string]any{"error": name + " must be a non-negative integer"})
 	}
 }
 
 func TestControlFaults(t *testing.T) {
 	t.Parallel()
-	p, ctl := coreControl(t)
+	p, ctl := controlClient(t)
 	listed := func() any {
 		t.Helper()
 		r := ctl("GET", "/faults", nil)
-		coreMustStatus(t, r, http.StatusOK)
+		mustStatus(t, r, http.StatusOK)
 		var v struct {
 			Faults []FaultStatus `json:"faults"`
 		}
@@ -266,25 +255,25 @@ func TestControlFaults(t *testing.T) {
 		}
 		return v.Faults
 	}
-	coreMustJSON(t, ctl("GET", "/faults", nil), map[string]any{"faults": []any{}})
+	mustJSON(t, ctl("GET", "/faults", nil), map[string]any{"faults": []any{}})
 
 	// Add: 201 with the stored rule (id assigned).
 	rule := map[string]any{"match": map[string]any{"family": "chat", "method": "POST", "path": "/v1/*/*/chat/create"},
 		"action": map[string]any{"status": 429, "headers": map[string]string{"Retry-After": "7"}}, "times": 1}
 	r := ctl("POST", "/faults", rule)
-	coreMustStatus(t, r, http.StatusCreated)
-	coreMustJSON(t, r, map[string]any{"id": "fault-1", "match": rule["match"], "action": rule["action"], "times": 1})
+	mustStatus(t, r, http.StatusCreated)
+	mustJSON(t, r, map[string]any{"id": "fault-1", "match": rule["match"], "action": rule["action"], "times": 1})
 	r = ctl("POST", "/faults", map[string]any{"id": "mine", "action": map[string]any{"status": 500}, "match": map[string]any{"family": "agents"}})
-	coreMustStatus(t, r, http.StatusCreated)
+	mustStatus(t, r, http.StatusCreated)
 	listed()
 
 	// The rule applies to the API: the chat create gets the 429 once.
-	cr := coreDo(t, p.Client(), "POST", p.RuntimeURL("us-1")+"/v1/acme/support/chat/create", nil, coreChatHeaders...)
-	coreMustStatus(t, cr, http.StatusTooManyRequests)
+	cr := send(t, p.Client(), "POST", p.RuntimeURL("us-1")+"/v1/acme/support/chat/create", nil, chatHeaders...)
+	mustStatus(t, cr, http.StatusTooManyRequests)
 	if cr.Header.Get("Retry-After") != "7" {
 		t.Errorf("Retry-After = %q", cr.Header.Get("Retry-After"))
 	}
-	coreChatCreate(t, p, nil)
+	chatCreate(t, p, nil)
 	if st := p.Faults()[0]; st.Matched != 2 || st.Fired != 1 || !st.Exhausted {
 		t.Errorf("counters = %+v", st)
 	}
@@ -309,8 +298,8 @@ func TestControlFaults(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			before := p.Faults()
 			r := ctl("POST", "/faults", tc.body)
-			coreMustStatus(t, r, http.StatusBadRequest)
-			coreMustJSON(t, r, map[string]any{"error": tc.msg})
+			mustStatus(t, r, http.StatusBadRequest)
+			mustJSON(t, r, map[string]any{"error": tc.msg})
 			if diff := cmp.Diff(before, p.Faults()); diff != "" {
 				t.Fatalf("a rejected rule changed the list:\n%s", diff)
 			}
@@ -319,20 +308,20 @@ func TestControlFaults(t *testing.T) {
 
 	// Remove one, then an unknown one.
 	r = ctl("DELETE", "/faults/mine", nil)
-	coreMustStatus(t, r, http.StatusNoContent)
+	mustStatus(t, r, http.StatusNoContent)
 	if len(p.Faults()) != 1 {
 		t.Fatalf("faults = %+v", p.Faults())
 	}
 	r = ctl("DELETE", "/faults/mine", nil)
-	coreMustStatus(t, r, http.StatusNotFound)
-	coreMustJSON(t, r, map[string]any{"error": `no fault rule "mine"`})
+	mustStatus(t, r, http.StatusNotFound)
+	mustJSON(t, r, map[string]any{"error": `no fault rule "mine"`})
 
 	// Clear.
-	if _, err := p.AddFault(Fault{Action: coreFaultStatus(500)}); err != nil {
+	if _, err := p.AddFault(Fault{Action: faultStatus(500)}); err != nil {
 		t.Fatal(err)
 	}
 	r = ctl("DELETE", "/faults", nil)
-	coreMustStatus(t, r, http.StatusNoContent)
+	mustStatus(t, r, http.StatusNoContent)
 	if n := len(p.Faults()); n != 0 {
 		t.Fatalf("%d faults after clear", n)
 	}
@@ -341,18 +330,43 @@ func TestControlFaults(t *testing.T) {
 
 func TestControlUnknownRoutesAnswerJSON(t *testing.T) {
 	t.Parallel()
-	_, ctl := coreControl(t)
+	_, ctl := controlClient(t)
 	r := ctl("GET", "/nope", nil)
-	coreMustStatus(t, r, http.StatusNotFound)
-	coreMustJSON(t, r, map[string]any{"error": "No route for GET /_mock/nope."})
+	mustStatus(t, r, http.StatusNotFound)
+	mustJSON(t, r, map[string]any{"error": "No route for GET /_mock/nope."})
 	r = ctl("PUT", "/reset", nil)
-	coreMustStatus(t, r, http.StatusMethodNotAllowed)
-	if m := r.coreMap(t); !strings.HasPrefix(m["error"].(string), "Method PUT is not allowed here") {
+	mustStatus(t, r, http.StatusMethodNotAllowed)
+	if m := r.object(t); !strings.HasPrefix(m["error"].(string), "Method PUT is not allowed here") {
 		t.Fatalf("405 body: %s", r.Body)
 	}
 }
 
+// The control plane is an engine of its own: no control call, routed or
+// not, passes the API's middleware, so none is journaled and no fault rule
+// (even one matching every request) reaches it.
+func TestControlNeverJournaledNorFaulted(t *testing.T) {
+	t.Parallel()
+	p, ctl := controlClient(t)
+	if _, err := p.AddFault(Fault{Action: faultStatus(503)}); err != nil {
+		t.Fatal(err)
+	}
+	mustStatus(t, ctl("GET", "/health", nil), http.StatusOK)
+	mustStatus(t, ctl("GET", "/nope", nil), http.StatusNotFound)
+	mustStatus(t, ctl("PUT", "/reset", nil), http.StatusMethodNotAllowed)
+	mustStatus(t, ctl("GET", "", nil), http.StatusNotFound)
+	if got := p.Requests(RequestFilter{}); len(got) != 0 {
+		t.Fatalf("control calls were journaled: %+v", got)
+	}
+	// The API itself still meets the rule, and journals it.
+	r := send(t, p.Client(), "POST", p.RuntimeURL("us-1")+"/v1/acme/support/chat/create", nil, chatHeaders...)
+	mustStatus(t, r, http.StatusServiceUnavailable)
+	if got := p.Requests(RequestFilter{}); len(got) != 1 {
+		t.Fatalf("journal = %+v, want the one API call", got)
+	}
+}
+
 func TestControlScenarioEmptyBody(t *testing.T) {
+	t.Parallel()
 	p := Start(t, WithoutListener())
 	resp, err := p.Client().Post(p.URL()+"/_mock/scenario", "application/yaml", strings.NewReader("  \n"))
 	if err != nil {
@@ -368,6 +382,7 @@ func TestControlScenarioEmptyBody(t *testing.T) {
 }
 
 func TestUnknownPresetRefused(t *testing.T) {
+	t.Parallel()
 	p := Start(t, WithoutListener())
 	_, err := p.AddFault(Fault{Action: FaultAction{Preset: "no.such.preset"}})
 	if err == nil || !strings.Contains(err.Error(), `unknown preset "no.such.preset"`) {

@@ -51,9 +51,9 @@ type guardWorld struct {
 func guardPlatform(t *testing.T, opts ...Option) *Platform {
 	t.Helper()
 	p := Start(t, opts...)
-	r := coreDo(t, p.Client(), "POST", p.RuntimeURL("us-1")+"/v1/acme/support/chat/create", "{}",
+	r := send(t, p.Client(), "POST", p.RuntimeURL("us-1")+"/v1/acme/support/chat/create", "{}",
 		"X-API-KEY", "test-chat-key", "X-TOKEN", "test-connector-token", "Content-Type", jsonType)
-	coreMustStatus(t, r, 200)
+	mustStatus(t, r, 200)
 	if _, err := p.AddFault(Fault{ID: "dni-down", Match: FaultMatch{Family: "dni"}, Action: FaultAction{Status: 503}}); err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +227,7 @@ func TestControlGuard(t *testing.T) {
 			if tc.err == "" {
 				return
 			}
-			coreMustJSON(t, coreResp{Status: resp.StatusCode, Body: body}, map[string]string{"error": strings.ReplaceAll(tc.err, "$host", host)})
+			mustJSON(t, reply{Status: resp.StatusCode, Body: body}, map[string]string{"error": strings.ReplaceAll(tc.err, "$host", host)})
 			if diff := cmp.Diff(before, guardState(t, p)); diff != "" {
 				t.Errorf("a refused call changed the mock (-before +after):\n%s", diff)
 			}
@@ -247,22 +247,22 @@ func TestControlGuardInMemory(t *testing.T) {
 	t.Parallel()
 	p := guardPlatform(t, WithoutListener(), WithControlToken("tok"))
 	auth := []string{"Authorization", "Bearer tok"}
-	r := coreDo(t, p.Client(), "GET", PlaceholderURL+"/_mock/clock", nil, auth...)
-	coreMustStatus(t, r, 200)
-	r = coreDo(t, p.Client(), "GET", "http://any-name.example/_mock/clock", nil, auth...)
-	coreMustStatus(t, r, 200)
+	r := send(t, p.Client(), "GET", PlaceholderURL+"/_mock/clock", nil, auth...)
+	mustStatus(t, r, 200)
+	r = send(t, p.Client(), "GET", "http://any-name.example/_mock/clock", nil, auth...)
+	mustStatus(t, r, 200)
 	before := guardState(t, p)
-	r = coreDo(t, p.Client(), "POST", PlaceholderURL+"/_mock/reset", nil, append(auth, "Content-Type", "text/plain")...)
-	coreMustStatus(t, r, 415)
-	r = coreDo(t, p.Client(), "POST", PlaceholderURL+"/_mock/reset", nil, append(auth, "Content-Type", jsonType, "Origin", "http://evil.example")...)
-	coreMustJSON(t, r, map[string]string{"error": originRefused("http://evil.example", "mockplatform.invalid")})
-	r = coreDo(t, p.Client(), "POST", PlaceholderURL+"/_mock/reset", nil, "Content-Type", jsonType)
-	coreMustJSON(t, r, map[string]string{"error": tokenMissing})
+	r = send(t, p.Client(), "POST", PlaceholderURL+"/_mock/reset", nil, append(auth, "Content-Type", "text/plain")...)
+	mustStatus(t, r, 415)
+	r = send(t, p.Client(), "POST", PlaceholderURL+"/_mock/reset", nil, append(auth, "Content-Type", jsonType, "Origin", "http://evil.example")...)
+	mustJSON(t, r, map[string]string{"error": originRefused("http://evil.example", "mockplatform.invalid")})
+	r = send(t, p.Client(), "POST", PlaceholderURL+"/_mock/reset", nil, "Content-Type", jsonType)
+	mustJSON(t, r, map[string]string{"error": tokenMissing})
 	if diff := cmp.Diff(before, guardState(t, p)); diff != "" {
 		t.Errorf("refused calls changed the mock (-before +after):\n%s", diff)
 	}
-	r = coreDo(t, p.Client(), "POST", PlaceholderURL+"/_mock/reset", nil, append(auth, "Content-Type", jsonType)...)
-	coreMustStatus(t, r, 200)
+	r = send(t, p.Client(), "POST", PlaceholderURL+"/_mock/reset", nil, append(auth, "Content-Type", jsonType)...)
+	mustStatus(t, r, 200)
 }
 
 func TestWithAllowedHostsErrors(t *testing.T) {

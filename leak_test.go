@@ -10,20 +10,20 @@ import (
 	"github.com/agentplatform/mockplatform/store"
 )
 
-// coreLeakOptions ignores buntdb's background goroutine, which outlives
+// leakOptions ignores buntdb's background goroutine, which outlives
 // Close by up to a second (store.LeakIgnoreFunction).
-var coreLeakOptions = []goleak.Option{goleak.IgnoreAnyFunction(store.LeakIgnoreFunction)}
+var leakOptions = []goleak.Option{goleak.IgnoreAnyFunction(store.LeakIgnoreFunction)}
 
 // TestMain fails the package when any test leaves a goroutine behind.
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m, coreLeakOptions...)
+	goleak.VerifyTestMain(m, leakOptions...)
 }
 
 // TestCloseStopsEveryGoroutine starts platforms in every mode, uses them
 // (over a socket too), closes them, and checks that no goroutine is left.
 // It is not parallel, so that other tests' goroutines do not count.
 func TestCloseStopsEveryGoroutine(t *testing.T) {
-	opts := append([]goleak.Option{goleak.IgnoreCurrent()}, coreLeakOptions...)
+	opts := append([]goleak.Option{goleak.IgnoreCurrent()}, leakOptions...)
 	file := filepath.Join(t.TempDir(), "leak.db")
 	for _, tc := range []struct {
 		name string
@@ -36,17 +36,17 @@ func TestCloseStopsEveryGoroutine(t *testing.T) {
 		{"faults fixture", []Option{WithScenarioFile("fixtures/faults.yaml")}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ft := &coreFakeTB{}
+			ft := &fakeTB{}
 			p := Start(ft, tc.opts...)
 			if p == nil {
 				t.Fatal(ft.fatal)
 			}
-			sock := coreSocketClient(t)
+			sock := socketClient(t)
 			if p.URL() != PlaceholderURL {
-				coreDo(t, sock, "GET", p.URL()+"/_mock/health", nil)
-				coreDo(t, sock, "POST", p.RuntimeURL("us-1")+"/v1/acme/support/chat/create", nil, coreChatHeaders...)
+				send(t, sock, "GET", p.URL()+"/_mock/health", nil)
+				send(t, sock, "POST", p.RuntimeURL("us-1")+"/v1/acme/support/chat/create", nil, chatHeaders...)
 			}
-			coreDo(t, p.Client(), "POST", p.RuntimeURL("us-1")+"/v1/acme/support/chat/create", nil, coreChatHeaders...)
+			send(t, p.Client(), "POST", p.RuntimeURL("us-1")+"/v1/acme/support/chat/create", nil, chatHeaders...)
 			p.Advance(1)
 			if err := p.Reset(); err != nil {
 				t.Fatal(err)

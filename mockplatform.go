@@ -17,7 +17,6 @@
 package mockplatform
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -138,18 +137,15 @@ const PlaceholderURL = "http://mockplatform.invalid"
 
 // Platform is one instance of the mock: an http.Handler.
 type Platform struct {
-	engine  *gin.Engine
-	api     *handlers.API
+	api     *handlers.API      // the families, on an engine of their own
+	control func() *gin.Engine // the control plane ({base}/_mock), built on first use
 	clock   *clock.Clock
 	store   *store.Store
 	faults  *faults.Set
 	journal *handlers.Journal
-	log     *slog.Logger
 	cfg     config
 
-	mu     sync.Mutex // guards sc, snap, closed, srv
-	sc     *scenario.Scenario
-	snap   *store.Snapshot
+	mu     sync.Mutex // guards closed, srv
 	srv    *httptest.Server
 	closed bool
 
@@ -157,12 +153,6 @@ type Platform struct {
 }
 
 var ginModeOnce sync.Once
-
-// defaultScenario is the embedded default scenario, parsed once per process
-// and shared read-only by every instance that does not name another one
-// (parsing it took about two thirds of New's time). Nothing in the platform
-// writes to a scenario; Scenario() documents it as read-only.
-var defaultScenario = sync.OnceValue(scenario.Default)
 
 // quietGin sets gin's process-wide mode to release once, unless GIN_MODE
 // is set: gin's debug mode prints every route into users' test output.
@@ -173,17 +163,6 @@ func quietGin() {
 		}
 	})
 }
-
-// sharedEngine is the one gin engine of the process: its routes serve
-// every Platform, each request on the Platform (and API) in its context.
-// It holds no state of any instance.
-var sharedEngine = sync.OnceValue(func() *gin.Engine {
-	quietGin()
-	e := gin.New()
-	registerControl(e) // before the API's middleware: control calls are not journaled
-	handlers.Register(e)
-	return e
-})
 
 // New returns a platform serving its scenario (the default one unless an
 // option gives another).
@@ -196,31 +175,21 @@ func New(opts ...Option) (*Platform, error) {
 	if cfg.err != nil {
 		return nil, cfg.err
 	}
-	if cfg.sc == nil {
-		cfg.sc = defaultScenario()
-	}
 	if cfg.logger == nil {
-		cfg.logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+		cfg.logger = slog.New(slog.DiscardHandler)
 	}
-	st, err := store.Open(cfg.dataFile)
+	if cfg.sc != nil {
+		if err := ValidateScenario(cfg.sc); err != nil {
+			return nil, err
+		}
+	}
+	api, err := handlers.Open(handlers.Config{Scenario: cfg.sc, DataFile: cfg.dataFile, Clock: cfg.mode,
+		Start: cfg.start, Seed: cfg.seed, Logger: cfg.logger})
 	if err != nil {
-		return nil, fmt.Errorf("mockplatform: open store: %w", err)
-	}
-	p := &Platform{
-		store:   st,
-		faults:  faults.NewSet(1),
-		journal: handlers.NewJournal(0, 0),
-		log:     cfg.logger,
-		cfg:     cfg,
-	}
-	p.clock = clock.New(cfg.mode, p.startOf(cfg.sc))
-	p.api = handlers.New(handlers.Deps{Store: st, Clock: p.clock, Faults: p.faults, Journal: p.journal, Logger: cfg.logger})
-	p.engine = sharedEngine()
-	keep := cfg.dataFile != ""
-	if err := p.loadScenario(cfg.sc, keep); err != nil {
-		p.Close()
 		return nil, err
 	}
+	p := &Platform{api: api, clock: api.Clock(), store: api.Store(), faults: api.Faults(), journal: api.Journal(), cfg: cfg}
+	p.control = sync.OnceValue(p.newControl) // most in-process users never call it
 	return p, nil
 }
 
@@ -256,8 +225,11 @@ func (p *Platform) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p.inflight.Add(1)
 	p.mu.Unlock()
 	defer p.inflight.Done()
-	ctx := context.WithValue(handlers.WithAPI(r.Context(), p.api), platformKey{}, p)
-	p.serveLogged(w, r.WithContext(ctx))
+	if isControl(r.URL.Path) {
+		p.serveLogged(w, r, p.control())
+		return
+	}
+	p.serveLogged(w, r, p.api)
 }
 
 // URL is the base address: the httptest server's, or PlaceholderURL.
@@ -303,10 +275,6 @@ func (p *Platform) Close() {
 	}
 	p.inflight.Wait()
 	p.api.Close()
-	p.clock.Close()
-	if err := p.store.Close(); err != nil {
-		p.log.Error("close store", "err", err)
-	}
 }
 
 // Now is the platform's current (virtual) time.
@@ -317,132 +285,28 @@ func (p *Platform) Now() time.Time { return p.clock.Now() }
 func (p *Platform) Advance(d time.Duration) time.Time { return p.clock.Advance(d) }
 
 // Reset restores the scenario's initial state: data, clock, faults, journal.
-func (p *Platform) Reset() error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.resetLocked()
-}
-
-// resetLocked restores the initial state. p.mu must be held.
-func (p *Platform) resetLocked() error {
-	if err := p.store.Restore(p.snap); err != nil {
-		return fmt.Errorf("mockplatform: reset store: %w", err)
-	}
-	p.clock.Reset(p.startOf(p.sc))
-	seed := p.seedOf(p.sc)
-	if err := p.faults.Replace(p.sc.Faults, seed); err != nil {
-		return fmt.Errorf("mockplatform: reset faults: %w", err)
-	}
-	p.journal.Reset(p.sc.Limits.JournalSize, p.sc.Limits.JournalBodyBytes)
-	p.api.SetScenario(p.effective(p.sc))
-	p.api.Reset()
-	return nil
-}
+func (p *Platform) Reset() error { return p.api.Reset() }
 
 // LoadScenario replaces the scenario, then resets to its initial state.
 func (p *Platform) LoadScenario(sc *Scenario) error {
 	if sc == nil {
 		return errors.New("mockplatform: nil scenario")
 	}
-	return p.loadScenario(sc, false)
-}
-
-// loadScenario seeds the store from sc and resets. With keep, data already
-// in a persistent store is kept (only an empty store is seeded).
-func (p *Platform) loadScenario(sc *scenario.Scenario, keep bool) error {
 	if err := ValidateScenario(sc); err != nil {
 		return err
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	eff := p.effective(sc)
-	var snap *store.Snapshot
-	var err error
-	if sc == defaultScenario() && eff == sc && p.cfg.start.IsZero() {
-		snap, err = defaultSnapshot()
-	} else {
-		snap, err = seedSnapshot(eff, p.startOf(sc))
-	}
-	if err != nil {
-		return err
-	}
-	p.sc, p.snap = sc, snap
-	if keep {
-		if n, err := p.store.Len(); err == nil && n > 0 {
-			p.clock.Reset(p.startOf(sc))
-			if err := p.faults.Replace(sc.Faults, p.seedOf(sc)); err != nil {
-				return err
-			}
-			p.journal.Reset(sc.Limits.JournalSize, sc.Limits.JournalBodyBytes)
-			// Reopened data: the ID generator must not replay the IDs it
-			// issued before the restart (every create would collide), so
-			// it resumes from the seed mixed with the record count.
-			resumed := *eff
-			resumed.Seed = eff.Seed ^ int64(n)*0x5851f42d4c957f2d
-			p.api.SetScenario(&resumed)
-			p.api.Reset()
-			return nil
-		}
-	}
-	return p.resetLocked()
+	return p.api.LoadScenario(sc)
 }
-
-// seedSnapshot seeds a scratch store from sc with the clock at start and
-// returns its data.
-func seedSnapshot(sc *scenario.Scenario, start time.Time) (*store.Snapshot, error) {
-	seedStore, err := store.Open("")
-	if err != nil {
-		return nil, err
-	}
-	defer seedStore.Close()
-	if err := handlers.Seed(seedStore, sc, start); err != nil {
-		return nil, fmt.Errorf("mockplatform: seed scenario: %w", err)
-	}
-	return seedStore.Snapshot()
-}
-
-// defaultSnapshot is the default scenario's initial data, seeded once per
-// process (a Snapshot is immutable and restores into any store): seeding
-// opened a second buntdb database on every New.
-var defaultSnapshot = sync.OnceValues(func() (*store.Snapshot, error) {
-	sc := defaultScenario()
-	return seedSnapshot(sc, sc.Clock.Start)
-})
 
 // Scenario returns the scenario in force (read-only).
-func (p *Platform) Scenario() *Scenario {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.sc
-}
-
-// effective applies construction overrides (seed) to a scenario.
-func (p *Platform) effective(sc *scenario.Scenario) *scenario.Scenario {
-	if p.cfg.seed == nil || sc.Seed == *p.cfg.seed {
-		return sc
-	}
-	cp := *sc
-	cp.Seed = *p.cfg.seed
-	return &cp
-}
-
-func (p *Platform) seedOf(sc *scenario.Scenario) int64 { return p.effective(sc).Seed }
-
-// startOf is the clock start: the option's, else the scenario's, else the
-// clock's default (manual: 2026-01-01; real: wall time).
-func (p *Platform) startOf(sc *scenario.Scenario) time.Time {
-	if !p.cfg.start.IsZero() {
-		return p.cfg.start
-	}
-	return sc.Clock.Start
-}
+func (p *Platform) Scenario() *Scenario { return p.api.Scenario() }
 
 // Requests returns the journal entries that match f, oldest first.
 func (p *Platform) Requests(f RequestFilter) []Request { return p.journal.List(f) }
 
 // AddFault adds a fault rule and returns it with its id.
 func (p *Platform) AddFault(r Fault) (Fault, error) {
-	if err := p.api.CheckPresets([]Fault{r}); err != nil {
+	if err := faults.CheckPresets([]Fault{r}); err != nil {
 		return Fault{}, fmt.Errorf("faults: action.preset: %w", err)
 	}
 	return p.faults.Add(r)

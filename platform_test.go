@@ -1,164 +1,27 @@
 package mockplatform
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"github.com/agentplatform/mockplatform/clock"
-	"github.com/agentplatform/mockplatform/faults"
 	"github.com/agentplatform/mockplatform/scenario"
 	"github.com/agentplatform/mockplatform/store"
 )
-
-// Helpers of the core tests are prefixed "core" (other test files of this
-// package belong to other families).
-
-// coreResp is a response read in full.
-type coreResp struct {
-	Status int
-	Header http.Header
-	Body   []byte
-}
-
-// coreMap decodes a JSON object body.
-func (r coreResp) coreMap(t testing.TB) map[string]any {
-	t.Helper()
-	var m map[string]any
-	if err := json.Unmarshal(r.Body, &m); err != nil {
-		t.Fatalf("body is not a JSON object: %v: %s", err, r.Body)
-	}
-	return m
-}
-
-// coreDo sends a request with a client (nil: the platform's in-memory
-// client). body is nil, a string, []byte or a value encoded as JSON;
-// headers are name, value pairs.
-func coreDo(t testing.TB, client *http.Client, method, url string, body any, headers ...string) coreResp {
-	t.Helper()
-	var rd io.Reader
-	switch b := body.(type) {
-	case nil:
-	case string:
-		rd = strings.NewReader(b)
-	case []byte:
-		rd = bytes.NewReader(b)
-	default:
-		data, err := json.Marshal(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rd = bytes.NewReader(data)
-	}
-	req, err := http.NewRequest(method, url, rd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i+1 < len(headers); i += 2 {
-		req.Header.Set(headers[i], headers[i+1])
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, url, err)
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatalf("%s %s: read body: %v", method, url, err)
-	}
-	return coreResp{Status: resp.StatusCode, Header: resp.Header, Body: data}
-}
-
-// coreMustStatus fails unless r has the status.
-func coreMustStatus(t testing.TB, r coreResp, status int) {
-	t.Helper()
-	if r.Status != status {
-		t.Fatalf("status = %d, want %d; body: %s", r.Status, status, r.Body)
-	}
-}
-
-// coreMustJSON compares a JSON body with want (marshalled to JSON first).
-func coreMustJSON(t testing.TB, r coreResp, want any, opts ...cmp.Option) {
-	t.Helper()
-	data, err := json.Marshal(want)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var w, got any
-	if err := json.Unmarshal(data, &w); err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(r.Body, &got); err != nil {
-		t.Fatalf("body is not JSON: %v: %s", err, r.Body)
-	}
-	if diff := cmp.Diff(w, got, opts...); diff != "" {
-		t.Fatalf("body mismatch (-want +got):\n%s", diff)
-	}
-}
-
-// coreChatHeaders are the default scenario's chat credentials.
-var coreChatHeaders = []string{"X-API-KEY", "test-chat-key", "X-TOKEN", "test-connector-token", "Content-Type", "application/json"}
-
-// coreChatCreate starts a chat conversation in us-1 (acme/support) and
-// returns its id.
-func coreChatCreate(t testing.TB, p *Platform, client *http.Client) string {
-	t.Helper()
-	if client == nil {
-		client = p.Client()
-	}
-	r := coreDo(t, client, "POST", p.RuntimeURL("us-1")+"/v1/acme/support/chat/create", nil, coreChatHeaders...)
-	coreMustStatus(t, r, http.StatusOK)
-	id, _ := r.coreMap(t)["conversation_id"].(string)
-	if id == "" {
-		t.Fatalf("no conversation_id in %s", r.Body)
-	}
-	return id
-}
-
-// coreSocketClient is a client with its own transport that goes over the
-// platform's real listener; its idle connections close with the test.
-func coreSocketClient(t testing.TB) *http.Client {
-	tr := &http.Transport{}
-	t.Cleanup(tr.CloseIdleConnections)
-	return &http.Client{Transport: tr, Timeout: 30 * time.Second}
-}
-
-// coreStart is Start with the test's own failure reporting.
-func coreNew(t testing.TB, opts ...Option) *Platform {
-	t.Helper()
-	p, err := New(opts...)
-	if err != nil {
-		t.Fatalf("New: %v", err)
-	}
-	t.Cleanup(p.Close)
-	return p
-}
-
-// coreMatch matches a family and a path pattern.
-func coreMatch(family, path string) faults.Match { return faults.Match{Family: family, Path: path} }
-
-// coreFaultStatus answers with a status.
-func coreFaultStatus(status int) faults.Action { return faults.Action{Status: status} }
-
-// coreFaultDelay holds the request d of wall time.
-func coreFaultDelay(d time.Duration) faults.Action {
-	return faults.Action{Delay: clock.Duration(d), DelayClock: "real"}
-}
-
-var coreDefaultStart = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 func TestStartDefaultScenario(t *testing.T) {
 	t.Parallel()
@@ -179,17 +42,17 @@ func TestStartDefaultScenario(t *testing.T) {
 	if got := p.Scenario().Name; got != "default" {
 		t.Errorf("scenario = %q, want default", got)
 	}
-	if got := p.Now(); !got.Equal(coreDefaultStart) {
-		t.Errorf("Now() = %v, want %v (manual clock at the default start)", got, coreDefaultStart)
+	if got := p.Now(); !got.Equal(defaultStart) {
+		t.Errorf("Now() = %v, want %v (manual clock at the default start)", got, defaultStart)
 	}
 
 	// Over the real socket, and through the in-memory client.
-	sock := coreSocketClient(t)
-	r := coreDo(t, sock, "GET", p.URL()+"/_mock/health", nil)
-	coreMustStatus(t, r, http.StatusOK)
-	coreMustJSON(t, r, map[string]any{"status": "ok"})
-	id := coreChatCreate(t, p, sock)
-	id2 := coreChatCreate(t, p, nil)
+	sock := socketClient(t)
+	r := send(t, sock, "GET", p.URL()+"/_mock/health", nil)
+	mustStatus(t, r, http.StatusOK)
+	mustJSON(t, r, map[string]any{"status": "ok"})
+	id := chatCreate(t, p, sock)
+	id2 := chatCreate(t, p, nil)
 
 	// The conversation held through the API is a record in the store.
 	for _, id := range []string{id, id2} {
@@ -206,24 +69,9 @@ func TestStartDefaultScenario(t *testing.T) {
 	}
 }
 
-// coreFakeTB records Fatalf instead of stopping the test.
-type coreFakeTB struct {
-	mu       sync.Mutex
-	fatal    string
-	cleanups []func()
-}
-
-func (f *coreFakeTB) Helper() {}
-func (f *coreFakeTB) Fatalf(format string, args ...any) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.fatal = fmt.Sprintf(format, args...)
-}
-func (f *coreFakeTB) Cleanup(fn func()) { f.cleanups = append(f.cleanups, fn) }
-
 func TestStartFailsTheTest(t *testing.T) {
 	t.Parallel()
-	f := &coreFakeTB{}
+	f := &fakeTB{}
 	p := Start(f, WithScenarioYAML([]byte("name: x\nbogus: 1\n")))
 	if p != nil {
 		t.Fatal("Start returned a platform for a bad scenario")
@@ -237,13 +85,13 @@ func TestStartFailsTheTest(t *testing.T) {
 	}
 
 	// A good one registers exactly one cleanup, which closes it.
-	f = &coreFakeTB{}
+	f = &fakeTB{}
 	p = Start(f)
 	if len(f.cleanups) != 1 {
 		t.Fatalf("cleanups = %d, want 1", len(f.cleanups))
 	}
 	f.cleanups[0]()
-	if r := coreDo(t, p.Client(), "GET", p.URL()+"/_mock/health", nil); r.Status != http.StatusServiceUnavailable {
+	if r := send(t, p.Client(), "GET", p.URL()+"/_mock/health", nil); r.Status != http.StatusServiceUnavailable {
 		t.Fatalf("after cleanup: status %d, want 503", r.Status)
 	}
 }
@@ -269,7 +117,7 @@ func TestNewScenarioSources(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			p := coreNew(t, tc.opt)
+			p := newPlatform(t, tc.opt)
 			if got := p.Scenario().Name; got != "support-bot" {
 				t.Errorf("scenario = %q, want support-bot", got)
 			}
@@ -302,13 +150,13 @@ func TestNewScenarioErrors(t *testing.T) {
 		want []string // every line of the error
 	}{
 		{"yaml unknown key", []Option{WithScenarioYAML([]byte("name: x\nbogus: 1\n"))},
-			[]string{"<scenario>:2:1: bogus: unknown field " + coreTopLevelKeys(t)}},
+			[]string{"<scenario>:2:1: bogus: unknown field " + topLevelKeys(t)}},
 		{"file bad region", []Option{WithScenarioFile(bad)},
 			[]string{bad + `:5:13: accounts[0].region: unknown region "mars" (want us, uk or eu)`}},
 		{"missing file", []Option{WithScenarioFile(filepath.Join(dir, "nope.yaml"))},
 			[]string{"scenario: open " + filepath.Join(dir, "nope.yaml") + ": no such file or directory"}},
 		{"two bad options", []Option{WithScenarioYAML([]byte("bogus: 1\n")), WithScenarioFile(bad)},
-			[]string{"<scenario>:1:1: bogus: unknown field " + coreTopLevelKeys(t),
+			[]string{"<scenario>:1:1: bogus: unknown field " + topLevelKeys(t),
 				bad + `:5:13: accounts[0].region: unknown region "mars" (want us, uk or eu)`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -332,10 +180,10 @@ func TestNewScenarioErrors(t *testing.T) {
 	}
 }
 
-// coreTopLevelKeys is the "(want name, seed, ...)" part of the scenario
+// topLevelKeys is the "(want name, seed, ...)" part of the scenario
 // loader's unknown top-level key message: the list grows as families add
 // blocks, so it is taken from the loader itself.
-func coreTopLevelKeys(t testing.TB) string {
+func topLevelKeys(t testing.TB) string {
 	t.Helper()
 	_, err := scenario.Parse("x", []byte("bogus: 1\n"))
 	msg := fmt.Sprint(err)
@@ -350,7 +198,7 @@ func TestClockOptions(t *testing.T) {
 	t.Parallel()
 	at := time.Date(2030, 6, 1, 12, 0, 0, 0, time.UTC)
 	t.Run("manual from scenario", func(t *testing.T) {
-		p := coreNew(t, WithScenarioFile("fixtures/multi-project.yaml"))
+		p := newPlatform(t, WithScenarioFile("fixtures/multi-project.yaml"))
 		want := time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)
 		if got := p.Now(); !got.Equal(want) {
 			t.Fatalf("Now() = %v, want %v", got, want)
@@ -363,7 +211,7 @@ func TestClockOptions(t *testing.T) {
 		}
 	})
 	t.Run("manual start option wins", func(t *testing.T) {
-		p := coreNew(t, WithScenarioFile("fixtures/multi-project.yaml"), WithStartTime(at))
+		p := newPlatform(t, WithScenarioFile("fixtures/multi-project.yaml"), WithStartTime(at))
 		if got := p.Now(); !got.Equal(at) {
 			t.Fatalf("Now() = %v, want %v", got, at)
 		}
@@ -380,7 +228,7 @@ func TestClockOptions(t *testing.T) {
 		}
 	})
 	t.Run("real", func(t *testing.T) {
-		p := coreNew(t, WithClock(ClockReal), WithStartTime(at))
+		p := newPlatform(t, WithClock(ClockReal), WithStartTime(at))
 		got := p.Now()
 		if got.Before(at) || got.After(at.Add(time.Minute)) {
 			t.Fatalf("Now() = %v, want just after %v", got, at)
@@ -389,14 +237,14 @@ func TestClockOptions(t *testing.T) {
 		if after.Before(at.Add(time.Hour)) || after.After(at.Add(time.Hour+time.Minute)) {
 			t.Fatalf("Advance(1h) = %v, want about %v", after, at.Add(time.Hour))
 		}
-		r := coreDo(t, p.Client(), "GET", p.URL()+"/_mock/clock", nil)
-		if mode := r.coreMap(t)["mode"]; mode != "real" {
+		r := send(t, p.Client(), "GET", p.URL()+"/_mock/clock", nil)
+		if mode := r.object(t)["mode"]; mode != "real" {
 			t.Fatalf("control clock mode = %v, want real", mode)
 		}
 	})
 	t.Run("real follows wall time without a start", func(t *testing.T) {
 		// A scenario with no clock.start: the real clock starts at wall time.
-		p := coreNew(t, WithClock(ClockReal), WithScenarioYAML([]byte("name: empty\n")))
+		p := newPlatform(t, WithClock(ClockReal), WithScenarioYAML([]byte("name: empty\n")))
 		wall := time.Now().UTC() // test code: the grep test allows it
 		if d := p.Now().Sub(wall); d < -time.Minute || d > time.Minute {
 			t.Fatalf("Now() = %v, want about wall time %v", p.Now(), wall)
@@ -407,8 +255,8 @@ func TestClockOptions(t *testing.T) {
 func TestSeedGivesSameIDs(t *testing.T) {
 	t.Parallel()
 	ids := func(opts ...Option) []string {
-		p := coreNew(t, opts...)
-		return []string{coreChatCreate(t, p, nil), coreChatCreate(t, p, nil)}
+		p := newPlatform(t, opts...)
+		return []string{chatCreate(t, p, nil), chatCreate(t, p, nil)}
 	}
 	a, b := ids(), ids()
 	if diff := cmp.Diff(a, b); diff != "" {
@@ -423,12 +271,12 @@ func TestSeedGivesSameIDs(t *testing.T) {
 	}
 
 	// After Reset the sequence starts again.
-	p := coreNew(t, WithSeed(99))
-	first := coreChatCreate(t, p, nil)
+	p := newPlatform(t, WithSeed(99))
+	first := chatCreate(t, p, nil)
 	if err := p.Reset(); err != nil {
 		t.Fatal(err)
 	}
-	if again := coreChatCreate(t, p, nil); again != first || first != c[0] {
+	if again := chatCreate(t, p, nil); again != first || first != c[0] {
 		t.Fatalf("ids: %s, after reset %s, want %s both times", first, again, c[0])
 	}
 }
@@ -440,10 +288,10 @@ func TestDataFilePersistence(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	id := coreChatCreate(t, p1, nil)
-	r := coreDo(t, p1.Client(), "POST", p1.RuntimeURL("us-1")+"/v1/acme/support/chat/respond",
-		map[string]any{"conversation_id": id, "message": "what are your hours?"}, coreChatHeaders...)
-	coreMustStatus(t, r, http.StatusOK)
+	id := chatCreate(t, p1, nil)
+	r := send(t, p1.Client(), "POST", p1.RuntimeURL("us-1")+"/v1/acme/support/chat/respond",
+		map[string]any{"conversation_id": id, "message": "what are your hours?"}, chatHeaders...)
+	mustStatus(t, r, http.StatusOK)
 	before, err := p1.Conversation(id)
 	if err != nil {
 		t.Fatal(err)
@@ -451,7 +299,7 @@ func TestDataFilePersistence(t *testing.T) {
 	p1.Close()
 
 	// A second instance on the same file sees the conversation, turns and all.
-	p2 := coreNew(t, WithDataFile(file))
+	p2 := newPlatform(t, WithDataFile(file))
 	after, err := p2.Conversation(id)
 	if err != nil {
 		t.Fatalf("second instance: %v", err)
@@ -460,7 +308,7 @@ func TestDataFilePersistence(t *testing.T) {
 		t.Fatalf("conversation after reopening (-before +after):\n%s", diff)
 	}
 	// Its IDs do not collide with the kept record: the next id differs.
-	if next := coreChatCreate(t, p2, nil); next == id {
+	if next := chatCreate(t, p2, nil); next == id {
 		t.Fatalf("second instance reused id %s", id)
 	}
 	// Reset goes back to the scenario's initial state, on file too.
@@ -471,7 +319,7 @@ func TestDataFilePersistence(t *testing.T) {
 		t.Fatalf("after Reset: %v, want ErrNotFound", err)
 	}
 	p2.Close()
-	p3 := coreNew(t, WithDataFile(file))
+	p3 := newPlatform(t, WithDataFile(file))
 	if _, err := p3.Conversation(id); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("reopened after Reset: %v, want ErrNotFound", err)
 	}
@@ -481,14 +329,14 @@ func TestDataFileKeepsScenarioLimits(t *testing.T) {
 	t.Parallel()
 	file := filepath.Join(t.TempDir(), "mock.db")
 	yaml := append(scenario.DefaultYAML(), []byte("\nlimits: {journal_size: 2}\n")...)
-	p1 := coreNew(t, WithDataFile(file), WithScenarioYAML(yaml))
-	coreChatCreate(t, p1, nil)
+	p1 := newPlatform(t, WithDataFile(file), WithScenarioYAML(yaml))
+	chatCreate(t, p1, nil)
 	p1.Close()
 	// The store is not empty now, so the data is kept; the journal bound
 	// of the scenario still applies.
-	p2 := coreNew(t, WithDataFile(file), WithScenarioYAML(yaml))
+	p2 := newPlatform(t, WithDataFile(file), WithScenarioYAML(yaml))
 	for range 3 {
-		coreChatCreate(t, p2, nil)
+		chatCreate(t, p2, nil)
 	}
 	if n := len(p2.Requests(RequestFilter{})); n != 2 {
 		t.Fatalf("journal holds %d entries, want the scenario's journal_size 2", n)
@@ -504,7 +352,7 @@ func TestWithoutListener(t *testing.T) {
 	if got, want := p.RuntimeURL("us-1"), PlaceholderURL+"/runtime/us-1"; got != want {
 		t.Fatalf("RuntimeURL = %q, want %q", got, want)
 	}
-	id := coreChatCreate(t, p, nil)
+	id := chatCreate(t, p, nil)
 	if _, err := p.Conversation(id); err != nil {
 		t.Fatal(err)
 	}
@@ -529,12 +377,12 @@ func TestParallelInstancesAreIsolated(t *testing.T) {
 				p := Start(t)
 				// Each instance does something different to its own state.
 				p.Advance(time.Duration(i+1) * time.Hour)
-				if _, err := p.AddFault(Fault{ID: "only-here", Match: coreMatch("chat", "/v1/*/*/chat/close"), Action: coreFaultStatus(500)}); err != nil {
+				if _, err := p.AddFault(Fault{ID: "only-here", Match: faultMatch("chat", "/v1/*/*/chat/close"), Action: faultStatus(500)}); err != nil {
 					t.Fatal(err)
 				}
 				var id string
 				for range i + 1 {
-					id = coreChatCreate(t, p, coreSocketClient(t))
+					id = chatCreate(t, p, socketClient(t))
 				}
 				results[i] = result{id: id, now: p.Now(), reqs: len(p.Requests(RequestFilter{}))}
 				if n := len(p.Faults()); n != 1 {
@@ -544,7 +392,7 @@ func TestParallelInstancesAreIsolated(t *testing.T) {
 		}
 	})
 	for i, r := range results {
-		if want := coreDefaultStart.Add(time.Duration(i+1) * time.Hour); !r.now.Equal(want) {
+		if want := defaultStart.Add(time.Duration(i+1) * time.Hour); !r.now.Equal(want) {
 			t.Errorf("instance %d clock = %v, want %v", i, r.now, want)
 		}
 		if r.reqs != i+1 {
@@ -558,7 +406,7 @@ func TestParallelInstancesAreIsolated(t *testing.T) {
 	}
 	// Data of one instance is invisible to another.
 	a, b := Start(t, WithoutListener()), Start(t, WithoutListener())
-	id := coreChatCreate(t, a, nil)
+	id := chatCreate(t, a, nil)
 	if _, err := b.Conversation(id); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("instance b sees a's conversation: %v", err)
 	}
@@ -593,9 +441,9 @@ func TestServeAfterClose(t *testing.T) {
 	client := p.Client()
 	p.Close()
 	for _, path := range []string{"/_mock/health", "/runtime/us-1/v1/acme/support/chat/create"} {
-		r := coreDo(t, client, "POST", p.URL()+path, nil, coreChatHeaders...)
-		coreMustStatus(t, r, http.StatusServiceUnavailable)
-		coreMustJSON(t, r, map[string]any{"error": "the platform is closed"})
+		r := send(t, client, "POST", p.URL()+path, nil, chatHeaders...)
+		mustStatus(t, r, http.StatusServiceUnavailable)
+		mustJSON(t, r, map[string]any{"error": "the platform is closed"})
 		if ct := r.Header.Get("Content-Type"); ct != "application/json" {
 			t.Errorf("Content-Type = %q", ct)
 		}
@@ -608,66 +456,138 @@ func TestServeAfterClose(t *testing.T) {
 // TestCloseWaitsForRequests holds a request in a fault's real delay, closes
 // the platform meanwhile, and checks that Close returned only after the
 // request was answered.
+// heldBody is a request body whose first Read reports that the handler
+// has started reading it (the request is in flight) and then blocks until
+// release is closed; then it ends.
+type heldBody struct {
+	reading chan struct{} // closed by the first Read
+	release chan struct{}
+	once    sync.Once
+}
+
+func newHeldBody() *heldBody {
+	return &heldBody{reading: make(chan struct{}), release: make(chan struct{})}
+}
+
+func (b *heldBody) Read(p []byte) (int, error) {
+	b.once.Do(func() { close(b.reading) })
+	<-b.release
+	return 0, io.EOF
+}
+
+func (b *heldBody) Close() error { return nil }
+
+// sendHeld sends a chat create whose body is held; the answer (or the
+// error, as status -1) arrives on the channel.
+func sendHeld(p *Platform, client *http.Client, body *heldBody) <-chan reply {
+	answered := make(chan reply, 1)
+	go func() {
+		req, _ := http.NewRequest("POST", p.RuntimeURL("us-1")+"/v1/acme/support/chat/create", body)
+		req.Header.Set("Expect", "100-continue") // over a socket: no body before the handler reads it
+		for i := 0; i < len(chatHeaders); i += 2 {
+			req.Header.Set(chatHeaders[i], chatHeaders[i+1])
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			answered <- reply{Status: -1, Body: []byte(err.Error())}
+			return
+		}
+		data, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		answered <- reply{Status: resp.StatusCode, Body: data}
+	}()
+	return answered
+}
+
+// closeWaited checks, once Close has returned, that the request held
+// during Close was answered first: its journal entry (written after the
+// answer) is there, and the client got a 200.
+func closeWaited(t *testing.T, p *Platform, answered <-chan reply) {
+	t.Helper()
+	if got := p.Requests(RequestFilter{Family: "chat"}); len(got) != 1 || got[0].Status != http.StatusOK {
+		t.Fatalf("Close returned before the request in flight was answered; journal: %+v", got)
+	}
+	if r := <-answered; r.Status != http.StatusOK {
+		t.Fatalf("held request: status %d: %s", r.Status, r.Body)
+	}
+}
+
+// Close waits for the requests in flight. In memory, inside a synctest
+// bubble: the request is held inside its handler, Close is called and is
+// seen blocked (every goroutine of the bubble waits), then the request is
+// released and Close returns after its answer.
 func TestCloseWaitsForRequests(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct {
-		name     string
-		listener bool
-	}{{"memory", false}, {"listener", true}} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			var p *Platform
-			client := (*http.Client)(nil)
-			if tc.listener {
-				p = Start(t)
-				client = coreSocketClient(t)
-			} else {
-				p = Start(t, WithoutListener())
-				client = p.Client()
-			}
-			const hold = 300 * time.Millisecond
-			if _, err := p.AddFault(Fault{Match: coreMatch("chat", ""), Action: coreFaultDelay(hold)}); err != nil {
-				t.Fatal(err)
-			}
-			answered := make(chan coreResp, 1)
-			go func() {
-				req, _ := http.NewRequest("POST", p.RuntimeURL("us-1")+"/v1/acme/support/chat/create", nil)
-				for i := 0; i < len(coreChatHeaders); i += 2 {
-					req.Header.Set(coreChatHeaders[i], coreChatHeaders[i+1])
-				}
-				resp, err := client.Do(req)
-				if err != nil {
-					answered <- coreResp{Status: -1, Body: []byte(err.Error())}
-					return
-				}
-				body, _ := io.ReadAll(resp.Body)
-				resp.Body.Close()
-				answered <- coreResp{Status: resp.StatusCode, Body: body}
-			}()
-			// Wait (without sleeping) until the request is inside the delay.
-			deadline := time.Now().Add(10 * time.Second)
-			for p.Faults()[0].Fired == 0 {
-				if time.Now().After(deadline) {
-					t.Fatal("the request never reached the fault")
-				}
-				runtime.Gosched()
-			}
+	synctest.Test(t, func(t *testing.T) {
+		p := Start(t, WithoutListener())
+		body := newHeldBody()
+		answered := sendHeld(p, p.Client(), body)
+		<-body.reading // the handler is reading the body: the request is in flight
+		closed := make(chan struct{})
+		go func() {
 			p.Close()
-			// The handler has finished (its journal entry is written after
-			// the answer) by the time Close returns.
-			if got := p.Requests(RequestFilter{Family: "chat"}); len(got) != 1 || got[0].Status != http.StatusOK {
-				t.Fatalf("Close returned before the request in flight was answered; journal: %+v", got)
-			}
-			select {
-			case r := <-answered:
-				if r.Status != http.StatusOK {
-					t.Fatalf("held request: status %d: %s", r.Status, r.Body)
-				}
-			case <-time.After(10 * time.Second):
-				t.Fatal("the client never got its answer")
-			}
-		})
+			close(closed)
+		}()
+		synctest.Wait() // Close runs until it blocks
+		select {
+		case <-closed:
+			t.Fatal("Close returned with a request in flight")
+		default:
+		}
+		close(body.release)
+		<-closed
+		closeWaited(t, p, answered)
+		// buntdb's background goroutines notice a closed database on their
+		// next one-second tick; the bubble's fake clock gets there at once.
+		time.Sleep(2 * time.Second)
+	})
+}
+
+// signalListener reports when it is closed.
+type signalListener struct {
+	net.Listener
+	closed chan struct{}
+	once   sync.Once
+}
+
+func (l *signalListener) Close() error {
+	l.once.Do(func() { close(l.closed) })
+	return l.Listener.Close()
+}
+
+// Over a listener: the request is held inside its handler (Expect:
+// 100-continue: the client sends no body before the handler reads it), and
+// released only once Close has closed the listener, so Close is under way
+// while the request is in flight.
+func TestCloseWaitsForRequestsOverListener(t *testing.T) {
+	t.Parallel()
+	p := newPlatform(t)
+	srv := httptest.NewUnstartedServer(p)
+	lis := &signalListener{Listener: srv.Listener, closed: make(chan struct{})}
+	srv.Listener = lis
+	srv.Start()
+	p.mu.Lock()
+	p.srv = srv // as Start does
+	p.mu.Unlock()
+	tr := &http.Transport{ExpectContinueTimeout: time.Hour}
+	t.Cleanup(tr.CloseIdleConnections)
+	body := newHeldBody()
+	answered := sendHeld(p, &http.Client{Transport: tr}, body)
+	<-body.reading
+	closed := make(chan struct{})
+	go func() {
+		p.Close()
+		close(closed)
+	}()
+	<-lis.closed // Close is closing the server
+	select {
+	case <-closed:
+		t.Fatal("Close returned with a request in flight")
+	default:
 	}
+	close(body.release)
+	<-closed
+	closeWaited(t, p, answered)
 }
 
 func TestResetRestoresInitialState(t *testing.T) {
@@ -701,7 +621,7 @@ faults:
 		t.Fatal(err)
 	}
 	initialFaults := p.Faults()
-	firstID := coreChatCreate(t, p, nil)
+	firstID := chatCreate(t, p, nil)
 
 	// Change everything: data (a new conversation, a changed seed record),
 	// clock, faults (a new rule, counters of the scenario's rule), journal.
@@ -711,12 +631,12 @@ faults:
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.AddFault(Fault{ID: "added", Match: coreMatch("chat", "/v1/*/*/chat/respond"), Action: coreFaultStatus(500)}); err != nil {
+	if _, err := p.AddFault(Fault{ID: "added", Match: faultMatch("chat", "/v1/*/*/chat/respond"), Action: faultStatus(500)}); err != nil {
 		t.Fatal(err)
 	}
-	r := coreDo(t, p.Client(), "PUT", p.RuntimeURL("us-1")+"/v1/acme/support/chat/close",
-		map[string]any{"conversation_id": firstID}, coreChatHeaders...)
-	coreMustStatus(t, r, http.StatusServiceUnavailable)
+	r := send(t, p.Client(), "PUT", p.RuntimeURL("us-1")+"/v1/acme/support/chat/close",
+		map[string]any{"conversation_id": firstID}, chatHeaders...)
+	mustStatus(t, r, http.StatusServiceUnavailable)
 	p.Advance(3 * time.Hour)
 
 	if err := p.Reset(); err != nil {
@@ -742,7 +662,7 @@ faults:
 		t.Errorf("journal holds %d entries after Reset", n)
 	}
 	// The id sequence restarts too.
-	if again := coreChatCreate(t, p, nil); again != firstID {
+	if again := chatCreate(t, p, nil); again != firstID {
 		t.Errorf("first id after Reset %s, want %s", again, firstID)
 	}
 	if e := p.Requests(RequestFilter{}); len(e) != 1 || e[0].Seq != 1 {
@@ -753,7 +673,7 @@ faults:
 func TestLoadScenario(t *testing.T) {
 	t.Parallel()
 	p := Start(t, WithoutListener())
-	id := coreChatCreate(t, p, nil)
+	id := chatCreate(t, p, nil)
 	sc, err := scenario.Load("fixtures/multi-project.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -807,7 +727,7 @@ func TestJournalLimitsFromScenario(t *testing.T) {
 	p := Start(t, WithoutListener(), WithScenarioYAML(yaml))
 	var ids []string
 	for range 5 {
-		ids = append(ids, coreChatCreate(t, p, nil))
+		ids = append(ids, chatCreate(t, p, nil))
 	}
 	got := p.Requests(RequestFilter{})
 	if len(got) != 3 {
@@ -836,5 +756,49 @@ func TestMockInterface(t *testing.T) {
 	}
 	if err := m.Reset(); err != nil || !m.Now().Equal(before) {
 		t.Fatalf("Reset: %v, now %v", err, m.Now())
+	}
+}
+
+func TestOutboundLifecycleByAdvance(t *testing.T) {
+	t.Parallel()
+	p := Start(t)
+	hdr := []string{"X-PolyAi-Auth-Token", "test-outbound-token"}
+	status, body := call(t, p, "POST", p.URL()+"/runtime/us-1/v1/outbound-calling", `{"to_number":"+14155552671"}`, hdr...)
+	if status != 200 {
+		t.Fatalf("trigger: %d %v", status, body)
+	}
+	sid := body["call_sid"].(string)
+	get := func() (int, map[string]any) {
+		return call(t, p, "GET", p.RuntimeURL("us-1")+"/v1/outbound-calling/"+sid+"/status", "", hdr...)
+	}
+	for _, step := range []struct {
+		advance time.Duration
+		status  int
+		want    string
+	}{
+		{0, 200, "queued"}, {5 * time.Second, 200, "calling"}, {30 * time.Second, 200, "success"},
+		{2*time.Hour - time.Second, 200, "success"}, {time.Second, 404, ""},
+	} {
+		p.Advance(step.advance)
+		status, body := get()
+		if status != step.status || step.want != "" && body["status"] != step.want {
+			t.Fatalf("after %v: %d %v, want %d %s", step.advance, status, body, step.status, step.want)
+		}
+	}
+}
+
+// The seeds of the default scenario carry the clock's start, in a Platform
+// as in the handlers' harness: the seeded agent was created at 2026-01-01.
+func TestDefaultSeedsAtClockStart(t *testing.T) {
+	t.Parallel()
+	p := Start(t, WithoutListener())
+	r := send(t, p.Client(), "GET", p.BuilderURL("us")+"/v1/agents", nil, "x-api-key", "test-builder-key")
+	mustStatus(t, r, http.StatusOK)
+	var agents []map[string]any
+	if err := json.Unmarshal(r.Body, &agents); err != nil || len(agents) == 0 {
+		t.Fatalf("agents: %v %s", err, r.Body)
+	}
+	if got := agents[0]["createdAt"]; got != "2026-01-01T00:00:00.000Z" {
+		t.Fatalf("seeded agent createdAt = %v, want the clock start 2026-01-01T00:00:00.000Z", got)
 	}
 }

@@ -18,9 +18,9 @@ import (
 // WebSocket, 0 for a connection dropped without an answer) and latency in
 // wall time. Nothing else of the request is logged (no header, query or
 // body), so no key, token or query secret reaches the log.
-func (p *Platform) serveLogged(w http.ResponseWriter, r *http.Request) {
-	if !p.log.Enabled(r.Context(), slog.LevelDebug) {
-		p.engine.ServeHTTP(w, r)
+func (p *Platform) serveLogged(w http.ResponseWriter, r *http.Request, h http.Handler) {
+	if !p.cfg.logger.Enabled(r.Context(), slog.LevelDebug) {
+		h.ServeHTTP(w, r)
 		return
 	}
 	info := &handlers.RequestInfo{}
@@ -39,14 +39,14 @@ func (p *Platform) serveLogged(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/_mock" || strings.HasPrefix(r.URL.Path, "/_mock/") {
 			family = "control"
 		}
-		p.log.LogAttrs(r.Context(), slog.LevelDebug, "request",
+		p.cfg.logger.LogAttrs(r.Context(), slog.LevelDebug, "request",
 			slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.String("family", family),
 			slog.Int("status", status), slog.Duration("latency", elapsed()))
 		if v != nil {
 			panic(v)
 		}
 	}()
-	p.engine.ServeHTTP(sw, r.WithContext(handlers.WithRequestInfo(r.Context(), info)))
+	h.ServeHTTP(sw, r.WithContext(handlers.WithRequestInfo(r.Context(), info)))
 }
 
 // statusWriter remembers the status of a response. It passes Flush and

@@ -40,7 +40,7 @@ func TestRequestLog(t *testing.T) {
 	quiet := Start(t, WithLogger(slog.New(slog.NewJSONHandler(&info, nil))))
 	chat := []string{"X-API-KEY", "test-chat-key", "X-TOKEN", "test-connector-token", "Content-Type", "application/json"}
 	for _, q := range []*Platform{p, quiet} {
-		coreMustStatus(t, coreDo(t, q.Client(), "POST", q.RuntimeURL("us-1")+"/v1/acme/support/chat/create", "{}", chat...), 200)
+		mustStatus(t, send(t, q.Client(), "POST", q.RuntimeURL("us-1")+"/v1/acme/support/chat/create", "{}", chat...), 200)
 	}
 	if _, err := p.AddFault(Fault{Match: FaultMatch{Family: "handoff"}, Action: FaultAction{Drop: true}}); err != nil {
 		t.Fatal(err)
@@ -49,8 +49,8 @@ func TestRequestLog(t *testing.T) {
 		resp.Body.Close()
 		t.Fatal("the fault rule did not drop the request")
 	}
-	rtOpen(t, p)
-	coreMustStatus(t, coreDo(t, p.Client(), "GET", p.URL()+"/_mock/clock", nil), 200)
+	openSession(t, p)
+	mustStatus(t, send(t, p.Client(), "GET", p.URL()+"/_mock/clock", nil), 200)
 	p.Close() // waits for the requests in flight: every line is written
 	quiet.Close()
 

@@ -12,15 +12,15 @@ import (
 	"github.com/agentplatform/mockplatform/faults"
 )
 
-// coreBody is a request body that records whether it was closed.
-type coreBody struct {
+// trackedBody is a request body that records whether it was closed.
+type trackedBody struct {
 	io.Reader
 	closed atomic.Bool
 }
 
-func (b *coreBody) Close() error { b.closed.Store(true); return nil }
+func (b *trackedBody) Close() error { b.closed.Store(true); return nil }
 
-func coreChatRequest(t *testing.T, url string, body io.ReadCloser) *http.Request {
+func chatRequest(t *testing.T, url string, body io.ReadCloser) *http.Request {
 	t.Helper()
 	req, err := http.NewRequest("POST", url, nil)
 	if err != nil {
@@ -29,8 +29,8 @@ func coreChatRequest(t *testing.T, url string, body io.ReadCloser) *http.Request
 	if body != nil {
 		req.Body = body
 	}
-	for i := 0; i+1 < len(coreChatHeaders); i += 2 {
-		req.Header.Set(coreChatHeaders[i], coreChatHeaders[i+1])
+	for i := 0; i+1 < len(chatHeaders); i += 2 {
+		req.Header.Set(chatHeaders[i], chatHeaders[i+1])
 	}
 	return req
 }
@@ -40,8 +40,8 @@ func TestMemTransportServesWithoutSocket(t *testing.T) {
 	p := Start(t, WithoutListener())
 	// Any host reaches the platform: only the path counts.
 	for _, base := range []string{PlaceholderURL, "http://example.invalid", "https://api.us-1.example.com:8443"} {
-		body := &coreBody{Reader: strings.NewReader(`{"channel":"webchat","asr_lang_code":"en-GB"}`)}
-		req := coreChatRequest(t, base+"/runtime/us-1/v1/acme/support/chat/create", body)
+		body := &trackedBody{Reader: strings.NewReader(`{"channel":"webchat","asr_lang_code":"en-GB"}`)}
+		req := chatRequest(t, base+"/runtime/us-1/v1/acme/support/chat/create", body)
 		req.RemoteAddr = ""
 		resp, err := p.Client().Do(req)
 		if err != nil {
@@ -76,9 +76,9 @@ func TestMemTransportServesWithoutSocket(t *testing.T) {
 		t.Fatalf("conversation = %+v, %v", c, err)
 	}
 	// The query string reaches the handler too.
-	r := coreDo(t, p.Client(), "GET", p.URL()+"/_mock/requests?family=chat&limit=1", nil)
-	coreMustStatus(t, r, http.StatusOK)
-	if n := len(r.coreMap(t)["requests"].([]any)); n != 1 {
+	r := send(t, p.Client(), "GET", p.URL()+"/_mock/requests?family=chat&limit=1", nil)
+	mustStatus(t, r, http.StatusOK)
+	if n := len(r.object(t)["requests"].([]any)); n != 1 {
 		t.Fatalf("limit=1 gave %d entries", n)
 	}
 }
@@ -89,8 +89,8 @@ func TestMemTransportDrop(t *testing.T) {
 	if _, err := p.AddFault(Fault{ID: "drop", Match: faults.Match{Family: "chat"}, Action: faults.Action{Drop: true}, Times: 1}); err != nil {
 		t.Fatal(err)
 	}
-	body := &coreBody{Reader: strings.NewReader(`{}`)}
-	resp, err := p.Client().Do(coreChatRequest(t, p.RuntimeURL("us-1")+"/v1/acme/support/chat/create", body))
+	body := &trackedBody{Reader: strings.NewReader(`{}`)}
+	resp, err := p.Client().Do(chatRequest(t, p.RuntimeURL("us-1")+"/v1/acme/support/chat/create", body))
 	if err == nil {
 		resp.Body.Close()
 		t.Fatalf("a dropped request answered %d", resp.StatusCode)
@@ -107,7 +107,7 @@ func TestMemTransportDrop(t *testing.T) {
 		t.Fatalf("journal = %+v, want one entry with fault drop and status 0", got)
 	}
 	// The rule was used up: the next request is answered.
-	coreChatCreate(t, p, nil)
+	chatCreate(t, p, nil)
 }
 
 func TestMemTransportConcurrent(t *testing.T) {
@@ -117,7 +117,7 @@ func TestMemTransportConcurrent(t *testing.T) {
 	var wg sync.WaitGroup
 	ids := make([]string, n)
 	for i := range n {
-		wg.Go(func() { ids[i] = coreChatCreate(t, p, nil) })
+		wg.Go(func() { ids[i] = chatCreate(t, p, nil) })
 	}
 	wg.Wait()
 	seen := map[string]bool{}

@@ -1,18 +1,19 @@
 package mockplatform
 
 import (
-	"github.com/agentplatform/mockplatform/handlers"
+	"github.com/agentplatform/mockplatform/faults"
 	"github.com/agentplatform/mockplatform/scenario"
 )
 
-// ValidateScenario makes the checks of a parsed scenario that need the
-// families (scenario.Load already made every check of the format): today,
-// that each fault rule's preset names a failure mode a family knows. It
-// returns scenario.Errors with file:line:column positions, or nil.
+// ValidateScenario checks a scenario built in Go (scenario.Load and
+// scenario.Parse already made these checks, with the rest of the format's):
+// each fault rule's preset must name a failure mode of the preset table
+// (faults.Presets). It returns scenario.Errors with file:line:column
+// positions when the scenario came from a file, or nil.
 func ValidateScenario(sc *Scenario) error {
 	var errs scenario.Errors
 	for i, r := range sc.Faults {
-		if r.Action.Preset != "" && !handlers.KnownPreset(r.Action.Preset) {
+		if r.Action.Preset != "" && !faults.KnownPreset(r.Action.Preset) {
 			errs = append(errs, sc.ErrorAt("unknown fault preset "+quote(r.Action.Preset)+" (docs/scenarios.md lists the presets)",
 				"faults", i, "action", "preset"))
 		}

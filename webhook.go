@@ -2,8 +2,6 @@ package mockplatform
 
 import (
 	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"net/http"
 	"strconv"
@@ -41,10 +39,7 @@ func VerifyWebhook(secret string, header http.Header, body []byte) error {
 	if _, err := strconv.ParseInt(ts, 10, 64); err != nil {
 		return ErrWebhookBadTimestamp
 	}
-	m := hmac.New(sha256.New, []byte(secret))
-	m.Write([]byte(ts + "."))
-	m.Write(body)
-	want := hex.EncodeToString(m.Sum(nil))
+	want := handlers.Sign(secret, ts, body) // the one signer, the deliveries' own
 	if !hmac.Equal([]byte(want), []byte(sig)) {
 		return ErrWebhookBadSignature
 	}

@@ -3,7 +3,7 @@ package handlers
 // Agents API: agents, branches, deployments, real-time configs (spec 2.7-2.9,
 // 3.3, 4.3, 7.1; notes section 4). Agent ID = project ID (notes §1): every
 // project of the scenario is an agent (its chat agent answers from the
-// deployment active in the conversation's environment, runtime_script.go);
+// deployment active in the conversation's environment, engine_script.go);
 // agents created through the API exist on the build side only.
 //
 // An agent is one "agent" document (its branches, deployments and config
@@ -19,7 +19,8 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
-	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -28,47 +29,30 @@ import (
 	"github.com/agentplatform/mockplatform/store"
 )
 
-func registerAgents(rt gin.IRoutes) {
-	rt.GET("/v1/agents", wrap(famAgents, (*API).handleAgentList))
-	rt.POST("/v1/agents", wrap(famAgents, (*API).handleAgentCreate))
-	rt.GET("/v1/accounts/:account/agents", wrap(famAgents, (*API).handleAgentList))
-	rt.POST("/v1/accounts/:account/agents", wrap(famAgents, (*API).handleAgentCreate))
-	rt.GET("/v1/agents/:agent", wrap(famAgents, (*API).handleAgentGet))
-	rt.DELETE("/v1/agents/:agent", wrap(famAgents, (*API).handleAgentDelete))
-	rt.POST("/v1/agents/:agent/duplicate", wrap(famAgents, (*API).handleAgentDuplicate))
-
-	rt.GET("/v1/agents/:agent/branches", wrap(famAgents, (*API).handleBranchList))
-	rt.POST("/v1/agents/:agent/branches", wrap(famAgents, (*API).handleBranchCreate))
-	rt.DELETE("/v1/agents/:agent/branches/:branch", wrap(famAgents, (*API).handleBranchDelete))
-	rt.POST("/v1/agents/:agent/branches/:branch/merge", wrap(famAgents, (*API).handleBranchMerge))
-	rt.GET("/v1/agents/:agent/branches/:branch/behavior", wrap(famAgents, (*API).handleBehaviorGet))
-	rt.PATCH("/v1/agents/:agent/branches/:branch/behavior", wrap(famAgents, (*API).handleBehaviorUpdate))
-	rt.GET("/v1/agents/:agent/branches/:branch/knowledge-base/topics", wrap(famAgents, (*API).handleTopicList))
-	rt.POST("/v1/agents/:agent/branches/:branch/knowledge-base/topics", wrap(famAgents, (*API).handleTopicCreate))
-	rt.GET("/v1/agents/:agent/branches/:branch/knowledge-base/topics/:item", wrap(famAgents, (*API).handleTopicGet))
-	rt.PATCH("/v1/agents/:agent/branches/:branch/knowledge-base/topics/:item", wrap(famAgents, (*API).handleTopicUpdate))
-	rt.DELETE("/v1/agents/:agent/branches/:branch/knowledge-base/topics/:item", wrap(famAgents, (*API).handleTopicDelete))
-	rt.GET("/v1/agents/:agent/branches/:branch/attributes", wrap(famAgents, (*API).handleAttributeList))
-	rt.POST("/v1/agents/:agent/branches/:branch/attributes", wrap(famAgents, (*API).handleAttributeCreate))
-	rt.PATCH("/v1/agents/:agent/branches/:branch/attributes/:item", wrap(famAgents, (*API).handleAttributeUpdate))
-	rt.DELETE("/v1/agents/:agent/branches/:branch/attributes/:item", wrap(famAgents, (*API).handleAttributeDelete))
-	rt.GET("/v1/agents/:agent/branches/:branch/variants", wrap(famAgents, (*API).handleVariantList))
-	rt.POST("/v1/agents/:agent/branches/:branch/variants", wrap(famAgents, (*API).handleVariantCreate))
-	rt.PATCH("/v1/agents/:agent/branches/:branch/variants/:item", wrap(famAgents, (*API).handleVariantUpdate))
-	rt.DELETE("/v1/agents/:agent/branches/:branch/variants/:item", wrap(famAgents, (*API).handleVariantDelete))
-
-	rt.POST("/v1/agents/:agent/deployments/publish", wrap(famAgents, (*API).handleDeploymentPublish))
-	rt.GET("/v1/agents/:agent/deployments", wrap(famAgents, (*API).handleDeploymentList))
-	rt.GET("/v1/agents/:agent/deployments/active", wrap(famAgents, (*API).handleDeploymentActive))
-	rt.POST("/v1/agents/:agent/deployments/:deployment/promote", wrap(famAgents, (*API).handleDeploymentPromote))
-	rt.POST("/v1/agents/:agent/deployments/:deployment/rollback", wrap(famAgents, (*API).handleDeploymentRollback))
-
-	rt.GET("/v1/agents/:agent/real-time-configs", wrap(famAgents, (*API).handleConfigList))
-	rt.GET("/v1/agents/:agent/real-time-configs/:env", wrap(famAgents, (*API).handleConfigGet))
-	rt.PUT("/v1/agents/:agent/real-time-configs/:env/schema", wrap(famAgents, (*API).handleConfigSchema))
-	rt.PATCH("/v1/agents/:agent/real-time-configs/:env/variables", wrap(famAgents, (*API).handleConfigVariables))
-	registerTelephony(rt) // telephony.go
+func (a *API) registerAgents(rt gin.IRoutes) {
+	rt.GET("/v1/agents", a.wrap(famAgents, a.handleAgentList))
+	rt.POST("/v1/agents", a.wrap(famAgents, a.handleAgentCreate))
+	rt.GET("/v1/accounts/:account/agents", a.wrap(famAgents, a.handleAgentList))
+	rt.POST("/v1/accounts/:account/agents", a.wrap(famAgents, a.handleAgentCreate))
+	rt.GET("/v1/agents/:agent", a.wrap(famAgents, a.handleAgentGet))
+	rt.DELETE("/v1/agents/:agent", a.wrap(famAgents, a.handleAgentDelete))
+	rt.POST("/v1/agents/:agent/duplicate", a.wrap(famAgents, a.handleAgentDuplicate))
 }
+
+// agentsState is the agents family's in-memory state: the runtime index,
+// what the runtime answers from of the build side (engine_script.go).
+type agentsState struct {
+	// mu serialises the writes of the Agents API (telephony included)
+	// that change what the runtime answers from; it is held across store
+	// calls. The index is replaced whole under mu and read without it: script
+	// runs inside store transactions and must not wait for a writer that
+	// waits for the store.
+	mu  sync.Mutex
+	idx atomic.Pointer[runtimeIndex]
+}
+
+// resetAgents rebuilds the runtime index from the restored store.
+func (a *API) resetAgents() { a.rebuildRuntimeIndex() }
 
 // Agents error codes (notes §4) and messages that tests compare. Under the
 // spec body the code is not shown; the message is.
@@ -166,56 +150,6 @@ type branchContent struct {
 	Topics     []*topicRec  `json:"topics"`
 	Attributes []*attribute `json:"attributes"`
 	Variants   []*variant   `json:"variants"`
-}
-
-type topicRec struct {
-	ID             string        `json:"id"`
-	Name           string        `json:"name"`
-	Content        string        `json:"content"`
-	Actions        string        `json:"actions"`
-	ExampleQueries exampleQuries `json:"exampleQueries"`
-	IsActive       bool          `json:"isActive"`
-}
-
-type exampleQuries struct {
-	Queries []string `json:"queries"`
-}
-
-type attribute struct {
-	ID   string `json:"id"`
-	Name string `json:"name"`
-}
-
-type variant struct {
-	ID              string          `json:"id"`
-	Name            string          `json:"name"`
-	IsDefault       bool            `json:"isDefault"`
-	AttributeValues attributeValues `json:"attributeValues"`
-}
-
-type attributeValues struct {
-	Values map[string]string `json:"values"`
-}
-
-// deployment is a deployment record (spec 2.7; notes §4).
-type deployment struct {
-	ID              string         `json:"id"`
-	AccountID       string         `json:"accountId"`
-	AgentID         string         `json:"agentId"`
-	Environment     string         `json:"environment"`
-	ArtifactVersion string         `json:"artifactVersion"`
-	Version         string         `json:"version"`
-	CreatedBy       string         `json:"createdBy"`
-	CreatedAt       string         `json:"createdAt"`
-	Metadata        map[string]any `json:"metadata"`
-}
-
-// configPage is a real-time config page of an environment (notes §4).
-type configPage struct {
-	ClientEnv   string          `json:"clientEnv"`
-	Variables   map[string]any  `json:"variables"`
-	Schema      json.RawMessage `json:"schema"`
-	LastUpdated *string         `json:"lastUpdated"`
 }
 
 // agentView is the agent record (notes §4).
@@ -347,9 +281,8 @@ func (a *API) updateAgent(c *gin.Context, fn func(d *agentDoc) error) (*agentDoc
 func (a *API) handleAgentList(c *gin.Context) error {
 	p := principal(c)
 	list := []agentView{}
-	err := a.store.ListDocs(docAgent, p.Region, func(_ string, raw []byte) bool {
-		var d agentDoc
-		if json.Unmarshal(raw, &d) == nil && d.AccountID == p.Account.ID {
+	err := store.ListDocs(a.store, docAgent, p.Region, func(_ string, d *agentDoc) bool {
+		if d.AccountID == p.Account.ID {
 			list = append(list, d.view())
 		}
 		return true
@@ -392,8 +325,8 @@ func (a *API) handleAgentCreate(c *gin.Context) error {
 			return err
 		}
 	}
-	a.build.agentMu.Lock()
-	defer a.build.agentMu.Unlock()
+	a.agents.mu.Lock()
+	defer a.agents.mu.Unlock()
 	d, err := a.insertAgent(principal(c), id, hasID, name, func(d *agentDoc) { d.Description = desc })
 	if err != nil {
 		return err
@@ -413,7 +346,7 @@ func (a *API) handleAgentCreate(c *gin.Context) error {
 // insertAgent stores a new agent of the principal's account named name,
 // with the given id (hasID) or a fresh PROJECT-XXXXXXXX one; fill sets the
 // rest. A given id that is taken is 409 AGENT_ALREADY_EXISTS.
-// a.build.agentMu must be held.
+// a.agents.mu must be held.
 func (a *API) insertAgent(p *Principal, id string, hasID bool, name string, fill func(d *agentDoc)) (*agentDoc, error) {
 	now := a.clock.Now()
 	var err error
@@ -534,8 +467,8 @@ func (a *API) handleAgentGet(c *gin.Context) error {
 
 // handleAgentDelete handles "DELETE {builder}/v1/agents/{agentId}" (204).
 func (a *API) handleAgentDelete(c *gin.Context) error {
-	a.build.agentMu.Lock()
-	defer a.build.agentMu.Unlock()
+	a.agents.mu.Lock()
+	defer a.agents.mu.Unlock()
 	d, err := a.loadAgent(c)
 	if err != nil {
 		return err
@@ -544,10 +477,10 @@ func (a *API) handleAgentDelete(c *gin.Context) error {
 	if err := a.store.DeleteDoc(docAgent, p.Region, d.AgentID); err != nil {
 		return err
 	}
-	if err := a.dropTelephony(p.Region, p.Account.ID, d.AgentID); err != nil {
+	if err := a.dropTelephonyLocked(p.Region, p.Account.ID, d.AgentID); err != nil {
 		return err
 	}
-	a.setRuntime(p.Region, d.AgentID, nil, nil)
+	a.setRuntimeLocked(p.Region, d.AgentID, nil, nil)
 	c.Status(http.StatusNoContent)
 	return nil
 }
@@ -572,8 +505,8 @@ func (a *API) handleAgentDuplicate(c *gin.Context) error {
 	if err := f.err(); err != nil {
 		return err
 	}
-	a.build.agentMu.Lock()
-	defer a.build.agentMu.Unlock()
+	a.agents.mu.Lock()
+	defer a.agents.mu.Unlock()
 	src, err := a.loadAgent(c)
 	if err != nil {
 		return err
@@ -603,949 +536,6 @@ func cloneMap(m map[string]any) map[string]any {
 		}
 	}
 	return out
-}
-
-// --- branches ---
-
-func branchView(b *branchDoc) gin.H {
-	return gin.H{"branchId": b.ID, "name": b.Name, "createdAt": fmtAgentTime(b.CreatedAt)}
-}
-
-// handleBranchList handles "GET .../branches" → {"branches": [...]}.
-func (a *API) handleBranchList(c *gin.Context) error {
-	d, err := a.loadAgent(c)
-	if err != nil {
-		return err
-	}
-	out := []gin.H{}
-	for _, b := range d.Branches {
-		out = append(out, branchView(b))
-	}
-	c.JSON(http.StatusOK, gin.H{"branches": out})
-	return nil
-}
-
-// handleBranchCreate handles "POST .../branches" with name (spec) or
-// branchName (OAS), D3: a copy of main; 201 {branchId, sequenceId}.
-func (a *API) handleBranchCreate(c *gin.Context) error {
-	f, err := readFields(c, false, "name", "branchName")
-	if err != nil {
-		return err
-	}
-	name, ok1 := f.strLen("name", 1, 100)
-	bn, ok2 := f.strLen("branchName", 1, 100)
-	switch {
-	case !f.has("name") && !f.has("branchName"):
-		f.fail("name", "is required")
-	case ok1 && ok2 && name != bn:
-		f.fail("branchName", "conflicts with name")
-	case ok2:
-		name = bn
-	}
-	if err := f.err(); err != nil {
-		return err
-	}
-	now := a.clock.Now()
-	id := a.newID("BRANCH-", upperAlnum, 8)
-	var seq string
-	if _, err := a.updateAgent(c, func(d *agentDoc) error {
-		main := d.branch(mainBranch)
-		d.Branches = append(d.Branches, &branchDoc{ID: id, Name: name, CreatedAt: now, Content: main.Content.clone(), Base: main.Content.clone()})
-		seq = d.nextSeq()
-		return nil
-	}); err != nil {
-		return err
-	}
-	c.JSON(http.StatusCreated, gin.H{"branchId": id, "sequenceId": seq})
-	return nil
-}
-
-// handleBranchDelete handles "DELETE .../branches/{branchId}".
-func (a *API) handleBranchDelete(c *gin.Context) error {
-	ref := c.Param("branch")
-	if ref == mainBranch {
-		return invalid(CodeValidation, "The main branch cannot be deleted.")
-	}
-	var seq string
-	if _, err := a.updateAgent(c, func(d *agentDoc) error {
-		i := slices.IndexFunc(d.Branches, func(b *branchDoc) bool { return b.ID == ref })
-		if i < 0 {
-			return errf(KindNotFound, CodeBranchNotFound, MsgBranchNotFound)
-		}
-		d.Branches = slices.Delete(d.Branches, i, i+1)
-		seq = d.nextSeq()
-		return nil
-	}); err != nil {
-		return err
-	}
-	c.JSON(http.StatusOK, gin.H{"sequence": seq, "message": "Branch deleted"})
-	return nil
-}
-
-// handleBranchMerge handles "POST .../branches/{branchId}/merge": a
-// three-way merge of the branch into main against the branch point
-// (merge.go); 409 with the conflicting paths when both changed an item
-// and no conflictResolutions entry settles it. Under merge_deploy:
-// sandbox (D22) a successful merge also publishes main to sandbox.
-func (a *API) handleBranchMerge(c *gin.Context) error {
-	f, err := readFields(c, true, "deploymentMessage", "conflictResolutions")
-	if err != nil {
-		return err
-	}
-	msg, _ := deploymentMessage(f)
-	res := readResolutions(f)
-	if err := f.err(); err != nil {
-		return err
-	}
-	ref := c.Param("branch")
-	if ref == mainBranch {
-		return invalid(CodeValidation, MsgMergeMain)
-	}
-	deploy := a.world().fidelity(switchMergeDeploy) == "sandbox"
-	p := principal(c)
-	a.build.agentMu.Lock()
-	defer a.build.agentMu.Unlock()
-	now := a.clock.Now()
-	var dep *deployment
-	var seq string
-	var merged branchContent
-	var used map[string]bool
-	d, err := a.updateAgent(c, func(d *agentDoc) error {
-		b := d.branch(ref)
-		if b == nil {
-			return errf(KindNotFound, CodeBranchNotFound, MsgBranchNotFound)
-		}
-		main := d.branch(mainBranch)
-		var conflicts []string
-		var err error
-		merged, conflicts, used, err = mergeResolve(b.Base, main.Content, b.Content, res)
-		if err != nil {
-			return err
-		}
-		if len(conflicts) > 0 {
-			e := &Error{Kind: KindConflict, Code: CodeMergeConflict, Message: MsgMergeConflict}
-			if a.world().fidelity(switchMergeConflict) == "400" {
-				e.Kind = KindInvalid
-			}
-			for _, p := range conflicts {
-				e.Fields = append(e.Fields, FieldError{Field: p, Message: "changed on both main and the branch"})
-			}
-			return e
-		}
-		main.Content = merged
-		b.Content, b.Base = merged.clone(), merged.clone()
-		seq = d.nextSeq()
-		if deploy {
-			dep = &deployment{ID: a.newUUIDv7(now), AccountID: d.AccountID, AgentID: d.AgentID, Environment: "sandbox",
-				ArtifactVersion: fmtAgentTime(now), Version: a.newID("", hexDigits, 32), CreatedBy: "api", CreatedAt: fmtAgentTime(now),
-				Metadata: map[string]any{"deployment_message": msg, "deployment_type": "merge"}}
-			d.Deployments = append(d.Deployments, dep)
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	for _, path := range slices.Sorted(maps.Keys(res)) {
-		if !used[path] {
-			addWarning(c, "conflictResolutions: %q is not a conflicting path (ignored)", path)
-		}
-	}
-	message := "Branch merged to main"
-	if dep != nil {
-		// The deployment is recorded; its snapshot follows (agentMu is
-		// held, so nothing reads it in between).
-		if err := a.store.PutDoc(docSnapshot, p.Region, dep.Version, &merged); err != nil {
-			return err
-		}
-		a.setRuntimeDeployment(p.Region, d.AgentID, "sandbox", merged.Topics)
-		message = "Branch merged to main and deployed to sandbox"
-	}
-	c.JSON(http.StatusOK, gin.H{"sequence": seq, "message": message, "testRunIds": []string{}})
-	return nil
-}
-
-// editBranch applies fn to the content of the path's branch. Writes to
-// main give 422 under main_branch: read_only (D4).
-func (a *API) editBranch(c *gin.Context, fn func(cont *branchContent) error) (*agentDoc, error) {
-	ref := c.Param("branch")
-	if ref == mainBranch && a.world().fidelity(switchMainBranch) == "read_only" {
-		return nil, errf(KindUnprocessable, CodeMainReadOnly, MsgMainReadOnly)
-	}
-	return a.updateAgent(c, func(d *agentDoc) error {
-		b := d.branch(ref)
-		if b == nil {
-			return errf(KindNotFound, CodeBranchNotFound, MsgBranchNotFound)
-		}
-		return fn(&b.Content)
-	})
-}
-
-// readBranch returns the content of the path's branch.
-func (a *API) readBranch(c *gin.Context) (*branchContent, error) {
-	d, err := a.loadAgent(c)
-	if err != nil {
-		return nil, err
-	}
-	b := d.branch(c.Param("branch"))
-	if b == nil {
-		return nil, errf(KindNotFound, CodeBranchNotFound, MsgBranchNotFound)
-	}
-	return &b.Content, nil
-}
-
-// handleBehaviorGet handles "GET .../branches/{branch}/behavior".
-func (a *API) handleBehaviorGet(c *gin.Context) error {
-	cont, err := a.readBranch(c)
-	if err != nil {
-		return err
-	}
-	c.JSON(http.StatusOK, gin.H{"behavior": cont.Behavior})
-	return nil
-}
-
-// handleBehaviorUpdate handles "PATCH .../branches/{branch}/behavior".
-func (a *API) handleBehaviorUpdate(c *gin.Context) error {
-	f, err := readFields(c, false, "behavior")
-	if err != nil {
-		return err
-	}
-	f.require("behavior")
-	text, _ := f.strLen("behavior", 1, 1<<20)
-	if err := f.err(); err != nil {
-		return err
-	}
-	if _, err := a.editBranch(c, func(cont *branchContent) error { cont.Behavior = text; return nil }); err != nil {
-		return err
-	}
-	c.JSON(http.StatusOK, gin.H{"behavior": text})
-	return nil
-}
-
-// --- knowledge-base topics ---
-
-var topicFields = []string{"name", "content", "actions", "exampleQueries", "isActive"}
-
-// readTopic validates topic fields into t (all required ones on create).
-func readTopic(c *gin.Context, t *topicRec, create bool) error {
-	f, err := readFields(c, false, append(topicFields, "sampleQuestions")...)
-	if err != nil {
-		return err
-	}
-	if f.has("sampleQuestions") {
-		f.fail("sampleQuestions", "is not supported: use exampleQueries")
-	}
-	if create {
-		f.require("name")
-		f.require("content")
-	}
-	if s, ok := f.strLen("name", 1, 255); ok {
-		t.Name = s
-	}
-	if s, ok := f.strLen("content", 1, 1<<20); ok {
-		t.Content = s
-	}
-	if s, ok := f.str("actions"); ok {
-		t.Actions = s
-	}
-	if f.has("exampleQueries") {
-		var q exampleQuries
-		if f.object("exampleQueries", &q, "must be an object {queries: [string]}") {
-			if len(q.Queries) > 100 {
-				f.fail("exampleQueries", "at most 100 queries")
-			}
-			if q.Queries == nil {
-				q.Queries = []string{}
-			}
-			t.ExampleQueries = q
-		}
-	}
-	if b, ok := f.boolean("isActive"); ok {
-		t.IsActive = b
-	}
-	return f.err()
-}
-
-func findTopic(cont *branchContent, id string) (int, *topicRec) {
-	for i, t := range cont.Topics {
-		if t.ID == id {
-			return i, t
-		}
-	}
-	return -1, nil
-}
-
-func topicNameTaken(cont *branchContent, name, except string) bool {
-	for _, t := range cont.Topics {
-		if t.ID != except && strings.EqualFold(t.Name, name) {
-			return true
-		}
-	}
-	return false
-}
-
-// handleTopicList handles "GET .../knowledge-base/topics" (a bare array).
-func (a *API) handleTopicList(c *gin.Context) error {
-	cont, err := a.readBranch(c)
-	if err != nil {
-		return err
-	}
-	c.JSON(http.StatusOK, cont.Topics)
-	return nil
-}
-
-// handleTopicCreate handles "POST .../knowledge-base/topics" (201).
-func (a *API) handleTopicCreate(c *gin.Context) error {
-	t := &topicRec{ExampleQueries: exampleQuries{Queries: []string{}}, IsActive: true}
-	if err := readTopic(c, t, true); err != nil {
-		return err
-	}
-	t.ID = a.newID("TOPICS-", hexDigits, 8)
-	if _, err := a.editBranch(c, func(cont *branchContent) error {
-		if topicNameTaken(cont, t.Name, "") {
-			return errf(KindConflict, CodeTopicExists, MsgTopicExists)
-		}
-		cont.Topics = append(cont.Topics, t)
-		return nil
-	}); err != nil {
-		return err
-	}
-	c.JSON(http.StatusCreated, t)
-	return nil
-}
-
-// handleTopicGet handles "GET .../knowledge-base/topics/{topicId}".
-func (a *API) handleTopicGet(c *gin.Context) error {
-	cont, err := a.readBranch(c)
-	if err != nil {
-		return err
-	}
-	_, t := findTopic(cont, c.Param("item"))
-	if t == nil {
-		return errf(KindNotFound, CodeTopicNotFound, MsgTopicNotFound)
-	}
-	c.JSON(http.StatusOK, t)
-	return nil
-}
-
-// handleTopicUpdate handles "PATCH .../knowledge-base/topics/{topicId}" (204, notes §4).
-func (a *API) handleTopicUpdate(c *gin.Context) error {
-	var patch topicRec
-	if err := readTopic(c, &patch, false); err != nil {
-		return err
-	}
-	id := c.Param("item")
-	if _, err := a.editBranch(c, func(cont *branchContent) error {
-		_, t := findTopic(cont, id)
-		if t == nil {
-			return errf(KindNotFound, CodeTopicNotFound, MsgTopicNotFound)
-		}
-		// Apply the given fields (re-read from the body, a flat patch).
-		if patch.Name != "" && topicNameTaken(cont, patch.Name, id) {
-			return errf(KindConflict, CodeTopicExists, MsgTopicExists)
-		}
-		return readTopic(c, t, false)
-	}); err != nil {
-		return err
-	}
-	c.Status(http.StatusNoContent)
-	return nil
-}
-
-// handleTopicDelete handles "DELETE .../knowledge-base/topics/{topicId}" (204).
-func (a *API) handleTopicDelete(c *gin.Context) error {
-	id := c.Param("item")
-	if _, err := a.editBranch(c, func(cont *branchContent) error {
-		i, _ := findTopic(cont, id)
-		if i < 0 {
-			return errf(KindNotFound, CodeTopicNotFound, MsgTopicNotFound)
-		}
-		cont.Topics = slices.Delete(cont.Topics, i, i+1)
-		return nil
-	}); err != nil {
-		return err
-	}
-	c.Status(http.StatusNoContent)
-	return nil
-}
-
-// --- attributes and variants ---
-
-// handleAttributeList handles "GET .../attributes" → {"attributes": [...]}.
-func (a *API) handleAttributeList(c *gin.Context) error {
-	cont, err := a.readBranch(c)
-	if err != nil {
-		return err
-	}
-	c.JSON(http.StatusOK, gin.H{"attributes": cont.Attributes})
-	return nil
-}
-
-func readName(c *gin.Context, required bool) (string, error) {
-	f, err := readFields(c, false, "name")
-	if err != nil {
-		return "", err
-	}
-	if required {
-		f.require("name")
-	}
-	name, _ := f.strLen("name", 1, 255)
-	return name, f.err()
-}
-
-// handleAttributeCreate handles "POST .../attributes" (201 {id, name}).
-func (a *API) handleAttributeCreate(c *gin.Context) error {
-	name, err := readName(c, true)
-	if err != nil {
-		return err
-	}
-	at := &attribute{ID: a.newID("ATTRIBUTE-", upperAlnum, 8), Name: name}
-	if _, err := a.editBranch(c, func(cont *branchContent) error {
-		for _, x := range cont.Attributes {
-			if x.Name == name {
-				return errf(KindConflict, CodeAttributeDuplicate, MsgAttributeDuplicate)
-			}
-		}
-		cont.Attributes = append(cont.Attributes, at)
-		return nil
-	}); err != nil {
-		return err
-	}
-	c.JSON(http.StatusCreated, at)
-	return nil
-}
-
-// handleAttributeUpdate handles "PATCH .../attributes/{id}" (200).
-func (a *API) handleAttributeUpdate(c *gin.Context) error {
-	name, err := readName(c, true)
-	if err != nil {
-		return err
-	}
-	id := c.Param("item")
-	var out *attribute
-	if _, err := a.editBranch(c, func(cont *branchContent) error {
-		for _, x := range cont.Attributes {
-			if x.ID == id {
-				x.Name, out = name, x
-				return nil
-			}
-		}
-		return errf(KindNotFound, CodeItemNotFound, MsgItemNotFound)
-	}); err != nil {
-		return err
-	}
-	c.JSON(http.StatusOK, out)
-	return nil
-}
-
-// handleAttributeDelete handles "DELETE .../attributes/{id}" (200 {id}).
-func (a *API) handleAttributeDelete(c *gin.Context) error {
-	id := c.Param("item")
-	if _, err := a.editBranch(c, func(cont *branchContent) error {
-		i := slices.IndexFunc(cont.Attributes, func(x *attribute) bool { return x.ID == id })
-		if i < 0 {
-			return errf(KindNotFound, CodeItemNotFound, MsgItemNotFound)
-		}
-		cont.Attributes = slices.Delete(cont.Attributes, i, i+1)
-		return nil
-	}); err != nil {
-		return err
-	}
-	c.JSON(http.StatusOK, gin.H{"id": id})
-	return nil
-}
-
-// handleVariantList handles "GET .../variants" → {"variants": [...]}.
-func (a *API) handleVariantList(c *gin.Context) error {
-	cont, err := a.readBranch(c)
-	if err != nil {
-		return err
-	}
-	c.JSON(http.StatusOK, gin.H{"variants": cont.Variants})
-	return nil
-}
-
-func readVariant(c *gin.Context, v *variant, create bool) error {
-	f, err := readFields(c, false, "name", "attributeValues", "isDefault")
-	if err != nil {
-		return err
-	}
-	if create {
-		f.require("name")
-	}
-	if s, ok := f.strLen("name", 1, 255); ok {
-		v.Name = s
-	}
-	if f.has("attributeValues") {
-		var av attributeValues
-		if f.object("attributeValues", &av, "must be an object {values: {name: string}}") {
-			if av.Values == nil {
-				av.Values = map[string]string{}
-			}
-			v.AttributeValues = av
-		}
-	}
-	if b, ok := f.boolean("isDefault"); ok {
-		v.IsDefault = b
-	}
-	return f.err()
-}
-
-// handleVariantCreate handles "POST .../variants" (201).
-func (a *API) handleVariantCreate(c *gin.Context) error {
-	v := &variant{AttributeValues: attributeValues{Values: map[string]string{}}}
-	if err := readVariant(c, v, true); err != nil {
-		return err
-	}
-	v.ID = a.newID("VARIANT-", upperAlnum, 8)
-	if _, err := a.editBranch(c, func(cont *branchContent) error {
-		for _, x := range cont.Variants {
-			if x.Name == v.Name {
-				return errf(KindConflict, CodeVariantDuplicate, MsgVariantDuplicate)
-			}
-		}
-		if v.IsDefault || len(cont.Variants) == 0 {
-			v.IsDefault = true
-			for _, x := range cont.Variants {
-				x.IsDefault = false
-			}
-		}
-		cont.Variants = append(cont.Variants, v)
-		return nil
-	}); err != nil {
-		return err
-	}
-	c.JSON(http.StatusCreated, v)
-	return nil
-}
-
-// handleVariantUpdate handles "PATCH .../variants/{id}" (200).
-func (a *API) handleVariantUpdate(c *gin.Context) error {
-	var patch variant
-	if err := readVariant(c, &patch, false); err != nil {
-		return err
-	}
-	id := c.Param("item")
-	var out *variant
-	if _, err := a.editBranch(c, func(cont *branchContent) error {
-		for _, x := range cont.Variants {
-			if x.ID == id {
-				out = x
-			}
-		}
-		if out == nil {
-			return errf(KindNotFound, CodeItemNotFound, MsgItemNotFound)
-		}
-		for _, x := range cont.Variants {
-			if x.ID != id && patch.Name != "" && x.Name == patch.Name {
-				return errf(KindConflict, CodeVariantDuplicate, MsgVariantDuplicate)
-			}
-		}
-		wasDefault := out.IsDefault
-		if err := readVariant(c, out, false); err != nil {
-			return err
-		}
-		if out.IsDefault && !wasDefault {
-			for _, x := range cont.Variants {
-				x.IsDefault = x == out
-			}
-		}
-		if wasDefault && !out.IsDefault {
-			return errf(KindInvalid, CodeVariantDefault, MsgVariantDefault)
-		}
-		return nil
-	}); err != nil {
-		return err
-	}
-	c.JSON(http.StatusOK, out)
-	return nil
-}
-
-// handleVariantDelete handles "DELETE .../variants/{id}" (200 {id}); the
-// default variant cannot be removed (400 VARIANTS_REMOVE_DEFAULT_ERROR).
-func (a *API) handleVariantDelete(c *gin.Context) error {
-	id := c.Param("item")
-	if _, err := a.editBranch(c, func(cont *branchContent) error {
-		i := slices.IndexFunc(cont.Variants, func(x *variant) bool { return x.ID == id })
-		if i < 0 {
-			return errf(KindNotFound, CodeItemNotFound, MsgItemNotFound)
-		}
-		if cont.Variants[i].IsDefault {
-			return errf(KindInvalid, CodeVariantDefault, MsgVariantDefault)
-		}
-		cont.Variants = slices.Delete(cont.Variants, i, i+1)
-		return nil
-	}); err != nil {
-		return err
-	}
-	c.JSON(http.StatusOK, gin.H{"id": id})
-	return nil
-}
-
-// --- deployments ---
-
-// newUUIDv7 returns a UUIDv7 of the virtual time (notes §16).
-func (a *API) newUUIDv7(t time.Time) string {
-	u := a.newUUID() // random bits, version 4 layout
-	ms := uint64(t.UnixMilli())
-	h := fmt.Sprintf("%012x", ms&0xffffffffffff)
-	return h[:8] + "-" + h[8:12] + "-7" + u[15:18] + u[18:]
-}
-
-// renderDeployment answers a deployment per deploy_response (D6).
-func (a *API) renderDeployment(c *gin.Context, status int, d *deployment) {
-	if a.world().fidelity(switchDeployResponse) == "wrapped" {
-		c.JSON(status, gin.H{"deployment": d, "testRunIds": []string{}})
-		return
-	}
-	c.JSON(status, d)
-}
-
-func deploymentMessage(f *fieldBody) (string, bool) { return f.str("deploymentMessage") }
-
-// handleDeploymentPublish handles "POST .../deployments/publish": the
-// main draft is snapshotted into a sandbox deployment (spec 3.3), 201.
-func (a *API) handleDeploymentPublish(c *gin.Context) error {
-	f, err := readFields(c, true, "environment", "deploymentMessage")
-	if err != nil {
-		return err
-	}
-	if env, ok := f.str("environment"); ok && env != "sandbox" {
-		return &Error{Kind: KindInvalid, Code: CodeDeployInvalidEnv, Message: MsgPublishSandbox,
-			Fields: []FieldError{{Field: "environment", Message: "must be sandbox"}}}
-	}
-	msg, _ := deploymentMessage(f)
-	if err := f.err(); err != nil {
-		return err
-	}
-	p := principal(c)
-	a.build.agentMu.Lock()
-	defer a.build.agentMu.Unlock()
-	cur, err := a.loadAgent(c)
-	if err != nil {
-		return err
-	}
-	snap := cur.branch(mainBranch).Content
-	if a.world().fidelity(switchMergeDeploy) == "sandbox" {
-		if err := a.alreadyPublished(p.Region, cur, snap); err != nil {
-			return err
-		}
-	}
-	now := a.clock.Now()
-	version := a.newID("", hexDigits, 32)
-	if err := a.store.PutDoc(docSnapshot, p.Region, version, &snap); err != nil {
-		return err
-	}
-	dep := &deployment{ID: a.newUUIDv7(now), AccountID: cur.AccountID, AgentID: cur.AgentID, Environment: "sandbox",
-		ArtifactVersion: fmtAgentTime(now), Version: version, CreatedBy: "api", CreatedAt: fmtAgentTime(now),
-		Metadata: map[string]any{"deployment_message": msg, "deployment_type": "publish"}}
-	if _, err := a.updateAgent(c, func(d *agentDoc) error {
-		d.Deployments = append(d.Deployments, dep)
-		return nil
-	}); err != nil {
-		return err
-	}
-	a.setRuntimeDeployment(p.Region, cur.AgentID, "sandbox", snap.Topics)
-	a.renderDeployment(c, http.StatusCreated, dep)
-	return nil
-}
-
-// alreadyPublished answers 409 DEPLOYMENTS_ALREADY_PUBLISHED when the
-// active sandbox deployment came from a merge and holds content, the
-// main draft unchanged since (merge_deploy: sandbox, D22; notes section 4
-// "Publishing after a merge").
-func (a *API) alreadyPublished(region string, d *agentDoc, draft branchContent) error {
-	act := d.active("sandbox")
-	if act == nil || act.Metadata["deployment_type"] != "merge" {
-		return nil
-	}
-	var snap branchContent
-	if err := a.store.GetDoc(docSnapshot, region, act.Version, &snap); err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			return nil
-		}
-		return err
-	}
-	if jsonOf(snap) != jsonOf(draft) {
-		return nil
-	}
-	return errf(KindConflict, CodeAlreadyPublished, MsgAlreadyPublished)
-}
-
-// findDeployment looks a deployment up by id.
-func (d *agentDoc) findDeployment(id string) *deployment {
-	for _, x := range d.Deployments {
-		if x.ID == id {
-			return x
-		}
-	}
-	return nil
-}
-
-// copyDeployment appends a new deployment of the same content to env and
-// makes it active there.
-func (a *API) copyDeployment(c *gin.Context, id string, target func(from *deployment) (string, error), meta func(*deployment) map[string]any) (*deployment, *deployment, error) {
-	p := principal(c)
-	a.build.agentMu.Lock()
-	defer a.build.agentMu.Unlock()
-	now := a.clock.Now()
-	var out, stored *deployment
-	d, err := a.updateAgent(c, func(d *agentDoc) error {
-		from := d.findDeployment(id)
-		if from == nil {
-			return errf(KindNotFound, CodeDeploymentNotFound, MsgDeploymentNotFound)
-		}
-		env, err := target(from)
-		if err != nil {
-			return err
-		}
-		stored = &deployment{ID: a.newUUIDv7(now), AccountID: d.AccountID, AgentID: d.AgentID, Environment: env,
-			ArtifactVersion: from.ArtifactVersion, Version: from.Version, CreatedBy: "api", CreatedAt: fmtAgentTime(now)}
-		stored.Metadata = meta(stored)
-		d.Deployments = append(d.Deployments, stored)
-		cp := *stored
-		out = &cp
-		return nil
-	})
-	if err != nil {
-		return nil, nil, err
-	}
-	var snap branchContent
-	if err := a.store.GetDoc(docSnapshot, p.Region, out.Version, &snap); err != nil {
-		return nil, nil, err
-	}
-	a.setRuntimeDeployment(p.Region, d.AgentID, out.Environment, snap.Topics)
-	return out, stored, nil
-}
-
-// handleDeploymentPromote handles "POST .../deployments/{id}/promote": a
-// new deployment of the same version in the next environment, or in
-// targetEnvironment (D21), 200.
-func (a *API) handleDeploymentPromote(c *gin.Context) error {
-	f, err := readFields(c, true, "targetEnvironment", "deploymentMessage")
-	if err != nil {
-		return err
-	}
-	targetEnv, hasTarget := f.enum("targetEnvironment", []string{"pre-release", "live"})
-	msg, _ := deploymentMessage(f)
-	if err := f.err(); err != nil {
-		return err
-	}
-	out, _, err := a.copyDeployment(c, c.Param("deployment"), func(from *deployment) (string, error) {
-		cur := envOrder[from.Environment]
-		if !hasTarget {
-			if cur >= envOrder["live"] {
-				return "", &Error{Kind: KindInvalid, Code: CodeDeployTarget, Message: "The deployment is already live.",
-					Fields: []FieldError{{Field: "targetEnvironment", Message: "must be later than live"}}}
-			}
-			return deployEnvs[cur+1], nil
-		}
-		if envOrder[targetEnv] <= cur {
-			return "", &Error{Kind: KindInvalid, Code: CodeDeployTarget,
-				Message: fmt.Sprintf("Cannot promote a %s deployment to %s.", from.Environment, targetEnv),
-				Fields:  []FieldError{{Field: "targetEnvironment", Message: "must be later than " + from.Environment}}}
-		}
-		if targetEnv == "live" && from.Environment == "sandbox" && a.world().fidelity(switchPromoteSkip) == "reject" {
-			return "", errf(KindPrecondition, CodePreReleaseNotReady, MsgPreReleaseNotReady)
-		}
-		return targetEnv, nil
-	}, func(*deployment) map[string]any {
-		return map[string]any{"deployment_message": msg, "deployment_type": "promotion"}
-	})
-	if err != nil {
-		return err
-	}
-	a.renderDeployment(c, http.StatusOK, out)
-	return nil
-}
-
-// handleDeploymentRollback handles "POST .../deployments/{id}/rollback":
-// a new sandbox deployment copying the target's version; metadata null in
-// the answer, deployment_type "rollback" in later listings (G8).
-func (a *API) handleDeploymentRollback(c *gin.Context) error {
-	if _, err := readFields(c, true, "deploymentMessage"); err != nil {
-		return err
-	}
-	out, _, err := a.copyDeployment(c, c.Param("deployment"), func(*deployment) (string, error) { return "sandbox", nil },
-		func(*deployment) map[string]any { return map[string]any{"deployment_type": "rollback"} })
-	if err != nil {
-		return err
-	}
-	out.Metadata = nil
-	a.renderDeployment(c, http.StatusOK, out)
-	return nil
-}
-
-// handleDeploymentList handles "GET .../deployments?environment=&limit=":
-// newest first (spec 4.3).
-func (a *API) handleDeploymentList(c *gin.Context) error {
-	env := c.Query("environment")
-	if !containsStr(deployEnvs, env) {
-		return &Error{Kind: KindInvalid, Code: CodeDeployInvalidEnv, Message: MsgDeployInvalidEnv,
-			Fields: []FieldError{{Field: "environment", Message: "must be one of: sandbox, pre-release, live"}}}
-	}
-	limit := 0
-	if s, ok := c.GetQuery("limit"); ok {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 {
-			return invalid(CodeValidation, MsgValidationFailed, FieldError{Field: "limit", Message: "must be a positive integer"})
-		}
-		limit = n
-	}
-	d, err := a.loadAgent(c)
-	if err != nil {
-		return err
-	}
-	out := []*deployment{}
-	for i := len(d.Deployments) - 1; i >= 0; i-- {
-		if d.Deployments[i].Environment == env {
-			out = append(out, d.Deployments[i])
-		}
-		if limit > 0 && len(out) == limit {
-			break
-		}
-	}
-	c.JSON(http.StatusOK, gin.H{"deployments": out})
-	return nil
-}
-
-// handleDeploymentActive handles "GET .../deployments/active".
-func (a *API) handleDeploymentActive(c *gin.Context) error {
-	d, err := a.loadAgent(c)
-	if err != nil {
-		return err
-	}
-	act := map[string]*deployment{}
-	for _, env := range deployEnvs {
-		act[env] = d.active(env)
-	}
-	c.JSON(http.StatusOK, gin.H{"activeDeployments": act})
-	return nil
-}
-
-// --- real-time configs ---
-
-func configEnv(c *gin.Context) (string, error) {
-	env := c.Param("env")
-	if !containsStr(deployEnvs, env) {
-		return "", errf(KindInvalid, CodeConfigUnknownEnv, MsgConfigUnknownEnv)
-	}
-	return env, nil
-}
-
-// handleConfigList handles "GET .../real-time-configs" → {"configPages": [...]}.
-func (a *API) handleConfigList(c *gin.Context) error {
-	d, err := a.loadAgent(c)
-	if err != nil {
-		return err
-	}
-	pages := []*configPage{}
-	for _, env := range deployEnvs {
-		pages = append(pages, d.Configs[env])
-	}
-	c.JSON(http.StatusOK, gin.H{"configPages": pages})
-	return nil
-}
-
-// handleConfigGet handles "GET .../real-time-configs/{clientEnv}".
-func (a *API) handleConfigGet(c *gin.Context) error {
-	env, err := configEnv(c)
-	if err != nil {
-		return err
-	}
-	d, err := a.loadAgent(c)
-	if err != nil {
-		return err
-	}
-	c.JSON(http.StatusOK, d.Configs[env])
-	return nil
-}
-
-// handleConfigSchema handles "PUT .../real-time-configs/{clientEnv}/schema".
-func (a *API) handleConfigSchema(c *gin.Context) error {
-	env, err := configEnv(c)
-	if err != nil {
-		return err
-	}
-	f, err := readFields(c, false, "schema")
-	if err != nil {
-		return err
-	}
-	f.require("schema")
-	var schema map[string]any
-	f.object("schema", &schema, "must be a JSON Schema object")
-	if err := f.err(); err != nil {
-		return err
-	}
-	raw := f.raw["schema"]
-	if _, err := a.compileSchema(raw); err != nil {
-		return &Error{Kind: KindInvalid, Code: CodeConfigBadSchema, Message: MsgConfigBadSchema,
-			Fields: []FieldError{{Field: "schema", Message: err.Error()}}}
-	}
-	now := fmtAgentTime(a.clock.Now())
-	d, err := a.updateAgent(c, func(d *agentDoc) error {
-		d.Configs[env].Schema = raw
-		d.Configs[env].LastUpdated = &now
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	c.JSON(http.StatusOK, d.Configs[env])
-	return nil
-}
-
-// handleConfigVariables handles "PATCH .../real-time-configs/{segment}/variables"
-// (spec 4.3): the given variables are set (a null value removes one), the
-// result is validated against the page's JSON Schema (per-field errors)
-// and takes effect at once, without a publish.
-func (a *API) handleConfigVariables(c *gin.Context) error {
-	env, err := configEnv(c)
-	if err != nil {
-		return err
-	}
-	f, err := readFields(c, false, "variables")
-	if err != nil {
-		return err
-	}
-	f.require("variables")
-	var vars map[string]any
-	f.object("variables", &vars, "must be an object")
-	if err := f.err(); err != nil {
-		return err
-	}
-	p := principal(c)
-	a.build.agentMu.Lock()
-	defer a.build.agentMu.Unlock()
-	now := fmtAgentTime(a.clock.Now())
-	d, err := a.updateAgent(c, func(d *agentDoc) error {
-		page := d.Configs[env]
-		next := map[string]any{}
-		for k, v := range page.Variables {
-			next[k] = v
-		}
-		for k, v := range vars {
-			if v == nil {
-				delete(next, k)
-			} else {
-				next[k] = v
-			}
-		}
-		if fields, err := a.validateVariables(page.Schema, next); err != nil {
-			return err
-		} else if len(fields) > 0 {
-			return &Error{Kind: KindInvalid, Code: CodeConfigInvalid, Message: MsgConfigInvalid, Fields: fields}
-		}
-		page.Variables = next
-		page.LastUpdated = &now
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	a.setRuntimeVariables(p.Region, d.AgentID, env, d.Configs[env].Variables)
-	c.JSON(http.StatusOK, d.Configs[env])
-	return nil
 }
 
 // --- seeding ---

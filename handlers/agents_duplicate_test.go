@@ -8,6 +8,7 @@ import (
 // source's main branch content; errors are per field; the store is
 // unchanged by a refused request.
 func TestAgentsDuplicate(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	now := fmtAgentTime(h.clock.Now())
 	h.agentDo("PATCH", "/2001/branches/main/behavior", map[string]any{"behavior": "Be brief."}, 200)

@@ -1,5 +1,8 @@
 package handlers
 
+// Tests of the agent_create (D2) and merge_deploy (D22) switches and of
+// merge conflictResolutions.
+
 import (
 	"encoding/json"
 	"strings"
@@ -8,10 +11,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// Tests of the agent_create (D2) and merge_deploy (D22) switches and of
-// merge conflictResolutions.
-
 func TestAgentsCreateOAS(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, string(scenarioDefaultYAML())+"\nfidelity: {agent_create: oas}\n")
 	now := fmtAgentTime(h.clock.Now())
 	// OAS CreateAgentResponse: 200 and exactly six fields.
@@ -78,6 +79,7 @@ func (h *harness) mergeConflictSetup() (topic, branch string) {
 }
 
 func TestAgentsMergeResolutions(t *testing.T) {
+	t.Parallel()
 	behaviorTheirs := map[string]any{"path": []string{"behavior"}, "strategy": "theirs"}
 	cases := []struct {
 		name      string
@@ -176,6 +178,7 @@ func TestAgentsMergeResolutions(t *testing.T) {
 }
 
 func TestAgentsMergeDeploySandbox(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, string(scenarioDefaultYAML())+"\nfidelity: {merge_deploy: sandbox}\n")
 	br := h.agentDo("POST", "/support/branches", map[string]any{"name": "f"}, 201).Map(t)["branchId"].(string)
 	h.agentDo("POST", "/support/branches/"+br+"/knowledge-base/topics", map[string]any{"name": "parking", "content": "Parking is free."}, 201)
@@ -213,6 +216,7 @@ func TestAgentsMergeDeploySandbox(t *testing.T) {
 }
 
 func TestAgentsMergeNoDeployByDefault(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	br := h.agentDo("POST", "/support/branches", map[string]any{"name": "f"}, 201).Map(t)["branchId"].(string)
 	h.agentDo("POST", "/support/branches/"+br+"/knowledge-base/topics", map[string]any{"name": "parking", "content": "Parking is free."}, 201)

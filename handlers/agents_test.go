@@ -32,6 +32,7 @@ func (h *harness) chatSay(headers []string, msg string) string {
 }
 
 func TestAgentsListAndCreate(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	now := fmtAgentTime(h.clock.Now())
 	seeded := map[string]any{"accountId": "1001", "agentId": "2001", "agentName": "Support Agent", "createdAt": now, "updatedAt": now, "branchCount": 1}
@@ -76,6 +77,7 @@ func TestAgentsListAndCreate(t *testing.T) {
 }
 
 func TestAgentsMergeMatrix(t *testing.T) {
+	t.Parallel()
 	type side func(h *harness, branch string, topic string)
 	setTopic := func(content string) side {
 		return func(h *harness, branch, topic string) {
@@ -145,6 +147,7 @@ func TestAgentsMergeMatrix(t *testing.T) {
 }
 
 func TestAgentsMainReadOnly(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, string(scenarioDefaultYAML())+"\nfidelity: {main_branch: read_only}\n")
 	mustBody(t, h.agentDo("PATCH", "/support/branches/main/behavior", map[string]any{"behavior": "a"}, 422),
 		builderError{Message: MsgMainReadOnly, Errors: []FieldError{}})
@@ -155,6 +158,7 @@ func TestAgentsMainReadOnly(t *testing.T) {
 // TestAgentsDeploymentPath publishes a topic to sandbox: the sandbox agent
 // answers with it, live does not until promoted through pre-release.
 func TestAgentsDeploymentPath(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.agentDo("POST", "/support/branches/main/knowledge-base/topics", map[string]any{"name": "parking", "content": "Parking is free after 6pm."}, 201)
 	fallback := "Sorry, I didn't understand that. Could you rephrase?"
@@ -236,6 +240,7 @@ func TestAgentsDeploymentPath(t *testing.T) {
 }
 
 func TestAgentsDeployResponseWrapped(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, string(scenarioDefaultYAML())+"\nfidelity: {deploy_response: wrapped, promote_skip_stage: reject}\n")
 	got := h.agentDo("POST", "/support/deployments/publish", nil, 201).Map(t)
 	dep, _ := got["deployment"].(map[string]any)
@@ -277,6 +282,7 @@ credentials:
 `
 
 func TestAgentsRealTimeConfigs(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, agentsConfigScenario)
 	if got := h.chatSay(chatHeaders, "hours?"); got != "Open 24/7." {
 		t.Fatalf("seeded live deployment: %q", got)
@@ -325,6 +331,7 @@ func TestAgentsRealTimeConfigs(t *testing.T) {
 }
 
 func TestAgentsAttributesVariants(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	at := h.agentDo("POST", "/support/branches/main/attributes", map[string]any{"name": "tier"}, 201).Map(t)
 	if !regexp.MustCompile(`^ATTRIBUTE-[0-9A-Z]{8}$`).MatchString(at["id"].(string)) {

@@ -3,16 +3,16 @@ package handlers
 // Alert rules and active alerts (spec 2.3, 3.1, 4.4, 7.2; notes section 5).
 // Rules are account-scoped (the account comes from the key) and live in
 // the account's region partition as "alert_rule" documents. Evaluation on
-// the virtual clock is in alert_eval.go.
+// the virtual clock is in engine_alerts.go.
 
 import (
 	"cmp"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -22,13 +22,34 @@ import (
 	"github.com/agentplatform/mockplatform/store"
 )
 
-func registerAlerts(rt gin.IRoutes) {
-	rt.POST("/v1/alert-rules", wrap(famAlerts, (*API).handleAlertRuleCreate))
-	rt.GET("/v1/alert-rules", wrap(famAlerts, (*API).handleAlertRuleList))
-	rt.GET("/v1/alert-rules/:rule", wrap(famAlerts, (*API).handleAlertRuleGet))
-	rt.PATCH("/v1/alert-rules/:rule", wrap(famAlerts, (*API).handleAlertRuleUpdate))
-	rt.DELETE("/v1/alert-rules/:rule", wrap(famAlerts, (*API).handleAlertRuleDelete))
-	rt.GET("/v1/alerts", wrap(famAlerts, (*API).handleAlertList))
+func (a *API) registerAlerts(rt gin.IRoutes) {
+	rt.POST("/v1/alert-rules", a.wrap(famAlerts, a.handleAlertRuleCreate))
+	rt.GET("/v1/alert-rules", a.wrap(famAlerts, a.handleAlertRuleList))
+	rt.GET("/v1/alert-rules/:rule", a.wrap(famAlerts, a.handleAlertRuleGet))
+	rt.PATCH("/v1/alert-rules/:rule", a.wrap(famAlerts, a.handleAlertRuleUpdate))
+	rt.DELETE("/v1/alert-rules/:rule", a.wrap(famAlerts, a.handleAlertRuleDelete))
+	rt.GET("/v1/alerts", a.wrap(famAlerts, a.handleAlertList))
+}
+
+// alertsState is the alerts family's in-memory state.
+type alertsState struct {
+	// mu serialises the count-then-insert (and delete) of alert rules,
+	// whose per-account limit is checked against the store, and the
+	// evaluation passes; it guards apiErrors. It is held across store
+	// calls.
+	mu sync.Mutex
+	// apiErrors are the runtime API errors recorded through
+	// RecordAPIError since the last reset.
+	apiErrors []apiErrorMark
+}
+
+// resetAlerts forgets the recorded API errors and arms the evaluation
+// timer of the new generation.
+func (a *API) resetAlerts() {
+	a.alerts.mu.Lock()
+	a.alerts.apiErrors = nil
+	a.alerts.mu.Unlock()
+	a.armEvaluation(a.generation())
 }
 
 // Alert rule vocabulary (spec 2.3), the one the scenario validates by.
@@ -206,8 +227,8 @@ func (a *API) handleAlertRuleCreate(c *gin.Context) error {
 	since := now
 	r.Since = &since
 
-	a.build.alertMu.Lock()
-	defer a.build.alertMu.Unlock()
+	a.alerts.mu.Lock()
+	defer a.alerts.mu.Unlock()
 	n, err := a.countAccountDocs(docAlertRule, p.Region, p.Account.ID)
 	if err != nil {
 		return err
@@ -232,11 +253,11 @@ func (a *API) handleAlertRuleCreate(c *gin.Context) error {
 // countAccountDocs counts the documents of a kind that belong to an account.
 func (a *API) countAccountDocs(kind, region, account string) (int, error) {
 	n := 0
-	err := a.store.ListDocs(kind, region, func(_ string, raw []byte) bool {
-		var owner struct {
-			AccountID string `json:"account_id"`
-		}
-		if json.Unmarshal(raw, &owner) == nil && owner.AccountID == account {
+	type owner struct {
+		AccountID string `json:"account_id"`
+	}
+	err := store.ListDocs(a.store, kind, region, func(_ string, o *owner) bool {
+		if o.AccountID == account {
 			n++
 		}
 		return true
@@ -333,8 +354,8 @@ func (a *API) handleAlertRuleDelete(c *gin.Context) error {
 		return err
 	}
 	p := principal(c)
-	a.build.alertMu.Lock()
-	defer a.build.alertMu.Unlock()
+	a.alerts.mu.Lock()
+	defer a.alerts.mu.Unlock()
 	if _, err := a.getAlertRule(p, id); err != nil {
 		return err
 	}
@@ -351,9 +372,8 @@ func (a *API) handleAlertRuleDelete(c *gin.Context) error {
 // listAlertRules reads the account's rules in id order.
 func (a *API) listAlertRules(region, account string) ([]*alertRule, error) {
 	var out []*alertRule
-	err := a.store.ListDocs(docAlertRule, region, func(_ string, raw []byte) bool {
-		r := new(alertRule)
-		if json.Unmarshal(raw, r) == nil && (account == "" || r.AccountID == account) {
+	err := store.ListDocs(a.store, docAlertRule, region, func(_ string, r *alertRule) bool {
+		if account == "" || r.AccountID == account {
 			out = append(out, r)
 		}
 		return true
@@ -455,29 +475,17 @@ func (a *API) handleAlertList(c *gin.Context) error {
 	return nil
 }
 
-// Fault presets of the alerts and webhooks families.
-const (
-	// PresetAlertsLimit answers 409 as if the account's rule (or endpoint)
-	// limit were reached.
-	PresetAlertsLimit = "alerts_limit"
-	// PresetMonitoringBackend answers 502 "Monitoring backend
-	// synchronisation failure" (spec 7.2). Matched by the evaluation (path
-	// "/_evaluation" of family alerts), it fails that evaluation pass: the
-	// rules move to unknown.
-	PresetMonitoringBackend = "monitoring_backend_failure"
-)
-
 // presetAlerts returns the alerts and webhooks failure modes.
-func (a *API) presetAlerts(name string) presetFunc {
-	switch name {
-	case PresetAlertsLimit:
+func (a *API) presetAlerts(call faults.PresetCall) presetFunc {
+	switch call.Name {
+	case faults.PresetAlertsLimit:
 		return func(c *gin.Context, _ faults.Rule) (bool, error) {
 			if f := familyOf(c); f == famWebhooks {
 				return true, errf(KindConflict, CodeWebhookLimit, "%s", msgWebhookLimit(a.world().webhookLimit()))
 			}
 			return true, errf(KindConflict, CodeAlertRuleLimit, "%s", msgAlertRuleLimit(a.world().alertRuleLimit()))
 		}
-	case PresetMonitoringBackend:
+	case faults.PresetMonitoringBackend:
 		return func(*gin.Context, faults.Rule) (bool, error) {
 			return true, errf(KindBadGateway, CodeMonitoringBackend, MsgMonitoringBackend)
 		}

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/agentplatform/mockplatform/faults"
 	"github.com/agentplatform/mockplatform/scenario"
+	"github.com/agentplatform/mockplatform/store"
 )
 
 var builderHeaders = []string{"x-api-key", "test-builder-key", "Content-Type", "application/json"}
@@ -79,6 +81,7 @@ func alertVolumeRule(extra map[string]any) map[string]any {
 var alertIDRE = regexp.MustCompile(`^ar_[A-Za-z0-9]{22}$`)
 
 func TestAlertRuleCreateAndGet(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	got := h.alertCreate(alertVolumeRule(nil))
 	id, _ := got["id"].(string)
@@ -120,6 +123,7 @@ func mustJSON(t testing.TB, v any) []byte {
 }
 
 func TestAlertRuleValidation(t *testing.T) {
+	t.Parallel()
 	metricMsg := "must be one of: turn_latency_p50, turn_latency_p95, api_errors, function_errors, call_crashes, call_volume"
 	cases := []struct {
 		name string
@@ -162,6 +166,7 @@ func TestAlertRuleValidation(t *testing.T) {
 }
 
 func TestAlertRuleIDsAndScope(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, alertsTwoAccounts)
 	id := h.alertCreate(alertVolumeRule(nil))["id"].(string)
 	for _, m := range []string{"GET", "PATCH", "DELETE"} {
@@ -184,6 +189,7 @@ func TestAlertRuleIDsAndScope(t *testing.T) {
 }
 
 func TestAlertRuleLimit(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, alertsTwoAccounts)
 	h.alertCreate(alertVolumeRule(nil))
 	h.alertCreate(alertVolumeRule(nil))
@@ -209,6 +215,7 @@ func TestAlertRuleLimit(t *testing.T) {
 }
 
 func TestAlertRulePatchListDelete(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, alertsTwoAccounts)
 	id := h.alertCreate(alertVolumeRule(nil))["id"].(string)
 	before := h.alertGet(id)
@@ -383,6 +390,7 @@ func (h *harness) chatCreateN(n int) {
 // chat conversations, a signed alerts.triggered at an httptest receiver,
 // volume falls, alerts.resolved.
 func TestAlertDoneWhen(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	rc := newReceiver(t, nil)
 	ep := h.webhookCreate(map[string]any{"name": "ops", "url": rc.srv.URL + "/hooks",
@@ -462,6 +470,7 @@ func TestAlertDoneWhen(t *testing.T) {
 // alertStateHarness has a rule and a receiver; step runs n conversations,
 // advances to the next evaluation and returns the rule.
 func TestAlertStateMoves(t *testing.T) {
+	t.Parallel()
 	type step struct {
 		convs     int
 		wantState string
@@ -527,6 +536,7 @@ func TestAlertStateMoves(t *testing.T) {
 }
 
 func TestAlertInitialUnknownAndFailedEvaluation(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, string(scenarioDefaultYAML())+"\nfidelity: {initial_alert_state: unknown}\n")
 	id := h.alertCreate(alertVolumeRule(nil))["id"].(string)
 	if st := h.alertGet(id); st["current_state"] != "unknown" {
@@ -542,7 +552,7 @@ func TestAlertInitialUnknownAndFailedEvaluation(t *testing.T) {
 
 	// A monitoring fault fails one pass: unknown, value and evaluation time kept.
 	if _, err := h.faults.Add(faults.Rule{Match: faults.Match{Family: "alerts", Path: EvaluationPath},
-		Action: faults.Action{Preset: PresetMonitoringBackend}, Times: 1}); err != nil {
+		Action: faults.Action{Preset: faults.PresetMonitoringBackend}, Times: 1}); err != nil {
 		t.Fatal(err)
 	}
 	now := h.clock.Advance(time.Minute)
@@ -565,11 +575,12 @@ func TestAlertInitialUnknownAndFailedEvaluation(t *testing.T) {
 }
 
 func TestAlertPresets(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	for preset, want := range map[string]struct {
 		status int
 		msg    string
-	}{PresetAlertsLimit: {409, "Maximum number of alert rules (10) reached"}, PresetMonitoringBackend: {502, MsgMonitoringBackend}} {
+	}{faults.PresetAlertsLimit: {409, "Maximum number of alert rules (10) reached"}, faults.PresetMonitoringBackend: {502, MsgMonitoringBackend}} {
 		if _, err := h.faults.Add(faults.Rule{Match: faults.Match{Family: "alerts", Method: "POST"}, Action: faults.Action{Preset: preset}, Times: 1}); err != nil {
 			t.Fatal(err)
 		}
@@ -577,7 +588,7 @@ func TestAlertPresets(t *testing.T) {
 		mustStatus(t, r, want.status)
 		mustBody(t, r, builderError{Message: want.msg, Errors: []FieldError{}})
 	}
-	if _, err := h.faults.Add(faults.Rule{Match: faults.Match{Family: "webhooks"}, Action: faults.Action{Preset: PresetAlertsLimit}, Times: 1}); err != nil {
+	if _, err := h.faults.Add(faults.Rule{Match: faults.Match{Family: "webhooks"}, Action: faults.Action{Preset: faults.PresetAlertsLimit}, Times: 1}); err != nil {
 		t.Fatal(err)
 	}
 	r := h.do("POST", builderBase+"/v1/webhook-endpoints", map[string]any{}, builderHeaders...)
@@ -586,6 +597,7 @@ func TestAlertPresets(t *testing.T) {
 }
 
 func TestAlertMetrics(t *testing.T) {
+	t.Parallel()
 	yaml := `
 accounts:
   - slug: acme
@@ -652,6 +664,7 @@ credentials:
 }
 
 func TestPercentile(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		in   []int64
 		p    int
@@ -670,8 +683,8 @@ func (h *harness) buildDocs() map[string]string {
 	out := map[string]string{}
 	for _, kind := range []string{docAlertRule, docWebhook, docAgent, docSnapshot} {
 		for _, region := range scenario.Regions {
-			if err := h.store.ListDocs(kind, region, func(id string, raw []byte) bool {
-				out[kind+"/"+region+"/"+id] = string(raw)
+			if err := store.ListDocs(h.store, kind, region, func(id string, doc *map[string]any) bool {
+				out[kind+"/"+region+"/"+id] = fmt.Sprint(*doc)
 				return true
 			}); err != nil {
 				h.t.Fatal(err)

@@ -1,7 +1,18 @@
-// Package handlers serves every family of the agent platform API on one gin
-// engine. Each family lives in its own file, which opens with a register
-// function listing its routes, one line each (as miniredis does). Handlers
+// Package handlers serves every family of the agent platform API. Each API
+// (one per platform instance) builds its own gin engine in New, with every
+// handler a method bound to that API, as go-containerregistry's
+// registry.New builds its mux. Each family lives in its own file, which
+// opens with a register function listing its routes, one line each (as
+// miniredis does); a sub-resource with routes of its own has its own file
+// (agents_branches.go, telephony_numbers.go, messaging_socket.go). Handlers
 // return an error value; one renderer per family shape writes it.
+//
+// Files prefixed engine_ hold the HTTP-free engine the handlers call: the
+// conversation engine and its dialogue and script, seeding and generation,
+// branch merges, simulated voice callers, alert evaluation and webhook
+// delivery. They never see a request (no gin import: engine_test.go checks
+// it), so a request travels one way: edge (middleware) → family handler →
+// engine → store, and back.
 package handlers
 
 import (
@@ -10,6 +21,7 @@ import (
 	"io"
 	"log/slog"
 	"math/rand/v2"
+	"net/http"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -22,8 +34,8 @@ import (
 	"github.com/agentplatform/mockplatform/store"
 )
 
-// Deps are what the API needs from its platform.
-type Deps struct {
+// deps are what the API needs from its instance (Open wires them).
+type deps struct {
 	Store   *store.Store
 	Clock   *clock.Clock
 	Faults  *faults.Set
@@ -43,11 +55,52 @@ type API struct {
 
 	w atomic.Pointer[World]
 
-	// Family state that is not stored data (timers, live connections,
-	// in-memory indexes), one struct per group of families.
-	data     dataState
-	build    buildState
-	realtime realtimeState
+	// engine routes this API's requests; built by newAPI, read-only after.
+	engine *gin.Engine
+
+	// cfg is how Open wired the instance. loadMu serialises scenario loads
+	// and resets and guards sc (the scenario as loaded) and snap (its
+	// initial data); it is held while every family resets, so it comes
+	// before every lock below.
+	cfg    Config
+	loadMu sync.Mutex
+	sc     *scenario.Scenario
+	snap   *store.Snapshot
+
+	// gen counts resets: timers and background sends of an earlier
+	// generation stop (engine_alerts.go, engine_webhooks.go).
+	gen atomic.Uint64
+
+	// Each family's in-memory state (what is not stored data: indexes,
+	// live sessions, rate windows, logs), declared in the family's file,
+	// behind the family's one lock. Chat, conversations, dni, handoff,
+	// external events and telephony keep everything in the store
+	// (telephony's writes take agents.mu: connectors and numbers are agent
+	// sub-resources).
+	//
+	// Lock order: a lock may be taken while one above it is held, never
+	// the reverse; store, clock, faults and journal locks are leaves (no
+	// family lock is taken under them, except that clock callbacks run
+	// with no family lock held and take theirs).
+	//
+	//	loadMu          (above) held while a load or reset resets every family
+	//	agents.mu       held across store calls; never taken by script,
+	//	                which runs inside store transactions and reads the
+	//	                runtime index without a lock
+	//	alerts.mu       held across an evaluation pass and store calls
+	//	webhooks.mu     taken under alerts.mu (a pass announces events)
+	//	session.mu      one per messaging session (messaging_session.go),
+	//	                then its sockets' rtConn.mu
+	//	messaging.mu    taken under session.mu, never the reverse
+	//	outbound.mu
+	//	concurrency.mu  held across the store reads of a cache rebuild
+	//	mu              the id streams below: a leaf
+	agents      agentsState
+	alerts      alertsState
+	webhooks    webhooksState
+	messaging   messagingState
+	outbound    outboundState
+	concurrency concurrencyState
 
 	// bg is cancelled by Close; background work (deliveries, sockets)
 	// watches it and registers in wg.
@@ -61,8 +114,9 @@ type API struct {
 	// answers and control calls do not shift resource ids)
 }
 
-// New returns an API over its dependencies. Call SetScenario before serving.
-func New(d Deps) *API {
+// newAPI returns an API over its dependencies, with its own engine. Open
+// loads its scenario.
+func newAPI(d deps) *API {
 	log := d.Logger
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -71,6 +125,11 @@ func New(d Deps) *API {
 	a.bg, a.cancel = context.WithCancel(context.Background())
 	a.w.Store(newWorld(&scenario.Scenario{})) // until SetScenario (parsing the default here cost a third of New)
 	a.reseed(1)
+	a.agents.idx.Store(&runtimeIndex{})
+	a.webhooks.idle = closedChan()
+	a.webhooks.client = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	a.engine = gin.New()
+	a.register(a.engine)
 	return a
 }
 
@@ -96,10 +155,15 @@ func (a *API) reseed(seed int64) {
 
 func (a *API) world() *World { return a.w.Load() }
 
-// Close stops all background work of the API and waits for it.
+// Close stops all background work of the API and waits for it, then
+// stops the clock and closes the store. Serve no request after it.
 func (a *API) Close() {
 	a.cancel()
 	a.wg.Wait()
+	a.clock.Close()
+	if err := a.store.Close(); err != nil {
+		a.log.Error("close store", "err", err)
+	}
 }
 
 // goBackground runs fn in a goroutine that Close waits for; fn must return
@@ -112,71 +176,59 @@ func (a *API) goBackground(fn func(ctx context.Context)) {
 	}()
 }
 
-// Register adds every family's routes and the JSON answers for unknown routes
-// and methods to r.
-//
-// The routes do not belong to one API: each request is served by the API
-// that WithAPI put in its context. So one engine, built once per process,
-// serves every instance (registering the routes costs more than the rest of
-// starting an instance).
-func Register(r *gin.Engine) {
+// register adds every family's routes, and the JSON answers for unknown
+// routes and methods, to the API's own engine. Every handler is a method
+// bound to this API: no instance travels in a request context.
+func (a *API) register(r *gin.Engine) {
 	r.HandleMethodNotAllowed = true
 	r.RedirectTrailingSlash = false
 	r.RedirectFixedPath = false
-	r.Use(mw((*API).recovery), mw((*API).correlation), mw((*API).record))
-	r.NoRoute(mw((*API).handleNoRoute))
-	r.NoMethod(mw((*API).handleNoMethod))
+	r.Use(a.recovery, a.correlation, a.record)
+	r.NoRoute(a.handleNoRoute)
+	r.NoMethod(a.handleNoMethod)
 
 	runtime := r.Group("/runtime/:region")
 	builder := r.Group("/builder/:region")
 	messaging := r.Group("/messaging")
-	registerChat(runtime)
-	registerConversations(runtime)
-	registerConcurrency(runtime)
-	registerHandoff(runtime)
-	registerDNI(runtime)
-	registerExternalEvents(runtime)
-	registerOutbound(runtime)
-	registerAgents(builder)
-	registerAlerts(builder)
-	registerWebhooks(builder)
-	registerMessaging(messaging)
+	a.registerChat(runtime)
+	a.registerConversations(runtime)
+	a.registerConcurrency(runtime)
+	a.registerHandoff(runtime)
+	a.registerDNI(runtime)
+	a.registerExternalEvents(runtime)
+	a.registerOutbound(runtime)
+	a.registerAgents(builder)
+	a.registerAgentBranches(builder)
+	a.registerAgentTopics(builder)
+	a.registerAgentVariants(builder)
+	a.registerAgentDeployments(builder)
+	a.registerAgentConfigs(builder)
+	a.registerTelephonyConnectors(builder)
+	a.registerTelephonyNumbers(builder)
+	a.registerAlerts(builder)
+	a.registerWebhooks(builder)
+	a.registerMessaging(messaging)
 }
 
-// apiKey is the request-context key of the API that serves a request.
-type apiKey struct{}
+// ServeHTTP serves the API's families (every request is journaled).
+func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) { a.engine.ServeHTTP(w, r) }
 
-// WithAPI returns ctx with the API that serves the request.
-func WithAPI(ctx context.Context, a *API) context.Context {
-	return context.WithValue(ctx, apiKey{}, a)
-}
-
-// apiOf is the API serving a request (see WithAPI).
-func apiOf(c *gin.Context) *API {
-	a, _ := c.Request.Context().Value(apiKey{}).(*API)
-	return a
-}
-
-// mw adapts an API method to a gin handler of the shared engine.
-func mw(m func(a *API, c *gin.Context)) gin.HandlerFunc {
-	return func(c *gin.Context) {
-		a := apiOf(c)
-		if a == nil {
-			c.AbortWithStatusJSON(500, gin.H{"error": "no API in the request context (use handlers.WithAPI)"})
-			return
-		}
-		m(a, c)
-	}
-}
-
-// Reset brings the families' in-memory state back to the scenario's
+// resetFamilies brings the families' in-memory state back to the scenario's
 // initial state (after the store has been restored and the clock reset):
-// timers are re-armed, live connections closed.
-func (a *API) Reset() {
-	a.resetData()
-	a.resetBuild()
-	a.resetRealtime()
+// timers are re-armed, live connections closed. The generation moves
+// first, so that timers and sends of the earlier one stop.
+func (a *API) resetFamilies() {
+	a.gen.Add(1)
+	a.resetAgents()
+	a.resetAlerts()
+	a.resetWebhooks()
+	a.resetMessaging()
+	a.resetOutbound()
+	a.resetConcurrency()
 }
+
+// generation is the current reset generation.
+func (a *API) generation() uint64 { return a.gen.Load() }
 
 // family describes one API family: its name (used by faults and the
 // journal), its base prefix, its error shape and its credential.
@@ -219,21 +271,14 @@ var (
 		header: []string{"x-api-key"}, forbid: true}
 )
 
-// runtimeRegions maps runtime regions to their region pair; builder regions
-// are the pairs themselves (CONTRACT section 1).
-var runtimeRegions = map[string]string{"us-1": "us", "uk-1": "uk", "euw-1": "eu"}
-
-var builderRegions = map[string]string{"us": "us", "uk": "uk", "eu": "eu"}
-
-// regionPair resolves the request's region to its pair, per base.
+// regionPair resolves the request's region to its pair, per base (the
+// region table is scenario's).
 func regionPair(base, region string) (string, bool) {
 	switch base {
 	case "runtime":
-		p, ok := runtimeRegions[region]
-		return p, ok
+		return scenario.RuntimeRegion(region)
 	case "builder":
-		p, ok := builderRegions[region]
-		return p, ok
+		return scenario.BuilderRegion(region)
 	}
 	return "", true
 }

@@ -36,6 +36,7 @@ func badInputParam(group, name string, malformed bool) string {
 // answer may be a 5xx (common context: "Bad input never panics and never
 // answers 500").
 func TestBadInputNever500(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	bodies := []string{"", "null", "{}", "[]", "1", `"x"`, "{{", "\x00\xff",
 		`{"name":null,"variables":[],"schema":"x","updates":[null,{}],"phoneNumbers":[1],"connectorIds":{}}`,
@@ -51,7 +52,7 @@ func TestBadInputNever500(t *testing.T) {
 		}
 		creds = append(creds, []string{header, cr.Key})
 	}
-	routes := h.engine.Routes()
+	routes := h.api.engine.Routes()
 	if len(routes) < 50 {
 		t.Fatalf("only %d routes registered", len(routes))
 	}

@@ -16,10 +16,10 @@ import (
 	"github.com/agentplatform/mockplatform/store"
 )
 
-func registerChat(rt gin.IRoutes) {
-	rt.POST("/:version/:account/:project/chat/create", wrap(famChat, (*API).handleChatCreate))
-	rt.POST("/:version/:account/:project/chat/respond", wrap(famChat, (*API).handleChatRespond))
-	rt.PUT("/:version/:account/:project/chat/close", wrap(famChat, (*API).handleChatClose))
+func (a *API) registerChat(rt gin.IRoutes) {
+	rt.POST("/:version/:account/:project/chat/create", a.wrap(famChat, a.handleChatCreate))
+	rt.POST("/:version/:account/:project/chat/respond", a.wrap(famChat, a.handleChatRespond))
+	rt.PUT("/:version/:account/:project/chat/close", a.wrap(famChat, a.handleChatClose))
 }
 
 // Chat error codes and messages (notes section 2; docs/fidelity.md for the

@@ -36,6 +36,7 @@ func (h *harness) conversation(id string) *store.Conversation {
 }
 
 func TestChatCreate(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	r := h.do("POST", chatBase+"/create", nil, chatHeaders...)
 	mustStatus(t, r, 200)
@@ -61,6 +62,7 @@ func TestChatCreate(t *testing.T) {
 }
 
 func TestChatCreateFields(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	id := h.create(map[string]any{
 		"integration_attributes": map[string]any{"customer_id": "c-7", "tier": "gold"},
@@ -88,6 +90,7 @@ func TestChatCreateFields(t *testing.T) {
 }
 
 func TestChatCreateSandboxToken(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	r := h.do("POST", chatBase+"/create", nil, "X-API-KEY", "test-chat-key", "X-TOKEN", "test-connector-token-sandbox")
 	mustStatus(t, r, 200)
@@ -98,6 +101,7 @@ func TestChatCreateSandboxToken(t *testing.T) {
 }
 
 func TestChatCreateInitialMessage(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	r := h.do("POST", chatBase+"/create", map[string]any{"initial_message": "what are your hours"}, chatHeaders...)
 	mustStatus(t, r, 200)
@@ -121,6 +125,7 @@ func TestChatCreateInitialMessage(t *testing.T) {
 }
 
 func TestChatValidation(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("x", DefaultMaxBodyBytes+1)
 	tests := []struct {
 		name   string
@@ -168,6 +173,7 @@ func TestChatValidation(t *testing.T) {
 }
 
 func TestChatVersion(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	r := h.do("POST", "/runtime/us-1/v2/acme/support/chat/create", nil, chatHeaders...)
 	mustStatus(t, r, 404)
@@ -175,6 +181,7 @@ func TestChatVersion(t *testing.T) {
 }
 
 func TestChatRespondDialogue(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	id := h.create(map[string]any{"integration_attributes": map[string]any{"customer_id": "42"}})
 
@@ -216,6 +223,7 @@ func TestChatRespondDialogue(t *testing.T) {
 }
 
 func TestChatHandoff(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	id := h.create(map[string]any{"integration_attributes": map[string]any{"customer_id": "42"}})
 	h.clock.Advance(time.Minute)
@@ -254,6 +262,7 @@ func TestChatHandoff(t *testing.T) {
 }
 
 func TestChatEndAndClose(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	id := h.create(nil)
 	r := h.respond(id, "ok bye")
@@ -300,6 +309,7 @@ credentials:
 `
 
 func TestChatAuth(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, twoProjects)
 	id := h.do("POST", "/runtime/us-1/v1/acme/support/chat/create", nil, "X-API-KEY", "k-acme", "X-TOKEN", "t-acme").Map(t)["conversation_id"].(string)
 	tests := []struct {
@@ -347,6 +357,7 @@ func TestChatAuth(t *testing.T) {
 }
 
 func TestChatIDForms(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	for _, path := range []string{
 		"/runtime/us-1/v1/ACCOUNT-1001/PROJECT-2001/chat/create",
@@ -359,6 +370,7 @@ func TestChatIDForms(t *testing.T) {
 }
 
 func TestChatDeterministicIDs(t *testing.T) {
+	t.Parallel()
 	ids := func() []string {
 		h := newHarness(t)
 		var out []string
@@ -373,6 +385,7 @@ func TestChatDeterministicIDs(t *testing.T) {
 }
 
 func TestChatUnknownFieldWarning(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	r := h.do("POST", chatBase+"/create", `{"chanel":"webchat"}`, chatHeaders...)
 	mustStatus(t, r, 200)
@@ -387,6 +400,7 @@ func TestChatUnknownFieldWarning(t *testing.T) {
 }
 
 func TestChatFault(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, strings.Replace(defaultYAML(t), "seed: 1", `seed: 1
 faults:
   - id: timeout
@@ -408,6 +422,7 @@ faults:
 }
 
 func TestCorrelationID(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	r := h.do("POST", chatBase+"/respond", map[string]any{"conversation_id": "CONV-0"}, append([]string{CorrelationHeader, "adk-123"}, chatHeaders...)...)
 	if got := r.Header.Get(CorrelationHeader); got != "adk-123" {
@@ -423,6 +438,7 @@ func TestCorrelationID(t *testing.T) {
 }
 
 func TestUnknownRoutesAnswerJSON(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	tests := []struct {
 		method, path string
@@ -459,6 +475,7 @@ func TestUnknownRoutesAnswerJSON(t *testing.T) {
 }
 
 func TestJournalRedactsSecrets(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.create(nil)
 	for _, e := range h.journal.List(Filter{}) {
@@ -477,6 +494,7 @@ func TestJournalRedactsSecrets(t *testing.T) {
 }
 
 func TestBadInputNeverPanics(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	bodies := []string{"", "null", "{}", "[]", "1", `"x"`, "{{", `{"conversation_id":null}`, `{"conversation_id":{"a":1}}`,
 		`{"integration_attributes":null}`, `{"metadata":{"a":{"b":[1,2,{}]}}}`, "\x00\xff", strings.Repeat("[", 10000)}

@@ -13,10 +13,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
-	"unsafe"
-
-	json "github.com/goccy/go-json"
 
 	"github.com/gin-gonic/gin"
 
@@ -24,9 +22,26 @@ import (
 	"github.com/agentplatform/mockplatform/store"
 )
 
-func registerConcurrency(rt gin.IRoutes) {
-	rt.GET("/v1/:account/:project/conversations/concurrency", wrap(famConcurrency, (*API).handleConcurrencyGet))
+func (a *API) registerConcurrency(rt gin.IRoutes) {
+	rt.GET("/v1/:account/:project/conversations/concurrency", a.wrap(famConcurrency, a.handleConcurrencyGet))
 }
+
+// concurrencyState is the concurrency family's in-memory state: the
+// decoded spans of the projects queried last, each valid for one
+// store.ProjectVersion, so it is never stale.
+type concurrencyState struct {
+	// mu guards the cache; it is held across the store reads of a rebuild.
+	mu   sync.Mutex
+	conc map[concCacheKey]*concCache // at most concCacheMax
+	tick uint64                      // least-recently-used clock of conc
+}
+
+// resetConcurrency keeps the cache on purpose: a reset restores the
+// snapshot's stored strings, the very strings the cache was built from,
+// so its next rebuild reuses every entry (a key scan instead of a JSON
+// decode per record) and a test suite that resets between tests over a
+// large generated data set stays fast.
+func (a *API) resetConcurrency() {}
 
 // Concurrency constants and messages tests compare.
 const (
@@ -165,7 +180,7 @@ type variantKey struct{ id, name string }
 // series when q.byVariant is false, else one per variant seen in the
 // window (sorted by id, then name) with its key.
 func (a *API) concurrencySeries(region, account, project string, q *concQuery, now time.Time) ([]variantKey, [][]int, error) {
-	d := &a.data
+	d := &a.concurrency
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	cc, err := a.concCacheLocked(concCacheKey{region, account, project})
@@ -186,10 +201,9 @@ func (a *API) concurrencySeries(region, account, project string, q *concQuery, n
 // time order, with no sort.
 //
 // When the version changed, the cache is rebuilt by scanning the
-// project's keys in (started_at, id) order and merge-joining them with the
-// previous cache: a record whose stored string is the same object as
-// before (the store hands out an unchanged record as the same string) is
-// not decoded again. So only a cold cache, or records that changed,
+// project's records (store.ScanSpans) in (started_at, id) order and
+// merge-joining them with the previous cache: a record whose ref is the
+// Same as before is not decoded again. So only a cold cache, or records that changed,
 // cost a JSON decode.
 
 // concCacheKey identifies a project's cache.
@@ -219,10 +233,10 @@ type concEntry struct {
 type concCache struct {
 	version store.Version
 	used    uint64 // least-recently-used tick
-	// keys and raws are the scanned primary keys and stored strings, in
-	// entry order (for the merge-join of the next rebuild).
-	keys, raws []string
-	entries    []concEntry // (started_at, id) order
+	// refs are the scanned records, in (started_at, id) order: a rebuild
+	// keeps the entry of a record whose ref is the Same.
+	refs    []store.SpanRef
+	entries []concEntry // (started_at, id) order
 	// maxEnd[i] is the latest end of the finished entries among
 	// entries[:i+1] (math.MinInt64 when none): non-decreasing, so the
 	// first entry that may reach into a window is a binary search.
@@ -233,7 +247,7 @@ type concCache struct {
 }
 
 // concTables interns the strings of a project's caches. Tables only grow
-// and are shared by the caches that replace each other (under a.data.mu),
+// and are shared by the caches that replace each other (under a.concurrency.mu),
 // so a reused entry keeps its ids.
 type concTables struct {
 	strs       map[string]int32
@@ -261,20 +275,7 @@ func (t *concTables) variant(k variantKey) int32 {
 	return id
 }
 
-// spanRecord is what the cache decodes of a stored conversation.
-type spanRecord struct {
-	StartedAt   time.Time `json:"started_at"`
-	EndedAt     time.Time `json:"ended_at"`
-	InProgress  bool      `json:"in_progress"`
-	Environment string    `json:"environment"`
-	VariantID   string    `json:"variant_id"`
-	VariantName string    `json:"variant_name"`
-	Language    string    `json:"language"`
-	FromNumber  string    `json:"from_number"`
-	ToNumber    string    `json:"to_number"`
-}
-
-func (t *concTables) entry(r *spanRecord) concEntry {
+func (t *concTables) entry(r *store.Span) concEntry {
 	e := concEntry{
 		start: r.StartedAt.UnixNano(), inProgress: r.InProgress,
 		env: t.str(r.Environment), lang: t.str(r.Language), from: t.str(r.FromNumber), to: t.str(r.ToNumber),
@@ -306,9 +307,9 @@ func (e *concEntry) openSpan(now int64) (end int64, ok bool) {
 }
 
 // concCacheLocked returns the project's cache at the store's current
-// version, rebuilding it if needed. a.data.mu must be held.
+// version, rebuilding it if needed. a.concurrency.mu must be held.
 func (a *API) concCacheLocked(k concCacheKey) (*concCache, error) {
-	d := &a.data
+	d := &a.concurrency
 	version := a.store.ProjectVersion(k.region, k.account, k.project) // before reading (see its doc)
 	d.tick++
 	old := d.conc[k]
@@ -348,31 +349,31 @@ func (a *API) buildConcCache(k concCacheKey, version store.Version, old *concCac
 	if old != nil {
 		cc.tab = old.tab
 		n := len(old.entries)
-		cc.keys, cc.raws = make([]string, 0, n), make([]string, 0, n)
+		cc.refs = make([]store.SpanRef, 0, n)
 		cc.entries = make([]concEntry, 0, n)
 	} else {
 		cc.tab = &concTables{strs: map[string]int32{}, variantIdx: map[variantKey]int32{}}
 	}
 	j := 0 // merge-join position in old
 	var decodeErr error
-	err := a.store.ScanConversations(k.region, k.account, k.project, time.Time{}, time.Time{}, func(key, raw string) bool {
+	err := a.store.ScanSpans(k.region, k.account, k.project, func(ref store.SpanRef) bool {
 		if old != nil {
-			for j < len(old.keys) && old.keys[j] < key {
+			for j < len(old.refs) && old.refs[j].Key < ref.Key {
 				j++
 			}
-			if j < len(old.keys) && old.keys[j] == key && old.raws[j] == raw {
-				cc.keys, cc.raws = append(cc.keys, key), append(cc.raws, raw)
+			if j < len(old.refs) && old.refs[j].Same(ref) {
+				cc.refs = append(cc.refs, ref)
 				cc.entries = append(cc.entries, old.entries[j])
 				return true
 			}
 		}
-		var r spanRecord
-		if err := decodeSpan(raw, &r); err != nil {
-			decodeErr = fmt.Errorf("concurrency: decode %s: %w", key, err)
+		sp, err := ref.Span()
+		if err != nil {
+			decodeErr = fmt.Errorf("concurrency: %w", err)
 			return false
 		}
-		cc.keys, cc.raws = append(cc.keys, key), append(cc.raws, raw)
-		cc.entries = append(cc.entries, cc.tab.entry(&r))
+		cc.refs = append(cc.refs, ref)
+		cc.entries = append(cc.entries, cc.tab.entry(&sp))
 		return true
 	})
 	if err == nil {
@@ -616,201 +617,4 @@ func sweep(starts, ends []int64, winStart int64, n int) []int {
 		peaks[k] = peak
 	}
 	return peaks
-}
-
-// decodeSpan fills r from a stored conversation's JSON. It reads only the
-// top-level fields the series needs and stops once it has them all; the
-// store writes them before the turns, so it never walks the turns. Any
-// record it does not read plainly (an escape in a needed value, a null,
-// malformed JSON) is decoded by goccy/go-json instead, so the result is
-// always what json.Unmarshal gives.
-func decodeSpan(raw string, r *spanRecord) (err error) {
-	if decodeSpanFast(raw, r) {
-		return nil
-	}
-	*r = spanRecord{}
-	// goccy/go-json v0.10.5 can panic on some malformed input (found by
-	// FuzzDecodeSpan); the store only holds its own encodings, but a bad
-	// record must not take the request down.
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("malformed conversation record: %v", p)
-		}
-	}()
-	return json.UnmarshalNoEscape(unsafe.Slice(unsafe.StringData(raw), len(raw)), r)
-}
-
-// The fields decodeSpanFast reads, as bits of a seen mask.
-var spanFieldBits = map[string]uint16{
-	"started_at": 1 << 0, "ended_at": 1 << 1, "in_progress": 1 << 2, "environment": 1 << 3,
-	"variant_id": 1 << 4, "variant_name": 1 << 5, "language": 1 << 6, "from_number": 1 << 7, "to_number": 1 << 8,
-}
-
-const spanFieldsAll = 1<<9 - 1
-
-func decodeSpanFast(raw string, r *spanRecord) bool {
-	i := jsonWS(raw, 0)
-	if i >= len(raw) || raw[i] != '{' {
-		return false
-	}
-	i = jsonWS(raw, i+1)
-	if i < len(raw) && raw[i] == '}' {
-		return true
-	}
-	var seen uint16
-	for {
-		key, j, ok := jsonPlainString(raw, i)
-		if !ok {
-			return false
-		}
-		i = jsonWS(raw, j)
-		if i >= len(raw) || raw[i] != ':' {
-			return false
-		}
-		i = jsonWS(raw, i+1)
-		bit := spanFieldBits[key]
-		switch bit {
-		case 0:
-			if !lowerASCII(key) {
-				return false // json matches keys case-insensitively
-			}
-			if j, ok = jsonSkip(raw, i); !ok {
-				return false
-			}
-		case 1 << 2: // in_progress
-			switch {
-			case strings.HasPrefix(raw[i:], "true"):
-				r.InProgress, j = true, i+4
-			case strings.HasPrefix(raw[i:], "false"):
-				r.InProgress, j = false, i+5
-			default:
-				return false
-			}
-		default:
-			var s string
-			if s, j, ok = jsonPlainString(raw, i); !ok {
-				return false
-			}
-			switch key {
-			case "started_at", "ended_at":
-				t, err := time.Parse(time.RFC3339Nano, s)
-				if err != nil {
-					return false
-				}
-				if key == "started_at" {
-					r.StartedAt = t
-				} else {
-					r.EndedAt = t
-				}
-			case "environment":
-				r.Environment = s
-			case "variant_id":
-				r.VariantID = s
-			case "variant_name":
-				r.VariantName = s
-			case "language":
-				r.Language = s
-			case "from_number":
-				r.FromNumber = s
-			case "to_number":
-				r.ToNumber = s
-			}
-		}
-		if seen&bit != 0 {
-			return false // a duplicate key: leave it to the full decoder
-		}
-		seen |= bit
-		if seen == spanFieldsAll {
-			return true
-		}
-		i = jsonWS(raw, j)
-		if i >= len(raw) {
-			return false
-		}
-		switch raw[i] {
-		case ',':
-			i = jsonWS(raw, i+1)
-		case '}':
-			return true // fields not present keep their zero values
-		default:
-			return false
-		}
-	}
-}
-
-// lowerASCII reports whether s has no upper-case ASCII letter and no
-// non-ASCII byte (so no key of spanRecord folds to it unless equal).
-func lowerASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c >= 0x80 || ('A' <= c && c <= 'Z') {
-			return false
-		}
-	}
-	return true
-}
-
-func jsonWS(s string, i int) int {
-	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// jsonPlainString reads the string at s[i] that has no escapes: its
-// content and the index after its closing quote.
-func jsonPlainString(s string, i int) (string, int, bool) {
-	if i >= len(s) || s[i] != '"' {
-		return "", 0, false
-	}
-	for j := i + 1; j < len(s); j++ {
-		switch c := s[j]; {
-		case c == '"':
-			return s[i+1 : j], j + 1, true
-		case c == '\\' || c < 0x20:
-			return "", 0, false
-		}
-	}
-	return "", 0, false
-}
-
-// jsonSkip skips the value at s[i]: the index after it.
-func jsonSkip(s string, i int) (int, bool) {
-	if i >= len(s) {
-		return 0, false
-	}
-	depth := 0
-	for j := i; j < len(s); j++ {
-		switch s[j] {
-		case '"':
-			for j++; j < len(s) && s[j] != '"'; j++ {
-				if s[j] == '\\' {
-					j++
-				}
-			}
-			if j >= len(s) {
-				return 0, false
-			}
-		case '{', '[':
-			depth++
-		case '}', ']':
-			if j == i {
-				return 0, false // no value
-			}
-			depth--
-			if depth < 0 {
-				return j, true // the end of the enclosing object: a scalar ended
-			}
-		case ',':
-			if depth == 0 {
-				return j, true
-			}
-		}
-		if depth == 0 && (s[j] == '"' || s[j] == '}' || s[j] == ']') {
-			return j + 1, true
-		}
-	}
-	if depth == 0 {
-		return len(s), true
-	}
-	return 0, false
 }

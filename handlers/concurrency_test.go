@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	gojson "github.com/goccy/go-json"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentplatform/mockplatform/store"
@@ -36,6 +35,7 @@ func (h *harness) putSpan(id string, start time.Time, d time.Duration, mutate ..
 var concBase = time.Date(2026, 2, 10, 9, 0, 0, 0, time.UTC)
 
 func TestConcurrencyPeak(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, dataScenario)
 	// Interval 09:00: A [09:00,09:02) and B [09:03,09:04) never overlap
 	// (peak 1, though two touch it); C [09:01,09:09) overlaps A.
@@ -63,6 +63,7 @@ func TestConcurrencyPeak(t *testing.T) {
 // TestConcurrencyProperty compares the sweep with a brute force over
 // every nanosecond boundary of random data.
 func TestConcurrencyProperty(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, dataScenario)
 	r := rand.New(rand.NewPCG(3, 4))
 	type iv struct{ s, e time.Time }
@@ -103,6 +104,7 @@ func TestConcurrencyProperty(t *testing.T) {
 }
 
 func TestConcurrencyInProgressCountsToNow(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, dataScenario)
 	// Seed CONV-S4 started 11:50 and is in progress; now is 12:00.
 	r := h.concurrency("start_time=2026-03-01T11:45:00Z&end_time=2026-03-01T12:05:00Z")
@@ -117,6 +119,7 @@ func TestConcurrencyInProgressCountsToNow(t *testing.T) {
 }
 
 func TestConcurrencyFiltersAndSlices(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, dataScenario)
 	set := func(v, vn, lang, from string) func(*store.Conversation) {
 		return func(c *store.Conversation) { c.VariantID, c.VariantName, c.Language, c.FromNumber = v, vn, lang, from }
@@ -162,6 +165,7 @@ func TestConcurrencyFiltersAndSlices(t *testing.T) {
 }
 
 func TestConcurrencyErrors(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, dataScenario)
 	ok := "start_time=2026-02-10T09:00:00Z&end_time=2026-02-10T10:00:00Z"
 	for _, tc := range []struct {
@@ -206,9 +210,9 @@ func BenchmarkConcurrencyWeekCold(b *testing.B) {
 	h := benchHarness(b, 100_000)
 	path := "/runtime/us-1/v1/acme/support/conversations/concurrency?start_time=2026-02-01T00:00:00Z&end_time=2026-02-08T00:00:00Z"
 	for b.Loop() {
-		h.api.data.mu.Lock()
-		h.api.data.conc = nil
-		h.api.data.mu.Unlock()
+		h.api.concurrency.mu.Lock()
+		h.api.concurrency.conc = nil
+		h.api.concurrency.mu.Unlock()
 		if r := h.do("GET", path, nil, "x-api-key", "conv-key"); r.Status != 200 {
 			b.Fatalf("status %d: %s", r.Status, r.Body)
 		}
@@ -262,6 +266,7 @@ func concBrute(spans [][2]int64, lo, hi int64) int {
 // the previous one; each answer is compared with a brute force over the
 // records as the test knows them.
 func TestConcurrencyCacheProperty(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, dataScenario)
 	r := rand.New(rand.NewPCG(11, 12))
 	base := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC) // the clock starts at 12:00
@@ -382,91 +387,43 @@ func TestConcurrencyCacheProperty(t *testing.T) {
 	}
 }
 
-// decodeSpanCases are records decodeSpan must read exactly as
-// the store's decoder does: plain ones, reordered keys, escapes, nulls, nested
-// values with quotes and brackets in strings, missing fields, malformed.
-var decodeSpanCases = []string{
-	`{"id":"A","variant_id":"V","variant_name":"Spring Promo","environment":"live","started_at":"2026-02-01T00:00:00Z","ended_at":"2026-02-01T00:05:00.5Z","in_progress":false,"from_number":"+1","to_number":"+2","language":"en-GB","turns":[{"user_input":"x"}]}`,
-	`{"turns":[{"user_input":"a \"quoted\" ] } { [ text","n":[1,[2,{"x":"}"}]]}],"metrics":{"a":{"b":null}},"started_at":"2026-02-01T00:00:00+01:00","in_progress":true,"environment":"sandbox"}`,
-	` { "started_at" : "2026-02-01T00:00:00Z" ,	"variant_name" : "Caf\u00e9" , "to_number":"+44"}`,
-	`{"variant_name":"a\\b","started_at":"2026-02-01T00:00:00Z"}`,
-	`{"variant_name":null,"started_at":"2026-02-01T00:00:00Z","ended_at":"0001-01-01T00:00:00Z"}`,
-	`{"num_ood":12,"handoff":true,"x":-1.5e3,"started_at":"2026-02-01T00:00:00Z","in_progress":false}`,
-	`{"started_at":"2026-02-01T00:00:00Z","started_at":"2026-02-02T00:00:00Z"}`,
-	`{}`,
-	`{"started_at":"not a time"}`,
-	`{"started_at":"2026-02-01T00:00:00Z"`,
-	`{"started_at":}`,
-	`{"in_progress":1}`,
-	`[1,2]`,
-	``,
-	"{\"0\":0,\"0)\":true,\"7\":0,\"\\", // goccy/go-json panics on it
-}
-
-// decodeSpanCheck: for valid JSON decodeSpan gives the result and error of
-// the store's decoder (goccy/go-json); invalid JSON (which the store never
-// holds) must only not panic, since the fast path stops reading once it
-// has its fields.
-func decodeSpanCheck(t *testing.T, raw string) {
-	t.Helper()
-	if !json.Valid([]byte(raw)) { // the strict check of encoding/json
-		var r spanRecord
-		_ = decodeSpan(raw, &r)
-		return
-	}
-	var want spanRecord
-	wantErr := func() (err error) {
-		defer func() {
-			if p := recover(); p != nil {
-				err = fmt.Errorf("panic: %v", p)
-			}
-		}()
-		return gojson.Unmarshal([]byte(raw), &want)
-	}()
-	var got spanRecord
-	gotErr := decodeSpan(raw, &got)
-	if (wantErr == nil) != (gotErr == nil) {
-		t.Fatalf("%q: error %v, goccy/go-json says %v", raw, gotErr, wantErr)
-	}
-	if wantErr == nil {
-		if diff := cmp.Diff(want, got, cmp.AllowUnexported(spanRecord{})); diff != "" {
-			t.Errorf("%q (-goccy/go-json +decodeSpan):\n%s", raw, diff)
-		}
-	}
-}
-
-func TestDecodeSpan(t *testing.T) {
-	for _, raw := range decodeSpanCases {
-		decodeSpanCheck(t, raw)
-	}
-	// Every record of a generated data set and of the test scenario, and
-	// the fast path is the one taken for them.
+// The store's span reader (store.ScanSpans) reads every record of a
+// generated data set and of the test scenario as the store's full decoder
+// does (the fast path on the store's own encodings is store's test).
+func TestSpansOfStoredRecords(t *testing.T) {
+	t.Parallel()
 	for _, yaml := range []string{benchScenario(300), dataScenario} {
 		h := newHarness(t, yaml)
 		n := 0
 		for _, project := range []string{"2001", "2002"} {
-			err := h.store.ScanConversations("us", "1001", project, time.Time{}, time.Time{}, func(key, raw string) bool {
-				n++
-				decodeSpanCheck(t, raw)
-				var r spanRecord
-				if !decodeSpanFast(raw, &r) {
-					t.Errorf("%s: stored record not read by the fast path", key)
+			var spans []store.Span
+			err := h.store.ScanSpans("us", "1001", project, func(ref store.SpanRef) bool {
+				sp, err := ref.Span()
+				if err != nil {
+					t.Errorf("%s: %v", ref.Key, err)
 				}
+				spans = append(spans, sp)
 				return true
 			})
 			if err != nil {
 				t.Fatal(err)
+			}
+			for _, sp := range spans {
+				n++
+				c, err := h.store.GetConversation("us", sp.ID)
+				if err != nil {
+					t.Fatalf("%s: %v", sp.ID, err)
+				}
+				want := store.Span{ID: c.ID, StartedAt: c.StartedAt, EndedAt: c.EndedAt, InProgress: c.InProgress,
+					Environment: c.Environment, VariantID: c.VariantID, VariantName: c.VariantName, Language: c.Language,
+					FromNumber: c.FromNumber, ToNumber: c.ToNumber}
+				if diff := cmp.Diff(want, sp); diff != "" {
+					t.Errorf("%s (-record +span):\n%s", sp.ID, diff)
+				}
 			}
 		}
 		if n == 0 {
 			t.Fatal("no records scanned")
 		}
 	}
-}
-
-func FuzzDecodeSpan(f *testing.F) {
-	for _, raw := range decodeSpanCases {
-		f.Add(raw)
-	}
-	f.Fuzz(func(t *testing.T, raw string) { decodeSpanCheck(t, raw) })
 }

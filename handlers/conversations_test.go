@@ -153,6 +153,7 @@ func (h *harness) dataRespond(id, msg string) map[string]any {
 }
 
 func TestConversationsRecordV3(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, dataScenario)
 	r := h.convList("v3", "limit=1&include_latency=true")
 	mustStatus(t, r, 200)
@@ -183,6 +184,7 @@ func TestConversationsRecordV3(t *testing.T) {
 }
 
 func TestConversationsRecordV1AndV2(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, dataScenario)
 	r := h.convList("v1", "limit=2&offset=1")
 	mustStatus(t, r, 200)
@@ -228,6 +230,7 @@ func TestConversationsRecordV1AndV2(t *testing.T) {
 }
 
 func TestConversationsFilters(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, dataScenario)
 	for _, tc := range []struct {
 		query string
@@ -262,6 +265,7 @@ func TestConversationsFilters(t *testing.T) {
 }
 
 func TestConversationsValidation(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, dataScenario)
 	before := h.storeDump()
 	bounds := "start_time=2026-03-01T00:00:00Z&end_time=2026-03-02T00:00:00Z"
@@ -309,6 +313,7 @@ func TestConversationsValidation(t *testing.T) {
 }
 
 func TestConversationsErrors(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, dataScenario)
 	// Unknown project: 404 in each version's body.
 	r := h.do("GET", "/runtime/us-1/v3/acme/nope/conversations", nil, "x-api-key", "conv-key")
@@ -334,6 +339,7 @@ func TestConversationsErrors(t *testing.T) {
 }
 
 func TestConversationsDataAccess(t *testing.T) {
+	t.Parallel()
 	off := strings.Replace(dataScenario, "        dni:\n", "        data_access: {transcripts: false, metrics: false}\n        dni:\n", 1)
 	h := newHarness(t, off)
 	for _, v := range []string{"v1", "v3"} {
@@ -348,6 +354,7 @@ func TestConversationsDataAccess(t *testing.T) {
 }
 
 func TestConversationsOffsetPaging(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, dataScenario)
 	var got []string
 	offset := 0
@@ -370,6 +377,7 @@ func TestConversationsOffsetPaging(t *testing.T) {
 }
 
 func TestConversationsV3LimitSwitch(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, dataScenario+"fidelity: {v3_limit: oas}\n")
 	r := h.convList("v3", "limit=1001")
 	mustStatus(t, r, 400)
@@ -418,6 +426,7 @@ func (h *harness) walkCursor(query string, limit int, between func()) []string {
 // TestConversationsCursorProperty walks random data sets with random
 // filters and page sizes: every matching record exactly once, in order.
 func TestConversationsCursorProperty(t *testing.T) {
+	t.Parallel()
 	for seed := range uint64(8) {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			h := newHarness(t, dataScenario)
@@ -464,6 +473,7 @@ func TestConversationsCursorProperty(t *testing.T) {
 // record is returned twice, every record present at the start is
 // returned, and the new ones (started later) appear at the end.
 func TestConversationsCursorConcurrentInserts(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, dataScenario)
 	n := 0
 	got := h.walkCursor("", 1, func() {
@@ -486,6 +496,7 @@ func TestConversationsCursorConcurrentInserts(t *testing.T) {
 }
 
 func TestConversationsCursorBoundToFilters(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, dataScenario)
 	r := h.convList("v3", "limit=1&channel=VOICE-SIP")
 	cur := r.Map(t)["cursor"].(string)
@@ -518,6 +529,7 @@ func mustDecode(t *testing.T, cur string) string {
 }
 
 func TestConversationsTranscriptSearch(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, dataScenario)
 	bounds := "start_time=2026-03-01T00:00:00Z&end_time=2026-03-02T00:00:00Z"
 	for _, tc := range []struct {
@@ -545,6 +557,7 @@ func TestConversationsTranscriptSearch(t *testing.T) {
 }
 
 func TestConversationsSemanticSearch(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, dataScenario)
 	bounds := "start_time=2026-03-01T00:00:00Z&end_time=2026-03-02T00:00:00Z"
 	r := h.convList("v3", bounds+"&query_type=semantic&query=refunding%20orders")
@@ -566,6 +579,7 @@ func TestConversationsSemanticSearch(t *testing.T) {
 }
 
 func TestConversationsSample(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, dataScenario)
 	for i := range 40 {
 		c := &store.Conversation{ID: fmt.Sprintf("R-%02d", i), Region: "us", AccountID: "1001", ProjectID: "2001",
@@ -596,6 +610,7 @@ func TestConversationsSample(t *testing.T) {
 // held through chat is found by transcript search, counted by the
 // concurrency series while in progress, and its handoff data is readable.
 func TestConversationsChatWorld(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, dataScenario)
 	id := h.dataCreate(map[string]any{"integration_attributes": map[string]any{"customer_id": "C-77"}})
 	h.clock.Advance(30 * time.Second)

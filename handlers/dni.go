@@ -23,8 +23,8 @@ import (
 	"github.com/agentplatform/mockplatform/store"
 )
 
-func registerDNI(rt gin.IRoutes) {
-	rt.POST("/v1/conversations/dni-reservation", wrap(famDNI, (*API).handleDNIReserve))
+func (a *API) registerDNI(rt gin.IRoutes) {
+	rt.POST("/v1/conversations/dni-reservation", a.wrap(famDNI, a.handleDNIReserve))
 }
 
 // DNI messages ([OAS] 404 text; the 400 text is [INF]).

@@ -15,6 +15,7 @@ func (h *harness) reserve(body any, key string) response {
 }
 
 func TestDNIReserveAndDial(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, dataScenario)
 	attrs := map[string]any{"shared_id": "1234", "customer": map[string]any{"name": "Ada", "age": 25.0}, "previous_calls": []any{"c1", "c2"}}
 	r := h.reserve(map[string]any{"attributes": attrs}, "dni-key")
@@ -81,6 +82,7 @@ func contains(list []string, s string) bool {
 }
 
 func TestDNIErrors(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, dataScenario)
 	for _, tc := range []struct {
 		name   string

@@ -41,8 +41,8 @@ import (
 	"github.com/agentplatform/mockplatform/store"
 )
 
-func registerExternalEvents(rt gin.IRoutes) {
-	rt.POST("/v1/external-events/webhook", wrap(famExternalEvents, (*API).handleExternalEventsWebhook))
+func (a *API) registerExternalEvents(rt gin.IRoutes) {
+	rt.POST("/v1/external-events/webhook", a.wrap(famExternalEvents, a.handleExternalEventsWebhook))
 }
 
 // External events messages ([OAS] for the two event id texts).
@@ -473,7 +473,7 @@ func (a *API) bindEvents(region, accountID, projectID, convID string, evs ...sto
 }
 
 // awaitEvent registers that a conversation awaits an event id (the
-// dialogue action await_event; engine.go calls it after the turn is
+// dialogue action await_event; engine_conversation.go calls it after the turn is
 // stored) and binds the events of that id that arrived before.
 func (a *API) awaitEvent(conv *store.Conversation, eventID string) {
 	key := eventKey(conv.AccountID, conv.ProjectID, eventID)

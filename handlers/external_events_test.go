@@ -26,6 +26,7 @@ func (h *harness) event(query, ctype, body string, headers ...string) response {
 // webhook binds the payload to that conversation, the state shows it and
 // a rule matching the event continues and completes the conversation.
 func TestExternalEventAwaited(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, dataScenario)
 	id := h.dataCreate(nil)
 	out := h.dataRespond(id, "pay X42")
@@ -55,6 +56,7 @@ func TestExternalEventAwaited(t *testing.T) {
 }
 
 func TestExternalEventLocationsAndTypes(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, query, ctype, body string
 		headers                  []string
@@ -92,6 +94,7 @@ func TestExternalEventLocationsAndTypes(t *testing.T) {
 }
 
 func TestExternalEventErrors(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, dataScenario)
 	ok := "event_id_location=payload&event_id_path=cid&" + eeQuery
 	for _, tc := range []struct {
@@ -145,6 +148,7 @@ func TestExternalEventErrors(t *testing.T) {
 // TestExternalEventPending: an event for no known conversation is accepted
 // and kept; when a conversation later awaits its id, it is bound.
 func TestExternalEventPending(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, dataScenario)
 	r := h.event("event_id_location=payload&event_id_path=ref&"+eeQuery, "application/x-www-form-urlencoded", "ref=X42&status=ok")
 	mustStatus(t, r, 201)
@@ -177,6 +181,7 @@ func TestExternalEventPending(t *testing.T) {
 // TestExternalEventBySharedID binds through a handoff state's shared_id,
 // and a rule matching any event sees it.
 func TestExternalEventBySharedID(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, dataScenario)
 	r := h.event("event_id_location=headers&event_id_path=X-Ref&"+eeQuery, "text/plain", "status=done", "X-Ref", "tk-88")
 	mustStatus(t, r, 201)

@@ -27,7 +27,7 @@ import (
 func (h *harness) mwRoute(base string, fam *family, method, path string, fn func(c *gin.Context) error) {
 	f := *fam
 	f.kind, f.header = "", nil
-	h.engine.Handle(method, base+path, wrap(&f, func(_ *API, c *gin.Context) error { return fn(c) }))
+	h.api.engine.Handle(method, base+path, h.api.wrap(&f, fn))
 }
 
 // mwOK answers 200 {"ok":true}.
@@ -53,6 +53,7 @@ func (h *harness) mwCreate() response {
 }
 
 func TestFaultStatusInFamilyBody(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	// One test route per error shape (the real routes of most families
 	// belong to other files); chat uses its real route.
@@ -119,6 +120,7 @@ func TestFaultStatusInFamilyBody(t *testing.T) {
 }
 
 func TestFaultGivenBodyAndHeaders(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.mwAdd(faults.Rule{Match: faults.Match{Family: "chat"}, Times: 1,
 		Action: faults.Action{Status: 429, Body: `{"detail":"slow down"}`, Headers: map[string]string{"Retry-After": "5", "X-Extra": "1"}}})
@@ -151,6 +153,7 @@ func TestFaultGivenBodyAndHeaders(t *testing.T) {
 }
 
 func TestFaultOrderAgainstRegionAndAuth(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.mwAdd(faults.Rule{Match: faults.Match{Family: "chat"}, Action: faults.Action{Status: 503}})
 	// A bad region is refused before fault rules (the address is wrong).
@@ -166,6 +169,7 @@ func TestFaultOrderAgainstRegionAndAuth(t *testing.T) {
 }
 
 func TestFaultRealDelay(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	const d = 80 * time.Millisecond
 	h.mwAdd(faults.Rule{ID: "slow", Match: faults.Match{Family: "chat"}, Action: faults.Action{Delay: clock.Duration(d)}, Times: 1})
@@ -225,6 +229,7 @@ func TestFaultRealDelay(t *testing.T) {
 }
 
 func TestFaultVirtualDelay(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	start := h.clock.Now()
 	var fired time.Time
@@ -255,6 +260,7 @@ func TestFaultVirtualDelay(t *testing.T) {
 }
 
 func TestFaultDropOverListener(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.mwAdd(faults.Rule{ID: "drop", Match: faults.Match{Family: "chat", Path: "/v1/*/*/chat/create"}, Action: faults.Action{Drop: true}, Times: 1})
 	srv := httptest.NewServer(h.handler())
@@ -296,6 +302,7 @@ func TestFaultDropOverListener(t *testing.T) {
 }
 
 func TestFaultDropInMemory(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.mwAdd(faults.Rule{ID: "drop", Match: faults.Match{Family: "chat"}, Action: faults.Action{Drop: true}})
 	var got any
@@ -312,6 +319,7 @@ func TestFaultDropInMemory(t *testing.T) {
 }
 
 func TestFaultCounting(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.mwAdd(faults.Rule{ID: "third-and-fourth", Match: faults.Match{Family: "chat", Method: "post", Path: "/v1/*/*/chat/create"},
 		Action: faults.Action{Status: 503}, After: 2, Times: 2})
@@ -338,6 +346,7 @@ func TestFaultCounting(t *testing.T) {
 }
 
 func TestFaultProbabilityIsSeeded(t *testing.T) {
+	t.Parallel()
 	pattern := func(seed int64) string {
 		h := newHarness(t)
 		if err := h.faults.Replace([]faults.Rule{{Match: faults.Match{Family: "chat"}, Action: faults.Action{Status: 503}, Probability: 0.5}}, seed); err != nil {
@@ -366,6 +375,7 @@ func TestFaultProbabilityIsSeeded(t *testing.T) {
 }
 
 func TestFaultMatchPredicates(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.mwAdd(faults.Rule{ID: "chaos", Match: faults.Match{Family: "chat", Headers: map[string]string{"x-chaos": "*"}}, Action: faults.Action{Status: 500}})
 	h.mwAdd(faults.Rule{ID: "mode", Match: faults.Match{Family: "chat", Query: map[string]string{"mode": "fail"}}, Action: faults.Action{Status: 502}})
@@ -404,6 +414,7 @@ func TestFaultMatchPredicates(t *testing.T) {
 }
 
 func TestFaultUnknownPreset(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.mwAdd(faults.Rule{Match: faults.Match{Family: "chat"}, Action: faults.Action{Preset: "no-such-preset"}})
 	r := h.mwCreate()

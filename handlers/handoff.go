@@ -13,8 +13,8 @@ import (
 	"github.com/agentplatform/mockplatform/store"
 )
 
-func registerHandoff(rt gin.IRoutes) {
-	rt.GET("/v1/:account/:project/handoff_state", wrap(famHandoff, (*API).handleHandoffGet))
+func (a *API) registerHandoff(rt gin.IRoutes) {
+	rt.GET("/v1/:account/:project/handoff_state", a.wrap(famHandoff, a.handleHandoffGet))
 }
 
 // Handoff messages (docs/fidelity.md G18 detail; the texts are [INF]).

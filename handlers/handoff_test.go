@@ -13,6 +13,7 @@ func (h *harness) handoff(query string, headers ...string) response {
 }
 
 func TestHandoffState(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, dataScenario)
 	seeded := handoffResponse{ID: "CONV-S1", SharedID: "tk-88", Data: map[string]any{"customer_id": "C-1", "topic": "billing"}}
 	for _, tc := range []struct {
@@ -44,6 +45,7 @@ func TestHandoffState(t *testing.T) {
 }
 
 func TestHandoffStateFromChat(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, dataScenario)
 	id := h.dataCreate(map[string]any{"integration_attributes": map[string]any{"customer_id": "C-9"}})
 	h.dataRespond(id, "agent please")

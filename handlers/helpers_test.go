@@ -25,7 +25,6 @@ func init() { gin.SetMode(gin.ReleaseMode) }
 type harness struct {
 	t       testing.TB
 	api     *API
-	engine  *gin.Engine
 	store   *store.Store
 	clock   *clock.Clock
 	faults  *faults.Set
@@ -35,10 +34,10 @@ type harness struct {
 }
 
 // newHarness starts an API on the default scenario, or on the scenario
-// YAML given.
+// YAML given, wired as mockplatform.New wires it (Open).
 func newHarness(t testing.TB, scenarioYAML ...string) *harness {
 	t.Helper()
-	sc := scenario.Default()
+	var sc *scenario.Scenario
 	if len(scenarioYAML) > 0 {
 		var err error
 		sc, err = scenario.Parse(t.Name()+".yaml", []byte(scenarioYAML[0]))
@@ -46,29 +45,14 @@ func newHarness(t testing.TB, scenarioYAML ...string) *harness {
 			t.Fatalf("scenario: %v", err)
 		}
 	}
-	st, err := store.Open("")
+	api, err := Open(Config{Scenario: sc})
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &harness{t: t, store: st, clock: clock.New(clock.ModeManual, sc.Clock.Start),
-		faults: faults.NewSet(sc.Seed), journal: NewJournal(0, 0), sc: sc}
+	t.Cleanup(api.Close)
+	h := &harness{t: t, api: api, store: api.Store(), clock: api.Clock(), faults: api.Faults(),
+		journal: api.Journal(), sc: api.Scenario()}
 	h.start = h.clock.Now()
-	h.api = New(Deps{Store: st, Clock: h.clock, Faults: h.faults, Journal: h.journal})
-	h.api.SetScenario(sc)
-	if err := h.faults.Replace(sc.Faults, sc.Seed); err != nil {
-		t.Fatal(err)
-	}
-	if err := Seed(st, sc, h.clock.Now()); err != nil {
-		t.Fatal(err)
-	}
-	h.api.Reset()
-	h.engine = gin.New()
-	Register(h.engine)
-	t.Cleanup(func() {
-		h.api.Close()
-		h.clock.Close()
-		_ = st.Close()
-	})
 	return h
 }
 
@@ -194,10 +178,5 @@ func (h *harness) unchanged(t testing.TB, fn func()) {
 	}
 }
 
-// handler serves the harness's engine with its API in the request context
-// (the engine's routes are shared; the API comes from the context).
-func (h *harness) handler() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h.engine.ServeHTTP(w, r.WithContext(WithAPI(r.Context(), h.api)))
-	})
-}
+// handler serves the harness's API.
+func (h *harness) handler() http.Handler { return h.api }

@@ -33,6 +33,7 @@ func (h *harness) journalOne() Entry {
 }
 
 func TestJournalRecordsRequest(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.clock.Advance(90 * time.Second)
 	body := `{"integration_attributes": {"customer": "c-1", "token": "tok-123"}}`
@@ -69,6 +70,7 @@ func TestJournalRecordsRequest(t *testing.T) {
 }
 
 func TestJournalTimeIsVirtual(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	start := h.clock.Now()
 	for i := range 3 {
@@ -86,6 +88,7 @@ func TestJournalTimeIsVirtual(t *testing.T) {
 }
 
 func TestJournalRedactsResponseSecrets(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.mwRoute("/messaging", famMessaging, "POST", "/journal-test/token", func(c *gin.Context) error {
 		c.JSON(http.StatusCreated, gin.H{"access_token": "at-secret", "expires_in": 600,
@@ -113,6 +116,7 @@ func TestJournalRedactsResponseSecrets(t *testing.T) {
 }
 
 func TestJournalRedaction(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, in, want string
 	}{
@@ -151,6 +155,7 @@ func TestJournalRedaction(t *testing.T) {
 }
 
 func TestJournalRing(t *testing.T) {
+	t.Parallel()
 	j := NewJournal(3, 0)
 	if j.BodyLimit() != DefaultJournalBodyBytes {
 		t.Fatalf("BodyLimit = %d", j.BodyLimit())
@@ -191,6 +196,7 @@ func TestJournalRing(t *testing.T) {
 }
 
 func TestJournalBodyBound(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.journal.Reset(0, 16)
 	body := `{"channel": "webchat", "asr_lang_code": "en-GB"}`
@@ -209,6 +215,7 @@ func TestJournalBodyBound(t *testing.T) {
 }
 
 func TestJournalFilter(t *testing.T) {
+	t.Parallel()
 	j := NewJournal(0, 0)
 	for _, e := range []Entry{
 		{Family: "chat", Method: "POST", Path: "/runtime/us-1/v1/a/p/chat/create", Status: 200},
@@ -247,6 +254,7 @@ func TestJournalFilter(t *testing.T) {
 }
 
 func TestJournalListReturnsCopies(t *testing.T) {
+	t.Parallel()
 	j := NewJournal(0, 0)
 	j.Append(Entry{RequestHeader: map[string][]string{"Accept": {"a"}}, Warnings: []string{"w"}})
 	got := j.List(Filter{})
@@ -260,6 +268,7 @@ func TestJournalListReturnsCopies(t *testing.T) {
 }
 
 func TestJournalUnknownFieldWarnings(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	r := h.do("POST", chatBase+"/create", `{"zeta": 1, "channel": "webchat", "alpha": {"x": 1}}`, chatHeaders...)
 	mustStatus(t, r, http.StatusOK) // accepted, as the real service does
@@ -284,6 +293,7 @@ func TestJournalUnknownFieldWarnings(t *testing.T) {
 }
 
 func TestJournalUnroutedAndPanics(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.mwRoute("/builder/:region", famAgents, "GET", "/journal-test/panic", func(c *gin.Context) error {
 		panic("boom")
@@ -315,6 +325,7 @@ func TestJournalUnroutedAndPanics(t *testing.T) {
 }
 
 func TestJournalConcurrent(t *testing.T) {
+	t.Parallel()
 	j := NewJournal(50, 0)
 	var wg sync.WaitGroup
 	for range 8 {

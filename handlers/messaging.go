@@ -3,7 +3,7 @@ package handlers
 // Messaging: access token, sessions, streaming WebSocket (spec 2.2, 3.4,
 // 4.2, 5; notes section 3). A client trades its connector token and
 // registered host for a short-lived JWT, creates a session with it and then
-// talks to the agent over a WebSocket (messaging_ws.go). The agent's words
+// talks to the agent over a WebSocket (messaging_session.go, messaging_socket.go). The agent's words
 // come from the dialogue engine, and each session that the agent joins is a
 // WEBCHAT conversation record.
 
@@ -11,22 +11,125 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gin-gonic/gin"
 	"github.com/golang-jwt/jwt/v5"
 
+	"github.com/agentplatform/mockplatform/faults"
 	"github.com/agentplatform/mockplatform/scenario"
 )
 
-func registerMessaging(rt gin.IRoutes) {
-	rt.POST("/api/v1/access-token", wrap(famMessagingSession, (*API).handleMessagingAccessToken))
-	rt.POST("/api/v1/sessions", wrap(famMessagingSession, (*API).handleMessagingSessionCreate))
-	rt.GET("/ws", wrap(famMessagingSession, (*API).handleMessagingSocket))
+func (a *API) registerMessaging(rt gin.IRoutes) {
+	rt.POST("/api/v1/access-token", a.wrap(famMessagingSession, a.handleMessagingAccessToken))
+	rt.POST("/api/v1/sessions", a.wrap(famMessagingSession, a.handleMessagingSessionCreate))
+	rt.GET("/ws", a.wrap(famMessagingSession, a.handleMessagingSocket))
+}
+
+// messagingState is the messaging family's in-memory state: the live
+// sessions (each with its own lock, messaging_session.go), the JWT secret,
+// the id stream of messaging events and the token revocation mark.
+type messagingState struct {
+	// mu guards the fields below. It is taken under a session's mu, never
+	// the reverse.
+	mu       sync.Mutex
+	sessions map[string]*rtSession
+	// world is the World the secret and rng were derived from; a new world
+	// (scenario load, reset) derives them again.
+	world  *World
+	secret []byte
+	rng    *rand.Rand
+	// tokenGen numbers the access tokens issued; tokens numbered up to
+	// revokedGen are refused (ExpireMessagingTokens).
+	tokenGen, revokedGen uint64
+}
+
+// messagingLocked derives the per-world secret and id stream when the
+// world has changed. a.messaging.mu must be held.
+func (a *API) messagingLocked() *messagingState {
+	m := &a.messaging
+	w := a.world()
+	if m.world != w {
+		seed := uint64(w.sc.Seed)
+		if seed == 0 {
+			seed = 1
+		}
+		// A stream of its own, so that messaging traffic does not shift the
+		// resource ids of the other families.
+		sec := rand.New(rand.NewPCG(seed^0x6a09e667f3bcc908, seed^0xbb67ae8584caa73b))
+		m.secret = make([]byte, 32)
+		for i := range m.secret {
+			m.secret[i] = byte(sec.Uint32())
+		}
+		m.rng = rand.New(rand.NewPCG(seed^0x3c6ef372fe94f82b, seed^0xa54ff53a5f1d36f1))
+		m.world = w
+	}
+	if m.sessions == nil {
+		m.sessions = map[string]*rtSession{}
+	}
+	return m
+}
+
+// jwtSecret is the instance's HS256 key for access tokens.
+func (a *API) jwtSecret() []byte {
+	a.messaging.mu.Lock()
+	defer a.messaging.mu.Unlock()
+	return a.messagingLocked().secret
+}
+
+// eventID returns a UUIDv7 for a messaging event at t (notes section 3).
+func (a *API) eventID(t time.Time) string {
+	a.messaging.mu.Lock()
+	r := a.messagingLocked().rng
+	hi, lo := r.Uint64(), r.Uint64()
+	a.messaging.mu.Unlock()
+	ms := uint64(t.UnixMilli())
+	hi = ms<<16 | 0x7000 | hi&0x0fff
+	lo = lo&^(0xc<<60) | 0x8<<60
+	return fmt.Sprintf("%08x-%04x-%04x-%04x-%012x", hi>>32, (hi>>16)&0xffff, hi&0xffff, lo>>48, lo&0xffffffffffff)
+}
+
+// messageID returns a message id like the real "msg_abc123".
+func (a *API) messageID() string {
+	const alphabet = "0123456789abcdefghijklmnopqrstuvwxyz"
+	a.messaging.mu.Lock()
+	defer a.messaging.mu.Unlock()
+	r := a.messagingLocked().rng
+	b := []byte("msg_")
+	for range 12 {
+		b = append(b, alphabet[r.IntN(len(alphabet))])
+	}
+	return string(b)
+}
+
+// resetMessaging drops live state after a reset: every session ends, its
+// sockets are closed with 1012 (service restart), and the token
+// revocation is forgotten.
+func (a *API) resetMessaging() {
+	a.messaging.mu.Lock()
+	sessions := a.messaging.sessions
+	a.messaging.sessions = nil
+	a.messaging.tokenGen, a.messaging.revokedGen = 0, 0
+	a.messaging.world = nil
+	a.messaging.mu.Unlock()
+	for _, s := range sessions {
+		s.mu.Lock()
+		s.ended = true
+		if s.stopIdle != nil {
+			s.stopIdle()
+		}
+		for c := range s.conns {
+			c.closeWith(wsCloseRestart, "mock reset")
+		}
+		s.mu.Unlock()
+	}
 }
 
 // famMessagingSession is the messaging family with the generic credential
@@ -54,11 +157,6 @@ const (
 // switchHostMatch selects how X-Host is matched (docs/fidelity.md D23):
 // "subdomain" (default, the real service) or "exact" (the spec's wording).
 const switchHostMatch = "messaging_host_match"
-
-// sessionPlatforms are the session platform values: the spec's four and the
-// real service's two "-web" ones (D12).
-var sessionPlatforms = map[string]bool{"web": true, "ios": true, "android": true, "custom": true,
-	"ios-web": true, "android-web": true}
 
 type accessTokenResponse struct {
 	AccessToken string `json:"access_token"`
@@ -118,14 +216,14 @@ func (a *API) handleMessagingAccessToken(c *gin.Context) error {
 	}
 	now := a.clock.Now()
 	ttl := w.sc.MessagingConfig().TokenTTL.D()
-	if p, ok := requestPreset(c); ok && p.name == PresetExpireToken {
+	if p, ok := requestPreset(c); ok && p.Name == faults.PresetExpireToken {
 		ttl = 0
 	}
-	a.realtime.mu.Lock()
-	rt := a.rtLocked()
+	a.messaging.mu.Lock()
+	rt := a.messagingLocked()
 	rt.tokenGen++
 	gen, secret := rt.tokenGen, rt.secret
-	a.realtime.mu.Unlock()
+	a.messaging.mu.Unlock()
 	variant := cred.Variant
 	if v := proj.Variant(variant); v != nil {
 		variant = v.ID
@@ -209,12 +307,12 @@ func (a *API) verifyToken(c *gin.Context, raw string) (*bearer, error) {
 	if err != nil {
 		return nil, err
 	}
-	if p, ok := requestPreset(c); ok && p.name == PresetExpireToken {
+	if p, ok := requestPreset(c); ok && p.Name == faults.PresetExpireToken {
 		return nil, errTokenExpired
 	}
-	a.realtime.mu.Lock()
-	revoked := cl.Gen <= a.rtLocked().revokedGen
-	a.realtime.mu.Unlock()
+	a.messaging.mu.Lock()
+	revoked := cl.Gen <= a.messagingLocked().revokedGen
+	a.messaging.mu.Unlock()
 	if revoked {
 		return nil, errTokenExpired
 	}
@@ -241,62 +339,8 @@ func (a *API) verifyToken(c *gin.Context, raw string) (*bearer, error) {
 // ExpireMessagingTokens makes every access token issued so far invalid
 // (401 on sessions and new sockets); open sockets stay open.
 func (a *API) ExpireMessagingTokens() {
-	a.realtime.mu.Lock()
-	rt := a.rtLocked()
+	a.messaging.mu.Lock()
+	rt := a.messagingLocked()
 	rt.revokedGen = rt.tokenGen
-	a.realtime.mu.Unlock()
-}
-
-type sessionCreateRequest struct {
-	Platform         *string `json:"platform"`
-	StreamingEnabled *bool   `json:"streaming_enabled"`
-	DeviceType       *string `json:"device_type"`
-}
-
-type sessionCreateResponse struct {
-	SessionID string `json:"session_id"`
-}
-
-// handleMessagingSessionCreate handles "POST {messaging}/api/v1/sessions"
-// (spec 2.2, 3.4): a valid bearer access token creates an active session.
-func (a *API) handleMessagingSessionCreate(c *gin.Context) error {
-	auth := c.GetHeader("Authorization")
-	if auth == "" {
-		return msgError(http.StatusBadRequest, MsgMessagingMissingToken)
-	}
-	scheme, raw, ok := strings.Cut(strings.TrimSpace(auth), " ")
-	raw = strings.TrimSpace(raw)
-	if !ok || !strings.EqualFold(scheme, "Bearer") || raw == "" {
-		return msgError(http.StatusUnauthorized, MsgMessagingMissingHeaders)
-	}
-	b, err := a.verifyToken(c, raw)
-	if err != nil {
-		return msgError(http.StatusUnauthorized, MsgMessagingInvalidToken)
-	}
-	var req sessionCreateRequest
-	if err := bindJSON(c, &req, true, ""); err != nil {
-		return msgError(http.StatusBadRequest, MsgMessagingParse)
-	}
-	platform := "web"
-	if req.Platform != nil {
-		if !sessionPlatforms[*req.Platform] {
-			addWarning(c, "platform %q is not one of web, ios, android, ios-web, android-web, custom", *req.Platform)
-			return msgError(http.StatusBadRequest, MsgMessagingParse)
-		}
-		platform = *req.Platform
-	}
-	s := a.newSession(b, platform, req.StreamingEnabled != nil && *req.StreamingEnabled,
-		deref(req.DeviceType), c.GetHeader("User-Agent"))
-	if p, ok := requestPreset(c); ok {
-		switch p.name {
-		case PresetExpireSession:
-			a.expireSession(s, -1)
-		case PresetExpireSessionAfter:
-			s.mu.Lock()
-			s.expireAfter = p.n
-			s.mu.Unlock()
-		}
-	}
-	c.JSON(http.StatusOK, sessionCreateResponse{SessionID: s.id})
-	return nil
+	a.messaging.mu.Unlock()
 }

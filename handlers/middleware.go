@@ -145,21 +145,21 @@ func (r *recorder) capture(b []byte) {
 	}
 }
 
-// handlerFunc is the shape of every handler: a method of API that writes
-// its success answer and returns an error value for everything else.
-type handlerFunc func(a *API, c *gin.Context) error
+// handlerFunc is the shape of every handler: a method of API, bound to its
+// instance, that writes its success answer and returns an error value for
+// everything else.
+type handlerFunc func(c *gin.Context) error
 
 // wrap binds a handler to its family: it marks the request with the family,
 // applies fault rules, authenticates, rejects oversized bodies, runs the
-// handler (on the API serving the request) and renders its error in the
-// family's shape.
-func wrap(f *family, h handlerFunc) gin.HandlerFunc {
-	return mw(func(a *API, c *gin.Context) {
+// handler and renders its error in the family's shape.
+func (a *API) wrap(f *family, h handlerFunc) gin.HandlerFunc {
+	return func(c *gin.Context) {
 		c.Set(ctxFamily, f)
 		if err := a.serve(c, f, h); err != nil {
 			a.render(c, err)
 		}
-	})
+	}
 }
 
 func (a *API) serve(c *gin.Context, f *family, h handlerFunc) error {
@@ -181,7 +181,7 @@ func (a *API) serve(c *gin.Context, f *family, h handlerFunc) error {
 		}
 		c.Set(ctxPrincipal, p)
 	}
-	return h(a, c)
+	return h(c)
 }
 
 // regionError is the answer to an address without a valid region
@@ -252,33 +252,43 @@ func (a *API) applyFault(c *gin.Context, f *family) (done bool, err error) {
 // presetFunc applies a named failure mode of a family.
 type presetFunc func(c *gin.Context, r faults.Rule) (done bool, err error)
 
-// CheckPresets reports the first fault rule whose preset no family knows.
-func (a *API) CheckPresets(rules []faults.Rule) error {
-	for i, r := range rules {
-		if r.Action.Preset != "" && !KnownPreset(r.Action.Preset) {
-			id := r.ID
-			if id == "" {
-				id = fmt.Sprintf("#%d", i+1)
-			}
-			return fmt.Errorf("fault rule %s: unknown preset %q", id, r.Action.Preset)
-		}
+// preset looks up a named failure mode in the preset table
+// (faults.Presets) and returns the family's way of applying it, nil for an
+// unknown name.
+func (a *API) preset(name string) presetFunc {
+	call, err := faults.ParsePreset(name)
+	if err != nil {
+		return nil
+	}
+	switch call.Family {
+	case famAlerts.name:
+		return a.presetAlerts(call)
+	case famMessaging.name, famOutbound.name:
+		return markPreset(call)
 	}
 	return nil
 }
 
-// KnownPreset reports whether a family knows a fault preset name (with its
-// parameter, as in "messaging.expire_session_after:3"). Lookups only parse
-// the name, so an empty API answers for every instance.
-func KnownPreset(name string) bool { return (&API{}).preset(name) != nil }
+// ctxPreset holds the faults.PresetCall marked on a request.
+const ctxPreset = "mock.preset"
 
-// preset looks up a named failure mode of any family.
-func (a *API) preset(name string) presetFunc {
-	for _, lookup := range []func(string) presetFunc{a.presetData, a.presetBuild, a.presetRealtime} {
-		if p := lookup(name); p != nil {
-			return p
-		}
+// markPreset marks the request with a preset that its family's handler
+// applies (messaging, outbound): the request goes on.
+func markPreset(call faults.PresetCall) presetFunc {
+	return func(c *gin.Context, _ faults.Rule) (bool, error) {
+		c.Set(ctxPreset, call)
+		return false, nil
 	}
-	return nil
+}
+
+// requestPreset returns the preset marked on the request, if any.
+func requestPreset(c *gin.Context) (faults.PresetCall, bool) {
+	v, ok := c.Get(ctxPreset)
+	if !ok {
+		return faults.PresetCall{}, false
+	}
+	p, ok := v.(faults.PresetCall)
+	return p, ok
 }
 
 // defaultMessage is the message of a fault with no message of its own.

@@ -18,17 +18,38 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/agentplatform/mockplatform/faults"
 	"github.com/agentplatform/mockplatform/scenario"
 	"github.com/agentplatform/mockplatform/store"
 )
 
-func registerOutbound(rt gin.IRoutes) {
-	rt.POST("/:version/outbound-calling", wrap(famOutbound, (*API).handleOutboundCreate))
-	rt.GET("/:version/outbound-calling/:call_sid/status", wrap(famOutbound, (*API).handleOutboundStatus))
+func (a *API) registerOutbound(rt gin.IRoutes) {
+	rt.POST("/:version/outbound-calling", a.wrap(famOutbound, a.handleOutboundCreate))
+	rt.GET("/:version/outbound-calling/:call_sid/status", a.wrap(famOutbound, a.handleOutboundStatus))
+}
+
+// outboundState is the outbound family's in-memory state: the rate-limit
+// windows. Calls themselves are stored documents (kind docOutboundCall)
+// with timers on the clock.
+type outboundState struct {
+	mu sync.Mutex
+	// rate holds, per account id, the times of the calls accepted within
+	// the rate-limit window.
+	rate map[string][]time.Time
+}
+
+// resetOutbound forgets the rate windows and arms again the timers of the
+// stored calls (the clock dropped them).
+func (a *API) resetOutbound() {
+	a.outbound.mu.Lock()
+	a.outbound.rate = nil
+	a.outbound.mu.Unlock()
+	a.rearmCalls()
 }
 
 // Outbound error codes and messages (G18; the codes are [INF]).
@@ -174,8 +195,8 @@ func (a *API) handleOutboundCreate(c *gin.Context) error {
 	call.SID = "OUT-" + a.newUUID()
 	call.Region, call.AccountID, call.ProjectID = p.Region, p.Account.ID, proj.ID
 	call.FromNumber, call.Encryption, call.Metadata = proj.Outbound.FromNumber, enc, meta
-	if pr, ok := requestPreset(c); ok && pr.name == PresetOutboundOutcome {
-		call.Outcome, call.FailReason = pr.outcome, failureReasons[pr.outcome]
+	if pr, ok := requestPreset(c); ok && pr.Name == faults.PresetOutboundOutcome {
+		call.Outcome, call.FailReason = pr.Value, failureReasons[pr.Value]
 		call.replan(proj.Outbound.CallTiming, a.world().sc.OutboundRetention())
 	}
 	if err := a.store.InsertDoc(docOutboundCall, call.Region, call.SID, call); err != nil {
@@ -301,9 +322,12 @@ func (a *API) rateLimit(acct *scenario.Account, now time.Time) error {
 	if window <= 0 {
 		window = scenario.DefaultRateWindow
 	}
-	a.realtime.mu.Lock()
-	defer a.realtime.mu.Unlock()
-	rt := a.rtLocked()
+	a.outbound.mu.Lock()
+	defer a.outbound.mu.Unlock()
+	rt := &a.outbound
+	if rt.rate == nil {
+		rt.rate = map[string][]time.Time{}
+	}
 	times := rt.rate[acct.ID]
 	keep := times[:0]
 	for _, t := range times {
@@ -505,11 +529,8 @@ func (a *API) answerCall(call *outboundCall) {
 func (a *API) rearmCalls() {
 	for _, region := range scenario.Regions {
 		var calls []*outboundCall
-		err := a.store.ListDocs(docOutboundCall, region, func(_ string, raw []byte) bool {
-			var call outboundCall
-			if json.Unmarshal(raw, &call) == nil {
-				calls = append(calls, &call)
-			}
+		err := store.ListDocs(a.store, docOutboundCall, region, func(_ string, call *outboundCall) bool {
+			calls = append(calls, call)
 			return true
 		})
 		if err != nil {

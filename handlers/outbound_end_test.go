@@ -9,6 +9,7 @@ import (
 // up, or the agent ends or hands off) completes at that moment: status
 // success, and the 2-hour retention counts from then.
 func TestOutboundConversationEndsCall(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		end  func(h *harness, sid string)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/agentplatform/mockplatform/faults"
 	"github.com/agentplatform/mockplatform/store"
 )
 
@@ -51,6 +52,7 @@ func outGone(h *harness, sid string) {
 }
 
 func TestOutboundLifecycle(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	sid := outCall(h, map[string]any{"to_number": "+14155552671", "metadata": map[string]any{"first_name": "Paul"}})
 	outStatus(h, sid, "queued", "")
@@ -95,6 +97,7 @@ func TestOutboundLifecycle(t *testing.T) {
 }
 
 func TestOutboundOutcomes(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, `
 accounts:
   - slug: acme
@@ -146,8 +149,9 @@ credentials:
 }
 
 func TestOutboundPresetOutcome(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
-	if _, err := h.faults.Add(faultRule("outbound", "/v1/outbound-calling", PresetOutboundOutcome+":rejected")); err != nil {
+	if _, err := h.faults.Add(faultRule("outbound", "/v1/outbound-calling", faults.PresetOutboundOutcome+":rejected")); err != nil {
 		t.Fatal(err)
 	}
 	sid := outCall(h, map[string]any{"to_number": "+14155552671"})
@@ -156,6 +160,7 @@ func TestOutboundPresetOutcome(t *testing.T) {
 }
 
 func TestOutboundValidation(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	big := map[string]any{"k": strings.Repeat("x", 20*1024)}
 	for _, tc := range []struct {
@@ -219,6 +224,7 @@ func cmpSnap(a, b *store.Snapshot) string {
 }
 
 func TestOutboundAuth(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, `
 accounts:
   - slug: acme
@@ -273,6 +279,7 @@ credentials:
 }
 
 func TestOutboundStatusErrors(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	for _, sid := range []string{"CA123", "OUT-123", "out-550e8400-e29b-41d4-a716-446655440000x"} {
 		r := h.do("GET", outBase+"/"+sid+"/status", nil, outHeaders...)
@@ -283,6 +290,7 @@ func TestOutboundStatusErrors(t *testing.T) {
 }
 
 func TestOutboundRateLimit(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, `
 accounts:
   - slug: acme

@@ -79,6 +79,7 @@ credentials:
 `
 
 func TestTelephonyConnectorGet(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	// Spec 4.3: GET /v1/agents/{agentId}/telephony/connectors/{connectorId}
 	// answers the connector of spec 2.8.
@@ -103,6 +104,7 @@ func TestTelephonyConnectorGet(t *testing.T) {
 }
 
 func TestTelephonyEnvelopeErrors(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, string(scenarioDefaultYAML())+"\nfidelity: {builder_errors: envelope}\n")
 	r := h.telDo("GET", "/connectors/CONNECTOR-NOPE", nil, 404)
 	// The OAS example, with error_id = the correlation id.
@@ -116,6 +118,7 @@ func TestTelephonyEnvelopeErrors(t *testing.T) {
 }
 
 func TestTelephonyConnectorBatchGet(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, telScenario)
 	r := h.telDo("POST", "/connectors/batch", map[string]any{"connectorIds": []string{"CONN-SANDBOX", "CONN-GLOBEX", "x"}}, 200)
 	got := r.Map(t)
@@ -140,6 +143,7 @@ func TestTelephonyConnectorBatchGet(t *testing.T) {
 }
 
 func TestTelephonyConnectorSeeded(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, telScenario)
 	mustBody(t, h.telDo("GET", "/connectors/CONN-SANDBOX", nil, 200), map[string]any{"connectorId": "CONN-SANDBOX",
 		"name": "Test line", "accountId": "1001", "projectId": "2001", "clientEnv": "sandbox", "variantId": "VARIANT-00000B2B",
@@ -163,6 +167,7 @@ func TestTelephonyConnectorSeeded(t *testing.T) {
 }
 
 func TestTelephonyConnectorUpdate(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, telScenario)
 	// Only the given fields change; ttsLangCode follows the voice name.
 	r := h.telDo("PATCH", "/connectors/CONN-LIVE", map[string]any{"voiceName": "fr-FR-Neural2-A", "variantId": "VARIANT-00000B2B"}, 200)
@@ -217,6 +222,7 @@ func TestTelephonyConnectorUpdate(t *testing.T) {
 }
 
 func TestTelephonyConnectorBatchUpdate(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, telScenario)
 	r := h.telDo("PATCH", "/connectors/batch", map[string]any{"updates": []any{
 		map[string]any{"connectorId": "CONN-LIVE", "asrLangCode": "de-DE"},
@@ -255,6 +261,7 @@ func TestTelephonyConnectorBatchUpdate(t *testing.T) {
 }
 
 func TestTelephonyLookup(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, telScenario)
 	r := h.telDo("POST", "/connectors/lookup", map[string]any{"phoneNumber": "+14155550160"}, 200)
 	if r.Map(t)["connectorId"] != "CONN-SANDBOX" {
@@ -273,6 +280,7 @@ func TestTelephonyLookup(t *testing.T) {
 }
 
 func TestTelephonyPhoneNumbers(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, telScenario)
 	// Import: clientEnv defaults to live; a repeated number is imported once.
 	mustBody(t, h.telDo("POST", "/phone-numbers", map[string]any{"phoneNumbers": []string{"+442071234567", "+442071234568", "+442071234567"}}, 201),
@@ -353,6 +361,7 @@ func TestTelephonyPhoneNumbers(t *testing.T) {
 }
 
 func TestTelephonyConnectorDelete(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, telScenario)
 	h.telDo("POST", "/phone-numbers/+14155550152", nil, 201)
 	h.telDo("PATCH", "/phone-numbers/+14155550152", map[string]any{"connectorId": "CONN-LIVE"}, 200)
@@ -373,6 +382,7 @@ func TestTelephonyConnectorDelete(t *testing.T) {
 // TestTelephonyCallNumber dials a connector's number: the call runs in the
 // connector's environment, variant and languages.
 func TestTelephonyCallNumber(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, telScenario)
 	res, err := h.api.CallNumber("+14155550160", "+447700900999")
 	if err != nil {
@@ -415,6 +425,7 @@ func TestTelephonyCallNumber(t *testing.T) {
 }
 
 func TestTelephonyDefaultScenarioCall(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	res, err := h.api.CallNumber("+14155550150", "")
 	if err != nil || res.Response != "Hi, how can I help you today?" {

@@ -3,7 +3,7 @@ package handlers
 // Webhook endpoints (spec 2.4, 4.4; notes section 6). Endpoints are
 // account-scoped and live in the account's region partition as
 // "webhook_endpoint" documents. Signed deliveries are in
-// webhook_delivery.go.
+// engine_webhooks.go.
 
 import (
 	"encoding/json"
@@ -13,19 +13,49 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/gin-gonic/gin"
 
 	"github.com/agentplatform/mockplatform/store"
 )
 
-func registerWebhooks(rt gin.IRoutes) {
-	rt.POST("/v1/webhook-endpoints", wrap(famWebhooks, (*API).handleWebhookCreate))
-	rt.GET("/v1/webhook-endpoints", wrap(famWebhooks, (*API).handleWebhookList))
-	rt.GET("/v1/webhook-endpoints/:endpoint", wrap(famWebhooks, (*API).handleWebhookGet))
-	rt.PATCH("/v1/webhook-endpoints/:endpoint", wrap(famWebhooks, (*API).handleWebhookUpdate))
-	rt.DELETE("/v1/webhook-endpoints/:endpoint", wrap(famWebhooks, (*API).handleWebhookDelete))
-	rt.POST("/v1/webhook-endpoints/:endpoint/rotate-secret", wrap(famWebhooks, (*API).handleWebhookRotate))
+func (a *API) registerWebhooks(rt gin.IRoutes) {
+	rt.POST("/v1/webhook-endpoints", a.wrap(famWebhooks, a.handleWebhookCreate))
+	rt.GET("/v1/webhook-endpoints", a.wrap(famWebhooks, a.handleWebhookList))
+	rt.GET("/v1/webhook-endpoints/:endpoint", a.wrap(famWebhooks, a.handleWebhookGet))
+	rt.PATCH("/v1/webhook-endpoints/:endpoint", a.wrap(famWebhooks, a.handleWebhookUpdate))
+	rt.DELETE("/v1/webhook-endpoints/:endpoint", a.wrap(famWebhooks, a.handleWebhookDelete))
+	rt.POST("/v1/webhook-endpoints/:endpoint/rotate-secret", a.wrap(famWebhooks, a.handleWebhookRotate))
+}
+
+// webhooksState is the webhooks family's in-memory state: the delivery log
+// and the attempts in flight (engine_webhooks.go).
+type webhooksState struct {
+	// mu serialises the count-then-insert (and delete) of endpoints, whose
+	// per-account limit is checked against the store (held across store
+	// calls), and guards the fields below.
+	mu      sync.Mutex
+	log     []DeliveryAttempt
+	pending int
+	idle    chan struct{} // closed while pending == 0
+	// client sends the deliveries (set by New; never follows redirects).
+	client *http.Client
+}
+
+// resetWebhooks empties the delivery log; attempts of the earlier
+// generation stop (engine_webhooks.go).
+func (a *API) resetWebhooks() {
+	a.webhooks.mu.Lock()
+	a.webhooks.log = nil
+	a.webhooks.mu.Unlock()
+}
+
+// closedChan is a closed channel.
+func closedChan() chan struct{} {
+	ch := make(chan struct{})
+	close(ch)
+	return ch
 }
 
 // Webhook event types (spec 2.4).
@@ -193,8 +223,8 @@ func (a *API) handleWebhookCreate(c *gin.Context) error {
 	if err := f.err(); err != nil {
 		return err
 	}
-	a.build.alertMu.Lock()
-	defer a.build.alertMu.Unlock()
+	a.webhooks.mu.Lock()
+	defer a.webhooks.mu.Unlock()
 	n, err := a.countAccountDocs(docWebhook, p.Region, p.Account.ID)
 	if err != nil {
 		return err
@@ -306,9 +336,8 @@ func (a *API) handleWebhookList(c *gin.Context) error {
 // listWebhooks reads an account's endpoints in id order.
 func (a *API) listWebhooks(region, account string) ([]*webhookEndpoint, error) {
 	var out []*webhookEndpoint
-	err := a.store.ListDocs(docWebhook, region, func(_ string, raw []byte) bool {
-		e := new(webhookEndpoint)
-		if json.Unmarshal(raw, e) == nil && e.AccountID == account {
+	err := store.ListDocs(a.store, docWebhook, region, func(_ string, e *webhookEndpoint) bool {
+		if e.AccountID == account {
 			out = append(out, e)
 		}
 		return true
@@ -351,8 +380,8 @@ func (a *API) handleWebhookDelete(c *gin.Context) error {
 		return err
 	}
 	p := principal(c)
-	a.build.alertMu.Lock()
-	defer a.build.alertMu.Unlock()
+	a.webhooks.mu.Lock()
+	defer a.webhooks.mu.Unlock()
 	if _, err := a.getWebhook(p, id); err != nil {
 		return err
 	}

@@ -17,6 +17,7 @@ var (
 )
 
 func TestWebhookCRUD(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, alertsTwoAccounts)
 	got := h.webhookCreate(map[string]any{"name": "ops", "url": "https://example.com/hook", "event_types": []string{"alerts.triggered"}})
 	id, secret := got["id"].(string), got["signing_secret"].(string)
@@ -73,6 +74,7 @@ func TestWebhookCRUD(t *testing.T) {
 }
 
 func TestWebhookValidationAndLimit(t *testing.T) {
+	t.Parallel()
 	evMsg := "must be a non-empty array of: alerts.triggered, alerts.resolved"
 	cases := []struct {
 		name string
@@ -125,6 +127,7 @@ func webhookTrigger(h *harness) time.Time {
 }
 
 func TestWebhookRetries(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	// 500, 429, 408, network-level success after: attempts 1..3 fail.
 	statuses := []int{500, 429, 408, 200}
@@ -170,6 +173,7 @@ func TestWebhookRetries(t *testing.T) {
 }
 
 func TestWebhookNoRetryAndGiveUp(t *testing.T) {
+	t.Parallel()
 	// A 400 is not retried.
 	h := newHarness(t)
 	rc := newReceiver(t, func(int) int { return 400 })
@@ -208,6 +212,7 @@ func TestWebhookNoRetryAndGiveUp(t *testing.T) {
 }
 
 func TestWebhookRotationAndNetworkErrors(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	rc := newReceiver(t, func(n int) int {
 		if n == 1 {
@@ -240,6 +245,7 @@ func TestWebhookRotationAndNetworkErrors(t *testing.T) {
 }
 
 func TestWebhookTimeout(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	release := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -261,6 +267,7 @@ func TestWebhookTimeout(t *testing.T) {
 }
 
 func TestWebhookDisabledAndUnsubscribed(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	rc := newReceiver(t, nil)
 	h.webhookCreate(map[string]any{"name": "off", "url": rc.srv.URL, "event_types": []string{"alerts.triggered"}, "enabled": false})

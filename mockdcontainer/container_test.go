@@ -18,6 +18,7 @@ import (
 	"github.com/testcontainers/testcontainers-go"
 
 	"github.com/agentplatform/mockplatform"
+	"github.com/agentplatform/mockplatform/mocktest"
 	"github.com/agentplatform/mockplatform/store"
 )
 
@@ -28,7 +29,7 @@ import (
 // mockd in a container (each case its own container).
 func TestContainerBehaviourSuite(t *testing.T) {
 	testcontainers.SkipIfProviderIsNotHealthy(t)
-	mockplatform.RunBehaviourSuite(t, func(t *testing.T) mockplatform.Mock {
+	mocktest.RunBehaviourSuite(t, func(t *testing.T) mockplatform.Mock {
 		return Start(t, imageOpts()...)
 	})
 }

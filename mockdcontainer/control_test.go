@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentplatform/mockplatform"
+	"github.com/agentplatform/mockplatform/mocktest"
 )
 
 // overHTTP is a Container without a container: its control methods talk
@@ -26,7 +27,7 @@ func overHTTP(t *testing.T, base string) *Container {
 // remote implementation of mockplatform.Mock is held to the same cases
 // even where no Docker engine answers.
 func TestControlClientSuite(t *testing.T) {
-	mockplatform.RunBehaviourSuite(t, func(t *testing.T) mockplatform.Mock {
+	mocktest.RunBehaviourSuite(t, func(t *testing.T) mockplatform.Mock {
 		p := mockplatform.Start(t)
 		c := overHTTP(t, p.URL())
 		t.Cleanup(func() {

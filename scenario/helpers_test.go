@@ -72,3 +72,14 @@ func regexpMust(t *testing.T, expr string) *regexp.Regexp {
 	}
 	return re
 }
+
+const projectBase = `accounts:
+  - slug: acme
+    id: "1001"
+    projects:
+      - slug: support
+        id: "2001"
+        variants:
+          - {id: VARIANT-A, name: Alpha, default: true}
+          - {id: VARIANT-B, name: Beta}
+`

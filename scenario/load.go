@@ -113,8 +113,9 @@ func Merge(list ...*Scenario) (*Scenario, error) {
 		out.Credentials = append(out.Credentials, s.Credentials...)
 		out.Faults = append(out.Faults, s.Faults...)
 		mergeLimits(&out.Limits, s.Limits)
-		mergeBuild(&out.ScenarioBuild, s.ScenarioBuild)
-		mergeRealtime(&out.ScenarioRealtime, s.ScenarioRealtime)
+		mergeAlerts(out, s)
+		mergeMessaging(out, s)
+		mergeOutbound(out, s)
 		for k, v := range s.Fidelity {
 			if out.Fidelity == nil {
 				out.Fidelity = make(map[string]string)

@@ -39,10 +39,14 @@ type Scenario struct {
 	// service differ (see docs/fidelity.md). Keys are switch names.
 	Fidelity map[string]string `yaml:"fidelity" json:"fidelity,omitempty"`
 
-	// Family blocks (each declared in its family's file of this package).
-	ScenarioData     `yaml:",inline"`
-	ScenarioBuild    `yaml:",inline"`
-	ScenarioRealtime `yaml:",inline"`
+	// Family blocks (their types are in the family's file of this package).
+
+	// Alerts holds instance-wide alert settings (alerts.go).
+	Alerts AlertSettings `yaml:"alerts" json:"alerts,omitzero"`
+	// Messaging tunes the messaging sessions (messaging.go).
+	Messaging *MessagingSettings `yaml:"messaging" json:"messaging,omitempty"`
+	// Outbound tunes outbound calling as a whole (outbound.go).
+	Outbound *OutboundSettings `yaml:"outbound" json:"outbound,omitempty"`
 }
 
 // Clock is the clock block of a scenario.
@@ -65,10 +69,16 @@ type Account struct {
 	// Projects of the account.
 	Projects []Project `yaml:"projects" json:"projects"`
 
-	// Family blocks (each declared in its family's file of this package).
-	AccountData     `yaml:",inline"`
-	AccountBuild    `yaml:",inline"`
-	AccountRealtime `yaml:",inline"`
+	// Family blocks (their types are in the family's file of this package).
+
+	// AlertRules are seeded alert rules of the account (alerts.go).
+	AlertRules []AlertRule `yaml:"alert_rules" json:"alert_rules,omitempty"`
+	// WebhookEndpoints are seeded webhook endpoints of the account
+	// (webhooks.go).
+	WebhookEndpoints []WebhookEndpoint `yaml:"webhook_endpoints" json:"webhook_endpoints,omitempty"`
+	// Outbound holds the account's outbound calling configuration
+	// (outbound.go).
+	Outbound *AccountOutbound `yaml:"outbound" json:"outbound,omitempty"`
 }
 
 // Project is one project (agent) of an account.
@@ -91,10 +101,28 @@ type Project struct {
 	// this project (spec 2.10): transcript access and metrics.
 	DataAccess *DataAccess `yaml:"data_access" json:"data_access,omitempty"`
 
-	// Family blocks (each declared in its family's file of this package).
-	ProjectData     `yaml:",inline"`
-	ProjectBuild    `yaml:",inline"`
-	ProjectRealtime `yaml:",inline"`
+	// Family blocks (their types are in the family's file of this package).
+
+	// DNI is the project's pool of numbers for dynamic number reservation
+	// (dni.go). Without it every reservation answers 404 "no available
+	// route found".
+	DNI *DNIPool `yaml:"dni" json:"dni,omitempty"`
+	// Generate asks for generated conversation records, besides the
+	// explicit ones of Conversations (generate.go).
+	Generate []Generator `yaml:"generate" json:"generate,omitempty"`
+	// Agent is the build side of the project's agent (Agent ID = project
+	// id): the content of its main branch, where it is deployed, and its
+	// real-time configs (agents.go).
+	Agent *AgentBuild `yaml:"agent" json:"agent,omitempty"`
+	// Connectors are the project's telephony connectors, each with the
+	// phone numbers routed to it (telephony.go).
+	Connectors []Connector `yaml:"connectors" json:"connectors,omitempty"`
+	// Outbound enables and shapes outbound calls of the project
+	// (outbound.go).
+	Outbound *ProjectOutbound `yaml:"outbound" json:"outbound,omitempty"`
+	// Messaging sets how the agent appears in messaging sessions
+	// (messaging.go).
+	Messaging *ProjectMessaging `yaml:"messaging" json:"messaging,omitempty"`
 }
 
 // DataAccess toggles what the Conversations API returns for a project.

@@ -14,16 +14,13 @@ import (
 	"github.com/agentplatform/mockplatform/faults"
 )
 
-// Regions are the region pairs an account may live in.
-var Regions = []string{"us", "uk", "eu"}
-
 // Environments are the client environments of connector tokens and the
 // environments of conversation records.
 var Environments = []string{"live", "pre-release", "sandbox"}
 
 var (
 	faultMethods = []string{"GET", "POST", "PUT", "PATCH", "DELETE"}
-	faultRegions = []string{"us", "uk", "eu", "us-1", "uk-1", "euw-1"}
+	faultRegions = regionNames()
 	delayClocks  = []string{"real", "virtual"}
 	// projectKinds are the credential kinds that need a project.
 	projectKinds = []string{KindChat, KindConnector, KindDNI}
@@ -213,9 +210,14 @@ func (v *validator) scenario(s *Scenario) {
 	v.credentials(s)
 	v.faults(s.Faults)
 	v.limits(s.Limits)
-	v.dataPlane(s)
-	v.buildPlane(s)
-	v.realtime(s)
+	v.dni(s)
+	v.generators(s)
+	v.agents(s)
+	v.telephony(s)
+	v.alertRules(s)
+	v.webhookEndpoints(s)
+	v.messaging(s)
+	v.outbound(s)
 	v.fidelity(s)
 }
 
@@ -604,6 +606,9 @@ func (v *validator) faults(rules []faults.Rule) {
 		if a.Status != 0 && (a.Status < 100 || a.Status > 599) {
 			v.reportf(ap.with("status"), "%d is not an HTTP status (want 100 to 599)", a.Status)
 		}
+		if a.Preset != "" && !faults.KnownPreset(a.Preset) {
+			v.reportf(ap.with("preset"), "unknown fault preset %q (docs/scenarios.md lists the presets)", a.Preset)
+		}
 		if a.Status == 0 && a.Body == "" && a.Delay == 0 && !a.Drop && a.Preset == "" {
 			v.reportf(ap, "fault does nothing (want status, body, delay, drop or preset)")
 		}
@@ -652,5 +657,18 @@ func (v *validator) limits(l Limits) {
 		if f.val < 0 {
 			v.reportf(p.with(f.name), "must not be negative")
 		}
+	}
+}
+
+// oneOf reports a value outside a list.
+func (v *validator) oneOf(p path, val string, list []string) {
+	if !slices.Contains(list, val) {
+		v.reportf(p, "%q is not one of %s", val, strings.Join(list, ", "))
+	}
+}
+
+func (v *validator) nonNegative(p path, n int64) {
+	if n < 0 {
+		v.reportf(p, "must not be negative")
 	}
 }

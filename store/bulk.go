@@ -72,14 +72,14 @@ func (s *Store) PutConversations(cs []*Conversation) error {
 	return nil
 }
 
-// ScanConversations calls fn with the primary key and the raw JSON of each
+// scanConversations calls fn with the primary key and the raw JSON of each
 // conversation of a project that started in [from, to) (a zero bound is
 // unbounded), in (started_at, id) order, until fn returns false. It runs in
 // one read transaction: fn must be quick and must not call the Store. The
 // strings are immutable; a record that has not changed is passed as the
 // same string on every scan, so callers may memoise what they derive from
 // it (compare the raw value to validate a memo).
-func (s *Store) ScanConversations(region, account, project string, from, to time.Time, fn func(key, raw string) bool) error {
+func (s *Store) scanConversations(region, account, project string, from, to time.Time, fn func(key, raw string) bool) error {
 	if err := need("scan conversations", region, account, project); err != nil {
 		return err
 	}

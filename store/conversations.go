@@ -3,9 +3,10 @@ package store
 import (
 	"encoding/base64"
 	"fmt"
-	json "github.com/goccy/go-json"
 	"strings"
 	"time"
+
+	json "github.com/goccy/go-json"
 
 	"github.com/tidwall/buntdb"
 )

@@ -2,6 +2,7 @@ package store
 
 import (
 	"fmt"
+
 	json "github.com/goccy/go-json"
 
 	"github.com/tidwall/buntdb"
@@ -143,11 +144,24 @@ func (s *Store) DeleteDoc(kind, region, id string) error {
 	return nil
 }
 
-// ListDocs calls fn with the id and JSON of each document of a kind in a
-// region, in ascending id order, until fn returns false. The documents are
-// read in one transaction and fn is called after it, so fn may use the
-// Store; raw is fn's own copy.
-func (s *Store) ListDocs(kind, region string, fn func(id string, raw []byte) bool) error {
+// ListDocs calls fn with the id and the document, decoded into a new T, of
+// each document of a kind in a region, in ascending id order, until fn
+// returns false. The documents are read in one transaction and fn is
+// called after it, so fn may use the Store. A document that does not
+// decode into T is an error.
+func ListDocs[T any](s *Store, kind, region string, fn func(id string, doc *T) bool) error {
+	return s.listDocs(kind, region, func(id string, raw []byte) (bool, error) {
+		doc := new(T)
+		if err := json.Unmarshal(raw, doc); err != nil {
+			return false, fmt.Errorf("store: decode %s %s/%s: %w", kind, region, id, err)
+		}
+		return fn(id, doc), nil
+	})
+}
+
+// listDocs calls fn with the id and JSON of each document of a kind in a
+// region, in ascending id order, until fn returns false or an error.
+func (s *Store) listDocs(kind, region string, fn func(id string, raw []byte) (bool, error)) error {
 	prefix := docPrefix(kind, region)
 	var kvs []kv
 	err := s.view(func(tx *buntdb.Tx) error {
@@ -160,7 +174,11 @@ func (s *Store) ListDocs(kind, region string, fn func(id string, raw []byte) boo
 		return fmt.Errorf("store: list %s %s: %w", kind, region, err)
 	}
 	for _, p := range kvs {
-		if !fn(p.k, []byte(p.v)) {
+		more, err := fn(p.k, []byte(p.v))
+		if err != nil {
+			return err
+		}
+		if !more {
 			break
 		}
 	}

@@ -2,6 +2,7 @@ package store
 
 import (
 	"fmt"
+
 	json "github.com/goccy/go-json"
 
 	"github.com/tidwall/buntdb"

@@ -668,14 +668,14 @@ func TestDocs(t *testing.T) {
 	_ = s.PutDoc("alert_rule", "us/x", "zz", rule{})
 	_ = s.PutDoc("alert_rulf", "us", "zz", rule{})
 	var listed []string
-	err := s.ListDocs("alert_rule", "us", func(id string, raw []byte) bool {
+	err := ListDocs(s, "alert_rule", "us", func(id string, r *rule) bool {
 		listed = append(listed, id)
 		// The callback may use the store (it runs outside the transaction).
 		if n, err := s.CountDocs("alert_rule", "us"); err != nil || n != 4 {
 			t.Errorf("count inside callback: %d %v", n, err)
 		}
-		if id == "ar_2" && !strings.Contains(string(raw), "replaced") {
-			t.Errorf("raw %s", raw)
+		if id == "ar_2" && !strings.Contains(r.Name, "replaced") {
+			t.Errorf("doc %+v", r)
 		}
 		return true
 	})
@@ -683,7 +683,7 @@ func TestDocs(t *testing.T) {
 		t.Fatalf("list: %v %v", listed, err)
 	}
 	listed = nil
-	_ = s.ListDocs("alert_rule", "us", func(id string, _ []byte) bool { listed = append(listed, id); return len(listed) < 2 })
+	_ = ListDocs(s, "alert_rule", "us", func(id string, _ *rule) bool { listed = append(listed, id); return len(listed) < 2 })
 	if !slices.Equal(listed, []string{"ar_1", "ar_10"}) {
 		t.Fatalf("stop: %v", listed)
 	}

@@ -1,0 +1,85 @@
+package mockplatform
+
+// Control-plane operations of the alerts family: an evaluation pass now,
+// and the metric inputs the API has no call for (function errors, crashes,
+// runtime API errors).
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/agentplatform/mockplatform/store"
+)
+
+// EvaluateAlerts runs one alert evaluation pass now (the timer keeps its
+// cadence).
+func (p *Platform) EvaluateAlerts() { p.api.EvaluateAlerts() }
+
+// RecordFunctionError records a function error on a conversation now (an
+// input of the function_errors metric).
+func (p *Platform) RecordFunctionError(conversationID string) error {
+	return p.api.RecordConversationEvent(conversationID, "function_error")
+}
+
+// RecordCrash records a call crash on a conversation now and ends it (an
+// input of the call_crashes metric).
+func (p *Platform) RecordCrash(conversationID string) error {
+	return p.api.RecordConversationEvent(conversationID, "crash")
+}
+
+// RecordAPIError records a runtime API error of a project now (an input of
+// the api_errors metric, besides 5xx answers of runtime families).
+func (p *Platform) RecordAPIError(account, project string) error {
+	return p.api.RecordAPIError(account, project)
+}
+
+// registerControlAlerts adds the alerts family's control-plane routes.
+func (p *Platform) registerControlAlerts(g *gin.RouterGroup) {
+	g.POST("/alerts/evaluate", p.handleControlEvaluate)
+	g.POST("/alerts/inputs", p.handleControlAlertInput)
+}
+
+// handleControlEvaluate handles "POST /_mock/alerts/evaluate".
+func (p *Platform) handleControlEvaluate(c *gin.Context) {
+	p.EvaluateAlerts()
+	c.JSON(http.StatusOK, gin.H{"evaluated_at": p.Now()})
+}
+
+// handleControlAlertInput handles "POST /_mock/alerts/inputs" with
+// {"kind":"function_error"|"crash","conversation_id"} or
+// {"kind":"api_error","account","project"}.
+func (p *Platform) handleControlAlertInput(c *gin.Context) {
+	var req struct {
+		Kind           string `json:"kind"`
+		ConversationID string `json:"conversation_id"`
+		Account        string `json:"account"`
+		Project        string `json:"project"`
+	}
+	if err := c.ShouldBindJSON(&req); err != nil {
+		controlError(c, http.StatusBadRequest, "body must be JSON: {kind, conversation_id} or {kind, account, project}")
+		return
+	}
+	var err error
+	switch req.Kind {
+	case "function_error":
+		err = p.RecordFunctionError(req.ConversationID)
+	case "crash":
+		err = p.RecordCrash(req.ConversationID)
+	case "api_error":
+		err = p.RecordAPIError(req.Account, req.Project)
+	default:
+		controlError(c, http.StatusBadRequest, `kind must be function_error, crash or api_error`)
+		return
+	}
+	if errors.Is(err, store.ErrNotFound) {
+		controlError(c, http.StatusNotFound, "conversation not found")
+		return
+	}
+	if err != nil {
+		controlError(c, http.StatusBadRequest, err.Error())
+		return
+	}
+	c.JSON(http.StatusOK, gin.H{"recorded": req.Kind})
+}

@@ -1,0 +1,65 @@
+package mockplatform
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/agentplatform/mockplatform/handlers"
+	"github.com/agentplatform/mockplatform/store"
+)
+
+// MessagingSession describes a live messaging session.
+type MessagingSession = handlers.MessagingSession
+
+// ErrNoSession is returned for an unknown, ended or expired messaging session.
+var ErrNoSession = errors.New("mockplatform: messaging session not found")
+
+// MessagingSessions lists the live messaging sessions, oldest first.
+func (p *Platform) MessagingSessions() []MessagingSession { return p.api.MessagingSessions() }
+
+// ExpireMessagingSession expires a messaging session now, as 10 minutes of
+// inactivity would: its sockets get SESSION_END (REASON_USER_ABANDONED) and
+// close with 4001, its conversation ends, and it can never be resumed.
+func (p *Platform) ExpireMessagingSession(id string) error {
+	if err := p.api.ExpireMessagingSession(id); err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return ErrNoSession
+		}
+		return err
+	}
+	return nil
+}
+
+// ExpireMessagingTokens makes every messaging access token issued so far
+// invalid: creating a session or opening a socket with one gives 401.
+// Open sockets stay open.
+func (p *Platform) ExpireMessagingTokens() { p.api.ExpireMessagingTokens() }
+
+// registerControlMessaging adds the messaging family's control-plane routes.
+func (p *Platform) registerControlMessaging(g *gin.RouterGroup) {
+	g.GET("/messaging/sessions", p.handleControlMessagingSessions)
+	g.POST("/messaging/sessions/:id/expire", p.handleControlMessagingExpire)
+	g.POST("/messaging/tokens/expire", p.handleControlMessagingTokensExpire)
+}
+
+// handleControlMessagingSessions handles "GET /_mock/messaging/sessions".
+func (p *Platform) handleControlMessagingSessions(c *gin.Context) {
+	c.JSON(http.StatusOK, gin.H{"sessions": p.MessagingSessions()})
+}
+
+// handleControlMessagingExpire handles "POST /_mock/messaging/sessions/{id}/expire".
+func (p *Platform) handleControlMessagingExpire(c *gin.Context) {
+	if err := p.ExpireMessagingSession(c.Param("id")); err != nil {
+		controlError(c, http.StatusNotFound, "messaging session not found")
+		return
+	}
+	c.JSON(http.StatusOK, gin.H{"session_id": c.Param("id"), "expired": true})
+}
+
+// handleControlMessagingTokensExpire handles "POST /_mock/messaging/tokens/expire".
+func (p *Platform) handleControlMessagingTokensExpire(c *gin.Context) {
+	p.ExpireMessagingTokens()
+	c.JSON(http.StatusOK, gin.H{"expired": true})
+}

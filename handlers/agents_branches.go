@@ -1,0 +1,241 @@
+package handlers
+
+// Branches of an agent: list, create, delete, merge into main
+// (engine_merge.go), and a branch's behavior text. Every sub-resource edit
+// of a branch (behavior, topics, attributes, variants) goes through
+// editBranch; main is written directly unless the main_branch switch says
+// read_only.
+
+import (
+	"maps"
+	"net/http"
+	"slices"
+
+	"github.com/gin-gonic/gin"
+)
+
+func (a *API) registerAgentBranches(rt gin.IRoutes) {
+	rt.GET("/v1/agents/:agent/branches", a.wrap(famAgents, a.handleBranchList))
+	rt.POST("/v1/agents/:agent/branches", a.wrap(famAgents, a.handleBranchCreate))
+	rt.DELETE("/v1/agents/:agent/branches/:branch", a.wrap(famAgents, a.handleBranchDelete))
+	rt.POST("/v1/agents/:agent/branches/:branch/merge", a.wrap(famAgents, a.handleBranchMerge))
+	rt.GET("/v1/agents/:agent/branches/:branch/behavior", a.wrap(famAgents, a.handleBehaviorGet))
+	rt.PATCH("/v1/agents/:agent/branches/:branch/behavior", a.wrap(famAgents, a.handleBehaviorUpdate))
+}
+
+// --- branches ---
+
+func branchView(b *branchDoc) gin.H {
+	return gin.H{"branchId": b.ID, "name": b.Name, "createdAt": fmtAgentTime(b.CreatedAt)}
+}
+
+// handleBranchList handles "GET .../branches" → {"branches": [...]}.
+func (a *API) handleBranchList(c *gin.Context) error {
+	d, err := a.loadAgent(c)
+	if err != nil {
+		return err
+	}
+	out := []gin.H{}
+	for _, b := range d.Branches {
+		out = append(out, branchView(b))
+	}
+	c.JSON(http.StatusOK, gin.H{"branches": out})
+	return nil
+}
+
+// handleBranchCreate handles "POST .../branches" with name (spec) or
+// branchName (OAS), D3: a copy of main; 201 {branchId, sequenceId}.
+func (a *API) handleBranchCreate(c *gin.Context) error {
+	f, err := readFields(c, false, "name", "branchName")
+	if err != nil {
+		return err
+	}
+	name, ok1 := f.strLen("name", 1, 100)
+	bn, ok2 := f.strLen("branchName", 1, 100)
+	switch {
+	case !f.has("name") && !f.has("branchName"):
+		f.fail("name", "is required")
+	case ok1 && ok2 && name != bn:
+		f.fail("branchName", "conflicts with name")
+	case ok2:
+		name = bn
+	}
+	if err := f.err(); err != nil {
+		return err
+	}
+	now := a.clock.Now()
+	id := a.newID("BRANCH-", upperAlnum, 8)
+	var seq string
+	if _, err := a.updateAgent(c, func(d *agentDoc) error {
+		main := d.branch(mainBranch)
+		d.Branches = append(d.Branches, &branchDoc{ID: id, Name: name, CreatedAt: now, Content: main.Content.clone(), Base: main.Content.clone()})
+		seq = d.nextSeq()
+		return nil
+	}); err != nil {
+		return err
+	}
+	c.JSON(http.StatusCreated, gin.H{"branchId": id, "sequenceId": seq})
+	return nil
+}
+
+// handleBranchDelete handles "DELETE .../branches/{branchId}".
+func (a *API) handleBranchDelete(c *gin.Context) error {
+	ref := c.Param("branch")
+	if ref == mainBranch {
+		return invalid(CodeValidation, "The main branch cannot be deleted.")
+	}
+	var seq string
+	if _, err := a.updateAgent(c, func(d *agentDoc) error {
+		i := slices.IndexFunc(d.Branches, func(b *branchDoc) bool { return b.ID == ref })
+		if i < 0 {
+			return errf(KindNotFound, CodeBranchNotFound, MsgBranchNotFound)
+		}
+		d.Branches = slices.Delete(d.Branches, i, i+1)
+		seq = d.nextSeq()
+		return nil
+	}); err != nil {
+		return err
+	}
+	c.JSON(http.StatusOK, gin.H{"sequence": seq, "message": "Branch deleted"})
+	return nil
+}
+
+// handleBranchMerge handles "POST .../branches/{branchId}/merge": a
+// three-way merge of the branch into main against the branch point
+// (engine_merge.go); 409 with the conflicting paths when both changed an item
+// and no conflictResolutions entry settles it. Under merge_deploy:
+// sandbox (D22) a successful merge also publishes main to sandbox.
+func (a *API) handleBranchMerge(c *gin.Context) error {
+	f, err := readFields(c, true, "deploymentMessage", "conflictResolutions")
+	if err != nil {
+		return err
+	}
+	msg, _ := deploymentMessage(f)
+	res := readResolutions(f)
+	if err := f.err(); err != nil {
+		return err
+	}
+	ref := c.Param("branch")
+	if ref == mainBranch {
+		return invalid(CodeValidation, MsgMergeMain)
+	}
+	deploy := a.world().fidelity(switchMergeDeploy) == "sandbox"
+	p := principal(c)
+	a.agents.mu.Lock()
+	defer a.agents.mu.Unlock()
+	now := a.clock.Now()
+	var dep *deployment
+	var seq string
+	var merged branchContent
+	var used map[string]bool
+	d, err := a.updateAgent(c, func(d *agentDoc) error {
+		b := d.branch(ref)
+		if b == nil {
+			return errf(KindNotFound, CodeBranchNotFound, MsgBranchNotFound)
+		}
+		main := d.branch(mainBranch)
+		var conflicts []string
+		var err error
+		merged, conflicts, used, err = mergeResolve(b.Base, main.Content, b.Content, res)
+		if err != nil {
+			return err
+		}
+		if len(conflicts) > 0 {
+			e := &Error{Kind: KindConflict, Code: CodeMergeConflict, Message: MsgMergeConflict}
+			if a.world().fidelity(switchMergeConflict) == "400" {
+				e.Kind = KindInvalid
+			}
+			for _, p := range conflicts {
+				e.Fields = append(e.Fields, FieldError{Field: p, Message: "changed on both main and the branch"})
+			}
+			return e
+		}
+		main.Content = merged
+		b.Content, b.Base = merged.clone(), merged.clone()
+		seq = d.nextSeq()
+		if deploy {
+			dep = &deployment{ID: a.newUUIDv7(now), AccountID: d.AccountID, AgentID: d.AgentID, Environment: "sandbox",
+				ArtifactVersion: fmtAgentTime(now), Version: a.newID("", hexDigits, 32), CreatedBy: "api", CreatedAt: fmtAgentTime(now),
+				Metadata: map[string]any{"deployment_message": msg, "deployment_type": "merge"}}
+			d.Deployments = append(d.Deployments, dep)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, path := range slices.Sorted(maps.Keys(res)) {
+		if !used[path] {
+			addWarning(c, "conflictResolutions: %q is not a conflicting path (ignored)", path)
+		}
+	}
+	message := "Branch merged to main"
+	if dep != nil {
+		// The deployment is recorded; its snapshot follows (agents.mu is
+		// held, so nothing reads it in between).
+		if err := a.store.PutDoc(docSnapshot, p.Region, dep.Version, &merged); err != nil {
+			return err
+		}
+		a.setRuntimeDeploymentLocked(p.Region, d.AgentID, "sandbox", merged.Topics)
+		message = "Branch merged to main and deployed to sandbox"
+	}
+	c.JSON(http.StatusOK, gin.H{"sequence": seq, "message": message, "testRunIds": []string{}})
+	return nil
+}
+
+// editBranch applies fn to the content of the path's branch. Writes to
+// main give 422 under main_branch: read_only (D4).
+func (a *API) editBranch(c *gin.Context, fn func(cont *branchContent) error) (*agentDoc, error) {
+	ref := c.Param("branch")
+	if ref == mainBranch && a.world().fidelity(switchMainBranch) == "read_only" {
+		return nil, errf(KindUnprocessable, CodeMainReadOnly, MsgMainReadOnly)
+	}
+	return a.updateAgent(c, func(d *agentDoc) error {
+		b := d.branch(ref)
+		if b == nil {
+			return errf(KindNotFound, CodeBranchNotFound, MsgBranchNotFound)
+		}
+		return fn(&b.Content)
+	})
+}
+
+// readBranch returns the content of the path's branch.
+func (a *API) readBranch(c *gin.Context) (*branchContent, error) {
+	d, err := a.loadAgent(c)
+	if err != nil {
+		return nil, err
+	}
+	b := d.branch(c.Param("branch"))
+	if b == nil {
+		return nil, errf(KindNotFound, CodeBranchNotFound, MsgBranchNotFound)
+	}
+	return &b.Content, nil
+}
+
+// handleBehaviorGet handles "GET .../branches/{branch}/behavior".
+func (a *API) handleBehaviorGet(c *gin.Context) error {
+	cont, err := a.readBranch(c)
+	if err != nil {
+		return err
+	}
+	c.JSON(http.StatusOK, gin.H{"behavior": cont.Behavior})
+	return nil
+}
+
+// handleBehaviorUpdate handles "PATCH .../branches/{branch}/behavior".
+func (a *API) handleBehaviorUpdate(c *gin.Context) error {
+	f, err := readFields(c, false, "behavior")
+	if err != nil {
+		return err
+	}
+	f.require("behavior")
+	text, _ := f.strLen("behavior", 1, 1<<20)
+	if err := f.err(); err != nil {
+		return err
+	}
+	if _, err := a.editBranch(c, func(cont *branchContent) error { cont.Behavior = text; return nil }); err != nil {
+		return err
+	}
+	c.JSON(http.StatusOK, gin.H{"behavior": text})
+	return nil
+}

@@ -1,0 +1,232 @@
+package handlers
+
+// The answer shapes of the Conversations API: v3 and v2 (one shape) and
+// v1, rendered from the one conversation record, with the project's data
+// access switches (transcripts, metrics) applied.
+
+import (
+	"strings"
+	"time"
+
+	"github.com/agentplatform/mockplatform/scenario"
+	"github.com/agentplatform/mockplatform/store"
+)
+
+// access is the per-project data access configuration (spec 2.10).
+type access struct{ transcripts, metrics bool }
+
+func dataAccess(p *scenario.Project) access {
+	acc := access{transcripts: true, metrics: true}
+	if p != nil && p.DataAccess != nil {
+		if p.DataAccess.Transcripts != nil {
+			acc.transcripts = *p.DataAccess.Transcripts
+		}
+		if p.DataAccess.Metrics != nil {
+			acc.metrics = *p.DataAccess.Metrics
+		}
+	}
+	return acc
+}
+
+// ---- rendering ----
+
+type convListV3 struct {
+	Conversations []convV3 `json:"conversations"`
+	Cursor        *string  `json:"cursor"`
+	NextOffset    *int     `json:"next_offset,omitempty"`
+}
+
+// convListV2 is v3's record schema without cursors (notes section 10:
+// cursors on v2 need chunked streaming, which the mock does not emulate).
+type convListV2 struct {
+	Conversations []convV3 `json:"conversations"`
+	NextOffset    *int     `json:"next_offset,omitempty"`
+}
+
+type convListV1 struct {
+	Conversations []convV1 `json:"conversations"`
+	NextOffset    *int     `json:"next_offset,omitempty"`
+}
+
+// convV3 is a v3 (and v2) conversation record (spec 2.10).
+type convV3 struct {
+	ID                 string         `json:"id"`
+	AccountID          string         `json:"account_id"`
+	ProjectID          string         `json:"project_id"`
+	VariantID          string         `json:"variant_id"`
+	VariantName        string         `json:"variant_name"`
+	Environment        string         `json:"environment"`
+	StartedAt          string         `json:"started_at"`
+	Channel            string         `json:"channel"`
+	FromNumber         string         `json:"from_number"`
+	ToNumber           string         `json:"to_number"`
+	InProgress         bool           `json:"in_progress"`
+	NumTurns           int            `json:"num_turns"`
+	TotalDuration      int            `json:"total_duration"`
+	PolyaiDuration     int            `json:"polyai_duration"`
+	Handoff            bool           `json:"handoff"`
+	HandoffReason      string         `json:"handoff_reason"`
+	HandoffDestination string         `json:"handoff_destination"`
+	NumSilences        int            `json:"num_silences"`
+	NumOOD             int            `json:"num_ood"`
+	Metrics            map[string]any `json:"metrics"`
+	State              map[string]any `json:"state"`
+	Turns              []turnV3       `json:"turns"`
+}
+
+type turnV3 struct {
+	UserInput             string            `json:"user_input"`
+	UserInputDatetime     string            `json:"user_input_datetime"`
+	BargeIn               bool              `json:"barge_in"`
+	AgentResponse         string            `json:"agent_response"`
+	AgentResponseDatetime string            `json:"agent_response_datetime"`
+	Intents               []string          `json:"intents"`
+	Entities              map[string]string `json:"entities"`
+	IsOOD                 bool              `json:"is_ood"`
+	IsSilence             bool              `json:"is_silence"`
+	TranslatedUserInput   string            `json:"translated_user_input"`
+	EnglishAgentResponse  string            `json:"english_agent_response"`
+	Latency               *float64          `json:"latency,omitempty"`
+}
+
+// convV1 is a v1 record: null for empty text fields, no v3-only turn fields
+// (spec 9).
+type convV1 struct {
+	ID                 string         `json:"id"`
+	AccountID          string         `json:"account_id"`
+	ProjectID          string         `json:"project_id"`
+	VariantID          *string        `json:"variant_id"`
+	VariantName        *string        `json:"variant_name"`
+	Environment        string         `json:"environment"`
+	StartedAt          string         `json:"started_at"`
+	Channel            string         `json:"channel"`
+	FromNumber         *string        `json:"from_number"`
+	ToNumber           *string        `json:"to_number"`
+	InProgress         bool           `json:"in_progress"`
+	NumTurns           int            `json:"num_turns"`
+	TotalDuration      int            `json:"total_duration"`
+	PolyaiDuration     int            `json:"polyai_duration"`
+	Handoff            bool           `json:"handoff"`
+	HandoffReason      *string        `json:"handoff_reason"`
+	HandoffDestination *string        `json:"handoff_destination"`
+	NumSilences        int            `json:"num_silences"`
+	NumOOD             int            `json:"num_ood"`
+	Metrics            map[string]any `json:"metrics"`
+	State              map[string]any `json:"state"`
+	Turns              []turnV1       `json:"turns"`
+}
+
+type turnV1 struct {
+	UserInput             *string           `json:"user_input"`
+	UserInputDatetime     string            `json:"user_input_datetime"`
+	BargeIn               bool              `json:"barge_in"`
+	AgentResponse         *string           `json:"agent_response"`
+	AgentResponseDatetime string            `json:"agent_response_datetime"`
+	Intents               []string          `json:"intents"`
+	Entities              map[string]string `json:"entities"`
+	IsOOD                 bool              `json:"is_ood"`
+	IsSilence             bool              `json:"is_silence"`
+}
+
+// isoTime formats a timestamp as ISO 8601 in UTC (RFC 3339, fractional
+// seconds only when present).
+func isoTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+
+// accountRef and projectRef are the prefixed ids the data APIs answer with
+// (as in the OAS examples: ACCOUNT-t53y16r3, PROJECT-f76d75c2).
+func accountRef(id string) string {
+	if len(id) > 8 && strings.EqualFold(id[:8], "ACCOUNT-") {
+		return id
+	}
+	return "ACCOUNT-" + id
+}
+
+func projectRef(id string) string {
+	if len(id) > 8 && strings.EqualFold(id[:8], "PROJECT-") {
+		return id
+	}
+	return "PROJECT-" + id
+}
+
+// durations are total_duration and polyai_duration in whole seconds. The
+// mock's agent handles the whole conversation up to its end or handoff, so
+// both are equal.
+func durations(c *store.Conversation, now time.Time) (total, polyai int) {
+	s := int(c.Duration(now) / time.Second)
+	return s, s
+}
+
+func nonNil[M ~map[string]V, V any](m M) M {
+	if m == nil {
+		return M{}
+	}
+	return m
+}
+
+func renderConvV3(c *store.Conversation, now time.Time, acc access, latency bool) convV3 {
+	total, polyai := durations(c, now)
+	out := convV3{
+		ID: c.ID, AccountID: accountRef(c.AccountID), ProjectID: projectRef(c.ProjectID),
+		VariantID: c.VariantID, VariantName: c.VariantName, Environment: c.Environment,
+		StartedAt: isoTime(c.StartedAt), Channel: c.Channel, FromNumber: c.FromNumber, ToNumber: c.ToNumber,
+		InProgress: c.InProgress, NumTurns: c.NumTurns(), TotalDuration: total, PolyaiDuration: polyai,
+		Handoff: c.Handoff, HandoffReason: c.HandoffReason, HandoffDestination: c.HandoffDestination,
+		NumSilences: c.NumSilences, NumOOD: c.NumOOD, Metrics: map[string]any{}, State: nonNil(c.State),
+		Turns: []turnV3{},
+	}
+	if acc.metrics {
+		out.Metrics = nonNil(c.Metrics)
+	}
+	if !acc.transcripts {
+		return out
+	}
+	out.Turns = make([]turnV3, len(c.Turns))
+	for i, t := range c.Turns {
+		tv := turnV3{
+			UserInput: t.UserInput, UserInputDatetime: isoTime(t.UserInputAt), BargeIn: t.BargeIn,
+			AgentResponse: t.AgentResponse, AgentResponseDatetime: isoTime(t.AgentResponseAt),
+			Intents: t.Intents, Entities: nonNil(t.Entities), IsOOD: t.IsOOD, IsSilence: t.IsSilence,
+			TranslatedUserInput: t.TranslatedUserInput, EnglishAgentResponse: t.EnglishAgentResponse,
+		}
+		if tv.Intents == nil {
+			tv.Intents = []string{}
+		}
+		if latency {
+			l := t.Latency.Seconds()
+			tv.Latency = &l
+		}
+		out.Turns[i] = tv
+	}
+	return out
+}
+
+// orNull is nil for an empty string (v1 has null where v3 has "").
+func orNull(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// renderConvV1 is the v3 record (without latency) with null for empty text
+// fields and without the v3-only turn fields (spec 9).
+func renderConvV1(c *store.Conversation, now time.Time, acc access) convV1 {
+	v := renderConvV3(c, now, acc, false)
+	out := convV1{
+		ID: v.ID, AccountID: v.AccountID, ProjectID: v.ProjectID,
+		VariantID: orNull(v.VariantID), VariantName: orNull(v.VariantName), Environment: v.Environment,
+		StartedAt: v.StartedAt, Channel: v.Channel, FromNumber: orNull(v.FromNumber), ToNumber: orNull(v.ToNumber),
+		InProgress: v.InProgress, NumTurns: v.NumTurns, TotalDuration: v.TotalDuration, PolyaiDuration: v.PolyaiDuration,
+		Handoff: v.Handoff, HandoffReason: orNull(v.HandoffReason), HandoffDestination: orNull(v.HandoffDestination),
+		NumSilences: v.NumSilences, NumOOD: v.NumOOD, Metrics: v.Metrics, State: v.State,
+		Turns: make([]turnV1, len(v.Turns)),
+	}
+	for i, t := range v.Turns {
+		out.Turns[i] = turnV1{
+			UserInput: orNull(t.UserInput), UserInputDatetime: t.UserInputDatetime, BargeIn: t.BargeIn,
+			AgentResponse: orNull(t.AgentResponse), AgentResponseDatetime: t.AgentResponseDatetime,
+			Intents: t.Intents, Entities: t.Entities, IsOOD: t.IsOOD, IsSilence: t.IsSilence,
+		}
+	}
+	return out
+}

@@ -1,0 +1,263 @@
+package handlers
+
+// Signed webhook deliveries (spec 6.1; notes section 6; docs/fidelity.md
+// G16): a real HTTP POST per subscribed endpoint, signed with
+// X-PolyAI-Timestamp (unix seconds of the virtual clock),
+// X-PolyAI-Signature (hex HMAC-SHA256 over "{timestamp}.{body}") and
+// X-PolyAI-Event-ID; retried after 1m, 5m, 15m, 1h and 4h of virtual time
+// on timeouts, network errors, 408, 429 and 5xx. The send runs in a
+// background goroutine (never in the clock's caller), bounded by the
+// endpoint's timeout_ms and cancelled by Close.
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/agentplatform/mockplatform/clock"
+)
+
+// Delivery headers (notes §6).
+const (
+	HeaderWebhookTimestamp = "X-PolyAI-Timestamp"
+	HeaderWebhookSignature = "X-PolyAI-Signature"
+	HeaderWebhookEventID   = "X-PolyAI-Event-ID"
+)
+
+// retryDelays are the delays before attempts 1 to 6 (notes §6).
+var retryDelays = [...]time.Duration{0, time.Minute, 5 * time.Minute, 15 * time.Minute, time.Hour, 4 * time.Hour}
+
+// maxDeliveryLog bounds the delivery log.
+const maxDeliveryLog = 10000
+
+// DeliveryAttempt is one attempt of a webhook delivery, as the delivery log
+// shows it. It never holds the secret.
+type DeliveryAttempt struct {
+	// Time is the virtual time of the attempt (the signed timestamp).
+	Time        time.Time `json:"time"`
+	EventID     string    `json:"event_id"`
+	EventType   string    `json:"event_type"`
+	AlertRuleID string    `json:"alert_rule_id"`
+	EndpointID  string    `json:"endpoint_id"`
+	URL         string    `json:"url"`
+	// Attempt is 1 for the first try, up to 6.
+	Attempt int `json:"attempt"`
+	// Status is the receiver's HTTP status (0 when none came).
+	Status int `json:"status"`
+	// LatencyMS is the wall time the receiver took.
+	LatencyMS int64  `json:"latency_ms"`
+	Error     string `json:"error,omitempty"`
+	Delivered bool   `json:"delivered"`
+	// NextAttemptAt is the virtual time of the retry, when one is scheduled.
+	NextAttemptAt *time.Time `json:"next_attempt_at,omitempty"`
+}
+
+// delivery is one event for one endpoint.
+type delivery struct {
+	gen        uint64
+	region     string
+	account    string
+	endpointID string
+	eventID    string
+	eventType  string
+	ruleID     string
+	body       []byte
+}
+
+// Deliveries returns the delivery log, oldest first.
+func (a *API) Deliveries() []DeliveryAttempt {
+	a.webhooks.mu.Lock()
+	defer a.webhooks.mu.Unlock()
+	return append([]DeliveryAttempt(nil), a.webhooks.log...)
+}
+
+// announce sends an event to every enabled endpoint of the account that
+// subscribes to its type.
+func (a *API) announce(e alertEvent, now time.Time) {
+	body, err := json.Marshal(e.payload)
+	if err != nil {
+		a.log.Error("webhook payload", "err", err)
+		return
+	}
+	endpoints, err := a.listWebhooks(e.region, e.account)
+	if err != nil {
+		a.log.Error("webhook endpoints", "err", err)
+		return
+	}
+	gen := a.generation()
+	for _, ep := range endpoints {
+		if !ep.Enabled || !ep.subscribes(e.payload.EventType) {
+			continue
+		}
+		d := &delivery{gen: gen, region: e.region, account: e.account, endpointID: ep.ID, eventID: a.newUUID(),
+			eventType: e.payload.EventType, ruleID: e.payload.Alert.ID, body: body}
+		a.send(d, 1, now)
+	}
+}
+
+// send starts attempt n of a delivery, due at due, in the background.
+func (a *API) send(d *delivery, n int, due time.Time) {
+	if a.bg.Err() != nil {
+		return
+	}
+	a.beginSend()
+	a.goBackground(func(ctx context.Context) {
+		defer a.endSend()
+		a.attempt(ctx, d, n, due)
+	})
+}
+
+// Sign computes the X-PolyAI-Signature of a body: lowercase hex
+// HMAC-SHA256 keyed with the secret over "{timestamp}.{body}".
+func Sign(secret, timestamp string, body []byte) string {
+	m := hmac.New(sha256.New, []byte(secret))
+	m.Write([]byte(timestamp))
+	m.Write([]byte("."))
+	m.Write(body)
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+// attempt makes one attempt and schedules the next when it may be retried.
+func (a *API) attempt(ctx context.Context, d *delivery, n int, due time.Time) {
+	if a.generation() != d.gen {
+		return
+	}
+	rec := DeliveryAttempt{Time: due, EventID: d.eventID, EventType: d.eventType, AlertRuleID: d.ruleID,
+		EndpointID: d.endpointID, Attempt: n}
+	var ep webhookEndpoint
+	if err := a.store.GetDoc(docWebhook, d.region, d.endpointID, &ep); err != nil || ep.AccountID != d.account {
+		rec.Error = "endpoint deleted"
+		a.logAttempt(d, rec)
+		return
+	}
+	rec.URL = ep.URL
+	if !ep.Enabled {
+		rec.Error = "endpoint disabled"
+		a.logAttempt(d, rec)
+		return
+	}
+	timeout := time.Duration(ep.TimeoutMS) * time.Millisecond
+	if timeout <= 0 {
+		timeout = DefaultWebhookTimeoutMS * time.Millisecond
+	}
+	status, latency, err := a.post(ctx, &ep, d, due, timeout)
+	rec.Status, rec.LatencyMS = status, latency.Milliseconds()
+	retry := false
+	switch {
+	case err != nil:
+		rec.Error = err.Error()
+		retry = ctx.Err() == nil // not after Close
+	case status >= 200 && status < 300:
+		rec.Delivered = true
+	case status == http.StatusRequestTimeout, status == http.StatusTooManyRequests, status >= 500:
+		rec.Error = "HTTP " + strconv.Itoa(status)
+		retry = true
+	default:
+		rec.Error = "HTTP " + strconv.Itoa(status) + " (not retried)"
+	}
+	if retry && n < len(retryDelays) {
+		next := due.Add(retryDelays[n])
+		rec.NextAttemptAt = &next
+		if !a.logAttempt(d, rec) {
+			return
+		}
+		a.clock.At(next, func(t time.Time) {
+			if a.generation() == d.gen {
+				a.send(d, n+1, t)
+			}
+		})
+		return
+	}
+	a.logAttempt(d, rec)
+}
+
+// post sends the signed request; it returns the status and the wall
+// latency.
+func (a *API) post(ctx context.Context, ep *webhookEndpoint, d *delivery, due time.Time, timeout time.Duration) (int, time.Duration, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	elapsed := clock.Stopwatch()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, ep.URL, bytes.NewReader(d.body))
+	if err != nil {
+		return 0, 0, err
+	}
+	for k, v := range ep.Headers {
+		req.Header.Set(k, v)
+	}
+	ts := strconv.FormatInt(due.Unix(), 10)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "mockplatform-webhooks/1")
+	req.Header.Set(HeaderWebhookTimestamp, ts)
+	req.Header.Set(HeaderWebhookSignature, Sign(ep.Secret, ts, d.body))
+	req.Header.Set(HeaderWebhookEventID, d.eventID)
+	resp, err := a.webhooks.client.Do(req)
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			return 0, elapsed(), errors.New("timeout after " + timeout.String())
+		}
+		return 0, elapsed(), err
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+	_ = resp.Body.Close()
+	return resp.StatusCode, elapsed(), nil
+}
+
+// logAttempt appends to the delivery log unless the delivery belongs to an
+// earlier reset; it reports whether it did.
+func (a *API) logAttempt(d *delivery, rec DeliveryAttempt) bool {
+	a.webhooks.mu.Lock()
+	defer a.webhooks.mu.Unlock()
+	if a.generation() != d.gen {
+		return false
+	}
+	if len(a.webhooks.log) >= maxDeliveryLog {
+		a.webhooks.log = a.webhooks.log[1:]
+	}
+	a.webhooks.log = append(a.webhooks.log, rec)
+	return true
+}
+
+// WaitDeliveries waits until no webhook delivery attempt is in flight (the
+// attempts that fell due so far have been sent and logged, and their
+// retries scheduled), or ctx ends.
+func (a *API) WaitDeliveries(ctx context.Context) error {
+	a.webhooks.mu.Lock()
+	ch := a.webhooks.idle
+	a.webhooks.mu.Unlock()
+	select {
+	case <-ch:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// beginSend counts an attempt in flight.
+func (a *API) beginSend() {
+	w := &a.webhooks
+	w.mu.Lock()
+	if w.pending == 0 {
+		w.idle = make(chan struct{})
+	}
+	w.pending++
+	w.mu.Unlock()
+}
+
+// endSend ends an attempt in flight.
+func (a *API) endSend() {
+	w := &a.webhooks
+	w.mu.Lock()
+	w.pending--
+	if w.pending == 0 {
+		close(w.idle)
+	}
+	w.mu.Unlock()
+}

@@ -1,0 +1,255 @@
+package handlers
+
+// Messaging sessions: create (POST /api/v1/sessions), the live session
+// with its event history and inactivity timer, expiry and end. The sockets
+// attached to a session are in messaging_socket.go.
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/gin-gonic/gin"
+
+	"github.com/agentplatform/mockplatform/faults"
+	"github.com/agentplatform/mockplatform/store"
+)
+
+// sessionPlatforms are the session platform values: the spec's four and the
+// real service's two "-web" ones (D12).
+var sessionPlatforms = map[string]bool{"web": true, "ios": true, "android": true, "custom": true,
+	"ios-web": true, "android-web": true}
+
+type sessionCreateRequest struct {
+	Platform         *string `json:"platform"`
+	StreamingEnabled *bool   `json:"streaming_enabled"`
+	DeviceType       *string `json:"device_type"`
+}
+
+type sessionCreateResponse struct {
+	SessionID string `json:"session_id"`
+}
+
+// handleMessagingSessionCreate handles "POST {messaging}/api/v1/sessions"
+// (spec 2.2, 3.4): a valid bearer access token creates an active session.
+func (a *API) handleMessagingSessionCreate(c *gin.Context) error {
+	auth := c.GetHeader("Authorization")
+	if auth == "" {
+		return msgError(http.StatusBadRequest, MsgMessagingMissingToken)
+	}
+	scheme, raw, ok := strings.Cut(strings.TrimSpace(auth), " ")
+	raw = strings.TrimSpace(raw)
+	if !ok || !strings.EqualFold(scheme, "Bearer") || raw == "" {
+		return msgError(http.StatusUnauthorized, MsgMessagingMissingHeaders)
+	}
+	b, err := a.verifyToken(c, raw)
+	if err != nil {
+		return msgError(http.StatusUnauthorized, MsgMessagingInvalidToken)
+	}
+	var req sessionCreateRequest
+	if err := bindJSON(c, &req, true, ""); err != nil {
+		return msgError(http.StatusBadRequest, MsgMessagingParse)
+	}
+	platform := "web"
+	if req.Platform != nil {
+		if !sessionPlatforms[*req.Platform] {
+			addWarning(c, "platform %q is not one of web, ios, android, ios-web, android-web, custom", *req.Platform)
+			return msgError(http.StatusBadRequest, MsgMessagingParse)
+		}
+		platform = *req.Platform
+	}
+	s := a.newSession(b, platform, req.StreamingEnabled != nil && *req.StreamingEnabled,
+		deref(req.DeviceType), c.GetHeader("User-Agent"))
+	if p, ok := requestPreset(c); ok {
+		switch p.Name {
+		case faults.PresetExpireSession:
+			a.expireSession(s, -1)
+		case faults.PresetExpireSessionAfter:
+			s.mu.Lock()
+			s.expireAfter = p.N
+			s.mu.Unlock()
+		}
+	}
+	c.JSON(http.StatusOK, sessionCreateResponse{SessionID: s.id})
+	return nil
+}
+
+// rtSession is a live messaging session.
+type rtSession struct {
+	id                               string
+	region, accountID, projectID     string
+	environment, variantID, platform string
+	connectorID, deviceType, agent   string
+	avatar, userAgent                string
+	streaming                        bool
+	createdAt                        time.Time
+
+	mu       sync.Mutex
+	convID   string
+	joined   bool
+	left     bool // the agent left (handoff)
+	ended    bool // ended or expired: no new sockets, no more events
+	seq      int
+	history  []histEvent
+	conns    map[*rtConn]struct{}
+	stopIdle func() bool
+	idleGen  int
+	// expireAfter > 0 expires the session once that many more user
+	// messages have been answered (preset).
+	expireAfter int
+}
+
+type histEvent struct {
+	seq  int
+	data json.RawMessage
+}
+
+// newSession registers a session and arms its inactivity timer (spec 3.4).
+func (a *API) newSession(b *bearer, platform string, streaming bool, device, ua string) *rtSession {
+	now := a.clock.Now()
+	s := &rtSession{
+		id: a.newUUID(), region: b.account.Region, accountID: b.account.ID, projectID: b.project.ID,
+		environment: b.claims.Environment, variantID: b.claims.VariantID, platform: platform,
+		connectorID: b.claims.ConnectorID, deviceType: device, userAgent: ua, streaming: streaming,
+		createdAt: now, agent: b.project.Name, conns: map[*rtConn]struct{}{},
+	}
+	if m := b.project.Messaging; m != nil {
+		if m.AgentName != "" {
+			s.agent = m.AgentName
+		}
+		s.avatar = m.AgentAvatarURL
+	}
+	cfg := a.world().sc.MessagingConfig()
+	s.mu.Lock()
+	a.emitLocked(s, nil, evSessionStart, map[string]any{"capabilities": map[string]any{
+		"streaming": streaming, "max_message_size_bytes": cfg.MaxMessageBytes,
+		"max_reconnect_attempts": maxReconnects, "heartbeat_interval_seconds": heartbeatInterval,
+	}}, nil, true, itemOther)
+	a.touchLocked(s)
+	s.mu.Unlock()
+	a.messaging.mu.Lock()
+	a.messagingLocked().sessions[s.id] = s
+	a.messaging.mu.Unlock()
+	return s
+}
+
+// session returns a live session.
+func (a *API) session(id string) *rtSession {
+	a.messaging.mu.Lock()
+	defer a.messaging.mu.Unlock()
+	return a.messagingLocked().sessions[id]
+}
+
+// touchLocked re-arms the inactivity timer. s.mu must be held.
+func (a *API) touchLocked(s *rtSession) {
+	if s.stopIdle != nil {
+		s.stopIdle()
+	}
+	s.idleGen++
+	gen := s.idleGen
+	s.stopIdle = a.clock.AfterFunc(a.world().sc.SessionIdle(), func(time.Time) { a.expireSession(s, gen) })
+}
+
+// expireSession ends a session for inactivity (gen is the timer generation
+// that fired; -1 expires it whatever the timer): SESSION_END with reason
+// REASON_USER_ABANDONED, sockets closed with 4001, the conversation ended.
+// The session can never be resumed (spec 3.4).
+func (a *API) expireSession(s *rtSession, gen int) {
+	s.mu.Lock()
+	if s.ended || gen >= 0 && gen != s.idleGen {
+		s.mu.Unlock()
+		return
+	}
+	a.endSessionLocked(s, reasonAbandoned, wsCloseExpired, "session expired", "expired")
+	s.mu.Unlock()
+}
+
+// ExpireMessagingSession expires a session now (control plane).
+func (a *API) ExpireMessagingSession(id string) error {
+	s := a.session(id)
+	if s == nil {
+		return store.ErrNotFound
+	}
+	a.expireSession(s, -1)
+	return nil
+}
+
+// MessagingSession describes a live session for the control plane.
+type MessagingSession struct {
+	ID             string    `json:"session_id"`
+	AccountID      string    `json:"account_id"`
+	ProjectID      string    `json:"project_id"`
+	ConversationID string    `json:"conversation_id,omitempty"`
+	Streaming      bool      `json:"streaming_enabled"`
+	Platform       string    `json:"platform"`
+	CreatedAt      time.Time `json:"created_at"`
+	Connections    int       `json:"connections"`
+	Events         int       `json:"events"`
+}
+
+// MessagingSessions lists the live sessions, oldest first.
+func (a *API) MessagingSessions() []MessagingSession {
+	a.messaging.mu.Lock()
+	list := make([]*rtSession, 0, len(a.messaging.sessions))
+	for _, s := range a.messaging.sessions {
+		list = append(list, s)
+	}
+	a.messaging.mu.Unlock()
+	out := make([]MessagingSession, 0, len(list))
+	for _, s := range list {
+		s.mu.Lock()
+		out = append(out, MessagingSession{ID: s.id, AccountID: s.accountID, ProjectID: s.projectID,
+			ConversationID: s.convID, Streaming: s.streaming, Platform: s.platform, CreatedAt: s.createdAt,
+			Connections: len(s.conns), Events: s.seq})
+		s.mu.Unlock()
+	}
+	sortSessions(out)
+	return out
+}
+
+func sortSessions(l []MessagingSession) {
+	for i := 1; i < len(l); i++ {
+		for j := i; j > 0 && (l[j].CreatedAt.Before(l[j-1].CreatedAt) ||
+			l[j].CreatedAt.Equal(l[j-1].CreatedAt) && l[j].ID < l[j-1].ID); j-- {
+			l[j], l[j-1] = l[j-1], l[j]
+		}
+	}
+}
+
+// endSessionLocked sends SESSION_END, closes the sockets, ends the
+// conversation and forgets the session. s.mu must be held.
+func (a *API) endSessionLocked(s *rtSession, reason string, code websocket.StatusCode, text, closedBy string) {
+	a.emitLocked(s, nil, evSessionEnd, map[string]any{"reason": reason}, nil, true, itemOther)
+	s.ended = true
+	if s.stopIdle != nil {
+		s.stopIdle()
+	}
+	for c := range s.conns {
+		c.closeWith(code, text)
+	}
+	if s.convID != "" {
+		now := a.clock.Now()
+		_, err := a.store.UpdateConversation(s.region, s.convID, func(conv *store.Conversation) error {
+			if conv.InProgress {
+				endConversation(conv, now)
+				if conv.State == nil {
+					conv.State = map[string]any{}
+				}
+				conv.State["closed_by"] = closedBy
+			}
+			return nil
+		})
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			a.log.Error("end messaging conversation", "session", s.id, "err", err)
+		}
+	}
+	a.messaging.mu.Lock()
+	if a.messaging.sessions[s.id] == s {
+		delete(a.messaging.sessions, s.id)
+	}
+	a.messaging.mu.Unlock()
+}

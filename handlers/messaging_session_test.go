@@ -1,0 +1,185 @@
+package handlers
+
+import (
+	"encoding/base64"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/agentplatform/mockplatform/faults"
+)
+
+// ---------------------------------------------------------------- sessions
+
+func TestMessagingSessionCreate(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	tok := msgToken(h)
+	forged, _ := jwt.NewWithClaims(jwt.SigningMethodHS256, jwt.MapClaims{"account_id": "1001",
+		"exp": h.clock.Now().Add(time.Hour).Unix(), "iss": tokenIssuer, "aud": "messaging"}).SignedString([]byte("other secret"))
+	none, _ := jwt.NewWithClaims(jwt.SigningMethodNone, jwt.MapClaims{"exp": h.clock.Now().Add(time.Hour).Unix()}).
+		SignedString(jwt.UnsafeAllowNoneSignatureType)
+	parts := strings.Split(tok, ".")
+	tampered := parts[0] + "." + base64.RawURLEncoding.EncodeToString([]byte(`{"account_id":"9"}`)) + "." + parts[2]
+	for _, tc := range []struct {
+		name, auth string
+		body       any
+		status     int
+		text       string
+	}{
+		{"no body", "Bearer " + tok, nil, 200, ""},
+		{"empty object", "Bearer " + tok, "{}", 200, ""},
+		{"lowercase scheme", "bearer " + tok, "{}", 200, ""},
+		{"all fields", "Bearer " + tok, map[string]any{"platform": "ios", "streaming_enabled": true, "device_type": "mobile"}, 200, ""},
+		{"no authorization", "", "{}", 400, MsgMessagingMissingToken},
+		{"not bearer", "Basic " + tok, "{}", 401, MsgMessagingMissingHeaders},
+		{"bearer without token", "Bearer ", "{}", 401, MsgMessagingMissingHeaders},
+		{"garbage", "Bearer abc.def.ghi", "{}", 401, MsgMessagingInvalidToken},
+		{"forged", "Bearer " + forged, "{}", 401, MsgMessagingInvalidToken},
+		{"alg none", "Bearer " + none, "{}", 401, MsgMessagingInvalidToken},
+		{"tampered", "Bearer " + tampered, "{}", 401, MsgMessagingInvalidToken},
+		{"bad platform", "Bearer " + tok, map[string]any{"platform": "windows"}, 400, MsgMessagingParse},
+		{"streaming not bool", "Bearer " + tok, map[string]any{"streaming_enabled": "yes"}, 400, MsgMessagingParse},
+		{"bad json", "Bearer " + tok, "{", 400, MsgMessagingParse},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := len(h.api.MessagingSessions())
+			var hdr []string
+			if tc.auth != "" {
+				hdr = []string{"Authorization", tc.auth}
+			}
+			r := h.do("POST", msgBase+"/sessions", tc.body, hdr...)
+			mustStatus(t, r, tc.status)
+			after := len(h.api.MessagingSessions())
+			if tc.status != 200 {
+				mustBody(t, r, msgErr(tc.text))
+				if after != before {
+					t.Fatal("a refused request created a session")
+				}
+				return
+			}
+			if id := r.Map(t)["session_id"].(string); !uuidRE.MatchString(id) || after != before+1 {
+				t.Fatalf("session_id %q, sessions %d→%d", id, before, after)
+			}
+		})
+	}
+	for _, p := range []string{"web", "ios", "android", "custom", "ios-web", "android-web"} {
+		r := h.do("POST", msgBase+"/sessions", map[string]any{"platform": p}, "Authorization", "Bearer "+tok)
+		mustStatus(t, r, 200)
+	}
+}
+
+func TestMessagingSessionExpiry(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	srv := msgServer(h)
+	tok := msgToken(h)
+	sid := msgSession(h, tok, false)
+	ws := msgJoin(t, srv, sid, tok)
+	convID := h.api.MessagingSessions()[0].ConversationID
+
+	// Activity re-arms the timer; heartbeats do not count as activity.
+	h.clock.Advance(9 * time.Minute)
+	ws.send(evUserTyping, map[string]any{"state": "TYPING_STATE_STOPPED"})
+	ws.send(evHeartbeat, map[string]any{})
+	ws.expect(evHeartbeat, -1, nil) // the typing event is handled by now
+	h.clock.Advance(9 * time.Minute)
+	ws.send(evHeartbeat, map[string]any{})
+	ws.expect(evHeartbeat, -1, nil)
+	if len(h.api.MessagingSessions()) != 1 {
+		t.Fatal("session expired early")
+	}
+	h.clock.Advance(time.Minute)
+	ws.expect(evSessionEnd, 5, map[string]any{"reason": reasonAbandoned})
+	ws.expectClose(wsCloseExpired)
+	if conv, _ := h.store.GetConversation("us", convID); conv.InProgress || conv.State["closed_by"] != "expired" {
+		t.Fatalf("conversation = %+v", conv)
+	}
+	msgHandshake(t, srv, sid, tok, "", 404, MsgMessagingNoSession)
+	if n := len(h.api.MessagingSessions()); n != 0 {
+		t.Fatalf("%d sessions left", n)
+	}
+}
+
+func TestMessagingSessionIdleLimit(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, `
+limits: {session_idle: 1m}
+accounts:
+  - slug: acme
+    id: "1001"
+    projects: [{slug: support, id: "2001"}]
+credentials:
+  - {kind: connector, key: ct, account: acme, project: support, hosts: [localhost]}
+`)
+	srv := msgServer(h)
+	tok := msgToken2(h, "ct")
+	sid := msgSession(h, tok, false)
+	h.clock.Advance(time.Minute)
+	msgHandshake(t, srv, sid, tok, "", 404, MsgMessagingNoSession)
+}
+
+func TestMessagingCloseAndReset(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	srv := msgServer(h)
+	tok := msgToken(h)
+	ws := msgJoin(t, srv, msgSession(h, tok, false), tok)
+	if err := h.api.Reset(); err != nil {
+		t.Fatal(err)
+	}
+	ws.expectClose(wsCloseRestart)
+	if n := len(h.api.MessagingSessions()); n != 0 {
+		t.Fatalf("%d sessions after reset", n)
+	}
+
+	// Close never hangs with sockets open, and drops them.
+	tok = msgToken(h)
+	ws = msgJoin(t, srv, msgSession(h, tok, false), tok)
+	done := make(chan struct{})
+	go func() { h.api.Close(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("API.Close hangs with an open socket")
+	}
+	if _, err := ws.tryRead(5 * time.Second); err == nil {
+		t.Fatal("socket still open after Close")
+	}
+}
+
+func TestMessagingPresetExpireAfterMessages(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	srv := msgServer(h)
+	tok := msgToken(h)
+	sid := msgSession(h, tok, false)
+	msgFault(h, "/ws", faults.PresetExpireSessionAfter+":1")
+	ws := msgJoin(t, srv, sid, tok)
+	ws.send(evUserMessage, map[string]any{"text": "hours"})
+	ws.expect(evUserMessage, 5, nil)
+	ws.expect(evAgentThinking, -1, nil)
+	ws.expect(evAgentMessage, 6, nil)
+	ws.expect(evSessionEnd, 7, map[string]any{"reason": reasonAbandoned})
+	ws.expectClose(wsCloseExpired)
+}
+
+func TestMessagingPresetExpireNow(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	srv := msgServer(h)
+	tok := msgToken(h)
+	sid := msgSession(h, tok, false)
+	msgFault(h, "/ws", faults.PresetExpireSession)
+	ws := msgDial(t, srv, sid, tok, "")
+	ws.expect(evBatch, -1, nil)
+	ws.expect(evSessionEnd, 2, map[string]any{"reason": reasonAbandoned})
+	ws.expectClose(wsCloseExpired)
+
+	h.faults.Clear()
+	msgFault(h, "/api/v1/sessions", faults.PresetExpireSession)
+	sid = msgSession(h, tok, false)
+	msgHandshake(t, srv, sid, tok, "", 404, MsgMessagingNoSession)
+}

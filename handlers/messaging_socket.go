@@ -1,0 +1,598 @@
+package handlers
+
+// The messaging WebSocket (notes section 3; docs/fidelity.md G12): history
+// batches with replay from a cursor, the five client events, echoes, agent
+// join, thinking, agent messages or streamed chunks, handoff and session
+// end, system messages, heartbeats, the per-session connection limit, the
+// message size limit and session expiry on the virtual clock.
+//
+// Each socket has a reader (the goroutine that handles client events in
+// order) and a writer with an unbounded queue, so that a slow or faulty
+// socket never holds up its session. Both run through goBackground: the
+// HTTP handler returns once the socket is accepted, and API.Close ends
+// them.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/gin-gonic/gin"
+
+	"github.com/agentplatform/mockplatform/faults"
+	"github.com/agentplatform/mockplatform/scenario"
+	"github.com/agentplatform/mockplatform/store"
+)
+
+// WebSocket close codes the mock uses (docs/fidelity.md).
+const (
+	// wsCloseNormal ends a socket after SESSION_END (user or agent end).
+	wsCloseNormal websocket.StatusCode = 1000
+	// wsCloseGoingAway is not used on purpose: API.Close drops sockets.
+	// wsCloseRestart closes sockets on a reset of the mock.
+	wsCloseRestart websocket.StatusCode = 1012
+	// wsCloseExpired closes sockets of an expired session: the SDKs read
+	// 4001 as "server rejected the session" and do not reconnect.
+	wsCloseExpired websocket.StatusCode = 4001
+)
+
+// Client and server event types (notes section 3).
+const (
+	evBatch          = "EVENT_TYPE_EVENT_BATCH"
+	evSessionStart   = "EVENT_TYPE_SESSION_START"
+	evSessionEnd     = "EVENT_TYPE_SESSION_END"
+	evJoinRequest    = "EVENT_TYPE_REQUEST_POLY_AGENT_JOIN"
+	evUserMessage    = "EVENT_TYPE_USER_MESSAGE"
+	evUserTyping     = "EVENT_TYPE_USER_TYPING"
+	evUserEnd        = "EVENT_TYPE_USER_END_SESSION"
+	evHeartbeat      = "EVENT_TYPE_HEARTBEAT"
+	evAgentJoined    = "EVENT_TYPE_POLY_AGENT_JOINED"
+	evAgentThinking  = "EVENT_TYPE_POLY_AGENT_THINKING"
+	evAgentMessage   = "EVENT_TYPE_POLY_AGENT_MESSAGE"
+	evAgentChunk     = "EVENT_TYPE_POLY_AGENT_MESSAGE_CHUNK"
+	evAgentHandoff   = "EVENT_TYPE_POLY_AGENT_TRIGGERED_HANDOFF"
+	evAgentLeft      = "EVENT_TYPE_POLY_AGENT_LEFT"
+	evSystemMessage  = "EVENT_TYPE_SYSTEM_MESSAGE"
+	levelError       = "SYSTEM_MESSAGE_LEVEL_ERROR"
+	levelWarning     = "SYSTEM_MESSAGE_LEVEL_WARNING"
+	reasonUserEnd    = "REASON_USER_END"
+	reasonAbandoned  = "REASON_USER_ABANDONED"
+	reasonNaturalEnd = "REASON_NATURAL_END"
+)
+
+// Texts of system messages (notes section 3; the last three [INF]).
+const (
+	MsgWSNotAllowed   = "Event type not allowed: "
+	MsgWSInvalid      = "Unknown event type or invalid message format"
+	MsgWSNotJoined    = "The agent has not joined the session: send EVENT_TYPE_REQUEST_POLY_AGENT_JOIN first."
+	MsgWSAlreadyIn    = "The agent has already joined the session."
+	MsgWSAgentLeft    = "The agent has left the session."
+	MsgWSConvEnded    = "The conversation has ended."
+	heartbeatInterval = 30
+	maxReconnects     = 5
+	batchSize         = 100
+	writeTimeout      = 5 * time.Second
+)
+
+var eventTypeRE = regexp.MustCompile(`^EVENT_TYPE_[A-Z_]+$`)
+
+// wsEvent is the server envelope (notes section 3).
+type wsEvent struct {
+	ID        string         `json:"id"`
+	Sequence  *int           `json:"sequence"`
+	Timestamp string         `json:"timestamp"`
+	Type      string         `json:"type"`
+	Payload   any            `json:"payload"`
+	Metadata  map[string]any `json:"metadata"`
+}
+
+// clientEvent is what a client sends.
+type clientEvent struct {
+	Type     string          `json:"type"`
+	Payload  json.RawMessage `json:"payload"`
+	Metadata map[string]any  `json:"metadata"`
+}
+
+type agentMessage struct {
+	MessageID           string `json:"message_id"`
+	Text                string `json:"text"`
+	Attachments         []any  `json:"attachments"`
+	ResponseSuggestions []any  `json:"response_suggestions"`
+}
+
+type agentChunk struct {
+	agentMessage
+	ChunkIndex int  `json:"chunk_index"`
+	IsComplete bool `json:"is_complete"`
+}
+
+// item kinds, for the per-socket faults.
+const (
+	itemOther = iota
+	itemAgentMessage
+	itemFirstChunk
+	itemChunk
+)
+
+// emitLocked builds a server event and delivers it: persistent events get
+// the next sequence number and join the history; transient ones (nil
+// sequence) do not. to nil broadcasts to every socket of the session.
+// s.mu must be held.
+func (a *API) emitLocked(s *rtSession, to *rtConn, typ string, payload any, meta map[string]any, persist bool, kind int) {
+	now := a.clock.Now()
+	if meta == nil {
+		meta = map[string]any{}
+	}
+	ev := wsEvent{ID: a.eventID(now), Timestamp: now.UTC().Format(time.RFC3339Nano), Type: typ, Payload: payload, Metadata: meta}
+	if persist {
+		s.seq++
+		n := s.seq
+		ev.Sequence = &n
+	}
+	data, err := json.Marshal(ev)
+	if err != nil {
+		a.log.Error("encode messaging event", "type", typ, "err", err)
+		return
+	}
+	if persist {
+		s.history = append(s.history, histEvent{seq: s.seq, data: data})
+	}
+	if to != nil {
+		to.push(wsItem{data: data, kind: kind})
+		return
+	}
+	for c := range s.conns {
+		c.push(wsItem{data: data, kind: kind})
+	}
+}
+
+// systemLocked sends a system message to one socket (transient).
+func (a *API) systemLocked(s *rtSession, to *rtConn, level, text string) {
+	a.emitLocked(s, to, evSystemMessage, map[string]any{"level": level, "message": text}, nil, false, itemOther)
+}
+
+// rtConn is one open socket of a session.
+type rtConn struct {
+	s  *rtSession
+	ws *websocket.Conn
+
+	mu      sync.Mutex
+	queue   []wsItem
+	closing *wsClose
+	wake    chan struct{}
+	// faults of the socket (presets)
+	drop, stall bool
+	delay       time.Duration
+}
+
+type wsItem struct {
+	data []byte
+	kind int
+}
+
+type wsClose struct {
+	code websocket.StatusCode
+	text string
+}
+
+func (c *rtConn) push(it wsItem) {
+	c.mu.Lock()
+	if c.closing == nil {
+		c.queue = append(c.queue, it)
+	}
+	c.mu.Unlock()
+	c.poke()
+}
+
+// closeWith asks the writer to send what is queued and then close the
+// socket with a code.
+func (c *rtConn) closeWith(code websocket.StatusCode, text string) {
+	c.mu.Lock()
+	if c.closing == nil {
+		c.closing = &wsClose{code, text}
+	}
+	c.mu.Unlock()
+	c.poke()
+}
+
+func (c *rtConn) poke() {
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+}
+
+// handleMessagingSocket handles "GET {messaging}/ws?session_id=…&access_token=…[&cursor=N]".
+// Handshake problems are HTTP errors (notes section 3): 400 bad
+// parameters, 401 a bad token, 404 an unknown or ended session, 429 more
+// than the connections allowed per session.
+func (a *API) handleMessagingSocket(c *gin.Context) error {
+	q := c.Request.URL.Query()
+	sid := q.Get("session_id")
+	if sid == "" {
+		return msgError(http.StatusBadRequest, MsgMessagingBadParams)
+	}
+	raw := q.Get("access_token")
+	if raw == "" {
+		return msgError(http.StatusUnauthorized, MsgMessagingAuthFailed)
+	}
+	b, err := a.verifyToken(c, raw)
+	if err != nil {
+		return msgError(http.StatusUnauthorized, MsgMessagingAuthFailed)
+	}
+	cursor := parseCursor(q.Get("cursor"))
+	s := a.session(sid)
+	if s == nil {
+		return msgError(http.StatusNotFound, MsgMessagingNoSession)
+	}
+	if s.accountID != b.account.ID || s.projectID != b.project.ID {
+		return msgError(http.StatusUnauthorized, MsgMessagingAuthFailed)
+	}
+	if !strings.EqualFold(c.GetHeader("Upgrade"), "websocket") {
+		return msgError(http.StatusBadRequest, MsgMessagingBadParams)
+	}
+	if a.bg.Err() != nil {
+		return msgError(http.StatusServiceUnavailable, "Service Unavailable")
+	}
+	cfg := a.world().sc.MessagingConfig()
+	s.mu.Lock()
+	if s.ended {
+		s.mu.Unlock()
+		return msgError(http.StatusNotFound, MsgMessagingNoSession)
+	}
+	if len(s.conns) >= cfg.MaxConnections {
+		s.mu.Unlock()
+		return msgError(http.StatusTooManyRequests, MsgMessagingTooMany)
+	}
+	// Accept while holding the session, so that the socket is registered
+	// and its history batch queued before any later event. The socket's
+	// goroutines are counted before the connection is hijacked: until
+	// then a server's Close waits for this handler, so API.Close cannot
+	// miss them.
+	a.wg.Add(1)
+	ws, err := websocket.Accept(c.Writer, c.Request, &websocket.AcceptOptions{InsecureSkipVerify: true})
+	if err != nil {
+		a.wg.Done()
+		s.mu.Unlock()
+		c.Abort()
+		return nil // Accept has answered
+	}
+	ws.SetReadLimit(cfg.MaxMessageBytes)
+	conn := &rtConn{s: s, ws: ws, wake: make(chan struct{}, 1)}
+	expireNow := false
+	if p, ok := requestPreset(c); ok {
+		switch p.Name {
+		case faults.PresetDropSocket:
+			conn.drop = true
+		case faults.PresetStallChunks:
+			conn.stall = true
+		case faults.PresetDelayChunks:
+			conn.delay = p.D
+		case faults.PresetExpireSession:
+			expireNow = true
+		case faults.PresetExpireSessionAfter:
+			s.expireAfter = p.N
+		}
+	}
+	s.conns[conn] = struct{}{}
+	a.replayLocked(s, conn, cursor)
+	if expireNow {
+		a.endSessionLocked(s, reasonAbandoned, wsCloseExpired, "session expired", "expired")
+	}
+	s.mu.Unlock()
+	go func() {
+		defer a.wg.Done()
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			a.writeLoop(a.bg, conn)
+		}()
+		a.readLoop(a.bg, conn)
+		<-done
+	}()
+	c.Abort()
+	return nil
+}
+
+// parseCursor reads "N" or the legacy "seq:N"; anything else is 0 (full
+// replay), which never rejects the connection (notes section 3).
+func parseCursor(v string) int {
+	v = strings.TrimPrefix(v, "seq:")
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
+}
+
+// replayLocked queues the history after cursor as EVENT_BATCH events of up
+// to batchSize events; the first batch always starts with SESSION_START.
+func (a *API) replayLocked(s *rtSession, c *rtConn, cursor int) {
+	events := []json.RawMessage{s.history[0].data}
+	for _, h := range s.history[1:] {
+		if h.seq > cursor {
+			events = append(events, h.data)
+		}
+	}
+	for len(events) > 0 {
+		n := min(len(events), batchSize)
+		a.emitLocked(s, c, evBatch, map[string]any{"events": events[:n]}, nil, false, itemOther)
+		events = events[n:]
+	}
+}
+
+// writeLoop sends a socket's queue in order, applying its faults, and
+// closes it when asked. It drops the socket when the API closes.
+func (a *API) writeLoop(ctx context.Context, c *rtConn) {
+	stalled := false
+	for {
+		select {
+		case <-ctx.Done():
+			_ = c.ws.CloseNow()
+			return
+		case <-c.wake:
+		}
+		for {
+			c.mu.Lock()
+			if len(c.queue) == 0 {
+				cl := c.closing
+				c.mu.Unlock()
+				if cl != nil {
+					_ = c.ws.Close(cl.code, cl.text)
+					return
+				}
+				break
+			}
+			it := c.queue[0]
+			c.queue[0] = wsItem{}
+			c.queue = c.queue[1:]
+			c.mu.Unlock()
+			agentOut := it.kind == itemAgentMessage || it.kind == itemFirstChunk || it.kind == itemChunk
+			if stalled {
+				continue
+			}
+			if c.drop && (it.kind == itemAgentMessage || it.kind == itemChunk) {
+				_ = c.ws.CloseNow()
+				return
+			}
+			if c.delay > 0 && (it.kind == itemFirstChunk || it.kind == itemChunk) {
+				if sleepCtx(ctx, c.delay) != nil {
+					_ = c.ws.CloseNow()
+					return
+				}
+			}
+			wctx, cancel := context.WithTimeout(ctx, writeTimeout)
+			err := c.ws.Write(wctx, websocket.MessageText, it.data)
+			cancel()
+			if err != nil {
+				_ = c.ws.CloseNow()
+				return
+			}
+			if c.stall && agentOut && it.kind != itemAgentMessage {
+				stalled = true
+			}
+		}
+	}
+}
+
+// readLoop handles the client's events in order until the socket ends.
+func (a *API) readLoop(ctx context.Context, c *rtConn) {
+	defer func() {
+		s := c.s
+		s.mu.Lock()
+		delete(s.conns, c)
+		s.mu.Unlock()
+		c.closeWith(websocket.StatusNormalClosure, "")
+	}()
+	for {
+		typ, data, err := c.ws.Read(ctx)
+		if err != nil {
+			return
+		}
+		if typ != websocket.MessageText {
+			c.s.mu.Lock()
+			a.systemLocked(c.s, c, levelError, MsgWSInvalid)
+			c.s.mu.Unlock()
+			continue
+		}
+		a.handleEvent(c, data)
+	}
+}
+
+// handleEvent handles one client event (notes section 3: only five types
+// are allowed; anything else gets a system message and the socket stays
+// open).
+func (a *API) handleEvent(c *rtConn, data []byte) {
+	s := c.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ended {
+		return
+	}
+	var ev clientEvent
+	if err := json.Unmarshal(data, &ev); err != nil || ev.Type == "" {
+		a.systemLocked(s, c, levelError, MsgWSInvalid)
+		return
+	}
+	meta := map[string]any{}
+	if ev.Metadata != nil {
+		if custom, ok := ev.Metadata["custom"]; ok {
+			meta["custom"] = custom
+		}
+	}
+	switch ev.Type {
+	case evHeartbeat:
+		a.emitLocked(s, c, evHeartbeat, map[string]any{}, meta, false, itemOther)
+	case evUserTyping:
+		var p struct {
+			State string `json:"state"`
+		}
+		if json.Unmarshal(ev.Payload, &p) != nil || p.State != "TYPING_STATE_STARTED" && p.State != "TYPING_STATE_STOPPED" {
+			a.systemLocked(s, c, levelError, MsgWSInvalid)
+			return
+		}
+		a.touchLocked(s)
+	case evJoinRequest:
+		a.touchLocked(s)
+		a.emitLocked(s, nil, evJoinRequest, map[string]any{}, meta, true, itemOther)
+		a.joinLocked(s, c)
+	case evUserMessage:
+		var p struct {
+			Text *string `json:"text"`
+		}
+		if json.Unmarshal(ev.Payload, &p) != nil || p.Text == nil {
+			a.systemLocked(s, c, levelError, MsgWSInvalid)
+			return
+		}
+		a.touchLocked(s)
+		a.emitLocked(s, nil, evUserMessage, map[string]any{"text": *p.Text, "message_id": a.messageID()}, meta, true, itemOther)
+		a.userMessageLocked(s, c, *p.Text, meta)
+	case evUserEnd:
+		a.emitLocked(s, nil, evUserEnd, map[string]any{}, meta, true, itemOther)
+		a.endSessionLocked(s, reasonUserEnd, wsCloseNormal, "session ended", "user")
+	default:
+		if eventTypeRE.MatchString(ev.Type) {
+			a.systemLocked(s, c, levelError, MsgWSNotAllowed+ev.Type)
+		} else {
+			a.systemLocked(s, c, levelError, MsgWSInvalid)
+		}
+	}
+}
+
+// joinLocked lets the agent join: POLY_AGENT_JOINED, thinking, then the
+// greeting. The conversation record (channel WEBCHAT) starts here.
+func (a *API) joinLocked(s *rtSession, c *rtConn) {
+	if s.joined {
+		a.systemLocked(s, c, levelWarning, MsgWSAlreadyIn)
+		return
+	}
+	w := a.world()
+	acct := w.account(s.accountID)
+	proj := acct.Project(s.projectID)
+	if acct == nil || proj == nil {
+		a.systemLocked(s, c, levelError, MsgMessagingNoSession)
+		return
+	}
+	conv, out, err := a.startConversation(convStart{
+		Region: s.region, Account: acct, Project: proj, Environment: s.environment,
+		Channel: "WEBCHAT", ChatChannel: "webchat", Variant: sessionVariant(proj, s.variantID),
+		State: map[string]any{"messaging_session_id": s.id, "platform": s.platform},
+	})
+	if err != nil {
+		a.log.Error("start messaging conversation", "session", s.id, "err", err)
+		a.systemLocked(s, c, levelError, "Our system is experiencing high load. Please try again in a moment.")
+		return
+	}
+	s.joined, s.convID = true, conv.ID
+	a.emitLocked(s, nil, evAgentJoined, map[string]any{"agent_name": s.agent, "agent_avatar_url": s.avatar}, nil, true, itemOther)
+	a.replyLocked(s, conv, out)
+}
+
+// sessionVariant is the token's variant, else the project's default.
+func sessionVariant(proj *scenario.Project, id string) *scenario.Variant {
+	if v := proj.Variant(id); v != nil {
+		return v
+	}
+	for i := range proj.Variants {
+		if proj.Variants[i].Default {
+			return &proj.Variants[i]
+		}
+	}
+	return nil
+}
+
+// userMessageLocked runs a user message through the dialogue engine.
+func (a *API) userMessageLocked(s *rtSession, c *rtConn, text string, meta map[string]any) {
+	switch {
+	case !s.joined:
+		a.systemLocked(s, c, levelWarning, MsgWSNotJoined)
+		return
+	case s.left:
+		a.systemLocked(s, c, levelWarning, MsgWSAgentLeft)
+		return
+	}
+	var md map[string]any
+	if custom, ok := meta["custom"].(map[string]any); ok {
+		md = custom
+	}
+	conv, out, err := a.converse(s.region, s.convID, nil, userTurn{Text: text, Metadata: md})
+	if err != nil {
+		if errors.Is(err, errConversationEnded) || errors.Is(err, store.ErrNotFound) {
+			a.systemLocked(s, c, levelWarning, MsgWSConvEnded)
+			return
+		}
+		a.log.Error("messaging turn", "session", s.id, "err", err)
+		a.systemLocked(s, c, levelError, "Our system is experiencing high load. Please try again in a moment.")
+		return
+	}
+	a.replyLocked(s, conv, out)
+	if s.ended {
+		return
+	}
+	if s.expireAfter > 0 {
+		s.expireAfter--
+		if s.expireAfter == 0 {
+			a.endSessionLocked(s, reasonAbandoned, wsCloseExpired, "session expired", "expired")
+		}
+	}
+}
+
+// replyLocked sends the agent's outcome: thinking, the message (or its
+// chunks), then a handoff or the end of the session.
+func (a *API) replyLocked(s *rtSession, conv *store.Conversation, out outcome) {
+	a.emitLocked(s, nil, evAgentThinking, map[string]any{}, nil, false, itemOther)
+	id := a.messageID()
+	msg := agentMessage{MessageID: id, Text: out.Text, Attachments: []any{}, ResponseSuggestions: []any{}}
+	if s.streaming {
+		chunks := chunkText(out.Text, a.world().sc.MessagingConfig().ChunkWords)
+		for i, t := range chunks {
+			kind := itemChunk
+			if i == 0 {
+				kind = itemFirstChunk
+			}
+			m := msg
+			m.Text = t
+			a.emitLocked(s, nil, evAgentChunk, agentChunk{agentMessage: m, ChunkIndex: i + 1, IsComplete: i == len(chunks)-1}, nil, true, kind)
+		}
+	} else {
+		a.emitLocked(s, nil, evAgentMessage, msg, nil, true, itemAgentMessage)
+	}
+	switch {
+	case out.Handoff != nil:
+		a.emitLocked(s, nil, evAgentHandoff, map[string]any{"destination": out.Handoff.Destination, "reason": out.Handoff.Reason}, nil, true, itemOther)
+		a.emitLocked(s, nil, evAgentLeft, map[string]any{}, nil, true, itemOther)
+		s.left = true
+	case !conv.InProgress:
+		a.endSessionLocked(s, reasonNaturalEnd, wsCloseNormal, "session ended", "agent")
+	}
+}
+
+// chunkText splits text into chunks of n words; the chunks concatenate to
+// the text. An empty text is one empty chunk.
+func chunkText(text string, n int) []string {
+	if n <= 0 {
+		n = 1
+	}
+	var chunks []string
+	words, start := 0, 0
+	inWord := false
+	for i, r := range text {
+		space := r == ' ' || r == '\n' || r == '\t'
+		if !space && !inWord {
+			if words == n {
+				chunks = append(chunks, text[start:i])
+				start, words = i, 0
+			}
+			words++
+		}
+		inWord = !space
+	}
+	return append(chunks, text[start:])
+}

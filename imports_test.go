@@ -1,0 +1,64 @@
+package mockplatform
+
+import (
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// testOnlyAllowed is the one package whose non-test files may import
+// testing and go-cmp: the behaviour suite and its helpers.
+const testOnlyAllowed = "mocktest"
+
+// TestNoTestingInBinaries fails when a non-test Go file of the module,
+// outside mocktest, imports testing or go-cmp: mockd (and any program that
+// imports mockplatform) must link neither. Nested modules are skipped.
+func TestNoTestingInBinaries(t *testing.T) {
+	t.Parallel()
+	var files int
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			name := d.Name()
+			if path == "." {
+				return nil
+			}
+			if strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || name == "testdata" || name == "vendor" ||
+				filepath.ToSlash(path) == testOnlyAllowed {
+				return filepath.SkipDir
+			}
+			if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		files++
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		for _, imp := range f.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			if p == "testing" || strings.HasPrefix(p, "github.com/google/go-cmp") {
+				t.Errorf("%s imports %s (only %s/ may)", path, p, testOnlyAllowed)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files < 20 {
+		t.Fatalf("checked only %d files", files)
+	}
+}

@@ -1,0 +1,91 @@
+package scenario
+
+// The messaging blocks: instance-wide session settings and the agent's
+// look per project.
+
+import "time"
+
+// MessagingSettings are the instance-wide messaging settings. Zero values
+// mean the defaults (filled in by validation).
+type MessagingSettings struct {
+	// TokenTTL is the lifetime of an access token (default 24h, the real
+	// service's expires_in of 86400).
+	TokenTTL Duration `yaml:"token_ttl" json:"token_ttl,omitempty"`
+	// MaxConnections is the number of concurrent WebSocket connections per
+	// session (default 10).
+	MaxConnections int `yaml:"max_connections" json:"max_connections,omitempty"`
+	// MaxMessageBytes bounds one client WebSocket message (default 131072).
+	MaxMessageBytes int64 `yaml:"max_message_bytes" json:"max_message_bytes,omitempty"`
+	// ChunkWords is the number of words per streamed chunk (default 3).
+	ChunkWords int `yaml:"chunk_words" json:"chunk_words,omitempty"`
+}
+
+// ProjectMessaging is the agent's look in messaging sessions.
+type ProjectMessaging struct {
+	// AgentName is POLY_AGENT_JOINED's agent_name (default: the project name).
+	AgentName string `yaml:"agent_name" json:"agent_name,omitempty"`
+	// AgentAvatarURL is POLY_AGENT_JOINED's agent_avatar_url (default "").
+	AgentAvatarURL string `yaml:"agent_avatar_url" json:"agent_avatar_url,omitempty"`
+}
+
+// Messaging defaults.
+const (
+	DefaultTokenTTL        = 24 * time.Hour
+	DefaultMaxConnections  = 10
+	DefaultMaxMessageBytes = 128 << 10
+	DefaultChunkWords      = 3
+	DefaultSessionIdle     = 10 * time.Minute
+)
+
+// mergeMessaging merges the messaging block of a later file over dst's: a
+// later file's block replaces an earlier one.
+func mergeMessaging(dst *Scenario, src *Scenario) {
+	if src.Messaging != nil {
+		m := *src.Messaging
+		dst.Messaging = &m
+	}
+}
+
+// MessagingConfig returns the messaging settings with defaults filled in.
+func (s *Scenario) MessagingConfig() MessagingSettings {
+	var m MessagingSettings
+	if s.Messaging != nil {
+		m = *s.Messaging
+	}
+	if m.TokenTTL <= 0 {
+		m.TokenTTL = Duration(DefaultTokenTTL)
+	}
+	if m.MaxConnections <= 0 {
+		m.MaxConnections = DefaultMaxConnections
+	}
+	if m.MaxMessageBytes <= 0 {
+		m.MaxMessageBytes = DefaultMaxMessageBytes
+	}
+	if m.ChunkWords <= 0 {
+		m.ChunkWords = DefaultChunkWords
+	}
+	return m
+}
+
+// SessionIdle is the messaging session inactivity expiry (limits.session_idle,
+// default 10m).
+func (s *Scenario) SessionIdle() time.Duration {
+	if d := s.Limits.SessionIdle.D(); d > 0 {
+		return d
+	}
+	return DefaultSessionIdle
+}
+
+// messaging validates the messaging block and the session expiry.
+func (v *validator) messaging(s *Scenario) {
+	if s.Limits.SessionIdle < 0 {
+		v.reportf(path{"limits", "session_idle"}, "must not be negative")
+	}
+	if m := s.Messaging; m != nil {
+		mp := path{"messaging"}
+		v.nonNegative(mp.with("token_ttl"), int64(m.TokenTTL))
+		v.nonNegative(mp.with("max_connections"), int64(m.MaxConnections))
+		v.nonNegative(mp.with("max_message_bytes"), m.MaxMessageBytes)
+		v.nonNegative(mp.with("chunk_words"), int64(m.ChunkWords))
+	}
+}

@@ -1,0 +1,64 @@
+package scenario
+
+// The webhooks block: the accounts' seeded webhook endpoints.
+
+import (
+	"net/url"
+	"regexp"
+)
+
+// WebhookEndpoint is a seeded webhook endpoint (spec 2.4; notes §6).
+type WebhookEndpoint struct {
+	// ID is whe_ plus letters and digits; empty gives a generated id.
+	ID   string `yaml:"id" json:"id,omitempty"`
+	Name string `yaml:"name" json:"name"`
+	URL  string `yaml:"url" json:"url"`
+	// EventTypes default to both alert events.
+	EventTypes []string          `yaml:"event_types" json:"event_types,omitempty"`
+	Headers    map[string]string `yaml:"headers" json:"headers,omitempty"`
+	// TimeoutMS is 1000 to 30000 (default 5000).
+	TimeoutMS int64 `yaml:"timeout_ms" json:"timeout_ms,omitempty"`
+	// Enabled defaults to true.
+	Enabled *bool `yaml:"enabled" json:"enabled,omitempty"`
+	// SigningSecret is the endpoint's secret (required: a test must know it
+	// to verify signatures).
+	SigningSecret string `yaml:"signing_secret" json:"-"`
+}
+
+var (
+	webhookIDRE   = regexp.MustCompile(`^whe_[A-Za-z0-9]+$`)
+	webhookEvents = []string{"alerts.triggered", "alerts.resolved"}
+)
+
+// webhookEndpoints validates the accounts' webhook endpoints; ids are
+// unique across the scenario.
+func (v *validator) webhookEndpoints(s *Scenario) {
+	hookIDs := map[string]path{}
+	for i := range s.Accounts {
+		a := &s.Accounts[i]
+		ap := path{"accounts", i}
+		for j := range a.WebhookEndpoints {
+			e := &a.WebhookEndpoints[j]
+			p := ap.with("webhook_endpoints", j)
+			if e.ID != "" && !webhookIDRE.MatchString(e.ID) {
+				v.reportf(p.with("id"), "invalid webhook endpoint id %q (want whe_ followed by letters and digits)", e.ID)
+			}
+			v.unique(hookIDs, e.ID, p.with("id"), "webhook endpoint id")
+			if e.Name == "" {
+				v.reportf(p.with("name"), "required")
+			}
+			if u, err := url.Parse(e.URL); e.URL == "" || err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+				v.reportf(p.with("url"), "want an absolute http or https URL")
+			}
+			for k, t := range e.EventTypes {
+				v.oneOf(p.with("event_types", k), t, webhookEvents)
+			}
+			if e.TimeoutMS != 0 && (e.TimeoutMS < 1000 || e.TimeoutMS > 30000) {
+				v.reportf(p.with("timeout_ms"), "must be from 1000 to 30000")
+			}
+			if e.SigningSecret == "" {
+				v.reportf(p.with("signing_secret"), "required")
+			}
+		}
+	}
+}

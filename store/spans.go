@@ -1,0 +1,262 @@
+package store
+
+import (
+	"fmt"
+	"strings"
+	"time"
+	"unsafe"
+
+	json "github.com/goccy/go-json"
+)
+
+// Spans: what the concurrency series reads of each conversation (its
+// start, end and filter fields), read straight from the stored record. The
+// reader relies on the record's format, which this package owns: the
+// encoder (convenc.go) writes these top-level fields before the turns, so
+// the fast path stops before it walks them.
+
+// Span is what the concurrency series needs of a stored conversation.
+type Span struct {
+	ID          string    `json:"id"`
+	StartedAt   time.Time `json:"started_at"`
+	EndedAt     time.Time `json:"ended_at"`
+	InProgress  bool      `json:"in_progress"`
+	Environment string    `json:"environment"`
+	VariantID   string    `json:"variant_id"`
+	VariantName string    `json:"variant_name"`
+	Language    string    `json:"language"`
+	FromNumber  string    `json:"from_number"`
+	ToNumber    string    `json:"to_number"`
+}
+
+// decodeSpan fills r from a stored conversation's JSON. It reads only the
+// top-level fields the series needs and stops once it has them all; the
+// store writes them before the turns, so it never walks the turns. Any
+// record it does not read plainly (an escape in a needed value, a null,
+// malformed JSON) is decoded by goccy/go-json instead, so the result is
+// always what json.Unmarshal gives.
+func decodeSpan(raw string, r *Span) (err error) {
+	if decodeSpanFast(raw, r) {
+		return nil
+	}
+	*r = Span{}
+	// goccy/go-json v0.10.5 can panic on some malformed input (found by
+	// FuzzDecodeSpan); the store only holds its own encodings, but a bad
+	// record must not take the request down.
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("malformed conversation record: %v", p)
+		}
+	}()
+	return json.UnmarshalNoEscape(unsafe.Slice(unsafe.StringData(raw), len(raw)), r)
+}
+
+// The fields decodeSpanFast reads, as bits of a seen mask.
+var spanFieldBits = map[string]uint16{
+	"started_at": 1 << 0, "ended_at": 1 << 1, "in_progress": 1 << 2, "environment": 1 << 3,
+	"variant_id": 1 << 4, "variant_name": 1 << 5, "language": 1 << 6, "from_number": 1 << 7, "to_number": 1 << 8,
+	"id": 1 << 9,
+}
+
+const spanFieldsAll = 1<<10 - 1
+
+func decodeSpanFast(raw string, r *Span) bool {
+	i := jsonWS(raw, 0)
+	if i >= len(raw) || raw[i] != '{' {
+		return false
+	}
+	i = jsonWS(raw, i+1)
+	if i < len(raw) && raw[i] == '}' {
+		return true
+	}
+	var seen uint16
+	for {
+		key, j, ok := jsonPlainString(raw, i)
+		if !ok {
+			return false
+		}
+		i = jsonWS(raw, j)
+		if i >= len(raw) || raw[i] != ':' {
+			return false
+		}
+		i = jsonWS(raw, i+1)
+		bit := spanFieldBits[key]
+		switch bit {
+		case 0:
+			if !lowerASCII(key) {
+				return false // json matches keys case-insensitively
+			}
+			if j, ok = jsonSkip(raw, i); !ok {
+				return false
+			}
+		case 1 << 2: // in_progress
+			switch {
+			case strings.HasPrefix(raw[i:], "true"):
+				r.InProgress, j = true, i+4
+			case strings.HasPrefix(raw[i:], "false"):
+				r.InProgress, j = false, i+5
+			default:
+				return false
+			}
+		default:
+			var s string
+			if s, j, ok = jsonPlainString(raw, i); !ok {
+				return false
+			}
+			switch key {
+			case "started_at", "ended_at":
+				t, err := time.Parse(time.RFC3339Nano, s)
+				if err != nil {
+					return false
+				}
+				if key == "started_at" {
+					r.StartedAt = t
+				} else {
+					r.EndedAt = t
+				}
+			case "id":
+				r.ID = s
+			case "environment":
+				r.Environment = s
+			case "variant_id":
+				r.VariantID = s
+			case "variant_name":
+				r.VariantName = s
+			case "language":
+				r.Language = s
+			case "from_number":
+				r.FromNumber = s
+			case "to_number":
+				r.ToNumber = s
+			}
+		}
+		if seen&bit != 0 {
+			return false // a duplicate key: leave it to the full decoder
+		}
+		seen |= bit
+		if seen == spanFieldsAll {
+			return true
+		}
+		i = jsonWS(raw, j)
+		if i >= len(raw) {
+			return false
+		}
+		switch raw[i] {
+		case ',':
+			i = jsonWS(raw, i+1)
+		case '}':
+			return true // fields not present keep their zero values
+		default:
+			return false
+		}
+	}
+}
+
+// lowerASCII reports whether s has no upper-case ASCII letter and no
+// non-ASCII byte (so no key of Span folds to it unless equal).
+func lowerASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 0x80 || ('A' <= c && c <= 'Z') {
+			return false
+		}
+	}
+	return true
+}
+
+func jsonWS(s string, i int) int {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// jsonPlainString reads the string at s[i] that has no escapes: its
+// content and the index after its closing quote.
+func jsonPlainString(s string, i int) (string, int, bool) {
+	if i >= len(s) || s[i] != '"' {
+		return "", 0, false
+	}
+	for j := i + 1; j < len(s); j++ {
+		switch c := s[j]; {
+		case c == '"':
+			return s[i+1 : j], j + 1, true
+		case c == '\\' || c < 0x20:
+			return "", 0, false
+		}
+	}
+	return "", 0, false
+}
+
+// jsonSkip skips the value at s[i]: the index after it.
+func jsonSkip(s string, i int) (int, bool) {
+	if i >= len(s) {
+		return 0, false
+	}
+	depth := 0
+	for j := i; j < len(s); j++ {
+		switch s[j] {
+		case '"':
+			for j++; j < len(s) && s[j] != '"'; j++ {
+				if s[j] == '\\' {
+					j++
+				}
+			}
+			if j >= len(s) {
+				return 0, false
+			}
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if j == i {
+				return 0, false // no value
+			}
+			depth--
+			if depth < 0 {
+				return j, true // the end of the enclosing object: a scalar ended
+			}
+		case ',':
+			if depth == 0 {
+				return j, true
+			}
+		}
+		if depth == 0 && (s[j] == '"' || s[j] == '}' || s[j] == ']') {
+			return j + 1, true
+		}
+	}
+	if depth == 0 {
+		return len(s), true
+	}
+	return 0, false
+}
+
+// SpanRef is one stored version of a conversation record, met by
+// ScanSpans. Two refs of the same key are Same when the record did not
+// change in between (the store hands out an unchanged record as the same
+// string, so the comparison is a pointer check), which lets a cache keep
+// what it decoded.
+type SpanRef struct {
+	// Key orders the records of a project: (started_at, id).
+	Key string
+	raw string
+}
+
+// Same reports whether r and o are the same version of the same record.
+func (r SpanRef) Same(o SpanRef) bool { return r.Key == o.Key && r.raw == o.raw }
+
+// Span decodes the record's span.
+func (r SpanRef) Span() (Span, error) {
+	var sp Span
+	if err := decodeSpan(r.raw, &sp); err != nil {
+		return Span{}, fmt.Errorf("store: decode span of %s: %w", r.Key, err)
+	}
+	return sp, nil
+}
+
+// ScanSpans calls fn with a ref of each conversation of a project, in
+// (started_at, id) order, until fn returns false. It runs inside a read
+// transaction: fn must not call the Store.
+func (s *Store) ScanSpans(region, account, project string, fn func(r SpanRef) bool) error {
+	return s.scanConversations(region, account, project, time.Time{}, time.Time{}, func(key, raw string) bool {
+		return fn(SpanRef{Key: key, raw: raw})
+	})
+}
