@@ -1,11 +1,12 @@
 #!/bin/sh
-# Run every test of both Go modules: the main module and the nested
-# mockdcontainer module, with the race detector when cgo works. When a
-# Docker engine answers, the mockd image is built first and the container
-# tests run against it; without one they skip with a message and the rest
-# still runs.
+# Run every test of the Go modules: the main module, the nested
+# mockdcontainer module (both with the race detector when cgo works) and
+# the load benchmark's module (bench/). When a Docker engine answers, the
+# mockd image is built first and the container tests run against it;
+# without one they skip with a message and the rest still runs. The load
+# benchmark's smoke run (about 20 s) needs wrk on PATH and skips without it.
 #
-#	scripts/test.sh            (extra arguments go to both go test calls)
+#	scripts/test.sh            (extra arguments go to every go test call)
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -33,3 +34,7 @@ fi
 cd mockdcontainer
 go vet ./...
 go test $race -count=1 "$@" ./...
+
+cd "$root/bench"
+go vet ./...
+go test -count=1 "$@" ./...

@@ -1,0 +1,255 @@
+package main
+
+// The run: for each record count, one mockd with that world; for each load,
+// a bare server that answers mockd's bytes, then paired slices of wrk on
+// each, alternating which goes first, so that what the machine does
+// meanwhile falls on both.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"text/template"
+	"time"
+
+	_ "embed"
+)
+
+//go:embed scenario.yaml.tmpl
+var scenarioTemplate string
+
+var scenarioTmpl = template.Must(template.New("scenario").Parse(scenarioTemplate))
+
+// world is one mockd: its record count, memory and the loads' results.
+type world struct {
+	records int
+	ready   time.Duration // from start until mockd listened (records loaded)
+	loaded  memory        // after it listened
+	after   memory        // after every load
+	results []result
+}
+
+// result is one load's slices on both servers, in the order they ran.
+type result struct {
+	load        string
+	mockd, bare []slice
+}
+
+func benchmark(ctx context.Context, cfg *config, log *slog.Logger) (*report, error) {
+	for _, tool := range []string{cfg.wrk, "taskset"} {
+		if tool == "taskset" && !cfg.pin {
+			continue
+		}
+		if _, err := exec.LookPath(tool); err != nil {
+			return nil, fmt.Errorf("%s is not on PATH (Debian and Ubuntu: apt-get install wrk util-linux)", tool)
+		}
+	}
+	if cfg.repo == "" && cfg.mockd == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, err
+		}
+		if cfg.repo, err = findRepo(wd); err != nil {
+			return nil, err
+		}
+	}
+	tmp, err := os.MkdirTemp("", "mockbench-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	mockd := cfg.mockd
+	if mockd == "" {
+		log.Info("building mockd", "repo", cfg.repo)
+		if mockd, err = buildMockd(ctx, cfg.repo, tmp); err != nil {
+			return nil, err
+		}
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	rep := &report{cfg: cfg, machine: describeMachine(cfg.repo), loadBefore: loadAverage()}
+	b := &bench{cfg: cfg, log: log, tmp: tmp, mockd: mockd, self: self,
+		client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}, Timeout: time.Minute}}
+	defer b.client.CloseIdleConnections()
+
+	// mockd's memory with no records, the base of the per-record figure.
+	s, err := b.startMockd(ctx, 0)
+	if err != nil {
+		return nil, err
+	}
+	m, err := readMemory(s.pid)
+	s.stop()
+	if err != nil {
+		return nil, err
+	}
+	rep.baseRSS = m.rss
+
+	for _, n := range cfg.records {
+		w, err := b.world(ctx, n)
+		if err != nil {
+			return nil, err
+		}
+		rep.worlds = append(rep.worlds, w)
+	}
+	rep.loadAfter = loadAverage()
+	return rep, nil
+}
+
+type bench struct {
+	cfg    *config
+	log    *slog.Logger
+	tmp    string
+	mockd  string
+	self   string
+	client *http.Client
+}
+
+// startMockd starts mockd with a world of n generated records.
+func (b *bench) startMockd(ctx context.Context, n int) (*server, error) {
+	path := filepath.Join(b.tmp, "scenario-"+strconv.Itoa(n)+".yaml")
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	err = scenarioTmpl.Execute(f, map[string]any{"Records": n, "From": genFrom, "To": genTo})
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, err
+	}
+	return startServer(ctx, "mockd", b.cfg, nil, filepath.Join(b.tmp, "mockd.log"), b.cfg.readyTimeout,
+		b.mockd, "--addr", "127.0.0.1:0", "--scenario", path)
+}
+
+// world runs every load against one mockd of n records.
+func (b *bench) world(ctx context.Context, n int) (*world, error) {
+	b.log.Info("starting mockd", "records", n)
+	s, err := b.startMockd(ctx, n)
+	if err != nil {
+		return nil, err
+	}
+	defer s.stop()
+	w := &world{records: n, ready: s.ready}
+	if w.loaded, err = readMemory(s.pid); err != nil {
+		return nil, err
+	}
+	b.log.Info("mockd ready", "records", n, "in", w.ready.Round(time.Millisecond), "rss_mib", w.loaded.rss>>20)
+	for _, l := range loads {
+		if len(b.cfg.loads) > 0 && !slices.Contains(b.cfg.loads, l.name) {
+			continue
+		}
+		r, err := b.load(ctx, s, &l)
+		if err != nil {
+			return nil, fmt.Errorf("%d records, %s: %w", n, l.name, err)
+		}
+		w.results = append(w.results, *r)
+	}
+	if w.after, err = readMemory(s.pid); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// load measures one load: it prepares its requests, captures mockd's
+// answer, starts a bare server with it and runs the slices.
+func (b *bench) load(ctx context.Context, s *server, l *load) (*result, error) {
+	set, err := l.prepare(ctx, b.client, s.addr, b.cfg)
+	if err != nil {
+		return nil, err
+	}
+	it := set.items[0]
+	resp, err := send(ctx, b.client, s.addr, set.method, set.header, it)
+	if err != nil {
+		return nil, err
+	}
+	want, err := captureAnswer(resp)
+	if err != nil {
+		return nil, err
+	}
+	if want.Status >= 400 {
+		return nil, fmt.Errorf("mockd answered %d: %s", want.Status, want.Body)
+	}
+	answers := map[string]*answer{}
+	for _, it := range set.items {
+		answers[answerKey(set.method, it.uri)] = want
+	}
+	ans, err := json.Marshal(answers)
+	if err != nil {
+		return nil, err
+	}
+	ansPath := filepath.Join(b.tmp, l.name+".answers.json")
+	if err := os.WriteFile(ansPath, ans, 0o644); err != nil {
+		return nil, err
+	}
+	bare, err := startServer(ctx, "bare server", b.cfg, []string{bareEnv + "=1"}, filepath.Join(b.tmp, "bare.log"),
+		30*time.Second, b.self, "-answers", ansPath)
+	if err != nil {
+		return nil, err
+	}
+	defer bare.stop()
+	resp, err = send(ctx, b.client, bare.addr, set.method, set.header, it)
+	if err != nil {
+		return nil, err
+	}
+	got, err := captureAnswer(resp)
+	if err != nil {
+		return nil, err
+	}
+	if diff := sameAnswer(want, got); diff != "" {
+		return nil, fmt.Errorf("the bare server does not answer mockd's bytes: %s", diff)
+	}
+	b.client.CloseIdleConnections()
+
+	script, err := writeScript(b.tmp, l.name, set)
+	if err != nil {
+		return nil, err
+	}
+	b.log.Info("load", "name", l.name, "requests", len(set.items), "answer_bytes", len(want.Body))
+	r := &result{load: l.name}
+	servers := [2]*server{s, bare}
+	runSlice := func(i int, d time.Duration) (slice, error) {
+		sl, err := runWrk(ctx, b.cfg, script, servers[i].addr, d)
+		if err != nil {
+			return sl, err
+		}
+		if f := sl.failure(); f != "" {
+			return sl, fmt.Errorf("%s: %s", servers[i].name, f)
+		}
+		return sl, servers[i].alive()
+	}
+	if b.cfg.warmup > 0 {
+		for i := range servers {
+			if _, err := runSlice(i, b.cfg.warmup); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for p := range b.cfg.pairs {
+		order := [2]int{0, 1}
+		if p%2 == 1 {
+			order = [2]int{1, 0}
+		}
+		for _, i := range order {
+			sl, err := runSlice(i, b.cfg.slice)
+			if err != nil {
+				return nil, err
+			}
+			if i == 0 {
+				r.mockd = append(r.mockd, sl)
+			} else {
+				r.bare = append(r.bare, sl)
+			}
+		}
+	}
+	return r, nil
+}

@@ -1,0 +1,255 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestMain makes the test binary the bare server when the benchmark starts
+// it again (as it does with its own binary).
+func TestMain(m *testing.M) {
+	if os.Getenv(bareEnv) != "" {
+		os.Exit(bareMain(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// TestSmoke runs the whole benchmark in smoke mode (a few seconds): mockd
+// built from this checkout, every load on both servers, the report. It
+// needs wrk (and taskset on a machine with two CPUs or more).
+func TestSmoke(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the smoke run builds mockd and takes about 20 s")
+	}
+	if _, err := exec.LookPath("wrk"); err != nil {
+		t.Skip("wrk is not on PATH (apt-get install wrk): the load benchmark cannot run")
+	}
+	args := []string{"-mode", "smoke"}
+	if _, err := exec.LookPath("taskset"); err != nil || runtime.NumCPU() < 2 {
+		args = append(args, "-pin=false")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	if code := run(ctx, args, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, &stdout, &stderr)
+	}
+	out := stdout.String()
+	rows := map[string]bool{}
+	for line := range strings.Lines(out) {
+		if f := strings.Fields(line); len(f) == 12 && f[0] == "200" {
+			rows[f[1]] = true
+		}
+	}
+	for _, name := range loadNames() {
+		if !rows[name] {
+			t.Errorf("no row for load %s in\n%s", name, out)
+		}
+	}
+	if !strings.Contains(out, "RSS loaded") {
+		t.Errorf("no memory table in\n%s", out)
+	}
+}
+
+func TestParseConfigPresetsAndOverrides(t *testing.T) {
+	for _, tc := range []struct {
+		args      []string
+		records   []int
+		pairs     int
+		slice     time.Duration
+		conns     int
+		convs     int
+		warmup    time.Duration
+		loadNames []string
+	}{
+		{args: nil, records: []int{10_000}, pairs: 3, slice: time.Second, conns: 50, convs: 2_000},
+		{args: []string{"-mode", "full"}, records: []int{100_000, 1_000_000}, pairs: 5, slice: 3 * time.Second,
+			conns: 50, convs: 10_000, warmup: time.Second},
+		{args: []string{"-mode", "full", "-records", "1k,100k,1M", "-pairs", "7", "-warmup", "0s"},
+			records: []int{1_000, 100_000, 1_000_000}, pairs: 7, slice: 3 * time.Second, conns: 50, convs: 10_000},
+		{args: []string{"-mode", "smoke", "-loads", "chat-create,v3-page-1", "-conns", "4"},
+			records: []int{200}, pairs: 1, slice: time.Second, conns: 4, convs: 20,
+			loadNames: []string{"chat-create", "v3-page-1"}},
+	} {
+		c, err := parseConfig(tc.args, &bytes.Buffer{})
+		if err != nil {
+			t.Fatalf("%q: %v", tc.args, err)
+		}
+		if !equal(c.records, tc.records) || c.pairs != tc.pairs || c.slice != tc.slice || c.conns != tc.conns ||
+			c.convs != tc.convs || c.warmup != tc.warmup || !equal(c.loads, tc.loadNames) {
+			t.Errorf("%q: records %v pairs %d slice %v conns %d convs %d warmup %v loads %q", tc.args,
+				c.records, c.pairs, c.slice, c.conns, c.convs, c.warmup, c.loads)
+		}
+	}
+}
+
+func TestParseConfigRejects(t *testing.T) {
+	for _, args := range [][]string{
+		{"-mode", "huge"},
+		{"-slice", "1500ms"},
+		{"-warmup", "500ms"},
+		{"-pairs", "0"},
+		{"-records", "3M"},
+		{"-records", "ten"},
+		{"-loads", "chat-delete"},
+		{"-format", "html"},
+		{"-convs", "0"},
+		{"-load-cpus", "1-2", "-conns", "1"},
+		{"extra"},
+	} {
+		if _, err := parseConfig(args, &bytes.Buffer{}); err == nil {
+			t.Errorf("%q: no error", args)
+		}
+	}
+}
+
+func equal[T comparable](a, b []T) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestLuaString(t *testing.T) {
+	for in, want := range map[string]string{
+		`plain /path?x=1`:         `"plain /path?x=1"`,
+		`{"a":"b\c"}`:             `"{\"a\":\"b\\c\"}"`,
+		"line\nbreak\x00\xc3\xa9": `"line\010break\000\195\169"`,
+	} {
+		if got := luaString(in); got != want {
+			t.Errorf("luaString(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
+
+func TestMedian(t *testing.T) {
+	for _, tc := range []struct {
+		in   []float64
+		want float64
+	}{{nil, 0}, {[]float64{3}, 3}, {[]float64{5, 1, 3}, 3}, {[]float64{4, 1, 3, 2}, 2.5}} {
+		if got := median(tc.in); got != tc.want {
+			t.Errorf("median(%v) = %v, want %v", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestCountCPUs(t *testing.T) {
+	for list, want := range map[string]int{"0": 1, "0-3": 4, "0,2": 2, "0-1,4-5,7": 5} {
+		if got, err := countCPUs(list); err != nil || got != want {
+			t.Errorf("countCPUs(%q) = %d, %v; want %d", list, got, err, want)
+		}
+	}
+	for _, list := range []string{"", "a", "3-1", "0-"} {
+		if _, err := countCPUs(list); err == nil {
+			t.Errorf("countCPUs(%q): no error", list)
+		}
+	}
+}
+
+// TestBareAnswersMockdBytes: the bare server gives back a captured answer
+// whole (status, headers, body and framing), and 404 for anything else.
+func TestBareAnswersMockdBytes(t *testing.T) {
+	big := strings.Repeat(`{"x":1},`, 4000)
+	orig := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		w.Header().Set("X-Request-Id", "r-1")
+		w.WriteHeader(http.StatusCreated)
+		if r.URL.Query().Get("big") != "" {
+			_, _ = w.Write([]byte(big)) // chunked
+			return
+		}
+		_, _ = w.Write([]byte(`{"ok":true}`)) // with Content-Length
+	}))
+	defer orig.Close()
+	for _, uri := range []string{"/a?small=1", "/a?big=1"} {
+		resp, err := http.Post(orig.URL+uri, "application/json", strings.NewReader(`{}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := captureAnswer(resp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bare := httptest.NewServer(bareHandler{answerKey("POST", uri): want})
+		resp, err = http.Post(bare.URL+uri, "application/json", strings.NewReader(`{"other":"body"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := captureAnswer(resp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := sameAnswer(want, got); diff != "" {
+			t.Errorf("%s: %s", uri, diff)
+		}
+		resp, err = http.Get(bare.URL + uri)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusNotFound {
+			t.Errorf("GET %s: %d, want 404", uri, resp.StatusCode)
+		}
+		bare.Close()
+	}
+}
+
+func TestSameAnswerReportsDifferences(t *testing.T) {
+	base := func() *answer {
+		return &answer{Status: 200, Header: http.Header{"Content-Type": {"application/json"}}, Body: []byte(`{}`)}
+	}
+	if d := sameAnswer(base(), base()); d != "" {
+		t.Errorf("equal answers: %s", d)
+	}
+	for name, change := range map[string]func(*answer){
+		"status":       func(a *answer) { a.Status = 201 },
+		"body":         func(a *answer) { a.Body = []byte(`{ }`) },
+		"header value": func(a *answer) { a.Header.Set("Content-Type", "text/plain") },
+		"extra header": func(a *answer) { a.Header.Set("X-Extra", "1") },
+		"chunked":      func(a *answer) { a.Header.Set("Transfer-Encoding", "chunked") },
+	} {
+		b := base()
+		change(b)
+		if d := sameAnswer(base(), b); d == "" {
+			t.Errorf("%s: no difference reported", name)
+		}
+	}
+}
+
+func TestReadMemory(t *testing.T) {
+	m, err := readMemory(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.rss <= 0 || m.hwm < m.rss {
+		t.Errorf("rss %d hwm %d", m.rss, m.hwm)
+	}
+}
+
+func TestSummarize(t *testing.T) {
+	sl := func(rps, p50, p99 int64) slice {
+		return slice{Requests: rps, DurationUS: 1e6, Bytes: rps * 100, P50US: p50, P99US: p99}
+	}
+	r := &result{load: "x",
+		mockd: []slice{sl(500, 10, 100), sl(400, 12, 140), sl(600, 11, 90)},
+		bare:  []slice{sl(1000, 5, 50), sl(1000, 6, 60), sl(1000, 4, 40)}}
+	s := summarize(r)
+	if s.mockdRPS != 500 || s.bareRPS != 1000 || s.ratio != 0.5 || s.pairMin != 0.4 || s.pairMax != 0.6 ||
+		s.mockdP50 != 11*time.Microsecond || s.mockdP99 != 100*time.Microsecond || s.bareP99 != 50*time.Microsecond ||
+		s.p99Ratio != 2 || s.mockdBytes != 100 {
+		t.Errorf("summary %+v", s)
+	}
+}

@@ -1,0 +1,3 @@
+module github.com/agentplatform/mockplatform/bench
+
+go 1.26

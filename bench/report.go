@@ -1,0 +1,258 @@
+package main
+
+// The report: the machine, then one row per record count and load with
+// medians over the slices, then mockd's memory per record count.
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+type report struct {
+	cfg        *config
+	machine    machine
+	baseRSS    int64 // mockd with no records
+	worlds     []*world
+	loadBefore string
+	loadAfter  string
+}
+
+type machine struct {
+	cpus   int
+	model  string
+	memory int64 // bytes
+	goVer  string
+	kernel string
+	mockd  string // git describe of the checkout
+	date   string
+}
+
+func describeMachine(repo string) machine {
+	m := machine{goVer: runtime.Version(), model: "unknown", mockd: "unknown",
+		date: time.Now().UTC().Format("2006-01-02 15:04 MST")}
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for line := range strings.Lines(string(b)) {
+			key, val, ok := strings.Cut(line, ":")
+			switch key = strings.TrimSpace(key); {
+			case !ok:
+			case key == "processor":
+				m.cpus++
+			case key == "model name" && m.model == "unknown":
+				m.model = strings.TrimSpace(val)
+			}
+		}
+	}
+	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
+		for line := range strings.Lines(string(b)) {
+			if rest, ok := strings.CutPrefix(line, "MemTotal:"); ok {
+				kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+				if err == nil {
+					m.memory = kb << 10
+				}
+			}
+		}
+	}
+	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
+		m.kernel = strings.TrimSpace(string(b))
+	}
+	if repo != "" {
+		if out, err := exec.Command("git", "-C", repo, "describe", "--always", "--dirty").Output(); err == nil {
+			m.mockd = strings.TrimSpace(string(out))
+		}
+	}
+	return m
+}
+
+// loadAverage is /proc/loadavg's 1-minute figure: how busy the machine
+// was besides the benchmark.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return "?"
+	}
+	return f[0]
+}
+
+// summary is a load's medians over its slices.
+type summary struct {
+	mockdRPS, bareRPS     float64
+	ratio                 float64 // mockdRPS / bareRPS
+	pairMin, pairMax      float64 // the lowest and highest ratio of one pair
+	mockdP50, mockdP99    time.Duration
+	bareP50, bareP99      time.Duration
+	p99Ratio              float64
+	mockdBytes, bareBytes int64 // bytes received per request
+}
+
+func summarize(r *result) summary {
+	var s summary
+	rps := func(sl []slice) []float64 {
+		out := make([]float64, len(sl))
+		for i, x := range sl {
+			out[i] = x.rps()
+		}
+		return out
+	}
+	lat := func(sl []slice, p func(slice) int64) time.Duration {
+		v := make([]float64, len(sl))
+		for i, x := range sl {
+			v[i] = float64(p(x))
+		}
+		return time.Duration(median(v) * float64(time.Microsecond))
+	}
+	s.mockdRPS, s.bareRPS = median(rps(r.mockd)), median(rps(r.bare))
+	s.ratio = s.mockdRPS / s.bareRPS
+	for i := range r.mockd {
+		pr := r.mockd[i].rps() / r.bare[i].rps()
+		if i == 0 || pr < s.pairMin {
+			s.pairMin = pr
+		}
+		if i == 0 || pr > s.pairMax {
+			s.pairMax = pr
+		}
+	}
+	s.mockdP50, s.mockdP99 = lat(r.mockd, func(x slice) int64 { return x.P50US }), lat(r.mockd, func(x slice) int64 { return x.P99US })
+	s.bareP50, s.bareP99 = lat(r.bare, func(x slice) int64 { return x.P50US }), lat(r.bare, func(x slice) int64 { return x.P99US })
+	s.p99Ratio = float64(s.mockdP99) / float64(s.bareP99)
+	s.mockdBytes = r.mockd[0].Bytes / r.mockd[0].Requests
+	s.bareBytes = r.bare[0].Bytes / r.bare[0].Requests
+	return s
+}
+
+// median of v (the mean of the middle two for an even count).
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := slices.Clone(v)
+	slices.SortFunc(s, cmp.Compare)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func (r *report) write(w io.Writer, format string) error {
+	c, m := r.cfg, r.machine
+	pin := "not pinned"
+	if c.pin {
+		pin = fmt.Sprintf("servers on CPU %s, wrk on CPU %s", c.serverCPUs, c.loadCPUs)
+	}
+	warm := ""
+	if c.warmup > 0 {
+		warm = fmt.Sprintf(" after a %v warm-up each", c.warmup)
+	}
+	head := []string{
+		fmt.Sprintf("mockd %s, %s, mode %s", m.mockd, m.date, c.mode),
+		fmt.Sprintf("machine: %d CPUs (%s), %.1f GiB, Linux %s, %s", m.cpus, m.model, float64(m.memory)/(1<<30), m.kernel, m.goVer),
+		fmt.Sprintf("%s (wrk: %d thread(s), %d connections); %d pair(s) of %v slices per load, alternating%s; medians",
+			pin, c.loadThreads(), c.conns, c.pairs, c.slice, warm),
+		fmt.Sprintf("load average (1 min) before %s, after %s", r.loadBefore, r.loadAfter),
+	}
+	loadsHead := []string{"records", "load", "mockd req/s", "bare req/s", "ratio", "pair ratios",
+		"mockd p50", "mockd p99", "bare p50", "bare p99", "p99 ratio", "bytes/answer"}
+	var loadRows [][]string
+	for _, wd := range r.worlds {
+		for i := range wd.results {
+			res := &wd.results[i]
+			s := summarize(res)
+			loadRows = append(loadRows, []string{
+				count(wd.records), res.load, fmt.Sprintf("%.0f", s.mockdRPS), fmt.Sprintf("%.0f", s.bareRPS),
+				fmt.Sprintf("%.2f", s.ratio), fmt.Sprintf("%.2f–%.2f", s.pairMin, s.pairMax),
+				dur(s.mockdP50), dur(s.mockdP99), dur(s.bareP50), dur(s.bareP99),
+				fmt.Sprintf("%.1f", s.p99Ratio), strconv.FormatInt(s.mockdBytes, 10)})
+		}
+	}
+	memHead := []string{"records", "ready in", "RSS loaded", "per record", "RSS after loads", "peak RSS"}
+	var memRows [][]string
+	for _, wd := range r.worlds {
+		per := "-"
+		if wd.records > 0 {
+			per = fmt.Sprintf("%.2f KiB", float64(wd.loaded.rss-r.baseRSS)/float64(wd.records)/1024)
+		}
+		memRows = append(memRows, []string{count(wd.records), wd.ready.Round(time.Millisecond).String(),
+			mib(wd.loaded.rss), per, mib(wd.after.rss), mib(wd.after.hwm)})
+	}
+	memNote := fmt.Sprintf("mockd with no records: RSS %s; per record = (RSS loaded - that) / records", mib(r.baseRSS))
+
+	if format == "markdown" {
+		for _, h := range head {
+			fmt.Fprintf(w, "%s  \n", h)
+		}
+		fmt.Fprintln(w)
+		mdTable(w, loadsHead, loadRows)
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, memNote+".")
+		fmt.Fprintln(w)
+		mdTable(w, memHead, memRows)
+		return nil
+	}
+	for _, h := range head {
+		fmt.Fprintln(w, h)
+	}
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, strings.Join(loadsHead, "\t"))
+	for _, row := range loadRows {
+		fmt.Fprintln(tw, strings.Join(row, "\t"))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, memNote)
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, strings.Join(memHead, "\t"))
+	for _, row := range memRows {
+		fmt.Fprintln(tw, strings.Join(row, "\t"))
+	}
+	return tw.Flush()
+}
+
+func mdTable(w io.Writer, head []string, rows [][]string) {
+	fmt.Fprintln(w, "| "+strings.Join(head, " | ")+" |")
+	sep := make([]string, len(head))
+	for i := range sep {
+		sep[i] = "---"
+	}
+	fmt.Fprintln(w, "|"+strings.Join(sep, "|")+"|")
+	for _, row := range rows {
+		fmt.Fprintln(w, "| "+strings.Join(row, " | ")+" |")
+	}
+}
+
+// count writes a record count as 100k or 1M where it is round.
+func count(n int) string {
+	switch {
+	case n >= 1_000_000 && n%1_000_000 == 0:
+		return strconv.Itoa(n/1_000_000) + "M"
+	case n >= 1_000 && n%1_000 == 0:
+		return strconv.Itoa(n/1_000) + "k"
+	}
+	return strconv.Itoa(n)
+}
+
+func dur(d time.Duration) string {
+	switch {
+	case d >= 10*time.Millisecond:
+		return d.Round(time.Millisecond).String()
+	case d >= time.Millisecond:
+		return d.Round(10 * time.Microsecond).String()
+	}
+	return d.Round(time.Microsecond).String()
+}
+
+func mib(b int64) string { return fmt.Sprintf("%.0f MiB", float64(b)/(1<<20)) }
