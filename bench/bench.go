@@ -36,10 +36,19 @@ type world struct {
 	results []result
 }
 
-// result is one load's slices on both servers, in the order they ran.
+// result is one load's slices on both servers, in the order they ran, and
+// what went wrong in them: a slice in which no request completed, or with
+// failed requests, is kept (0 requests per second) and noted.
 type result struct {
 	load        string
 	mockd, bare []slice
+	notes       []string
+}
+
+func (r *result) note(s string) {
+	if !slices.Contains(r.notes, s) {
+		r.notes = append(r.notes, s)
+	}
 }
 
 func benchmark(ctx context.Context, cfg *config, log *slog.Logger) (*report, error) {
@@ -223,7 +232,7 @@ func (b *bench) load(ctx context.Context, s *server, l *load) (*result, error) {
 			return sl, err
 		}
 		if f := sl.failure(); f != "" {
-			return sl, fmt.Errorf("%s: %s", servers[i].name, f)
+			r.note(servers[i].name + ": " + f)
 		}
 		return sl, servers[i].alive()
 	}
@@ -251,5 +260,8 @@ func (b *bench) load(ctx context.Context, s *server, l *load) (*result, error) {
 			}
 		}
 	}
+	sum := summarize(r)
+	b.log.Info("load done", "name", l.name, "mockd_rps", int(sum.mockdRPS), "bare_rps", int(sum.bareRPS),
+		"ratio", num(sum.ratio, 2), "mockd_p99", dur(sum.mockdP99), "bare_p99", dur(sum.bareP99), "notes", r.notes)
 	return r, nil
 }

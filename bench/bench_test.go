@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -249,7 +250,25 @@ func TestSummarize(t *testing.T) {
 	s := summarize(r)
 	if s.mockdRPS != 500 || s.bareRPS != 1000 || s.ratio != 0.5 || s.pairMin != 0.4 || s.pairMax != 0.6 ||
 		s.mockdP50 != 11*time.Microsecond || s.mockdP99 != 100*time.Microsecond || s.bareP99 != 50*time.Microsecond ||
-		s.p99Ratio != 2 || s.mockdBytes != 100 {
+		s.p99Ratio != 2 || s.answerBytes != 100 {
+		t.Errorf("summary %+v", s)
+	}
+
+	// A slice in which nothing completed counts as 0 requests per second
+	// and has no latencies; with none completed the latency is unknown.
+	r = &result{load: "slow",
+		mockd: []slice{sl(0, 0, 0), sl(2, 900_000, 1_500_000), sl(0, 0, 0)},
+		bare:  []slice{sl(1000, 5, 50), sl(1000, 6, 60), sl(1000, 4, 40)}}
+	s = summarize(r)
+	if s.mockdRPS != 0 || s.ratio != 0 || s.pairMin != 0 || s.pairMax != 0.002 ||
+		s.mockdP50 != 900*time.Millisecond || s.answerBytes != 100 {
+		t.Errorf("summary %+v", s)
+	}
+	r.mockd = []slice{sl(0, 0, 0)}
+	r.bare = r.bare[:1]
+	s = summarize(r)
+	if s.mockdP50 != -1 || !math.IsNaN(s.p99Ratio) || s.answerBytes != -1 ||
+		dur(s.mockdP50) != "—" || num(s.p99Ratio, 1) != "—" {
 		t.Errorf("summary %+v", s)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"runtime"
@@ -86,19 +87,21 @@ func loadAverage() string {
 	return f[0]
 }
 
-// summary is a load's medians over its slices.
+// summary is a load's medians over its slices. A latency of a load in
+// which no slice completed a request is unknown (-1); a ratio with an
+// unknown or zero side is NaN.
 type summary struct {
-	mockdRPS, bareRPS     float64
-	ratio                 float64 // mockdRPS / bareRPS
-	pairMin, pairMax      float64 // the lowest and highest ratio of one pair
-	mockdP50, mockdP99    time.Duration
-	bareP50, bareP99      time.Duration
-	p99Ratio              float64
-	mockdBytes, bareBytes int64 // bytes received per request
+	mockdRPS, bareRPS  float64
+	ratio              float64 // mockdRPS / bareRPS
+	pairMin, pairMax   float64 // the lowest and highest ratio of one pair
+	mockdP50, mockdP99 time.Duration
+	bareP50, bareP99   time.Duration
+	p99Ratio           float64
+	answerBytes        int64 // bytes mockd sent per answer, headers included
 }
 
 func summarize(r *result) summary {
-	var s summary
+	s := summary{pairMin: math.NaN(), pairMax: math.NaN(), answerBytes: -1}
 	rps := func(sl []slice) []float64 {
 		out := make([]float64, len(sl))
 		for i, x := range sl {
@@ -106,30 +109,54 @@ func summarize(r *result) summary {
 		}
 		return out
 	}
+	// lat is the median of a percentile over the slices that completed a
+	// request (wrk's histogram holds only completed requests).
 	lat := func(sl []slice, p func(slice) int64) time.Duration {
-		v := make([]float64, len(sl))
-		for i, x := range sl {
-			v[i] = float64(p(x))
+		var v []float64
+		for _, x := range sl {
+			if x.Requests > 0 {
+				v = append(v, float64(p(x)))
+			}
+		}
+		if len(v) == 0 {
+			return -1
 		}
 		return time.Duration(median(v) * float64(time.Microsecond))
 	}
 	s.mockdRPS, s.bareRPS = median(rps(r.mockd)), median(rps(r.bare))
-	s.ratio = s.mockdRPS / s.bareRPS
-	for i := range r.mockd {
-		pr := r.mockd[i].rps() / r.bare[i].rps()
-		if i == 0 || pr < s.pairMin {
+	s.ratio = ratio(s.mockdRPS, s.bareRPS)
+	for i := range min(len(r.mockd), len(r.bare)) {
+		pr := ratio(r.mockd[i].rps(), r.bare[i].rps())
+		if math.IsNaN(s.pairMin) || pr < s.pairMin {
 			s.pairMin = pr
 		}
-		if i == 0 || pr > s.pairMax {
+		if math.IsNaN(s.pairMax) || pr > s.pairMax {
 			s.pairMax = pr
 		}
 	}
-	s.mockdP50, s.mockdP99 = lat(r.mockd, func(x slice) int64 { return x.P50US }), lat(r.mockd, func(x slice) int64 { return x.P99US })
-	s.bareP50, s.bareP99 = lat(r.bare, func(x slice) int64 { return x.P50US }), lat(r.bare, func(x slice) int64 { return x.P99US })
-	s.p99Ratio = float64(s.mockdP99) / float64(s.bareP99)
-	s.mockdBytes = r.mockd[0].Bytes / r.mockd[0].Requests
-	s.bareBytes = r.bare[0].Bytes / r.bare[0].Requests
+	p50 := func(x slice) int64 { return x.P50US }
+	p99 := func(x slice) int64 { return x.P99US }
+	s.mockdP50, s.mockdP99 = lat(r.mockd, p50), lat(r.mockd, p99)
+	s.bareP50, s.bareP99 = lat(r.bare, p50), lat(r.bare, p99)
+	s.p99Ratio = math.NaN()
+	if s.mockdP99 >= 0 && s.bareP99 > 0 {
+		s.p99Ratio = float64(s.mockdP99) / float64(s.bareP99)
+	}
+	for _, x := range r.mockd {
+		if x.Requests > 0 {
+			s.answerBytes = x.Bytes / x.Requests
+			break
+		}
+	}
 	return s
+}
+
+// ratio is a/b, NaN when b is 0.
+func ratio(a, b float64) float64 {
+	if b == 0 {
+		return math.NaN()
+	}
+	return a / b
 }
 
 // median of v (the mean of the middle two for an even count).
@@ -163,7 +190,7 @@ func (r *report) write(w io.Writer, format string) error {
 		fmt.Sprintf("load average (1 min) before %s, after %s", r.loadBefore, r.loadAfter),
 	}
 	loadsHead := []string{"records", "load", "mockd req/s", "bare req/s", "ratio", "pair ratios",
-		"mockd p50", "mockd p99", "bare p50", "bare p99", "p99 ratio", "bytes/answer"}
+		"mockd p50", "mockd p99", "bare p50", "bare p99", "p99 ratio", "bytes/answer", "notes"}
 	var loadRows [][]string
 	for _, wd := range r.worlds {
 		for i := range wd.results {
@@ -171,9 +198,9 @@ func (r *report) write(w io.Writer, format string) error {
 			s := summarize(res)
 			loadRows = append(loadRows, []string{
 				count(wd.records), res.load, fmt.Sprintf("%.0f", s.mockdRPS), fmt.Sprintf("%.0f", s.bareRPS),
-				fmt.Sprintf("%.2f", s.ratio), fmt.Sprintf("%.2f–%.2f", s.pairMin, s.pairMax),
+				num(s.ratio, 2), num(s.pairMin, 2) + "–" + num(s.pairMax, 2),
 				dur(s.mockdP50), dur(s.mockdP99), dur(s.bareP50), dur(s.bareP99),
-				fmt.Sprintf("%.1f", s.p99Ratio), strconv.FormatInt(s.mockdBytes, 10)})
+				num(s.p99Ratio, 1), bytesPer(s.answerBytes), strings.Join(res.notes, "; ")})
 		}
 	}
 	memHead := []string{"records", "ready in", "RSS loaded", "per record", "RSS after loads", "peak RSS"}
@@ -245,8 +272,26 @@ func count(n int) string {
 	return strconv.Itoa(n)
 }
 
+// num formats a ratio, "—" when it is unknown.
+func num(v float64, prec int) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "—"
+	}
+	return strconv.FormatFloat(v, 'f', prec, 64)
+}
+
+func bytesPer(n int64) string {
+	if n < 0 {
+		return "—"
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+// dur formats a latency, "—" when it is unknown.
 func dur(d time.Duration) string {
 	switch {
+	case d < 0:
+		return "—"
 	case d >= 10*time.Millisecond:
 		return d.Round(time.Millisecond).String()
 	case d >= time.Millisecond:

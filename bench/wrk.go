@@ -108,17 +108,24 @@ type slice struct {
 	MaxUS      int64 `json:"max_us"`
 }
 
-func (s slice) rps() float64 { return float64(s.Requests) / (float64(s.DurationUS) / 1e6) }
+func (s slice) rps() float64 {
+	if s.DurationUS <= 0 {
+		return 0
+	}
+	return float64(s.Requests) / (float64(s.DurationUS) / 1e6)
+}
 
-// failure describes failed requests of the slice, or is "".
+// failure describes what went wrong in the slice, or is "".
 func (s slice) failure() string {
 	switch {
-	case s.Requests == 0:
-		return "no request completed"
 	case s.Status > 0:
-		return fmt.Sprintf("%d answers with a status above 399", s.Status)
-	case s.Connect+s.Read+s.Write+s.Timeout > 0:
-		return fmt.Sprintf("socket errors: connect %d, read %d, write %d, timeout %d", s.Connect, s.Read, s.Write, s.Timeout)
+		return fmt.Sprintf("answers with a status above 399 (%d in a slice)", s.Status)
+	case s.Connect+s.Read+s.Write > 0:
+		return fmt.Sprintf("socket errors (connect %d, read %d, write %d in a slice)", s.Connect, s.Read, s.Write)
+	case s.Requests == 0:
+		return "no answer within a slice"
+	case s.Timeout > 0:
+		return "answers slower than 10 s"
 	}
 	return ""
 }
