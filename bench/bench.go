@@ -113,6 +113,9 @@ func benchmark(ctx context.Context, cfg *config, log *slog.Logger) (*report, err
 	return rep, nil
 }
 
+// idleLimit bounds the wait for a server to go idle between slices.
+const idleLimit = 2 * time.Minute
+
 type bench struct {
 	cfg    *config
 	log    *slog.Logger
@@ -226,15 +229,40 @@ func (b *bench) load(ctx context.Context, s *server, l *load) (*result, error) {
 	b.log.Info("load", "name", l.name, "requests", len(set.items), "answer_bytes", len(want.Body))
 	r := &result{load: l.name}
 	servers := [2]*server{s, bare}
+	// runSlice loads server i for d, once both servers are idle; the
+	// slice's CPU time is the server's from the start until it is idle
+	// again, so work left behind (garbage collection) counts.
 	runSlice := func(i int, d time.Duration) (slice, error) {
+		idle := func(j int) (time.Duration, error) {
+			cpu, ok, err := waitIdle(ctx, servers[j].pid, idleLimit)
+			if err == nil && !ok {
+				r.note(fmt.Sprintf("%s: still busy %v after a slice", servers[j].name, idleLimit))
+			}
+			return cpu, err
+		}
+		if _, err := idle(1 - i); err != nil {
+			return slice{}, err
+		}
+		cpu0, err := idle(i)
+		if err != nil {
+			return slice{}, err
+		}
 		sl, err := runWrk(ctx, b.cfg, script, servers[i].addr, d)
 		if err != nil {
 			return sl, err
 		}
+		if err := servers[i].alive(); err != nil {
+			return sl, err
+		}
+		cpu1, err := idle(i)
+		if err != nil {
+			return sl, err
+		}
+		sl.CPU = cpu1 - cpu0
 		if f := sl.failure(); f != "" {
 			r.note(servers[i].name + ": " + f)
 		}
-		return sl, servers[i].alive()
+		return sl, nil
 	}
 	if b.cfg.warmup > 0 {
 		for i := range servers {

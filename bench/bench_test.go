@@ -46,7 +46,7 @@ func TestSmoke(t *testing.T) {
 	out := stdout.String()
 	rows := map[string]bool{}
 	for line := range strings.Lines(out) {
-		if f := strings.Fields(line); len(f) == 12 && f[0] == "200" {
+		if f := strings.Fields(line); len(f) == 15 && f[0] == "200" {
 			rows[f[1]] = true
 		}
 	}
@@ -242,7 +242,8 @@ func TestReadMemory(t *testing.T) {
 
 func TestSummarize(t *testing.T) {
 	sl := func(rps, p50, p99 int64) slice {
-		return slice{Requests: rps, DurationUS: 1e6, Bytes: rps * 100, P50US: p50, P99US: p99}
+		return slice{Requests: rps, DurationUS: 1e6, Bytes: rps * 100, P50US: p50, P99US: p99,
+			CPU: time.Duration(rps) * 10 * time.Microsecond}
 	}
 	r := &result{load: "x",
 		mockd: []slice{sl(500, 10, 100), sl(400, 12, 140), sl(600, 11, 90)},
@@ -250,7 +251,7 @@ func TestSummarize(t *testing.T) {
 	s := summarize(r)
 	if s.mockdRPS != 500 || s.bareRPS != 1000 || s.ratio != 0.5 || s.pairMin != 0.4 || s.pairMax != 0.6 ||
 		s.mockdP50 != 11*time.Microsecond || s.mockdP99 != 100*time.Microsecond || s.bareP99 != 50*time.Microsecond ||
-		s.p99Ratio != 2 || s.answerBytes != 100 {
+		s.p99Ratio != 2 || s.answerBytes != 100 || s.mockdCPU != 10*time.Microsecond || s.cpuRatio != 1 {
 		t.Errorf("summary %+v", s)
 	}
 
@@ -270,5 +271,23 @@ func TestSummarize(t *testing.T) {
 	if s.mockdP50 != -1 || !math.IsNaN(s.p99Ratio) || s.answerBytes != -1 ||
 		dur(s.mockdP50) != "—" || num(s.p99Ratio, 1) != "—" {
 		t.Errorf("summary %+v", s)
+	}
+}
+
+func TestCPUTimeAndWaitIdle(t *testing.T) {
+	cmd := exec.Command("sleep", "30")
+	if err := cmd.Start(); err != nil {
+		t.Skip("no sleep command:", err)
+	}
+	defer func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	}()
+	cpu, ok, err := waitIdle(context.Background(), cmd.Process.Pid, 10*time.Second)
+	if err != nil || !ok || cpu < 0 || cpu > time.Second {
+		t.Errorf("waitIdle(sleep) = %v, %v, %v", cpu, ok, err)
+	}
+	if _, err := cpuTime(-1); err == nil {
+		t.Error("cpuTime(-1): no error")
 	}
 }

@@ -97,7 +97,9 @@ type summary struct {
 	mockdP50, mockdP99 time.Duration
 	bareP50, bareP99   time.Duration
 	p99Ratio           float64
-	answerBytes        int64 // bytes mockd sent per answer, headers included
+	mockdCPU, bareCPU  time.Duration // CPU time per request, -1 when unknown
+	cpuRatio           float64       // bareCPU / mockdCPU
+	answerBytes        int64         // bytes mockd sent per answer, headers included
 }
 
 func summarize(r *result) summary {
@@ -142,6 +144,11 @@ func summarize(r *result) summary {
 	if s.mockdP99 >= 0 && s.bareP99 > 0 {
 		s.p99Ratio = float64(s.mockdP99) / float64(s.bareP99)
 	}
+	s.mockdCPU, s.bareCPU = cpuPerRequest(r.mockd), cpuPerRequest(r.bare)
+	s.cpuRatio = math.NaN()
+	if s.mockdCPU > 0 && s.bareCPU > 0 {
+		s.cpuRatio = float64(s.bareCPU) / float64(s.mockdCPU)
+	}
 	for _, x := range r.mockd {
 		if x.Requests > 0 {
 			s.answerBytes = x.Bytes / x.Requests
@@ -149,6 +156,21 @@ func summarize(r *result) summary {
 		}
 	}
 	return s
+}
+
+// cpuPerRequest is the server's CPU time over all slices divided by the
+// requests they completed (totals: the CPU clock ticks in 10 ms steps).
+func cpuPerRequest(sl []slice) time.Duration {
+	var cpu time.Duration
+	var n int64
+	for _, x := range sl {
+		cpu += x.CPU
+		n += x.Requests
+	}
+	if n == 0 {
+		return -1
+	}
+	return cpu / time.Duration(n)
 }
 
 // ratio is a/b, NaN when b is 0.
@@ -190,6 +212,7 @@ func (r *report) write(w io.Writer, format string) error {
 		fmt.Sprintf("load average (1 min) before %s, after %s", r.loadBefore, r.loadAfter),
 	}
 	loadsHead := []string{"records", "load", "mockd req/s", "bare req/s", "ratio", "pair ratios",
+		"mockd CPU/req", "bare CPU/req", "CPU ratio",
 		"mockd p50", "mockd p99", "bare p50", "bare p99", "p99 ratio", "bytes/answer", "notes"}
 	var loadRows [][]string
 	for _, wd := range r.worlds {
@@ -199,6 +222,7 @@ func (r *report) write(w io.Writer, format string) error {
 			loadRows = append(loadRows, []string{
 				count(wd.records), res.load, fmt.Sprintf("%.0f", s.mockdRPS), fmt.Sprintf("%.0f", s.bareRPS),
 				num(s.ratio, 2), num(s.pairMin, 2) + "–" + num(s.pairMax, 2),
+				dur(s.mockdCPU), dur(s.bareCPU), num(s.cpuRatio, 2),
 				dur(s.mockdP50), dur(s.mockdP99), dur(s.bareP50), dur(s.bareP99),
 				num(s.p99Ratio, 1), bytesPer(s.answerBytes), strings.Join(res.notes, "; ")})
 		}

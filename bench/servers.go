@@ -213,3 +213,66 @@ func tail(path string) string {
 	}
 	return string(b)
 }
+
+// clockTick is the unit of utime and stime in /proc/<pid>/stat (USER_HZ,
+// 100 on every Linux the benchmark targets).
+const clockTick = 10 * time.Millisecond
+
+// cpuTime is the CPU time a process has used (user and system, all its
+// threads), from /proc/<pid>/stat.
+func cpuTime(pid int) (time.Duration, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	// The command name (field 2) is in parentheses and may hold spaces:
+	// the fields after it start at the last ')'.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, fmt.Errorf("/proc/%d/stat: %q", pid, b)
+	}
+	f := strings.Fields(string(b[i+1:]))
+	// f[0] is field 3 (state); utime and stime are fields 14 and 15.
+	if len(f) < 13 {
+		return 0, fmt.Errorf("/proc/%d/stat: %q", pid, b)
+	}
+	utime, err1 := strconv.ParseInt(f[11], 10, 64)
+	stime, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err := errors.Join(err1, err2); err != nil {
+		return 0, fmt.Errorf("/proc/%d/stat: %w", pid, err)
+	}
+	return time.Duration(utime+stime) * clockTick, nil
+}
+
+// waitIdle waits until the process has used no CPU for 200 ms (at most
+// limit): the work a load left behind, above all the garbage collection
+// of a large heap, is done before the next slice begins. It returns the
+// process's CPU time then, and whether it went idle within limit.
+func waitIdle(ctx context.Context, pid int, limit time.Duration) (time.Duration, bool, error) {
+	const poll, quiet = 50 * time.Millisecond, 4
+	last, err := cpuTime(pid)
+	if err != nil {
+		return 0, false, err
+	}
+	deadline := time.Now().Add(limit)
+	for still := 0; still < quiet; {
+		if time.Now().After(deadline) {
+			return last, false, nil
+		}
+		select {
+		case <-ctx.Done():
+			return 0, false, ctx.Err()
+		case <-time.After(poll):
+		}
+		now, err := cpuTime(pid)
+		if err != nil {
+			return 0, false, err
+		}
+		if now == last {
+			still++
+		} else {
+			still, last = 0, now
+		}
+	}
+	return last, true, nil
+}

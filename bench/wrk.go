@@ -106,6 +106,10 @@ type slice struct {
 	P50US      int64 `json:"p50_us"`
 	P99US      int64 `json:"p99_us"`
 	MaxUS      int64 `json:"max_us"`
+
+	// CPU is the server's CPU time for the slice: from its start until
+	// the server is idle again (filled in by the benchmark, not wrk).
+	CPU time.Duration `json:"-"`
 }
 
 func (s slice) rps() float64 {
