@@ -229,24 +229,25 @@ func (b *bench) load(ctx context.Context, s *server, l *load) (*result, error) {
 	b.log.Info("load", "name", l.name, "requests", len(set.items), "answer_bytes", len(want.Body))
 	r := &result{load: l.name}
 	servers := [2]*server{s, bare}
-	// runSlice loads server i for d, once both servers are idle; the
-	// slice's CPU time is the server's from the start until it is idle
-	// again, so work left behind (garbage collection) counts.
+	// runSlice loads server i for d. Each slice begins with both servers
+	// idle: both are idle before the first, and each slice ends only when
+	// its server is idle again. The slice's CPU time is the server's from
+	// its start until then, so work left behind (garbage collection)
+	// counts.
+	idle := func(j int) (time.Duration, error) {
+		cpu, ok, err := waitIdle(ctx, servers[j].pid, idleLimit)
+		if err == nil && !ok {
+			r.note(fmt.Sprintf("%s: still busy %v after a slice", servers[j].name, idleLimit))
+		}
+		return cpu, err
+	}
+	var cpu [2]time.Duration
+	for j := range servers {
+		if cpu[j], err = idle(j); err != nil {
+			return nil, err
+		}
+	}
 	runSlice := func(i int, d time.Duration) (slice, error) {
-		idle := func(j int) (time.Duration, error) {
-			cpu, ok, err := waitIdle(ctx, servers[j].pid, idleLimit)
-			if err == nil && !ok {
-				r.note(fmt.Sprintf("%s: still busy %v after a slice", servers[j].name, idleLimit))
-			}
-			return cpu, err
-		}
-		if _, err := idle(1 - i); err != nil {
-			return slice{}, err
-		}
-		cpu0, err := idle(i)
-		if err != nil {
-			return slice{}, err
-		}
 		sl, err := runWrk(ctx, b.cfg, script, servers[i].addr, d)
 		if err != nil {
 			return sl, err
@@ -254,11 +255,11 @@ func (b *bench) load(ctx context.Context, s *server, l *load) (*result, error) {
 		if err := servers[i].alive(); err != nil {
 			return sl, err
 		}
-		cpu1, err := idle(i)
-		if err != nil {
+		cpu0 := cpu[i]
+		if cpu[i], err = idle(i); err != nil {
 			return sl, err
 		}
-		sl.CPU = cpu1 - cpu0
+		sl.CPU = cpu[i] - cpu0
 		if f := sl.failure(); f != "" {
 			r.note(servers[i].name + ": " + f)
 		}
