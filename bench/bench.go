@@ -172,24 +172,49 @@ func (b *bench) world(ctx context.Context, n int) (*world, error) {
 	return w, nil
 }
 
-// load measures one load: it prepares its requests, captures mockd's
-// answer, starts a bare server with it and runs the slices.
+// load measures one load: it prepares its requests, starts a bare server
+// with mockd's answer and runs the slices.
 func (b *bench) load(ctx context.Context, s *server, l *load) (*result, error) {
 	set, err := l.prepare(ctx, b.client, s.addr, b.cfg)
 	if err != nil {
 		return nil, err
 	}
+	bare, want, err := b.startBare(ctx, s, l.name, set)
+	if err != nil {
+		return nil, err
+	}
+	defer bare.stop()
+	script, err := writeScript(b.tmp, l.name, set)
+	if err != nil {
+		return nil, err
+	}
+	b.log.Info("load", "name", l.name, "requests", len(set.items), "answer_bytes", len(want.Body))
+	r, err := b.measure(ctx, l.name, script, [2]*server{s, bare})
+	if err != nil {
+		return nil, err
+	}
+	sum := summarize(r)
+	b.log.Info("load done", "name", l.name, "mockd_rps", int(sum.mockdRPS), "bare_rps", int(sum.bareRPS),
+		"ratio", num(sum.ratio, 2), "cpu_ratio", num(sum.cpuRatio, 2), "mockd_p99", dur(sum.mockdP99),
+		"bare_p99", dur(sum.bareP99), "notes", r.notes)
+	return r, nil
+}
+
+// startBare captures mockd's answer to the load's first request and starts
+// a bare server that gives it for each of the load's requests, after
+// checking that it answers the same bytes.
+func (b *bench) startBare(ctx context.Context, s *server, name string, set *requestSet) (*server, *answer, error) {
 	it := set.items[0]
 	resp, err := send(ctx, b.client, s.addr, set.method, set.header, it)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	want, err := captureAnswer(resp)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if want.Status >= 400 {
-		return nil, fmt.Errorf("mockd answered %d: %s", want.Status, want.Body)
+		return nil, nil, fmt.Errorf("mockd answered %d: %s", want.Status, want.Body)
 	}
 	answers := map[string]*answer{}
 	for _, it := range set.items {
@@ -197,53 +222,53 @@ func (b *bench) load(ctx context.Context, s *server, l *load) (*result, error) {
 	}
 	ans, err := json.Marshal(answers)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	ansPath := filepath.Join(b.tmp, l.name+".answers.json")
+	ansPath := filepath.Join(b.tmp, name+".answers.json")
 	if err := os.WriteFile(ansPath, ans, 0o644); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	bare, err := startServer(ctx, "bare server", b.cfg, []string{bareEnv + "=1"}, filepath.Join(b.tmp, "bare.log"),
 		30*time.Second, b.self, "-answers", ansPath)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	defer bare.stop()
+	defer b.client.CloseIdleConnections()
 	resp, err = send(ctx, b.client, bare.addr, set.method, set.header, it)
-	if err != nil {
-		return nil, err
-	}
-	got, err := captureAnswer(resp)
-	if err != nil {
-		return nil, err
-	}
-	if diff := sameAnswer(want, got); diff != "" {
-		return nil, fmt.Errorf("the bare server does not answer mockd's bytes: %s", diff)
-	}
-	b.client.CloseIdleConnections()
-
-	script, err := writeScript(b.tmp, l.name, set)
-	if err != nil {
-		return nil, err
-	}
-	b.log.Info("load", "name", l.name, "requests", len(set.items), "answer_bytes", len(want.Body))
-	r := &result{load: l.name}
-	servers := [2]*server{s, bare}
-	// runSlice loads server i for d. Each slice begins with both servers
-	// idle: both are idle before the first, and each slice ends only when
-	// its server is idle again. The slice's CPU time is the server's from
-	// its start until then, so work left behind (garbage collection)
-	// counts.
-	idle := func(j int) (time.Duration, error) {
-		cpu, ok, err := waitIdle(ctx, servers[j].pid, idleLimit)
-		if err == nil && !ok {
-			r.note(fmt.Sprintf("%s: still busy %v after a slice", servers[j].name, idleLimit))
+	if err == nil {
+		var got *answer
+		if got, err = captureAnswer(resp); err == nil {
+			if diff := sameAnswer(want, got); diff != "" {
+				err = fmt.Errorf("the bare server does not answer mockd's bytes: %s", diff)
+			}
 		}
-		return cpu, err
 	}
+	if err != nil {
+		bare.stop()
+		return nil, nil, err
+	}
+	return bare, want, nil
+}
+
+// measure runs the warm-up and the slice pairs of a load on servers
+// (mockd, bare). Each slice begins with both servers idle: both are idle
+// before the first, and each slice ends only when its server is idle
+// again. A slice's CPU time is its server's from its start until then, so
+// the work it left behind (garbage collection) counts.
+func (b *bench) measure(ctx context.Context, name, script string, servers [2]*server) (*result, error) {
+	r := &result{load: name}
 	var cpu [2]time.Duration
+	idle := func(j int) error {
+		var ok bool
+		var err error
+		cpu[j], ok, err = waitIdle(ctx, servers[j].pid, idleLimit)
+		if err == nil && !ok {
+			r.note(fmt.Sprintf("%s: still busy after %v", servers[j].name, idleLimit))
+		}
+		return err
+	}
 	for j := range servers {
-		if cpu[j], err = idle(j); err != nil {
+		if err := idle(j); err != nil {
 			return nil, err
 		}
 	}
@@ -255,11 +280,11 @@ func (b *bench) load(ctx context.Context, s *server, l *load) (*result, error) {
 		if err := servers[i].alive(); err != nil {
 			return sl, err
 		}
-		cpu0 := cpu[i]
-		if cpu[i], err = idle(i); err != nil {
+		before := cpu[i]
+		if err := idle(i); err != nil {
 			return sl, err
 		}
-		sl.CPU = cpu[i] - cpu0
+		sl.CPU = cpu[i] - before
 		if f := sl.failure(); f != "" {
 			r.note(servers[i].name + ": " + f)
 		}
@@ -273,7 +298,7 @@ func (b *bench) load(ctx context.Context, s *server, l *load) (*result, error) {
 		}
 	}
 	for p := range b.cfg.pairs {
-		order := [2]int{0, 1}
+		order := [2]int{0, 1} // mockd first in even pairs, the bare server in odd ones
 		if p%2 == 1 {
 			order = [2]int{1, 0}
 		}
@@ -289,8 +314,5 @@ func (b *bench) load(ctx context.Context, s *server, l *load) (*result, error) {
 			}
 		}
 	}
-	sum := summarize(r)
-	b.log.Info("load done", "name", l.name, "mockd_rps", int(sum.mockdRPS), "bare_rps", int(sum.bareRPS),
-		"ratio", num(sum.ratio, 2), "mockd_p99", dur(sum.mockdP99), "bare_p99", dur(sum.bareP99), "notes", r.notes)
 	return r, nil
 }
