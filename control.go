@@ -65,6 +65,7 @@ func (p *Platform) registerControl(g *gin.RouterGroup) {
 	p.registerControlAlerts(g)
 	p.registerControlWebhooks(g)
 	p.registerControlMessaging(g)
+	p.registerControlDocs(g)
 }
 
 // controlRecovery answers a panic in a control handler with JSON.

@@ -15,9 +15,15 @@ import (
 // testing and go-cmp: the behaviour suite and its helpers.
 const testOnlyAllowed = "mocktest"
 
+// testTools are packages that only tests import: they generate and check
+// the committed documents (docs/scenario.schema.json, docs/openapi.json)
+// with libraries that no binary needs.
+var testTools = []string{"internal/schemagen"}
+
 // TestNoTestingInBinaries fails when a non-test Go file of the module,
-// outside mocktest, imports testing or go-cmp: mockd (and any program that
-// imports mockplatform) must link neither. Nested modules are skipped.
+// outside mocktest, imports testing or go-cmp, or one of the test tools:
+// mockd (and any program that imports mockplatform) must link none of
+// them. Nested modules are skipped.
 func TestNoTestingInBinaries(t *testing.T) {
 	t.Parallel()
 	var files int
@@ -51,6 +57,11 @@ func TestNoTestingInBinaries(t *testing.T) {
 			p, _ := strconv.Unquote(imp.Path.Value)
 			if p == "testing" || strings.HasPrefix(p, "github.com/google/go-cmp") {
 				t.Errorf("%s imports %s (only %s/ may)", path, p, testOnlyAllowed)
+			}
+			for _, tool := range testTools {
+				if p == "github.com/agentplatform/mockplatform/"+tool && !strings.HasPrefix(filepath.ToSlash(path), tool+"/") {
+					t.Errorf("%s imports %s, which only tests may import", path, p)
+				}
 			}
 		}
 		return nil

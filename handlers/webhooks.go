@@ -17,6 +17,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/agentplatform/mockplatform/scenario"
 	"github.com/agentplatform/mockplatform/store"
 )
 
@@ -64,7 +65,8 @@ const (
 	EventAlertsResolved  = "alerts.resolved"
 )
 
-var webhookEventTypes = []string{EventAlertsTriggered, EventAlertsResolved}
+// webhookEventTypes is scenario's list, which the scenario loader reads too.
+var webhookEventTypes = scenario.WebhookEvents
 
 // Webhook messages and codes that tests compare.
 const (
@@ -88,8 +90,8 @@ const switchWebhookURL = "webhook_url"
 // Webhook endpoint defaults and bounds (notes §6).
 const (
 	DefaultWebhookTimeoutMS = 5000
-	minWebhookTimeoutMS     = 1000
-	maxWebhookTimeoutMS     = 30000
+	minWebhookTimeoutMS     = scenario.WebhookTimeoutMinMS
+	maxWebhookTimeoutMS     = scenario.WebhookTimeoutMaxMS
 )
 
 // docWebhook is the store kind of webhook endpoints.

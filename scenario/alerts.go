@@ -12,7 +12,7 @@ type AlertSettings struct {
 	EvaluationInterval Duration `yaml:"evaluation_interval" json:"evaluation_interval,omitempty"`
 }
 
-// AlertRule is a seeded alert rule (spec 2.3).
+// AlertRule is a seeded alert rule (docs/api.md#alert-rules).
 type AlertRule struct {
 	// ID is ar_ plus letters and digits; empty gives a generated id.
 	ID string `yaml:"id" json:"id,omitempty"`
@@ -35,7 +35,7 @@ var alertRuleIDRE = regexp.MustCompile(`^ar_[A-Za-z0-9]+$`)
 
 var (
 	// AlertMetrics, AlertOperators, AlertWindows and AlertStates are the
-	// enums of spec 2.3 (the alerts API validates by them too).
+	// enums of alert rules (the alerts API validates by them too).
 	AlertMetrics   = []string{"turn_latency_p50", "turn_latency_p95", "api_errors", "function_errors", "call_crashes", "call_volume"}
 	AlertOperators = []string{">", "<", ">=", "<="}
 	AlertWindows   = []string{"5m", "10m", "60m"}

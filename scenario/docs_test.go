@@ -19,9 +19,11 @@ const docsBase = `accounts:
           - {id: VARIANT-00000B2B, name: Spring Promo}
 `
 
-// TestDocsExamples parses every YAML example of docs/scenarios.md, so that
-// the documentation cannot drift from the format.
+// TestDocsExamples parses every YAML example of docs/scenarios.md, and
+// validates it against docs/scenario.schema.json, so that neither the
+// documentation nor the schema can drift from the format.
 func TestDocsExamples(t *testing.T) {
+	sch := compiledSchema(t)
 	b, err := os.ReadFile("../docs/scenarios.md")
 	if err != nil {
 		t.Fatal(err)
@@ -76,6 +78,9 @@ func TestDocsExamples(t *testing.T) {
 		}
 		if _, err := Parse("example", []byte(doc)); err != nil {
 			t.Errorf("example %d does not parse:\n%v\n%s", i, err, doc)
+		}
+		if err := sch.Validate(instance(t, []byte(doc))); err != nil {
+			t.Errorf("example %d does not pass the schema:\n%v\n%s", i, err, doc)
 		}
 		tested++
 	}

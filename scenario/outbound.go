@@ -14,14 +14,14 @@ import (
 // OutboundSettings are the instance-wide outbound settings.
 type OutboundSettings struct {
 	// Retention is how long a call's status stays readable after the call
-	// ends (default 2h, spec 3.2).
+	// ends (default 2h).
 	Retention Duration `yaml:"retention" json:"retention,omitempty"`
 }
 
 // AccountOutbound is the account's outbound configuration.
 type AccountOutbound struct {
 	// RateLimit bounds the calls the account may trigger (default:
-	// unlimited; spec 8 "depend on account configuration").
+	// unlimited).
 	RateLimit *RateLimit `yaml:"rate_limit" json:"rate_limit,omitempty"`
 }
 
@@ -35,8 +35,8 @@ type RateLimit struct {
 
 // ProjectOutbound is a project's outbound calling configuration.
 type ProjectOutbound struct {
-	// Enabled turns outbound calling on for the project (spec 5: "An
-	// outbound project also needs outbound calling enabled").
+	// Enabled turns outbound calling on for the project (an outbound
+	// token alone is not enough).
 	Enabled bool `yaml:"enabled" json:"enabled"`
 	// FromNumber is the caller id of the project's calls (optional).
 	FromNumber string `yaml:"from_number" json:"from_number,omitempty"`

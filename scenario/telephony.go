@@ -8,7 +8,7 @@ import (
 	"slices"
 )
 
-// Connector is a seeded telephony connector (spec 2.8): the voice,
+// Connector is a seeded telephony connector: the voice,
 // language, variant and environment bundle that answers incoming calls to
 // its phone numbers.
 type Connector struct {

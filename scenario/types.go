@@ -98,7 +98,7 @@ type Project struct {
 	// HandoffStates are seeded handoff state records.
 	HandoffStates []HandoffState `yaml:"handoff_states" json:"handoff_states"`
 	// DataAccess is the per-key configuration of the Conversations API for
-	// this project (spec 2.10): transcript access and metrics.
+	// this project: transcript access and metrics.
 	DataAccess *DataAccess `yaml:"data_access" json:"data_access,omitempty"`
 
 	// Family blocks (their types are in the family's file of this package).
@@ -261,7 +261,7 @@ type HandoffState struct {
 	Data     map[string]any `yaml:"data" json:"data"`
 }
 
-// Credential kinds, one per key family of spec section 5.
+// Credential kinds, one per key family (docs/api.md#auth).
 const (
 	KindChat           = "chat"            // X-API-KEY of the Chat API
 	KindConnector      = "connector"       // X-TOKEN of chat, X-Token of messaging
@@ -299,7 +299,8 @@ type Credential struct {
 	Disabled bool `yaml:"disabled" json:"disabled,omitempty"`
 }
 
-// Limits override limits of spec section 8. Zero values mean the default.
+// Limits override the default limits (docs/api.md#limits). Zero values
+// mean the default.
 type Limits struct {
 	AlertRules       int `yaml:"alert_rules" json:"alert_rules,omitempty"`
 	WebhookEndpoints int `yaml:"webhook_endpoints" json:"webhook_endpoints,omitempty"`

@@ -7,7 +7,7 @@ import (
 	"regexp"
 )
 
-// WebhookEndpoint is a seeded webhook endpoint (spec 2.4; notes §6).
+// WebhookEndpoint is a seeded webhook endpoint (docs/api.md#webhook-endpoints).
 type WebhookEndpoint struct {
 	// ID is whe_ plus letters and digits; empty gives a generated id.
 	ID   string `yaml:"id" json:"id,omitempty"`
@@ -16,7 +16,8 @@ type WebhookEndpoint struct {
 	// EventTypes default to both alert events.
 	EventTypes []string          `yaml:"event_types" json:"event_types,omitempty"`
 	Headers    map[string]string `yaml:"headers" json:"headers,omitempty"`
-	// TimeoutMS is 1000 to 30000 (default 5000).
+	// TimeoutMS is the delivery timeout in milliseconds, 1000 to 30000
+	// (default 5000).
 	TimeoutMS int64 `yaml:"timeout_ms" json:"timeout_ms,omitempty"`
 	// Enabled defaults to true.
 	Enabled *bool `yaml:"enabled" json:"enabled,omitempty"`
@@ -25,9 +26,16 @@ type WebhookEndpoint struct {
 	SigningSecret string `yaml:"signing_secret" json:"-"`
 }
 
-var (
-	webhookIDRE   = regexp.MustCompile(`^whe_[A-Za-z0-9]+$`)
-	webhookEvents = []string{"alerts.triggered", "alerts.resolved"}
+var webhookIDRE = regexp.MustCompile(`^whe_[A-Za-z0-9]+$`)
+
+// WebhookEvents are the event types an endpoint may subscribe to; the
+// webhooks API validates by them too.
+var WebhookEvents = []string{"alerts.triggered", "alerts.resolved"}
+
+// The bounds of an endpoint's timeout_ms, here and in the webhooks API.
+const (
+	WebhookTimeoutMinMS = 1000
+	WebhookTimeoutMaxMS = 30000
 )
 
 // webhookEndpoints validates the accounts' webhook endpoints; ids are
@@ -51,10 +59,10 @@ func (v *validator) webhookEndpoints(s *Scenario) {
 				v.reportf(p.with("url"), "want an absolute http or https URL")
 			}
 			for k, t := range e.EventTypes {
-				v.oneOf(p.with("event_types", k), t, webhookEvents)
+				v.oneOf(p.with("event_types", k), t, WebhookEvents)
 			}
-			if e.TimeoutMS != 0 && (e.TimeoutMS < 1000 || e.TimeoutMS > 30000) {
-				v.reportf(p.with("timeout_ms"), "must be from 1000 to 30000")
+			if e.TimeoutMS != 0 && (e.TimeoutMS < WebhookTimeoutMinMS || e.TimeoutMS > WebhookTimeoutMaxMS) {
+				v.reportf(p.with("timeout_ms"), "must be from %d to %d", WebhookTimeoutMinMS, WebhookTimeoutMaxMS)
 			}
 			if e.SigningSecret == "" {
 				v.reportf(p.with("signing_secret"), "required")
