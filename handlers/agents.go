@@ -29,14 +29,87 @@ import (
 	"github.com/agentplatform/mockplatform/store"
 )
 
-func (a *API) registerAgents(rt gin.IRoutes) {
-	rt.GET("/v1/agents", a.wrap(famAgents, a.handleAgentList))
-	rt.POST("/v1/agents", a.wrap(famAgents, a.handleAgentCreate))
-	rt.GET("/v1/accounts/:account/agents", a.wrap(famAgents, a.handleAgentList))
-	rt.POST("/v1/accounts/:account/agents", a.wrap(famAgents, a.handleAgentCreate))
-	rt.GET("/v1/agents/:agent", a.wrap(famAgents, a.handleAgentGet))
-	rt.DELETE("/v1/agents/:agent", a.wrap(famAgents, a.handleAgentDelete))
-	rt.POST("/v1/agents/:agent/duplicate", a.wrap(famAgents, a.handleAgentDuplicate))
+func (a *API) registerAgents(g *gin.RouterGroup) {
+	a.handle(g, "GET /v1/agents", famAgents, a.handleAgentList, opAgentList)
+	a.handle(g, "POST /v1/agents", famAgents, a.handleAgentCreate, opAgentCreate)
+	a.handle(g, "GET /v1/accounts/:account/agents", famAgents, a.handleAgentList, opAgentListAccount)
+	a.handle(g, "POST /v1/accounts/:account/agents", famAgents, a.handleAgentCreate, opAgentCreateAccount)
+	a.handle(g, "GET /v1/agents/:agent", famAgents, a.handleAgentGet, opAgentGet)
+	a.handle(g, "DELETE /v1/agents/:agent", famAgents, a.handleAgentDelete, opAgentDelete)
+	a.handle(g, "POST /v1/agents/:agent/duplicate", famAgents, a.handleAgentDuplicate, opAgentDuplicate)
+}
+
+var (
+	opAgentList = &Op{ID: "agentList", Summary: "List agents",
+		Doc:       "Every agent of the key's account, as a bare array (docs/api.md#agents-agents).",
+		Responses: []Response{ok(200, []agentView{})}}
+	opAgentCreate = &Op{ID: "agentCreate", Summary: "Create an agent",
+		Doc:  "An agent with an empty main branch and empty config pages (docs/api.md#agents-agents).",
+		Body: agentCreateBody{},
+		Responses: []Response{ok(201, agentCreated{}), {Status: 200, Body: agentView{},
+			Doc:      "The real service's answer, with the real body rules (name 1 to 100 characters, responseSettings.greeting required, no other field).",
+			Fidelity: &Fidelity{ID: "D2", Switch: switchAgentCreate, Value: "oas", Note: "200 with the agent record"}}},
+		Errors: []int{400, 409}}
+	opAgentListAccount   = aliasOf(opAgentList, "agentListInAccount", accountScoped)
+	opAgentCreateAccount = aliasOf(opAgentCreate, "agentCreateInAccount", accountScoped)
+	opAgentGet           = &Op{ID: "agentGet", Summary: "Read an agent", Responses: []Response{ok(200, agentView{})}, Errors: []int{404}}
+	opAgentDelete        = &Op{ID: "agentDelete", Summary: "Delete an agent", Doc: "Its telephony goes with it.",
+		Responses: []Response{{Status: 204}}, Errors: []int{404}}
+	opAgentDuplicate = &Op{ID: "agentDuplicate", Summary: "Duplicate an agent",
+		Doc:  "A new agent whose main branch and config pages copy the source's (docs/api.md#agents-agents).",
+		Body: agentDuplicateBody{}, Responses: []Response{ok(200, agentView{})}, Errors: []int{400, 404, 409}}
+
+	// accountScoped marks the account-scoped paths of the Agents API.
+	accountScoped = &Fidelity{ID: "D1", Note: "the account-scoped path of the same operation; the account segment must be the key's account"}
+)
+
+// aliasOf documents a route that serves the same operation as op under
+// another path, marked with why it exists.
+func aliasOf(op *Op, id string, why *Fidelity) *Op {
+	cp := *op
+	cp.ID, cp.Fidelity = id, why
+	return &cp
+}
+
+// agentCreateBody is the body of an agent create; handleAgentCreate reads
+// it field by field.
+type agentCreateBody struct {
+	Name               string         `json:"name"`
+	Description        string         `json:"description"`
+	AgentID            string         `json:"agentId"`
+	ResponseSettings   map[string]any `json:"responseSettings"`
+	VoiceSettings      map[string]any `json:"voiceSettings"`
+	LLMSettings        map[string]any `json:"llmSettings"`
+	ExperimentalConfig map[string]any `json:"experimentalConfig"`
+}
+
+func (agentCreateBody) fieldRules() map[string]FieldRule { return agentCreateRules }
+
+var agentCreateRules = map[string]FieldRule{
+	"name": {Required: true, MinLen: 1, MaxLen: 128,
+		Fidelity: &Fidelity{ID: "D2", Switch: switchAgentCreate, Value: "oas", Note: "1 to 100 characters"}},
+	"agentId": {Pattern: agentIDRE, Doc: "The new agent's id (default PROJECT- and 8 letters or digits)."},
+	"responseSettings": {Doc: "Accepted; under agent_create: oas required, with greeting.",
+		Fidelity: &Fidelity{ID: "D2", Switch: switchAgentCreate, Value: "oas", Note: "required: {greeting, languageCode?}"}},
+}
+
+// agentCreated is the spec's create answer: the agent and its main branch.
+type agentCreated struct {
+	agentView
+	Branch branchView `json:"branch"`
+}
+
+// agentDuplicateBody is the body of a duplicate.
+type agentDuplicateBody struct {
+	NewAgentName string `json:"newAgentName"`
+	NewAgentID   string `json:"newAgentId"`
+}
+
+func (agentDuplicateBody) fieldRules() map[string]FieldRule { return agentDuplicateRules }
+
+var agentDuplicateRules = map[string]FieldRule{
+	"newAgentName": {Required: true, MinLen: 1, MaxLen: 100},
+	"newAgentId":   {Pattern: agentIDRE},
 }
 
 // agentsState is the agents family's in-memory state: the runtime index,
@@ -310,12 +383,12 @@ func (a *API) handleAgentCreate(c *gin.Context) error {
 			return err
 		}
 	} else {
-		f, err := readFields(c, false, "name", "description", "agentId", "responseSettings", "voiceSettings", "llmSettings", "experimentalConfig")
+		f, err := readFields(c, false, bodyFields(agentCreateBody{})...)
 		if err != nil {
 			return err
 		}
-		f.require("name")
-		name, _ = f.strLen("name", 1, 128)
+		f.requireAll(agentCreateBody{})
+		name, _ = f.text("name", agentCreateRules["name"])
 		desc, _ = f.str("description")
 		id, hasID = f.str("agentId")
 		if hasID && !agentIDRE.MatchString(id) {
@@ -337,9 +410,9 @@ func (a *API) handleAgentCreate(c *gin.Context) error {
 		return nil
 	}
 	now := fmtAgentTime(d.CreatedAt)
-	c.JSON(http.StatusCreated, gin.H{"accountId": d.AccountID, "agentId": d.AgentID, "agentName": d.Name,
-		"description": d.Description, "createdAt": now, "updatedAt": now, "branchCount": 1,
-		"branch": branchView(d.Branches[0])})
+	v := d.view()
+	v.CreatedAt, v.UpdatedAt, v.BranchCount = now, now, 1
+	c.JSON(http.StatusCreated, agentCreated{agentView: v, Branch: d.Branches[0].view()})
 	return nil
 }
 
@@ -492,12 +565,12 @@ func (a *API) handleAgentDelete(c *gin.Context) error {
 // variables); branches other than main, deployments and telephony are not
 // copied. 200 with the CreateAgentResponse fields.
 func (a *API) handleAgentDuplicate(c *gin.Context) error {
-	f, err := readFields(c, false, "newAgentName", "newAgentId")
+	f, err := readFields(c, false, bodyFields(agentDuplicateBody{})...)
 	if err != nil {
 		return err
 	}
-	f.require("newAgentName")
-	name, _ := f.strLen("newAgentName", 1, 100)
+	f.requireAll(agentDuplicateBody{})
+	name, _ := f.text("newAgentName", agentDuplicateRules["newAgentName"])
 	id, hasID := f.str("newAgentId")
 	if hasID && !agentIDRE.MatchString(id) {
 		f.fail("newAgentId", "must match ^[a-zA-Z0-9-]+$")

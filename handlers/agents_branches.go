@@ -14,20 +14,117 @@ import (
 	"github.com/gin-gonic/gin"
 )
 
-func (a *API) registerAgentBranches(rt gin.IRoutes) {
-	rt.GET("/v1/agents/:agent/branches", a.wrap(famAgents, a.handleBranchList))
-	rt.POST("/v1/agents/:agent/branches", a.wrap(famAgents, a.handleBranchCreate))
-	rt.DELETE("/v1/agents/:agent/branches/:branch", a.wrap(famAgents, a.handleBranchDelete))
-	rt.POST("/v1/agents/:agent/branches/:branch/merge", a.wrap(famAgents, a.handleBranchMerge))
-	rt.GET("/v1/agents/:agent/branches/:branch/behavior", a.wrap(famAgents, a.handleBehaviorGet))
-	rt.PATCH("/v1/agents/:agent/branches/:branch/behavior", a.wrap(famAgents, a.handleBehaviorUpdate))
+func (a *API) registerAgentBranches(g *gin.RouterGroup) {
+	a.handle(g, "GET /v1/agents/:agent/branches", famAgents, a.handleBranchList, opBranchList)
+	a.handle(g, "POST /v1/agents/:agent/branches", famAgents, a.handleBranchCreate, opBranchCreate)
+	a.handle(g, "DELETE /v1/agents/:agent/branches/:branch", famAgents, a.handleBranchDelete, opBranchDelete)
+	a.handle(g, "POST /v1/agents/:agent/branches/:branch/merge", famAgents, a.handleBranchMerge, opBranchMerge)
+	a.handle(g, "GET /v1/agents/:agent/branches/:branch/behavior", famAgents, a.handleBehaviorGet, opBehaviorGet)
+	a.handle(g, "PATCH /v1/agents/:agent/branches/:branch/behavior", famAgents, a.handleBehaviorUpdate, opBehaviorUpdate)
 }
+
+var (
+	opBranchList = &Op{ID: "branchList", Summary: "List branches",
+		Responses: []Response{ok(200, branchList{})}, Errors: []int{404}}
+	opBranchCreate = &Op{ID: "branchCreate", Summary: "Create a branch",
+		Doc:  "A branch off main: a copy of main's content (docs/api.md#agents-branches).",
+		Body: branchCreateBody{}, Responses: []Response{ok(201, branchCreated{})}, Errors: []int{400, 404}}
+	opBranchDelete = &Op{ID: "branchDelete", Summary: "Delete a branch",
+		Doc: "main cannot be deleted.", Responses: []Response{ok(200, branchChanged{})}, Errors: []int{400, 404}}
+	opBranchMerge = &Op{ID: "branchMerge", Summary: "Merge a branch into main",
+		Doc: "A three-way merge into main; conflicts answer 409 with one error per conflicting path, unless " +
+			"conflictResolutions settle them (docs/api.md#agents-merge).",
+		Body: branchMergeBody{}, BodyOptional: true, Responses: []Response{ok(200, branchMerged{})},
+		Errors: []int{400, 404, 409}}
+	opBehaviorGet = &Op{ID: "behaviorGet", Summary: "Read a branch's behavior",
+		Responses: []Response{ok(200, behaviorText{})}, Errors: []int{404}}
+	opBehaviorUpdate = &Op{ID: "behaviorUpdate", Summary: "Replace a branch's behavior",
+		Body: behaviorText{}, Responses: []Response{ok(200, behaviorText{})}, Errors: []int{400, 404, 422}}
+)
 
 // --- branches ---
 
-func branchView(b *branchDoc) gin.H {
-	return gin.H{"branchId": b.ID, "name": b.Name, "createdAt": fmtAgentTime(b.CreatedAt)}
+// branchView is a branch as the API shows it.
+type branchView struct {
+	BranchID  string `json:"branchId"`
+	Name      string `json:"name"`
+	CreatedAt string `json:"createdAt"`
 }
+
+func (b *branchDoc) view() branchView {
+	return branchView{BranchID: b.ID, Name: b.Name, CreatedAt: fmtAgentTime(b.CreatedAt)}
+}
+
+type (
+	branchList struct {
+		Branches []branchView `json:"branches"`
+	}
+	branchCreated struct {
+		BranchID   string `json:"branchId"`
+		SequenceID string `json:"sequenceId"`
+	}
+	branchChanged struct {
+		Sequence string `json:"sequence"`
+		Message  string `json:"message"`
+	}
+	branchMerged struct {
+		Sequence   string   `json:"sequence"`
+		Message    string   `json:"message"`
+		TestRunIDs []string `json:"testRunIds"`
+	}
+	behaviorText struct {
+		Behavior string `json:"behavior"`
+	}
+)
+
+// branchCreateBody is the body of a branch create: name, or its alias
+// branchName (the same value if both).
+type branchCreateBody struct {
+	Name       string `json:"name"`
+	BranchName string `json:"branchName"`
+}
+
+func (branchCreateBody) fieldRules() map[string]FieldRule { return branchCreateRules }
+
+var branchCreateRules = map[string]FieldRule{
+	"name":       {MinLen: 1, MaxLen: 100, Doc: "Required unless branchName is given."},
+	"branchName": {MinLen: 1, MaxLen: 100, Doc: "The real service's name of the field.", Fidelity: &Fidelity{ID: "D3", Note: "accepted side by side with name"}},
+}
+
+func (behaviorText) fieldRules() map[string]FieldRule {
+	return map[string]FieldRule{"behavior": {Required: true, MinLen: 1, MaxLen: behaviorMaxLen}}
+}
+
+// behaviorMaxLen bounds a behavior text.
+const behaviorMaxLen = 1 << 20
+
+// branchMergeBody is the body of a merge.
+type branchMergeBody struct {
+	DeploymentMessage   string               `json:"deploymentMessage"`
+	ConflictResolutions []conflictResolution `json:"conflictResolutions"`
+}
+
+// conflictResolution settles one conflicting path.
+type conflictResolution struct {
+	Path     []string `json:"path"`
+	Strategy string   `json:"strategy"`
+	Value    any      `json:"value"`
+}
+
+func (branchMergeBody) fieldRules() map[string]FieldRule {
+	return map[string]FieldRule{"conflictResolutions": {Nullable: true}}
+}
+
+func (conflictResolution) fieldRules() map[string]FieldRule {
+	return map[string]FieldRule{
+		"path":     {Required: true, MinItems: 1, Doc: "The conflicting path, e.g. [\"knowledgeBase\", \"topics\", \"TOPICS-1\"]."},
+		"strategy": {Required: true, Enum: mergeStrategies},
+		"value":    {Doc: "An item (or behavior text) that replaces the strategy's choice; null deletes it."},
+	}
+}
+
+// mergeStrategies are the strategies of a conflict resolution.
+var mergeStrategies = []string{"ours", "theirs", "base"}
 
 // handleBranchList handles "GET .../branches" → {"branches": [...]}.
 func (a *API) handleBranchList(c *gin.Context) error {
@@ -35,23 +132,23 @@ func (a *API) handleBranchList(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	out := []gin.H{}
+	out := []branchView{}
 	for _, b := range d.Branches {
-		out = append(out, branchView(b))
+		out = append(out, b.view())
 	}
-	c.JSON(http.StatusOK, gin.H{"branches": out})
+	c.JSON(http.StatusOK, branchList{Branches: out})
 	return nil
 }
 
 // handleBranchCreate handles "POST .../branches" with name (spec) or
 // branchName (OAS), D3: a copy of main; 201 {branchId, sequenceId}.
 func (a *API) handleBranchCreate(c *gin.Context) error {
-	f, err := readFields(c, false, "name", "branchName")
+	f, err := readFields(c, false, bodyFields(branchCreateBody{})...)
 	if err != nil {
 		return err
 	}
-	name, ok1 := f.strLen("name", 1, 100)
-	bn, ok2 := f.strLen("branchName", 1, 100)
+	name, ok1 := f.text("name", branchCreateRules["name"])
+	bn, ok2 := f.text("branchName", branchCreateRules["branchName"])
 	switch {
 	case !f.has("name") && !f.has("branchName"):
 		f.fail("name", "is required")
@@ -74,7 +171,7 @@ func (a *API) handleBranchCreate(c *gin.Context) error {
 	}); err != nil {
 		return err
 	}
-	c.JSON(http.StatusCreated, gin.H{"branchId": id, "sequenceId": seq})
+	c.JSON(http.StatusCreated, branchCreated{BranchID: id, SequenceID: seq})
 	return nil
 }
 
@@ -96,7 +193,7 @@ func (a *API) handleBranchDelete(c *gin.Context) error {
 	}); err != nil {
 		return err
 	}
-	c.JSON(http.StatusOK, gin.H{"sequence": seq, "message": "Branch deleted"})
+	c.JSON(http.StatusOK, branchChanged{Sequence: seq, Message: "Branch deleted"})
 	return nil
 }
 
@@ -106,7 +203,7 @@ func (a *API) handleBranchDelete(c *gin.Context) error {
 // and no conflictResolutions entry settles it. Under merge_deploy:
 // sandbox (D22) a successful merge also publishes main to sandbox.
 func (a *API) handleBranchMerge(c *gin.Context) error {
-	f, err := readFields(c, true, "deploymentMessage", "conflictResolutions")
+	f, err := readFields(c, true, bodyFields(branchMergeBody{})...)
 	if err != nil {
 		return err
 	}
@@ -179,7 +276,7 @@ func (a *API) handleBranchMerge(c *gin.Context) error {
 		a.setRuntimeDeploymentLocked(p.Region, d.AgentID, "sandbox", merged.Topics)
 		message = "Branch merged to main and deployed to sandbox"
 	}
-	c.JSON(http.StatusOK, gin.H{"sequence": seq, "message": message, "testRunIds": []string{}})
+	c.JSON(http.StatusOK, branchMerged{Sequence: seq, Message: message, TestRunIDs: []string{}})
 	return nil
 }
 
@@ -218,24 +315,24 @@ func (a *API) handleBehaviorGet(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	c.JSON(http.StatusOK, gin.H{"behavior": cont.Behavior})
+	c.JSON(http.StatusOK, behaviorText{Behavior: cont.Behavior})
 	return nil
 }
 
 // handleBehaviorUpdate handles "PATCH .../branches/{branch}/behavior".
 func (a *API) handleBehaviorUpdate(c *gin.Context) error {
-	f, err := readFields(c, false, "behavior")
+	f, err := readFields(c, false, bodyFields(behaviorText{})...)
 	if err != nil {
 		return err
 	}
-	f.require("behavior")
-	text, _ := f.strLen("behavior", 1, 1<<20)
+	f.requireAll(behaviorText{})
+	text, _ := f.text("behavior", behaviorText{}.fieldRules()["behavior"])
 	if err := f.err(); err != nil {
 		return err
 	}
 	if _, err := a.editBranch(c, func(cont *branchContent) error { cont.Behavior = text; return nil }); err != nil {
 		return err
 	}
-	c.JSON(http.StatusOK, gin.H{"behavior": text})
+	c.JSON(http.StatusOK, behaviorText{Behavior: text})
 	return nil
 }

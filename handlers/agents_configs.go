@@ -11,11 +11,49 @@ import (
 	"github.com/gin-gonic/gin"
 )
 
-func (a *API) registerAgentConfigs(rt gin.IRoutes) {
-	rt.GET("/v1/agents/:agent/real-time-configs", a.wrap(famAgents, a.handleConfigList))
-	rt.GET("/v1/agents/:agent/real-time-configs/:env", a.wrap(famAgents, a.handleConfigGet))
-	rt.PUT("/v1/agents/:agent/real-time-configs/:env/schema", a.wrap(famAgents, a.handleConfigSchema))
-	rt.PATCH("/v1/agents/:agent/real-time-configs/:env/variables", a.wrap(famAgents, a.handleConfigVariables))
+func (a *API) registerAgentConfigs(g *gin.RouterGroup) {
+	a.handle(g, "GET /v1/agents/:agent/real-time-configs", famAgents, a.handleConfigList, opConfigList)
+	a.handle(g, "GET /v1/agents/:agent/real-time-configs/:env", famAgents, a.handleConfigGet, opConfigGet)
+	a.handle(g, "PUT /v1/agents/:agent/real-time-configs/:env/schema", famAgents, a.handleConfigSchema, opConfigSchema)
+	a.handle(g, "PATCH /v1/agents/:agent/real-time-configs/:env/variables", famAgents, a.handleConfigVariables, opConfigVariables)
+}
+
+var (
+	opConfigList = &Op{ID: "realTimeConfigList", Summary: "List real-time config pages",
+		Doc: "One page per environment (docs/api.md#agents-configs).", Responses: []Response{ok(200, configPageList{})}, Errors: []int{404}}
+	opConfigGet = &Op{ID: "realTimeConfigGet", Summary: "Read an environment's config page",
+		Path: configPath, Responses: []Response{ok(200, configPage{})}, Errors: []int{400, 404}}
+	opConfigSchema = &Op{ID: "realTimeConfigSchema", Summary: "Set an environment's config schema",
+		Path: configPath, Body: configSchemaBody{}, Responses: []Response{ok(200, configPage{})}, Errors: []int{400, 404}}
+	opConfigVariables = &Op{ID: "realTimeConfigVariables", Summary: "Change an environment's config variables",
+		Doc:  "Merges the variables given (null removes one); the result must pass the page's schema.",
+		Path: configPath, Body: configVariablesBody{}, Responses: []Response{ok(200, configPage{})}, Errors: []int{400, 404}}
+
+	configPath = []Param{{Name: "env", Enum: deployEnvs, Doc: "The client environment."}}
+)
+
+type (
+	configPageList struct {
+		ConfigPages []*configPage `json:"configPages"`
+	}
+	configSchemaBody struct {
+		Schema map[string]any `json:"schema"`
+	}
+	configVariablesBody struct {
+		Variables map[string]any `json:"variables"`
+	}
+)
+
+func (configSchemaBody) fieldRules() map[string]FieldRule {
+	return map[string]FieldRule{"schema": {Required: true, Doc: "A JSON Schema (draft 2020-12 unless $schema says otherwise)."}}
+}
+
+func (configVariablesBody) fieldRules() map[string]FieldRule {
+	return map[string]FieldRule{"variables": {Required: true}}
+}
+
+func (configPage) fieldRules() map[string]FieldRule {
+	return map[string]FieldRule{"clientEnv": {Enum: deployEnvs}, "schema": {Doc: "A JSON Schema, or null."}}
 }
 
 // configPage is a real-time config page of an environment (notes §4).
@@ -46,7 +84,7 @@ func (a *API) handleConfigList(c *gin.Context) error {
 	for _, env := range deployEnvs {
 		pages = append(pages, d.Configs[env])
 	}
-	c.JSON(http.StatusOK, gin.H{"configPages": pages})
+	c.JSON(http.StatusOK, configPageList{ConfigPages: pages})
 	return nil
 }
 
@@ -70,11 +108,11 @@ func (a *API) handleConfigSchema(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	f, err := readFields(c, false, "schema")
+	f, err := readFields(c, false, bodyFields(configSchemaBody{})...)
 	if err != nil {
 		return err
 	}
-	f.require("schema")
+	f.requireAll(configSchemaBody{})
 	var schema map[string]any
 	f.object("schema", &schema, "must be a JSON Schema object")
 	if err := f.err(); err != nil {
@@ -107,11 +145,11 @@ func (a *API) handleConfigVariables(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	f, err := readFields(c, false, "variables")
+	f, err := readFields(c, false, bodyFields(configVariablesBody{})...)
 	if err != nil {
 		return err
 	}
-	f.require("variables")
+	f.requireAll(configVariablesBody{})
 	var vars map[string]any
 	f.object("variables", &vars, "must be an object")
 	if err := f.err(); err != nil {

@@ -17,12 +17,86 @@ import (
 	"github.com/agentplatform/mockplatform/store"
 )
 
-func (a *API) registerAgentDeployments(rt gin.IRoutes) {
-	rt.POST("/v1/agents/:agent/deployments/publish", a.wrap(famAgents, a.handleDeploymentPublish))
-	rt.GET("/v1/agents/:agent/deployments", a.wrap(famAgents, a.handleDeploymentList))
-	rt.GET("/v1/agents/:agent/deployments/active", a.wrap(famAgents, a.handleDeploymentActive))
-	rt.POST("/v1/agents/:agent/deployments/:deployment/promote", a.wrap(famAgents, a.handleDeploymentPromote))
-	rt.POST("/v1/agents/:agent/deployments/:deployment/rollback", a.wrap(famAgents, a.handleDeploymentRollback))
+func (a *API) registerAgentDeployments(g *gin.RouterGroup) {
+	a.handle(g, "POST /v1/agents/:agent/deployments/publish", famAgents, a.handleDeploymentPublish, opDeploymentPublish)
+	a.handle(g, "GET /v1/agents/:agent/deployments", famAgents, a.handleDeploymentList, opDeploymentList)
+	a.handle(g, "GET /v1/agents/:agent/deployments/active", famAgents, a.handleDeploymentActive, opDeploymentActive)
+	a.handle(g, "POST /v1/agents/:agent/deployments/:deployment/promote", famAgents, a.handleDeploymentPromote, opDeploymentPromote)
+	a.handle(g, "POST /v1/agents/:agent/deployments/:deployment/rollback", famAgents, a.handleDeploymentRollback, opDeploymentRollback)
+}
+
+var (
+	opDeploymentPublish = &Op{ID: "deploymentPublish", Summary: "Publish main to sandbox",
+		Doc:  "A new sandbox deployment of main's content (docs/api.md#agents-deployments).",
+		Body: publishBody{}, BodyOptional: true, Responses: deployAnswers(201),
+		Errors: []int{400, 404, 409}}
+	opDeploymentList = &Op{ID: "deploymentList", Summary: "List deployments",
+		Doc: "The deployments of one environment, newest first.",
+		Query: []Param{
+			{Name: "environment", Enum: deployEnvs, Required: true},
+			{Name: "limit", Type: "integer", Min: i64(1), Doc: "At most this many (default all)."},
+		},
+		Responses: []Response{ok(200, deploymentList{})}, Errors: []int{400, 404}}
+	opDeploymentActive = &Op{ID: "deploymentActive", Summary: "Active deployments",
+		Doc: "The newest deployment of each environment (null when none).", Responses: []Response{ok(200, activeDeploymentsView{})},
+		Errors: []int{404}}
+	opDeploymentPromote = &Op{ID: "deploymentPromote", Summary: "Promote a deployment",
+		Doc:  "A new deployment of the same version in the next environment, or in targetEnvironment (docs/api.md#agents-deployments).",
+		Body: promoteBody{}, BodyOptional: true, Responses: deployAnswers(200), Errors: []int{400, 404, 412}}
+	opDeploymentRollback = &Op{ID: "deploymentRollback", Summary: "Roll back to a deployment",
+		Doc:  "A new sandbox deployment of the given (older) deployment's version.",
+		Body: publishBody{}, BodyOptional: true, Responses: deployAnswers(200), Errors: []int{400, 404}}
+)
+
+// deployAnswers are a deployment answer: a bare record, or wrapped under
+// deploy_response: wrapped (D6).
+func deployAnswers(status int) []Response {
+	return []Response{ok(status, deployment{}), {Status: status, Body: wrappedDeployment{},
+		Fidelity: &Fidelity{ID: "D6", Switch: switchDeployResponse, Value: "wrapped", Note: "the real service's wrapped answer"}}}
+}
+
+type (
+	wrappedDeployment struct {
+		Deployment *deployment `json:"deployment"`
+		TestRunIDs []string    `json:"testRunIds"`
+	}
+	deploymentList struct {
+		Deployments []*deployment `json:"deployments"`
+	}
+	activeDeploymentsView struct {
+		ActiveDeployments activeDeployments `json:"activeDeployments"`
+	}
+	// activeDeployments is the newest deployment per environment.
+	activeDeployments struct {
+		Sandbox    *deployment `json:"sandbox"`
+		PreRelease *deployment `json:"pre-release"`
+		Live       *deployment `json:"live"`
+	}
+	publishBody struct {
+		Environment       string `json:"environment"`
+		DeploymentMessage string `json:"deploymentMessage"`
+	}
+	promoteBody struct {
+		TargetEnvironment string `json:"targetEnvironment"`
+		DeploymentMessage string `json:"deploymentMessage"`
+	}
+)
+
+func (publishBody) fieldRules() map[string]FieldRule {
+	return map[string]FieldRule{"environment": {Enum: deployEnvs[:1], Doc: "Publishing goes to sandbox (rollback ignores it)."}}
+}
+
+// promoteTargets are the environments a deployment may be promoted to.
+var promoteTargets = deployEnvs[1:]
+
+func (promoteBody) fieldRules() map[string]FieldRule {
+	return map[string]FieldRule{"targetEnvironment": {Enum: promoteTargets,
+		Doc:      "Default: the next stage.",
+		Fidelity: &Fidelity{ID: "D21", Switch: switchPromoteSkip, Value: "reject", Note: "sandbox to live is 412"}}}
+}
+
+func (deployment) fieldRules() map[string]FieldRule {
+	return map[string]FieldRule{"environment": {Enum: deployEnvs}, "metadata": {Nullable: true}}
 }
 
 // deployment is a deployment record (spec 2.7; notes §4).
@@ -51,7 +125,7 @@ func (a *API) newUUIDv7(t time.Time) string {
 // renderDeployment answers a deployment per deploy_response (D6).
 func (a *API) renderDeployment(c *gin.Context, status int, d *deployment) {
 	if a.world().fidelity(switchDeployResponse) == "wrapped" {
-		c.JSON(status, gin.H{"deployment": d, "testRunIds": []string{}})
+		c.JSON(status, wrappedDeployment{Deployment: d, TestRunIDs: []string{}})
 		return
 	}
 	c.JSON(status, d)
@@ -62,7 +136,7 @@ func deploymentMessage(f *fieldBody) (string, bool) { return f.str("deploymentMe
 // handleDeploymentPublish handles "POST .../deployments/publish": the
 // main draft is snapshotted into a sandbox deployment (spec 3.3), 201.
 func (a *API) handleDeploymentPublish(c *gin.Context) error {
-	f, err := readFields(c, true, "environment", "deploymentMessage")
+	f, err := readFields(c, true, bodyFields(publishBody{})...)
 	if err != nil {
 		return err
 	}
@@ -178,11 +252,11 @@ func (a *API) copyDeployment(c *gin.Context, id string, target func(from *deploy
 // new deployment of the same version in the next environment, or in
 // targetEnvironment (D21), 200.
 func (a *API) handleDeploymentPromote(c *gin.Context) error {
-	f, err := readFields(c, true, "targetEnvironment", "deploymentMessage")
+	f, err := readFields(c, true, bodyFields(promoteBody{})...)
 	if err != nil {
 		return err
 	}
-	targetEnv, hasTarget := f.enum("targetEnvironment", []string{"pre-release", "live"})
+	targetEnv, hasTarget := f.enum("targetEnvironment", promoteTargets)
 	msg, _ := deploymentMessage(f)
 	if err := f.err(); err != nil {
 		return err
@@ -219,7 +293,7 @@ func (a *API) handleDeploymentPromote(c *gin.Context) error {
 // a new sandbox deployment copying the target's version; metadata null in
 // the answer, deployment_type "rollback" in later listings (G8).
 func (a *API) handleDeploymentRollback(c *gin.Context) error {
-	if _, err := readFields(c, true, "deploymentMessage"); err != nil {
+	if _, err := readFields(c, true, "deploymentMessage"); err != nil { // rollback reads the message only
 		return err
 	}
 	out, _, err := a.copyDeployment(c, c.Param("deployment"), func(*deployment) (string, error) { return "sandbox", nil },
@@ -261,7 +335,7 @@ func (a *API) handleDeploymentList(c *gin.Context) error {
 			break
 		}
 	}
-	c.JSON(http.StatusOK, gin.H{"deployments": out})
+	c.JSON(http.StatusOK, deploymentList{Deployments: out})
 	return nil
 }
 
@@ -271,10 +345,7 @@ func (a *API) handleDeploymentActive(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	act := map[string]*deployment{}
-	for _, env := range deployEnvs {
-		act[env] = d.active(env)
-	}
-	c.JSON(http.StatusOK, gin.H{"activeDeployments": act})
+	act := activeDeployments{Sandbox: d.active("sandbox"), PreRelease: d.active("pre-release"), Live: d.active("live")}
+	c.JSON(http.StatusOK, activeDeploymentsView{ActiveDeployments: act})
 	return nil
 }

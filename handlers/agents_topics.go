@@ -12,13 +12,53 @@ import (
 	"github.com/gin-gonic/gin"
 )
 
-func (a *API) registerAgentTopics(rt gin.IRoutes) {
-	rt.GET("/v1/agents/:agent/branches/:branch/knowledge-base/topics", a.wrap(famAgents, a.handleTopicList))
-	rt.POST("/v1/agents/:agent/branches/:branch/knowledge-base/topics", a.wrap(famAgents, a.handleTopicCreate))
-	rt.GET("/v1/agents/:agent/branches/:branch/knowledge-base/topics/:item", a.wrap(famAgents, a.handleTopicGet))
-	rt.PATCH("/v1/agents/:agent/branches/:branch/knowledge-base/topics/:item", a.wrap(famAgents, a.handleTopicUpdate))
-	rt.DELETE("/v1/agents/:agent/branches/:branch/knowledge-base/topics/:item", a.wrap(famAgents, a.handleTopicDelete))
+func (a *API) registerAgentTopics(g *gin.RouterGroup) {
+	a.handle(g, "GET /v1/agents/:agent/branches/:branch/knowledge-base/topics", famAgents, a.handleTopicList, opTopicList)
+	a.handle(g, "POST /v1/agents/:agent/branches/:branch/knowledge-base/topics", famAgents, a.handleTopicCreate, opTopicCreate)
+	a.handle(g, "GET /v1/agents/:agent/branches/:branch/knowledge-base/topics/:item", famAgents, a.handleTopicGet, opTopicGet)
+	a.handle(g, "PATCH /v1/agents/:agent/branches/:branch/knowledge-base/topics/:item", famAgents, a.handleTopicUpdate, opTopicUpdate)
+	a.handle(g, "DELETE /v1/agents/:agent/branches/:branch/knowledge-base/topics/:item", famAgents, a.handleTopicDelete, opTopicDelete)
 }
+
+var (
+	opTopicList = &Op{ID: "topicList", Summary: "List knowledge-base topics",
+		Doc: "A bare array (docs/api.md#agents-topics).", Responses: []Response{ok(200, []topicRec{})}, Errors: []int{404}}
+	opTopicCreate = &Op{ID: "topicCreate", Summary: "Create a topic",
+		Body: topicBody{}, Responses: []Response{ok(201, topicRec{})}, Errors: []int{400, 404, 409, 422}}
+	opTopicGet = &Op{ID: "topicGet", Summary: "Read a topic",
+		Responses: []Response{ok(200, topicRec{})}, Errors: []int{404}}
+	opTopicUpdate = &Op{ID: "topicUpdate", Summary: "Update a topic",
+		Body: topicBody{}, BodyPartial: true, Responses: []Response{{Status: 204}}, Errors: []int{400, 404, 409, 422}}
+	opTopicDelete = &Op{ID: "topicDelete", Summary: "Delete a topic",
+		Responses: []Response{{Status: 204}}, Errors: []int{404, 422}}
+)
+
+// topicBody is the body of a topic create (name and content required) or
+// update; readTopic reads it field by field.
+type topicBody struct {
+	Name            string        `json:"name"`
+	Content         string        `json:"content"`
+	Actions         string        `json:"actions"`
+	ExampleQueries  exampleQuries `json:"exampleQueries"`
+	IsActive        bool          `json:"isActive"`
+	SampleQuestions any           `json:"sampleQuestions"`
+}
+
+func (topicBody) fieldRules() map[string]FieldRule { return topicRules }
+
+var topicRules = map[string]FieldRule{
+	"name":            {Required: true, MinLen: 1, MaxLen: 255, Doc: "Unique in the branch, in any case."},
+	"content":         {Required: true, MinLen: 1, MaxLen: behaviorMaxLen},
+	"isActive":        {Doc: "Default true."},
+	"sampleQuestions": {Doc: "Refused (400): the field is exampleQueries."},
+}
+
+func (exampleQuries) fieldRules() map[string]FieldRule {
+	return map[string]FieldRule{"queries": {MaxItems: maxExampleQueries}}
+}
+
+// maxExampleQueries bounds a topic's example queries.
+const maxExampleQueries = 100
 
 type topicRec struct {
 	ID             string        `json:"id"`
@@ -35,11 +75,9 @@ type exampleQuries struct {
 
 // --- knowledge-base topics ---
 
-var topicFields = []string{"name", "content", "actions", "exampleQueries", "isActive"}
-
 // readTopic validates topic fields into t (all required ones on create).
 func readTopic(c *gin.Context, t *topicRec, create bool) error {
-	f, err := readFields(c, false, append(topicFields, "sampleQuestions")...)
+	f, err := readFields(c, false, bodyFields(topicBody{})...)
 	if err != nil {
 		return err
 	}
@@ -47,13 +85,12 @@ func readTopic(c *gin.Context, t *topicRec, create bool) error {
 		f.fail("sampleQuestions", "is not supported: use exampleQueries")
 	}
 	if create {
-		f.require("name")
-		f.require("content")
+		f.requireAll(topicBody{})
 	}
-	if s, ok := f.strLen("name", 1, 255); ok {
+	if s, ok := f.text("name", topicRules["name"]); ok {
 		t.Name = s
 	}
-	if s, ok := f.strLen("content", 1, 1<<20); ok {
+	if s, ok := f.text("content", topicRules["content"]); ok {
 		t.Content = s
 	}
 	if s, ok := f.str("actions"); ok {
@@ -62,8 +99,8 @@ func readTopic(c *gin.Context, t *topicRec, create bool) error {
 	if f.has("exampleQueries") {
 		var q exampleQuries
 		if f.object("exampleQueries", &q, "must be an object {queries: [string]}") {
-			if len(q.Queries) > 100 {
-				f.fail("exampleQueries", "at most 100 queries")
+			if len(q.Queries) > maxExampleQueries {
+				f.fail("exampleQueries", "at most %d queries", maxExampleQueries)
 			}
 			if q.Queries == nil {
 				q.Queries = []string{}

@@ -10,16 +10,66 @@ import (
 	"github.com/gin-gonic/gin"
 )
 
-func (a *API) registerAgentVariants(rt gin.IRoutes) {
-	rt.GET("/v1/agents/:agent/branches/:branch/attributes", a.wrap(famAgents, a.handleAttributeList))
-	rt.POST("/v1/agents/:agent/branches/:branch/attributes", a.wrap(famAgents, a.handleAttributeCreate))
-	rt.PATCH("/v1/agents/:agent/branches/:branch/attributes/:item", a.wrap(famAgents, a.handleAttributeUpdate))
-	rt.DELETE("/v1/agents/:agent/branches/:branch/attributes/:item", a.wrap(famAgents, a.handleAttributeDelete))
-	rt.GET("/v1/agents/:agent/branches/:branch/variants", a.wrap(famAgents, a.handleVariantList))
-	rt.POST("/v1/agents/:agent/branches/:branch/variants", a.wrap(famAgents, a.handleVariantCreate))
-	rt.PATCH("/v1/agents/:agent/branches/:branch/variants/:item", a.wrap(famAgents, a.handleVariantUpdate))
-	rt.DELETE("/v1/agents/:agent/branches/:branch/variants/:item", a.wrap(famAgents, a.handleVariantDelete))
+func (a *API) registerAgentVariants(g *gin.RouterGroup) {
+	a.handle(g, "GET /v1/agents/:agent/branches/:branch/attributes", famAgents, a.handleAttributeList, opAttributeList)
+	a.handle(g, "POST /v1/agents/:agent/branches/:branch/attributes", famAgents, a.handleAttributeCreate, opAttributeCreate)
+	a.handle(g, "PATCH /v1/agents/:agent/branches/:branch/attributes/:item", famAgents, a.handleAttributeUpdate, opAttributeUpdate)
+	a.handle(g, "DELETE /v1/agents/:agent/branches/:branch/attributes/:item", famAgents, a.handleAttributeDelete, opAttributeDelete)
+	a.handle(g, "GET /v1/agents/:agent/branches/:branch/variants", famAgents, a.handleVariantList, opVariantList)
+	a.handle(g, "POST /v1/agents/:agent/branches/:branch/variants", famAgents, a.handleVariantCreate, opVariantCreate)
+	a.handle(g, "PATCH /v1/agents/:agent/branches/:branch/variants/:item", famAgents, a.handleVariantUpdate, opVariantUpdate)
+	a.handle(g, "DELETE /v1/agents/:agent/branches/:branch/variants/:item", famAgents, a.handleVariantDelete, opVariantDelete)
 }
+
+var (
+	opAttributeList = &Op{ID: "attributeList", Summary: "List attributes",
+		Responses: []Response{ok(200, attributeList{})}, Errors: []int{404}}
+	opAttributeCreate = &Op{ID: "attributeCreate", Summary: "Create an attribute",
+		Body: nameBody{}, Responses: []Response{ok(201, attribute{})}, Errors: []int{400, 404, 409, 422}}
+	opAttributeUpdate = &Op{ID: "attributeUpdate", Summary: "Rename an attribute",
+		Body: nameBody{}, Responses: []Response{ok(200, attribute{})}, Errors: []int{400, 404, 422}}
+	opAttributeDelete = &Op{ID: "attributeDelete", Summary: "Delete an attribute",
+		Responses: []Response{ok(200, itemID{})}, Errors: []int{404, 422}}
+	opVariantList = &Op{ID: "variantList", Summary: "List variants",
+		Responses: []Response{ok(200, variantList{})}, Errors: []int{404}}
+	opVariantCreate = &Op{ID: "variantCreate", Summary: "Create a variant",
+		Doc:  "The first variant, or one with isDefault, becomes the default.",
+		Body: variantBody{}, Responses: []Response{ok(201, variant{})}, Errors: []int{400, 404, 409, 422}}
+	opVariantUpdate = &Op{ID: "variantUpdate", Summary: "Update a variant",
+		Doc:  "The default variant cannot stop being the default: make another one the default.",
+		Body: variantBody{}, BodyPartial: true, Responses: []Response{ok(200, variant{})}, Errors: []int{400, 404, 409, 422}}
+	opVariantDelete = &Op{ID: "variantDelete", Summary: "Delete a variant",
+		Doc: "The default variant cannot be deleted.", Responses: []Response{ok(200, itemID{})}, Errors: []int{400, 404, 422}}
+)
+
+type (
+	attributeList struct {
+		Attributes []*attribute `json:"attributes"`
+	}
+	variantList struct {
+		Variants []*variant `json:"variants"`
+	}
+	itemID struct {
+		ID string `json:"id"`
+	}
+	// nameBody is the body of an attribute create or rename.
+	nameBody struct {
+		Name string `json:"name"`
+	}
+	// variantBody is the body of a variant create (name required) or
+	// update.
+	variantBody struct {
+		Name            string          `json:"name"`
+		AttributeValues attributeValues `json:"attributeValues"`
+		IsDefault       bool            `json:"isDefault"`
+	}
+)
+
+func (nameBody) fieldRules() map[string]FieldRule { return nameRules }
+
+var nameRules = map[string]FieldRule{"name": {Required: true, MinLen: 1, MaxLen: 255, Doc: "Unique in the branch."}}
+
+func (variantBody) fieldRules() map[string]FieldRule { return nameRules }
 
 type attribute struct {
 	ID   string `json:"id"`
@@ -45,19 +95,19 @@ func (a *API) handleAttributeList(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	c.JSON(http.StatusOK, gin.H{"attributes": cont.Attributes})
+	c.JSON(http.StatusOK, attributeList{Attributes: cont.Attributes})
 	return nil
 }
 
 func readName(c *gin.Context, required bool) (string, error) {
-	f, err := readFields(c, false, "name")
+	f, err := readFields(c, false, bodyFields(nameBody{})...)
 	if err != nil {
 		return "", err
 	}
 	if required {
-		f.require("name")
+		f.requireAll(nameBody{})
 	}
-	name, _ := f.strLen("name", 1, 255)
+	name, _ := f.text("name", nameRules["name"])
 	return name, f.err()
 }
 
@@ -119,7 +169,7 @@ func (a *API) handleAttributeDelete(c *gin.Context) error {
 	}); err != nil {
 		return err
 	}
-	c.JSON(http.StatusOK, gin.H{"id": id})
+	c.JSON(http.StatusOK, itemID{ID: id})
 	return nil
 }
 
@@ -129,19 +179,19 @@ func (a *API) handleVariantList(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	c.JSON(http.StatusOK, gin.H{"variants": cont.Variants})
+	c.JSON(http.StatusOK, variantList{Variants: cont.Variants})
 	return nil
 }
 
 func readVariant(c *gin.Context, v *variant, create bool) error {
-	f, err := readFields(c, false, "name", "attributeValues", "isDefault")
+	f, err := readFields(c, false, bodyFields(variantBody{})...)
 	if err != nil {
 		return err
 	}
 	if create {
-		f.require("name")
+		f.requireAll(variantBody{})
 	}
-	if s, ok := f.strLen("name", 1, 255); ok {
+	if s, ok := f.text("name", nameRules["name"]); ok {
 		v.Name = s
 	}
 	if f.has("attributeValues") {
@@ -246,6 +296,6 @@ func (a *API) handleVariantDelete(c *gin.Context) error {
 	}); err != nil {
 		return err
 	}
-	c.JSON(http.StatusOK, gin.H{"id": id})
+	c.JSON(http.StatusOK, itemID{ID: id})
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"regexp"
 	"sort"
 	"sync"
 	"time"
@@ -22,13 +23,83 @@ import (
 	"github.com/agentplatform/mockplatform/store"
 )
 
-func (a *API) registerAlerts(rt gin.IRoutes) {
-	rt.POST("/v1/alert-rules", a.wrap(famAlerts, a.handleAlertRuleCreate))
-	rt.GET("/v1/alert-rules", a.wrap(famAlerts, a.handleAlertRuleList))
-	rt.GET("/v1/alert-rules/:rule", a.wrap(famAlerts, a.handleAlertRuleGet))
-	rt.PATCH("/v1/alert-rules/:rule", a.wrap(famAlerts, a.handleAlertRuleUpdate))
-	rt.DELETE("/v1/alert-rules/:rule", a.wrap(famAlerts, a.handleAlertRuleDelete))
-	rt.GET("/v1/alerts", a.wrap(famAlerts, a.handleAlertList))
+func (a *API) registerAlerts(g *gin.RouterGroup) {
+	a.handle(g, "POST /v1/alert-rules", famAlerts, a.handleAlertRuleCreate, opAlertRuleCreate)
+	a.handle(g, "GET /v1/alert-rules", famAlerts, a.handleAlertRuleList, opAlertRuleList)
+	a.handle(g, "GET /v1/alert-rules/:rule", famAlerts, a.handleAlertRuleGet, opAlertRuleGet)
+	a.handle(g, "PATCH /v1/alert-rules/:rule", famAlerts, a.handleAlertRuleUpdate, opAlertRuleUpdate)
+	a.handle(g, "DELETE /v1/alert-rules/:rule", famAlerts, a.handleAlertRuleDelete, opAlertRuleDelete)
+	a.handle(g, "GET /v1/alerts", famAlerts, a.handleAlertList, opAlertList)
+}
+
+var (
+	opAlertRuleCreate = &Op{ID: "alertRuleCreate", Summary: "Create an alert rule",
+		Doc:  "A rule over a metric of the account's agents; its state starts ok (docs/api.md#alert-rules).",
+		Body: alertRuleBody{}, Responses: []Response{ok(201, alertRuleView{})}, Errors: []int{400, 409}}
+	opAlertRuleList = &Op{ID: "alertRuleList", Summary: "List alert rules",
+		Query: alertRuleParams, Responses: []Response{ok(200, alertRuleList{})}, Errors: []int{400}}
+	opAlertRuleGet = &Op{ID: "alertRuleGet", Summary: "Read an alert rule",
+		Path: alertRulePath, Responses: []Response{ok(200, alertRuleView{})}, Errors: []int{404, 422}}
+	opAlertRuleUpdate = &Op{ID: "alertRuleUpdate", Summary: "Update an alert rule",
+		Doc:  "Changes the fields given; a changed condition re-evaluates the rule (docs/api.md#alert-rules).",
+		Path: alertRulePath, Body: alertRuleBody{}, BodyPartial: true,
+		Responses: []Response{ok(200, alertRuleView{})}, Errors: []int{400, 404, 422}}
+	opAlertRuleDelete = &Op{ID: "alertRuleDelete", Summary: "Delete an alert rule",
+		Path: alertRulePath, Responses: []Response{{Status: 204}}, Errors: []int{404, 422}}
+	opAlertList = &Op{ID: "alertList", Summary: "List active alerts",
+		Doc:   "The rules in the alert state, oldest alert first (docs/api.md#alerts-active).",
+		Query: alertRuleParams[:2], Responses: []Response{ok(200, activeAlertList{})}, Errors: []int{400}}
+
+	alertRulePath   = []Param{{Name: "rule", Pattern: alertRuleIDRE, Doc: "The rule's id (ar_...); another form is 422."}}
+	alertRuleParams = []Param{
+		{Name: "project_id", Doc: "The monitored project (slug, id or PROJECT-<id>)."},
+		{Name: "metric", Enum: alertMetrics},
+		{Name: "enabled", Type: "boolean"},
+		{Name: "state", Enum: alertStates},
+	}
+)
+
+// alertRuleIDRE is the form of an alert rule id.
+var alertRuleIDRE = regexp.MustCompile(`^ar_[A-Za-z0-9]+$`)
+
+// alertRuleBody is the body of an alert rule create (the required fields)
+// or update (any of them); readAlertRule reads it field by field, by the
+// rules of alertRuleRules.
+type alertRuleBody struct {
+	Name           string  `json:"name"`
+	ProjectID      *string `json:"project_id"`
+	Metric         string  `json:"metric"`
+	Operator       string  `json:"operator"`
+	ThresholdValue int64   `json:"threshold_value"`
+	WindowDuration string  `json:"window_duration"`
+	Enabled        bool    `json:"enabled"`
+}
+
+func (alertRuleBody) fieldRules() map[string]FieldRule { return alertRuleRules }
+
+var alertRuleRules = map[string]FieldRule{
+	"name":            {Required: true, MinLen: 1, MaxLen: 255},
+	"project_id":      {Nullable: true, Doc: "The monitored project (slug, id or PROJECT-<id>); null or absent: every project of the account."},
+	"metric":          {Required: true, Enum: alertMetrics},
+	"operator":        {Required: true, Enum: alertOperators},
+	"threshold_value": {Required: true, Min: i64(0), Max: i64(1 << 53)},
+	"window_duration": {Required: true, Enum: alertWindows},
+	"enabled":         {Doc: "Default true."},
+}
+
+// alertRuleList and activeAlertList are the list answers.
+type (
+	alertRuleList struct {
+		Data []alertRuleView `json:"data"`
+	}
+	activeAlertList struct {
+		Data []activeAlertView `json:"data"`
+	}
+)
+
+func (alertRuleView) fieldRules() map[string]FieldRule {
+	return map[string]FieldRule{"metric": {Enum: alertMetrics}, "operator": {Enum: alertOperators},
+		"window_duration": {Enum: alertWindows}, "current_state": {Enum: alertStates}}
 }
 
 // alertsState is the alerts family's in-memory state.
@@ -155,7 +226,7 @@ type activeAlertView struct {
 	CurrentValue    *int64  `json:"current_value"`
 }
 
-var alertRuleFields = []string{"name", "project_id", "metric", "operator", "threshold_value", "window_duration", "enabled"}
+var alertRuleFields = bodyFields(alertRuleBody{})
 
 const msgThreshold = "must be a non-negative integer"
 
@@ -163,11 +234,9 @@ const msgThreshold = "must be a non-negative integer"
 // those given) into r. It reports every bad field.
 func readAlertRule(f *fieldBody, acct *scenario.Account, r *alertRule, create bool) {
 	if create {
-		for _, name := range []string{"name", "metric", "operator", "threshold_value", "window_duration"} {
-			f.require(name)
-		}
+		f.requireAll(alertRuleBody{})
 	}
-	if s, ok := f.strLen("name", 1, 255); ok {
+	if s, ok := f.text("name", alertRuleRules["name"]); ok {
 		r.Name = s
 	}
 	if f.has("project_id") {
@@ -188,7 +257,7 @@ func readAlertRule(f *fieldBody, acct *scenario.Account, r *alertRule, create bo
 	if s, ok := f.enum("operator", alertOperators); ok {
 		r.Operator = s
 	}
-	if n, ok := f.integer("threshold_value", 0, 1<<53, msgThreshold); ok {
+	if n, ok := f.whole("threshold_value", alertRuleRules["threshold_value"], msgThreshold); ok {
 		r.ThresholdValue = n
 	}
 	if s, ok := f.enum("window_duration", alertWindows); ok {
@@ -268,7 +337,7 @@ func (a *API) countAccountDocs(kind, region, account string) (int, error) {
 // alertRuleID checks the path's rule id (422 when malformed, spec 7.2).
 func alertRuleID(c *gin.Context) (string, error) {
 	id := c.Param("rule")
-	if !isBase62ID(id, "ar_") {
+	if !alertRuleIDRE.MatchString(id) {
 		return "", errf(KindUnprocessable, CodeAlertRuleInvalidID, MsgAlertRuleInvalidID)
 	}
 	return id, nil
@@ -439,7 +508,7 @@ func (a *API) handleAlertRuleList(c *gin.Context) error {
 			data = append(data, r.view())
 		}
 	}
-	c.JSON(http.StatusOK, gin.H{"data": data})
+	c.JSON(http.StatusOK, alertRuleList{Data: data})
 	return nil
 }
 
@@ -471,7 +540,7 @@ func (a *API) handleAlertList(c *gin.Context) error {
 			Operator: r.Operator, ThresholdValue: r.ThresholdValue, WindowDuration: r.WindowDuration,
 			Since: fmtAlertTimePtr(r.Since), LastEvaluatedAt: fmtAlertTimePtr(r.LastEvaluatedAt), CurrentValue: r.CurrentValue})
 	}
-	c.JSON(http.StatusOK, gin.H{"data": data})
+	c.JSON(http.StatusOK, activeAlertList{Data: data})
 	return nil
 }
 

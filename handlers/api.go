@@ -55,8 +55,10 @@ type API struct {
 
 	w atomic.Pointer[World]
 
-	// engine routes this API's requests; built by newAPI, read-only after.
+	// engine routes this API's requests, and routes is its route table
+	// (routes.go); both are built by newAPI, read-only after.
 	engine *gin.Engine
+	routes []Route
 
 	// cfg is how Open wired the instance. loadMu serialises scenario loads
 	// and resets and guards sc (the scenario as loaded) and snap (its

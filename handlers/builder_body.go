@@ -116,6 +116,35 @@ func (f *fieldBody) strLen(name string, min, max int) (string, bool) {
 	return s, true
 }
 
+// text reads a string field by its rule: the length bounds of r (no upper
+// bound when MaxLen is 0).
+func (f *fieldBody) text(name string, r FieldRule) (string, bool) {
+	hi := r.MaxLen
+	if hi == 0 {
+		hi = int(^uint(0) >> 1)
+	}
+	return f.strLen(name, r.MinLen, hi)
+}
+
+// whole reads an integer field by its rule: the bounds of r.
+func (f *fieldBody) whole(name string, r FieldRule, msg string) (int64, bool) {
+	lo, hi := int64(-1<<63), int64(1<<63-1)
+	if r.Min != nil {
+		lo = *r.Min
+	}
+	if r.Max != nil {
+		hi = *r.Max
+	}
+	return f.integer(name, lo, hi, msg)
+}
+
+// requireAll reports the missing required fields of a body type.
+func (f *fieldBody) requireAll(body ruledBody) {
+	for _, name := range requiredFields(body) {
+		f.require(name)
+	}
+}
+
 // enum reads a string field that must be one of values.
 func (f *fieldBody) enum(name string, values []string) (string, bool) {
 	r, ok := f.raw[name]

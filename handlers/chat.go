@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"slices"
+	"strings"
 
 	"github.com/gin-gonic/gin"
 
@@ -16,11 +18,24 @@ import (
 	"github.com/agentplatform/mockplatform/store"
 )
 
-func (a *API) registerChat(rt gin.IRoutes) {
-	rt.POST("/:version/:account/:project/chat/create", a.wrap(famChat, a.handleChatCreate))
-	rt.POST("/:version/:account/:project/chat/respond", a.wrap(famChat, a.handleChatRespond))
-	rt.PUT("/:version/:account/:project/chat/close", a.wrap(famChat, a.handleChatClose))
+func (a *API) registerChat(g *gin.RouterGroup) {
+	a.handle(g, "POST /:version/:account/:project/chat/create", famChat, a.handleChatCreate, opChatCreate)
+	a.handle(g, "POST /:version/:account/:project/chat/respond", famChat, a.handleChatRespond, opChatRespond)
+	a.handle(g, "PUT /:version/:account/:project/chat/close", famChat, a.handleChatClose, opChatClose)
 }
+
+var (
+	opChatCreate = &Op{ID: "chatCreate", Summary: "Start a chat conversation",
+		Doc:  "Starts a conversation and answers the agent's greeting (docs/api.md#chat-create). The whole body is optional.",
+		Body: chatCreateRequest{}, BodyOptional: true,
+		Responses: []Response{ok(200, chatCreateResponse{})}, Errors: []int{400, 404}}
+	opChatRespond = &Op{ID: "chatRespond", Summary: "Send a message",
+		Doc:  "Sends the user's message and answers the agent's reply, with the handoff when the agent hands off (docs/api.md#chat-respond).",
+		Body: chatRespondRequest{}, Responses: []Response{ok(200, chatRespondResponse{})}, Errors: []int{400, 404, 410}}
+	opChatClose = &Op{ID: "chatClose", Summary: "Close a conversation",
+		Doc:  "Ends the conversation (docs/api.md#chat-close).",
+		Body: chatCloseRequest{}, Responses: []Response{ok(200, chatCloseResponse{})}, Errors: []int{400, 404, 410}}
+)
 
 // Chat error codes and messages (notes section 2; docs/fidelity.md for the
 // ones the real service does not document).
@@ -39,13 +54,16 @@ const (
 	MsgChatInitialMessage  = "initial_message is not a supported field."
 )
 
-// chatChannels is the channel enum of spec 2.1, with the analytics label
-// (spec 2.10) each conversation gets; no channel gives "CHAT".
-var chatChannels = map[string]string{
-	"webchat":  "WEBCHAT",
-	"whatsapp": "WHATSAPP",
-	"sms":      "SMS",
-	"api":      "CHAT",
+// chatChannelNames is the channel enum (docs/api.md#chat-create); each
+// conversation gets an analytics label, the name in upper case ("api":
+// "CHAT"); no channel gives "CHAT".
+var chatChannelNames = []string{"webchat", "whatsapp", "sms", "api"}
+
+func chatChannelLabel(name string) string {
+	if name == "api" {
+		return "CHAT"
+	}
+	return strings.ToUpper(name)
 }
 
 // langCode is a language plus region code (spec 2.1), e.g. en-GB.
@@ -94,6 +112,33 @@ type chatCloseRequest struct {
 	ConversationID *string `json:"conversation_id"`
 }
 
+type chatCloseResponse struct {
+	Success bool `json:"success"`
+}
+
+// fieldRules are the rules the chat handlers check on the create body.
+func (chatCreateRequest) fieldRules() map[string]FieldRule {
+	return map[string]FieldRule{
+		"channel":         {Enum: chatChannelNames},
+		"asr_lang_code":   {Pattern: langCode},
+		"tts_lang_code":   {Pattern: langCode},
+		"initial_message": {Fidelity: &Fidelity{ID: "D8", Switch: switchInitialMessage, Value: "reject", Note: "refused (400) under initial_message: reject"}},
+	}
+}
+
+func (chatRespondRequest) fieldRules() map[string]FieldRule {
+	return map[string]FieldRule{
+		"conversation_id": {Required: true, MinLen: 1},
+		"asr_lang_code":   {Pattern: langCode},
+		"tts_lang_code":   {Pattern: langCode},
+		"variant_id":      {Doc: "Refused (400): a variant is chosen on create only."},
+	}
+}
+
+func (chatCloseRequest) fieldRules() map[string]FieldRule {
+	return map[string]FieldRule{"conversation_id": {Required: true, MinLen: 1}}
+}
+
 // handleChatCreate handles "POST {runtime}/{version}/{account}/{project}/chat/create".
 func (a *API) handleChatCreate(c *gin.Context) error {
 	if err := chatVersion(c); err != nil {
@@ -111,12 +156,11 @@ func (a *API) handleChatCreate(c *gin.Context) error {
 	label := "CHAT"
 	chatChannel := ""
 	if req.Channel != nil {
-		l, ok := chatChannels[*req.Channel]
-		if !ok {
-			return invalid(CodeChatInvalid, `Field "channel" must be one of webchat, whatsapp, sms, api.`,
-				FieldError{Field: "channel", Message: "must be one of webchat, whatsapp, sms, api"})
+		if !slices.Contains(chatChannelNames, *req.Channel) {
+			return invalid(CodeChatInvalid, fmt.Sprintf(`Field "channel" must be one of %s.`, strings.Join(chatChannelNames, ", ")),
+				FieldError{Field: "channel", Message: "must be one of " + strings.Join(chatChannelNames, ", ")})
 		}
-		label, chatChannel = l, *req.Channel
+		label, chatChannel = chatChannelLabel(*req.Channel), *req.Channel
 	}
 	if req.InitialMessage != nil && w.fidelity(switchInitialMessage) == "reject" {
 		return invalid(CodeChatInvalid, MsgChatInitialMessage)
@@ -207,7 +251,7 @@ func (a *API) handleChatClose(c *gin.Context) error {
 	if err != nil {
 		return chatStoreError(err)
 	}
-	c.JSON(http.StatusOK, gin.H{"success": true})
+	c.JSON(http.StatusOK, chatCloseResponse{Success: true})
 	return nil
 }
 

@@ -22,9 +22,27 @@ import (
 	"github.com/agentplatform/mockplatform/store"
 )
 
-func (a *API) registerConcurrency(rt gin.IRoutes) {
-	rt.GET("/v1/:account/:project/conversations/concurrency", a.wrap(famConcurrency, a.handleConcurrencyGet))
+func (a *API) registerConcurrency(g *gin.RouterGroup) {
+	a.handle(g, "GET /v1/:account/:project/conversations/concurrency", famConcurrency, a.handleConcurrencyGet, opConcurrency)
 }
+
+var opConcurrency = &Op{ID: "concurrencyGet", Summary: "Peak concurrent conversations",
+	Doc: "The peak number of concurrent conversations per 5-minute interval, over at most 7 days, " +
+		"optionally by variant (docs/api.md#concurrency).",
+	Query: []Param{
+		{Name: "start_time", Type: "date-time", Required: true, Doc: "Rounded down to the 5-minute mark."},
+		{Name: "end_time", Type: "date-time", Required: true, Doc: "After start_time, at most 7 days later; rounded up to the 5-minute mark."},
+		{Name: "client_env", Enum: scenario.Environments, Doc: "Default live."},
+		{Name: "variant_id"},
+		{Name: "variant_name", Doc: "Not with variant_id."},
+		{Name: "language"},
+		{Name: "phone_number"},
+		{Name: "slice_by", Enum: concSlices, Doc: "variant gives one series per variant; language and phone_number answer 501."},
+	},
+	Responses: []Response{ok(200, concurrencyResponse{})}, Errors: []int{400, 404, 501}}
+
+// concSlices are the slice_by values.
+var concSlices = []string{"variant", "language", "phone_number"}
 
 // concurrencyState is the concurrency family's in-memory state: the
 // decoded spans of the projects queried last, each valid for one

@@ -30,11 +30,67 @@ import (
 	"github.com/agentplatform/mockplatform/store"
 )
 
-func (a *API) registerConversations(rt gin.IRoutes) {
-	rt.GET("/v3/:account/:project/conversations", a.wrap(famConversations, a.handleConversationsListV3))
-	rt.GET("/v2/:account/:project/conversations", a.wrap(famConversations, a.handleConversationsListV2))
-	rt.GET("/v1/:account/:project/conversations", a.wrap(famConversationsV1, a.handleConversationsListV1))
+func (a *API) registerConversations(g *gin.RouterGroup) {
+	a.handle(g, "GET /v3/:account/:project/conversations", famConversations, a.handleConversationsListV3, opConversationsV3)
+	a.handle(g, "GET /v2/:account/:project/conversations", famConversations, a.handleConversationsListV2, opConversationsV2)
+	a.handle(g, "GET /v1/:account/:project/conversations", famConversationsV1, a.handleConversationsListV1, opConversationsV1)
 }
+
+var (
+	opConversationsV3 = &Op{ID: "conversationsListV3", Summary: "List conversations (v3)",
+		Doc: "Conversation records of the project, filtered and paged by cursor or offset, or selected by a retrieval " +
+			"mode (docs/api.md#conversations-list). A v2 and v1 form serve older integrations.",
+		Query: convParamsV3, Responses: []Response{ok(200, convListV3{})}, Errors: []int{400, 404}}
+	opConversationsV2 = &Op{ID: "conversationsListV2", Summary: "List conversations (v2)",
+		Doc:   "As v3, without cursors and retrieval modes (docs/api.md#conversations-versions).",
+		Query: convParams, Responses: []Response{ok(200, convListV2{})}, Errors: []int{400, 404}}
+	opConversationsV1 = &Op{ID: "conversationsListV1", Summary: "List conversations (v1, legacy)",
+		Doc:   "The legacy record schema: empty text fields are null (docs/api.md#conversations-versions).",
+		Query: convParams, Responses: []Response{ok(200, convListV1{})}, Errors: []int{400, 404}}
+)
+
+// Page sizes of the list (docs/api.md#limits): 1 to convMaxLimit, default
+// convDefaultLimit; on v3 under v3_limit: oas, 1 to convOASLimit, default
+// convOASLimit (D9).
+const (
+	convDefaultLimit = 5
+	convMaxLimit     = 5000
+	convOASLimit     = 1000
+)
+
+// Values of the v3 retrieval parameters.
+var (
+	convQueryTypes = []string{"transcript", "semantic"}
+	convSamples    = []string{"random"}
+	convTurnTypes  = []string{"user", "agent"}
+)
+
+// convParams are the query parameters of every version; convParamsV3 adds
+// v3's cursor and retrieval modes. A v3 parameter on v1 or v2 is 400;
+// others are ignored (a journal warning).
+var (
+	convParams = []Param{
+		{Name: "start_time", Type: "date-time", Doc: "Lower bound on started_at (ISO 8601); required with a retrieval mode."},
+		{Name: "end_time", Type: "date-time", Doc: "Upper bound on started_at, not before start_time; required with a retrieval mode."},
+		{Name: "client_env", Enum: scenario.Environments, Doc: "Default live."},
+		{Name: "channel", Repeated: true, Doc: "Channel labels, any case (CHAT, WEBCHAT, VOICE-SIP, ...)."},
+		{Name: "variant_id"},
+		{Name: "variant_name"},
+		{Name: "in_progress", Type: "boolean", Doc: "Default both."},
+		{Name: "limit", Type: "integer", Min: i64(1), Max: i64(convMaxLimit), Doc: fmt.Sprintf("Default %d.", convDefaultLimit),
+			Fidelity: &Fidelity{ID: "D9", Switch: "v3_limit", Value: "oas", Note: fmt.Sprintf("on v3: 1 to %d, default %d", convOASLimit, convOASLimit)}},
+		{Name: "offset", Type: "integer", Min: i64(0), Doc: "Offset paging: next_offset of the previous page."},
+		{Name: "include_latency", Type: "boolean", Doc: "Adds latency to each turn (v2, v3)."},
+	}
+	convParamsV3 = append(slices.Clone(convParams),
+		Param{Name: "cursor", Doc: "The cursor of the previous page, every other parameter the same."},
+		Param{Name: "query_type", Enum: convQueryTypes, Doc: "A retrieval mode; needs query."},
+		Param{Name: "query", Doc: "The search text of query_type."},
+		Param{Name: "turn_type", Enum: convTurnTypes, Doc: "Transcript search: user or agent text (default both)."},
+		Param{Name: "sample", Enum: convSamples, Doc: "A retrieval mode: a seeded shuffle."},
+	)
+	convParamNames = paramNames(convParamsV3)
+)
 
 // Conversations error codes (envelope of v2/v3; v1 renders the message as
 // {"error_message"}) and messages tests compare. The codes are [INF]
@@ -56,9 +112,9 @@ const (
 // convDefaults are a version's page size bounds (spec 8; D9 v3_limit).
 func (a *API) convLimits(version int) (def, maxLimit int) {
 	if version == 3 && a.world().fidelity("v3_limit") == "oas" {
-		return 1000, 1000
+		return convOASLimit, convOASLimit
 	}
-	return 5, 5000
+	return convDefaultLimit, convMaxLimit
 }
 
 // convQuery is a parsed list request.
@@ -79,13 +135,6 @@ type convQuery struct {
 	turnType       string // user | agent | "" (both)
 }
 
-// convParams are the query parameters a version knows.
-var convParams = map[string]bool{
-	"start_time": true, "end_time": true, "client_env": true, "channel": true, "variant_id": true,
-	"variant_name": true, "in_progress": true, "limit": true, "offset": true, "cursor": true,
-	"include_latency": true, "query_type": true, "sample": true, "query": true, "turn_type": true,
-}
-
 func convInvalid(format string, args ...any) *Error {
 	return &Error{Kind: KindInvalid, Code: CodeConvInvalid, Message: fmt.Sprintf(format, args...)}
 }
@@ -95,7 +144,7 @@ func convInvalid(format string, args ...any) *Error {
 func (a *API) parseConvQuery(c *gin.Context, version int) (*convQuery, error) {
 	vals := c.Request.URL.Query()
 	for k := range vals {
-		if !convParams[k] {
+		if !convParamNames[k] {
 			addWarning(c, "unknown query parameter %q (ignored)", k)
 		}
 	}
@@ -189,20 +238,14 @@ func (q *convQuery) readPaging(vals url.Values, def, maxLimit int) error {
 // checkRetrieval validates the v3 retrieval parameters (spec 4.8: "Only
 // one retrieval mode may be used per request").
 func (q *convQuery) checkRetrieval() error {
-	switch q.queryType {
-	case "", "transcript", "semantic":
-	default:
-		return convInvalid("query_type must be transcript or semantic.")
+	if q.queryType != "" && !slices.Contains(convQueryTypes, q.queryType) {
+		return convInvalid("query_type must be %s.", oneOfWords(convQueryTypes))
 	}
-	switch q.sample {
-	case "", "random":
-	default:
-		return convInvalid("sample must be random.")
+	if q.sample != "" && !slices.Contains(convSamples, q.sample) {
+		return convInvalid("sample must be %s.", oneOfWords(convSamples))
 	}
-	switch q.turnType {
-	case "", "user", "agent":
-	default:
-		return convInvalid("turn_type must be user or agent.")
+	if q.turnType != "" && !slices.Contains(convTurnTypes, q.turnType) {
+		return convInvalid("turn_type must be %s.", oneOfWords(convTurnTypes))
 	}
 	if q.queryType != "" && q.sample != "" {
 		return convInvalid(MsgConvTwoModes)

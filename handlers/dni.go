@@ -23,9 +23,13 @@ import (
 	"github.com/agentplatform/mockplatform/store"
 )
 
-func (a *API) registerDNI(rt gin.IRoutes) {
-	rt.POST("/v1/conversations/dni-reservation", a.wrap(famDNI, a.handleDNIReserve))
+func (a *API) registerDNI(g *gin.RouterGroup) {
+	a.handle(g, "POST /v1/conversations/dni-reservation", famDNI, a.handleDNIReserve, opDNIReserve)
 }
+
+var opDNIReserve = &Op{ID: "dniReserve", Summary: "Reserve a number",
+	Doc:  "Reserves the first free number of the key's project pool for the reservation window (docs/api.md#dni).",
+	Body: dniRequest{}, Responses: []Response{ok(200, dniResponse{})}, Errors: []int{400, 404}}
 
 // DNI messages ([OAS] 404 text; the 400 text is [INF]).
 const (
@@ -47,6 +51,10 @@ type dniReservation struct {
 
 type dniRequest struct {
 	Attributes map[string]any `json:"attributes"`
+}
+
+func (dniRequest) fieldRules() map[string]FieldRule {
+	return map[string]FieldRule{"attributes": {Required: true, Doc: "Any JSON object; nesting is allowed."}}
 }
 
 type dniResponse struct {

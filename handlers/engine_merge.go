@@ -50,11 +50,11 @@ func readResolutions(f *fieldBody) map[string]resolution {
 			f.fail(at+"/path", "must be a non-empty array of strings")
 		}
 		sub := &fieldBody{raw: item}
-		strategy, ok := sub.enum("strategy", []string{"ours", "theirs", "base"})
+		strategy, ok := sub.enum("strategy", mergeStrategies)
 		if !sub.has("strategy") {
 			f.fail(at+"/strategy", "is required")
 		} else if !ok {
-			f.fail(at+"/strategy", "must be one of: ours, theirs, base")
+			f.fail(at+"/strategy", "must be one of: %s", strings.Join(mergeStrategies, ", "))
 		}
 		for k := range item {
 			if k != "path" && k != "strategy" && k != "value" {

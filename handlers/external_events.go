@@ -41,8 +41,29 @@ import (
 	"github.com/agentplatform/mockplatform/store"
 )
 
-func (a *API) registerExternalEvents(rt gin.IRoutes) {
-	rt.POST("/v1/external-events/webhook", a.wrap(famExternalEvents, a.handleExternalEventsWebhook))
+func (a *API) registerExternalEvents(g *gin.RouterGroup) {
+	a.handle(g, "POST /v1/external-events/webhook", famExternalEvents, a.handleExternalEventsWebhook, opExternalEvent)
+}
+
+var opExternalEvent = &Op{ID: "externalEventPost", Summary: "Push an external event into a conversation",
+	Doc: "Binds the payload to the conversation that awaits the event id, or to the conversation (or handoff shared_id) " +
+		"of that id; an event nothing awaits yet is kept and binds later (docs/api.md#external-events). " +
+		"The body is JSON, a form, XML or plain text: the content type decides how the event id is found.",
+	Query:     eventParams,
+	Body:      new(any), // any JSON value, its id at event_id_path when event_id_location is payload
+	BodyTypes: []string{"application/x-www-form-urlencoded", "application/xml", "text/plain"},
+	Responses: []Response{{Status: 201, Doc: "Received: bound, or queued until a conversation awaits the id."}},
+	Errors:    []int{400, 415}}
+
+// eventLocations are the places an event id may be (event_id_location).
+var eventLocations = []string{"headers", "querystring", "payload"}
+
+// eventParams are the query parameters of an event, all required.
+var eventParams = []Param{
+	{Name: "event_id_location", Enum: eventLocations, Required: true, Doc: "Where the event id is."},
+	{Name: "event_id_path", Required: true, Doc: "The header name, query parameter or payload path of the event id."},
+	{Name: "account_id", Required: true, Doc: "The account (id, ACCOUNT-<id> or slug)."},
+	{Name: "project_id", Required: true, Doc: "The project (id, PROJECT-<id> or slug)."},
 }
 
 // External events messages ([OAS] for the two event id texts).
@@ -120,15 +141,15 @@ type eventTarget struct {
 // for a project key, is 401 as an unknown key).
 func (a *API) readEventTarget(c *gin.Context) (eventTarget, error) {
 	params := map[string]string{}
-	for _, k := range []string{"event_id_location", "event_id_path", "account_id", "project_id"} {
-		v := c.Query(k)
+	for _, p := range eventParams {
+		v := c.Query(p.Name)
 		if v == "" {
-			return eventTarget{}, &Error{Kind: KindInvalid, Message: fmt.Sprintf(MsgEventParamMissing, k)}
+			return eventTarget{}, &Error{Kind: KindInvalid, Message: fmt.Sprintf(MsgEventParamMissing, p.Name)}
 		}
-		params[k] = v
+		params[p.Name] = v
 	}
 	loc := params["event_id_location"]
-	if loc != "headers" && loc != "querystring" && loc != "payload" {
+	if !slices.Contains(eventLocations, loc) {
 		return eventTarget{}, &Error{Kind: KindInvalid, Message: MsgEventLocation}
 	}
 	p := principal(c)

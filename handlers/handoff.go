@@ -13,9 +13,18 @@ import (
 	"github.com/agentplatform/mockplatform/store"
 )
 
-func (a *API) registerHandoff(rt gin.IRoutes) {
-	rt.GET("/v1/:account/:project/handoff_state", a.wrap(famHandoff, a.handleHandoffGet))
+func (a *API) registerHandoff(g *gin.RouterGroup) {
+	a.handle(g, "GET /v1/:account/:project/handoff_state", famHandoff, a.handleHandoffGet, opHandoffGet)
 }
+
+var opHandoffGet = &Op{ID: "handoffStateGet", Summary: "Read a handoff state",
+	Doc: "The data the agent stored when it handed the conversation off (docs/api.md#handoff). " +
+		"At least one of id and shared_id; with both, shared_id decides.",
+	Query: []Param{
+		{Name: "id", Doc: "The conversation id."},
+		{Name: "shared_id", Doc: "The integrator-defined id of the handoff."},
+	},
+	Responses: []Response{ok(200, handoffResponse{})}, Errors: []int{400}}
 
 // Handoff messages (docs/fidelity.md G18 detail; the texts are [INF]).
 const (

@@ -27,11 +27,34 @@ import (
 	"github.com/agentplatform/mockplatform/scenario"
 )
 
-func (a *API) registerMessaging(rt gin.IRoutes) {
-	rt.POST("/api/v1/access-token", a.wrap(famMessagingSession, a.handleMessagingAccessToken))
-	rt.POST("/api/v1/sessions", a.wrap(famMessagingSession, a.handleMessagingSessionCreate))
-	rt.GET("/ws", a.wrap(famMessagingSession, a.handleMessagingSocket))
+func (a *API) registerMessaging(g *gin.RouterGroup) {
+	a.handle(g, "POST /api/v1/access-token", famMessagingSession, a.handleMessagingAccessToken, opMessagingToken)
+	a.handle(g, "POST /api/v1/sessions", famMessagingSession, a.handleMessagingSessionCreate, opMessagingSession)
+	a.handle(g, "GET /ws", famMessagingSession, a.handleMessagingSocket, opMessagingSocket)
 }
+
+var (
+	opMessagingToken = &Op{ID: "messagingAccessToken", Summary: "Get an access token",
+		Doc: "A connector token (X-Token) and one of its registered hosts (X-Host) buy a short-lived JWT " +
+			"(docs/api.md#messaging-token). The body, if any, is ignored.",
+		Headers:      []Param{{Name: "X-Host", Required: true, Doc: "A registered domain or app namespace of the connector token (subdomains match)."}},
+		Body:         new(any),
+		BodyOptional: true,
+		Responses:    []Response{ok(200, accessTokenResponse{})}, Errors: []int{400, 401}}
+	opMessagingSession = &Op{ID: "messagingSessionCreate", Summary: "Create a session",
+		Doc:  "A bearer access token creates an active session (docs/api.md#messaging-session).",
+		Body: sessionCreateRequest{}, BodyOptional: true,
+		Responses: []Response{ok(200, sessionCreateResponse{})}, Errors: []int{400, 401}}
+	opMessagingSocket = &Op{ID: "messagingSocket", Summary: "Open the session's WebSocket",
+		Doc: "Upgrades to a WebSocket that streams the session's events and takes the user's messages " +
+			"(docs/api.md#messaging-ws). Handshake problems are HTTP errors.",
+		Query: []Param{
+			{Name: "session_id", Required: true, Doc: "The session."},
+			{Name: "cursor", Doc: "Replay the history after this event sequence number (\"N\" or \"seq:N\")."},
+		},
+		Responses: []Response{{Status: 101, Doc: "Switching to the WebSocket protocol."}},
+		Errors:    []int{400, 404, 429, 503}}
+)
 
 // messagingState is the messaging family's in-memory state: the live
 // sessions (each with its own lock, messaging_session.go), the JWT secret,

@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"net/http"
 	"regexp"
@@ -28,9 +29,37 @@ import (
 	"github.com/agentplatform/mockplatform/store"
 )
 
-func (a *API) registerOutbound(rt gin.IRoutes) {
-	rt.POST("/:version/outbound-calling", a.wrap(famOutbound, a.handleOutboundCreate))
-	rt.GET("/:version/outbound-calling/:call_sid/status", a.wrap(famOutbound, a.handleOutboundStatus))
+func (a *API) registerOutbound(g *gin.RouterGroup) {
+	a.handle(g, "POST /:version/outbound-calling", famOutbound, a.handleOutboundCreate, opOutboundCreate)
+	a.handle(g, "GET /:version/outbound-calling/:call_sid/status", famOutbound, a.handleOutboundStatus, opOutboundStatus)
+}
+
+var (
+	opOutboundCreate = &Op{ID: "outboundCallCreate", Summary: "Place an outbound call",
+		Doc: "Queues a call from the key's project (which must have outbound calling enabled); its status " +
+			"moves on the virtual clock (docs/api.md#outbound).",
+		Body: outboundRequest{}, Responses: []Response{ok(200, outboundResponse{})}, Errors: []int{400, 404, 429}}
+	opOutboundStatus = &Op{ID: "outboundCallStatus", Summary: "Read a call's status",
+		Doc:       "The call's status, readable until its retention ends after the call (docs/api.md#outbound-states).",
+		Path:      []Param{{Name: "call_sid", Pattern: callSIDRE, Doc: "The call_sid of the placed call."}},
+		Responses: []Response{ok(200, outboundStatus{})}, Errors: []int{400, 404}}
+)
+
+func (outboundRequest) fieldRules() map[string]FieldRule {
+	return map[string]FieldRule{
+		"to_number": {Required: true, Doc: "E.164, or a national number with country_code."},
+		"country_code": {Pattern: countryCodeRE, Doc: "ISO 3166-1 alpha-2 code (any case) of a national to_number: " +
+			strings.Join(slices.Sorted(maps.Keys(countryCodes)), ", ") + "."},
+		"metadata":   {Doc: "Attached to the call; its base64 form must be under 26 KB."},
+		"encryption": {Enum: encryptions, Doc: "Default " + encryptions[0] + "."},
+	}
+}
+
+// callStatuses are the statuses of a call, in order.
+var callStatuses = []string{callQueued, callCalling, callSuccess, callFailure}
+
+func (outboundStatus) fieldRules() map[string]FieldRule {
+	return map[string]FieldRule{"status": {Enum: callStatuses}, "reason": {Doc: "Why the call failed (empty otherwise)."}}
 }
 
 // outboundState is the outbound family's in-memory state: the rate-limit
@@ -90,8 +119,11 @@ const docOutboundCall = "outbound_call"
 const maxMetadataBase64 = 26 * 1024
 
 var (
-	e164RE    = regexp.MustCompile(`^\+[1-9][0-9]{6,14}$`)
-	callSIDRE = regexp.MustCompile(`^OUT-[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+	e164RE = regexp.MustCompile(`^\+[1-9][0-9]{6,14}$`)
+	// countryCodeRE is the form of a country_code (countryCodes lists the
+	// supported ones).
+	countryCodeRE = regexp.MustCompile(`^[A-Za-z]{2}$`)
+	callSIDRE     = regexp.MustCompile(`^OUT-[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
 	// phonePunct is what national and E.164 numbers may be written with.
 	phonePunct = strings.NewReplacer(" ", "", "-", "", "(", "", ")", "", ".", "")
 )

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 
@@ -18,14 +19,102 @@ import (
 	"github.com/agentplatform/mockplatform/store"
 )
 
-func (a *API) registerTelephonyConnectors(rt gin.IRoutes) {
-	rt.GET("/v1/agents/:agent/telephony/connectors", a.wrap(famAgents, a.handleConnectorList))
-	rt.POST("/v1/agents/:agent/telephony/connectors/batch", a.wrap(famAgents, a.handleConnectorBatchGet))
-	rt.PATCH("/v1/agents/:agent/telephony/connectors/batch", a.wrap(famAgents, a.handleConnectorBatchUpdate))
-	rt.POST("/v1/agents/:agent/telephony/connectors/lookup", a.wrap(famAgents, a.handleConnectorLookup))
-	rt.GET("/v1/agents/:agent/telephony/connectors/:connector", a.wrap(famAgents, a.handleConnectorGet))
-	rt.PATCH("/v1/agents/:agent/telephony/connectors/:connector", a.wrap(famAgents, a.handleConnectorUpdate))
-	rt.DELETE("/v1/agents/:agent/telephony/connectors/:connector", a.wrap(famAgents, a.handleConnectorDelete))
+func (a *API) registerTelephonyConnectors(g *gin.RouterGroup) {
+	a.handle(g, "GET /v1/agents/:agent/telephony/connectors", famAgents, a.handleConnectorList, opConnectorList)
+	a.handle(g, "POST /v1/agents/:agent/telephony/connectors/batch", famAgents, a.handleConnectorBatchGet, opConnectorBatchGet)
+	a.handle(g, "PATCH /v1/agents/:agent/telephony/connectors/batch", famAgents, a.handleConnectorBatchUpdate, opConnectorBatchUpdate)
+	a.handle(g, "POST /v1/agents/:agent/telephony/connectors/lookup", famAgents, a.handleConnectorLookup, opConnectorLookup)
+	a.handle(g, "GET /v1/agents/:agent/telephony/connectors/:connector", famAgents, a.handleConnectorGet, opConnectorGet)
+	a.handle(g, "PATCH /v1/agents/:agent/telephony/connectors/:connector", famAgents, a.handleConnectorUpdate, opConnectorUpdate)
+	a.handle(g, "DELETE /v1/agents/:agent/telephony/connectors/:connector", famAgents, a.handleConnectorDelete, opConnectorDelete)
+}
+
+var (
+	opConnectorList = &Op{ID: "connectorList", Summary: "List telephony connectors",
+		Doc: "The agent's connectors (docs/api.md#agents-connectors).", Responses: []Response{ok(200, connectorList{})}, Errors: []int{404}}
+	opConnectorBatchGet = &Op{ID: "connectorBatchGet", Summary: "Read connectors by id",
+		Body: connectorIDsBody{}, Responses: []Response{ok(200, connectorsFound{})}, Errors: []int{400, 404}}
+	opConnectorBatchUpdate = &Op{ID: "connectorBatchUpdate", Summary: "Update several connectors",
+		Doc:  "Each update succeeds or fails on its own; the answer has one result per update.",
+		Body: connectorUpdatesBody{}, Responses: []Response{ok(200, connectorResults{})}, Errors: []int{400, 404}}
+	opConnectorLookup = &Op{ID: "connectorLookup", Summary: "Find the connector of a phone number",
+		Body: phoneNumberBody{}, Responses: []Response{ok(200, connectorRec{})}, Errors: []int{400, 404}}
+	opConnectorGet = &Op{ID: "connectorGet", Summary: "Read a connector",
+		Responses: []Response{ok(200, connectorRec{})}, Errors: []int{404}}
+	opConnectorUpdate = &Op{ID: "connectorUpdate", Summary: "Update a connector",
+		Doc:  "Changes its variant, speech settings, or moves it (with its numbers) to another agent of the account.",
+		Body: connectorPatchBody{}, Responses: []Response{ok(200, connectorRec{})}, Errors: []int{400, 404}}
+	opConnectorDelete = &Op{ID: "connectorDelete", Summary: "Delete a connector",
+		Doc: "Its phone numbers go with it.", Responses: []Response{ok(200, connectorDeleted{})}, Errors: []int{404}}
+)
+
+type (
+	connectorList struct {
+		Connectors []*connectorRec `json:"connectors"`
+	}
+	connectorIDsBody struct {
+		ConnectorIDs []string `json:"connectorIds"`
+	}
+	connectorsFound struct {
+		Found    []*connectorRec `json:"found"`
+		NotFound []string        `json:"notFound"`
+	}
+	// connectorPatchBody is the body of a connector update (and, with
+	// connectorId, an item of a batch update); readConnectorPatch reads it.
+	connectorPatchBody struct {
+		VariantID   *string `json:"variantId"`
+		ASRLangCode string  `json:"asrLangCode"`
+		VoiceName   string  `json:"voiceName"`
+		ProjectID   string  `json:"projectId"`
+	}
+	connectorUpdate struct {
+		ConnectorID string `json:"connectorId"`
+		connectorPatchBody
+	}
+	connectorUpdatesBody struct {
+		Updates []connectorUpdate `json:"updates"`
+	}
+	connectorResults struct {
+		Results []batchResult `json:"results"`
+	}
+	phoneNumberBody struct {
+		PhoneNumber string `json:"phoneNumber"`
+	}
+	connectorDeleted struct {
+		DeletedConnector    string   `json:"deletedConnector"`
+		DeletedPhoneNumbers []string `json:"deletedPhoneNumbers"`
+	}
+)
+
+func (connectorIDsBody) fieldRules() map[string]FieldRule {
+	return map[string]FieldRule{"connectorIds": {Required: true}}
+}
+
+func (connectorPatchBody) fieldRules() map[string]FieldRule { return connectorPatchRules }
+
+var connectorPatchRules = map[string]FieldRule{
+	"variantId":   {Nullable: true, Doc: "A variant of the connector's agent; null or \"\" unassigns it."},
+	"asrLangCode": {Pattern: scenario.LangCodeRE},
+	"voiceName":   {Pattern: scenario.VoiceNameRE, Doc: "Also sets ttsLangCode (its language prefix)."},
+	"projectId":   {MinLen: 1, Doc: "Another agent of the account to move the connector to."},
+}
+
+func (connectorUpdate) fieldRules() map[string]FieldRule {
+	r := maps.Clone(connectorPatchRules)
+	r["connectorId"] = FieldRule{Required: true, MinLen: 1}
+	return r
+}
+
+func (connectorUpdatesBody) fieldRules() map[string]FieldRule {
+	return map[string]FieldRule{"updates": {Required: true, MinItems: 1}}
+}
+
+func (phoneNumberBody) fieldRules() map[string]FieldRule {
+	return map[string]FieldRule{"phoneNumber": {Required: true, Pattern: e164RE}}
+}
+
+func (connectorRec) fieldRules() map[string]FieldRule {
+	return map[string]FieldRule{"clientEnv": {Enum: scenario.Environments}}
 }
 
 // --- connectors ---
@@ -42,7 +131,7 @@ func (a *API) handleConnectorList(c *gin.Context) error {
 			out = append(out, x)
 		}
 	}
-	c.JSON(http.StatusOK, gin.H{"connectors": out})
+	c.JSON(http.StatusOK, connectorList{Connectors: out})
 	return nil
 }
 
@@ -64,7 +153,7 @@ func (a *API) handleConnectorGet(c *gin.Context) error {
 // handleConnectorBatchGet handles "POST .../telephony/connectors/batch"
 // {connectorIds} → {found: [connector], notFound: [id]}, in request order.
 func (a *API) handleConnectorBatchGet(c *gin.Context) error {
-	f, err := readFields(c, false, "connectorIds")
+	f, err := readFields(c, false, bodyFields(connectorIDsBody{})...)
 	if err != nil {
 		return err
 	}
@@ -84,7 +173,7 @@ func (a *API) handleConnectorBatchGet(c *gin.Context) error {
 			notFound = append(notFound, id)
 		}
 	}
-	c.JSON(http.StatusOK, gin.H{"found": found, "notFound": notFound})
+	c.JSON(http.StatusOK, connectorsFound{Found: found, NotFound: notFound})
 	return nil
 }
 
@@ -95,7 +184,7 @@ type connectorPatch struct {
 	target                       *agentDoc // the agent of project, when given
 }
 
-var connectorPatchFields = []string{"variantId", "asrLangCode", "voiceName", "projectId"}
+var connectorPatchFields = bodyFields(connectorPatchBody{})
 
 // readConnectorPatch reads the patch fields of f. It reports field errors
 // in f; the variant is checked against the agents by apply.
@@ -248,7 +337,7 @@ func fieldText(fe FieldError) string { return fe.Field + ": " + fe.Message }
 // applied on its own (partial success), in order, in one store update. A
 // malformed body (no updates, an item without connectorId) gives 400.
 func (a *API) handleConnectorBatchUpdate(c *gin.Context) error {
-	f, err := readFields(c, false, "updates")
+	f, err := readFields(c, false, bodyFields(connectorUpdatesBody{})...)
 	if err != nil {
 		return err
 	}
@@ -329,7 +418,7 @@ func (a *API) handleConnectorBatchUpdate(c *gin.Context) error {
 	}); err != nil {
 		return err
 	}
-	c.JSON(http.StatusOK, gin.H{"results": results})
+	c.JSON(http.StatusOK, connectorResults{Results: results})
 	return nil
 }
 
@@ -338,11 +427,11 @@ func (a *API) handleConnectorBatchUpdate(c *gin.Context) error {
 // that is not E.164 gives 400, an unknown one 404 PHONE_NUMBERS_NOT_FOUND,
 // a number routed to no connector 404 CONNECTORS_NOT_FOUND.
 func (a *API) handleConnectorLookup(c *gin.Context) error {
-	f, err := readFields(c, false, "phoneNumber")
+	f, err := readFields(c, false, bodyFields(phoneNumberBody{})...)
 	if err != nil {
 		return err
 	}
-	f.require("phoneNumber")
+	f.requireAll(phoneNumberBody{})
 	n, ok := f.str("phoneNumber")
 	if len(f.errs) > 0 {
 		return errConnectorInvalid(f.errs...)
@@ -390,6 +479,6 @@ func (a *API) handleConnectorDelete(c *gin.Context) error {
 	}); err != nil {
 		return err
 	}
-	c.JSON(http.StatusOK, gin.H{"deletedConnector": id, "deletedPhoneNumbers": deleted})
+	c.JSON(http.StatusOK, connectorDeleted{DeletedConnector: id, DeletedPhoneNumbers: deleted})
 	return nil
 }

@@ -15,15 +15,99 @@ import (
 	"github.com/agentplatform/mockplatform/store"
 )
 
-func (a *API) registerTelephonyNumbers(rt gin.IRoutes) {
-	rt.GET("/v1/agents/:agent/telephony/phone-numbers", a.wrap(famAgents, a.handlePhoneNumberList))
-	rt.POST("/v1/agents/:agent/telephony/phone-numbers", a.wrap(famAgents, a.handlePhoneNumberImport))
-	rt.DELETE("/v1/agents/:agent/telephony/phone-numbers", a.wrap(famAgents, a.handlePhoneNumberDeleteMany))
-	rt.POST("/v1/agents/:agent/telephony/phone-numbers/batch", a.wrap(famAgents, a.handlePhoneNumberBatchGet))
-	rt.GET("/v1/agents/:agent/telephony/phone-numbers/:number", a.wrap(famAgents, a.handlePhoneNumberGet))
-	rt.POST("/v1/agents/:agent/telephony/phone-numbers/:number", a.wrap(famAgents, a.handlePhoneNumberImportOne))
-	rt.DELETE("/v1/agents/:agent/telephony/phone-numbers/:number", a.wrap(famAgents, a.handlePhoneNumberDelete))
-	rt.PATCH("/v1/agents/:agent/telephony/phone-numbers/:number", a.wrap(famAgents, a.handlePhoneNumberReassign))
+func (a *API) registerTelephonyNumbers(g *gin.RouterGroup) {
+	a.handle(g, "GET /v1/agents/:agent/telephony/phone-numbers", famAgents, a.handlePhoneNumberList, opPhoneNumberList)
+	a.handle(g, "POST /v1/agents/:agent/telephony/phone-numbers", famAgents, a.handlePhoneNumberImport, opPhoneNumberImport)
+	a.handle(g, "DELETE /v1/agents/:agent/telephony/phone-numbers", famAgents, a.handlePhoneNumberDeleteMany, opPhoneNumberDeleteMany)
+	a.handle(g, "POST /v1/agents/:agent/telephony/phone-numbers/batch", famAgents, a.handlePhoneNumberBatchGet, opPhoneNumberBatchGet)
+	a.handle(g, "GET /v1/agents/:agent/telephony/phone-numbers/:number", famAgents, a.handlePhoneNumberGet, opPhoneNumberGet)
+	a.handle(g, "POST /v1/agents/:agent/telephony/phone-numbers/:number", famAgents, a.handlePhoneNumberImportOne, opPhoneNumberImportOne)
+	a.handle(g, "DELETE /v1/agents/:agent/telephony/phone-numbers/:number", famAgents, a.handlePhoneNumberDelete, opPhoneNumberDelete)
+	a.handle(g, "PATCH /v1/agents/:agent/telephony/phone-numbers/:number", famAgents, a.handlePhoneNumberReassign, opPhoneNumberReassign)
+}
+
+var (
+	opPhoneNumberList = &Op{ID: "phoneNumberList", Summary: "List phone numbers",
+		Doc:       "The agent's numbers (docs/api.md#agents-numbers).",
+		Query:     []Param{{Name: "connectorId", Doc: "Only the numbers routed to this connector."}},
+		Responses: []Response{ok(200, phoneNumberList{})}, Errors: []int{400, 404}}
+	opPhoneNumberImport = &Op{ID: "phoneNumberImport", Summary: "Import phone numbers",
+		Doc:  "Every number must be E.164 and new, else nothing is imported; imported numbers route to no connector until reassigned.",
+		Body: phoneNumbersBody{}, Responses: []Response{ok(201, numbersImported{})}, Errors: []int{400, 404, 409}}
+	opPhoneNumberDeleteMany = &Op{ID: "phoneNumberDeleteMany", Summary: "Release phone numbers",
+		Doc:  "Each number is released on its own; those that could not be are listed in errors.",
+		Body: phoneNumberListBody{}, Responses: []Response{ok(200, numbersDeleted{})}, Errors: []int{400, 404}}
+	opPhoneNumberBatchGet = &Op{ID: "phoneNumberBatchGet", Summary: "Read phone numbers",
+		Body: phoneNumberListBody{}, Responses: []Response{ok(200, numbersFound{})}, Errors: []int{400, 404}}
+	opPhoneNumberGet = &Op{ID: "phoneNumberGet", Summary: "Read a phone number",
+		Path: numberPath, Responses: []Response{ok(200, phoneNumberRec{})}, Errors: []int{404}}
+	opPhoneNumberImportOne = &Op{ID: "phoneNumberImportOne", Summary: "Import one phone number",
+		Path: numberPath, Body: clientEnvBody{}, BodyOptional: true,
+		Responses: []Response{ok(201, numberImported{})}, Errors: []int{400, 404, 409}}
+	opPhoneNumberDelete = &Op{ID: "phoneNumberDelete", Summary: "Release a phone number",
+		Path: numberPath, Responses: []Response{ok(200, numberDeleted{})}, Errors: []int{404}}
+	opPhoneNumberReassign = &Op{ID: "phoneNumberReassign", Summary: "Route a phone number to a connector",
+		Path: numberPath, Body: reassignBody{}, Responses: []Response{ok(200, phoneNumberRec{})}, Errors: []int{400, 404}}
+
+	numberPath = []Param{{Name: "number", Doc: "The E.164 number (with its +, URL-encoded as %2B or not)."}}
+)
+
+type (
+	phoneNumberList struct {
+		PhoneNumbers []*phoneNumberRec `json:"phoneNumbers"`
+	}
+	clientEnvBody struct {
+		ClientEnv string `json:"clientEnv"`
+	}
+	phoneNumbersBody struct {
+		PhoneNumbers []string `json:"phoneNumbers"`
+		ClientEnv    string   `json:"clientEnv"`
+	}
+	phoneNumberListBody struct {
+		PhoneNumbers []string `json:"phoneNumbers"`
+	}
+	numbersImported struct {
+		Imported []string `json:"imported"`
+	}
+	numberImported struct {
+		Imported string `json:"imported"`
+	}
+	numbersDeleted struct {
+		Deleted []string      `json:"deleted"`
+		Errors  []deleteError `json:"errors,omitempty"`
+	}
+	numberDeleted struct {
+		Deleted string `json:"deleted"`
+	}
+	numbersFound struct {
+		Found    []*phoneNumberRec `json:"found"`
+		NotFound []string          `json:"notFound"`
+	}
+	reassignBody struct {
+		ConnectorID string `json:"connectorId"`
+	}
+)
+
+var clientEnvRule = FieldRule{Enum: deployEnvs, Doc: "Default live."}
+
+func (clientEnvBody) fieldRules() map[string]FieldRule {
+	return map[string]FieldRule{"clientEnv": clientEnvRule}
+}
+
+func (phoneNumbersBody) fieldRules() map[string]FieldRule {
+	return map[string]FieldRule{"phoneNumbers": {Required: true, MinItems: 1, Pattern: e164RE}, "clientEnv": clientEnvRule}
+}
+
+func (phoneNumberListBody) fieldRules() map[string]FieldRule {
+	return map[string]FieldRule{"phoneNumbers": {Required: true, MinItems: 1}}
+}
+
+func (reassignBody) fieldRules() map[string]FieldRule { return reassignRules }
+
+var reassignRules = map[string]FieldRule{"connectorId": {Required: true, MinLen: 1, MaxLen: 255}}
+
+func (phoneNumberRec) fieldRules() map[string]FieldRule {
+	return map[string]FieldRule{"clientEnv": {Enum: deployEnvs}}
 }
 
 // --- phone numbers ---
@@ -43,7 +127,7 @@ func (a *API) handlePhoneNumberList(c *gin.Context) error {
 			out = append(out, n)
 		}
 	}
-	c.JSON(http.StatusOK, gin.H{"phoneNumbers": out})
+	c.JSON(http.StatusOK, phoneNumberList{PhoneNumbers: out})
 	return nil
 }
 
@@ -116,7 +200,7 @@ func (a *API) importNumbers(c *gin.Context, numbers []string, env, field string)
 // A number repeated in the request is imported once. Imported numbers are
 // routed to no connector until reassigned.
 func (a *API) handlePhoneNumberImport(c *gin.Context) error {
-	f, err := readFields(c, false, "phoneNumbers", "clientEnv")
+	f, err := readFields(c, false, bodyFields(phoneNumbersBody{})...)
 	if err != nil {
 		return err
 	}
@@ -140,7 +224,7 @@ func (a *API) handlePhoneNumberImport(c *gin.Context) error {
 	if err := a.importNumbers(c, numbers, env, "phoneNumbers"); err != nil {
 		return err
 	}
-	c.JSON(http.StatusCreated, gin.H{"imported": numbers})
+	c.JSON(http.StatusCreated, numbersImported{Imported: numbers})
 	return nil
 }
 
@@ -154,7 +238,7 @@ type deleteError struct {
 // {phoneNumbers} → {deleted, errors?}: each number is released on its own;
 // unknown or malformed ones are listed in errors (omitted when empty).
 func (a *API) handlePhoneNumberDeleteMany(c *gin.Context) error {
-	f, err := readFields(c, false, "phoneNumbers")
+	f, err := readFields(c, false, bodyFields(phoneNumberListBody{})...)
 	if err != nil {
 		return err
 	}
@@ -183,18 +267,14 @@ func (a *API) handlePhoneNumberDeleteMany(c *gin.Context) error {
 	}); err != nil {
 		return err
 	}
-	out := gin.H{"deleted": deleted}
-	if len(errs) > 0 {
-		out["errors"] = errs
-	}
-	c.JSON(http.StatusOK, out)
+	c.JSON(http.StatusOK, numbersDeleted{Deleted: deleted, Errors: errs})
 	return nil
 }
 
 // handlePhoneNumberBatchGet handles "POST .../telephony/phone-numbers/batch"
 // {phoneNumbers} → {found, notFound}; a malformed number gives 400.
 func (a *API) handlePhoneNumberBatchGet(c *gin.Context) error {
-	f, err := readFields(c, false, "phoneNumbers")
+	f, err := readFields(c, false, bodyFields(phoneNumberListBody{})...)
 	if err != nil {
 		return err
 	}
@@ -219,7 +299,7 @@ func (a *API) handlePhoneNumberBatchGet(c *gin.Context) error {
 			notFound = append(notFound, n)
 		}
 	}
-	c.JSON(http.StatusOK, gin.H{"found": found, "notFound": notFound})
+	c.JSON(http.StatusOK, numbersFound{Found: found, NotFound: notFound})
 	return nil
 }
 
@@ -242,7 +322,7 @@ func (a *API) handlePhoneNumberGet(c *gin.Context) error {
 // handlePhoneNumberImportOne handles "POST .../telephony/phone-numbers/{phoneNumber}"
 // {clientEnv = live} (body optional) → 201 {imported}.
 func (a *API) handlePhoneNumberImportOne(c *gin.Context) error {
-	f, err := readFields(c, true, "clientEnv")
+	f, err := readFields(c, true, bodyFields(clientEnvBody{})...)
 	if err != nil {
 		return err
 	}
@@ -257,7 +337,7 @@ func (a *API) handlePhoneNumberImportOne(c *gin.Context) error {
 	if err := a.importNumbers(c, []string{n}, env, "phoneNumber"); err != nil {
 		return err
 	}
-	c.JSON(http.StatusCreated, gin.H{"imported": n})
+	c.JSON(http.StatusCreated, numberImported{Imported: n})
 	return nil
 }
 
@@ -275,19 +355,19 @@ func (a *API) handlePhoneNumberDelete(c *gin.Context) error {
 	}); err != nil {
 		return err
 	}
-	c.JSON(http.StatusOK, gin.H{"deleted": n})
+	c.JSON(http.StatusOK, numberDeleted{Deleted: n})
 	return nil
 }
 
 // handlePhoneNumberReassign handles "PATCH .../telephony/phone-numbers/{phoneNumber}"
 // {connectorId}: routes the number to a connector of the same agent.
 func (a *API) handlePhoneNumberReassign(c *gin.Context) error {
-	f, err := readFields(c, false, "connectorId")
+	f, err := readFields(c, false, bodyFields(reassignBody{})...)
 	if err != nil {
 		return err
 	}
-	f.require("connectorId")
-	conn, _ := f.strLen("connectorId", 1, 255)
+	f.requireAll(reassignBody{})
+	conn, _ := f.text("connectorId", reassignRules["connectorId"])
 	if err := f.err(); err != nil {
 		return err
 	}

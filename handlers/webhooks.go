@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -21,14 +22,75 @@ import (
 	"github.com/agentplatform/mockplatform/store"
 )
 
-func (a *API) registerWebhooks(rt gin.IRoutes) {
-	rt.POST("/v1/webhook-endpoints", a.wrap(famWebhooks, a.handleWebhookCreate))
-	rt.GET("/v1/webhook-endpoints", a.wrap(famWebhooks, a.handleWebhookList))
-	rt.GET("/v1/webhook-endpoints/:endpoint", a.wrap(famWebhooks, a.handleWebhookGet))
-	rt.PATCH("/v1/webhook-endpoints/:endpoint", a.wrap(famWebhooks, a.handleWebhookUpdate))
-	rt.DELETE("/v1/webhook-endpoints/:endpoint", a.wrap(famWebhooks, a.handleWebhookDelete))
-	rt.POST("/v1/webhook-endpoints/:endpoint/rotate-secret", a.wrap(famWebhooks, a.handleWebhookRotate))
+func (a *API) registerWebhooks(g *gin.RouterGroup) {
+	a.handle(g, "POST /v1/webhook-endpoints", famWebhooks, a.handleWebhookCreate, opWebhookCreate)
+	a.handle(g, "GET /v1/webhook-endpoints", famWebhooks, a.handleWebhookList, opWebhookList)
+	a.handle(g, "GET /v1/webhook-endpoints/:endpoint", famWebhooks, a.handleWebhookGet, opWebhookGet)
+	a.handle(g, "PATCH /v1/webhook-endpoints/:endpoint", famWebhooks, a.handleWebhookUpdate, opWebhookUpdate)
+	a.handle(g, "DELETE /v1/webhook-endpoints/:endpoint", famWebhooks, a.handleWebhookDelete, opWebhookDelete)
+	a.handle(g, "POST /v1/webhook-endpoints/:endpoint/rotate-secret", famWebhooks, a.handleWebhookRotate, opWebhookRotate)
 }
+
+var (
+	opWebhookCreate = &Op{ID: "webhookEndpointCreate", Summary: "Create a webhook endpoint",
+		Doc: "An address that receives signed alert notifications; the answer carries the signing secret, " +
+			"the only time it is shown (docs/api.md#webhook-endpoints).",
+		Body: webhookBody{}, Responses: []Response{ok(201, webhookView{})}, Errors: []int{400, 409}}
+	opWebhookList = &Op{ID: "webhookEndpointList", Summary: "List webhook endpoints",
+		Query:     []Param{{Name: "enabled", Type: "boolean"}, {Name: "event_type", Enum: webhookEventTypes}},
+		Responses: []Response{ok(200, webhookList{})}, Errors: []int{400}}
+	opWebhookGet = &Op{ID: "webhookEndpointGet", Summary: "Read a webhook endpoint",
+		Path: webhookPath, Responses: []Response{ok(200, webhookView{})}, Errors: []int{404, 422}}
+	opWebhookUpdate = &Op{ID: "webhookEndpointUpdate", Summary: "Update a webhook endpoint",
+		Path: webhookPath, Body: webhookBody{}, BodyPartial: true,
+		Responses: []Response{ok(200, webhookView{})}, Errors: []int{400, 404, 422}}
+	opWebhookDelete = &Op{ID: "webhookEndpointDelete", Summary: "Delete a webhook endpoint",
+		Path: webhookPath, Responses: []Response{{Status: 204}}, Errors: []int{404, 422}}
+	opWebhookRotate = &Op{ID: "webhookEndpointRotateSecret", Summary: "Rotate the signing secret",
+		Doc:  "A new signing secret, shown once; deliveries sign with it from now on.",
+		Path: webhookPath, Responses: []Response{ok(200, webhookSecret{})}, Errors: []int{404, 422}}
+
+	webhookPath = []Param{{Name: "endpoint", Pattern: webhookIDRE, Doc: "The endpoint's id (whe_...); another form is 422."}}
+)
+
+// webhookIDRE is the form of a webhook endpoint id.
+var webhookIDRE = regexp.MustCompile(`^whe_[A-Za-z0-9]+$`)
+
+// webhookBody is the body of a webhook endpoint create (the required
+// fields) or update (any of them); readWebhook reads it field by field.
+type webhookBody struct {
+	Name       string            `json:"name"`
+	URL        string            `json:"url"`
+	EventTypes []string          `json:"event_types"`
+	Headers    map[string]string `json:"headers"`
+	TimeoutMS  int64             `json:"timeout_ms"`
+	Enabled    bool              `json:"enabled"`
+}
+
+func (webhookBody) fieldRules() map[string]FieldRule { return webhookRules }
+
+var webhookRules = map[string]FieldRule{
+	"name": {Required: true, MinLen: 1, MaxLen: 255},
+	"url": {Required: true, Pattern: webhookURLRE, Doc: "An absolute http or https URL.",
+		Fidelity: &Fidelity{ID: "G2", Switch: switchWebhookURL, Value: "https", Note: "https only"}},
+	"event_types": {Required: true, Enum: webhookEventTypes, MinItems: 1},
+	"headers":     {Doc: "Added to every delivery."},
+	"timeout_ms":  {Min: i64(minWebhookTimeoutMS), Max: i64(maxWebhookTimeoutMS), Doc: fmt.Sprintf("Default %d.", DefaultWebhookTimeoutMS)},
+	"enabled":     {Doc: "Default true."},
+}
+
+// webhookURLRE is the form the document gives a url (readWebhook parses
+// it: an absolute http or https URL with a host).
+var webhookURLRE = regexp.MustCompile(`^[hH][tT][tT][pP][sS]?://[^/?#]`)
+
+type (
+	webhookList struct {
+		Data []webhookView `json:"data"`
+	}
+	webhookSecret struct {
+		SigningSecret string `json:"signing_secret"`
+	}
+)
 
 // webhooksState is the webhooks family's in-memory state: the delivery log
 // and the attempts in flight (engine_webhooks.go).
@@ -140,17 +202,15 @@ func (e *webhookEndpoint) subscribes(eventType string) bool {
 	return containsStr(e.EventTypes, eventType)
 }
 
-var webhookFields = []string{"name", "url", "event_types", "headers", "timeout_ms", "enabled"}
+var webhookFields = bodyFields(webhookBody{})
 
 // readWebhook validates the fields of a create (all required ones) or PATCH
 // (those given) into e.
 func (a *API) readWebhook(f *fieldBody, e *webhookEndpoint, create bool) {
 	if create {
-		for _, name := range []string{"name", "url", "event_types"} {
-			f.require(name)
-		}
+		f.requireAll(webhookBody{})
 	}
-	if s, ok := f.strLen("name", 1, 255); ok {
+	if s, ok := f.text("name", webhookRules["name"]); ok {
 		e.Name = s
 	}
 	if s, ok := f.str("url"); ok {
@@ -180,7 +240,7 @@ func (a *API) readWebhook(f *fieldBody, e *webhookEndpoint, create bool) {
 			e.Headers = h
 		}
 	}
-	if n, ok := f.integer("timeout_ms", minWebhookTimeoutMS, maxWebhookTimeoutMS,
+	if n, ok := f.whole("timeout_ms", webhookRules["timeout_ms"],
 		fmt.Sprintf("must be an integer from %d to %d", minWebhookTimeoutMS, maxWebhookTimeoutMS)); ok {
 		e.TimeoutMS = n
 	}
@@ -253,7 +313,7 @@ func (a *API) handleWebhookCreate(c *gin.Context) error {
 
 func webhookID(c *gin.Context) (string, error) {
 	id := c.Param("endpoint")
-	if !isBase62ID(id, "whe_") {
+	if !webhookIDRE.MatchString(id) {
 		return "", errf(KindUnprocessable, CodeWebhookInvalidID, MsgWebhookInvalidID)
 	}
 	return id, nil
@@ -331,7 +391,7 @@ func (a *API) handleWebhookList(c *gin.Context) error {
 		}
 		data = append(data, e.view())
 	}
-	c.JSON(http.StatusOK, gin.H{"data": data})
+	c.JSON(http.StatusOK, webhookList{Data: data})
 	return nil
 }
 
@@ -413,6 +473,6 @@ func (a *API) handleWebhookRotate(c *gin.Context) error {
 	}); err != nil {
 		return err
 	}
-	c.JSON(http.StatusOK, gin.H{"signing_secret": secret})
+	c.JSON(http.StatusOK, webhookSecret{SigningSecret: secret})
 	return nil
 }

@@ -12,7 +12,7 @@ import (
 )
 
 var (
-	webhookIDRE     = regexp.MustCompile(`^whe_[A-Za-z0-9]{22}$`)
+	newWebhookIDRE  = regexp.MustCompile(`^whe_[A-Za-z0-9]{22}$`)
 	webhookSecretRE = regexp.MustCompile(`^whsec_[A-Za-z0-9]{32}$`)
 )
 
@@ -21,7 +21,7 @@ func TestWebhookCRUD(t *testing.T) {
 	h := newHarness(t, alertsTwoAccounts)
 	got := h.webhookCreate(map[string]any{"name": "ops", "url": "https://example.com/hook", "event_types": []string{"alerts.triggered"}})
 	id, secret := got["id"].(string), got["signing_secret"].(string)
-	if !webhookIDRE.MatchString(id) || !webhookSecretRE.MatchString(secret) {
+	if !newWebhookIDRE.MatchString(id) || !webhookSecretRE.MatchString(secret) {
 		t.Fatalf("id %q secret %q", id, secret)
 	}
 	now := fmtAlertTime(h.clock.Now())

@@ -1,0 +1,210 @@
+package handlers
+
+// The route table. Every family registers its routes through handle, one
+// line each, with an Op that documents the route: its parameters, its
+// request and response Go types, its error statuses and what in it is a
+// fidelity choice. The table is what the OpenAPI document of the API
+// (docs/openapi.json, docs/openapi.md) is generated from; the request
+// types and the rules the validators read (enums, limits, patterns) are
+// the same values the document publishes, so the two cannot drift.
+
+import (
+	"net/http"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+)
+
+// Route is one registered route.
+type Route struct {
+	// Method is the HTTP method.
+	Method string
+	// Path is gin's path template with its base:
+	// "/runtime/:region/v3/:account/:project/conversations".
+	Path string
+	// Family is the family that serves it (faults.Families).
+	Family string
+	// Op documents it.
+	Op *Op
+}
+
+// Op documents one operation.
+type Op struct {
+	// ID is the operationId (unique, lowerCamel); Summary a short title.
+	ID, Summary string
+	// Doc is a longer description (Markdown).
+	Doc string
+	// Path refines path parameters (a pattern); the others are described
+	// by their name (pathParams).
+	Path []Param
+	// Query lists the query parameters the operation reads.
+	Query []Param
+	// Headers lists request headers the operation reads besides the
+	// family's credentials.
+	Headers []Param
+	// Body is a value of the request body's Go type (nil: no body); its
+	// json-tagged fields are the body's fields.
+	Body any
+	// BodyOptional allows an empty body.
+	BodyOptional bool
+	// BodyPartial makes every field optional (an update of the fields
+	// given).
+	BodyPartial bool
+	// BodyTypes are the media types the body may have besides
+	// application/json (external events dispatch on it).
+	BodyTypes []string
+	// Responses are the answers other than errors, by status.
+	Responses []Response
+	// Errors are the error statuses the operation itself answers, besides
+	// those of every route of its family (401, 403 where the family
+	// answers it, 404 for a bad region, 413 for a body).
+	Errors []int
+	// Fidelity marks a route or an operation that exists, or is shaped, by
+	// a choice of the mock (x-mock-fidelity).
+	Fidelity *Fidelity
+}
+
+// Response is one documented answer.
+type Response struct {
+	Status int
+	// Body is a value of the body's Go type (nil: no body).
+	Body any
+	// Doc says when it is answered.
+	Doc string
+	// Fidelity marks an answer that a fidelity switch selects.
+	Fidelity *Fidelity
+}
+
+// Fidelity says why a route, an answer or a header exists in the mock: an
+// entry of the fidelity register (docs/fidelity.md) and the switch that
+// selects it, if any.
+type Fidelity struct {
+	// ID is the register's entry ("D6", "M1.2").
+	ID string `json:"id"`
+	// Switch and Value are the fidelity switch that selects it.
+	Switch string `json:"switch,omitempty"`
+	Value  string `json:"value,omitempty"`
+	// Note says what is chosen.
+	Note string `json:"note"`
+}
+
+// Param is a query parameter or a header: its schema and the rules its
+// parser checks (the parser reads the same values).
+type Param struct {
+	Name string
+	// Type is string (default), integer, boolean or date-time.
+	Type string
+	// Enum lists the accepted values.
+	Enum []string
+	// Min and Max bound an integer.
+	Min, Max *int64
+	// Pattern is a regular expression a string matches.
+	Pattern *regexp.Regexp
+	// Required parameters must be given.
+	Required bool
+	// Repeated parameters may be given several times.
+	Repeated bool
+	// Doc describes it.
+	Doc string
+	// Fidelity marks a parameter of the mock's choosing.
+	Fidelity *Fidelity
+}
+
+// FieldRule is a rule a handler checks on one field of a request body: the
+// handler reads the same values (enum lists, patterns, bounds), and the
+// document publishes them. A body type lists its rules in a fieldRules
+// method.
+type FieldRule struct {
+	Required bool
+	Enum     []string
+	Pattern  *regexp.Regexp
+	// MinLen and MaxLen bound a string's length in characters (0: none).
+	MinLen, MaxLen int
+	// Min and Max bound a number.
+	Min, Max *int64
+	// MinItems and MaxItems bound an array (0: none).
+	MinItems, MaxItems int
+	// Nullable allows null (which clears the field).
+	Nullable bool
+	Doc      string
+	Fidelity *Fidelity
+}
+
+// ruledBody is a body type with rules.
+type ruledBody interface{ fieldRules() map[string]FieldRule }
+
+// bodyFields lists the json names of a body type's fields, in order.
+func bodyFields(body any) []string {
+	t := reflect.TypeOf(body)
+	out := make([]string, 0, t.NumField())
+	for f := range t.Fields() {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name != "" && name != "-" {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// requiredFields lists the required fields of a body type, in order.
+func requiredFields(body ruledBody) []string {
+	rules := body.fieldRules()
+	var out []string
+	for _, name := range bodyFields(body) {
+		if rules[name].Required {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// i64 is a bound of a FieldRule or Param.
+func i64(v int64) *int64 { return &v }
+
+// ok is a success answer.
+func ok(status int, body any) Response { return Response{Status: status, Body: body} }
+
+// Routes lists every route of the API, in registration order.
+func (a *API) Routes() []Route { return slices.Clone(a.routes) }
+
+// handle registers a route, "METHOD /path" below the group, served by h in
+// family f, and records it in the route table.
+func (a *API) handle(g *gin.RouterGroup, pattern string, f *family, h handlerFunc, op *Op) {
+	method, path, found := strings.Cut(pattern, " ")
+	if !found || op == nil {
+		panic("handlers: bad route " + pattern)
+	}
+	g.Handle(method, path, a.wrap(f, h))
+	a.routes = append(a.routes, Route{Method: method, Path: joinPath(g.BasePath(), path), Family: f.name, Op: op})
+}
+
+func joinPath(base, path string) string {
+	if base == "/" {
+		return path
+	}
+	return strings.TrimSuffix(base, "/") + path
+}
+
+// paramNames lists the names of parameters, to check a request's query
+// against them.
+func paramNames(ps []Param) map[string]bool {
+	out := make(map[string]bool, len(ps))
+	for _, p := range ps {
+		out[p.Name] = true
+	}
+	return out
+}
+
+// statusText documents a status for answers with no Doc.
+func statusText(status int) string { return http.StatusText(status) }
+
+// oneOfWords formats a list as "a, b or c".
+func oneOfWords(list []string) string {
+	if len(list) < 2 {
+		return strings.Join(list, "")
+	}
+	return strings.Join(list[:len(list)-1], ", ") + " or " + list[len(list)-1]
+}
