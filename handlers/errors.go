@@ -196,17 +196,47 @@ func errorBody(sh shape, e *Error, status int, corr string) any {
 		}
 		return builderError{Message: e.Message, Errors: fields}
 	case shapeErrorMessage:
-		return map[string]string{"error_message": e.Message}
+		return errorMessageError{ErrorMessage: e.Message}
 	case shapeDNI:
 		return dniError{Error: http.StatusText(status), Message: e.Message}
 	case shapeOutbound:
-		return map[string]string{"error": e.Message, "code": e.code()}
+		return outboundError{Code: e.code(), Error: e.Message}
 	case shapeMessaging:
-		return map[string]string{"error": e.Message, "message": e.Message}
+		return messagingError{Error: e.Message, Message: e.Message}
 	default:
-		return map[string]string{"error": e.Message}
+		return controlError{Error: e.Message}
 	}
 }
+
+// errorShapes are the error bodies of each shape, for the document.
+var errorShapes = map[shape]any{
+	shapeEnvelope:     envelope{},
+	shapeBuilder:      builderError{},
+	shapeErrorMessage: errorMessageError{},
+	shapeDNI:          dniError{},
+	shapeOutbound:     outboundError{},
+	shapeMessaging:    messagingError{},
+	shapeControl:      controlError{},
+}
+
+type (
+	errorMessageError struct {
+		ErrorMessage string `json:"error_message"`
+	}
+	// outboundError and messagingError keep their keys in the order a
+	// map would give them.
+	outboundError struct {
+		Code  string `json:"code"`
+		Error string `json:"error"`
+	}
+	messagingError struct {
+		Error   string `json:"error"`
+		Message string `json:"message"`
+	}
+	controlError struct {
+		Error string `json:"error"`
+	}
+)
 
 // envelope is the real service's standard error envelope (notes section 1).
 type envelope struct {

@@ -29,6 +29,8 @@ type Route struct {
 	Family string
 	// Op documents it.
 	Op *Op
+
+	fam *family // its credentials and error shape
 }
 
 // Op documents one operation.
@@ -178,7 +180,7 @@ func (a *API) handle(g *gin.RouterGroup, pattern string, f *family, h handlerFun
 		panic("handlers: bad route " + pattern)
 	}
 	g.Handle(method, path, a.wrap(f, h))
-	a.routes = append(a.routes, Route{Method: method, Path: joinPath(g.BasePath(), path), Family: f.name, Op: op})
+	a.routes = append(a.routes, Route{Method: method, Path: joinPath(g.BasePath(), path), Family: f.name, Op: op, fam: f})
 }
 
 func joinPath(base, path string) string {
