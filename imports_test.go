@@ -18,7 +18,7 @@ const testOnlyAllowed = "mocktest"
 // testTools are packages that only tests import: they generate and check
 // the committed documents (docs/scenario.schema.json, docs/openapi.json)
 // with libraries that no binary needs.
-var testTools = []string{"internal/schemagen"}
+var testTools = []string{"internal/schemagen", "internal/oapicheck"}
 
 // TestNoTestingInBinaries fails when a non-test Go file of the module,
 // outside mocktest, imports testing or go-cmp, or one of the test tools:

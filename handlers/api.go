@@ -41,6 +41,7 @@ type deps struct {
 	Faults  *faults.Set
 	Journal *Journal
 	Logger  *slog.Logger
+	Observe func(Exchange)
 }
 
 // API holds the state every family shares. Its data lives in the store; the
@@ -131,6 +132,9 @@ func newAPI(d deps) *API {
 	a.webhooks.idle = closedChan()
 	a.webhooks.client = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	a.engine = gin.New()
+	if d.Observe != nil {
+		a.engine.Use(observe(d.Observe))
+	}
 	a.register(a.engine)
 	return a
 }

@@ -50,8 +50,9 @@ var opExternalEvent = &Op{ID: "externalEventPost", Summary: "Push an external ev
 		"of that id; an event nothing awaits yet is kept and binds later (docs/api.md#external-events). " +
 		"The body is JSON, a form, XML or plain text: the content type decides how the event id is found.",
 	Query:     eventParams,
-	Body:      new(any), // any JSON value, its id at event_id_path when event_id_location is payload
-	BodyTypes: []string{"application/x-www-form-urlencoded", "application/xml", "text/plain"},
+	Body:         new(any), // any JSON value, its id at event_id_path when event_id_location is payload
+	BodyOptional: true,     // the id may be in a header or the query
+	BodyTypes:    []string{"application/x-www-form-urlencoded", "application/xml", "text/xml", "text/plain"},
 	Responses: []Response{{Status: 201, Doc: "Received: bound, or queued until a conversation awaits the id."}},
 	Errors:    []int{400, 415}}
 

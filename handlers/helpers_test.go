@@ -45,7 +45,7 @@ func newHarness(t testing.TB, scenarioYAML ...string) *harness {
 			t.Fatalf("scenario: %v", err)
 		}
 	}
-	api, err := Open(Config{Scenario: sc})
+	api, err := Open(Config{Scenario: sc, Observe: conformance(t)})
 	if err != nil {
 		t.Fatal(err)
 	}

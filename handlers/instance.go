@@ -35,6 +35,9 @@ type Config struct {
 	Seed *int64
 	// Logger receives the instance's logs (nil: discarded).
 	Logger *slog.Logger
+	// Observe, when set, sees every exchange the API serves (observe.go);
+	// the module's tests check them against the OpenAPI document.
+	Observe func(Exchange)
 }
 
 // DefaultScenario is the embedded default scenario, parsed once per
@@ -66,7 +69,7 @@ func Open(cfg Config) (*API, error) {
 		return nil, fmt.Errorf("mockplatform: open store: %w", err)
 	}
 	a := newAPI(deps{Store: st, Clock: clock.New(cfg.Clock, startOf(cfg, cfg.Scenario)), Faults: faults.NewSet(1),
-		Journal: NewJournal(0, 0), Logger: cfg.Logger})
+		Journal: NewJournal(0, 0), Logger: cfg.Logger, Observe: cfg.Observe})
 	a.cfg = cfg
 	if err := a.loadScenario(cfg.Scenario, cfg.DataFile != ""); err != nil {
 		a.Close()

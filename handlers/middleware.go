@@ -245,6 +245,7 @@ func (a *API) applyFault(c *gin.Context, f *family) (done bool, err error) {
 	}
 	if act.Body != "" {
 		e.Body = []byte(act.Body)
+		c.Set(ctxFaultBody, true)
 	}
 	return true, e
 }

@@ -170,7 +170,10 @@ func (g *docGen) applyTypes(t reflect.Type, defs obj, input bool, done map[refle
 			req, _ := def["required"].([]any)
 			def["required"] = append(req, name)
 		}
-		if r.Nullable || (f.Type.Kind() == reflect.Pointer && !omit) {
+		// A pointer the mock omits never is null when nil; a request's
+		// pointers and maps may be null (read as absent).
+		k := f.Type.Kind()
+		if r.Nullable || (k == reflect.Pointer && !omit) || (input && (k == reflect.Pointer || k == reflect.Map)) {
 			props[name] = nullable(p)
 		}
 	}
@@ -476,6 +479,9 @@ func (g *docGen) operation(rt Route) obj {
 		schema := g.schemaOf(op.Body, true)
 		if op.BodyPartial {
 			schema = g.partial(schema)
+		}
+		if op.BodyOptional {
+			schema = obj{"anyOf": []any{schema, obj{"type": "null"}}, "description": "The body is optional; null is no body."}
 		}
 		content := obj{"application/json": obj{"schema": schema}}
 		for _, mt := range op.BodyTypes {

@@ -1,0 +1,296 @@
+// Package oapicheck checks exchanges (a request and its answer) against
+// the OpenAPI document of the emulated API (docs/openapi.json), with
+// kin-openapi. The test suites of handlers and of the root package hand
+// it every exchange they cause (handlers.Config.Observe), so that the
+// document cannot drift from the code: an answer that the document does
+// not describe fails the test that caused it.
+//
+// Only tests import it (imports_test.go keeps it so): kin-openapi never
+// reaches a binary.
+package oapicheck
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+)
+
+// Exchange is one request and its answer, as the API served it.
+type Exchange struct {
+	Request *http.Request
+	Body    []byte
+	// Route is gin's route template ("" when no route matched); Params
+	// its path parameters.
+	Route  string
+	Params map[string]string
+	// Status is 0 for a dropped connection.
+	Status   int
+	Header   http.Header
+	Response []byte
+	// Fault is the fault rule that fired; FaultBody that it answered with
+	// a verbatim body.
+	Fault     string
+	FaultBody bool
+}
+
+// Checker checks exchanges against a document and counts them.
+type Checker struct {
+	doc *openapi3.T
+
+	mu     sync.Mutex
+	counts Counts
+	// verdicts remembers the verdict of exchanges already checked
+	// (kin-openapi compiles a schema per validation; suites repeat
+	// exchanges), by a digest of everything the verdict depends on.
+	verdicts map[[32]byte]verdict
+}
+
+type verdict struct {
+	err     error
+	refused bool
+}
+
+// Counts are what a Checker saw.
+type Counts struct {
+	// Checked exchanges had their request and answer checked; Refused is
+	// how many of those requests the document itself refuses (each was
+	// answered with a documented error).
+	Checked, Refused int
+	// Unrouted requests matched no route (JSON 404 and 405 answers),
+	// Dropped ones got no answer, Verbatim ones a fault rule's own body:
+	// their answers are not checked.
+	Unrouted, Dropped, Verbatim int
+	// Failed exchanges did not conform.
+	Failed int
+}
+
+var registerDecoders sync.Once
+
+// New loads a document (JSON).
+func New(doc []byte) (*Checker, error) {
+	registerDecoders.Do(func() {
+		// XML and plain text bodies are read as strings (kin-openapi has
+		// no XML decoder).
+		for _, mt := range []string{"application/xml", "text/xml"} {
+			openapi3filter.RegisterBodyDecoder(mt, func(r io.Reader, _ http.Header, _ *openapi3.SchemaRef, _ openapi3filter.EncodingFn) (any, error) {
+				b, err := io.ReadAll(r)
+				return string(b), err
+			})
+		}
+	})
+	loader := openapi3.NewLoader()
+	t, err := loader.LoadFromData(doc)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.Validate(context.Background()); err != nil {
+		return nil, err
+	}
+	return &Checker{doc: t, verdicts: map[[32]byte]verdict{}}, nil
+}
+
+// Counts returns what the checker saw so far.
+func (c *Checker) Counts() Counts {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.counts
+}
+
+func (c *Checker) count(f func(*Counts)) {
+	c.mu.Lock()
+	f(&c.counts)
+	c.mu.Unlock()
+}
+
+// Check checks one exchange: the route must be in the document; the
+// answer must be one the operation documents, with its status listed
+// explicitly (the default answer is for fault rules); a request the
+// document refuses must have been refused with a documented error.
+func (c *Checker) Check(ex Exchange) (err error) {
+	defer func() {
+		if err != nil {
+			c.count(func(n *Counts) { n.Failed++ })
+			err = fmt.Errorf("%s %s (%d): %w", ex.Request.Method, ex.Request.URL.RequestURI(), ex.Status, err)
+		}
+	}()
+	switch {
+	case ex.Route == "":
+		c.count(func(n *Counts) { n.Unrouted++ })
+		return nil
+	case ex.Status == 0:
+		c.count(func(n *Counts) { n.Dropped++ })
+		return nil
+	}
+	key := digest(ex)
+	c.mu.Lock()
+	v, seen := c.verdicts[key]
+	c.mu.Unlock()
+	if !seen {
+		v.err, v.refused = c.check(ex)
+		c.mu.Lock()
+		c.verdicts[key] = v
+		c.mu.Unlock()
+	}
+	if v.err != nil {
+		return v.err
+	}
+	c.count(func(n *Counts) {
+		switch {
+		case ex.FaultBody:
+			n.Verbatim++
+		default:
+			n.Checked++
+			if v.refused {
+				n.Refused++
+			}
+		}
+	})
+	return nil
+}
+
+// digest identifies an exchange for its verdict: the route, the request's
+// method, parameters, credentials' presence, content type and body, and
+// the whole answer.
+func digest(ex Exchange) [32]byte {
+	h := sha256.New()
+	w := func(s string) { h.Write([]byte(s)); h.Write([]byte{0}) }
+	w(ex.Request.Method)
+	w(ex.Route)
+	w(ex.Request.URL.RawQuery)
+	for _, k := range slices.Sorted(maps.Keys(ex.Params)) {
+		w(k + "=" + ex.Params[k])
+	}
+	for _, k := range slices.Sorted(maps.Keys(ex.Request.Header)) {
+		w(k)
+	}
+	w(ex.Request.Header.Get("Content-Type"))
+	w(string(ex.Body))
+	w(strconv.Itoa(ex.Status))
+	w(ex.Fault)
+	w(strconv.FormatBool(ex.FaultBody))
+	// The correlation id differs from one request to the next, and the
+	// envelope repeats it: it does not decide the verdict.
+	corr := ex.Header.Get("X-PolyAI-Correlation-Id")
+	for _, k := range slices.Sorted(maps.Keys(ex.Header)) {
+		if http.CanonicalHeaderKey(k) == "X-Polyai-Correlation-Id" {
+			w(k) // present
+			continue
+		}
+		w(k + ":" + strings.Join(ex.Header[k], ","))
+	}
+	resp := ex.Response
+	if corr != "" {
+		resp = bytes.ReplaceAll(resp, []byte(corr), nil)
+	}
+	w(string(resp))
+	var out [32]byte
+	copy(out[:], h.Sum(nil))
+	return out
+}
+
+// check checks an exchange; refused reports that the document refuses its
+// request (and the answer was a documented error).
+func (c *Checker) check(ex Exchange) (err error, refused bool) {
+	path := openAPIPath(ex.Route)
+	item := c.doc.Paths.Value(path)
+	if item == nil || item.GetOperation(ex.Request.Method) == nil {
+		return fmt.Errorf("route %s %s is not in the document", ex.Request.Method, path), false
+	}
+	op := item.GetOperation(ex.Request.Method)
+	route := &routers.Route{Spec: c.doc, Path: path, PathItem: item, Method: ex.Request.Method, Operation: op}
+
+	req := ex.Request.Clone(context.Background())
+	req.Body = io.NopCloser(bytes.NewReader(ex.Body))
+	req.ContentLength = int64(len(ex.Body))
+	if len(bytes.TrimSpace(ex.Body)) > 0 && req.Header.Get("Content-Type") == "" {
+		// The mock reads a body as JSON whatever its type says (except
+		// external events, which dispatch on it).
+		req.Header.Set("Content-Type", "application/json")
+	}
+	opts := &openapi3filter.Options{MultiError: true, IncludeResponseStatus: true, AuthenticationFunc: present}
+	in := &openapi3filter.RequestValidationInput{Request: req, PathParams: ex.Params, Route: route, Options: opts}
+	reqErr := openapi3filter.ValidateRequest(context.Background(), in)
+
+	if ex.FaultBody {
+		return nil, false
+	}
+	status := strconv.Itoa(ex.Status)
+	if ex.Fault == "" && op.Responses.Value(status) == nil {
+		return fmt.Errorf("status %d is not documented for %s %s (only fault rules answer the default)", ex.Status, ex.Request.Method, path), false
+	}
+	if reqErr != nil && ex.Status < 400 {
+		return fmt.Errorf("the document refuses the request, the mock answered %d: %s", ex.Status, short(reqErr)), false
+	}
+	respErr := openapi3filter.ValidateResponse(context.Background(), &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: in, Status: ex.Status, Header: ex.Header,
+		Body: io.NopCloser(bytes.NewReader(ex.Response)), Options: opts,
+	})
+	if respErr != nil {
+		return fmt.Errorf("the answer does not conform: %s\nbody: %s", short(respErr), clip(ex.Response)), false
+	}
+	return nil, reqErr != nil
+}
+
+// present checks that a credential is there (its value is the mock's
+// business).
+func present(_ context.Context, in *openapi3filter.AuthenticationInput) error {
+	s, r := in.SecurityScheme, in.RequestValidationInput.Request
+	var v string
+	switch {
+	case s.Type == "http":
+		v, _ = strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	case s.In == "query":
+		v = r.URL.Query().Get(s.Name)
+	default:
+		v = r.Header.Get(s.Name)
+	}
+	if strings.TrimSpace(v) == "" {
+		return errors.New("no credential")
+	}
+	return nil
+}
+
+// openAPIPath turns gin's template into OpenAPI's.
+func openAPIPath(p string) string {
+	segs := strings.Split(p, "/")
+	for i, s := range segs {
+		if name, ok := strings.CutPrefix(s, ":"); ok {
+			segs[i] = "{" + name + "}"
+		}
+	}
+	return strings.Join(segs, "/")
+}
+
+// short trims kin-openapi's errors, which quote whole schemas.
+func short(err error) string {
+	var lines []string
+	for _, l := range strings.Split(err.Error(), "\n") {
+		if strings.HasPrefix(l, "Schema:") || strings.HasPrefix(l, "Value:") {
+			break
+		}
+		if l = strings.TrimSpace(l); l != "" && !slices.Contains(lines, l) {
+			lines = append(lines, l)
+		}
+	}
+	return clip([]byte(strings.Join(lines, "; ")))
+}
+
+func clip(b []byte) string {
+	if len(b) > 600 {
+		return string(b[:600]) + "..."
+	}
+	return string(b)
+}
