@@ -1,8 +1,10 @@
 package mockplatform
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"go.uber.org/goleak"
@@ -14,9 +16,25 @@ import (
 // Close by up to a second (store.LeakIgnoreFunction).
 var leakOptions = []goleak.Option{goleak.IgnoreAnyFunction(store.LeakIgnoreFunction)}
 
-// TestMain fails the package when any test leaves a goroutine behind.
+// TestMain checks every exchange of every platform the tests start
+// against the OpenAPI document (conformance_test.go), and fails the
+// package when any test leaves a goroutine behind or an exchange of a
+// platform no test owns did not conform.
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m, leakOptions...)
+	testObserve = observeConformance
+	code := m.Run()
+	if code == 0 {
+		if err := goleak.Find(leakOptions...); err != nil {
+			fmt.Fprintf(os.Stderr, "goleak: %v\n", err)
+			code = 1
+		}
+	}
+	if orphans := conformanceOrphans(); len(orphans) > 0 {
+		fmt.Fprintf(os.Stderr, "OpenAPI conformance: %d exchanges of platforms started without a test did not conform:\n%s\n",
+			len(orphans), strings.Join(orphans, "\n"))
+		code = 1
+	}
+	os.Exit(code)
 }
 
 // TestCloseStopsEveryGoroutine starts platforms in every mode, uses them

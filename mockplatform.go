@@ -83,7 +83,14 @@ type config struct {
 	noListen  bool
 	modeIsSet bool
 	guard     guardConfig // control plane protection (guard.go)
+	tb        TB          // the test that started the platform (Start), if any
 }
+
+// testObserve is set by this package's tests only (their TestMain), before
+// any platform starts, and never changed after: it sees every exchange of
+// every platform they start, with the test that started it (nil for New),
+// and checks it against the OpenAPI document (docs/openapi.md).
+var testObserve func(tb TB, ex handlers.Exchange)
 
 // WithScenario uses a parsed scenario instead of the default one.
 func WithScenario(sc *Scenario) Option { return func(c *config) { c.sc = sc } }
@@ -183,8 +190,12 @@ func New(opts ...Option) (*Platform, error) {
 			return nil, err
 		}
 	}
-	api, err := handlers.Open(handlers.Config{Scenario: cfg.sc, DataFile: cfg.dataFile, Clock: cfg.mode,
-		Start: cfg.start, Seed: cfg.seed, Logger: cfg.logger})
+	hc := handlers.Config{Scenario: cfg.sc, DataFile: cfg.dataFile, Clock: cfg.mode,
+		Start: cfg.start, Seed: cfg.seed, Logger: cfg.logger}
+	if obs, tb := testObserve, cfg.tb; obs != nil {
+		hc.Observe = func(ex handlers.Exchange) { obs(tb, ex) }
+	}
+	api, err := handlers.Open(hc)
 	if err != nil {
 		return nil, err
 	}
@@ -198,7 +209,7 @@ func New(opts ...Option) (*Platform, error) {
 // the test ends, as miniredis's RunT does.
 func Start(t TB, opts ...Option) *Platform {
 	t.Helper()
-	p, err := New(opts...)
+	p, err := New(append(opts[:len(opts):len(opts)], func(c *config) { c.tb = t })...)
 	if err != nil {
 		t.Fatalf("mockplatform.Start: %v", err)
 		return nil

@@ -49,12 +49,12 @@ var opExternalEvent = &Op{ID: "externalEventPost", Summary: "Push an external ev
 	Doc: "Binds the payload to the conversation that awaits the event id, or to the conversation (or handoff shared_id) " +
 		"of that id; an event nothing awaits yet is kept and binds later (docs/api.md#external-events). " +
 		"The body is JSON, a form, XML or plain text: the content type decides how the event id is found.",
-	Query:     eventParams,
+	Query:        eventParams,
 	Body:         new(any), // any JSON value, its id at event_id_path when event_id_location is payload
 	BodyOptional: true,     // the id may be in a header or the query
 	BodyTypes:    []string{"application/x-www-form-urlencoded", "application/xml", "text/xml", "text/plain"},
-	Responses: []Response{{Status: 201, Doc: "Received: bound, or queued until a conversation awaits the id."}},
-	Errors:    []int{400, 415}}
+	Responses:    []Response{{Status: 201, Doc: "Received: bound, or queued until a conversation awaits the id."}},
+	Errors:       []int{400, 415}}
 
 // eventLocations are the places an event id may be (event_id_location).
 var eventLocations = []string{"headers", "querystring", "payload"}

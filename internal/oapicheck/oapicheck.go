@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"mime"
 	"net/http"
 	"slices"
 	"strconv"
@@ -215,10 +216,13 @@ func (c *Checker) check(ex Exchange) (err error, refused bool) {
 	req := ex.Request.Clone(context.Background())
 	req.Body = io.NopCloser(bytes.NewReader(ex.Body))
 	req.ContentLength = int64(len(ex.Body))
-	if len(bytes.TrimSpace(ex.Body)) > 0 && req.Header.Get("Content-Type") == "" {
-		// The mock reads a body as JSON whatever its type says (except
-		// external events, which dispatch on it).
-		req.Header.Set("Content-Type", "application/json")
+	if len(bytes.TrimSpace(ex.Body)) > 0 && op.RequestBody != nil && op.RequestBody.Value != nil {
+		// The mock reads a body as JSON whatever its type says, unless the
+		// operation lists the type (external events dispatch on it).
+		mt, _, _ := mime.ParseMediaType(req.Header.Get("Content-Type"))
+		if op.RequestBody.Value.Content.Get(mt) == nil {
+			req.Header.Set("Content-Type", "application/json")
+		}
 	}
 	opts := &openapi3filter.Options{MultiError: true, IncludeResponseStatus: true, AuthenticationFunc: present}
 	in := &openapi3filter.RequestValidationInput{Request: req, PathParams: ex.Params, Route: route, Options: opts}
