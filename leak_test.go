@@ -29,6 +29,9 @@ func TestMain(m *testing.M) {
 			code = 1
 		}
 	}
+	if chk, err := oapiChecker(); err == nil {
+		fmt.Printf("OpenAPI conformance (root): %s\n", chk.Counts())
+	}
 	if orphans := conformanceOrphans(); len(orphans) > 0 {
 		fmt.Fprintf(os.Stderr, "OpenAPI conformance: %d exchanges of platforms started without a test did not conform:\n%s\n",
 			len(orphans), strings.Join(orphans, "\n"))

@@ -57,6 +57,7 @@ type Checker struct {
 	// (kin-openapi compiles a schema per validation; suites repeat
 	// exchanges), by a digest of everything the verdict depends on.
 	verdicts map[[32]byte]verdict
+	ops      map[string]bool // operations checked, "METHOD path"
 }
 
 type verdict struct {
@@ -76,9 +77,19 @@ type Counts struct {
 	Unrouted, Dropped, Verbatim int
 	// Failed exchanges did not conform.
 	Failed int
+	// Operations is how many of the document's operations were checked
+	// at least once, of Documented.
+	Operations, Documented int
 }
 
 var registerDecoders sync.Once
+
+// String summarises the counts.
+func (n Counts) String() string {
+	return fmt.Sprintf("%d exchanges checked over %d of %d operations (%d of them requests the document refuses, answered with a documented error); "+
+		"not checked: %d unrouted, %d dropped, %d fault rules' verbatim bodies; %d failed",
+		n.Checked, n.Operations, n.Documented, n.Refused, n.Unrouted, n.Dropped, n.Verbatim, n.Failed)
+}
 
 // New loads a document (JSON).
 func New(doc []byte) (*Checker, error) {
@@ -100,7 +111,11 @@ func New(doc []byte) (*Checker, error) {
 	if err := t.Validate(context.Background()); err != nil {
 		return nil, err
 	}
-	return &Checker{doc: t, verdicts: map[[32]byte]verdict{}}, nil
+	n := 0
+	for _, item := range t.Paths.Map() {
+		n += len(item.Operations())
+	}
+	return &Checker{doc: t, verdicts: map[[32]byte]verdict{}, ops: map[string]bool{}, counts: Counts{Documented: n}}, nil
 }
 
 // Counts returns what the checker saw so far.
@@ -156,6 +171,10 @@ func (c *Checker) Check(ex Exchange) (err error) {
 			n.Checked++
 			if v.refused {
 				n.Refused++
+			}
+			if op := ex.Request.Method + " " + openAPIPath(ex.Route); !c.ops[op] {
+				c.ops[op] = true
+				n.Operations++
 			}
 		}
 	})
