@@ -112,6 +112,9 @@ type alertsState struct {
 	// apiErrors are the runtime API errors recorded through
 	// RecordAPIError since the last reset.
 	apiErrors []apiErrorMark
+	// history is each rule's state over time (alerts_history.go), by
+	// region and id.
+	history map[string]*ruleHistory
 }
 
 // resetAlerts forgets the recorded API errors and arms the evaluation
@@ -119,6 +122,7 @@ type alertsState struct {
 func (a *API) resetAlerts() {
 	a.alerts.mu.Lock()
 	a.alerts.apiErrors = nil
+	a.alerts.history = nil
 	a.alerts.mu.Unlock()
 	a.armEvaluation(a.generation())
 }
@@ -434,6 +438,7 @@ func (a *API) handleAlertRuleDelete(c *gin.Context) error {
 		}
 		return err
 	}
+	a.forgetAlertHistoryLocked(p.Region, id)
 	c.Status(http.StatusNoContent)
 	return nil
 }

@@ -148,6 +148,11 @@ func (a *API) parseConvQuery(c *gin.Context, version int) (*convQuery, error) {
 			addWarning(c, "unknown query parameter %q (ignored)", k)
 		}
 	}
+	return a.parseConvValues(vals, version)
+}
+
+// parseConvValues validates list parameters (unknown ones are ignored).
+func (a *API) parseConvValues(vals url.Values, version int) (*convQuery, error) {
 	q := &convQuery{version: version, env: "live"}
 	if err := q.readFilters(vals); err != nil {
 		return nil, err
@@ -390,13 +395,7 @@ func (a *API) listConversations(c *gin.Context, version int) error {
 		return err
 	}
 	p := principal(c)
-	hash := q.filterHash(p)
-	var page *convPage
-	if q.mode() != "" {
-		page, err = a.rankedPage(p, q, hash)
-	} else {
-		page, err = a.keysetPage(p, q, hash)
-	}
+	page, err := a.conversationPage(p, q)
 	if err != nil {
 		return err
 	}
@@ -420,6 +419,54 @@ func (a *API) listConversations(c *gin.Context, version int) error {
 		c.JSON(http.StatusOK, convListV3{Conversations: convs, Cursor: page.cursor, NextOffset: page.nextOffset})
 	}
 	return nil
+}
+
+// conversationPage reads the page a parsed query asks for.
+func (a *API) conversationPage(p *Principal, q *convQuery) (*convPage, error) {
+	hash := q.filterHash(p)
+	if q.mode() != "" {
+		return a.rankedPage(p, q, hash)
+	}
+	return a.keysetPage(p, q, hash)
+}
+
+// ConversationPage is one page of ListConversations.
+type ConversationPage struct {
+	// Conversations are the page's records (copies).
+	Conversations []*store.Conversation
+	// Cursor reads the next page (pass it as "cursor" with the same
+	// other parameters); empty on the last page.
+	Cursor string
+}
+
+// ListConversations lists a project's conversations as
+// GET {runtime}/v3/{account}/{project}/conversations does with the query
+// parameters vals (its filters, limit, offset, cursor and retrieval
+// modes), without a key: for the console, which reads every project.
+// Unknown parameters are ignored. A bad parameter is an *Error with the
+// API's message.
+func (a *API) ListConversations(accountRef, projectRef string, vals url.Values) (ConversationPage, error) {
+	acct := a.world().account(accountRef)
+	if acct == nil {
+		return ConversationPage{}, &Error{Kind: KindNotFound, Code: "ACCOUNT_NOT_FOUND", Message: "Account ID does not exist."}
+	}
+	proj := acct.Project(projectRef)
+	if proj == nil {
+		return ConversationPage{}, &Error{Kind: KindNotFound, Code: "PROJECT_NOT_FOUND", Message: "Project ID does not exist."}
+	}
+	q, err := a.parseConvValues(vals, 3)
+	if err != nil {
+		return ConversationPage{}, err
+	}
+	page, err := a.conversationPage(&Principal{Account: acct, Project: proj, Region: acct.Region}, q)
+	if err != nil {
+		return ConversationPage{}, err
+	}
+	out := ConversationPage{Conversations: page.list}
+	if page.cursor != nil {
+		out.Cursor = *page.cursor
+	}
+	return out, nil
 }
 
 // keysetPage lists in (started_at, id) order on the store's index: a page

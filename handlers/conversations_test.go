@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net/url"
@@ -261,6 +262,56 @@ func TestConversationsFilters(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestListConversationsGo: the Go listing (the console's) answers what the
+// v3 API answers for the same parameters, pages by the same cursor, and
+// refuses what the API refuses, with its message.
+func TestListConversationsGo(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, dataScenario)
+	for _, query := range []string{"", "client_env=sandbox", "channel=VOICE-SIP", "in_progress=true", "limit=2",
+		"query_type=transcript&query=refund&start_time=2026-03-01T00:00:00Z&end_time=2026-03-02T00:00:00Z", "unknown=1"} {
+		vals, _ := url.ParseQuery(query)
+		page, err := h.api.ListConversations("ACCOUNT-1001", "support", vals)
+		if err != nil {
+			t.Fatalf("%q: %v", query, err)
+		}
+		ids := []string{}
+		for _, c := range page.Conversations {
+			ids = append(ids, c.ID)
+		}
+		r := h.convList("v3", query)
+		mustStatus(t, r, 200)
+		if diff := cmp.Diff(convIDs(t, r), ids); diff != "" {
+			t.Errorf("%q: ids (-api +go):\n%s", query, diff)
+		}
+		apiCursor, _ := r.Map(t)["cursor"].(string)
+		if page.Cursor != apiCursor {
+			t.Errorf("%q: cursor %q, the API's %q", query, page.Cursor, apiCursor)
+		}
+	}
+	first, _ := h.api.ListConversations("acme", "support", url.Values{"limit": {"2"}})
+	next, err := h.api.ListConversations("acme", "support", url.Values{"limit": {"2"}, "cursor": {first.Cursor}})
+	if err != nil || len(next.Conversations) != 1 || next.Conversations[0].ID != "CONV-S4" || next.Cursor != "" {
+		t.Fatalf("second page: %+v, %v", next, err)
+	}
+	for _, tc := range []struct {
+		account, project string
+		vals             url.Values
+		want             string
+	}{
+		{"nobody", "support", nil, "Account ID does not exist."},
+		{"acme", "nothing", nil, "Project ID does not exist."},
+		{"acme", "support", url.Values{"limit": {"0"}}, "limit must be an integer from 1 to 5000."},
+		{"acme", "support", url.Values{"sample": {"random"}}, MsgConvBoundsRequired},
+	} {
+		_, err := h.api.ListConversations(tc.account, tc.project, tc.vals)
+		var e *Error
+		if !errors.As(err, &e) || e.Message != tc.want {
+			t.Errorf("%s/%s %v: error %v, want %q", tc.account, tc.project, tc.vals, err, tc.want)
+		}
 	}
 }
 

@@ -169,3 +169,33 @@ func (a *API) Dial(number, from string) (*DialResult, error) {
 	}
 	return nil, fmt.Errorf("dial %s: %w", number, ErrNotRouted)
 }
+
+// Reservation is a stored number reservation (its attributes left out).
+type Reservation struct {
+	Number     string    `json:"number"`
+	Region     string    `json:"region"`
+	AccountID  string    `json:"account_id"`
+	ProjectID  string    `json:"project_id"`
+	ReservedAt time.Time `json:"reserved_at"`
+	ExpiresAt  time.Time `json:"expires_at"`
+	// Active reports that the window is still open: a Dial is routed.
+	Active bool `json:"active"`
+}
+
+// Reservations lists the stored reservations of every region (expired
+// ones stay until their number is reserved again), by number.
+func (a *API) Reservations() ([]Reservation, error) {
+	now := a.clock.Now()
+	var out []Reservation
+	for _, region := range scenario.Regions {
+		err := store.ListDocs(a.store, docDNI, region, func(_ string, r *dniReservation) bool {
+			out = append(out, Reservation{Number: r.Number, Region: region, AccountID: r.AccountID, ProjectID: r.ProjectID,
+				ReservedAt: r.ReservedAt, ExpiresAt: r.ExpiresAt, Active: now.Before(r.ExpiresAt)})
+			return true
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}

@@ -112,3 +112,27 @@ func TestDNIErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestReservations lists the stored reservations with their window, active
+// until it closes.
+func TestReservations(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, dataScenario)
+	start := h.clock.Now()
+	mustStatus(t, h.reserve(map[string]any{"attributes": map[string]any{}}, "dni-key"), 200)
+	h.clock.Advance(time.Minute)
+	mustStatus(t, h.reserve(map[string]any{"attributes": map[string]any{}}, "dni-key"), 200)
+	h.clock.Advance(9 * time.Minute) // the first window (10m) closes
+	got, err := h.api.Reservations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := func(m int) time.Time { return start.Add(time.Duration(m) * time.Minute) }
+	want := []Reservation{
+		{Number: "+14155550100", Region: "us", AccountID: "1001", ProjectID: "2001", ReservedAt: at(0), ExpiresAt: at(10)},
+		{Number: "+14155550101", Region: "us", AccountID: "1001", ProjectID: "2001", ReservedAt: at(1), ExpiresAt: at(11), Active: true},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("reservations (-want +got):\n%s", diff)
+	}
+}

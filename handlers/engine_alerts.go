@@ -386,13 +386,15 @@ func breaches(value int64, op string, threshold int64) bool {
 	return false
 }
 
-// applyEvaluation stores one rule's evaluation result and returns the
-// event it causes, if any (docs/fidelity.md G6).
+// applyEvaluation stores one rule's evaluation result, records it in the
+// rule's state history and returns the event it causes, if any
+// (docs/fidelity.md G6). a.alerts.mu must be held.
 func (a *API) applyEvaluation(region string, listed *alertRule, now time.Time, failed bool, value int64, hasData bool) *alertEvent {
 	var ev *alertEvent
 	triggerFromOKOnly := a.world().fidelity(switchAlertTriggerFrom) == stateOK
-	var r alertRule
+	var r, before alertRule
 	err := a.store.UpdateDoc(docAlertRule, region, listed.ID, &r, func() error {
+		before = r
 		if !r.Enabled || r.Metric != listed.Metric || r.WindowDuration != listed.WindowDuration ||
 			!sameProject(r.ProjectID, listed.ProjectID) {
 			return errSkipRule // changed since the metric was computed: next pass
@@ -442,6 +444,7 @@ func (a *API) applyEvaluation(region string, listed *alertRule, now time.Time, f
 		}
 		return nil
 	}
+	a.recordAlertStateLocked(region, &before, &r, now)
 	return ev
 }
 

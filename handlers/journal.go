@@ -51,6 +51,10 @@ type Journal struct {
 	next      int // once the ring is full: the oldest entry, overwritten next
 	seq       int64
 	bodyLimit int
+	// changed is closed (and forgotten) by the next Append or Reset; it
+	// exists only while someone waits (Changed), so Append pays nothing
+	// otherwise.
+	changed chan struct{}
 }
 
 // Journal defaults (overridable by scenario limits).
@@ -79,6 +83,26 @@ func (j *Journal) Reset(size, bodyLimit int) {
 	defer j.mu.Unlock()
 	j.ring, j.size = nil, size
 	j.next, j.seq, j.bodyLimit = 0, 0, bodyLimit
+	j.notifyLocked()
+}
+
+// Changed returns a channel that is closed at the next Append or Reset:
+// the console's live request list waits on it.
+func (j *Journal) Changed() <-chan struct{} {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.changed == nil {
+		j.changed = make(chan struct{})
+	}
+	return j.changed
+}
+
+// notifyLocked wakes the waiters of Changed. j.mu must be held.
+func (j *Journal) notifyLocked() {
+	if j.changed != nil {
+		close(j.changed)
+		j.changed = nil
+	}
 }
 
 // BodyLimit is the number of body bytes kept per entry.
@@ -94,6 +118,7 @@ func (j *Journal) Append(e Entry) {
 	defer j.mu.Unlock()
 	j.seq++
 	e.Seq = j.seq
+	j.notifyLocked()
 	if len(j.ring) < j.size {
 		j.ring = append(j.ring, e)
 		return

@@ -195,6 +195,37 @@ func TestJournalRing(t *testing.T) {
 	}
 }
 
+// TestJournalChanged: the channel of Changed is closed by the next Append
+// and by Reset, and a new one is handed out after.
+func TestJournalChanged(t *testing.T) {
+	t.Parallel()
+	j := NewJournal(2, 0)
+	closed := func(ch <-chan struct{}) bool {
+		select {
+		case <-ch:
+			return true
+		default:
+			return false
+		}
+	}
+	ch := j.Changed()
+	if closed(ch) || j.Changed() != ch {
+		t.Fatal("a fresh journal's Changed is closed or not shared")
+	}
+	j.Append(Entry{})
+	if !closed(ch) {
+		t.Fatal("Append did not close Changed")
+	}
+	ch = j.Changed()
+	if closed(ch) {
+		t.Fatal("Changed after Append is already closed")
+	}
+	j.Reset(2, 0)
+	if !closed(ch) {
+		t.Fatal("Reset did not close Changed")
+	}
+}
+
 func TestJournalBodyBound(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)

@@ -573,3 +573,53 @@ func (a *API) rearmCalls() {
 		}
 	}
 }
+
+// OutboundCall is an outbound call as the console shows it: where it
+// stands and its timeline on the virtual clock (the steps planned when it
+// was placed; a step in the past has happened). Its metadata is left out.
+type OutboundCall struct {
+	SID        string `json:"call_sid"`
+	Region     string `json:"region"`
+	AccountID  string `json:"account_id"`
+	ProjectID  string `json:"project_id"`
+	ToNumber   string `json:"to_number"`
+	FromNumber string `json:"from_number,omitempty"`
+	// Status is queued, calling, success or failure; Reason explains a
+	// failure.
+	Status  string `json:"status"`
+	Reason  string `json:"reason,omitempty"`
+	Outcome string `json:"outcome"`
+	// Answered reports that the callee answered: the call's conversation
+	// (id = SID) exists.
+	Answered    bool      `json:"answered"`
+	CreatedAt   time.Time `json:"created_at"`
+	CallingAt   time.Time `json:"calling_at"` // zero for a queue timeout
+	AnswerAt    time.Time `json:"answer_at"`  // zero unless the outcome is answered
+	EndAt       time.Time `json:"end_at"`
+	RetainUntil time.Time `json:"retain_until"`
+}
+
+// OutboundCalls lists the stored outbound calls of every region, oldest
+// first.
+func (a *API) OutboundCalls() ([]OutboundCall, error) {
+	var out []OutboundCall
+	for _, region := range scenario.Regions {
+		err := store.ListDocs(a.store, docOutboundCall, region, func(_ string, c *outboundCall) bool {
+			out = append(out, OutboundCall{SID: c.SID, Region: c.Region, AccountID: c.AccountID, ProjectID: c.ProjectID,
+				ToNumber: c.ToNumber, FromNumber: c.FromNumber, Status: c.Status, Reason: c.Reason, Outcome: c.Outcome,
+				Answered: c.Answered, CreatedAt: c.CreatedAt, CallingAt: c.CallingAt, AnswerAt: c.AnswerAt, EndAt: c.EndAt,
+				RetainUntil: c.RetainUntil})
+			return true
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	slices.SortStableFunc(out, func(x, y OutboundCall) int {
+		if c := x.CreatedAt.Compare(y.CreatedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(x.SID, y.SID)
+	})
+	return out, nil
+}

@@ -329,3 +329,28 @@ credentials:
 	mustStatus(t, h.do("POST", outBase, map[string]any{}, hdr...), 400)
 	outCall(h, body, hdr...)
 }
+
+// TestOutboundCallsList lists the calls with their planned timeline and
+// where they stand, until retention ends.
+func TestOutboundCallsList(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	start := h.clock.Now()
+	sid := outCall(h, map[string]any{"to_number": "+14155552671", "metadata": map[string]any{"k": "v"}})
+	h.clock.Advance(12 * time.Second) // queued 5s, ringing 5s: answered
+	got, err := h.api.OutboundCalls()
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := func(s int) time.Time { return start.Add(time.Duration(s) * time.Second) }
+	want := []OutboundCall{{SID: sid, Region: "us", AccountID: "1001", ProjectID: "2001", ToNumber: "+14155552671",
+		Status: "calling", Outcome: "answered", Answered: true, CreatedAt: at(0), CallingAt: at(5), AnswerAt: at(10),
+		EndAt: at(35), RetainUntil: at(35).Add(2 * time.Hour)}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("calls (-want +got):\n%s", diff)
+	}
+	h.clock.Advance(3 * time.Hour)
+	if got, _ := h.api.OutboundCalls(); len(got) != 0 {
+		t.Fatalf("calls after retention: %+v", got)
+	}
+}

@@ -476,3 +476,39 @@ func (a *API) handleWebhookRotate(c *gin.Context) error {
 	c.JSON(http.StatusOK, webhookSecret{SigningSecret: secret})
 	return nil
 }
+
+// WebhookEndpoint is a webhook endpoint as the console shows it: never
+// its signing secret, and its custom headers by name only (their values
+// may be credentials).
+type WebhookEndpoint struct {
+	ID          string   `json:"id"`
+	Region      string   `json:"region"`
+	AccountID   string   `json:"account_id"`
+	Name        string   `json:"name"`
+	URL         string   `json:"url"`
+	Enabled     bool     `json:"enabled"`
+	EventTypes  []string `json:"event_types"`
+	HeaderNames []string `json:"header_names,omitempty"`
+	TimeoutMS   int64    `json:"timeout_ms"`
+}
+
+// WebhookEndpoints lists every webhook endpoint of every region.
+func (a *API) WebhookEndpoints() ([]WebhookEndpoint, error) {
+	var out []WebhookEndpoint
+	for _, region := range scenario.Regions {
+		err := store.ListDocs(a.store, docWebhook, region, func(_ string, e *webhookEndpoint) bool {
+			v := WebhookEndpoint{ID: e.ID, Region: region, AccountID: e.AccountID, Name: e.Name, URL: e.URL,
+				Enabled: e.Enabled, EventTypes: slices.Clone(e.EventTypes), TimeoutMS: e.TimeoutMS}
+			for name := range e.Headers {
+				v.HeaderNames = append(v.HeaderNames, name)
+			}
+			slices.SortFunc(v.HeaderNames, strings.Compare)
+			out = append(out, v)
+			return true
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -276,5 +277,27 @@ func TestWebhookDisabledAndUnsubscribed(t *testing.T) {
 	rc.none(t, h)
 	if log := h.api.Deliveries(); len(log) != 0 {
 		t.Fatalf("log %+v", log)
+	}
+}
+
+// TestWebhookEndpointsList lists endpoints without their secret or the
+// values of their headers.
+func TestWebhookEndpointsList(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	ep := h.webhookCreate(map[string]any{"name": "ops", "url": "http://127.0.0.1:1/hooks", "event_types": []string{"alerts.triggered"},
+		"headers": map[string]string{"X-Token": "s3cret", "X-Team": "ops"}})
+	got, err := h.api.WebhookEndpoints()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []WebhookEndpoint{{ID: ep["id"].(string), Region: "us", AccountID: "1001", Name: "ops", URL: "http://127.0.0.1:1/hooks",
+		Enabled: true, EventTypes: []string{"alerts.triggered"}, HeaderNames: []string{"X-Team", "X-Token"}, TimeoutMS: 5000}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("endpoints (-want +got):\n%s", diff)
+	}
+	b, _ := json.Marshal(got)
+	if strings.Contains(string(b), "s3cret") || strings.Contains(string(b), ep["signing_secret"].(string)) {
+		t.Fatalf("a secret leaks: %s", b)
 	}
 }
