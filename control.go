@@ -39,7 +39,9 @@ func (p *Platform) newControl() *gin.Engine {
 	e.NoMethod(func(c *gin.Context) {
 		controlError(c, http.StatusMethodNotAllowed, "Method "+c.Request.Method+" is not allowed here; allowed: "+c.Writer.Header().Get("Allow")+".")
 	})
-	p.registerControl(e.Group(controlPrefix, controlRecovery, p.guardControl))
+	g := e.Group(controlPrefix, controlRecovery, p.guardControl)
+	p.registerControl(g)
+	p.registerControlConsole(g, e)
 	return e
 }
 
@@ -56,6 +58,7 @@ func (p *Platform) registerControl(g *gin.RouterGroup) {
 	g.POST("/reset", p.handleControlReset)
 	g.POST("/scenario", p.handleControlScenario)
 	g.GET("/scenario", p.handleControlScenarioGet)
+	g.POST("/scenario/validate", p.handleControlScenarioValidate)
 	g.GET("/requests", p.handleControlRequests)
 	g.GET("/faults", p.handleControlFaults)
 	g.POST("/faults", p.handleControlFaultAdd)
@@ -179,6 +182,44 @@ func (p *Platform) handleControlScenario(c *gin.Context) {
 		return
 	}
 	c.JSON(http.StatusOK, gin.H{"status": "ok", "name": sc.Name, "now": p.Now().Format(time.RFC3339Nano)})
+}
+
+// scenarioProblem is one problem of a scenario, at its line and column
+// (0 when the problem has no place in the text).
+type scenarioProblem struct {
+	Line    int    `json:"line"`
+	Column  int    `json:"column"`
+	Message string `json:"message"`
+}
+
+// handleControlScenarioValidate handles "POST /_mock/scenario/validate" (a
+// scenario in YAML): it checks the scenario as POST /_mock/scenario would
+// and changes nothing. 200 {"valid":true,"name":...} or {"valid":false,
+// "problems":[{"line","column","message"}]}.
+func (p *Platform) handleControlScenarioValidate(c *gin.Context) {
+	data, err := io.ReadAll(io.LimitReader(c.Request.Body, maxControlBody+1))
+	if err != nil || len(data) > maxControlBody {
+		controlError(c, http.StatusRequestEntityTooLarge, "scenario too large or unreadable")
+		return
+	}
+	sc, err := scenario.Parse("<request>", data)
+	if err == nil {
+		err = ValidateScenario(sc)
+	}
+	if err == nil {
+		c.JSON(http.StatusOK, gin.H{"valid": true, "name": sc.Name})
+		return
+	}
+	problems := []scenarioProblem{}
+	var list scenario.Errors
+	if errors.As(err, &list) {
+		for _, e := range list {
+			problems = append(problems, scenarioProblem{Line: e.Line, Column: e.Column, Message: e.Msg})
+		}
+	} else {
+		problems = append(problems, scenarioProblem{Message: err.Error()})
+	}
+	c.JSON(http.StatusOK, gin.H{"valid": false, "problems": problems})
 }
 
 // handleControlScenarioGet handles "GET /_mock/scenario": the scenario in

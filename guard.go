@@ -33,7 +33,10 @@ import (
 //     asking (no CORS preflight); any other type needs a preflight, which
 //     the control plane never grants. DELETE always needs one.
 //   - With a control token (WithControlToken; mockd --control-token):
-//     Authorization: Bearer <token>.
+//     Authorization: Bearer <token>, or HTTP Basic with the token as the
+//     password, which a browser sends once its user signed in (the web
+//     console). A browser sends it on cross-site requests too, so it is
+//     no defence against them: the Origin and Content-Type rules are.
 //
 // GET /_mock/health answers everyone: it tells nothing but "ok", and
 // orchestrators probe it under whatever address they have. The emulated
@@ -189,15 +192,15 @@ func (p *Platform) guardControl(c *gin.Context) {
 		}
 	}
 	if g.token != "" {
-		scheme, tok, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+		tok := presentedToken(r)
 		switch {
-		case !strings.EqualFold(scheme, "Bearer") || tok == "":
-			c.Header("WWW-Authenticate", `Bearer realm="mockd control plane"`)
+		case tok == "":
+			challenge(c, `Bearer realm="mockd control plane"`)
 			controlError(c, http.StatusUnauthorized, "the control plane needs its token: send Authorization: Bearer <token> "+
 				"(the token mockd was given with --control-token or MOCKD_CONTROL_TOKEN) (docs/security.md)")
 			return
-		case subtle.ConstantTimeCompare([]byte(strings.TrimSpace(tok)), []byte(g.token)) != 1:
-			c.Header("WWW-Authenticate", `Bearer realm="mockd control plane", error="invalid_token"`)
+		case subtle.ConstantTimeCompare([]byte(tok), []byte(g.token)) != 1:
+			challenge(c, `Bearer realm="mockd control plane", error="invalid_token"`)
 			controlError(c, http.StatusUnauthorized, "the control token is not valid")
 			return
 		}
@@ -205,7 +208,7 @@ func (p *Platform) guardControl(c *gin.Context) {
 	switch r.Method {
 	case http.MethodPost, http.MethodPut, http.MethodPatch:
 		want := []string{"application/json"}
-		if c.FullPath() == "/_mock/scenario" {
+		if c.FullPath() == "/_mock/scenario" || c.FullPath() == "/_mock/scenario/validate" {
 			want = scenarioTypes
 		}
 		ct := r.Header.Get("Content-Type")
@@ -224,4 +227,25 @@ func (p *Platform) guardControl(c *gin.Context) {
 			return
 		}
 	}
+}
+
+// presentedToken is the control token a request presents: Authorization:
+// Bearer <token>, or, for browsers (the web console), HTTP Basic with the
+// token as the password and any user name ("" when there is none).
+func presentedToken(r *http.Request) string {
+	scheme, cred, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+	if strings.EqualFold(scheme, "Bearer") {
+		return strings.TrimSpace(cred)
+	}
+	if _, password, ok := r.BasicAuth(); ok {
+		return password
+	}
+	return ""
+}
+
+// challenge asks for the token: as a bearer token, and as a Basic
+// password, so that a browser shows its sign-in prompt (and, once signed
+// in, sends the token with the console's own calls).
+func challenge(c *gin.Context, bearer string) {
+	c.Writer.Header()["Www-Authenticate"] = []string{bearer, `Basic realm="mockd control plane", charset="UTF-8"`}
 }

@@ -1,6 +1,7 @@
 package mockplatform
 
 import (
+	"encoding/base64"
 	"fmt"
 	"io"
 	"net/http"
@@ -192,6 +193,24 @@ func TestControlGuard(t *testing.T) {
 		{name: "scenario as application/x-yaml", method: "POST", path: "/_mock/scenario", body: yamlScenario, headers: []string{"Content-Type", "application/x-yaml"}, status: 200},
 		{name: "scenario as text/yaml", method: "POST", path: "/_mock/scenario", body: yamlScenario, headers: []string{"Content-Type", "text/yaml; charset=utf-8"}, status: 200},
 		{name: "DELETE needs no type", method: "DELETE", path: "/_mock/faults", status: 204},
+		{name: "scenario validation as text", method: "POST", path: "/_mock/scenario/validate", body: yamlScenario,
+			headers: []string{"Content-Type", "text/plain"}, status: 415, err: typeRefused(scenarioTypeS, `"text/plain"`)},
+		{name: "scenario validation as YAML", method: "POST", path: "/_mock/scenario/validate", body: yamlScenario,
+			headers: []string{"Content-Type", "application/yaml"}, status: 200},
+
+		// The web console: its pages and assets are control-plane reads.
+		{name: "console, foreign host", method: "GET", path: "/_mock/ui/", headers: []string{"Host", "evil.example"},
+			status: 403, err: hostRefused("evil.example")},
+		{name: "console asset, rebinding host", method: "GET", path: "/_mock/ui/static/console.js", headers: []string{"Host", "127.0.0.1.nip.io"},
+			status: 403, err: hostRefused("127.0.0.1.nip.io")},
+		{name: "console events, cross-site origin", method: "GET", path: "/_mock/ui/events", headers: []string{"Origin", "http://evil.example"},
+			status: 403, err: originRefused("http://evil.example", "$host")},
+		{name: "console, cross-site origin", method: "GET", path: "/_mock/ui/requests", headers: []string{"Origin", "http://evil.example"},
+			status: 403, err: originRefused("http://evil.example", "$host")},
+		{name: "console, a form posted to it", method: "POST", path: "/_mock/ui/faults", body: "id=x",
+			headers: []string{"Content-Type", "application/x-www-form-urlencoded"}, status: 405, err: "Method POST is not allowed here; allowed: GET."},
+		{name: "console", method: "GET", path: "/_mock/ui/", status: 200},
+		{name: "console, same origin", method: "GET", path: "/_mock/ui/faults", headers: []string{"Origin", "http://$host"}, status: 200},
 
 		// Control token.
 		{name: "no token", opts: []Option{token}, method: "GET", path: "/_mock/clock", status: 401, err: tokenMissing},
@@ -203,6 +222,13 @@ func TestControlGuard(t *testing.T) {
 			status: 401, err: tokenInvalid},
 		{name: "token", opts: []Option{token}, method: "POST", path: "/_mock/reset", headers: []string{"Authorization", "Bearer s3cret-token", "Content-Type", jsonType}, status: 200},
 		{name: "token, scheme in lower case", opts: []Option{token}, method: "GET", path: "/_mock/clock", headers: []string{"Authorization", "bearer s3cret-token"}, status: 200},
+		{name: "token as a Basic password", opts: []Option{token}, method: "POST", path: "/_mock/reset",
+			headers: []string{"Authorization", "Basic " + basic("any", "s3cret-token"), "Content-Type", jsonType}, status: 200},
+		{name: "the console with the token as a Basic password", opts: []Option{token}, method: "GET", path: "/_mock/ui/",
+			headers: []string{"Authorization", "Basic " + basic("", "s3cret-token")}, status: 200},
+		{name: "wrong Basic password", opts: []Option{token}, method: "DELETE", path: "/_mock/faults",
+			headers: []string{"Authorization", "Basic " + basic("s3cret-token", "nope")}, status: 401, err: tokenInvalid},
+		{name: "the console without the token", opts: []Option{token}, method: "GET", path: "/_mock/ui/requests", status: 401, err: tokenMissing},
 		{name: "health needs no token", opts: []Option{token}, method: "GET", path: "/_mock/health", status: 200},
 		{name: "the emulated API needs no token", opts: []Option{token}, method: "POST", path: "/runtime/us-1/v1/acme/support/chat/create", body: "{}",
 			headers: []string{"X-API-KEY", "test-chat-key", "X-TOKEN", "test-connector-token", "Content-Type", jsonType}, status: 200},
@@ -232,12 +258,19 @@ func TestControlGuard(t *testing.T) {
 				t.Errorf("a refused call changed the mock (-before +after):\n%s", diff)
 			}
 			if tc.status == 401 {
-				if got := resp.Header.Get("WWW-Authenticate"); !strings.HasPrefix(got, `Bearer realm="mockd control plane"`) {
-					t.Errorf("WWW-Authenticate: %q", got)
+				got := resp.Header.Values("WWW-Authenticate")
+				if len(got) != 2 || !strings.HasPrefix(got[0], `Bearer realm="mockd control plane"`) ||
+					got[1] != `Basic realm="mockd control plane", charset="UTF-8"` {
+					t.Errorf("WWW-Authenticate: %q, want a Bearer and a Basic challenge", got)
 				}
 			}
 		})
 	}
+}
+
+// basic is the credentials of an Authorization: Basic header.
+func basic(user, password string) string {
+	return base64.StdEncoding.EncodeToString([]byte(user + ":" + password))
 }
 
 // TestControlGuardInMemory: requests of Client() never leave the process,

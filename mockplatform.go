@@ -155,6 +155,8 @@ type Platform struct {
 	mu     sync.Mutex // guards closed, srv
 	srv    *httptest.Server
 	closed bool
+	// done is closed first by Close: the console's live streams end.
+	done chan struct{}
 
 	inflight sync.WaitGroup
 }
@@ -199,7 +201,8 @@ func New(opts ...Option) (*Platform, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Platform{api: api, clock: api.Clock(), store: api.Store(), faults: api.Faults(), journal: api.Journal(), cfg: cfg}
+	p := &Platform{api: api, clock: api.Clock(), store: api.Store(), faults: api.Faults(), journal: api.Journal(), cfg: cfg,
+		done: make(chan struct{})}
 	p.control = sync.OnceValue(p.newControl) // most in-process users never call it
 	return p, nil
 }
@@ -279,6 +282,7 @@ func (p *Platform) Close() {
 		return
 	}
 	p.closed = true
+	close(p.done)
 	srv := p.srv
 	p.mu.Unlock()
 	if srv != nil {

@@ -1,0 +1,232 @@
+// Package console is mockd's web console: server-rendered pages that show
+// a running platform (its clock, conversations, request journal, fault
+// rules, alert rules and webhook deliveries, calls and messaging sessions,
+// scenario) and drive it through the control plane.
+//
+// The console reads through Backend, a narrow interface of typed methods
+// that the platform implements; it never writes. Every change a page
+// offers (advance the clock, reset, add or remove a fault rule, evaluate
+// alerts, dial a number, load a scenario) is a call of the browser to the
+// control plane itself ({base}/_mock/...), as JSON or YAML through fetch,
+// so that it passes the control plane's protection exactly as any other
+// caller's. The pages sit behind that protection too: the platform mounts
+// the console inside its control plane, at {base}/_mock/ui.
+//
+// Every link and address a page holds is relative to the page, so the same
+// console serves under any prefix (a world's {base}/w/{id}/_mock/ui)
+// without knowing it. Templates, styles and the one script are embedded:
+// no build step, nothing fetched at run time. docs/console.md describes
+// the pages.
+package console
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"html/template"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/agentplatform/mockplatform/faults"
+	"github.com/agentplatform/mockplatform/handlers"
+	"github.com/agentplatform/mockplatform/scenario"
+	"github.com/agentplatform/mockplatform/store"
+)
+
+// Backend is what the console reads of a platform. Every method returns a
+// copy the console may keep.
+type Backend interface {
+	// Now is the virtual time; ClockMode is "manual" or "real".
+	Now() time.Time
+	ClockMode() string
+	// Scenario is the scenario in force.
+	Scenario() *scenario.Scenario
+	// Counts counts each family's resources.
+	Counts() ([]handlers.Count, error)
+	// Requests lists journal entries, oldest first; RequestsChanged is
+	// closed at the journal's next change.
+	Requests(handlers.Filter) []handlers.Entry
+	RequestsChanged() <-chan struct{}
+	// FaultRules lists the fault rules with their counters.
+	FaultRules() []faults.Status
+	// ListConversations lists a project's conversations by the v3 query
+	// parameters; Conversation reads one record by id, in any region, and
+	// HandoffState the handoff state stored for it (store.ErrNotFound when
+	// there is none).
+	ListConversations(account, project string, q url.Values) (handlers.ConversationPage, error)
+	Conversation(id string) (*store.Conversation, error)
+	HandoffState(c *store.Conversation) (*store.HandoffState, error)
+	// AlertRules lists the alert rules with their state history,
+	// WebhookEndpoints the endpoints, Deliveries every delivery attempt.
+	AlertRules() ([]handlers.AlertRuleStatus, error)
+	WebhookEndpoints() ([]handlers.WebhookEndpoint, error)
+	Deliveries() []handlers.DeliveryAttempt
+	// OutboundCalls lists the outbound calls, MessagingSessions the live
+	// sessions, Reservations the number reservations.
+	OutboundCalls() ([]handlers.OutboundCall, error)
+	MessagingSessions() []handlers.MessagingSession
+	Reservations() ([]handlers.Reservation, error)
+	// Documents lists documents the control plane serves besides the
+	// console (the scenario as JSON, a JSON Schema, an OpenAPI document),
+	// as paths relative to the control plane ("scenario").
+	Documents() []Link
+}
+
+// Link is a document of the control plane the pages link to.
+type Link struct {
+	// Path is relative to the control plane's base ({base}/_mock/).
+	Path  string
+	Title string
+}
+
+// Options configure a Console.
+type Options struct {
+	// Done ends the console's live streams when it is closed (the
+	// platform closes it before waiting for its requests). Nil: only the
+	// request's context ends them.
+	Done <-chan struct{}
+	// Logger receives render errors (nil: discarded).
+	Logger *slog.Logger
+	// World names the world the console shows ("" for the default one).
+	World string
+}
+
+// Console serves the pages. Mount it with the mount point stripped
+// (http.StripPrefix("/_mock/ui", c)): it serves "/" and the pages below,
+// and redirects "" to the mount point with a slash.
+type Console struct {
+	b    Backend
+	opts Options
+	mux  *http.ServeMux
+}
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+//go:embed static
+var staticFS embed.FS
+
+// assets are the static files with their content hash, computed once.
+var assets = func() map[string]asset {
+	m := map[string]asset{}
+	err := fs.WalkDir(staticFS, "static", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := staticFS.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		sum := sha256.Sum256(b)
+		m[strings.TrimPrefix(path, "static/")] = asset{data: b, etag: `"` + hex.EncodeToString(sum[:8]) + `"`}
+		return nil
+	})
+	if err != nil {
+		panic(err) // the embedded files are part of the binary
+	}
+	return m
+}()
+
+type asset struct {
+	data []byte
+	etag string
+}
+
+// New returns a console over a backend.
+func New(b Backend, opts Options) *Console {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	c := &Console{b: b, opts: opts, mux: http.NewServeMux()}
+	c.register()
+	return c
+}
+
+// register lists the console's routes, one line each.
+func (c *Console) register() {
+	c.mux.HandleFunc("GET /{$}", c.handleOverview)
+	c.mux.HandleFunc("GET /conversations", c.handleConversations)
+	c.mux.HandleFunc("GET /conversations/{id}", c.handleConversation)
+	c.mux.HandleFunc("GET /requests", c.handleRequests)
+	c.mux.HandleFunc("GET /events", c.handleEvents)
+	c.mux.HandleFunc("GET /faults", c.handleFaults)
+	c.mux.HandleFunc("GET /alerts", c.handleAlerts)
+	c.mux.HandleFunc("GET /calls", c.handleCalls)
+	c.mux.HandleFunc("GET /scenario", c.handleScenario)
+	c.mux.HandleFunc("GET /static/{file}", c.handleStatic)
+	c.mux.HandleFunc("/", c.handleNotFound)
+}
+
+// ContentSecurityPolicy is the policy of every page: scripts, styles,
+// images and connections from the console's own origin only, no inline
+// script or style, no plugin, no framing, forms only to the origin.
+const ContentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; " +
+	"connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+
+// ServeHTTP serves a page, an asset or the live event stream.
+func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Content-Security-Policy", ContentSecurityPolicy)
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Cross-Origin-Opener-Policy", "same-origin")
+	h.Set("Cross-Origin-Resource-Policy", "same-origin")
+	if r.URL.Path == "" {
+		// {base}/_mock/ui: the pages' relative links need the slash.
+		// (http.Redirect would resolve it against the stripped path.)
+		target := "ui/"
+		if r.URL.RawQuery != "" {
+			target += "?" + r.URL.RawQuery
+		}
+		w.Header().Set("Location", target)
+		w.WriteHeader(http.StatusFound)
+		return
+	}
+	c.mux.ServeHTTP(w, r)
+}
+
+func (c *Console) handleStatic(w http.ResponseWriter, r *http.Request) {
+	a, ok := assets[r.PathValue("file")]
+	if !ok {
+		c.handleNotFound(w, r)
+		return
+	}
+	w.Header().Set("ETag", a.etag)
+	w.Header().Set("Cache-Control", "no-cache")
+	http.ServeContent(w, r, r.PathValue("file"), time.Time{}, bytes.NewReader(a.data))
+}
+
+// assetURL is an asset's address relative to the console's root, with its
+// hash so that a new binary's assets are never taken from a cache.
+func assetURL(name string) string {
+	a, ok := assets[name]
+	if !ok {
+		return "static/" + name
+	}
+	return "static/" + name + "?v=" + strings.Trim(a.etag, `"`)
+}
+
+// templates parses the embedded templates once: the layout and its
+// partials, then each page in a clone of them.
+var templates = func() map[string]*template.Template {
+	base := template.Must(template.New("").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/partials.html"))
+	pages := map[string]*template.Template{}
+	names, err := fs.Glob(templateFS, "templates/*.html")
+	if err != nil {
+		panic(err)
+	}
+	for _, name := range names {
+		page := strings.TrimSuffix(strings.TrimPrefix(name, "templates/"), ".html")
+		if page == "layout" || page == "partials" {
+			continue
+		}
+		pages[page] = template.Must(template.Must(base.Clone()).ParseFS(templateFS, name))
+	}
+	return pages
+}()

@@ -1,0 +1,83 @@
+package console
+
+import (
+	"net/http"
+	"slices"
+
+	"github.com/agentplatform/mockplatform/faults"
+	"github.com/agentplatform/mockplatform/handlers"
+)
+
+// recentErrors is how many error answers the overview lists.
+const recentErrors = 10
+
+// familyRow is one family of the overview: what it holds and the requests
+// it answered.
+type familyRow struct {
+	Family   string
+	Holds    []handlers.Count
+	Requests int
+	Errors   int
+}
+
+type overviewPage struct {
+	page
+	Families       []familyRow
+	Errors         []handlers.Entry
+	FailedDelivery []handlers.DeliveryAttempt
+	Faults         int
+	CountsErr      string
+}
+
+// handleOverview serves the overview: the clock and its controls, counts
+// per family and the recent errors.
+func (c *Console) handleOverview(w http.ResponseWriter, r *http.Request) {
+	p := overviewPage{page: c.newPage(r, "overview", "Overview")}
+	p.Live = "events"
+	rows := make([]familyRow, len(faults.Families))
+	index := map[string]int{}
+	for i, f := range faults.Families {
+		rows[i].Family = f
+		index[f] = i
+	}
+	counts, err := c.b.Counts()
+	if err != nil {
+		p.CountsErr = err.Error()
+	}
+	for _, n := range counts {
+		if i, ok := index[n.Family]; ok {
+			rows[i].Holds = append(rows[i].Holds, n)
+		}
+	}
+	for _, e := range c.b.Requests(handlers.Filter{}) {
+		i, ok := index[e.Family]
+		if !ok {
+			continue
+		}
+		rows[i].Requests++
+		if isError(e.Status) {
+			rows[i].Errors++
+			p.Errors = append(p.Errors, e)
+		}
+	}
+	p.Families = rows
+	if n := len(p.Errors); n > recentErrors {
+		p.Errors = p.Errors[n-recentErrors:]
+	}
+	slices.Reverse(p.Errors)
+	for _, d := range c.b.Deliveries() {
+		if !d.Delivered {
+			p.FailedDelivery = append(p.FailedDelivery, d)
+		}
+	}
+	if n := len(p.FailedDelivery); n > recentErrors {
+		p.FailedDelivery = p.FailedDelivery[n-recentErrors:]
+	}
+	slices.Reverse(p.FailedDelivery)
+	p.Faults = len(c.b.FaultRules())
+	c.render(w, r, "overview", http.StatusOK, p)
+}
+
+// isError reports whether a journal status is an error answer (or a
+// connection a fault rule dropped: 0).
+func isError(status int) bool { return status == 0 || status >= 400 }

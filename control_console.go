@@ -1,0 +1,99 @@
+package mockplatform
+
+// The web console ({base}/_mock/ui, package console) is mounted inside the
+// control plane, behind its guard: a page is a GET that passes the same
+// Host, Origin and token rules as any control call, and every change a
+// page makes is the browser's own JSON call to the control plane.
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/agentplatform/mockplatform/console"
+	"github.com/agentplatform/mockplatform/faults"
+	"github.com/agentplatform/mockplatform/handlers"
+	"github.com/agentplatform/mockplatform/store"
+)
+
+// consolePrefix is where the console is mounted.
+const consolePrefix = controlPrefix + "/ui"
+
+// registerControlConsole mounts the console on the control plane. e is
+// the control engine, whose routes tell the console which documents it
+// may link to.
+func (p *Platform) registerControlConsole(g *gin.RouterGroup, e *gin.Engine) {
+	c := console.New(consoleBackend{api: p.api, p: p, engine: e}, console.Options{Done: p.done, Logger: p.cfg.logger})
+	h := gin.WrapH(http.StripPrefix(consolePrefix, c))
+	g.GET("/ui", h)
+	g.GET("/ui/*page", h)
+}
+
+// consoleBackend is what the console reads of the platform.
+type consoleBackend struct {
+	api    *handlers.API
+	p      *Platform
+	engine *gin.Engine
+}
+
+func (b consoleBackend) Now() time.Time                    { return b.p.Now() }
+func (b consoleBackend) ClockMode() string                 { return string(b.p.clock.Mode()) }
+func (b consoleBackend) Scenario() *Scenario               { return b.p.Scenario() }
+func (b consoleBackend) Counts() ([]handlers.Count, error) { return b.api.Counts() }
+func (b consoleBackend) Requests(f handlers.Filter) []handlers.Entry {
+	return b.p.Requests(f)
+}
+func (b consoleBackend) RequestsChanged() <-chan struct{} { return b.p.journal.Changed() }
+func (b consoleBackend) FaultRules() []faults.Status      { return b.p.Faults() }
+func (b consoleBackend) ListConversations(account, project string, q url.Values) (handlers.ConversationPage, error) {
+	return b.api.ListConversations(account, project, q)
+}
+func (b consoleBackend) Conversation(id string) (*store.Conversation, error) {
+	return b.p.Conversation(id)
+}
+
+// HandoffState reads the handoff state stored for a conversation.
+func (b consoleBackend) HandoffState(c *store.Conversation) (*store.HandoffState, error) {
+	return b.p.store.GetHandoffState(c.Region, c.AccountID, c.ProjectID, c.ID, "")
+}
+func (b consoleBackend) AlertRules() ([]handlers.AlertRuleStatus, error) { return b.api.AlertRules() }
+func (b consoleBackend) WebhookEndpoints() ([]handlers.WebhookEndpoint, error) {
+	return b.api.WebhookEndpoints()
+}
+func (b consoleBackend) Deliveries() []handlers.DeliveryAttempt { return b.p.Deliveries() }
+func (b consoleBackend) OutboundCalls() ([]handlers.OutboundCall, error) {
+	return b.api.OutboundCalls()
+}
+func (b consoleBackend) MessagingSessions() []handlers.MessagingSession {
+	return b.p.MessagingSessions()
+}
+func (b consoleBackend) Reservations() ([]handlers.Reservation, error) { return b.api.Reservations() }
+
+// consoleDocuments are the control plane's documents the console links to
+// when the control plane serves them.
+var consoleDocuments = []console.Link{
+	{Path: "scenario", Title: "scenario in force (JSON)"},
+	{Path: "scenario.schema.json", Title: "scenario JSON Schema"},
+	{Path: "openapi.json", Title: "OpenAPI of the emulated API"},
+}
+
+// Documents lists the documents of consoleDocuments that the control
+// plane has a GET route for.
+func (b consoleBackend) Documents() []console.Link {
+	routes := map[string]bool{}
+	for _, r := range b.engine.Routes() {
+		if r.Method == http.MethodGet {
+			routes[strings.TrimPrefix(r.Path, controlPrefix+"/")] = true
+		}
+	}
+	var out []console.Link
+	for _, d := range consoleDocuments {
+		if routes[d.Path] {
+			out = append(out, d)
+		}
+	}
+	return out
+}
