@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentplatform/mockplatform/handlers"
 	"github.com/agentplatform/mockplatform/scenario"
 )
 
@@ -38,6 +39,8 @@ type page struct {
 	// Live names the journal event stream when the page updates itself
 	// while requests come in ("" for a page that does not).
 	Live string
+	// Journal is the newest journal entry when the page was made.
+	Journal int64
 
 	sc *scenario.Scenario
 }
@@ -80,6 +83,7 @@ func (c *Console) newPage(r *http.Request, nav, title string) page {
 	}
 	p := page{Title: title, Nav: nav, Root: root, Control: root + "../", Now: c.b.Now(), Mode: c.b.ClockMode(),
 		World: c.opts.World, Documents: c.b.Documents(), CSS: root + assetURL("console.css"), JS: root + assetURL("console.js")}
+	p.Journal = latestSeq(c.b.Requests(handlers.Filter{Limit: 1}))
 	if p.sc = c.b.Scenario(); p.sc != nil {
 		p.Scenario = p.sc.Name
 	}
@@ -203,8 +207,14 @@ func fmtDuration(d time.Duration) string {
 	d = d.Truncate(time.Second)
 	days := d / (24 * time.Hour)
 	d -= days * 24 * time.Hour
-	s := strings.TrimSuffix(strings.TrimSuffix(d.String(), "0s"), "0m")
-	if s == "" || s == "0" {
+	s := d.String() // 1h0m0s, 2m30s, 45s
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	if s == "0s" && days > 0 {
 		s = ""
 	}
 	if days > 0 {

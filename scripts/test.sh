@@ -1,9 +1,11 @@
 #!/bin/sh
-# Run every test of the Go modules: the main module, the nested
-# mockdcontainer module (both with the race detector when cgo works) and
-# the load benchmark's module (bench/). When a Docker engine answers, the
-# mockd image is built first and the container tests run against it;
-# without one they skip with a message and the rest still runs. The load
+# Run every test of the Go modules: the main module, the web console's
+# browser tests (console/browsertest), the nested mockdcontainer module
+# (these with the race detector when cgo works) and the load benchmark's
+# module (bench/). When a Docker engine answers, the mockd image is built
+# first and the container tests run against it; without one they skip with
+# a message and the rest still runs. The console's browser tests need
+# Chromium and skip without it (unless MOCKD_REQUIRE_BROWSER=1). The load
 # benchmark's smoke run (about 20 s) needs wrk on PATH and skips without it.
 #
 #	scripts/test.sh            (extra arguments go to every go test call)
@@ -24,6 +26,13 @@ fi
 
 go vet ./...
 go test $race -count=1 "$@" ./...
+
+# The web console in a headless Chromium (a module of its own, so that the
+# browser driver stays out of the main module).
+cd "$root/console/browsertest"
+go vet ./...
+go test $race -count=1 "$@" ./...
+cd "$root"
 
 if docker info >/dev/null 2>&1; then
 	scripts/build-image.sh mockd:test

@@ -132,8 +132,8 @@
     try {
       const data = await call(form.dataset.method, form.dataset.path, payload);
       setBusy(submitter, false);
+      await refresh(); // the message comes once the page shows the change
       announce(fill(form.dataset.done || 'Done.', data));
-      await refresh();
     } catch (e) {
       setBusy(submitter, false);
       const msg = e instanceof CallError ? e.message : `The call failed: ${e.message}`;
@@ -163,6 +163,7 @@
   }
 
   function swap(doc) {
+    if (doc.body && doc.body.dataset.journal !== undefined) body.dataset.journal = doc.body.dataset.journal;
     const active = document.activeElement;
     let focusId = active && active.id;
     let focusSummary = false;
@@ -202,7 +203,12 @@
     const start = () => {
       if (source) return;
       source = new EventSource(new URL(body.dataset.live, rootBase));
-      source.addEventListener('journal', () => refresh());
+      // Each event names the newest journal entry; the page knows the one
+      // it shows (data-journal), so the first event after a load does not
+      // fetch the page again for nothing.
+      source.addEventListener('journal', (ev) => {
+        if (ev.data !== body.dataset.journal) refresh();
+      });
     };
     const stop = () => { if (source) { source.close(); source = null; } };
     if (toggle) {
@@ -299,9 +305,9 @@
         return;
       }
       const data = await call('POST', 'scenario', text.value, 'application/yaml');
+      await refresh();
       show(true, `Loaded scenario “${data.name || '(unnamed)'}”: the platform was reset to its initial state.`, []);
       announce(heading.textContent);
-      await refresh();
     }));
   }
 })();
