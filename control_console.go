@@ -46,6 +46,7 @@ func (b consoleBackend) Counts() ([]handlers.Count, error) { return b.api.Counts
 func (b consoleBackend) Requests(f handlers.Filter) []handlers.Entry {
 	return b.p.Requests(f)
 }
+func (b consoleBackend) RequestsSeq() int64               { return b.p.journal.Seq() }
 func (b consoleBackend) RequestsChanged() <-chan struct{} { return b.p.journal.Changed() }
 func (b consoleBackend) FaultRules() []faults.Status      { return b.p.Faults() }
 func (b consoleBackend) ListConversations(account, project string, q url.Values) (handlers.ConversationPage, error) {

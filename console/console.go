@@ -48,9 +48,11 @@ type Backend interface {
 	Scenario() *scenario.Scenario
 	// Counts counts each family's resources.
 	Counts() ([]handlers.Count, error)
-	// Requests lists journal entries, oldest first; RequestsChanged is
-	// closed at the journal's next change.
+	// Requests lists journal entries, oldest first; RequestsSeq is the
+	// sequence number of the newest (0 for none); RequestsChanged is closed
+	// at the journal's next change.
 	Requests(handlers.Filter) []handlers.Entry
+	RequestsSeq() int64
 	RequestsChanged() <-chan struct{}
 	// FaultRules lists the fault rules with their counters.
 	FaultRules() []faults.Status

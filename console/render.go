@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentplatform/mockplatform/handlers"
 	"github.com/agentplatform/mockplatform/scenario"
 )
 
@@ -83,7 +82,7 @@ func (c *Console) newPage(r *http.Request, nav, title string) page {
 	}
 	p := page{Title: title, Nav: nav, Root: root, Control: root + "../", Now: c.b.Now(), Mode: c.b.ClockMode(),
 		World: c.opts.World, Documents: c.b.Documents(), CSS: root + assetURL("console.css"), JS: root + assetURL("console.js")}
-	p.Journal = latestSeq(c.b.Requests(handlers.Filter{Limit: 1}))
+	p.Journal = c.b.RequestsSeq()
 	if p.sc = c.b.Scenario(); p.sc != nil {
 		p.Scenario = p.sc.Name
 	}

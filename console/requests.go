@@ -118,7 +118,7 @@ func (c *Console) handleEvents(w http.ResponseWriter, r *http.Request) {
 	last := int64(-1)
 	for {
 		changed := c.b.RequestsChanged()
-		seq := latestSeq(c.b.Requests(handlers.Filter{Limit: 1}))
+		seq := c.b.RequestsSeq()
 		if seq != last {
 			last = seq
 			if _, err := fmt.Fprintf(w, "event: journal\ndata: %d\n\n", seq); err != nil {
@@ -136,11 +136,4 @@ func (c *Console) handleEvents(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-}
-
-func latestSeq(list []handlers.Entry) int64 {
-	if len(list) == 0 {
-		return 0
-	}
-	return list[len(list)-1].Seq
 }

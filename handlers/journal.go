@@ -86,6 +86,14 @@ func (j *Journal) Reset(size, bodyLimit int) {
 	j.notifyLocked()
 }
 
+// Seq is the sequence number of the newest entry (0 when none came since
+// the last Reset).
+func (j *Journal) Seq() int64 {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.seq
+}
+
 // Changed returns a channel that is closed at the next Append or Reset:
 // the console's live request list waits on it.
 func (j *Journal) Changed() <-chan struct{} {

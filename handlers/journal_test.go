@@ -216,6 +216,9 @@ func TestJournalChanged(t *testing.T) {
 	if !closed(ch) {
 		t.Fatal("Append did not close Changed")
 	}
+	if j.Seq() != 1 {
+		t.Fatalf("Seq after one entry: %d", j.Seq())
+	}
 	ch = j.Changed()
 	if closed(ch) {
 		t.Fatal("Changed after Append is already closed")
@@ -223,6 +226,9 @@ func TestJournalChanged(t *testing.T) {
 	j.Reset(2, 0)
 	if !closed(ch) {
 		t.Fatal("Reset did not close Changed")
+	}
+	if j.Seq() != 0 {
+		t.Fatalf("Seq after Reset: %d", j.Seq())
 	}
 }
 
