@@ -45,6 +45,11 @@ func world(t *testing.T) (*mockplatform.Platform, string) {
 	if _, err := p.Dial("+14155550100", "+14155550199"); err != nil {
 		t.Fatal(err)
 	}
+	r := do(t, "POST", p.RuntimeURL("us-1")+"/v1/external-events/webhook?event_id_location=payload&event_id_path=ref&account_id=acme&project_id=support",
+		map[string]string{"ref": id, "status": "paid"}, "X-Api-Key", "test-external-events-key", "Content-Type", "application/json")
+	if r.Status != 201 {
+		t.Fatalf("external event: %d %s", r.Status, r.Body)
+	}
 	p.Advance(time.Minute)
 	return p, id
 }
@@ -66,7 +71,8 @@ func TestPages(t *testing.T) {
 		{"/conversations?limit=0", 400, []string{"limit must be an integer from 1 to 5000."}},
 		{"/conversations?project=acme/nothing", 404, []string{"No project &#34;acme/nothing&#34; in the scenario."}},
 		{"/conversations/" + id, 200, []string{"<h1>Conversation " + id + "</h1>", "Thanks, I found order 123.", "order_status",
-			"Transferring you to a live agent.", "live_agent_queue", "customer_request", "I want a human", "Handoff state"}},
+			"Transferring you to a live agent.", "live_agent_queue", "customer_request", "I want a human", "Handoff state",
+			"<code>" + id + "</code>", "application/json", "&#34;status&#34;: &#34;paid&#34;"}},
 		{"/conversations/CONV-0000000000", 404, []string{"No conversation &#34;CONV-0000000000&#34; in any region."}},
 		{"/requests", 200, []string{"<h1>Requests</h1>", "/v1/acme/support/chat/create", "unknown field &#34;chanel&#34; in request body",
 			"1 warning", "fault slow-respond", "[REDACTED]"}},

@@ -141,8 +141,15 @@ func conversations(s *session, hostile string) {
 		t.Fatal("the filter does not keep its value")
 	}
 
+	// A third party's event binds to the conversation.
+	if status, out := api(t, "POST", p(s).RuntimeURL("us-1")+"/v1/external-events/webhook?event_id_location=payload&event_id_path=ref&account_id=acme&project_id=support",
+		map[string]string{"ref": hostile, "payment": "received"}, "X-Api-Key", "test-external-events-key"); status != 201 {
+		t.Fatalf("external event: %d %v", status, out)
+	}
+
 	// The transcript: the hostile message shows as text and never runs.
 	s.open("conversations/" + hostile)
+	s.waitText("#events", `"payment": "received"`)
 	s.waitText("#turns", `<script>window.pwned = 1</script><img src=x onerror="window.pwned = 2"> order #123`)
 	s.waitText("#turns", "Thanks, I found order 123.")
 	if eval[bool](s, `window.pwned !== undefined || document.querySelectorAll('main script, main img').length > 0`) {
