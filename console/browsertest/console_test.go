@@ -79,6 +79,7 @@ func overview(s *session) {
 	s.click(`button[name="duration"][value="1m"]`)
 	s.status("Clock advanced to 2026-01-01T00:01:00Z.")
 	s.waitText("#clock", "2026-01-01 00:01:00")
+	s.waitText("#clock-now", "2026-01-01 00:01:00 UTC")
 
 	// A custom duration typed and sent with Enter.
 	s.fill("#advance-custom", "90s")

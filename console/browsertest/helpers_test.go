@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/fetch"
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
@@ -242,6 +243,10 @@ func (s *session) shot(name string) {
 		return
 	}
 	eval[bool](s, `(document.getElementById("status").textContent = "", document.activeElement && document.activeElement.blur(), true)`)
+	// The pointer leaves the page: no button shows its hover colour.
+	if _, err := chromedp.Call(s.ctx, input.DispatchMouseEvent, input.DispatchMouseEventParams{Type: input.DispatchMouseEventTypeMouseMoved, X: 1279, Y: 899}); err != nil {
+		s.t.Fatal(err)
+	}
 	png, err := chromedp.Run(s.ctx, chromedp.FullScreenshot(100))
 	if err != nil {
 		s.t.Fatal(err)
