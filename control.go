@@ -69,6 +69,7 @@ func (p *Platform) registerControl(g *gin.RouterGroup) {
 	p.registerControlWebhooks(g)
 	p.registerControlMessaging(g)
 	p.registerControlDocs(g)
+	p.registerControlWorlds(g)
 }
 
 // controlRecovery answers a panic in a control handler with JSON.
@@ -94,9 +95,14 @@ func (p *Platform) clockBody() clockResponse {
 	return clockResponse{Now: p.Now().Format(time.RFC3339Nano), Mode: string(p.clock.Mode())}
 }
 
-// handleControlHealth handles "GET /_mock/health".
+// handleControlHealth handles "GET /_mock/health": a host reports how
+// many worlds it has, a world its id.
 func (p *Platform) handleControlHealth(c *gin.Context) {
-	c.JSON(http.StatusOK, gin.H{"status": "ok"})
+	if m := p.cfg.mount; m != nil {
+		c.JSON(http.StatusOK, gin.H{"status": "ok", "world": m.id})
+		return
+	}
+	c.JSON(http.StatusOK, gin.H{"status": "ok", "worlds": p.worldCount()})
 }
 
 // handleControlClock handles "GET /_mock/clock".

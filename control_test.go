@@ -23,7 +23,7 @@ func TestControlHealth(t *testing.T) {
 	_, ctl := controlClient(t)
 	r := ctl("GET", "/health", nil)
 	mustStatus(t, r, http.StatusOK)
-	mustJSON(t, r, map[string]any{"status": "ok"})
+	mustJSON(t, r, map[string]any{"status": "ok", "worlds": 0})
 }
 
 func TestControlClock(t *testing.T) {

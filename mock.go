@@ -29,6 +29,10 @@ type Mock interface {
 	RemoveFault(id string) bool
 	ClearFaults()
 	Faults() []FaultStatus
+
+	// Err is the first failure of a method above that has no error
+	// result (nil in process).
+	Err() error
 }
 
 var _ Mock = (*Platform)(nil)

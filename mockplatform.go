@@ -74,6 +74,8 @@ type Option func(*config)
 
 type config struct {
 	sc        *scenario.Scenario
+	scs       []*scenario.Scenario // every scenario option, merged by New
+	sources   []ScenarioSource     // their YAML, for runners that pass it on (nil entry: WithScenario)
 	err       error
 	mode      clock.Mode
 	start     time.Time
@@ -82,8 +84,14 @@ type config struct {
 	seed      *int64
 	noListen  bool
 	modeIsSet bool
+	scChecked bool        // sc passed ValidateScenario already (a world's inherited scenario)
 	guard     guardConfig // control plane protection (guard.go)
 	tb        TB          // the test that started the platform (Start), if any
+
+	publicURL  string
+	worlds     worldLimits // worlds this platform may host (see worlds.go)
+	mount      *mount      // set on a world: where it is served
+	extensions []any
 }
 
 // testObserve is set by this package's tests only (their TestMain), before
@@ -92,14 +100,31 @@ type config struct {
 // and checks it against the OpenAPI document (docs/openapi.md).
 var testObserve func(tb TB, ex handlers.Exchange)
 
-// WithScenario uses a parsed scenario instead of the default one.
-func WithScenario(sc *Scenario) Option { return func(c *config) { c.sc = sc } }
-
-// WithScenarioFile loads the scenario from a YAML file.
-func WithScenarioFile(path string) Option {
+// WithScenario uses a parsed scenario instead of the default one. Scenario
+// options (this one, WithScenarioFile, WithScenarioYAML) add up: several
+// are merged in order, as mockd merges repeated --scenario files.
+func WithScenario(sc *Scenario) Option {
 	return func(c *config) {
-		sc, err := scenario.Load(path)
-		c.sc, c.err = sc, errors.Join(c.err, err)
+		c.scs = append(c.scs, sc)
+		c.sources = append(c.sources, ScenarioSource{})
+	}
+}
+
+// WithScenarioFile loads the scenario from YAML files (several are merged
+// in order).
+func WithScenarioFile(paths ...string) Option {
+	return func(c *config) {
+		for _, path := range paths {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				c.err = errors.Join(c.err, fmt.Errorf("scenario: %w", err))
+				continue
+			}
+			sc, err := scenario.Parse(path, data)
+			c.err = errors.Join(c.err, err)
+			c.scs = append(c.scs, sc)
+			c.sources = append(c.sources, ScenarioSource{Name: path, YAML: data})
+		}
 	}
 }
 
@@ -107,7 +132,9 @@ func WithScenarioFile(path string) Option {
 func WithScenarioYAML(data []byte) Option {
 	return func(c *config) {
 		sc, err := parseScenario(data)
-		c.sc, c.err = sc, errors.Join(c.err, err)
+		c.err = errors.Join(c.err, err)
+		c.scs = append(c.scs, sc)
+		c.sources = append(c.sources, ScenarioSource{Name: "<scenario>", YAML: data})
 	}
 }
 
@@ -152,11 +179,13 @@ type Platform struct {
 	journal *handlers.Journal
 	cfg     config
 
-	mu     sync.Mutex // guards closed, srv
+	mu     sync.Mutex // guards closed, srv; never held with worlds.mu
 	srv    *httptest.Server
 	closed bool
 	// done is closed first by Close: the console's live streams end.
 	done chan struct{}
+
+	worlds *worldSet // the worlds this platform hosts; nil on a world
 
 	inflight sync.WaitGroup
 }
@@ -176,10 +205,19 @@ func quietGin() {
 // New returns a platform serving its scenario (the default one unless an
 // option gives another).
 func New(opts ...Option) (*Platform, error) {
-	quietGin()
-	cfg := config{mode: clock.ModeManual}
+	cfg := config{mode: clock.ModeManual, worlds: defaultWorldLimits}
 	for _, o := range opts {
 		o(&cfg)
+	}
+	return openPlatform(cfg)
+}
+
+// openPlatform builds a platform from applied options (New, and NewWorld
+// for a world).
+func openPlatform(cfg config) (*Platform, error) {
+	quietGin()
+	if cfg.err == nil {
+		cfg.err = cfg.mergeScenarios()
 	}
 	if cfg.err != nil {
 		return nil, cfg.err
@@ -187,7 +225,7 @@ func New(opts ...Option) (*Platform, error) {
 	if cfg.logger == nil {
 		cfg.logger = slog.New(slog.DiscardHandler)
 	}
-	if cfg.sc != nil {
+	if cfg.sc != nil && !cfg.scChecked {
 		if err := ValidateScenario(cfg.sc); err != nil {
 			return nil, err
 		}
@@ -203,6 +241,9 @@ func New(opts ...Option) (*Platform, error) {
 	}
 	p := &Platform{api: api, clock: api.Clock(), store: api.Store(), faults: api.Faults(), journal: api.Journal(), cfg: cfg,
 		done: make(chan struct{})}
+	if cfg.mount == nil {
+		p.worlds = newWorldSet(cfg.worlds, cfg.logger)
+	}
 	p.control = sync.OnceValue(p.newControl) // most in-process users never call it
 	return p, nil
 }
@@ -239,6 +280,9 @@ func (p *Platform) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p.inflight.Add(1)
 	p.mu.Unlock()
 	defer p.inflight.Done()
+	if p.serveWorld(w, r) {
+		return
+	}
 	if isControl(r.URL.Path) {
 		p.serveLogged(w, r, p.control())
 		return
@@ -246,8 +290,15 @@ func (p *Platform) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p.serveLogged(w, r, p.api)
 }
 
-// URL is the base address: the httptest server's, or PlaceholderURL.
+// URL is the base address: WithPublicURL's, else the httptest server's,
+// else PlaceholderURL. A world's is its host's followed by /w/{id}.
 func (p *Platform) URL() string {
+	if m := p.cfg.mount; m != nil {
+		return m.host.URL() + m.path()
+	}
+	if p.cfg.publicURL != "" {
+		return p.cfg.publicURL
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.srv != nil {
@@ -270,6 +321,9 @@ func (p *Platform) MessagingURL() string { return p.URL() + "/messaging" }
 // Client returns an HTTP client that reaches the platform in memory, with
 // no socket, whatever host the request names.
 func (p *Platform) Client() *http.Client {
+	if m := p.cfg.mount; m != nil {
+		return m.host.Client() // a world's paths go through its host
+	}
 	return &http.Client{Transport: &memTransport{h: p}}
 }
 
@@ -289,6 +343,7 @@ func (p *Platform) Close() {
 		srv.Close()
 	}
 	p.inflight.Wait()
+	p.closeWorlds()
 	p.api.Close()
 }
 

@@ -50,7 +50,7 @@ func TestStartDefaultScenario(t *testing.T) {
 	sock := socketClient(t)
 	r := send(t, sock, "GET", p.URL()+"/_mock/health", nil)
 	mustStatus(t, r, http.StatusOK)
-	mustJSON(t, r, map[string]any{"status": "ok"})
+	mustJSON(t, r, map[string]any{"status": "ok", "worlds": 0})
 	id := chatCreate(t, p, sock)
 	id2 := chatCreate(t, p, nil)
 

@@ -21,6 +21,11 @@ type options struct {
 	logLevel          string
 	allowHosts        listFlag
 	controlToken      string
+	seed              string
+	start             string
+	publicURL         string
+	maxWorlds         string
+	worldIdleTimeout  time.Duration
 	shutdownGrace     time.Duration
 	readHeaderTimeout time.Duration
 	readTimeout       time.Duration
@@ -79,6 +84,21 @@ var flagSpecs = []flagSpec{
 	{name: "control-token", env: "MOCKD_CONTROL_TOKEN", meta: "TOKEN",
 		usage: "require Authorization: Bearer TOKEN on /_mock (except GET /_mock/health); prefer the environment variable, which ps does not show",
 		field: func(o *options) any { return &o.controlToken }},
+	{name: "seed", env: "MOCKD_SEED", meta: "N",
+		usage: "seed of generated ids and data; default: the scenario's",
+		field: func(o *options) any { return &o.seed }},
+	{name: "start", env: "MOCKD_START", meta: "TIME",
+		usage: "clock start, RFC 3339 (2026-01-01T09:00:00Z); default: the scenario's",
+		field: func(o *options) any { return &o.start }},
+	{name: "public-url", env: "MOCKD_PUBLIC_URL", meta: "URL",
+		usage: "the address clients reach mockd at when it differs from --addr (a proxy, a container's published port): printed at start and used in the addresses the worlds' control plane answers with",
+		field: func(o *options) any { return &o.publicURL }},
+	{name: "max-worlds", env: "MOCKD_MAX_WORLDS", meta: "N", def: "200",
+		usage: "most worlds (POST /_mock/worlds, docs/worlds.md) alive at once; 0 turns worlds off",
+		field: func(o *options) any { return &o.maxWorlds }},
+	{name: "world-idle-timeout", env: "MOCKD_WORLD_IDLE_TIMEOUT", meta: "DURATION", def: "30m",
+		usage: "delete a world after this long without a request; 0: never",
+		field: func(o *options) any { return &o.worldIdleTimeout }},
 	{name: "shutdown-grace", env: "MOCKD_SHUTDOWN_GRACE", meta: "DURATION", def: "10s",
 		usage: "on SIGTERM or SIGINT, how long requests in flight may take; then mockd abandons them and exits 1",
 		field: func(o *options) any { return &o.shutdownGrace }},

@@ -22,12 +22,13 @@ func TestServeDefault(t *testing.T) {
 		"  builder:   " + s.base + "/builder/{us|uk|eu}",
 		"  messaging: " + s.base + "/messaging",
 		"  control:   " + s.base + "/_mock",
+		"  worlds:    " + s.base + "/_mock/worlds (isolated copies, each under " + s.base + "/w/{id}/; up to 200)",
 		"",
 	}, "\n")
 	if diff := cmp.Diff(want, s.stdout.String()); diff != "" {
 		t.Errorf("stdout (-want +got):\n%s", diff)
 	}
-	if status, body := s.do("GET", "/_mock/health", ""); status != 200 || body != `{"status":"ok"}` {
+	if status, body := s.do("GET", "/_mock/health", ""); status != 200 || body != `{"status":"ok","worlds":0}` {
 		t.Fatalf("health: %d %s", status, body)
 	}
 	if m := s.clock(); m["mode"] != "real" {

@@ -11,6 +11,8 @@ import (
 	"os"
 	"os/signal"
 	"slices"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -66,7 +68,11 @@ func newLogger(w io.Writer, format, level string) (*slog.Logger, error) {
 // start builds the platform and binds the listener.
 func start(o *options, mode clock.Mode, log *slog.Logger) (*mockplatform.Platform, net.Listener, error) {
 	gin.SetMode(gin.ReleaseMode)
-	opts := []mockplatform.Option{mockplatform.WithClock(mode), mockplatform.WithLogger(log)}
+	opts, err := o.platformOptions()
+	if err != nil {
+		return nil, nil, err
+	}
+	opts = append(opts, mockplatform.WithClock(mode), mockplatform.WithLogger(log))
 	if len(o.scenarios) > 0 {
 		sc, err := loadScenarios(o.scenarios)
 		if err != nil {
@@ -111,12 +117,7 @@ func serve(inv *invocation, o *options, log *slog.Logger, mode clock.Mode, p *mo
 	srv := newHTTPServer(o, countRequests(p, &inflight), requests, log)
 	srv.RegisterOnShutdown(cancelRequests)
 
-	base := "http://" + displayAddr(ln.Addr())
-	fmt.Fprintf(inv.stdout, "mockd serving scenario %q (clock %s)\n", p.Scenario().Name, mode)
-	fmt.Fprintf(inv.stdout, "  runtime:   %s/runtime/{us-1|uk-1|euw-1}\n", base)
-	fmt.Fprintf(inv.stdout, "  builder:   %s/builder/{us|uk|eu}\n", base)
-	fmt.Fprintf(inv.stdout, "  messaging: %s/messaging\n", base)
-	fmt.Fprintf(inv.stdout, "  control:   %s/_mock\n", base)
+	printBanner(inv.stdout, p, o, mode, ln.Addr())
 	log.Info("listening", "addr", ln.Addr().String())
 	if msg := exposure(ln.Addr(), o); msg != "" {
 		log.Warn(msg, "addr", ln.Addr().String())
@@ -200,6 +201,56 @@ func shutdown(o *options, log *slog.Logger, srv *http.Server, p *mockplatform.Pl
 		log.Warn("exiting before the platform closed")
 	}
 	return 1
+}
+
+// platformOptions are the platform options of the worlds, seed, start and
+// public address flags.
+func (o *options) platformOptions() ([]mockplatform.Option, error) {
+	var opts []mockplatform.Option
+	if o.seed != "" {
+		seed, err := strconv.ParseInt(o.seed, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("seed %q: want an integer", o.seed)
+		}
+		opts = append(opts, mockplatform.WithSeed(seed))
+	}
+	if o.start != "" {
+		t, err := time.Parse(time.RFC3339Nano, o.start)
+		if err != nil {
+			return nil, fmt.Errorf("start %q: want an RFC 3339 time such as 2026-01-01T09:00:00Z", o.start)
+		}
+		opts = append(opts, mockplatform.WithStartTime(t))
+	}
+	if o.publicURL != "" {
+		opts = append(opts, mockplatform.WithPublicURL(o.publicURL))
+	}
+	n, err := strconv.Atoi(o.maxWorlds)
+	if err != nil || n < 0 {
+		return nil, fmt.Errorf("max-worlds %q: want a number, 0 or more", o.maxWorlds)
+	}
+	return append(opts, mockplatform.WithMaxWorlds(n), mockplatform.WithWorldIdleTimeout(o.worldIdleTimeout)), nil
+}
+
+// printBanner prints the addresses clients use: --public-url's when set.
+// Otherwise mockd knows only its listen address; on every interface
+// (0.0.0.0, as in the container) it prints localhost and says that a
+// published container port or another host's view differs.
+func printBanner(w io.Writer, p *mockplatform.Platform, o *options, mode clock.Mode, addr net.Addr) {
+	base := strings.TrimRight(o.publicURL, "/")
+	if base == "" {
+		base = "http://" + displayAddr(addr)
+	}
+	fmt.Fprintf(w, "mockd serving scenario %q (clock %s)\n", p.Scenario().Name, mode)
+	fmt.Fprintf(w, "  runtime:   %s/runtime/{us-1|uk-1|euw-1}\n", base)
+	fmt.Fprintf(w, "  builder:   %s/builder/{us|uk|eu}\n", base)
+	fmt.Fprintf(w, "  messaging: %s/messaging\n", base)
+	fmt.Fprintf(w, "  control:   %s/_mock\n", base)
+	fmt.Fprintf(w, "  worlds:    %s/_mock/worlds (isolated copies, each under %s/w/{id}/; up to %s)\n", base, base, o.maxWorlds)
+	if host, port, err := net.SplitHostPort(addr.String()); o.publicURL == "" && err == nil {
+		if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+			fmt.Fprintf(w, "  listening on every interface, port %s: from elsewhere (another host, or a container's published port) use that address instead; --public-url (MOCKD_PUBLIC_URL) prints it here\n", port)
+		}
+	}
 }
 
 // exposure is the warning for a control plane that the network, or any

@@ -1,0 +1,267 @@
+package mockplatform
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/agentplatform/mockplatform/clock"
+	"github.com/agentplatform/mockplatform/scenario"
+)
+
+// The worlds of the control plane ({base}/_mock/worlds): each calls the
+// Platform method a Go test would call (NewWorld, Worlds, WorldByID,
+// DeleteWorld). docs/worlds.md describes them for users.
+
+func (p *Platform) registerControlWorlds(g *gin.RouterGroup) {
+	g.GET("/worlds", p.handleWorldsList)
+	g.POST("/worlds", p.handleWorldCreate)
+	g.GET("/worlds/:id", p.handleWorldGet)
+	g.DELETE("/worlds/:id", p.handleWorldDelete)
+}
+
+// worldRegions are the region names of a world's addresses, runtime and
+// builder, in the order the addresses are listed.
+var worldRegions = []struct{ runtime, builder string }{{"us-1", "us"}, {"uk-1", "uk"}, {"euw-1", "eu"}}
+
+// worldAnswer is a world as the control plane shows it.
+type worldAnswer struct {
+	ID           string            `json:"id"`
+	URL          string            `json:"url"`
+	RuntimeURLs  map[string]string `json:"runtime_urls"`
+	BuilderURLs  map[string]string `json:"builder_urls"`
+	MessagingURL string            `json:"messaging_url"`
+	ControlURL   string            `json:"control_url"`
+	Scenario     string            `json:"scenario"`
+	Clock        clockResponse     `json:"clock"`
+	CreatedAt    string            `json:"created_at"`
+	LastUsedAt   string            `json:"last_used_at"`
+	ExpiresAt    string            `json:"expires_at,omitempty"`
+}
+
+// publicBase is the address a client of this request reaches p at:
+// WithPublicURL's, else the scheme and Host the request came with.
+func (p *Platform) publicBase(r *http.Request) string {
+	if p.cfg.publicURL != "" {
+		return p.cfg.publicURL
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
+}
+
+func worldBody(info WorldInfo, base string) worldAnswer {
+	u := base + "/w/" + info.ID
+	a := worldAnswer{
+		ID: info.ID, URL: u,
+		RuntimeURLs:  map[string]string{},
+		BuilderURLs:  map[string]string{},
+		MessagingURL: u + "/messaging",
+		ControlURL:   u + "/_mock",
+		Scenario:     info.Scenario,
+		Clock:        info.World.clockBody(),
+		CreatedAt:    info.Created.Format(time.RFC3339Nano),
+		LastUsedAt:   info.LastUsed.Format(time.RFC3339Nano),
+	}
+	for _, r := range worldRegions {
+		a.RuntimeURLs[r.runtime] = u + "/runtime/" + r.runtime
+		a.BuilderURLs[r.builder] = u + "/builder/" + r.builder
+	}
+	if !info.Expires.IsZero() {
+		a.ExpiresAt = info.Expires.Format(time.RFC3339Nano)
+	}
+	return a
+}
+
+// noWorlds answers a world's own /_mock/worlds: worlds are made at the
+// host. It reports whether it answered.
+func (p *Platform) noWorlds(c *gin.Context) bool {
+	if p.worlds != nil {
+		return false
+	}
+	controlError(c, http.StatusNotFound, "a world hosts no worlds: create and list worlds at the server's root (/_mock/worlds, not under /w/{id})")
+	return true
+}
+
+// worldRequest is the body of POST /_mock/worlds; every field is optional.
+type worldRequest struct {
+	// Scenario is a scenario in YAML; Scenarios several, merged in order.
+	Scenario  string   `json:"scenario"`
+	Scenarios []string `json:"scenarios"`
+	Seed      *int64   `json:"seed"`
+	Clock     string   `json:"clock"`
+	Start     string   `json:"start"`
+}
+
+// handleWorldCreate handles "POST /_mock/worlds".
+func (p *Platform) handleWorldCreate(c *gin.Context) {
+	if p.noWorlds(c) {
+		return
+	}
+	data, err := io.ReadAll(io.LimitReader(c.Request.Body, maxControlBody+1))
+	if err != nil || len(data) > maxControlBody {
+		controlError(c, http.StatusRequestEntityTooLarge, "body too large or unreadable")
+		return
+	}
+	var req worldRequest
+	if len(bytes.TrimSpace(data)) > 0 {
+		if err := decodeStrict(data, &req); err != nil {
+			controlError(c, http.StatusBadRequest, "invalid world settings: "+err.Error()+` (want {"scenario": "<YAML>", "seed": 1, "clock": "manual", "start": "<RFC 3339 time>"}, every field optional)`)
+			return
+		}
+	}
+	opts, problems, err := req.options()
+	if len(problems) > 0 {
+		c.AbortWithStatusJSON(http.StatusBadRequest, gin.H{"error": "invalid scenario", "problems": problems})
+		return
+	}
+	if err != nil {
+		controlError(c, http.StatusBadRequest, err.Error())
+		return
+	}
+	w, err := p.NewWorld(opts...)
+	if errors.Is(err, ErrTooManyWorlds) {
+		c.AbortWithStatusJSON(http.StatusTooManyRequests, gin.H{
+			"error": fmt.Sprintf("world limit reached: %d worlds are alive; delete the worlds you no longer need (DELETE /_mock/worlds/{id}) or start mockd with a higher --max-worlds", p.worlds.limits.max),
+			"limit": p.worlds.limits.max,
+		})
+		return
+	}
+	if err != nil {
+		controlError(c, http.StatusBadRequest, err.Error())
+		return
+	}
+	info, ok := p.WorldByID(w.cfg.mount.id)
+	if !ok { // deleted already, by a racing DELETE
+		controlError(c, http.StatusNotFound, "the world was deleted as it was created")
+		return
+	}
+	c.JSON(http.StatusCreated, worldBody(info, p.publicBase(c.Request)))
+}
+
+// options turns the request into NewWorld's options; problems are a
+// scenario's, one per line.
+func (req worldRequest) options() ([]Option, []string, error) {
+	var opts []Option
+	docs := req.Scenarios
+	if req.Scenario != "" {
+		if len(docs) > 0 {
+			return nil, nil, errors.New("give scenario or scenarios, not both")
+		}
+		docs = []string{req.Scenario}
+	}
+	var problems []string
+	for i, doc := range docs {
+		name := "<scenario>"
+		if len(docs) > 1 {
+			name = "<scenario " + strconv.Itoa(i+1) + ">"
+		}
+		sc, err := scenario.Parse(name, []byte(doc))
+		if err == nil {
+			err = ValidateScenario(sc)
+		}
+		if err != nil {
+			var list scenario.Errors
+			if !errors.As(err, &list) {
+				return nil, nil, err
+			}
+			for _, e := range list {
+				problems = append(problems, e.Error())
+			}
+			continue
+		}
+		opts = append(opts, WithScenario(sc))
+	}
+	if len(problems) > 0 {
+		return nil, problems, nil
+	}
+	if req.Seed != nil {
+		opts = append(opts, WithSeed(*req.Seed))
+	}
+	if req.Clock != "" {
+		mode, err := clock.ParseMode(req.Clock)
+		if err != nil {
+			return nil, nil, fmt.Errorf("clock must be manual or real, got %q", req.Clock)
+		}
+		opts = append(opts, WithClock(mode))
+	}
+	if req.Start != "" {
+		t, err := time.Parse(time.RFC3339Nano, req.Start)
+		if err != nil {
+			return nil, nil, fmt.Errorf("start must be an RFC 3339 time such as 2026-01-01T09:00:00Z, got %q", req.Start)
+		}
+		opts = append(opts, WithStartTime(t))
+	}
+	return opts, nil, nil
+}
+
+// handleWorldsList handles "GET /_mock/worlds".
+func (p *Platform) handleWorldsList(c *gin.Context) {
+	if p.noWorlds(c) {
+		return
+	}
+	base := p.publicBase(c.Request)
+	list := []worldAnswer{}
+	for _, info := range p.Worlds() {
+		list = append(list, worldBody(info, base))
+	}
+	body := gin.H{"worlds": list, "max": p.worlds.limits.max}
+	if p.worlds.limits.idle > 0 {
+		body["idle_timeout"] = p.worlds.limits.idle.String()
+	}
+	c.JSON(http.StatusOK, body)
+}
+
+// handleWorldGet handles "GET /_mock/worlds/{id}".
+func (p *Platform) handleWorldGet(c *gin.Context) {
+	if p.noWorlds(c) {
+		return
+	}
+	info, ok := p.WorldByID(c.Param("id"))
+	if !ok {
+		controlError(c, http.StatusNotFound, "no world "+strconv.Quote(c.Param("id")))
+		return
+	}
+	c.JSON(http.StatusOK, worldBody(info, p.publicBase(c.Request)))
+}
+
+// handleWorldDelete handles "DELETE /_mock/worlds/{id}".
+func (p *Platform) handleWorldDelete(c *gin.Context) {
+	if p.noWorlds(c) {
+		return
+	}
+	if !p.DeleteWorld(c.Param("id")) {
+		controlError(c, http.StatusNotFound, "no world "+strconv.Quote(c.Param("id")))
+		return
+	}
+	c.Status(http.StatusNoContent)
+}
+
+// decodeStrict decodes exactly one JSON value with no unknown fields.
+func decodeStrict(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("trailing data after the JSON value")
+	}
+	return nil
+}
+
+// writeJSONError answers {"error": msg} outside gin.
+func writeJSONError(w http.ResponseWriter, status int, msg string) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(map[string]string{"error": msg})
+}

@@ -1,0 +1,66 @@
+package mockplatform
+
+import (
+	"net/http"
+	"runtime"
+	"testing"
+)
+
+// BenchmarkWorldCreateDelete: NewWorld and Close of a world of the default
+// scenario (the budget is 1 ms).
+func BenchmarkWorldCreateDelete(b *testing.B) {
+	host, cleanup := benchStart(b, WithoutListener(), WithMaxWorlds(1<<20))
+	defer cleanup()
+	b.ReportAllocs()
+	for b.Loop() {
+		w, err := host.NewWorld()
+		if err != nil {
+			b.Fatal(err)
+		}
+		w.Close()
+	}
+}
+
+// BenchmarkWorldCreateDeleteHTTP: POST /_mock/worlds and DELETE
+// /_mock/worlds/{id}, over the in-memory client.
+func BenchmarkWorldCreateDeleteHTTP(b *testing.B) {
+	host, cleanup := benchStart(b, WithoutListener(), WithMaxWorlds(1<<20))
+	defer cleanup()
+	c := host.Client()
+	b.ReportAllocs()
+	for b.Loop() {
+		r := send(b, c, "POST", host.URL()+"/_mock/worlds", nil, "Content-Type", "application/json")
+		if r.Status != http.StatusCreated {
+			b.Fatalf("create: %d %s", r.Status, r.Body)
+		}
+		id := r.object(b)["id"].(string)
+		if r := send(b, c, "DELETE", host.URL()+"/_mock/worlds/"+id, nil); r.Status != http.StatusNoContent {
+			b.Fatalf("delete: %d %s", r.Status, r.Body)
+		}
+	}
+}
+
+// BenchmarkWorlds200: 200 worlds of the default scenario alive at once,
+// each having served one chat; reports the live heap per world after a GC
+// (heap-B/world). Resident memory of a mockd holding 200 worlds is
+// measured by cmd/mockd's BenchmarkWorldsRSS.
+func BenchmarkWorlds200(b *testing.B) {
+	const n = 200
+	for b.Loop() {
+		host, cleanup := benchStart(b, WithoutListener())
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		for range n {
+			w, err := host.NewWorld()
+			if err != nil {
+				b.Fatal(err)
+			}
+			benchSend(b, w.Client(), "POST", w.RuntimeURL("us-1")+benchChatCreate, nil, 200, chatHeaders...)
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/n, "heap-B/world")
+		cleanup()
+	}
+}
