@@ -108,7 +108,7 @@ func dumpDataFile(t *testing.T, c *Container, handoffIDs []string) storeDump {
 // record survives stopping and starting the container, and the restarted
 // mock serves them.
 func TestContainerPersistence(t *testing.T) {
-	c := Start(t, imageOpts(WithDataFile())...)
+	c := Start(t, imageOpts(WithPersistentData())...)
 	ctx := t.Context()
 
 	// Conversations in every state: open with turns and state, ended,
@@ -233,17 +233,19 @@ func imageSize(t *testing.T, id string) int64 {
 // TestContainerScenarioFiles: scenario files are copied to /scenarios and
 // loaded (several are merged).
 func TestContainerScenarioFiles(t *testing.T) {
-	c := Start(t, imageOpts(WithScenarioFile("../fixtures/support-bot.yaml"))...)
+	c := Start(t, imageOpts(mockplatform.WithScenarioFile("../fixtures/support-bot.yaml"))...)
 	var sc struct {
 		Name string `json:"name"`
 	}
-	resp, err := c.Client().Get(c.ControlURL() + "/scenario")
+	req, _ := http.NewRequestWithContext(t.Context(), "GET", c.ControlURL()+"/scenario", nil)
+	req.Header.Set("Authorization", "Bearer "+c.ControlToken())
+	resp, err := c.Client().Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
 	if err := json.NewDecoder(resp.Body).Decode(&sc); err != nil || sc.Name != "support-bot" {
-		t.Fatalf("scenario = %q (%v), want support-bot", sc.Name, err)
+		t.Fatalf("scenario = %q (%v, %d), want support-bot", sc.Name, err, resp.StatusCode)
 	}
 	want := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
 	if now := c.Now(); !now.Equal(want) {
@@ -252,35 +254,41 @@ func TestContainerScenarioFiles(t *testing.T) {
 }
 
 func TestContainerScenarioYAML(t *testing.T) {
-	c := Start(t, imageOpts(WithScenarioYAML("mine", []byte("name: mine\nclock:\n  start: 2030-01-02T03:04:05Z\n")))...)
+	c := Start(t, imageOpts(mockplatform.WithScenarioYAML([]byte("name: mine\nclock:\n  start: 2030-01-02T03:04:05Z\n")))...)
 	want := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
 	if now := c.Now(); !now.Equal(want) {
 		t.Fatalf("Now() = %v, want %v", now, want)
 	}
 }
 
-// TestContainerBadScenario: a scenario mockd refuses makes Run fail fast
-// with mockd's message, not after the startup timeout.
+// TestContainerBadScenario: a scenario that does not parse is refused
+// before any container starts; one mockd refuses (here: a file that is not
+// there) makes Run fail fast with mockd's message, not after the startup
+// timeout.
 func TestContainerBadScenario(t *testing.T) {
+	c, err := Run(t.Context(), imageOpts(mockplatform.WithScenarioYAML([]byte("name: bad\naccounts: 7\n")))...)
+	if c != nil || err == nil || !strings.Contains(err.Error(), "<scenario>:2:11: accounts: want a list") {
+		t.Fatalf("Run with an invalid scenario = %v, %v; want the problem and no container", c, err)
+	}
+
 	testcontainers.SkipIfProviderIsNotHealthy(t)
 	start := time.Now()
-	c, err := Run(t.Context(), imageOpts(WithScenarioYAML("bad", []byte("name: bad\naccounts: 7\n")))...)
+	c, err = Run(t.Context(), imageOpts(WithCustomizers(testcontainers.WithEnv(map[string]string{"MOCKD_SCENARIO": "/scenarios/none.yaml"})))...)
 	if c != nil {
 		testcontainers.CleanupContainer(t, c)
 	}
-	if err == nil {
-		t.Fatal("Run with an invalid scenario = nil error")
+	if err == nil || !strings.Contains(err.Error(), "/scenarios/none.yaml: no such file or directory") {
+		t.Fatalf("Run with a missing scenario file = %v, want mockd's message", err)
 	}
 	if d := time.Since(start); d > StartupTimeout/2 {
 		t.Errorf("Run took %v to fail", d)
 	}
-	t.Logf("Run error: %v", err)
 }
 
 // TestContainerImage checks the image's configuration and its healthcheck
 // command.
 func TestContainerImage(t *testing.T) {
-	c := Start(t, imageOpts(WithClock("real"))...)
+	c := Start(t, imageOpts(mockplatform.WithClock(mockplatform.ClockReal))...)
 	ctx := t.Context()
 	info, err := c.Inspect(ctx)
 	if err != nil {
@@ -381,5 +389,40 @@ func BenchmarkContainerStart(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestContainerControlToken: the container's control plane wants the
+// container's own token, which the module sends; the API and health need
+// none.
+func TestContainerControlToken(t *testing.T) {
+	c := Start(t, imageOpts()...)
+	if c.ControlToken() == "" {
+		t.Fatal("no control token")
+	}
+	for _, tc := range []struct {
+		path, auth string
+		want       int
+	}{
+		{"/_mock/clock", "", http.StatusUnauthorized},
+		{"/_mock/clock", "Bearer wrong", http.StatusUnauthorized},
+		{"/_mock/clock", "Bearer " + c.ControlToken(), http.StatusOK},
+		{"/_mock/health", "", http.StatusOK},
+	} {
+		req, _ := http.NewRequestWithContext(t.Context(), "GET", c.URL()+tc.path, nil)
+		if tc.auth != "" {
+			req.Header.Set("Authorization", tc.auth)
+		}
+		resp, err := c.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tc.want {
+			t.Errorf("GET %s with %q: %d, want %d", tc.path, tc.auth, resp.StatusCode, tc.want)
+		}
+	}
+	if now := c.Now(); now.IsZero() {
+		t.Errorf("Now() through the module: %v", c.Err())
 	}
 }

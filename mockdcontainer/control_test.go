@@ -12,13 +12,13 @@ import (
 	"github.com/agentplatform/mockplatform/mocktest"
 )
 
-// overHTTP is a Container without a container: its control methods talk
-// to base over HTTP. It lets the control-plane client be tested against an
-// in-process platform, with no Docker engine.
-func overHTTP(t *testing.T, base string) *Container {
+// overHTTP is the control-plane client of a Container without a
+// container: it lets the client be tested against an in-process
+// platform's listener, with no Docker engine.
+func overHTTP(t *testing.T, base string) *Remote {
 	t.Helper()
-	c := &Container{client: newClient(), base: base}
-	t.Cleanup(c.client.CloseIdleConnections)
+	c := Connect(base, "")
+	t.Cleanup(func() { _ = c.Close() })
 	return c
 }
 

@@ -3,7 +3,7 @@ module github.com/agentplatform/mockplatform/mockdcontainer
 go 1.26.0
 
 require (
-	github.com/agentplatform/mockplatform v0.0.0
+	github.com/agentplatform/mockplatform v0.1.0
 	github.com/google/go-cmp v0.7.0
 	github.com/moby/moby/client v0.6.2
 	github.com/testcontainers/testcontainers-go v0.45.0
@@ -92,11 +92,10 @@ require (
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/arch v0.22.0 // indirect
 	golang.org/x/crypto v0.58.0 // indirect
+	golang.org/x/mod v0.43.0 // indirect
 	golang.org/x/net v0.60.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/text v0.43.0 // indirect
 	google.golang.org/protobuf v1.36.10 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
 )
-
-replace github.com/agentplatform/mockplatform => ../

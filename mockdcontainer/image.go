@@ -45,11 +45,11 @@ var built = struct {
 // github.com/agentplatform/mockplatform version in the current module's
 // build list, and the Dockerfile is that module's.
 func BuildImage(ctx context.Context, opts ...Option) (string, error) {
-	var o options
-	for _, opt := range opts {
-		opt(&o)
+	r, err := newRequest(opts)
+	if err != nil {
+		return "", err
 	}
-	return buildImage(ctx, o.source, o.buildLog)
+	return buildImage(ctx, r.cs.source, r.cs.buildLog)
 }
 
 func buildImage(ctx context.Context, source string, logw io.Writer) (string, error) {
@@ -73,6 +73,10 @@ func buildImage(ctx context.Context, source string, logw io.Writer) (string, err
 	}
 	defer os.RemoveAll(dir)
 	if err := os.MkdirAll(filepath.Join(dir, ".image", "data"), 0o755); err != nil {
+		return "", err
+	}
+	// The Dockerfile's first step checks for the marker of a prepared context.
+	if err := os.WriteFile(filepath.Join(dir, ".image", "made-by-scripts-build-image.sh"), nil, 0o644); err != nil {
 		return "", err
 	}
 	bin := filepath.Join(dir, ".image", "mockd")
