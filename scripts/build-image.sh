@@ -18,6 +18,7 @@ created=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 
 rm -rf .image
 mkdir -p .image/data
+: > .image/made-by-scripts-build-image.sh # the Dockerfile's first step needs it
 # -tags nomsgpack drops gin's MessagePack codec (unused here; 6 MB of binary);
 # main.version is what `mockd version` prints.
 CGO_ENABLED=0 GOOS=linux GOARCH=${GOARCH:-$(go env GOARCH)} \
