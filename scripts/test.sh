@@ -1,11 +1,16 @@
 #!/bin/sh
-# Run every test of the Go modules: the main module, the web console's
-# browser tests (console/browsertest), the nested mockdcontainer module
-# (these with the race detector when cgo works) and the load benchmark's
-# module (bench/). When a Docker engine answers, the mockd image is built
-# first and the container tests run against it; without one they skip with
-# a message and the rest still runs. The console's browser tests need
-# Chromium and skip without it (unless MOCKD_REQUIRE_BROWSER=1). The load
+# Run every test of the Go modules (go.work joins them): the main module
+# (the README's Python example runs too when python3 is present), the web
+# console's browser tests (console/browsertest), the nested mockdcontainer
+# module (these with the race detector when cgo works) and the load
+# benchmark's module (bench/). When a Docker engine answers, the mockd image
+# is built first and the container tests run against it (MOCKD_IMAGE),
+# except the ones that build the image the way a consumer's Start(t) does;
+# without one they skip with a message and the rest still runs.
+# mockdcontainer's TestConsumerModule builds a consumer module from a
+# file-system module proxy of the working tree, offline. The console's
+# browser tests need Chromium and skip without it (unless
+# MOCKD_REQUIRE_BROWSER=1). The load
 # benchmark's smoke run (about 20 s) needs wrk on PATH and skips without it.
 #
 #	scripts/test.sh            (extra arguments go to every go test call)
