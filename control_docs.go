@@ -31,12 +31,8 @@ func (p *Platform) registerControlDocs(g *gin.RouterGroup) {
 // generator or a fuzzer pointed at the URL reaches this instance (paths
 // start at the instance's root: /runtime, /builder, /messaging).
 func (p *Platform) handleControlOpenAPI(c *gin.Context) {
-	scheme := "http"
-	if c.Request.TLS != nil {
-		scheme = "https"
-	}
 	base := strings.TrimSuffix(c.Request.URL.Path, controlPrefix+"/openapi.json")
-	server, _ := json.Marshal([]map[string]string{{"url": scheme + "://" + c.Request.Host + base,
+	server, _ := json.Marshal([]map[string]string{{"url": p.requestBase(c.Request) + base,
 		"description": "This mock instance"}})
 	doc := bytes.Replace(openAPIDocument, []byte("{\n"), []byte("{\n  \"servers\": "+string(server)+",\n"), 1)
 	c.Data(http.StatusOK, "application/json", doc)

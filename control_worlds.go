@@ -49,6 +49,9 @@ type worldAnswer struct {
 // publicBase is the address a client of this request reaches p at:
 // WithPublicURL's, else the scheme and Host the request came with.
 func (p *Platform) publicBase(r *http.Request) string {
+	if m := p.cfg.mount; m != nil {
+		return m.host.publicBase(r)
+	}
 	if p.cfg.publicURL != "" {
 		return p.cfg.publicURL
 	}
@@ -57,6 +60,15 @@ func (p *Platform) publicBase(r *http.Request) string {
 		scheme = "https"
 	}
 	return scheme + "://" + r.Host
+}
+
+// requestBase is the address of p for a client of this request: its
+// public base, followed by /w/{id} on a world.
+func (p *Platform) requestBase(r *http.Request) string {
+	if m := p.cfg.mount; m != nil {
+		return p.publicBase(r) + m.path()
+	}
+	return p.publicBase(r)
 }
 
 func worldBody(info WorldInfo, base string) worldAnswer {

@@ -172,6 +172,17 @@ func TestWorldsControlPlane(t *testing.T) {
 	mustJSON(t, ctl("GET", "/worlds/"+a.ID, nil), want)
 	mustJSON(t, ctl("GET", "/worlds", nil), map[string]any{"worlds": []any{want}, "max": DefaultMaxWorlds, "idle_timeout": "1h0m0s"})
 
+	// A world's OpenAPI document names the world as its server.
+	r = send(t, client, "GET", a.ControlURL+"/openapi.json", nil)
+	var doc struct {
+		Servers []struct {
+			URL string `json:"url"`
+		} `json:"servers"`
+	}
+	if err := json.Unmarshal(r.Body, &doc); err != nil || len(doc.Servers) != 1 || doc.Servers[0].URL != a.URL {
+		t.Errorf("the world's openapi.json servers = %+v (%v), want %s", doc.Servers, err, a.URL)
+	}
+
 	// A world manages no worlds.
 	r = send(t, client, "POST", a.ControlURL+"/worlds", nil, "Content-Type", "application/json")
 	mustStatus(t, r, http.StatusNotFound)
