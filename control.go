@@ -111,7 +111,11 @@ func (p *Platform) handleControlClock(c *gin.Context) {
 }
 
 // handleControlAdvance handles "POST /_mock/clock/advance" {"duration":"5m"}
-// or {"to":"<RFC 3339>"}.
+// or {"to":"<RFC 3339>"}. The advance runs under the request's context: a
+// client that goes away, or a server that shuts down, stops it at a timer
+// boundary (docs/time.md). A completed advance answers 200 {now, mode}; a
+// stopped one 503 {error, now, mode, cancelled: true}, now being where the
+// clock stopped.
 func (p *Platform) handleControlAdvance(c *gin.Context) {
 	var req struct {
 		Duration string    `json:"duration"`
@@ -121,28 +125,43 @@ func (p *Platform) handleControlAdvance(c *gin.Context) {
 		controlError(c, http.StatusBadRequest, `body must be {"duration":"5m"} or {"to":"<RFC 3339 time>"}`)
 		return
 	}
+	var err error
 	switch {
 	case req.Duration != "" && !req.To.IsZero():
 		controlError(c, http.StatusBadRequest, "give duration or to, not both")
 		return
 	case req.Duration != "":
-		d, err := time.ParseDuration(req.Duration)
-		if err != nil || d < 0 {
+		d, perr := time.ParseDuration(req.Duration)
+		if perr != nil || d < 0 {
 			controlError(c, http.StatusBadRequest, "duration must be a non-negative Go duration such as 90s, 5m or 1h30m")
 			return
 		}
-		p.Advance(d)
+		_, err = p.AdvanceContext(c.Request.Context(), d)
 	case !req.To.IsZero():
 		if req.To.Before(p.Now()) {
 			controlError(c, http.StatusBadRequest, "to is before now: the clock only moves forward")
 			return
 		}
-		p.clock.Set(req.To)
+		_, err = p.clock.Set(c.Request.Context(), req.To)
 	default:
 		controlError(c, http.StatusBadRequest, "duration or to is required")
 		return
 	}
+	if err != nil {
+		body := p.clockBody()
+		c.AbortWithStatusJSON(http.StatusServiceUnavailable, advanceStopped{Error: err.Error(), Now: body.Now, Mode: body.Mode, Cancelled: true})
+		return
+	}
 	c.JSON(http.StatusOK, p.clockBody())
+}
+
+// advanceStopped is the answer to an advance that stopped before its
+// target (its context ended, or the platform closed).
+type advanceStopped struct {
+	Error     string `json:"error"`
+	Now       string `json:"now"`
+	Mode      string `json:"mode"`
+	Cancelled bool   `json:"cancelled"`
 }
 
 // handleControlReset handles "POST /_mock/reset".

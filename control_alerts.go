@@ -5,6 +5,7 @@ package mockplatform
 // runtime API errors).
 
 import (
+	"context"
 	"errors"
 	"net/http"
 
@@ -13,9 +14,11 @@ import (
 	"github.com/agentplatform/mockplatform/store"
 )
 
-// EvaluateAlerts runs one alert evaluation pass now (the timer keeps its
-// cadence).
-func (p *Platform) EvaluateAlerts() { p.api.EvaluateAlerts() }
+// EvaluateAlerts runs one alert evaluation pass now, and the webhook
+// attempts it starts, before it returns (the timer keeps its cadence).
+func (p *Platform) EvaluateAlerts() {
+	_ = p.api.EvaluateAlerts(context.Background()) // fails only on a closed platform
+}
 
 // RecordFunctionError records a function error on a conversation now (an
 // input of the function_errors metric).
@@ -41,9 +44,13 @@ func (p *Platform) registerControlAlerts(g *gin.RouterGroup) {
 	g.POST("/alerts/inputs", p.handleControlAlertInput)
 }
 
-// handleControlEvaluate handles "POST /_mock/alerts/evaluate".
+// handleControlEvaluate handles "POST /_mock/alerts/evaluate": one pass
+// now, with its webhook attempts, under the request's context.
 func (p *Platform) handleControlEvaluate(c *gin.Context) {
-	p.EvaluateAlerts()
+	if err := p.api.EvaluateAlerts(c.Request.Context()); err != nil {
+		controlError(c, http.StatusServiceUnavailable, err.Error())
+		return
+	}
 	c.JSON(http.StatusOK, gin.H{"evaluated_at": p.Now()})
 }
 

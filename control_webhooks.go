@@ -4,7 +4,6 @@ package mockplatform
 // signed alert notifications.
 
 import (
-	"context"
 	"net/http"
 
 	"github.com/gin-gonic/gin"
@@ -21,23 +20,14 @@ func (p *Platform) registerControlWebhooks(g *gin.RouterGroup) {
 type DeliveryAttempt = handlers.DeliveryAttempt
 
 // Deliveries returns every webhook delivery attempt since the last reset,
-// oldest first (time, endpoint, status, latency, error).
+// oldest first (time, endpoint, attempt, status, error). Attempts run inside
+// the Advance that makes them due, so after Advance returns the log holds
+// every attempt due by then.
 func (p *Platform) Deliveries() []DeliveryAttempt { return p.api.Deliveries() }
 
-// WaitDeliveries waits until no webhook delivery attempt is in flight: the
-// attempts due so far have been sent and logged and their retries
-// scheduled. Call it after Advance before reading Deliveries.
-func (p *Platform) WaitDeliveries(ctx context.Context) error { return p.api.WaitDeliveries(ctx) }
-
 // handleControlDeliveries handles "GET /_mock/webhooks/deliveries"
-// ({"deliveries": [...]}); ?wait=true first waits for attempts in flight.
+// ({"deliveries": [...]}).
 func (p *Platform) handleControlDeliveries(c *gin.Context) {
-	if c.Query("wait") == "true" {
-		if err := p.WaitDeliveries(c.Request.Context()); err != nil {
-			controlError(c, http.StatusServiceUnavailable, err.Error())
-			return
-		}
-	}
 	list := p.Deliveries()
 	if list == nil {
 		list = []DeliveryAttempt{}

@@ -227,3 +227,14 @@ func readUntilClose(t *testing.T, conn *websocket.Conn) websocket.StatusCode {
 	t.Fatal("socket did not close")
 	return 0
 }
+
+// advanceClock advances a clock the test drives, failing the test if the
+// advance stops early.
+func advanceClock(t testing.TB, c *clock.Clock, d time.Duration) time.Time {
+	t.Helper()
+	now, err := c.Advance(context.Background(), d)
+	if err != nil {
+		t.Fatalf("advance %v: %v", d, err)
+	}
+	return now
+}

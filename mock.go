@@ -1,6 +1,7 @@
 package mockplatform
 
 import (
+	"context"
 	"net/http"
 	"time"
 )
@@ -22,6 +23,10 @@ type Mock interface {
 
 	Now() time.Time
 	Advance(d time.Duration) time.Time
+	// AdvanceContext is Advance bounded by ctx: once ctx is done the
+	// advance stops at a timer boundary and the error says so, with the
+	// clock where it stopped (docs/time.md).
+	AdvanceContext(ctx context.Context, d time.Duration) (time.Time, error)
 	Reset() error
 	LoadScenarioYAML(data []byte) error
 	Requests(f RequestFilter) []Request

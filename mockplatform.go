@@ -17,6 +17,7 @@
 package mockplatform
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -327,8 +328,10 @@ func (p *Platform) Client() *http.Client {
 	return &http.Client{Transport: &memTransport{h: p}}
 }
 
-// Close stops the platform: it waits for requests in flight, stops every
-// goroutine and closes the store. It is idempotent.
+// Close stops the platform: an Advance in flight stops at its next timer
+// boundary (a webhook attempt in flight is cancelled), then Close waits for
+// requests in flight, stops every goroutine and closes the store. It is
+// idempotent.
 func (p *Platform) Close() {
 	p.mu.Lock()
 	if p.closed {
@@ -339,6 +342,7 @@ func (p *Platform) Close() {
 	close(p.done)
 	srv := p.srv
 	p.mu.Unlock()
+	p.api.Interrupt()
 	if srv != nil {
 		srv.Close()
 	}
@@ -351,8 +355,22 @@ func (p *Platform) Close() {
 func (p *Platform) Now() time.Time { return p.clock.Now() }
 
 // Advance moves the clock forward by d and runs all work that falls due
-// (evaluations, call progress, expiries, retention) before it returns.
-func (p *Platform) Advance(d time.Duration) time.Time { return p.clock.Advance(d) }
+// (alert evaluations, webhook attempts and their retries, call progress,
+// session expiries, retention) before it returns, in due-time order; see
+// docs/time.md. It returns the new time.
+func (p *Platform) Advance(d time.Duration) time.Time {
+	now, _ := p.AdvanceContext(context.Background(), d) // fails only on a closed platform
+	return now
+}
+
+// AdvanceContext is Advance bounded by ctx. ctx is checked before each
+// timer fires: once it is done, AdvanceContext stops there and returns an
+// error wrapping ctx's error, with the clock at the due time of the last
+// timer fired (where it was, if none fired). The timer running when ctx
+// ends finishes first (a webhook attempt within its endpoint's timeout).
+func (p *Platform) AdvanceContext(ctx context.Context, d time.Duration) (time.Time, error) {
+	return p.clock.Advance(ctx, d)
+}
 
 // Reset restores the scenario's initial state: data, clock, faults, journal.
 func (p *Platform) Reset() error { return p.api.Reset() }

@@ -165,7 +165,7 @@ func TestWorldsControlPlane(t *testing.T) {
 	mustJSON(t, ctl("GET", "/health", nil), map[string]any{"status": "ok", "worlds": 1})
 
 	// A request moves last_used_at.
-	wc.Advance(10 * time.Minute)
+	advanceClock(t, wc, 10*time.Minute)
 	mustStatus(t, send(t, client, "GET", a.ControlURL+"/clock", nil), http.StatusOK)
 	want["last_used_at"] = "2030-05-06T07:18:09Z"
 	want["expires_at"] = "2030-05-06T08:18:09Z"
@@ -388,20 +388,20 @@ func TestWorldsIdleExpiry(t *testing.T) {
 		return out
 	}
 
-	wc.Advance(6 * time.Minute)
+	advanceClock(t, wc, 6*time.Minute)
 	mustStatus(t, worldChat(t, host.Client(), a.URL, "create", nil), http.StatusOK)
 	// c has a request in flight (a WebSocket, say) all along.
 	host.worlds.mu.Lock()
 	host.worlds.worlds[c.ID].active++
 	host.worlds.mu.Unlock()
 
-	wc.Advance(4 * time.Minute) // b reaches 10 minutes unused
+	advanceClock(t, wc, 4*time.Minute) // b reaches 10 minutes unused
 	if diff := cmp.Diff([]string{a.ID, c.ID}, ids()); diff != "" {
 		t.Fatalf("worlds after b's idle timeout (-want +got):\n%s", diff)
 	}
 	mustStatus(t, worldChat(t, host.Client(), b.URL, "create", nil), http.StatusNotFound)
 
-	wc.Advance(6 * time.Minute) // a reaches 10 minutes unused
+	advanceClock(t, wc, 6*time.Minute) // a reaches 10 minutes unused
 	if diff := cmp.Diff([]string{c.ID}, ids()); diff != "" {
 		t.Fatalf("worlds after a's idle timeout (-want +got):\n%s", diff)
 	}
@@ -410,7 +410,7 @@ func TestWorldsIdleExpiry(t *testing.T) {
 	host.worlds.worlds[c.ID].active--
 	host.worlds.worlds[c.ID].lastUsed = wc.Now()
 	host.worlds.mu.Unlock()
-	wc.Advance(10 * time.Minute)
+	advanceClock(t, wc, 10*time.Minute)
 	if got := ids(); len(got) != 0 {
 		t.Fatalf("worlds after c's idle timeout: %v", got)
 	}

@@ -4,13 +4,29 @@
 // In ModeManual the clock stands still until Advance or Set moves it. In
 // ModeReal it follows wall time plus an offset, and Advance adds to the
 // offset. Timers sit in a heap; Advance fires every timer that falls due, in
-// time order, synchronously, before it returns, with Now set to each timer's
-// due time while its callback runs (as tailscale's tstest.Clock does). So a
-// test that advances ten minutes and then reads sees every effect.
+// due-time order (timers due at the same instant in the order they were
+// armed), synchronously, before it returns, with Now set to each timer's due
+// time while its callback runs (as tailscale's tstest.Clock does). A timer
+// that a callback arms fires in the same Advance when it falls due by the
+// target too. So a test that advances ten minutes and then reads sees every
+// effect.
+//
+// Callbacks run on one goroutine at a time: in manual mode on the goroutine
+// that calls Advance or Set, in real mode always on the clock's own
+// goroutine (an Advance from any other goroutine hands its work over to it
+// and waits).
+//
+// Advance takes a context. It is checked at every timer boundary: once it
+// is done, Advance fires no further timer and returns the context's error,
+// with the clock at the due time of the last timer it fired (where it
+// started if none fired). The callback that is running when the context
+// ends finishes first.
 package clock
 
 import (
 	"container/heap"
+	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -42,20 +58,27 @@ var DefaultStart = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 type Clock struct {
 	mode Mode
 
-	mu     sync.Mutex // guards the fields below
+	mu     sync.Mutex // guards the fields below; never held while a callback runs
 	now    time.Time  // manual mode: current time
 	offset time.Duration
 	timers timerHeap
 	seq    uint64
 	firing *time.Time // due time of the callback running, if any
-
-	run sync.Mutex // serialises firing of callbacks
-
-	wake   chan struct{} // real mode: the earliest timer changed
-	done   chan struct{}
 	closed bool
-	wg     sync.WaitGroup
+
+	// run serialises firing (Advance, Set, the real-mode loop) and Reset.
+	// Lock order: run before mu.
+	run sync.Mutex
+
+	wake     chan struct{}    // real mode: the earliest timer changed
+	advances chan *advanceReq // real mode: Advance calls handed to the loop
+	done     chan struct{}
+	wg       sync.WaitGroup
 }
+
+// ErrClosed is returned by Advance and Set once the clock is closed (an
+// Advance in progress stops at its next timer boundary).
+var ErrClosed = errors.New("clock: closed")
 
 // New returns a clock in the given mode. start is the time Now returns at
 // once; a zero start means DefaultStart in manual mode and wall time in real
@@ -67,6 +90,7 @@ func New(mode Mode, start time.Time) *Clock {
 	c := &Clock{mode: mode, wake: make(chan struct{}, 1), done: make(chan struct{})}
 	c.resetLocked(start)
 	if mode == ModeReal {
+		c.advances = make(chan *advanceReq)
 		c.wg.Add(1)
 		go c.loop()
 	}
@@ -80,8 +104,10 @@ func (c *Clock) Mode() Mode { return c.mode }
 func wall() time.Time { return time.Now().UTC() }
 
 // Stopwatch measures real elapsed time (monotonic wall time), for the
-// latency of real I/O such as webhook deliveries; it is not a source of
-// "now". The returned function reports the time since Stopwatch was called.
+// latency of real I/O such as mockd's request log; it is not a source of
+// "now", and nothing the platform records (journal, delivery log, data)
+// uses it. The returned function reports the time since Stopwatch was
+// called.
 func Stopwatch() func() time.Duration {
 	start := time.Now()
 	return func() time.Duration { return time.Since(start) }
@@ -105,11 +131,15 @@ func (c *Clock) nowLocked() time.Time {
 	return c.now
 }
 
-// Reset cancels every timer and sets the time to start (see New).
+// Reset cancels every timer and sets the time to start (see New). It waits
+// for a running Advance to finish, so it must not be called from a
+// callback.
 func (c *Clock) Reset(start time.Time) {
+	c.run.Lock()
 	c.mu.Lock()
 	c.resetLocked(start)
 	c.mu.Unlock()
+	c.run.Unlock()
 	c.poke()
 }
 
@@ -130,49 +160,129 @@ func (c *Clock) resetLocked(start time.Time) {
 	}
 }
 
-// Advance moves the clock forward by d (negative values are ignored) and
-// fires, in time order and before it returns, every timer that falls due.
-// It returns the new time.
-func (c *Clock) Advance(d time.Duration) time.Time {
+// Advance moves the clock forward by d (negative values count as zero) and
+// fires, in due-time order and before it returns, every timer that falls
+// due by the target, including the timers those callbacks arm. It returns
+// the new time.
+//
+// ctx is checked before each timer fires and before the final move to the
+// target: once it is done, Advance stops there and returns ctx's error with
+// the clock at the due time of the last timer fired (unchanged when none
+// was). In real mode the clock keeps following wall time from there.
+func (c *Clock) Advance(ctx context.Context, d time.Duration) (time.Time, error) {
 	if d < 0 {
 		d = 0
 	}
+	if c.mode == ModeReal {
+		return c.handOver(ctx, d)
+	}
 	c.run.Lock()
 	defer c.run.Unlock()
-	c.mu.Lock()
-	target := c.nowLocked().Add(d)
-	c.mu.Unlock()
-	c.fireUntil(target)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.mode == ModeReal {
-		c.offset += d
-	} else {
-		c.now = target
-	}
-	c.poke()
-	return c.nowLocked()
+	return c.advanceRun(ctx, d)
 }
 
 // Set moves the clock to t if t is later than now, firing due timers as
 // Advance does, and returns the new time.
-func (c *Clock) Set(t time.Time) time.Time {
-	d := t.Sub(c.Now())
-	return c.Advance(d)
+func (c *Clock) Set(ctx context.Context, t time.Time) (time.Time, error) {
+	return c.Advance(ctx, t.Sub(c.Now()))
 }
 
-// fireUntil runs every timer due at or before target. c.run must be held.
-func (c *Clock) fireUntil(target time.Time) {
+// advanceReq is an Advance handed to the real-mode loop.
+type advanceReq struct {
+	ctx   context.Context
+	d     time.Duration
+	reply chan advanceResult
+}
+
+type advanceResult struct {
+	now time.Time
+	err error
+}
+
+// handOver runs an Advance on the real-mode loop's goroutine and waits.
+func (c *Clock) handOver(ctx context.Context, d time.Duration) (time.Time, error) {
+	r := &advanceReq{ctx: ctx, d: d, reply: make(chan advanceResult, 1)}
+	select {
+	case c.advances <- r:
+	case <-c.done:
+		return c.stoppedAt(ErrClosed)
+	case <-ctx.Done():
+		return c.stoppedAt(ctx.Err())
+	}
+	select {
+	case res := <-r.reply:
+		return res.now, res.err
+	case <-c.done:
+		return c.stoppedAt(ErrClosed)
+	}
+}
+
+// stoppedAt is the answer of an Advance that fired nothing.
+func (c *Clock) stoppedAt(err error) (time.Time, error) {
+	now := c.Now()
+	return now, fmt.Errorf("clock: advance stopped at %s: %w", now.Format(time.RFC3339Nano), err)
+}
+
+// advanceRun is Advance's work. c.run must be held.
+func (c *Clock) advanceRun(ctx context.Context, d time.Duration) (time.Time, error) {
+	c.mu.Lock()
+	from := c.nowLocked()
+	c.mu.Unlock()
+	target := from.Add(d)
+	last, err := c.fireUntil(ctx, target)
+	if err == nil {
+		err = ctx.Err()
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	reached := target
+	if err != nil {
+		reached = last
+	}
+	switch {
+	case c.mode == ModeReal:
+		if reached.After(from) {
+			c.offset += reached.Sub(from)
+		}
+	case reached.After(c.now):
+		c.now = reached
+	}
+	c.poke()
+	if err != nil {
+		return c.nowLocked(), fmt.Errorf("clock: advance stopped at %s: %w", reached.Format(time.RFC3339Nano), err)
+	}
+	return c.nowLocked(), nil
+}
+
+// fireUntil runs every timer due at or before target, checking ctx before
+// each. It returns the due time of the last timer fired (the time it
+// started from when none fired) and ctx's error if ctx ended first. c.run
+// must be held.
+func (c *Clock) fireUntil(ctx context.Context, target time.Time) (time.Time, error) {
+	c.mu.Lock()
+	last := c.nowLocked()
+	c.mu.Unlock()
 	for {
 		c.mu.Lock()
+		if c.closed {
+			c.mu.Unlock()
+			return last, ErrClosed
+		}
 		if len(c.timers) == 0 || c.timers[0].due.After(target) {
 			c.mu.Unlock()
-			return
+			return last, nil
+		}
+		if err := ctx.Err(); err != nil {
+			c.mu.Unlock()
+			return last, err
 		}
 		t := heap.Pop(&c.timers).(*timer)
 		due := t.due
 		if c.mode == ModeManual && due.After(c.now) {
 			c.now = due
+		}
+		if due.After(last) {
+			last = due
 		}
 		c.firing = &due
 		c.mu.Unlock()
@@ -189,14 +299,15 @@ func (c *Clock) fireUntil(target time.Time) {
 // due time, which is also what Now returns while fn runs. The returned stop
 // function cancels the timer and reports whether it was still pending.
 // fn may call Now, AfterFunc, At, Pending and stop functions, but must not
-// call Advance or Set (directly or through something that waits on them):
-// callbacks run with the firing lock held, so that would deadlock.
+// call Advance, Set or Reset (directly or through something that waits on
+// them): callbacks run with the firing lock held, so that would deadlock.
 func (c *Clock) AfterFunc(d time.Duration, fn func(now time.Time)) (stop func() bool) {
 	return c.At(c.Now().Add(d), fn)
 }
 
-// At calls fn once the clock reaches t (see AfterFunc). A time in the past
-// fires at the next Advance (or at once in real mode).
+// At calls fn once the clock reaches t (see AfterFunc). A time not after
+// now fires at the next Advance (at once in real mode); armed from a
+// callback, it fires in the Advance that runs the callback.
 func (c *Clock) At(t time.Time, fn func(now time.Time)) (stop func() bool) {
 	c.mu.Lock()
 	c.seq++
@@ -223,7 +334,7 @@ func (c *Clock) Pending() int {
 }
 
 // Close stops the real-mode goroutine and drops every timer. It is
-// idempotent.
+// idempotent. An Advance in progress stops at its next timer boundary.
 func (c *Clock) Close() {
 	c.mu.Lock()
 	if c.closed {
@@ -244,7 +355,8 @@ func (c *Clock) poke() {
 	}
 }
 
-// loop fires timers as wall time passes (real mode only).
+// loop is the real-mode goroutine: it fires timers as wall time passes and
+// runs the Advance calls handed to it, so that every callback runs here.
 func (c *Clock) loop() {
 	defer c.wg.Done()
 	t := time.NewTimer(time.Hour)
@@ -258,22 +370,32 @@ func (c *Clock) loop() {
 		c.mu.Unlock()
 		if wait <= 0 {
 			c.run.Lock()
-			c.fireUntil(c.Now())
+			_, _ = c.fireUntil(context.Background(), c.Now())
 			c.run.Unlock()
+			select {
+			case <-c.done:
+				return
+			default:
+			}
 			continue
 		}
 		t.Reset(wait)
 		select {
 		case <-c.done:
 			return
+		case r := <-c.advances:
+			c.run.Lock()
+			now, err := c.advanceRun(r.ctx, r.d)
+			c.run.Unlock()
+			r.reply <- advanceResult{now, err}
 		case <-c.wake:
-			if !t.Stop() {
-				select {
-				case <-t.C:
-				default:
-				}
-			}
 		case <-t.C:
+		}
+		if !t.Stop() {
+			select {
+			case <-t.C:
+			default:
+			}
 		}
 	}
 }

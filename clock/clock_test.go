@@ -1,6 +1,7 @@
 package clock
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -22,6 +23,24 @@ func newManual(t *testing.T) *Clock {
 	c := New(ModeManual, start)
 	t.Cleanup(c.Close)
 	return c
+}
+
+// advance is Advance with a context that never ends.
+func advance(c *Clock, d time.Duration) time.Time {
+	now, err := c.Advance(context.Background(), d)
+	if err != nil {
+		panic(err)
+	}
+	return now
+}
+
+// set is Set with a context that never ends.
+func set(c *Clock, t time.Time) time.Time {
+	now, err := c.Set(context.Background(), t)
+	if err != nil {
+		panic(err)
+	}
+	return now
 }
 
 func TestParseMode(t *testing.T) {
@@ -107,7 +126,7 @@ func TestAdvanceFiresInOrder(t *testing.T) {
 	c.AfterFunc(5*time.Minute, r.fn("5m")) // exactly at the target
 	c.AfterFunc(6*time.Minute, r.fn("6m")) // beyond the target
 
-	if got := c.Advance(5 * time.Minute); got != start.Add(5*time.Minute) {
+	if got := advance(c, 5*time.Minute); got != start.Add(5*time.Minute) {
 		t.Fatalf("Advance returned %v", got)
 	}
 	// Synchronous: everything is recorded when Advance returns.
@@ -130,11 +149,11 @@ func TestAdvanceFiresInOrder(t *testing.T) {
 	}
 
 	// The pending timer fires on the next Advance that reaches it.
-	c.Advance(30 * time.Second)
+	advance(c, 30*time.Second)
 	if n := len(r.events()); n != 6 {
 		t.Fatalf("6m timer fired early (%d events)", n)
 	}
-	c.Advance(30 * time.Second)
+	advance(c, 30*time.Second)
 	if ev := r.events(); len(ev) != 7 || ev[6] != (event{"6m", 6 * time.Minute, 6 * time.Minute}) {
 		t.Fatalf("events after reaching 6m: %v", ev)
 	}
@@ -161,7 +180,7 @@ func TestAdvanceChainedTimers(t *testing.T) {
 	c.AfterFunc(time.Minute, r.fn("1m-second"))
 	c.AfterFunc(4*time.Minute, r.fn("4m"))
 
-	c.Advance(5 * time.Minute)
+	advance(c, 5*time.Minute)
 	want := []event{
 		{"1m", time.Minute, time.Minute},
 		{"1m-second", time.Minute, time.Minute},
@@ -176,7 +195,7 @@ func TestAdvanceChainedTimers(t *testing.T) {
 	if n := c.Pending(); n != 1 {
 		t.Fatalf("Pending = %d, want 1", n)
 	}
-	c.Advance(6 * time.Minute)
+	advance(c, 6*time.Minute)
 	if ev := r.events(); ev[len(ev)-1] != (event{"1m+10m", 11 * time.Minute, 11 * time.Minute}) {
 		t.Fatalf("last event %v", ev[len(ev)-1])
 	}
@@ -184,7 +203,7 @@ func TestAdvanceChainedTimers(t *testing.T) {
 
 func TestAdvanceNegativeAndZero(t *testing.T) {
 	c := newManual(t)
-	if got := c.Advance(-time.Hour); got != start {
+	if got := advance(c, -time.Hour); got != start {
 		t.Errorf("Advance(-1h) = %v, want %v", got, start)
 	}
 	// A timer in the past fires at the next Advance, at its due time, and
@@ -192,7 +211,7 @@ func TestAdvanceNegativeAndZero(t *testing.T) {
 	r := &recorder{c: c}
 	c.At(start.Add(-time.Hour), r.fn("past"))
 	c.AfterFunc(0, r.fn("now"))
-	if got := c.Advance(0); got != start {
+	if got := advance(c, 0); got != start {
 		t.Errorf("Advance(0) = %v", got)
 	}
 	want := []event{{"past", -time.Hour, -time.Hour}, {"now", 0, 0}}
@@ -214,13 +233,13 @@ func TestStop(t *testing.T) {
 	if stop() {
 		t.Fatal("second stop = true")
 	}
-	c.Advance(time.Hour)
+	advance(c, time.Hour)
 	if fired.Load() != 0 {
 		t.Fatal("stopped timer fired")
 	}
 
 	stop2 := c.AfterFunc(time.Minute, func(time.Time) { fired.Add(1) })
-	c.Advance(time.Minute)
+	advance(c, time.Minute)
 	if fired.Load() != 1 {
 		t.Fatal("timer did not fire")
 	}
@@ -239,7 +258,7 @@ func TestStop(t *testing.T) {
 			t.Fatalf("stop %d = false", i)
 		}
 	}
-	c.Advance(time.Minute)
+	advance(c, time.Minute)
 	var names []string
 	for _, e := range r.events() {
 		names = append(names, e.Name)
@@ -261,7 +280,7 @@ func TestStopFromCallback(t *testing.T) {
 	var stoppedB bool
 	c.AfterFunc(time.Minute, func(time.Time) { stoppedB = stopB() })
 	stopB = c.AfterFunc(2*time.Minute, func(time.Time) { fired.Store(true) })
-	c.Advance(time.Hour)
+	advance(c, time.Hour)
 	if !stoppedB || fired.Load() {
 		t.Fatalf("stop from callback: stopped=%v fired=%v", stoppedB, fired.Load())
 	}
@@ -272,7 +291,7 @@ func TestReset(t *testing.T) {
 	var fired atomic.Bool
 	stop := c.AfterFunc(time.Minute, func(time.Time) { fired.Store(true) })
 	c.AfterFunc(time.Hour, func(time.Time) { fired.Store(true) })
-	c.Advance(10 * time.Second)
+	advance(c, 10*time.Second)
 
 	earlier := start.Add(-24 * time.Hour)
 	c.Reset(earlier)
@@ -291,7 +310,7 @@ func TestReset(t *testing.T) {
 	if stop() {
 		t.Fatal("old stop = true after a new timer")
 	}
-	c.Advance(48 * time.Hour)
+	advance(c, 48*time.Hour)
 	if fired.Load() {
 		t.Fatal("timer dropped by Reset fired")
 	}
@@ -311,21 +330,21 @@ func TestSet(t *testing.T) {
 	c.AfterFunc(time.Minute, r.fn("1m"))
 	c.AfterFunc(time.Hour, r.fn("1h"))
 
-	if got := c.Set(start.Add(-time.Hour)); got != start {
+	if got := set(c, start.Add(-time.Hour)); got != start {
 		t.Fatalf("Set(past) = %v, want %v", got, start)
 	}
 	if got := c.Now(); got != start {
 		t.Fatalf("Now after Set(past) = %v", got)
 	}
 	target := start.Add(30 * time.Minute)
-	if got := c.Set(target); got != target {
+	if got := set(c, target); got != target {
 		t.Fatalf("Set(+30m) = %v, want %v", got, target)
 	}
 	want := []event{{"1m", time.Minute, time.Minute}}
 	if diff := cmp.Diff(want, r.events()); diff != "" {
 		t.Fatalf("events (-want +got):\n%s", diff)
 	}
-	if got := c.Set(target); got != target {
+	if got := set(c, target); got != target {
 		t.Fatalf("Set(same) = %v", got)
 	}
 	if n := c.Pending(); n != 1 {
@@ -343,7 +362,7 @@ func TestNowDuringCallbackFromOtherGoroutine(t *testing.T) {
 		go func() { done <- c.Now() }()
 		seen <- <-done
 	})
-	c.Advance(time.Hour)
+	advance(c, time.Hour)
 	if got := <-seen; got != start.Add(time.Minute) {
 		t.Fatalf("Now from another goroutine during callback = %v", got)
 	}
@@ -368,7 +387,7 @@ func TestConcurrentUse(t *testing.T) {
 				}
 				switch i % 3 {
 				case 0:
-					c.Advance(time.Second)
+					advance(c, time.Second)
 				case 1:
 					_ = c.Now()
 				case 2:
@@ -378,7 +397,7 @@ func TestConcurrentUse(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	c.Advance(time.Hour)
+	advance(c, time.Hour)
 	if got := fired.Load() + stopped.Load(); got != goroutines*per {
 		t.Fatalf("fired %d + stopped %d = %d, want %d", fired.Load(), stopped.Load(), got, goroutines*per)
 	}
@@ -487,7 +506,7 @@ func TestRealAdvanceAddsOffset(t *testing.T) {
 	c := New(ModeReal, time.Time{})
 	defer c.Close()
 	before := c.Now()
-	ret := c.Advance(time.Hour)
+	ret := advance(c, time.Hour)
 	after := c.Now()
 	if d := ret.Sub(before); d < time.Hour || d > time.Hour+time.Minute {
 		t.Fatalf("Advance returned now+%v, want about 1h", d)
@@ -556,7 +575,7 @@ func TestRealAdvanceFiresSynchronously(t *testing.T) {
 			mu.Unlock()
 		})
 	}
-	c.Advance(150 * time.Minute)
+	advance(c, 150*time.Minute)
 	mu.Lock()
 	fired := append([]time.Duration(nil), got...)
 	mu.Unlock()

@@ -176,7 +176,7 @@ func TestAgentsDeploymentPath(t *testing.T) {
 	if got := h.chatSay(chatHeaders, "where is parking?"); got != fallback {
 		t.Fatalf("live before promote: %q", got)
 	}
-	h.clock.Advance(time.Second)
+	h.advance(time.Second)
 	pre := h.agentDo("POST", "/support/deployments/"+dep["id"].(string)+"/promote", nil, 200).Map(t)
 	if pre["environment"] != "pre-release" || pre["version"] != dep["version"] || pre["id"] == dep["id"] {
 		t.Fatalf("promote: %v", pre)

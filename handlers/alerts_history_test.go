@@ -22,10 +22,10 @@ func TestAlertHistory(t *testing.T) {
 		t.Fatalf("before any pass: %+v, %v", rules, err)
 	}
 
-	h.clock.Advance(time.Minute) // no data
+	h.advance(time.Minute) // no data
 	h.chatCreateN(3)
-	h.clock.Advance(time.Minute) // 3: alert
-	h.clock.Advance(time.Minute) // still 3: alert
+	h.advance(time.Minute) // 3: alert
+	h.advance(time.Minute) // still 3: alert
 	at := func(m int) time.Time { return created.Add(time.Duration(m) * time.Minute) }
 	rules, err = h.api.AlertRules()
 	if err != nil {
@@ -59,7 +59,7 @@ func TestAlertHistory(t *testing.T) {
 	}
 
 	h.alertCreate(alertVolumeRule(nil))
-	h.clock.Advance(time.Minute)
+	h.advance(time.Minute)
 	if err := h.api.Reset(); err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
@@ -219,7 +218,7 @@ func TestAlertRulePatchListDelete(t *testing.T) {
 	h := newHarness(t, alertsTwoAccounts)
 	id := h.alertCreate(alertVolumeRule(nil))["id"].(string)
 	before := h.alertGet(id)
-	h.clock.Advance(10 * time.Second)
+	h.advance(10 * time.Second)
 
 	r := h.do("PATCH", builderBase+"/v1/alert-rules/"+id, map[string]any{"threshold_value": 7, "project_id": nil}, builderHeaders...)
 	mustStatus(t, r, 200)
@@ -323,35 +322,27 @@ func newReceiver(t *testing.T, status func(n int) int) *receiver {
 	return rc
 }
 
-// next waits for the next delivery (real I/O: a timeout, no sleep).
+// next returns the next delivery received. Attempts run inside the
+// Advance that makes them due, so it never waits: a delivery the test
+// expects has arrived by the time Advance returned.
 func (rc *receiver) next(t *testing.T) receivedHook {
 	t.Helper()
 	select {
 	case h := <-rc.got:
 		return h
-	case <-time.After(5 * time.Second):
+	default:
 		t.Fatal("no webhook delivery arrived")
 	}
 	return receivedHook{}
 }
 
 // none checks that nothing was delivered.
-func (rc *receiver) none(t *testing.T, h *harness) {
+func (rc *receiver) none(t *testing.T) {
 	t.Helper()
-	h.waitDeliveries()
 	select {
 	case got := <-rc.got:
 		t.Fatalf("unexpected delivery: %s", got.Body)
 	default:
-	}
-}
-
-func (h *harness) waitDeliveries() {
-	h.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := h.api.WaitDeliveries(ctx); err != nil {
-		h.t.Fatalf("wait deliveries: %v", err)
 	}
 }
 
@@ -400,7 +391,7 @@ func TestAlertDoneWhen(t *testing.T) {
 	ruleID := rule["id"].(string)
 
 	h.chatCreateN(4)
-	now := h.clock.Advance(time.Minute) // first evaluation
+	now := h.advance(time.Minute) // first evaluation
 	got := rc.next(t)
 	verifySignature(t, secret, got, now)
 	if got.Header.Get("X-Team") != "ops" || got.Header.Get("Content-Type") != "application/json" {
@@ -431,14 +422,14 @@ func TestAlertDoneWhen(t *testing.T) {
 		"since": fmtAlertTime(now), "last_evaluated_at": fmtAlertTime(now), "current_value": 4}}})
 
 	// Still breaching: no new event while the state holds.
-	h.clock.Advance(time.Minute)
-	rc.none(t, h)
+	h.advance(time.Minute)
+	rc.none(t)
 
 	// Volume falls: the four conversations leave the window, one new one
 	// keeps data in it.
-	h.clock.Advance(3 * time.Minute)
+	h.advance(3 * time.Minute)
 	h.chatCreateN(1)
-	now = h.clock.Advance(time.Minute + time.Second) // the 6-minute evaluation
+	now = h.advance(time.Minute + time.Second) // the 6-minute evaluation
 	got = rc.next(t)
 	if got.Header.Get("X-PolyAI-Event-ID") == eventID {
 		t.Error("resolved event reuses the triggered event id")
@@ -460,7 +451,6 @@ func TestAlertDoneWhen(t *testing.T) {
 	}
 	mustBody(t, h.do("GET", builderBase+"/v1/alerts", nil, builderHeaders...), map[string]any{"data": []any{}})
 
-	h.waitDeliveries()
 	log := h.api.Deliveries()
 	if len(log) != 2 || !log[0].Delivered || log[0].Status != 200 || log[0].Attempt != 1 || log[1].EventType != "alerts.resolved" {
 		t.Fatalf("delivery log: %+v", log)
@@ -491,10 +481,9 @@ func TestAlertStateMoves(t *testing.T) {
 		// so that each step's window holds only its own conversations.
 		id := h.alertCreate(alertVolumeRule(nil))["id"].(string)
 		for i, s := range steps {
-			h.clock.Advance(4 * time.Minute)
+			h.advance(4 * time.Minute)
 			h.chatCreateN(s.convs)
-			h.clock.Advance(time.Minute)
-			h.waitDeliveries()
+			h.advance(time.Minute)
 			st := h.alertGet(id)
 			if st["current_state"] != s.wantState || !cmp.Equal(st["current_value"], s.wantValue) {
 				t.Fatalf("step %d: state %v value %v, want %s %v", i, st["current_state"], st["current_value"], s.wantState, s.wantValue)
@@ -543,7 +532,7 @@ func TestAlertInitialUnknownAndFailedEvaluation(t *testing.T) {
 		t.Fatalf("initial state %v", st["current_state"])
 	}
 	h.chatCreateN(1)
-	h.clock.Advance(time.Minute)
+	h.advance(time.Minute)
 	st := h.alertGet(id)
 	if st["current_state"] != "ok" || st["current_value"] != 1.0 {
 		t.Fatalf("after evaluation: %v", st)
@@ -555,20 +544,20 @@ func TestAlertInitialUnknownAndFailedEvaluation(t *testing.T) {
 		Action: faults.Action{Preset: faults.PresetMonitoringBackend}, Times: 1}); err != nil {
 		t.Fatal(err)
 	}
-	now := h.clock.Advance(time.Minute)
+	now := h.advance(time.Minute)
 	st = h.alertGet(id)
 	if st["current_state"] != "unknown" || st["since"] != fmtAlertTime(now) || st["last_evaluated_at"] != evaluated || st["current_value"] != 1.0 {
 		t.Fatalf("after failed evaluation: %v", st)
 	}
 	// The next pass works again.
-	h.clock.Advance(time.Minute)
+	h.advance(time.Minute)
 	if st = h.alertGet(id); st["current_state"] != "ok" {
 		t.Fatalf("after recovery: %v", st)
 	}
 	// A disabled rule is not evaluated and keeps its state.
 	mustStatus(t, h.do("PATCH", builderBase+"/v1/alert-rules/"+id, map[string]any{"enabled": false}, builderHeaders...), 200)
 	before := h.alertGet(id)
-	h.clock.Advance(10 * time.Minute)
+	h.advance(10 * time.Minute)
 	if diff := cmp.Diff(before, h.alertGet(id)); diff != "" {
 		t.Fatalf("disabled rule changed: %s", diff)
 	}
@@ -643,7 +632,7 @@ credentials:
 	if err := h.api.RecordAPIError("acme", "support"); err != nil {
 		t.Fatal(err)
 	}
-	h.clock.Advance(time.Minute)
+	h.advance(time.Minute)
 	for rid, want := range map[string]any{p50: 800.0, p95: 3000.0, fe: 1.0, cr: 1.0, api: 2.0, sales: nil} {
 		st := h.alertGet(rid)
 		if !cmp.Equal(st["current_value"], want) {
@@ -657,7 +646,7 @@ credentials:
 	if err := h.api.RecordConversationEvent(id2, "function_error"); err != nil {
 		t.Fatal(err)
 	}
-	h.clock.Advance(time.Minute)
+	h.advance(time.Minute)
 	if st := h.alertGet(fe); st["current_value"] != 2.0 {
 		t.Errorf("function errors of support after a recorded one in another conversation of the project: %v", st["current_value"])
 	}

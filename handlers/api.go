@@ -105,8 +105,8 @@ type API struct {
 	outbound    outboundState
 	concurrency concurrencyState
 
-	// bg is cancelled by Close; background work (deliveries, sockets)
-	// watches it and registers in wg.
+	// bg is cancelled by Interrupt and Close; webhook attempts and sockets
+	// watch it, and socket goroutines register in wg.
 	bg     context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -129,7 +129,6 @@ func newAPI(d deps) *API {
 	a.w.Store(newWorld(&scenario.Scenario{})) // until SetScenario (parsing the default here cost a third of New)
 	a.reseed(1)
 	a.agents.idx.Store(&runtimeIndex{})
-	a.webhooks.idle = closedChan()
 	a.webhooks.client = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	a.engine = gin.New()
 	if d.Observe != nil {
@@ -161,6 +160,15 @@ func (a *API) reseed(seed int64) {
 
 func (a *API) world() *World { return a.w.Load() }
 
+// Interrupt cancels the API's background context and stops its clock,
+// without waiting: a webhook attempt in flight fails at once, and an
+// Advance in progress stops at its next timer boundary. Requests in flight
+// may still finish; Close follows.
+func (a *API) Interrupt() {
+	a.cancel()
+	a.clock.Close()
+}
+
 // Close stops all background work of the API and waits for it, then
 // stops the clock and closes the store. Serve no request after it.
 func (a *API) Close() {
@@ -170,16 +178,6 @@ func (a *API) Close() {
 	if err := a.store.Close(); err != nil {
 		a.log.Error("close store", "err", err)
 	}
-}
-
-// goBackground runs fn in a goroutine that Close waits for; fn must return
-// once ctx is done.
-func (a *API) goBackground(fn func(ctx context.Context)) {
-	a.wg.Add(1)
-	go func() {
-		defer a.wg.Done()
-		fn(a.bg)
-	}()
 }
 
 // register adds every family's routes, and the JSON answers for unknown

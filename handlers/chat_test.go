@@ -189,11 +189,11 @@ func TestChatRespondDialogue(t *testing.T) {
 	mustStatus(t, r, 200)
 	mustBody(t, r, chatRespondResponse{ConversationID: id, Response: "Thanks, I found order 123. It is on its way."})
 
-	h.clock.Advance(30 * time.Second)
+	h.advance(30 * time.Second)
 	r = h.respond(id, "blah blah")
 	mustBody(t, r, chatRespondResponse{ConversationID: id, Response: "Sorry, I didn't understand that. Could you rephrase?"})
 
-	h.clock.Advance(30 * time.Second)
+	h.advance(30 * time.Second)
 	r = h.do("POST", chatBase+"/respond", map[string]any{"conversation_id": id, "message": "", "metadata": map[string]any{"k": "v"}}, chatHeaders...)
 	mustStatus(t, r, 200)
 
@@ -226,7 +226,7 @@ func TestChatHandoff(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	id := h.create(map[string]any{"integration_attributes": map[string]any{"customer_id": "42"}})
-	h.clock.Advance(time.Minute)
+	h.advance(time.Minute)
 	r := h.respond(id, "I want a human please")
 	mustStatus(t, r, 200)
 	mustBody(t, r, chatRespondResponse{ConversationID: id, Response: "Transferring you to a live agent.",
@@ -269,7 +269,7 @@ func TestChatEndAndClose(t *testing.T) {
 	mustBody(t, r, chatRespondResponse{ConversationID: id, Response: "Goodbye!", EndConversation: true})
 
 	id2 := h.create(nil)
-	h.clock.Advance(2 * time.Minute)
+	h.advance(2 * time.Minute)
 	r = h.do("PUT", chatBase+"/close", map[string]any{"conversation_id": id2}, chatHeaders...)
 	mustStatus(t, r, 200)
 	mustBody(t, r, map[string]any{"success": true})

@@ -112,7 +112,7 @@ func TestConcurrencyInProgressCountsToNow(t *testing.T) {
 		{Time: "2026-03-01T11:45:00Z", Max: 0}, {Time: "2026-03-01T11:50:00Z", Max: 1},
 		{Time: "2026-03-01T11:55:00Z", Max: 1}, {Time: "2026-03-01T12:00:00Z", Max: 0},
 	}})
-	h.clock.Advance(time.Minute)
+	h.advance(time.Minute)
 	r = h.concurrency("start_time=2026-03-01T12:00:00Z&end_time=2026-03-01T12:05:00Z")
 	mustBody(t, r, concurrencyResponse{AccountID: "ACCOUNT-1001", ProjectID: "PROJECT-2001",
 		Intervals: []concurrencyInterval{{Time: "2026-03-01T12:00:00Z", Max: 1}}})
@@ -310,7 +310,7 @@ func TestConcurrencyCacheProperty(t *testing.T) {
 			write(fmt.Sprintf("R%03d", r.IntN(150+round)))
 		}
 		write(fmt.Sprintf("R%03d", 150+round))
-		h.clock.Advance(time.Duration(r.IntN(600)) * time.Second)
+		h.advance(time.Duration(r.IntN(600)) * time.Second)
 		now := h.clock.Now().UnixNano()
 
 		lo := base.Add(time.Duration(r.IntN(5*12)) * 5 * time.Minute)

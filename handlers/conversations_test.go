@@ -529,7 +529,7 @@ func TestConversationsCursorConcurrentInserts(t *testing.T) {
 	n := 0
 	got := h.walkCursor("", 1, func() {
 		if n < 3 {
-			h.clock.Advance(time.Minute)
+			h.advance(time.Minute)
 			h.dataCreate(nil)
 			n++
 		}
@@ -664,7 +664,7 @@ func TestConversationsChatWorld(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, dataScenario)
 	id := h.dataCreate(map[string]any{"integration_attributes": map[string]any{"customer_id": "C-77"}})
-	h.clock.Advance(30 * time.Second)
+	h.advance(30 * time.Second)
 	h.dataRespond(id, "I would like a refund please")
 
 	r := h.convList("v3", "query_type=transcript&query=refund%20please&start_time=2026-03-01T11:00:00Z&end_time=2026-03-01T13:00:00Z")

@@ -34,7 +34,7 @@ func TestDNIReserveAndDial(t *testing.T) {
 
 	// A caller dials during the window: a VOICE-SIP conversation of the
 	// agent whose first turn sees the attributes.
-	h.clock.Advance(5 * time.Minute)
+	h.advance(5 * time.Minute)
 	res, err := h.api.Dial("+14155550100", "+447700900999")
 	if err != nil {
 		t.Fatal(err)
@@ -60,7 +60,7 @@ func TestDNIReserveAndDial(t *testing.T) {
 	}
 
 	// After the window (10m): not routed, and the number is free again.
-	h.clock.Advance(5 * time.Minute)
+	h.advance(5 * time.Minute)
 	if _, err := h.api.Dial("+14155550100", ""); !errors.Is(err, ErrNotRouted) {
 		t.Errorf("dial after the window: %v, want ErrNotRouted", err)
 	}
@@ -120,9 +120,9 @@ func TestReservations(t *testing.T) {
 	h := newHarness(t, dataScenario)
 	start := h.clock.Now()
 	mustStatus(t, h.reserve(map[string]any{"attributes": map[string]any{}}, "dni-key"), 200)
-	h.clock.Advance(time.Minute)
+	h.advance(time.Minute)
 	mustStatus(t, h.reserve(map[string]any{"attributes": map[string]any{}}, "dni-key"), 200)
-	h.clock.Advance(9 * time.Minute) // the first window (10m) closes
+	h.advance(9 * time.Minute) // the first window (10m) closes
 	got, err := h.api.Reservations()
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ package handlers
 // alert sends alerts.triggered, alert → ok sends alerts.resolved.
 
 import (
+	"context"
 	"errors"
 	"slices"
 	"sort"
@@ -54,8 +55,20 @@ func (a *API) armEvaluation(gen uint64) {
 }
 
 // EvaluateAlerts runs one evaluation pass now (the control plane's
-// "evaluate now"); the timer keeps its cadence.
-func (a *API) EvaluateAlerts() { a.evaluateAlertsAt(a.clock.Now()) }
+// "evaluate now"), with the webhook attempts it starts, on the clock's
+// path: the pass is a timer due now and an Advance of zero fires it (and
+// anything else already due). The cadence timer keeps its schedule. The
+// error is ctx's when it ended before the pass ran.
+func (a *API) EvaluateAlerts(ctx context.Context) error {
+	gen := a.generation()
+	a.clock.At(a.clock.Now(), func(now time.Time) {
+		if a.generation() == gen && a.bg.Err() == nil {
+			a.evaluateAlertsAt(now)
+		}
+	})
+	_, err := a.clock.Advance(ctx, 0)
+	return err
+}
 
 // RecordAPIError records one runtime API error of a project (an input of
 // the api_errors metric besides 5xx answers in the journal), at now.

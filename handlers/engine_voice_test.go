@@ -36,7 +36,7 @@ func TestVoiceSayRunsTheDialogue(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, dataScenario)
 	id := h.voiceDial(map[string]any{"customer_id": "C-9", "customer": map[string]any{"name": "Ada"}})
-	h.clock.Advance(20 * time.Second)
+	h.advance(20 * time.Second)
 
 	res := h.voiceSay(id, "can I get a refund")
 	if diff := cmp.Diff(&SayResult{ConversationID: id, Response: "Refunds take five days."}, res); diff != "" {
@@ -110,7 +110,7 @@ func TestVoiceHangup(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, dataScenario)
 	id := h.voiceDial(map[string]any{}) // 12:00; seeded CONV-S4 is in progress since 11:50
-	h.clock.Advance(7 * time.Minute)
+	h.advance(7 * time.Minute)
 	// While in progress it counts up to now.
 	r := h.concurrency("start_time=2026-03-01T12:00:00Z&end_time=2026-03-01T12:10:00Z")
 	mustBody(t, r, concurrencyResponse{AccountID: "ACCOUNT-1001", ProjectID: "PROJECT-2001", Intervals: []concurrencyInterval{
@@ -123,7 +123,7 @@ func TestVoiceHangup(t *testing.T) {
 	if c.InProgress || !c.EndedAt.Equal(h.clock.Now()) || c.State["closed_by"] != "caller" {
 		t.Errorf("after hangup: in_progress %v, ended_at %v, closed_by %v", c.InProgress, c.EndedAt, c.State["closed_by"])
 	}
-	h.clock.Advance(10 * time.Minute) // 12:17
+	h.advance(10 * time.Minute) // 12:17
 	r = h.concurrency("start_time=2026-03-01T12:00:00Z&end_time=2026-03-01T12:20:00Z")
 	mustBody(t, r, concurrencyResponse{AccountID: "ACCOUNT-1001", ProjectID: "PROJECT-2001", Intervals: []concurrencyInterval{
 		{Time: "2026-03-01T12:00:00Z", Max: 2}, {Time: "2026-03-01T12:05:00Z", Max: 2}, // ended 12:07

@@ -5,9 +5,13 @@ package handlers
 // X-PolyAI-Timestamp (unix seconds of the virtual clock),
 // X-PolyAI-Signature (hex HMAC-SHA256 over "{timestamp}.{body}") and
 // X-PolyAI-Event-ID; retried after 1m, 5m, 15m, 1h and 4h of virtual time
-// on timeouts, network errors, 408, 429 and 5xx. The send runs in a
-// background goroutine (never in the clock's caller), bounded by the
-// endpoint's timeout_ms and cancelled by Close.
+// on timeouts, network errors, 408, 429 and 5xx.
+//
+// Every attempt is a timer of the virtual clock (docs/time.md): it runs
+// inside the Advance that makes it due, on the clock's path, and its POST
+// completes (bounded by the endpoint's timeout_ms, cancelled by Close)
+// before the next timer fires. A retry is a timer armed by the attempt, so
+// one Advance runs every attempt and retry that falls due by its target.
 
 import (
 	"bytes"
@@ -21,8 +25,6 @@ import (
 	"net/http"
 	"strconv"
 	"time"
-
-	"github.com/agentplatform/mockplatform/clock"
 )
 
 // Delivery headers (notes §6).
@@ -39,7 +41,9 @@ var retryDelays = [...]time.Duration{0, time.Minute, 5 * time.Minute, 15 * time.
 const maxDeliveryLog = 10000
 
 // DeliveryAttempt is one attempt of a webhook delivery, as the delivery log
-// shows it. It never holds the secret.
+// shows it. It never holds the secret. Every field is a function of the
+// virtual clock and the receiver's answers, so the same session gives the
+// same log (no wall-time latency is recorded).
 type DeliveryAttempt struct {
 	// Time is the virtual time of the attempt (the signed timestamp).
 	Time        time.Time `json:"time"`
@@ -51,9 +55,7 @@ type DeliveryAttempt struct {
 	// Attempt is 1 for the first try, up to 6.
 	Attempt int `json:"attempt"`
 	// Status is the receiver's HTTP status (0 when none came).
-	Status int `json:"status"`
-	// LatencyMS is the wall time the receiver took.
-	LatencyMS int64  `json:"latency_ms"`
+	Status    int    `json:"status"`
 	Error     string `json:"error,omitempty"`
 	Delivered bool   `json:"delivered"`
 	// NextAttemptAt is the virtual time of the retry, when one is scheduled.
@@ -80,7 +82,8 @@ func (a *API) Deliveries() []DeliveryAttempt {
 }
 
 // announce sends an event to every enabled endpoint of the account that
-// subscribes to its type.
+// subscribes to its type: the first attempts are timers due now, so they
+// run right after the evaluation that caused them, in the same Advance.
 func (a *API) announce(e alertEvent, now time.Time) {
 	body, err := json.Marshal(e.payload)
 	if err != nil {
@@ -99,19 +102,17 @@ func (a *API) announce(e alertEvent, now time.Time) {
 		}
 		d := &delivery{gen: gen, region: e.region, account: e.account, endpointID: ep.ID, eventID: a.newUUID(),
 			eventType: e.payload.EventType, ruleID: e.payload.Alert.ID, body: body}
-		a.send(d, 1, now)
+		a.scheduleAttempt(d, 1, now)
 	}
 }
 
-// send starts attempt n of a delivery, due at due, in the background.
-func (a *API) send(d *delivery, n int, due time.Time) {
-	if a.bg.Err() != nil {
-		return
-	}
-	a.beginSend()
-	a.goBackground(func(ctx context.Context) {
-		defer a.endSend()
-		a.attempt(ctx, d, n, due)
+// scheduleAttempt arms attempt n of a delivery at due on the virtual clock.
+func (a *API) scheduleAttempt(d *delivery, n int, due time.Time) {
+	a.clock.At(due, func(now time.Time) {
+		if a.generation() != d.gen || a.bg.Err() != nil {
+			return // a reset or Close came in between
+		}
+		a.attempt(d, n, now)
 	})
 }
 
@@ -125,11 +126,9 @@ func Sign(secret, timestamp string, body []byte) string {
 	return hex.EncodeToString(m.Sum(nil))
 }
 
-// attempt makes one attempt and schedules the next when it may be retried.
-func (a *API) attempt(ctx context.Context, d *delivery, n int, due time.Time) {
-	if a.generation() != d.gen {
-		return
-	}
+// attempt makes one attempt, synchronously, and arms the next when it may
+// be retried.
+func (a *API) attempt(d *delivery, n int, due time.Time) {
 	rec := DeliveryAttempt{Time: due, EventID: d.eventID, EventType: d.eventType, AlertRuleID: d.ruleID,
 		EndpointID: d.endpointID, Attempt: n}
 	var ep webhookEndpoint
@@ -148,13 +147,13 @@ func (a *API) attempt(ctx context.Context, d *delivery, n int, due time.Time) {
 	if timeout <= 0 {
 		timeout = DefaultWebhookTimeoutMS * time.Millisecond
 	}
-	status, latency, err := a.post(ctx, &ep, d, due, timeout)
-	rec.Status, rec.LatencyMS = status, latency.Milliseconds()
+	status, err := a.post(a.bg, &ep, d, due, timeout)
+	rec.Status = status
 	retry := false
 	switch {
 	case err != nil:
 		rec.Error = err.Error()
-		retry = ctx.Err() == nil // not after Close
+		retry = a.bg.Err() == nil // not after Close
 	case status >= 200 && status < 300:
 		rec.Delivered = true
 	case status == http.StatusRequestTimeout, status == http.StatusTooManyRequests, status >= 500:
@@ -166,28 +165,21 @@ func (a *API) attempt(ctx context.Context, d *delivery, n int, due time.Time) {
 	if retry && n < len(retryDelays) {
 		next := due.Add(retryDelays[n])
 		rec.NextAttemptAt = &next
-		if !a.logAttempt(d, rec) {
-			return
+		if a.logAttempt(d, rec) {
+			a.scheduleAttempt(d, n+1, next)
 		}
-		a.clock.At(next, func(t time.Time) {
-			if a.generation() == d.gen {
-				a.send(d, n+1, t)
-			}
-		})
 		return
 	}
 	a.logAttempt(d, rec)
 }
 
-// post sends the signed request; it returns the status and the wall
-// latency.
-func (a *API) post(ctx context.Context, ep *webhookEndpoint, d *delivery, due time.Time, timeout time.Duration) (int, time.Duration, error) {
+// post sends the signed request and returns the receiver's status.
+func (a *API) post(ctx context.Context, ep *webhookEndpoint, d *delivery, due time.Time, timeout time.Duration) (int, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	elapsed := clock.Stopwatch()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, ep.URL, bytes.NewReader(d.body))
 	if err != nil {
-		return 0, 0, err
+		return 0, err
 	}
 	for k, v := range ep.Headers {
 		req.Header.Set(k, v)
@@ -201,13 +193,13 @@ func (a *API) post(ctx context.Context, ep *webhookEndpoint, d *delivery, due ti
 	resp, err := a.webhooks.client.Do(req)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
-			return 0, elapsed(), errors.New("timeout after " + timeout.String())
+			return 0, errors.New("timeout after " + timeout.String())
 		}
-		return 0, elapsed(), err
+		return 0, err
 	}
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20)) // drained for connection reuse; a short read changes nothing
 	_ = resp.Body.Close()
-	return resp.StatusCode, elapsed(), nil
+	return resp.StatusCode, nil
 }
 
 // logAttempt appends to the delivery log unless the delivery belongs to an
@@ -223,41 +215,4 @@ func (a *API) logAttempt(d *delivery, rec DeliveryAttempt) bool {
 	}
 	a.webhooks.log = append(a.webhooks.log, rec)
 	return true
-}
-
-// WaitDeliveries waits until no webhook delivery attempt is in flight (the
-// attempts that fell due so far have been sent and logged, and their
-// retries scheduled), or ctx ends.
-func (a *API) WaitDeliveries(ctx context.Context) error {
-	a.webhooks.mu.Lock()
-	ch := a.webhooks.idle
-	a.webhooks.mu.Unlock()
-	select {
-	case <-ch:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-// beginSend counts an attempt in flight.
-func (a *API) beginSend() {
-	w := &a.webhooks
-	w.mu.Lock()
-	if w.pending == 0 {
-		w.idle = make(chan struct{})
-	}
-	w.pending++
-	w.mu.Unlock()
-}
-
-// endSend ends an attempt in flight.
-func (a *API) endSend() {
-	w := &a.webhooks
-	w.mu.Lock()
-	w.pending--
-	if w.pending == 0 {
-		close(w.idle)
-	}
-	w.mu.Unlock()
 }

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -54,6 +55,24 @@ func newHarness(t testing.TB, scenarioYAML ...string) *harness {
 		journal: api.Journal(), sc: api.Scenario()}
 	h.start = h.clock.Now()
 	return h
+}
+
+// advance moves the harness's clock forward, firing what falls due.
+func (h *harness) advance(d time.Duration) time.Time {
+	h.t.Helper()
+	now, err := h.clock.Advance(context.Background(), d)
+	if err != nil {
+		h.t.Fatalf("advance %v: %v", d, err)
+	}
+	return now
+}
+
+// evaluate runs one alert evaluation pass now, with its webhook attempts.
+func (h *harness) evaluate() {
+	h.t.Helper()
+	if err := h.api.EvaluateAlerts(context.Background()); err != nil {
+		h.t.Fatalf("evaluate alerts: %v", err)
+	}
 }
 
 // response is a recorded answer.

@@ -35,7 +35,7 @@ func (h *harness) journalOne() Entry {
 func TestJournalRecordsRequest(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	h.clock.Advance(90 * time.Second)
+	h.advance(90 * time.Second)
 	body := `{"integration_attributes": {"customer": "c-1", "token": "tok-123"}}`
 	r := h.do("POST", chatBase+"/create?api_key=abc&x=1", body, append(chatHeaders, CorrelationHeader, "corr-1")...)
 	mustStatus(t, r, http.StatusOK)
@@ -75,7 +75,7 @@ func TestJournalTimeIsVirtual(t *testing.T) {
 	start := h.clock.Now()
 	for i := range 3 {
 		h.do("POST", chatBase+"/create", nil, chatHeaders...)
-		h.clock.Advance(time.Duration(i+1) * time.Hour)
+		h.advance(time.Duration(i+1) * time.Hour)
 	}
 	var got []time.Time
 	for _, e := range h.journalAll() {

@@ -81,17 +81,17 @@ func TestMessagingSessionExpiry(t *testing.T) {
 	convID := h.api.MessagingSessions()[0].ConversationID
 
 	// Activity re-arms the timer; heartbeats do not count as activity.
-	h.clock.Advance(9 * time.Minute)
+	h.advance(9 * time.Minute)
 	ws.send(evUserTyping, map[string]any{"state": "TYPING_STATE_STOPPED"})
 	ws.send(evHeartbeat, map[string]any{})
 	ws.expect(evHeartbeat, -1, nil) // the typing event is handled by now
-	h.clock.Advance(9 * time.Minute)
+	h.advance(9 * time.Minute)
 	ws.send(evHeartbeat, map[string]any{})
 	ws.expect(evHeartbeat, -1, nil)
 	if len(h.api.MessagingSessions()) != 1 {
 		t.Fatal("session expired early")
 	}
-	h.clock.Advance(time.Minute)
+	h.advance(time.Minute)
 	ws.expect(evSessionEnd, 5, map[string]any{"reason": reasonAbandoned})
 	ws.expectClose(wsCloseExpired)
 	if conv, _ := h.store.GetConversation("us", convID); conv.InProgress || conv.State["closed_by"] != "expired" {
@@ -117,7 +117,7 @@ credentials:
 	srv := msgServer(h)
 	tok := msgToken2(h, "ct")
 	sid := msgSession(h, tok, false)
-	h.clock.Advance(time.Minute)
+	h.advance(time.Minute)
 	msgHandshake(t, srv, sid, tok, "", 404, MsgMessagingNoSession)
 }
 

@@ -8,9 +8,9 @@ package handlers
 //
 // Each socket has a reader (the goroutine that handles client events in
 // order) and a writer with an unbounded queue, so that a slow or faulty
-// socket never holds up its session. Both run through goBackground: the
-// HTTP handler returns once the socket is accepted, and API.Close ends
-// them.
+// socket never holds up its session. Both run under the API's background
+// context and wait group: the HTTP handler returns once the socket is
+// accepted, and API.Close ends them.
 
 import (
 	"context"

@@ -215,7 +215,11 @@ func (a *API) applyFault(c *gin.Context, f *family) (done bool, err error) {
 	act := rule.Action
 	if d := act.Delay.D(); d > 0 {
 		if act.DelayClock == "virtual" {
-			a.clock.Advance(d)
+			if _, err := a.clock.Advance(c.Request.Context(), d); err != nil {
+				// Stopped at a timer boundary: the client went away or the
+				// server is shutting down. Dropped, as a wall-time delay.
+				panic(http.ErrAbortHandler)
+			}
 		} else if err := sleepCtx(c.Request.Context(), d); err != nil {
 			// The client went away, or the server is shutting down: the
 			// request is dropped, never answered as if it had been served.

@@ -29,9 +29,9 @@ func TestOutboundConversationEndsCall(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t)
 			sid := outCall(h, map[string]any{"to_number": "+14155552671"})
-			h.clock.Advance(10 * time.Second) // queued 5s, ringing 5s: answered
+			h.advance(10 * time.Second) // queued 5s, ringing 5s: answered
 			outStatus(h, sid, "calling", "")
-			h.clock.Advance(3 * time.Second)
+			h.advance(3 * time.Second)
 			tc.end(h, sid)
 			outStatus(h, sid, "success", "")
 			conv := h.conversation(sid)
@@ -39,9 +39,9 @@ func TestOutboundConversationEndsCall(t *testing.T) {
 				t.Fatal("conversation still in progress")
 			}
 			// The planned end (25 s of talk) changes nothing any more.
-			h.clock.Advance(30 * time.Second)
+			h.advance(30 * time.Second)
 			outStatus(h, sid, "success", "")
-			h.clock.Advance(2*time.Hour - 30*time.Second + DefaultLatency)
+			h.advance(2*time.Hour - 30*time.Second + DefaultLatency)
 			outGone(h, sid)
 		})
 	}

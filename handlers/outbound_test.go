@@ -56,14 +56,14 @@ func TestOutboundLifecycle(t *testing.T) {
 	h := newHarness(t)
 	sid := outCall(h, map[string]any{"to_number": "+14155552671", "metadata": map[string]any{"first_name": "Paul"}})
 	outStatus(h, sid, "queued", "")
-	h.clock.Advance(5*time.Second - time.Nanosecond)
+	h.advance(5*time.Second - time.Nanosecond)
 	outStatus(h, sid, "queued", "")
-	h.clock.Advance(time.Nanosecond)
+	h.advance(time.Nanosecond)
 	outStatus(h, sid, "calling", "")
 	if _, err := h.store.GetConversation("us", sid); err == nil {
 		t.Fatal("conversation before the answer")
 	}
-	h.clock.Advance(5 * time.Second)
+	h.advance(5 * time.Second)
 	outStatus(h, sid, "calling", "")
 	conv, err := h.store.GetConversation("us", sid)
 	if err != nil {
@@ -76,16 +76,16 @@ func TestOutboundLifecycle(t *testing.T) {
 	if conv.StartedAt != h.clock.Now() {
 		t.Fatalf("started at %v", conv.StartedAt)
 	}
-	h.clock.Advance(25 * time.Second)
+	h.advance(25 * time.Second)
 	outStatus(h, sid, "success", "")
 	conv, _ = h.store.GetConversation("us", sid)
 	if conv.InProgress || conv.EndedAt != h.clock.Now() {
 		t.Fatalf("conversation not ended: %+v", conv)
 	}
 	// Terminal states are final; the status is kept 2 hours, then 404.
-	h.clock.Advance(2*time.Hour - time.Nanosecond)
+	h.advance(2*time.Hour - time.Nanosecond)
 	outStatus(h, sid, "success", "")
-	h.clock.Advance(time.Nanosecond)
+	h.advance(time.Nanosecond)
 	outGone(h, sid)
 	if n, _ := h.store.CountDocs(docOutboundCall, "us"); n != 0 {
 		t.Fatalf("%d call records kept past retention", n)
@@ -127,16 +127,16 @@ credentials:
 		mustStatus(t, r, 200)
 		mustBody(t, r, map[string]any{"status": st, "reason": reason})
 	}
-	h.clock.Advance(5 * time.Second)
+	h.advance(5 * time.Second)
 	status(noAnswer, "calling", "")
 	status(queue, "queued", "")
 	status(busy, "calling", "")
-	h.clock.Advance(2 * time.Second)
+	h.advance(2 * time.Second)
 	status(busy, "failure", "line busy")
-	h.clock.Advance(18 * time.Second)
+	h.advance(18 * time.Second)
 	status(noAnswer, "failure", "no answer")
 	status(ok, "calling", "")
-	h.clock.Advance(35 * time.Second)
+	h.advance(35 * time.Second)
 	status(queue, "failure", "call queueing: max timeout limit exceeded")
 	for _, sid := range []string{noAnswer, queue, busy} {
 		if _, err := h.store.GetConversation("us", sid); err == nil {
@@ -155,7 +155,7 @@ func TestOutboundPresetOutcome(t *testing.T) {
 		t.Fatal(err)
 	}
 	sid := outCall(h, map[string]any{"to_number": "+14155552671"})
-	h.clock.Advance(10 * time.Second)
+	h.advance(10 * time.Second)
 	outStatus(h, sid, "failure", "call rejected")
 }
 
@@ -303,7 +303,7 @@ credentials:
 	hdr := []string{"X-Service-Auth-Token", "tok"}
 	body := map[string]any{"to_number": "+14155552671"}
 	outCall(h, body, hdr...)
-	h.clock.Advance(20 * time.Second)
+	h.advance(20 * time.Second)
 	outCall(h, body, hdr...)
 	limited := func(retry string) {
 		t.Helper()
@@ -319,13 +319,13 @@ credentials:
 		}
 	}
 	limited("40")
-	h.clock.Advance(39*time.Second + 500*time.Millisecond)
+	h.advance(39*time.Second + 500*time.Millisecond)
 	limited("1")
-	h.clock.Advance(500 * time.Millisecond)
+	h.advance(500 * time.Millisecond)
 	outCall(h, body, hdr...)
 	limited("20")
 	// Invalid requests are refused before the limit and do not count.
-	h.clock.Advance(20 * time.Second)
+	h.advance(20 * time.Second)
 	mustStatus(t, h.do("POST", outBase, map[string]any{}, hdr...), 400)
 	outCall(h, body, hdr...)
 }
@@ -337,7 +337,7 @@ func TestOutboundCallsList(t *testing.T) {
 	h := newHarness(t)
 	start := h.clock.Now()
 	sid := outCall(h, map[string]any{"to_number": "+14155552671", "metadata": map[string]any{"k": "v"}})
-	h.clock.Advance(12 * time.Second) // queued 5s, ringing 5s: answered
+	h.advance(12 * time.Second) // queued 5s, ringing 5s: answered
 	got, err := h.api.OutboundCalls()
 	if err != nil {
 		t.Fatal(err)
@@ -349,7 +349,7 @@ func TestOutboundCallsList(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("calls (-want +got):\n%s", diff)
 	}
-	h.clock.Advance(3 * time.Hour)
+	h.advance(3 * time.Hour)
 	if got, _ := h.api.OutboundCalls(); len(got) != 0 {
 		t.Fatalf("calls after retention: %+v", got)
 	}

@@ -98,10 +98,8 @@ type webhooksState struct {
 	// mu serialises the count-then-insert (and delete) of endpoints, whose
 	// per-account limit is checked against the store (held across store
 	// calls), and guards the fields below.
-	mu      sync.Mutex
-	log     []DeliveryAttempt
-	pending int
-	idle    chan struct{} // closed while pending == 0
+	mu  sync.Mutex
+	log []DeliveryAttempt
 	// client sends the deliveries (set by New; never follows redirects).
 	client *http.Client
 }
@@ -112,13 +110,6 @@ func (a *API) resetWebhooks() {
 	a.webhooks.mu.Lock()
 	a.webhooks.log = nil
 	a.webhooks.mu.Unlock()
-}
-
-// closedChan is a closed channel.
-func closedChan() chan struct{} {
-	ch := make(chan struct{})
-	close(ch)
-	return ch
 }
 
 // Webhook event types (spec 2.4).

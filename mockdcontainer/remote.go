@@ -122,6 +122,9 @@ type ControlError struct {
 	Message string
 	// Problems lists a rejected scenario's problems (file:line:col: ...).
 	Problems []string
+	// Now is the clock's time in an answer that carries it (an advance
+	// stopped before its target); zero otherwise.
+	Now time.Time
 }
 
 func (e *ControlError) Error() string {
@@ -135,11 +138,16 @@ func (e *ControlError) Error() string {
 	return msg
 }
 
-// control calls the control plane at base+"/_mock"+p; out (if not nil)
-// receives the JSON answer. want is the expected status.
+// control calls the control plane at base+"/_mock"+p within 30 seconds;
+// out (if not nil) receives the JSON answer. want is the expected status.
 func (c *Remote) control(ctx context.Context, method, p string, body []byte, want int, out any) error {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
+	return c.controlContext(ctx, method, p, body, want, out)
+}
+
+// controlContext is control bounded by ctx alone.
+func (c *Remote) controlContext(ctx context.Context, method, p string, body []byte, want int, out any) error {
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
@@ -170,11 +178,12 @@ func (c *Remote) control(ctx context.Context, method, p string, body []byte, wan
 	if resp.StatusCode != want {
 		ce := &ControlError{Method: method, Path: p, Status: resp.StatusCode}
 		var eb struct {
-			Error    string   `json:"error"`
-			Problems []string `json:"problems"`
+			Error    string    `json:"error"`
+			Problems []string  `json:"problems"`
+			Now      time.Time `json:"now"`
 		}
 		if json.Unmarshal(data, &eb) == nil {
-			ce.Message, ce.Problems = eb.Error, eb.Problems
+			ce.Message, ce.Problems, ce.Now = eb.Error, eb.Problems, eb.Now
 		}
 		return ce
 	}
@@ -202,14 +211,35 @@ func (c *Remote) Now() time.Time {
 
 // Advance moves the clock forward by d and runs the work that falls due
 // before it returns (POST /_mock/clock/advance). It returns the new time.
+// It has no deadline of its own (the work may take long); use
+// AdvanceContext to bound it.
 func (c *Remote) Advance(d time.Duration) time.Time {
-	body, _ := json.Marshal(map[string]string{"duration": d.String()})
-	var a clockAnswer
-	if err := c.control(context.Background(), http.MethodPost, "/clock/advance", body, http.StatusOK, &a); err != nil {
+	now, err := c.AdvanceContext(context.Background(), d)
+	if err != nil {
 		c.fail(err)
 		return time.Time{}
 	}
-	return a.Now
+	return now
+}
+
+// AdvanceContext is Advance bounded by ctx: when ctx ends, the request is
+// abandoned and mockd stops the advance at a timer boundary (docs/time.md
+// of mockplatform), with the clock where it stopped. A stopped advance
+// answers 503 {"cancelled": true, "now": ...}: the error is then a
+// *ControlError and the time is where the clock stopped. Unlike Advance,
+// a failure is returned, not kept for Err.
+func (c *Remote) AdvanceContext(ctx context.Context, d time.Duration) (time.Time, error) {
+	body, _ := json.Marshal(map[string]string{"duration": d.String()})
+	var a clockAnswer
+	err := c.controlContext(ctx, http.MethodPost, "/clock/advance", body, http.StatusOK, &a)
+	var ce *ControlError
+	if errors.As(err, &ce) && ce.Status == http.StatusServiceUnavailable && !ce.Now.IsZero() {
+		return ce.Now, err
+	}
+	if err != nil {
+		return time.Time{}, err
+	}
+	return a.Now, nil
 }
 
 // Reset restores the scenario's initial state (POST /_mock/reset).

@@ -7,6 +7,7 @@ package mocktest
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -231,6 +232,20 @@ func suiteClockAdvance(t *testing.T, m mockplatform.Mock) {
 	}
 	if got := m.Advance(0); !got.Equal(want) {
 		t.Fatalf("Advance(0) = %v, want %v", got, want)
+	}
+	// AdvanceContext: a done context stops the advance before it moves
+	// the clock; a live one moves it.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := m.AdvanceContext(ctx, time.Hour); err == nil {
+		t.Fatal("AdvanceContext with a cancelled context: no error")
+	}
+	if got := m.Now(); !got.Equal(want) {
+		t.Fatalf("Now() after a cancelled AdvanceContext = %v, want %v (unchanged)", got, want)
+	}
+	want = want.Add(time.Minute)
+	if got, err := m.AdvanceContext(context.Background(), time.Minute); err != nil || !got.Equal(want) {
+		t.Fatalf("AdvanceContext(1m) = %v, %v; want %v", got, err, want)
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -388,16 +387,6 @@ func chat(t *testing.T, p *mockplatform.Platform, body any, messages ...string) 
 		}
 	}
 	return id
-}
-
-// waitDeliveries waits for the webhook attempts in flight.
-func waitDeliveries(t *testing.T, p *mockplatform.Platform) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), waitFor)
-	defer cancel()
-	if err := p.WaitDeliveries(ctx); err != nil && !errors.Is(err, context.Canceled) {
-		t.Fatalf("wait deliveries: %v", err)
-	}
 }
 
 // has reports whether s contains every part.
