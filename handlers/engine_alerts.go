@@ -33,9 +33,13 @@ const metricLookback = time.Hour
 // {match: {family: alerts, path: /_evaluation}, action: {preset: monitoring_backend_failure}, times: 1}.
 const EvaluationPath = "/_evaluation"
 
+// evaluationInterval is the cadence of evaluation passes. Scenario files
+// are validated to 1s or more; a scenario built in Go skips that check, so
+// the floor is applied here too (a nanosecond cadence would never let an
+// Advance finish).
 func (w *World) evaluationInterval() time.Duration {
 	if d := w.sc.Alerts.EvaluationInterval.D(); d > 0 {
-		return d
+		return max(d, scenario.MinClockSetting)
 	}
 	return DefaultEvaluationInterval
 }

@@ -8,7 +8,7 @@ import "regexp"
 // AlertSettings are the instance-wide alert settings.
 type AlertSettings struct {
 	// EvaluationInterval is the cadence of rule evaluation on the virtual
-	// clock (default 1m).
+	// clock (default 1m; 1s to 8760h).
 	EvaluationInterval Duration `yaml:"evaluation_interval" json:"evaluation_interval,omitempty"`
 }
 
@@ -53,6 +53,7 @@ func mergeAlerts(dst *Scenario, src *Scenario) {
 // alertRules validates the accounts' alert rules; ids are unique across
 // the scenario.
 func (v *validator) alertRules(s *Scenario) {
+	v.clockSetting(path{"alerts", "evaluation_interval"}, s.Alerts.EvaluationInterval)
 	ruleIDs := map[string]path{}
 	for i := range s.Accounts {
 		a := &s.Accounts[i]

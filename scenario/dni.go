@@ -40,10 +40,8 @@ func (v *validator) dniPool(d *DNIPool, p path, seen map[string]path) {
 		v.reportf(p.with("numbers"), "required: at least one E.164 number")
 	}
 	v.numberList(p.with("numbers"), d.Numbers, seen, "DNI number")
-	switch {
-	case d.Window < 0:
-		v.reportf(p.with("window"), "must be positive")
-	case d.Window == 0:
+	v.clockSetting(p.with("window"), d.Window)
+	if d.Window == 0 {
 		d.Window = Duration(DefaultDNIWindow)
 	}
 }

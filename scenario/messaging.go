@@ -78,12 +78,10 @@ func (s *Scenario) SessionIdle() time.Duration {
 
 // messaging validates the messaging block and the session expiry.
 func (v *validator) messaging(s *Scenario) {
-	if s.Limits.SessionIdle < 0 {
-		v.reportf(path{"limits", "session_idle"}, "must not be negative")
-	}
+	v.clockSetting(path{"limits", "session_idle"}, s.Limits.SessionIdle)
 	if m := s.Messaging; m != nil {
 		mp := path{"messaging"}
-		v.nonNegative(mp.with("token_ttl"), int64(m.TokenTTL))
+		v.clockSetting(mp.with("token_ttl"), m.TokenTTL)
 		v.nonNegative(mp.with("max_connections"), int64(m.MaxConnections))
 		v.nonNegative(mp.with("max_message_bytes"), m.MaxMessageBytes)
 		v.nonNegative(mp.with("chunk_words"), int64(m.ChunkWords))

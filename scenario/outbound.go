@@ -134,7 +134,7 @@ func (o *ProjectOutbound) Destination(number string) *OutboundDestination {
 // and fills in their defaults.
 func (v *validator) outbound(s *Scenario) {
 	if s.Outbound != nil {
-		v.nonNegative(path{"outbound", "retention"}, int64(s.Outbound.Retention))
+		v.clockSetting(path{"outbound", "retention"}, s.Outbound.Retention)
 	}
 	for i := range s.Accounts {
 		a := &s.Accounts[i]
@@ -144,7 +144,7 @@ func (v *validator) outbound(s *Scenario) {
 			if rl.Calls < 1 {
 				v.reportf(rp.with("calls"), "must be at least 1")
 			}
-			v.nonNegative(rp.with("window"), int64(rl.Window))
+			v.clockSetting(rp.with("window"), rl.Window)
 			if rl.Window == 0 {
 				rl.Window = Duration(DefaultRateWindow)
 			}
@@ -198,7 +198,7 @@ func (v *validator) projectOutbound(o *ProjectOutbound, p path) {
 }
 
 func (v *validator) timing(t *CallTiming, p path) {
-	v.nonNegative(p.with("queue"), int64(t.Queue))
-	v.nonNegative(p.with("ring"), int64(t.Ring))
-	v.nonNegative(p.with("talk"), int64(t.Talk))
+	v.clockSetting(p.with("queue"), t.Queue)
+	v.clockSetting(p.with("ring"), t.Ring)
+	v.clockSetting(p.with("talk"), t.Talk)
 }
