@@ -84,8 +84,13 @@ func TestWebhookDeliveryThroughPlatform(t *testing.T) {
 	if d := p.Deliveries(); len(d) != 0 {
 		t.Fatalf("deliveries after reset: %+v", d)
 	}
-	// The evaluation timer is re-armed after the reset.
-	if p.clock.Pending() == 0 {
-		t.Fatal("no evaluation timer after reset")
+	// After the reset no rule exists, so no evaluation timer runs; a new
+	// rule arms it again.
+	if n := p.clock.Pending(); n != 0 {
+		t.Fatalf("%d timers after a reset to a scenario without rules", n)
+	}
+	do("POST", p.BuilderURL("us")+"/v1/alert-rules", `{"name":"v","metric":"call_volume","operator":">=","threshold_value":2,"window_duration":"5m"}`, bk...)
+	if n := p.clock.Pending(); n != 1 {
+		t.Fatalf("%d timers after creating a rule, want the evaluation timer", n)
 	}
 }

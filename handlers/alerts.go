@@ -106,25 +106,25 @@ func (alertRuleView) fieldRules() map[string]FieldRule {
 type alertsState struct {
 	// mu serialises the count-then-insert (and delete) of alert rules,
 	// whose per-account limit is checked against the store, and the
-	// evaluation passes; it guards apiErrors. It is held across store
-	// calls.
+	// evaluation passes. It is held across store calls. (The recorded API
+	// errors live in the store, store/metrics_query.go.)
 	mu sync.Mutex
-	// apiErrors are the runtime API errors recorded through
-	// RecordAPIError since the last reset.
-	apiErrors []apiErrorMark
 	// history is each rule's state over time (alerts_history.go), by
 	// region and id.
 	history map[string]*ruleHistory
+	// schedMu guards sched, the evaluation timer's state; a leaf, taken
+	// under mu or alone (engine_alerts_schedule.go).
+	schedMu sync.Mutex
+	sched   evalSchedule
 }
 
-// resetAlerts forgets the recorded API errors and arms the evaluation
-// timer of the new generation.
+// resetAlerts forgets the state histories and arms the evaluation timer of
+// the new generation (the store's reset forgot the recorded API errors).
 func (a *API) resetAlerts() {
 	a.alerts.mu.Lock()
-	a.alerts.apiErrors = nil
 	a.alerts.history = nil
 	a.alerts.mu.Unlock()
-	a.armEvaluation(a.generation())
+	a.armEvaluation()
 }
 
 // Alert rule vocabulary (spec 2.3), the one the scenario validates by.
@@ -319,6 +319,7 @@ func (a *API) handleAlertRuleCreate(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
+	a.wakeEvaluation()
 	c.JSON(http.StatusCreated, r.view())
 	return nil
 }
@@ -415,6 +416,9 @@ func (a *API) handleAlertRuleUpdate(c *gin.Context) error {
 	}
 	if err != nil {
 		return err
+	}
+	if r.Enabled {
+		a.wakeEvaluation()
 	}
 	c.JSON(http.StatusOK, r.view())
 	return nil

@@ -91,6 +91,7 @@ type API struct {
 	//	                which runs inside store transactions and reads the
 	//	                runtime index without a lock
 	//	alerts.mu       held across an evaluation pass and store calls
+	//	alerts.schedMu  the evaluation timer's state: a leaf
 	//	webhooks.mu     taken under alerts.mu (a pass announces events)
 	//	session.mu      one per messaging session (messaging_session.go),
 	//	                then its sockets' rtConn.mu

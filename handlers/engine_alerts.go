@@ -1,17 +1,19 @@
 package handlers
 
 // Alert rule evaluation on the virtual clock (spec 2.3, 3.1, 6.1;
-// docs/fidelity.md G6). Every evaluation interval (scenario
-// alerts.evaluation_interval, default 1m) each enabled rule computes its
-// metric over its window from the world and moves its state; a move into
-// alert sends alerts.triggered, alert → ok sends alerts.resolved.
+// docs/fidelity.md G6, M12.6; docs/time.md). Every evaluation interval
+// (scenario alerts.evaluation_interval, default 1m) each enabled rule
+// computes its metric over its window and moves its state; a move into
+// alert sends alerts.triggered, alert → ok sends alerts.resolved. The
+// metrics come from the store's per-project aggregates (store/metrics.go),
+// so a pass costs O(rules × minutes in the window), not O(conversations).
+// The cadence timer runs only while an enabled rule exists
+// (engine_alerts_schedule.go).
 
 import (
 	"context"
 	"errors"
 	"slices"
-	"sort"
-	"strings"
 	"time"
 
 	"github.com/agentplatform/mockplatform/faults"
@@ -22,11 +24,6 @@ import (
 // DefaultEvaluationInterval is the evaluation cadence unless the scenario
 // sets alerts.evaluation_interval.
 const DefaultEvaluationInterval = time.Minute
-
-// metricLookback is how far before a window's start conversations are
-// read for events inside the window (turns, function errors, crashes of
-// conversations that started earlier).
-const metricLookback = time.Hour
 
 // EvaluationPath is the path a fault rule of family alerts matches to fail
 // an evaluation pass (the rules move to unknown), e.g.
@@ -44,20 +41,6 @@ func (w *World) evaluationInterval() time.Duration {
 	return DefaultEvaluationInterval
 }
 
-// armEvaluation starts the evaluation timer of a reset generation; it
-// re-arms itself after each pass and stops once the generation is stale.
-func (a *API) armEvaluation(gen uint64) {
-	var tick func(now time.Time)
-	tick = func(now time.Time) {
-		if a.generation() != gen || a.bg.Err() != nil {
-			return
-		}
-		a.evaluateAlertsAt(now)
-		a.clock.At(now.Add(a.world().evaluationInterval()), tick)
-	}
-	a.clock.At(a.clock.Now().Add(a.world().evaluationInterval()), tick)
-}
-
 // EvaluateAlerts runs one evaluation pass now (the control plane's
 // "evaluate now"), with the webhook attempts it starts, on the clock's
 // path: the pass is a timer due now and an Advance of zero fires it (and
@@ -73,47 +56,6 @@ func (a *API) EvaluateAlerts(ctx context.Context) error {
 	_, err := a.clock.Advance(ctx, 0)
 	return err
 }
-
-// RecordAPIError records one runtime API error of a project (an input of
-// the api_errors metric besides 5xx answers in the journal), at now.
-func (a *API) RecordAPIError(accountRef, projectRef string) error {
-	acct := a.world().account(accountRef)
-	if acct == nil {
-		return errors.New("unknown account " + accountRef)
-	}
-	proj := acct.Project(projectRef)
-	if proj == nil {
-		return errors.New("unknown project " + projectRef)
-	}
-	a.alerts.mu.Lock()
-	a.alerts.apiErrors = append(a.alerts.apiErrors, apiErrorMark{At: a.clock.Now(), Region: acct.Region, Account: acct.ID, Project: proj.ID})
-	a.alerts.mu.Unlock()
-	return nil
-}
-
-// apiErrorMark is one runtime API error attributed to a project.
-type apiErrorMark struct {
-	At                       time.Time
-	Region, Account, Project string
-}
-
-// turnSample is one agent turn: when the user spoke and the latency.
-type turnSample struct {
-	At time.Time
-	MS int64
-}
-
-// scopeData is what one project's conversations give the metrics.
-type scopeData struct {
-	starts   []time.Time
-	turns    []turnSample
-	funcErrs []time.Time
-	crashes  []time.Time
-}
-
-// runtimeFamilies are the families whose 5xx answers count as api_errors.
-var runtimeFamilies = map[string]bool{"chat": true, "conversations": true, "concurrency": true, "handoff": true,
-	"outbound": true, "external_events": true, "dni": true}
 
 // evaluationFails reports whether a fault rule fails this pass: only
 // consulted when some rule targets EvaluationPath.
@@ -159,12 +101,17 @@ type alertEventBody struct {
 
 var errSkipRule = errors.New("rule changed during evaluation")
 
-// evaluateAlertsAt runs one evaluation pass at now.
-func (a *API) evaluateAlertsAt(now time.Time) {
+// evaluateAlertsAt runs one evaluation pass at now over the enabled rules
+// of every region, and reports whether there was any (a pass without
+// rules does nothing, and consults no fault rule).
+func (a *API) evaluateAlertsAt(now time.Time) bool {
 	a.alerts.mu.Lock()
 	defer a.alerts.mu.Unlock()
-	failed := a.evaluationFails()
-	var events []alertEvent
+	type regionRules struct {
+		region string
+		rules  []*alertRule
+	}
+	var work []regionRules
 	for _, region := range scenario.Regions {
 		rules, err := a.listAlertRules(region, "")
 		if err != nil {
@@ -172,16 +119,23 @@ func (a *API) evaluateAlertsAt(now time.Time) {
 			continue
 		}
 		rules = slices.DeleteFunc(rules, func(r *alertRule) bool { return !r.Enabled })
-		if len(rules) == 0 {
-			continue
+		if len(rules) > 0 {
+			work = append(work, regionRules{region, rules})
 		}
-		ev := a.newEvaluatorLocked(region, now, rules)
-		for _, r := range rules {
+	}
+	if len(work) == 0 {
+		return false
+	}
+	failed := a.evaluationFails()
+	a.store.PruneAPIErrors(now.Add(-longestWindow))
+	var events []alertEvent
+	for _, rr := range work {
+		for _, r := range rr.rules {
 			value, hasData := int64(0), false
 			if !failed {
-				value, hasData = ev.value(r)
+				value, hasData = a.ruleValue(rr.region, r, now)
 			}
-			if e := a.applyEvaluation(region, r, now, failed, value, hasData); e != nil {
+			if e := a.applyEvaluation(rr.region, r, now, failed, value, hasData); e != nil {
 				events = append(events, *e)
 			}
 		}
@@ -189,55 +143,12 @@ func (a *API) evaluateAlertsAt(now time.Time) {
 	for _, e := range events {
 		a.announce(e, now)
 	}
+	return true
 }
 
-// evaluator holds one region's metric inputs for a pass.
-type evaluator struct {
-	a      *API
-	region string
-	now    time.Time
-	scopes map[string]*scopeData // account/project
-	apiErr []apiErrorMark
-}
-
-func (a *API) newEvaluatorLocked(region string, now time.Time, rules []*alertRule) *evaluator {
-	ev := &evaluator{a: a, region: region, now: now, scopes: map[string]*scopeData{}}
-	// One scan per project, over the longest window any rule needs.
-	maxWin := map[string]time.Duration{}
-	needAPI := false
-	w := a.world()
-	for _, r := range rules {
-		win := windowOf(r.WindowDuration)
-		var projects []string
-		if r.ProjectID != nil {
-			projects = []string{*r.ProjectID}
-		} else if acct := w.account(r.AccountID); acct != nil {
-			for i := range acct.Projects {
-				projects = append(projects, acct.Projects[i].ID)
-			}
-		}
-		for _, p := range projects {
-			k := r.AccountID + "/" + p
-			maxWin[k] = max(maxWin[k], win)
-		}
-		if r.Metric == "api_errors" {
-			needAPI = true
-		}
-	}
-	keys := make([]string, 0, len(maxWin))
-	for k := range maxWin {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		acct, proj, _ := strings.Cut(k, "/")
-		ev.scopes[k] = a.scanScope(region, acct, proj, now.Add(-maxWin[k]-metricLookback), now)
-	}
-	if needAPI {
-		ev.apiErr = a.apiErrorMarksLocked(region, now.Add(-time.Hour), now)
-	}
-	return ev
-}
+// longestWindow is the longest window_duration: recorded API errors older
+// than that can never count again.
+const longestWindow = time.Hour
 
 func windowOf(s string) time.Duration {
 	switch s {
@@ -249,143 +160,6 @@ func windowOf(s string) time.Duration {
 		return time.Hour
 	}
 	return 5 * time.Minute
-}
-
-// scanScope reads a project's conversations started in [from, now] and
-// keeps what the metrics need.
-func (a *API) scanScope(region, account, project string, from, now time.Time) *scopeData {
-	d := &scopeData{}
-	list, _, err := a.store.ListConversations(store.ConversationQuery{Region: region, AccountID: account, ProjectID: project,
-		From: from, To: now.Add(time.Nanosecond)})
-	if err != nil {
-		a.log.Error("alert evaluation: list conversations", "err", err)
-		return d
-	}
-	for _, c := range list {
-		d.starts = append(d.starts, c.StartedAt)
-		for i, t := range c.Turns {
-			if i == 0 && t.UserInput == "" && !t.IsSilence && !t.IsOOD && t.Latency == 0 {
-				continue // the greeting: no user turn, no latency
-			}
-			d.turns = append(d.turns, turnSample{At: t.UserInputAt, MS: t.Latency.Milliseconds()})
-		}
-		d.funcErrs = append(d.funcErrs, c.FunctionErrors...)
-		d.crashes = append(d.crashes, c.Crashes...)
-	}
-	return d
-}
-
-// apiErrorMarks collects the runtime API errors of a region in [from, now]:
-// 5xx answers of runtime families in the journal whose path names the
-// account and project, and the recorded ones. a.alerts.mu must be held.
-func (a *API) apiErrorMarksLocked(region string, from, now time.Time) []apiErrorMark {
-	w := a.world()
-	var out []apiErrorMark
-	for _, e := range a.journal.List(Filter{}) {
-		if e.Status < 500 || !runtimeFamilies[e.Family] || e.Time.Before(from) || e.Time.After(now) {
-			continue
-		}
-		if pair, _ := regionPair("runtime", e.Region); pair != region {
-			continue
-		}
-		segs := strings.Split(strings.Trim(subPath(e.Path), "/"), "/")
-		if len(segs) < 3 {
-			continue
-		}
-		acct := w.account(segs[1])
-		if acct == nil || acct.Region != region {
-			continue
-		}
-		proj := acct.Project(segs[2])
-		if proj == nil {
-			continue
-		}
-		out = append(out, apiErrorMark{At: e.Time, Region: region, Account: acct.ID, Project: proj.ID})
-	}
-	for _, m := range a.alerts.apiErrors {
-		if m.Region == region && !m.At.Before(from) && !m.At.After(now) {
-			out = append(out, m)
-		}
-	}
-	return out
-}
-
-// value computes a rule's metric over its window and whether the window
-// had data (docs/fidelity.md G6): conversation activity in the scope, or,
-// for api_errors, at least one API error.
-func (ev *evaluator) value(r *alertRule) (int64, bool) {
-	from := ev.now.Add(-windowOf(r.WindowDuration))
-	in := func(t time.Time) bool { return !t.Before(from) && !t.After(ev.now) }
-	var scopes []*scopeData
-	projects := map[string]bool{}
-	for k, d := range ev.scopes {
-		acct, proj, _ := strings.Cut(k, "/")
-		if acct != r.AccountID || r.ProjectID != nil && *r.ProjectID != proj {
-			continue
-		}
-		scopes = append(scopes, d)
-		projects[proj] = true
-	}
-	var starts, funcErrs, crashes int64
-	var lat []int64
-	for _, d := range scopes {
-		for _, t := range d.starts {
-			if in(t) {
-				starts++
-			}
-		}
-		for _, t := range d.turns {
-			if in(t.At) {
-				lat = append(lat, t.MS)
-			}
-		}
-		for _, t := range d.funcErrs {
-			if in(t) {
-				funcErrs++
-			}
-		}
-		for _, t := range d.crashes {
-			if in(t) {
-				crashes++
-			}
-		}
-	}
-	activity := starts > 0 || len(lat) > 0 || funcErrs > 0 || crashes > 0
-	switch r.Metric {
-	case "call_volume":
-		return starts, activity
-	case "function_errors":
-		return funcErrs, activity
-	case "call_crashes":
-		return crashes, activity
-	case "turn_latency_p50":
-		return percentile(lat, 50), len(lat) > 0
-	case "turn_latency_p95":
-		return percentile(lat, 95), len(lat) > 0
-	case "api_errors":
-		var n int64
-		for _, m := range ev.apiErr {
-			if m.Account == r.AccountID && projects[m.Project] && in(m.At) {
-				n++
-			}
-		}
-		return n, activity || n > 0
-	}
-	return 0, false
-}
-
-// percentile is the nearest-rank percentile of values (0 for none).
-func percentile(values []int64, p int) int64 {
-	if len(values) == 0 {
-		return 0
-	}
-	s := slices.Clone(values)
-	slices.Sort(s)
-	rank := (p*len(s) + 99) / 100 // ceil(p/100 * n)
-	if rank < 1 {
-		rank = 1
-	}
-	return s[rank-1]
 }
 
 // breaches applies a rule's operator.

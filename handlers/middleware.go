@@ -112,11 +112,13 @@ func (a *API) record(c *gin.Context) {
 			}
 			c.Set(ctxJournalStatus, status)
 			a.journal.add(c, rec, now)
+			a.noteRuntimeError(c, status, now)
 			panic(v)
 		}
 	}()
 	c.Next()
 	a.journal.add(c, rec, now)
+	a.noteRuntimeError(c, rec.Status(), now)
 }
 
 // recorder captures the first bytes of a response for the journal.

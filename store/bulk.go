@@ -39,12 +39,25 @@ func (s *Store) PutConversations(cs []*Conversation) error {
 			return fmt.Errorf("store: put conversations: encode %s/%s: %w", cs[i].Region, cs[i].ID, err)
 		}
 	}
+	wrote := false
 	err := s.update(func(tx *buntdb.Tx) error {
+		olds := make([]*Conversation, len(cs)) // the records replaced, for the aggregates
 		for i, c := range cs {
 			idKey := convIDKey(c.Region, c.ID)
 			oldPK, _, err := get(tx, idKey)
 			if err != nil {
 				return err
+			}
+			if oldPK != "" {
+				raw, ok, err := get(tx, oldPK)
+				if err != nil {
+					return err
+				}
+				if ok {
+					if olds[i], err = s.oldConv(oldPK, raw); err != nil {
+						return err
+					}
+				}
 			}
 			pk := convKey(c)
 			if oldPK != pk {
@@ -61,9 +74,16 @@ func (s *Store) PutConversations(cs []*Conversation) error {
 				return err
 			}
 		}
+		for i, c := range cs {
+			s.convReplaced(olds[i], c)
+		}
+		wrote = true
 		return nil
 	})
 	if err != nil {
+		if wrote {
+			s.metricsInvalid() // the commit failed after the aggregates moved
+		}
 		return fmt.Errorf("store: put conversations: %w", err)
 	}
 	if len(cs) > 0 {

@@ -102,6 +102,7 @@ func (s *Store) InsertConversation(c *Conversation) error {
 	if err := checkConv("insert conversation", c); err != nil {
 		return err
 	}
+	wrote := false
 	err := s.update(func(tx *buntdb.Tx) error {
 		_, ok, err := get(tx, convIDKey(c.Region, c.ID))
 		if err != nil {
@@ -110,9 +111,17 @@ func (s *Store) InsertConversation(c *Conversation) error {
 		if ok {
 			return ErrExists
 		}
-		return s.writeConv(tx, c, "", 0)
+		if err := s.writeConv(tx, c, "", 0); err != nil {
+			return err
+		}
+		s.convReplaced(nil, c)
+		wrote = true
+		return nil
 	})
 	if err != nil {
+		if wrote {
+			s.metricsInvalid() // the commit failed after the aggregates moved
+		}
 		return fmt.Errorf("store: insert conversation %s/%s: %w", c.Region, c.ID, err)
 	}
 	s.convChanged(projectOf(c))
@@ -125,6 +134,7 @@ func (s *Store) PutConversation(c *Conversation) error {
 		return err
 	}
 	oldProj := projectOf(c)
+	wrote := false
 	err := s.update(func(tx *buntdb.Tx) error {
 		oldPK, _, err := get(tx, convIDKey(c.Region, c.ID))
 		if err != nil {
@@ -133,9 +143,29 @@ func (s *Store) PutConversation(c *Conversation) error {
 		if p, ok := projectOfKey(oldPK); ok {
 			oldProj = p
 		}
-		return s.writeConv(tx, c, oldPK, 0)
+		var old *Conversation
+		if oldPK != "" {
+			raw, ok, err := get(tx, oldPK)
+			if err != nil {
+				return err
+			}
+			if ok {
+				if old, err = s.oldConv(oldPK, raw); err != nil {
+					return err
+				}
+			}
+		}
+		if err := s.writeConv(tx, c, oldPK, 0); err != nil {
+			return err
+		}
+		s.convReplaced(old, c)
+		wrote = true
+		return nil
 	})
 	if err != nil {
+		if wrote {
+			s.metricsInvalid() // the commit failed after the aggregates moved
+		}
 		return fmt.Errorf("store: put conversation %s/%s: %w", c.Region, c.ID, err)
 	}
 	s.convChanged(projectOf(c), oldProj)
@@ -187,6 +217,7 @@ func (s *Store) UpdateConversation(region, id string, fn func(c *Conversation) e
 	var out *Conversation
 	var oldProj ProjectRef
 	var fnErr error
+	var wrote bool
 	err := s.update(func(tx *buntdb.Tx) error {
 		pk, ok, err := get(tx, convIDKey(region, id))
 		if err != nil {
@@ -212,6 +243,7 @@ func (s *Store) UpdateConversation(region, id string, fn func(c *Conversation) e
 			}
 		}
 		oldProj = projectOf(c)
+		oldEv := convEvents(c, nil)
 		if err := fn(c); err != nil {
 			fnErr = err
 			return err
@@ -223,12 +255,25 @@ func (s *Store) UpdateConversation(region, id string, fn func(c *Conversation) e
 			return err
 		}
 		out = c
-		return s.writeConv(tx, c, pk, len(raw)+256)
+		if err := s.writeConv(tx, c, pk, len(raw)+256); err != nil {
+			return err
+		}
+		newEv := convEvents(c, nil)
+		s.metrics.mu.Lock()
+		if !s.metrics.replaceLocked(oldProj, oldEv, projectOf(c), newEv) {
+			s.metrics.valid = false
+		}
+		s.metrics.mu.Unlock()
+		wrote = true
+		return nil
 	})
 	if fnErr != nil {
 		return nil, fnErr
 	}
 	if err != nil {
+		if wrote {
+			s.metricsInvalid() // the commit failed after the aggregates moved
+		}
 		return nil, fmt.Errorf("store: update conversation %s/%s: %w", region, id, err)
 	}
 	s.convChanged(projectOf(out), oldProj)

@@ -83,6 +83,8 @@ type Store struct {
 
 	// convs caches decoded conversations (convcache.go).
 	convs convCache
+	// metrics are the per-project aggregates of alert metrics (metrics.go).
+	metrics metrics
 }
 
 // ConversationsVersion returns a counter incremented by every committed
@@ -158,8 +160,11 @@ func Open(path string) (*Store, error) {
 		return nil, fmt.Errorf("store: configure %q: %w", p, err)
 	}
 	// No secondary indexes are used (order is encoded in keys), so there is
-	// nothing to re-create here.
-	return &Store{db: db, path: p}, nil
+	// nothing to re-create here. The metric aggregates of a file's data are
+	// rebuilt on the first query.
+	s := &Store{db: db, path: p}
+	s.metrics.resetLocked(p == ":memory:")
+	return s, nil
 }
 
 // Close closes the store. It is idempotent: later calls return the result
@@ -293,6 +298,8 @@ func (s *Store) Len() (int, error) {
 // restored any number of times, into this store or another one.
 type Snapshot struct {
 	kvs []kv // ascending key order
+	// metrics are the aggregates of the data (nil: rebuilt after Restore).
+	metrics map[ProjectRef]*projMetrics
 }
 
 type kv struct{ k, v string }
@@ -307,6 +314,9 @@ func (s *Store) Snapshot() (*Snapshot, error) {
 			return err
 		}
 		snap.kvs = make([]kv, 0, n)
+		s.metrics.mu.Lock()
+		snap.metrics = s.metrics.snapshotLocked()
+		s.metrics.mu.Unlock()
 		return tx.Ascend("", func(k, v string) bool {
 			snap.kvs = append(snap.kvs, kv{k, v})
 			return true
@@ -329,17 +339,28 @@ func (s *Store) Restore(snap *Snapshot) error {
 			return err
 		}
 		s.convs.clear() // for memory only: entries validate themselves
-		if snap == nil {
-			return nil
-		}
-		for _, p := range snap.kvs {
-			if err := set(tx, p.k, p.v); err != nil {
-				return err
+		if snap != nil {
+			for _, p := range snap.kvs {
+				if err := set(tx, p.k, p.v); err != nil {
+					return err
+				}
 			}
+		}
+		s.metrics.mu.Lock()
+		defer s.metrics.mu.Unlock()
+		switch {
+		case snap == nil:
+			s.metrics.resetLocked(true)
+		case snap.metrics != nil:
+			s.metrics.resetLocked(true)
+			s.metrics.projects = copyProjects(snap.metrics)
+		default:
+			s.metrics.resetLocked(false)
 		}
 		return nil
 	})
 	if err != nil {
+		s.metricsInvalid()
 		return fmt.Errorf("store: restore: %w", err)
 	}
 	s.convChanged()

@@ -1,0 +1,530 @@
+package store
+
+// Per-project metric aggregates of the conversation data, for alert
+// evaluation (docs/fidelity.md M12.6): conversation starts, agent turns
+// with their latency, function errors and call crashes, each kept in
+// per-minute buckets of its event time, plus the runtime API errors the
+// platform records. A query over a window costs O(projects × minutes in
+// the window) (and the events of the two partial minutes at its ends),
+// whatever the number of stored conversations.
+//
+// The aggregates are derived data, never written to the database. Every
+// conversation write updates them in its transaction (the difference
+// between the record's old and new events); Restore copies those of the
+// snapshot (or rebuilds them lazily); a store opened on a file with data
+// rebuilds them on the first query. API errors are not conversation data:
+// they live only in memory, and Restore clears them.
+//
+// Lock order: the database's lock, then metrics.mu. A writer updates the
+// aggregates while it holds the write transaction; a rebuild reads in a
+// read transaction and takes metrics.mu inside it.
+
+import (
+	"cmp"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/tidwall/buntdb"
+)
+
+// MetricsLookback bounds the conversations a window reads: an event of a
+// conversation counts in the window [from, to] only when the conversation
+// started in [from-MetricsLookback, to] (docs/fidelity.md M12.6).
+const MetricsLookback = time.Hour
+
+// Kinds of metric events.
+const (
+	evStart uint8 = iota
+	evTurn
+	evFuncErr
+	evCrash
+	numKinds
+)
+
+// minuteNS is the length of a bucket in nanoseconds.
+const minuteNS = int64(time.Minute)
+
+// tpoint is an instant as its minute (floor of Unix seconds / 60) and the
+// nanoseconds into that minute: it covers every time.Time without the
+// overflow of UnixNano, and orders like the instants.
+type tpoint struct{ min, off int64 }
+
+func tp(t time.Time) tpoint {
+	sec := t.Unix()
+	m := sec / 60
+	if sec%60 < 0 {
+		m--
+	}
+	return tpoint{m, (sec-m*60)*int64(time.Second) + int64(t.Nanosecond())}
+}
+
+func (a tpoint) cmp(b tpoint) int {
+	return cmp.Or(cmp.Compare(a.min, b.min), cmp.Compare(a.off, b.off))
+}
+
+// mevent is one metric event of a conversation.
+type mevent struct {
+	kind  uint8
+	at    tpoint
+	ms    int64  // turn latency in milliseconds
+	start tpoint // the conversation's start
+}
+
+func (a mevent) cmp(b mevent) int {
+	return cmp.Or(cmp.Compare(a.kind, b.kind), a.at.cmp(b.at), cmp.Compare(a.ms, b.ms), a.start.cmp(b.start))
+}
+
+// regular reports whether the event lies in [start, start+MetricsLookback]:
+// then it counts in every window that contains it, and sits in the
+// buckets; other events are checked against the lookback one by one.
+func (e mevent) regular() bool {
+	if e.kind == evStart {
+		return true
+	}
+	lim := e.start
+	lim.off += int64(MetricsLookback)
+	lim.min += lim.off / minuteNS
+	lim.off %= minuteNS
+	return e.start.cmp(e.at) <= 0 && e.at.cmp(lim) <= 0
+}
+
+// convEvents appends the metric events of c to out, sorted.
+func convEvents(c *Conversation, out []mevent) []mevent {
+	if c == nil {
+		return out
+	}
+	start := tp(c.StartedAt)
+	out = append(out, mevent{kind: evStart, at: start, start: start})
+	for i := range c.Turns {
+		t := &c.Turns[i]
+		if i == 0 && t.UserInput == "" && !t.IsSilence && !t.IsOOD && t.Latency == 0 {
+			continue // the greeting: no user turn, no latency
+		}
+		out = append(out, mevent{kind: evTurn, at: tp(t.UserInputAt), ms: t.Latency.Milliseconds(), start: start})
+	}
+	for _, t := range c.FunctionErrors {
+		out = append(out, mevent{kind: evFuncErr, at: tp(t), start: start})
+	}
+	for _, t := range c.Crashes {
+		out = append(out, mevent{kind: evCrash, at: tp(t), start: start})
+	}
+	slices.SortFunc(out, mevent.cmp)
+	return out
+}
+
+// bucket holds the events of one minute of one series.
+type bucket struct {
+	ev     []bev // sorted by (off, ms) when sorted is true
+	sorted bool
+	// hist is the latency histogram of the whole bucket (sorted distinct
+	// values with cumulative counts), built on demand; nil when stale.
+	hist *hist
+}
+
+type bev struct{ off, ms int64 }
+
+func (a bev) cmp(b bev) int { return cmp.Or(cmp.Compare(a.off, b.off), cmp.Compare(a.ms, b.ms)) }
+
+func (b *bucket) add(e bev) {
+	switch n := len(b.ev); {
+	case n == 0:
+		b.sorted = true
+	case b.sorted && b.ev[n-1].cmp(e) > 0:
+		b.sorted = false
+	}
+	b.ev = append(b.ev, e)
+	b.hist = nil
+}
+
+func (b *bucket) sort() {
+	if !b.sorted {
+		slices.SortFunc(b.ev, bev.cmp)
+		b.sorted = true
+	}
+}
+
+// remove drops one event equal to e and reports whether there was one.
+func (b *bucket) remove(e bev) bool {
+	b.sort()
+	i, ok := slices.BinarySearchFunc(b.ev, e, bev.cmp)
+	if !ok {
+		return false
+	}
+	b.ev = slices.Delete(b.ev, i, i+1)
+	b.hist = nil
+	return true
+}
+
+// span returns the index range of events with off in [lo, hi].
+func (b *bucket) span(lo, hi int64) (int, int) {
+	b.sort()
+	i, _ := slices.BinarySearchFunc(b.ev, lo, func(e bev, t int64) int { return cmp.Compare(e.off, t) })
+	j, _ := slices.BinarySearchFunc(b.ev, hi+1, func(e bev, t int64) int { return cmp.Compare(e.off, t) })
+	return i, j
+}
+
+func (b *bucket) histogram() *hist {
+	if b.hist == nil {
+		ms := make([]int64, len(b.ev))
+		for i, e := range b.ev {
+			ms[i] = e.ms
+		}
+		b.hist = newHist(ms)
+	}
+	return b.hist
+}
+
+// hist is a multiset of values: sorted distinct values and, for each, the
+// number of values up to it.
+type hist struct {
+	vals []int64
+	cum  []int64
+}
+
+// newHist builds a histogram of values (which it sorts in place).
+func newHist(values []int64) *hist {
+	slices.Sort(values)
+	h := &hist{}
+	for i, v := range values {
+		if n := len(h.vals); n > 0 && h.vals[n-1] == v {
+			h.cum[n-1] = int64(i + 1)
+			continue
+		}
+		h.vals = append(h.vals, v)
+		h.cum = append(h.cum, int64(i+1))
+	}
+	return h
+}
+
+// countLE is the number of values <= v.
+func (h *hist) countLE(v int64) int64 {
+	i, found := slices.BinarySearch(h.vals, v)
+	if found {
+		return h.cum[i]
+	}
+	if i == 0 {
+		return 0
+	}
+	return h.cum[i-1]
+}
+
+// series is one kind of event of one project, bucketed by minute.
+type series map[int64]*bucket
+
+func (s series) add(at tpoint, ms int64) {
+	b := s[at.min]
+	if b == nil {
+		b = &bucket{}
+		s[at.min] = b
+	}
+	b.add(bev{at.off, ms})
+}
+
+func (s series) remove(at tpoint, ms int64) bool {
+	b := s[at.min]
+	if b == nil || !b.remove(bev{at.off, ms}) {
+		return false
+	}
+	if len(b.ev) == 0 {
+		delete(s, at.min)
+	}
+	return true
+}
+
+// each calls fn for every bucket that holds events in [from, to], with the
+// index range of those events and whether that is the whole bucket.
+func (s series) each(from, to tpoint, fn func(b *bucket, i, j int, whole bool)) {
+	if len(s) == 0 || to.cmp(from) < 0 {
+		return
+	}
+	visit := func(m int64, b *bucket) {
+		lo, hi := int64(0), minuteNS-1
+		if m == from.min {
+			lo = from.off
+		}
+		if m == to.min {
+			hi = to.off
+		}
+		if lo == 0 && hi == minuteNS-1 {
+			fn(b, 0, len(b.ev), true)
+			return
+		}
+		i, j := b.span(lo, hi)
+		if i < j {
+			fn(b, i, j, false)
+		}
+	}
+	if to.min-from.min+1 > int64(len(s)) {
+		// A range longer than the data: walk the buckets instead.
+		for m, b := range s {
+			if m >= from.min && m <= to.min {
+				visit(m, b)
+			}
+		}
+		return
+	}
+	for m := from.min; m <= to.min; m++ {
+		if b := s[m]; b != nil {
+			visit(m, b)
+		}
+	}
+}
+
+func (s series) count(from, to tpoint) int64 {
+	var n int64
+	s.each(from, to, func(_ *bucket, i, j int, _ bool) { n += int64(j - i) })
+	return n
+}
+
+// projMetrics are the aggregates of one project.
+type projMetrics struct {
+	kinds [numKinds]series
+	// odd are the events outside [start, start+MetricsLookback] of their
+	// conversation (rare: conversations over an hour long, or times
+	// before the start), checked one by one against each window.
+	odd []mevent
+}
+
+func newProjMetrics() *projMetrics {
+	pm := &projMetrics{}
+	for k := range pm.kinds {
+		pm.kinds[k] = series{}
+	}
+	return pm
+}
+
+func (pm *projMetrics) empty() bool {
+	for _, s := range pm.kinds {
+		if len(s) > 0 {
+			return false
+		}
+	}
+	return len(pm.odd) == 0
+}
+
+func (pm *projMetrics) add(e mevent) {
+	if !e.regular() {
+		pm.odd = append(pm.odd, e)
+		return
+	}
+	pm.kinds[e.kind].add(e.at, e.ms)
+}
+
+func (pm *projMetrics) remove(e mevent) bool {
+	if !e.regular() {
+		i := slices.IndexFunc(pm.odd, func(o mevent) bool { return o.cmp(e) == 0 })
+		if i < 0 {
+			return false
+		}
+		pm.odd = slices.Delete(pm.odd, i, i+1)
+		return true
+	}
+	return pm.kinds[e.kind].remove(e.at, e.ms)
+}
+
+// metrics are the store's aggregates (see the top of this file).
+type metrics struct {
+	mu sync.Mutex
+	// valid is false until a rebuild when the aggregates may not match
+	// the data (a store opened on a file, a failed commit).
+	valid    bool
+	projects map[ProjectRef]*projMetrics
+	// apiErrors are the runtime API errors recorded per project, in
+	// memory only.
+	apiErrors map[ProjectRef]*points
+}
+
+func (m *metrics) projLocked(ref ProjectRef) *projMetrics {
+	pm := m.projects[ref]
+	if pm == nil {
+		pm = newProjMetrics()
+		m.projects[ref] = pm
+	}
+	return pm
+}
+
+// replaceLocked moves the aggregates from the old version of a
+// conversation to the new one (either may be nil). It reports false when
+// an old event was missing, i.e. the aggregates had drifted from the data.
+func (m *metrics) replaceLocked(oldRef ProjectRef, oldEv []mevent, newRef ProjectRef, newEv []mevent) bool {
+	if !m.valid {
+		return true // a rebuild will read the data
+	}
+	ok := true
+	if oldRef != newRef {
+		if len(oldEv) > 0 {
+			pm := m.projLocked(oldRef)
+			for _, e := range oldEv {
+				ok = pm.remove(e) && ok
+			}
+			if pm.empty() {
+				delete(m.projects, oldRef)
+			}
+		}
+		if len(newEv) > 0 {
+			pm := m.projLocked(newRef)
+			for _, e := range newEv {
+				pm.add(e)
+			}
+		}
+		return ok
+	}
+	pm := m.projLocked(newRef)
+	// Both lists are sorted: apply the difference only (a new turn is one
+	// event, whatever the conversation's length).
+	i, j := 0, 0
+	for i < len(oldEv) || j < len(newEv) {
+		switch {
+		case j == len(newEv) || i < len(oldEv) && oldEv[i].cmp(newEv[j]) < 0:
+			ok = pm.remove(oldEv[i]) && ok
+			i++
+		case i == len(oldEv) || oldEv[i].cmp(newEv[j]) > 0:
+			pm.add(newEv[j])
+			j++
+		default:
+			i++
+			j++
+		}
+	}
+	if pm.empty() {
+		delete(m.projects, newRef)
+	}
+	return ok
+}
+
+// convReplaced updates the aggregates for a write of a conversation, from
+// old (nil: a new record) to c. It runs inside the write transaction; a
+// drift (which a bug would cause) marks the aggregates for a rebuild.
+func (s *Store) convReplaced(old, c *Conversation) {
+	var oldRef, newRef ProjectRef
+	if old != nil {
+		oldRef = projectOf(old)
+	}
+	if c != nil {
+		newRef = projectOf(c)
+	}
+	oldEv := convEvents(old, nil)
+	newEv := convEvents(c, nil)
+	s.metrics.mu.Lock()
+	defer s.metrics.mu.Unlock()
+	if !s.metrics.replaceLocked(oldRef, oldEv, newRef, newEv) {
+		s.metrics.valid = false
+	}
+}
+
+// metricsInvalid marks the aggregates for a rebuild (after a write whose
+// commit failed: the aggregates may count what was rolled back).
+func (s *Store) metricsInvalid() {
+	s.metrics.mu.Lock()
+	s.metrics.valid = false
+	s.metrics.mu.Unlock()
+}
+
+// resetMetricsLocked empties the aggregates; valid says whether empty is
+// right (an empty store) or a rebuild is due. metrics.mu must be held.
+func (m *metrics) resetLocked(valid bool) {
+	m.valid = valid
+	m.projects = map[ProjectRef]*projMetrics{}
+	m.apiErrors = map[ProjectRef]*points{}
+}
+
+// ensureMetrics rebuilds the aggregates from the data when they are not
+// valid: one read transaction over every conversation.
+func (s *Store) ensureMetrics() error {
+	s.metrics.mu.Lock()
+	valid := s.metrics.valid
+	s.metrics.mu.Unlock()
+	if valid {
+		return nil
+	}
+	return s.view(func(tx *buntdb.Tx) error {
+		s.metrics.mu.Lock()
+		defer s.metrics.mu.Unlock()
+		if s.metrics.valid {
+			return nil
+		}
+		projects := map[ProjectRef]*projMetrics{}
+		var buf []mevent
+		var decErr error
+		err := scanPrefix(tx, pfxConv, func(_, v string) bool {
+			c, err := decodeConv(v)
+			if err != nil {
+				decErr = err
+				return false
+			}
+			ref := projectOf(c)
+			pm := projects[ref]
+			if pm == nil {
+				pm = newProjMetrics()
+				projects[ref] = pm
+			}
+			buf = convEvents(c, buf[:0])
+			for _, e := range buf {
+				pm.add(e)
+			}
+			return true
+		})
+		if err == nil {
+			err = decErr
+		}
+		if err != nil {
+			return err
+		}
+		s.metrics.projects, s.metrics.valid = projects, true
+		return nil
+	})
+}
+
+// snapshotLocked returns a copy of valid aggregates for a snapshot (nil
+// when not valid), API errors excluded. It first sorts every bucket and
+// builds the latency histograms, so that the copy is ready for queries and
+// a restore copies it without touching it. metrics.mu must be held.
+func (m *metrics) snapshotLocked() map[ProjectRef]*projMetrics {
+	if !m.valid {
+		return nil
+	}
+	for _, pm := range m.projects {
+		for k, s := range pm.kinds {
+			for _, b := range s {
+				b.sort()
+				if uint8(k) == evTurn {
+					b.histogram()
+				}
+			}
+		}
+	}
+	return copyProjects(m.projects)
+}
+
+// copyProjects returns a copy of aggregates that leaves src untouched
+// (several stores may restore one snapshot at once). Histograms are
+// immutable and shared.
+func copyProjects(src map[ProjectRef]*projMetrics) map[ProjectRef]*projMetrics {
+	out := make(map[ProjectRef]*projMetrics, len(src))
+	for ref, pm := range src {
+		cp := &projMetrics{odd: slices.Clone(pm.odd)}
+		for k, s := range pm.kinds {
+			cs := make(series, len(s))
+			for m, b := range s {
+				cs[m] = &bucket{ev: slices.Clone(b.ev), sorted: b.sorted, hist: b.hist}
+			}
+			cp.kinds[k] = cs
+		}
+		out[ref] = cp
+	}
+	return out
+}
+
+// oldConv returns the stored conversation under pk (raw is its value), for
+// reading only: the cached decoding when there is one, else a decoding.
+// The caller must hold the database's write lock.
+func (s *Store) oldConv(pk, raw string) (*Conversation, error) {
+	s.convs.mu.Lock()
+	e, ok := s.convs.m[pk]
+	s.convs.mu.Unlock()
+	if ok && e.raw == raw {
+		return e.c, nil
+	}
+	return decodeConv(raw)
+}
