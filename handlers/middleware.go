@@ -101,6 +101,15 @@ func (a *API) record(c *gin.Context) {
 	rec := &recorder{ResponseWriter: c.Writer, limit: a.journal.BodyLimit()}
 	c.Writer = rec
 	now := a.clock.Now()
+	// A protocol switch (a WebSocket upgrade) is journaled when its 101 is
+	// written, before the client can read it: the client may send its next
+	// request at once, while this handler has yet to return, and the
+	// journal keeps the order in which requests were answered.
+	journaled := false
+	rec.onSwitch = func() {
+		a.journal.add(c, rec, now)
+		journaled = true
+	}
 	defer func() {
 		if v := recover(); v != nil {
 			// A dropped connection (fault rule) or a handler panic is
@@ -110,15 +119,19 @@ func (a *API) record(c *gin.Context) {
 			if err, ok := v.(error); ok && errors.Is(err, http.ErrAbortHandler) {
 				status = 0
 			}
-			c.Set(ctxJournalStatus, status)
-			a.journal.add(c, rec, now)
-			a.noteRuntimeError(c, status, now)
+			if !journaled {
+				c.Set(ctxJournalStatus, status)
+				a.journal.add(c, rec, now)
+				a.noteRuntimeError(c, status, now)
+			}
 			panic(v)
 		}
 	}()
 	c.Next()
-	a.journal.add(c, rec, now)
-	a.noteRuntimeError(c, rec.Status(), now)
+	if !journaled {
+		a.journal.add(c, rec, now)
+		a.noteRuntimeError(c, rec.Status(), now)
+	}
 }
 
 // recorder captures the first bytes of a response for the journal.
@@ -126,6 +139,19 @@ type recorder struct {
 	gin.ResponseWriter
 	buf   bytes.Buffer
 	limit int
+	// onSwitch runs once when the status 101 is set (see record).
+	onSwitch func()
+}
+
+// WriteHeader sets the status; a 101 journals the request at once (the
+// bytes go out later, when the upgrade hijacks the connection).
+func (r *recorder) WriteHeader(code int) {
+	r.ResponseWriter.WriteHeader(code)
+	if code == http.StatusSwitchingProtocols && r.onSwitch != nil {
+		fn := r.onSwitch
+		r.onSwitch = nil
+		fn()
+	}
 }
 
 func (r *recorder) Write(b []byte) (int, error) {
