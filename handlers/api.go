@@ -130,7 +130,7 @@ func newAPI(d deps) *API {
 	a.w.Store(newWorld(&scenario.Scenario{})) // until SetScenario (parsing the default here cost a third of New)
 	a.reseed(1)
 	a.agents.idx.Store(&runtimeIndex{})
-	a.webhooks.client = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	a.webhooks.client = newDeliveryClient()
 	a.engine = gin.New()
 	if d.Observe != nil {
 		a.engine.Use(observe(d.Observe))

@@ -116,6 +116,17 @@ func (a *API) scheduleAttempt(d *delivery, n int, due time.Time) {
 	})
 }
 
+// newDeliveryClient is an instance's HTTP client for webhook attempts: its
+// own transport (no pool shared with other instances), no connection kept
+// between attempts, no redirect followed. A pooled connection whose server
+// had gone (a receiver closed, another one on the same port) failed an
+// attempt with an EOF that another run of the same session did not see.
+func newDeliveryClient() *http.Client {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.DisableKeepAlives = true
+	return &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+}
+
 // Sign computes the X-PolyAI-Signature of a body: lowercase hex
 // HMAC-SHA256 keyed with the secret over "{timestamp}.{body}".
 func Sign(secret, timestamp string, body []byte) string {
