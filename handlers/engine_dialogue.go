@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"text/template"
@@ -247,7 +248,8 @@ func (w *World) act(r scenario.Rule, data *templateData) (outcome, error) {
 	}
 	if len(t.Set) > 0 {
 		out.Set = make(map[string]any, len(t.Set))
-		for k, v := range t.Set {
+		for _, k := range slices.Sorted(maps.Keys(t.Set)) { // sorted: the same failing key every run
+			v := t.Set[k]
 			if s, ok := v.(string); ok {
 				if v, err = w.scripts.render(s, data); err != nil {
 					return outcome{}, err
@@ -258,7 +260,8 @@ func (w *World) act(r scenario.Rule, data *templateData) (outcome, error) {
 	}
 	if len(t.Metric) > 0 {
 		out.Metrics = make(map[string]string, len(t.Metric))
-		for k, v := range t.Metric {
+		for _, k := range slices.Sorted(maps.Keys(t.Metric)) {
+			v := t.Metric[k]
 			if out.Metrics[k], err = w.scripts.render(v, data); err != nil {
 				return outcome{}, err
 			}
@@ -286,7 +289,8 @@ func (w *World) act(r scenario.Rule, data *templateData) (outcome, error) {
 // renderData renders the string leaves of a data map as templates.
 func (w *World) renderData(in map[string]any, data *templateData) (map[string]any, error) {
 	out := make(map[string]any, len(in))
-	for k, v := range in {
+	for _, k := range slices.Sorted(maps.Keys(in)) { // sorted: the same failing key every run
+		v := in[k]
 		switch t := v.(type) {
 		case string:
 			s, err := w.scripts.render(t, data)

@@ -308,7 +308,8 @@ func outboundMetadata(m map[string]any) (map[string]string, error) {
 		return nil, nil
 	}
 	out := make(map[string]string, len(m))
-	for k, v := range m {
+	for _, k := range slices.Sorted(maps.Keys(m)) { // sorted: the first bad key is the same every run
+		v := m[k]
 		s, ok := v.(string)
 		if !ok {
 			return nil, errf(KindInvalid, CodeOutboundMetadata, "metadata value of %q must be a string.", k)

@@ -179,6 +179,7 @@ func TestOutboundValidation(t *testing.T) {
 		{"too short", map[string]any{"to_number": "+1234"}, 400, CodeOutboundPhone, MsgOutboundPhone},
 		{"unknown country", map[string]any{"to_number": "0123", "country_code": "XX"}, 400, CodeOutboundInvalid, MsgOutboundCountry},
 		{"metadata number", map[string]any{"to_number": "+14155552671", "metadata": map[string]any{"n": 1}}, 400, CodeOutboundMetadata, `metadata value of "n" must be a string.`},
+		{"metadata numbers: the first key in order", map[string]any{"to_number": "+14155552671", "metadata": map[string]any{"z": 1, "b": true, "k": 2, "a": "ok"}}, 400, CodeOutboundMetadata, `metadata value of "b" must be a string.`},
 		{"metadata too large", map[string]any{"to_number": "+14155552671", "metadata": big}, 400, CodeOutboundMetadataSize, MsgOutboundMetaSize},
 		{"metadata not object", map[string]any{"to_number": "+14155552671", "metadata": "x"}, 400, CodeOutboundInvalid, `Field "metadata" must be an object.`},
 		{"bad encryption", map[string]any{"to_number": "+14155552671", "encryption": "TLS"}, 400, CodeOutboundInvalid, MsgOutboundEncryption},
