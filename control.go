@@ -6,7 +6,6 @@ package mockplatform
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/agentplatform/mockplatform/handlers"
 	"github.com/agentplatform/mockplatform/scenario"
 )
 
@@ -86,6 +86,51 @@ func controlError(c *gin.Context, status int, msg string) {
 	c.AbortWithStatusJSON(status, gin.H{"error": msg})
 }
 
+// Bounds of control-plane JSON bodies (a scenario upload has its own,
+// maxControlBody).
+const (
+	maxControlSmall = 64 << 10 // clock, calls, alert inputs
+	maxControlFault = 1 << 20  // a fault rule
+)
+
+// errControlTooLarge is a control body over its bound.
+var errControlTooLarge = errors.New("body too large")
+
+// bindControl reads a control call's JSON body, at most limit bytes, by
+// the rules of every body the mock reads (handlers.CheckJSON: one value,
+// no key twice, bounded nesting), into v; fields v does not have are
+// refused. An absent body leaves v as it is. On a problem it answers
+// (usage, then what is wrong) and returns false.
+func bindControl(c *gin.Context, limit int64, v any, usage string) bool {
+	err := decodeControl(c.Request.Body, limit, v)
+	switch {
+	case errors.Is(err, errControlTooLarge):
+		controlError(c, http.StatusRequestEntityTooLarge, usage+": the body exceeds "+strconv.FormatInt(limit, 10)+" bytes")
+		return false
+	case err != nil:
+		controlError(c, http.StatusBadRequest, usage+": "+err.Error())
+		return false
+	}
+	return true
+}
+
+func decodeControl(body io.Reader, limit int64, v any) error {
+	if body == nil {
+		return nil
+	}
+	data, err := io.ReadAll(io.LimitReader(body, limit+1))
+	if err != nil {
+		return err
+	}
+	if int64(len(data)) > limit {
+		return errControlTooLarge
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil
+	}
+	return handlers.DecodeJSON(data, v)
+}
+
 type clockResponse struct {
 	Now  string `json:"now"`
 	Mode string `json:"mode"`
@@ -118,16 +163,23 @@ func (p *Platform) handleControlClock(c *gin.Context) {
 // clock stopped.
 func (p *Platform) handleControlAdvance(c *gin.Context) {
 	var req struct {
-		Duration string    `json:"duration"`
-		To       time.Time `json:"to"`
+		Duration string `json:"duration"`
+		To       string `json:"to"`
 	}
-	if err := json.NewDecoder(io.LimitReader(c.Request.Body, 4096)).Decode(&req); err != nil {
-		controlError(c, http.StatusBadRequest, `body must be {"duration":"5m"} or {"to":"<RFC 3339 time>"}`)
+	if !bindControl(c, maxControlSmall, &req, `body must be {"duration":"5m"} or {"to":"<RFC 3339 time>"}`) {
 		return
+	}
+	var to time.Time
+	if req.To != "" {
+		var err error
+		if to, err = time.Parse(time.RFC3339Nano, req.To); err != nil {
+			controlError(c, http.StatusBadRequest, "to must be an RFC 3339 time such as 2026-01-02T15:04:05Z")
+			return
+		}
 	}
 	var err error
 	switch {
-	case req.Duration != "" && !req.To.IsZero():
+	case req.Duration != "" && req.To != "":
 		controlError(c, http.StatusBadRequest, "give duration or to, not both")
 		return
 	case req.Duration != "":
@@ -137,12 +189,12 @@ func (p *Platform) handleControlAdvance(c *gin.Context) {
 			return
 		}
 		_, err = p.AdvanceContext(c.Request.Context(), d)
-	case !req.To.IsZero():
-		if req.To.Before(p.Now()) {
+	case req.To != "":
+		if to.Before(p.Now()) {
 			controlError(c, http.StatusBadRequest, "to is before now: the clock only moves forward")
 			return
 		}
-		_, err = p.clock.Set(c.Request.Context(), req.To)
+		_, err = p.clock.Set(c.Request.Context(), to)
 	default:
 		controlError(c, http.StatusBadRequest, "duration or to is required")
 		return
@@ -289,10 +341,7 @@ func (p *Platform) handleControlFaults(c *gin.Context) {
 // handleControlFaultAdd handles "POST /_mock/faults" (a JSON fault rule).
 func (p *Platform) handleControlFaultAdd(c *gin.Context) {
 	var r Fault
-	dec := json.NewDecoder(io.LimitReader(c.Request.Body, 1<<20))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&r); err != nil {
-		controlError(c, http.StatusBadRequest, "invalid fault rule: "+err.Error())
+	if !bindControl(c, maxControlFault, &r, "invalid fault rule") {
 		return
 	}
 	added, err := p.AddFault(r)

@@ -64,8 +64,7 @@ func (p *Platform) handleControlAlertInput(c *gin.Context) {
 		Account        string `json:"account"`
 		Project        string `json:"project"`
 	}
-	if err := c.ShouldBindJSON(&req); err != nil {
-		controlError(c, http.StatusBadRequest, "body must be JSON: {kind, conversation_id} or {kind, account, project}")
+	if !bindControl(c, maxControlSmall, &req, "body must be JSON: {kind, conversation_id} or {kind, account, project}") {
 		return
 	}
 	var err error

@@ -5,9 +5,7 @@ package mockplatform
 // voice call and hanging up.
 
 import (
-	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
 
 	"github.com/gin-gonic/gin"
@@ -112,8 +110,12 @@ func (p *Platform) handleControlSay(c *gin.Context) {
 	var req struct {
 		Text *string `json:"text"`
 	}
-	if err := json.NewDecoder(io.LimitReader(c.Request.Body, 64<<10)).Decode(&req); err != nil || req.Text == nil {
-		controlError(c, http.StatusBadRequest, `body must be {"text":"what the caller says"} ("" for silence)`)
+	const usage = `body must be {"text":"what the caller says"} ("" for silence)`
+	if !bindControl(c, maxControlSmall, &req, usage) {
+		return
+	}
+	if req.Text == nil {
+		controlError(c, http.StatusBadRequest, usage)
 		return
 	}
 	res, err := p.Say(c.Param("id"), *req.Text)
@@ -142,8 +144,12 @@ func (p *Platform) handleControlDial(c *gin.Context) {
 		Number string `json:"number"`
 		From   string `json:"from"`
 	}
-	if err := json.NewDecoder(io.LimitReader(c.Request.Body, 64<<10)).Decode(&req); err != nil || req.Number == "" {
-		controlError(c, http.StatusBadRequest, `body must be {"number":"+14155550100","from":"+14155550199"} (from optional)`)
+	const usage = `body must be {"number":"+14155550100","from":"+14155550199"} (from optional)`
+	if !bindControl(c, maxControlSmall, &req, usage) {
+		return
+	}
+	if req.Number == "" {
+		controlError(c, http.StatusBadRequest, usage)
 		return
 	}
 	res, err := p.Dial(req.Number, req.From)

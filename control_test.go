@@ -69,10 +69,13 @@ func TestControlAdvance(t *testing.T) {
 		body any
 		msg  string
 	}{
-		{"no body", nil, `body must be {"duration":"5m"} or {"to":"<RFC 3339 time>"}`},
-		{"not json", "5m", `body must be {"duration":"5m"} or {"to":"<RFC 3339 time>"}`},
-		{"duration a number", map[string]any{"duration": 300}, `body must be {"duration":"5m"} or {"to":"<RFC 3339 time>"}`},
-		{"bad to", map[string]any{"to": "tomorrow"}, `body must be {"duration":"5m"} or {"to":"<RFC 3339 time>"}`},
+		{"no body", nil, "duration or to is required"},
+		{"not json", "5m", `body must be {"duration":"5m"} or {"to":"<RFC 3339 time>"}: body has data after the JSON value (at byte 1)`},
+		{"trailing data", `{"duration":"5m"}}`, `body must be {"duration":"5m"} or {"to":"<RFC 3339 time>"}: body has data after the JSON value (at byte 17)`},
+		{"key twice", `{"duration":"5m","duration":"1h"}`, `body must be {"duration":"5m"} or {"to":"<RFC 3339 time>"}: body has the key "duration" twice in one object (at byte 17)`},
+		{"unknown field", map[string]any{"durattion": "5m"}, `body must be {"duration":"5m"} or {"to":"<RFC 3339 time>"}: unknown field "durattion"`},
+		{"duration a number", map[string]any{"duration": 300}, `body must be {"duration":"5m"} or {"to":"<RFC 3339 time>"}: field "duration" must be a string`},
+		{"bad to", map[string]any{"to": "tomorrow"}, "to must be an RFC 3339 time such as 2026-01-02T15:04:05Z"},
 		{"empty object", map[string]any{}, "duration or to is required"},
 		{"both", map[string]any{"duration": "1m", "to": "2027-01-01T00:00:00Z"}, "give duration or to, not both"},
 		{"negative", map[string]any{"duration": "-5m"}, "duration must be a non-negative Go duration such as 90s, 5m or 1h30m"},
@@ -286,8 +289,9 @@ func TestControlFaults(t *testing.T) {
 		msg  string
 	}{
 		{"unknown field", map[string]any{"action": map[string]any{"status": 500}, "matchh": map[string]any{}},
-			`invalid fault rule: json: unknown field "matchh"`},
-		{"not json", "status: 500", "invalid fault rule: invalid character 's' looking for beginning of value"},
+			`invalid fault rule: unknown field "matchh"`},
+		{"not json", "status: 500", "invalid fault rule: body is not valid JSON: invalid character 's' looking for beginning of value (at byte 0)"},
+		{"trailing data", `{"action":{"status":500}}}`, "invalid fault rule: body has data after the JSON value (at byte 25)"},
 		{"bad status", map[string]any{"action": map[string]any{"status": 42}}, "faults: action.status: 42 is not an HTTP status"},
 		{"no action", map[string]any{"match": map[string]any{"family": "chat"}}, "faults: action: nothing to do (set status, body, delay, drop or preset)"},
 		{"bad family", map[string]any{"match": map[string]any{"family": "cats"}, "action": map[string]any{"drop": true}},

@@ -447,18 +447,14 @@ func (a *API) insertAgent(p *Principal, id string, hasID bool, name string, fill
 // additionalProperties false at every level (so description and any
 // unknown field give 400, one error per field).
 func readCreateAgentOAS(c *gin.Context) (name, id string, hasID bool, err error) {
-	data, _ := c.Get(ctxBody)
-	var keys map[string]json.RawMessage
-	_ = json.Unmarshal(bodyBytes(data), &keys)
 	known := []string{"name", "agentId", "responseSettings", "voiceSettings", "llmSettings", "experimentalConfig"}
-	// Every key is "known" to readFields: the unknown ones are errors
-	// here, not warnings.
-	all := slices.Collect(maps.Keys(keys))
-	f, err := readFields(c, false, all...)
+	// The unknown keys are errors here, not warnings.
+	raw, err := readObject(c, false, CodeValidation)
 	if err != nil {
 		return "", "", false, err
 	}
-	slices.Sort(all)
+	f := &fieldBody{raw: raw}
+	all := slices.Sorted(maps.Keys(raw))
 	for _, k := range all {
 		if !containsStr(known, k) {
 			f.fail(k, "is not allowed")
@@ -521,11 +517,6 @@ func closedObject(f *fieldBody, name string, required bool, props map[string]boo
 	for _, e := range sub.errs {
 		f.fail(name+"/"+e.Field, "%s", e.Message)
 	}
-}
-
-func bodyBytes(v any) []byte {
-	b, _ := v.([]byte)
-	return b
 }
 
 // handleAgentGet handles "GET {builder}/v1/agents/{agentId}".

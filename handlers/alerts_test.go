@@ -157,7 +157,7 @@ func TestAlertRuleValidation(t *testing.T) {
 		})
 	}
 	h := newHarness(t)
-	for body, msg := range map[string]string{"": "Request body is required.", "[1]": "Request body must be a JSON object.", "{": "Request body is not valid JSON."} {
+	for body, msg := range map[string]string{"": "Request body is required.", "[1]": "Request body must be a JSON object.", "{": "Request body ends before its JSON value is complete (at byte 1)."} {
 		r := h.do("POST", builderBase+"/v1/alert-rules", body, builderHeaders...)
 		mustStatus(t, r, 400)
 		mustBody(t, r, builderError{Message: msg, Errors: []FieldError{}})

@@ -27,26 +27,18 @@ type fieldBody struct {
 	errs []FieldError
 }
 
-// readFields decodes the request body as a JSON object. known lists the
+// readFields reads the request body as a JSON object (readJSON's rules). known lists the
 // fields the operation knows; others are accepted and recorded as journal
 // warnings (M6). An empty body is an empty object when optional.
 func readFields(c *gin.Context, optional bool, known ...string) (*fieldBody, error) {
-	data, _ := c.Get(ctxBody)
-	body, _ := data.([]byte)
-	fb := &fieldBody{raw: map[string]json.RawMessage{}}
-	if len(bytes.TrimSpace(body)) == 0 {
-		if optional {
-			return fb, nil
-		}
-		return nil, invalid(CodeValidation, "Request body is required.")
+	raw, err := readObject(c, optional, CodeValidation)
+	if err != nil {
+		return nil, err
 	}
-	if err := json.Unmarshal(body, &fb.raw); err != nil || fb.raw == nil {
-		var probe any
-		if json.Unmarshal(body, &probe) == nil {
-			return nil, invalid(CodeValidation, "Request body must be a JSON object.")
-		}
-		return nil, invalid(CodeValidation, "Request body is not valid JSON.")
+	if raw == nil {
+		raw = map[string]json.RawMessage{}
 	}
+	fb := &fieldBody{raw: raw}
 	var unknown []string
 	for k := range fb.raw {
 		if !containsStr(known, k) {

@@ -136,7 +136,7 @@ func TestChatValidation(t *testing.T) {
 		code   string
 		msg    string
 	}{
-		{"create not JSON", "POST", "/create", "{", 400, CodeChatInvalid, "Request body is not valid JSON."},
+		{"create not JSON", "POST", "/create", "{", 400, CodeChatInvalid, "Request body ends before its JSON value is complete (at byte 1)."},
 		{"create array body", "POST", "/create", "[1]", 400, CodeChatInvalid, "Request body must be a JSON object."},
 		{"create bad channel", "POST", "/create", `{"channel":"fax"}`, 400, CodeChatInvalid, `Field "channel" must be one of webchat, whatsapp, sms, api.`},
 		{"create channel wrong case", "POST", "/create", `{"channel":"WEBCHAT"}`, 400, CodeChatInvalid, `Field "channel" must be one of webchat, whatsapp, sms, api.`},

@@ -95,7 +95,7 @@ func TestDNIErrors(t *testing.T) {
 		{"null attributes", `{"attributes":null}`, "dni-key", 400, dniError{Error: "Bad Request", Message: MsgDNIAttributes}},
 		{"array attributes", `{"attributes":[1,2]}`, "dni-key", 400, dniError{Error: "Bad Request", Message: MsgDNIAttributes}},
 		{"string attributes", `{"attributes":"x"}`, "dni-key", 400, dniError{Error: "Bad Request", Message: MsgDNIAttributes}},
-		{"not JSON", `{`, "dni-key", 400, dniError{Error: "Bad Request", Message: "Request body is not valid JSON."}},
+		{"not JSON", `{`, "dni-key", 400, dniError{Error: "Bad Request", Message: "Request body ends before its JSON value is complete (at byte 1)."}},
 		{"no body", nil, "dni-key", 400, dniError{Error: "Bad Request", Message: "Request body is required."}},
 		{"no key", map[string]any{"attributes": map[string]any{}}, "", 401, dniError{Error: "Unauthorized", Message: msgMissingKey}},
 		{"other family key", map[string]any{"attributes": map[string]any{}}, "conv-key", 401, dniError{Error: "Unauthorized", Message: msgInvalidKey}},

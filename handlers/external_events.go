@@ -248,10 +248,13 @@ func parseEventPayload(ctype string, body []byte) (any, error) {
 	}
 	switch ctype {
 	case "application/json":
+		if err := CheckJSON(body); err != nil {
+			return nil, &Error{Kind: KindInvalid, Message: fmt.Sprintf(MsgEventBadPayload, "JSON") + ": " + err.Error()}
+		}
 		dec := json.NewDecoder(bytes.NewReader(body))
 		dec.UseNumber()
 		var v any
-		if err := dec.Decode(&v); err != nil || dec.More() {
+		if err := dec.Decode(&v); err != nil {
 			return nil, &Error{Kind: KindInvalid, Message: fmt.Sprintf(MsgEventBadPayload, "JSON")}
 		}
 		return v, nil

@@ -209,13 +209,24 @@ func connectorID(key string) string {
 	return "CONNECTOR-" + hex.EncodeToString(sum[:6])
 }
 
+// msgParseError is the messaging family's answer to a body it cannot
+// read: the real service's fixed text, with the reason in the journal's
+// warnings.
+func msgParseError(c *gin.Context, err error) error {
+	var e *Error
+	if errors.As(err, &e) {
+		addWarning(c, "%s", e.Message)
+	}
+	return msgError(http.StatusBadRequest, MsgMessagingParse)
+}
+
 // handleMessagingAccessToken handles "POST {messaging}/api/v1/access-token"
 // (spec 4.2): X-Token (a connector token) and X-Host (its registered domain
 // or app namespace) give a short-lived HS256 JWT.
 func (a *API) handleMessagingAccessToken(c *gin.Context) error {
 	var body struct{}
 	if err := bindJSON(c, &body, true, ""); err != nil {
-		return msgError(http.StatusBadRequest, MsgMessagingParse)
+		return msgParseError(c, err)
 	}
 	tok, host := c.GetHeader("X-Token"), c.GetHeader("X-Host")
 	if tok == "" || host == "" {

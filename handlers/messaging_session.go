@@ -52,7 +52,7 @@ func (a *API) handleMessagingSessionCreate(c *gin.Context) error {
 	}
 	var req sessionCreateRequest
 	if err := bindJSON(c, &req, true, ""); err != nil {
-		return msgError(http.StatusBadRequest, MsgMessagingParse)
+		return msgParseError(c, err)
 	}
 	platform := "web"
 	if req.Platform != nil {

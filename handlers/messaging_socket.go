@@ -417,7 +417,7 @@ func (a *API) handleEvent(c *rtConn, data []byte) {
 		return
 	}
 	var ev clientEvent
-	if err := json.Unmarshal(data, &ev); err != nil || ev.Type == "" {
+	if CheckJSON(data) != nil || json.Unmarshal(data, &ev) != nil || ev.Type == "" {
 		a.systemLocked(s, c, levelError, MsgWSInvalid)
 		return
 	}

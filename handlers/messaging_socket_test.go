@@ -66,7 +66,9 @@ func TestMessagingSocketSequence(t *testing.T) {
 	ws.send("EVENT_TYPE_POLY_AGENT_MESSAGE", map[string]any{"text": "x"})
 	ws.expect(evSystemMessage, -1, map[string]any{"level": levelError, "message": "Event type not allowed: EVENT_TYPE_POLY_AGENT_MESSAGE"})
 	for _, raw := range []string{"not json", `{"type":"hello"}`, `{"payload":{}}`, `{"type":"EVENT_TYPE_USER_MESSAGE","payload":{}}`,
-		`{"type":"EVENT_TYPE_USER_TYPING","payload":{"state":"X"}}`} {
+		`{"type":"EVENT_TYPE_USER_TYPING","payload":{"state":"X"}}`,
+		// The strict JSON reader's rules (body.go): one value, no key twice.
+		`{"type":"EVENT_TYPE_HEARTBEAT","payload":{}}}}`, `{"type":"EVENT_TYPE_HEARTBEAT","type":"EVENT_TYPE_USER_MESSAGE","payload":{"text":"x"}}`} {
 		ws.sendRaw([]byte(raw))
 		ws.expect(evSystemMessage, -1, map[string]any{"level": levelError, "message": MsgWSInvalid})
 	}

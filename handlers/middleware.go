@@ -3,13 +3,11 @@ package handlers
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"reflect"
-	"sort"
 	"strings"
 	"time"
 
@@ -342,50 +340,6 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-}
-
-// bindJSON decodes the request body into v (a pointer to a struct with json
-// tags). An empty body is allowed when optional. Type errors name the
-// field; fields the spec does not know are accepted (the real service
-// ignores them) and recorded as journal warnings. code is the envelope code
-// of validation errors.
-func bindJSON(c *gin.Context, v any, optional bool, code string) error {
-	data, _ := c.Get(ctxBody)
-	body, _ := data.([]byte)
-	if len(bytes.TrimSpace(body)) == 0 {
-		if optional {
-			return nil
-		}
-		return invalid(code, "Request body is required.")
-	}
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(body, &raw); err != nil {
-		var ute *json.UnmarshalTypeError
-		if errors.As(err, &ute) {
-			return invalid(code, "Request body must be a JSON object.")
-		}
-		return invalid(code, "Request body is not valid JSON.")
-	}
-	known := jsonFields(reflect.TypeOf(v).Elem())
-	var unknown []string
-	for k := range raw {
-		if !known[k] {
-			unknown = append(unknown, k)
-		}
-	}
-	sort.Strings(unknown)
-	for _, k := range unknown {
-		addWarning(c, "unknown field %q in request body (ignored, as the real service does)", k)
-	}
-	if err := json.Unmarshal(body, v); err != nil {
-		var ute *json.UnmarshalTypeError
-		if errors.As(err, &ute) && ute.Field != "" {
-			return invalid(code, fmt.Sprintf("Field %q must be %s.", ute.Field, jsonTypeName(ute.Type)),
-				FieldError{Field: ute.Field, Message: "must be " + jsonTypeName(ute.Type)})
-		}
-		return invalid(code, "Request body is not valid JSON.")
-	}
-	return nil
 }
 
 // jsonFields lists the json names of a struct type's fields.

@@ -171,7 +171,7 @@ func TestOutboundValidation(t *testing.T) {
 		msg    string
 	}{
 		{"no body", nil, 400, CodeOutboundInvalid, "Request body is required."},
-		{"bad json", "{", 400, CodeOutboundInvalid, "Request body is not valid JSON."},
+		{"bad json", "{", 400, CodeOutboundInvalid, "Request body ends before its JSON value is complete (at byte 1)."},
 		{"no to_number", map[string]any{}, 400, CodeOutboundInvalid, MsgOutboundToNumber},
 		{"to_number not string", map[string]any{"to_number": 14155552671}, 400, CodeOutboundInvalid, `Field "to_number" must be a string.`},
 		{"national without country", map[string]any{"to_number": "4155552671"}, 400, CodeOutboundPhone, MsgOutboundPhone},

@@ -1,0 +1,258 @@
+package handlers
+
+// The one reader of JSON request bodies. Every family's handlers read
+// their body through readJSON (bindJSON and readFields are its two
+// shapes), the messaging WebSocket reads client events and the external
+// events webhook reads JSON payloads through CheckJSON, and the control
+// plane (mockplatform's control*.go) through CheckJSON as well, so that
+// one set of rules holds for every body the mock reads
+// (docs/api.md#request-bodies):
+//
+//   - exactly one JSON value: nothing but white space after it
+//     (`{"id":"E1"}}}}` is refused, not read as {"id":"E1"});
+//   - no object repeats a key, at any depth: parsers disagree on which of
+//     two values wins, so a client that sends both is refused rather than
+//     served by a guess;
+//   - at most MaxJSONDepth nested arrays and objects;
+//   - at most the family's body limit in bytes (limits.max_body_bytes,
+//     413, checked by the record middleware before any handler runs).
+//
+// A refused body is a 400 in the family's error shape that says what is
+// wrong and where (the byte offset), and changes nothing.
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"sort"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+)
+
+// MaxJSONDepth is the deepest nesting of arrays and objects a JSON body
+// may have.
+const MaxJSONDepth = 64
+
+// JSONError is why CheckJSON refused a body: what is wrong with it (a
+// phrase that follows "body", as in "body has data after the JSON
+// value") and the byte offset where the problem starts.
+type JSONError struct {
+	Offset int64
+	Reason string
+}
+
+// Error is "body <reason> (at byte <offset>)".
+func (e *JSONError) Error() string {
+	return fmt.Sprintf("body %s (at byte %d)", e.Reason, e.Offset)
+}
+
+// jsonFrame is an open array or object of CheckJSON's walk.
+type jsonFrame struct {
+	object  bool
+	wantKey bool                // object: the next string is a key
+	keys    map[string]struct{} // object: the keys seen
+}
+
+// CheckJSON reports whether data is exactly one JSON value within the
+// rules of every body the mock reads (see the file comment); it returns a
+// *JSONError when it is not. Empty data (or only white space) is an
+// error: callers decide whether a body may be absent before they call it.
+func CheckJSON(data []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber() // numbers are not converted: no range errors here
+	var stack []jsonFrame
+	done := false
+	for {
+		off := dec.InputOffset()
+		tok, err := dec.Token()
+		if errors.Is(err, io.EOF) {
+			if !done {
+				if len(stack) > 0 {
+					return &JSONError{Offset: int64(len(data)), Reason: "ends before its JSON value is complete"}
+				}
+				return &JSONError{Offset: 0, Reason: "holds no JSON value"}
+			}
+			return nil
+		}
+		if done {
+			return &JSONError{Offset: skipSpace(data, off), Reason: "has data after the JSON value"}
+		}
+		if err != nil {
+			// The offset is that of the token that could not be read (the
+			// decoder's own offsets point before or after the bad byte,
+			// depending on where it found it).
+			return &JSONError{Offset: skipSpace(data, off), Reason: "is not valid JSON: " + err.Error()}
+		}
+		top := len(stack) - 1
+		if top >= 0 && stack[top].object {
+			f := &stack[top]
+			if d, ok := tok.(json.Delim); ok && d == '}' {
+				stack = stack[:top]
+			} else if f.wantKey {
+				key := tok.(string) // Token only gives a string here
+				if _, dup := f.keys[key]; dup {
+					return &JSONError{Offset: skipSpace(data, off),
+						Reason: fmt.Sprintf("has the key %q twice in one object", key)}
+				}
+				f.keys[key] = struct{}{}
+				f.wantKey = false
+				continue
+			} else {
+				f.wantKey = true
+				if d, ok := tok.(json.Delim); ok {
+					if stack, err = openJSON(stack, d, data, off); err != nil {
+						return err
+					}
+				}
+			}
+		} else if d, ok := tok.(json.Delim); ok {
+			if d == ']' {
+				stack = stack[:top]
+			} else if stack, err = openJSON(stack, d, data, off); err != nil {
+				return err
+			}
+		}
+		done = len(stack) == 0
+	}
+}
+
+// openJSON pushes an array or object, within MaxJSONDepth.
+func openJSON(stack []jsonFrame, d json.Delim, data []byte, off int64) ([]jsonFrame, error) {
+	if len(stack) >= MaxJSONDepth {
+		return nil, &JSONError{Offset: skipSpace(data, off),
+			Reason: fmt.Sprintf("nests arrays and objects deeper than %d levels", MaxJSONDepth)}
+	}
+	if d == '{' {
+		return append(stack, jsonFrame{object: true, wantKey: true, keys: map[string]struct{}{}}), nil
+	}
+	return append(stack, jsonFrame{}), nil
+}
+
+// skipSpace is the offset of the first byte at or after off that is not
+// JSON white space, nor the separator that Token consumes silently.
+func skipSpace(data []byte, off int64) int64 {
+	for off < int64(len(data)) {
+		switch data[off] {
+		case ' ', '\t', '\r', '\n', ',', ':':
+			off++
+			continue
+		}
+		break
+	}
+	return off
+}
+
+// Messages of a refused body, shared by every family.
+const (
+	MsgBodyRequired  = "Request body is required."
+	MsgBodyNotObject = "Request body must be a JSON object."
+	MsgBodyInvalid   = "Request body is not valid JSON."
+)
+
+// bodyError is the 400 of a body CheckJSON refused ("Request body has
+// data after the JSON value (at byte 11)."), with the family's envelope
+// code.
+func bodyError(code string, err error) *Error {
+	var je *JSONError
+	if errors.As(err, &je) {
+		return invalid(code, "Request "+je.Error()+".")
+	}
+	return invalid(code, MsgBodyInvalid)
+}
+
+// readJSON is the one reader of a request's JSON body: the bytes the
+// record middleware read (within the family's limit), checked by
+// CheckJSON. An absent or blank body is nil when optional, else a 400.
+// code is the envelope code of the family's validation errors.
+func readJSON(c *gin.Context, optional bool, code string) ([]byte, error) {
+	data, _ := c.Get(ctxBody)
+	body, _ := data.([]byte)
+	if len(bytes.TrimSpace(body)) == 0 {
+		if optional {
+			return nil, nil
+		}
+		return nil, invalid(code, MsgBodyRequired)
+	}
+	if err := CheckJSON(body); err != nil {
+		return nil, bodyError(code, err)
+	}
+	return body, nil
+}
+
+// readObject reads the body as a JSON object (readJSON's rules): its
+// members by name, nil for an absent optional body.
+func readObject(c *gin.Context, optional bool, code string) (map[string]json.RawMessage, error) {
+	body, err := readJSON(c, optional, code)
+	if body == nil || err != nil {
+		return nil, err
+	}
+	var raw map[string]json.RawMessage
+	if json.Unmarshal(body, &raw) != nil || raw == nil {
+		return nil, invalid(code, MsgBodyNotObject)
+	}
+	return raw, nil
+}
+
+// bindJSON reads the body (readJSON's rules) into v, a pointer to a struct
+// with json tags. Fields are matched by their exact names, as the real
+// service matches them; other fields are accepted (the real service
+// ignores them) and recorded as journal warnings. Type errors name the
+// field. An absent body leaves v as it is when optional.
+func bindJSON(c *gin.Context, v any, optional bool, code string) error {
+	raw, err := readObject(c, optional, code)
+	if raw == nil || err != nil {
+		return err
+	}
+	known := jsonFields(reflect.TypeOf(v).Elem())
+	var unknown []string
+	for k := range raw {
+		if !known[k] {
+			unknown = append(unknown, k)
+			delete(raw, k) // encoding/json would match it case-insensitively
+		}
+	}
+	sort.Strings(unknown)
+	for _, k := range unknown {
+		addWarning(c, "unknown field %q in request body (ignored, as the real service does)", k)
+	}
+	body, err := json.Marshal(raw)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		var ute *json.UnmarshalTypeError
+		if errors.As(err, &ute) && ute.Field != "" {
+			return invalid(code, fmt.Sprintf("Field %q must be %s.", ute.Field, jsonTypeName(ute.Type)),
+				FieldError{Field: ute.Field, Message: "must be " + jsonTypeName(ute.Type)})
+		}
+		return invalid(code, MsgBodyInvalid)
+	}
+	return nil
+}
+
+// DecodeJSON is the control plane's reader: data checked by CheckJSON,
+// then decoded into v (a pointer to a struct), refusing fields v does not
+// have. Its errors read "body has …", `unknown field "x"` or
+// `field "x" must be a string`.
+func DecodeJSON(data []byte, v any) error {
+	if err := CheckJSON(data); err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(v)
+	var ute *json.UnmarshalTypeError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &ute) && ute.Field != "":
+		return fmt.Errorf("field %q must be %s", ute.Field, jsonTypeName(ute.Type))
+	case errors.As(err, &ute):
+		return fmt.Errorf("body must be %s", jsonTypeName(ute.Type))
+	}
+	return errors.New(strings.TrimPrefix(err.Error(), "json: "))
+}

@@ -1,0 +1,146 @@
+package handlers
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestCheckJSON(t *testing.T) {
+	t.Parallel()
+	deep := strings.Repeat("[", MaxJSONDepth) + strings.Repeat("]", MaxJSONDepth)
+	tooDeep := strings.Repeat(`{"a":`, MaxJSONDepth) + "[" + "]" + strings.Repeat("}", MaxJSONDepth)
+	for _, tc := range []struct {
+		in   string
+		want *JSONError
+	}{
+		{`{"id":"E1"}`, nil},
+		{` {"id":"E1"} ` + "\n", nil},
+		{`[1,"a",null,true,{"a":{"a":1}},[]]`, nil},
+		{`"text"`, nil},
+		{`12.5e3`, nil},
+		{`null`, nil},
+		{`{"a":1,"b":{"a":2},"c":[{"a":3},{"a":4}]}`, nil}, // one key per object
+		{deep, nil},
+		{``, &JSONError{0, "holds no JSON value"}},
+		{`   `, &JSONError{0, "holds no JSON value"}},
+		{`{"id":"E1"}}}}`, &JSONError{11, "has data after the JSON value"}},
+		{`{"id":"E1"} {"id":"E2"}`, &JSONError{12, "has data after the JSON value"}},
+		{`1 2`, &JSONError{2, "has data after the JSON value"}},
+		{`{"id":"E1"}x`, &JSONError{11, "has data after the JSON value"}},
+		{`{"id":"E1","id":"E2"}`, &JSONError{11, `has the key "id" twice in one object`}},
+		{`{"id":"E1","\u0069d":"E2"}`, &JSONError{11, `has the key "id" twice in one object`}},
+		{`{"a":[{"b":1, "b":2}]}`, &JSONError{14, `has the key "b" twice in one object`}},
+		{tooDeep, &JSONError{int64(5 * MaxJSONDepth), "nests arrays and objects deeper than 64 levels"}},
+		{`{"a":`, &JSONError{5, "ends before its JSON value is complete"}},
+		{`[1,2`, &JSONError{4, "ends before its JSON value is complete"}},
+		{`{"a" 1}`, &JSONError{5, "is not valid JSON: invalid character '1' after object key"}},
+		{"\x00", &JSONError{0, "is not valid JSON: invalid character '\\x00' looking for beginning of value"}},
+	} {
+		err := CheckJSON([]byte(tc.in))
+		if tc.want == nil {
+			if err != nil {
+				t.Errorf("CheckJSON(%.40q) = %v, want nil", tc.in, err)
+			}
+			continue
+		}
+		got, ok := err.(*JSONError)
+		if !ok {
+			t.Errorf("CheckJSON(%.40q) = %v, want %v", tc.in, err, tc.want)
+			continue
+		}
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("CheckJSON(%.40q) (-want +got):\n%s", tc.in, diff)
+		}
+	}
+}
+
+// TestStrictBodies sends bodies that the strict reader refuses to a route
+// of every family that reads a JSON body: each answers 400 in its
+// family's error shape, saying what is wrong and where, is journaled, and
+// changes nothing.
+func TestStrictBodies(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	tok := msgToken(h)
+	tooDeep := strings.Repeat("[", MaxJSONDepth+1) + strings.Repeat("]", MaxJSONDepth+1)
+	bodies := []struct {
+		name, body, problem string
+	}{
+		{"trailing braces", `{"id":"E1"}}}}`, "body has data after the JSON value (at byte 11)"},
+		{"two values", `{} {}`, "body has data after the JSON value (at byte 3)"},
+		{"key twice", `{"name":"a","name":"b"}`, `body has the key "name" twice in one object (at byte 12)`},
+		{"key twice below", `{"x":{"b":1,"b":2}}`, `body has the key "b" twice in one object (at byte 12)`},
+		{"too deep", tooDeep, "body nests arrays and objects deeper than 64 levels (at byte 64)"},
+		{"cut short", `{"name":`, "body ends before its JSON value is complete (at byte 8)"},
+	}
+	msg := func(problem string) string { return "Request " + problem + "." }
+	families := []struct {
+		family, method, path string
+		headers              []string
+		want                 func(r response, problem string) any
+	}{
+		{"chat", "POST", chatBase + "/create", chatHeaders,
+			func(r response, p string) any { return envelopeBody(r, CodeChatInvalid, msg(p)) }},
+		// Messaging answers the real service's fixed text; the reason is
+		// a journal warning (checked below).
+		{"messaging", "POST", msgBase + "/access-token", []string{"X-Token", "test-connector-token", "X-Host", "localhost"},
+			func(response, string) any { return msgErr(MsgMessagingParse) }},
+		{"messaging", "POST", msgBase + "/sessions", []string{"Authorization", "Bearer " + tok},
+			func(response, string) any { return msgErr(MsgMessagingParse) }},
+		{"agents", "POST", "/builder/us/v1/agents", builderHeaders,
+			func(_ response, p string) any { return builderError{Message: msg(p), Errors: []FieldError{}} }},
+		{"agents", "PATCH", "/builder/us/v1/agents/2001/telephony/connectors/CONNECTOR-00000001", builderHeaders,
+			func(_ response, p string) any { return builderError{Message: msg(p), Errors: []FieldError{}} }},
+		{"alerts", "POST", "/builder/us/v1/alert-rules", builderHeaders,
+			func(_ response, p string) any { return builderError{Message: msg(p), Errors: []FieldError{}} }},
+		{"webhooks", "POST", "/builder/us/v1/webhook-endpoints", builderHeaders,
+			func(_ response, p string) any { return builderError{Message: msg(p), Errors: []FieldError{}} }},
+		{"outbound", "POST", "/runtime/us-1/v1/outbound-calling", outHeaders,
+			func(_ response, p string) any { return map[string]any{"error": msg(p), "code": CodeOutboundInvalid} }},
+		{"dni", "POST", "/runtime/us-1/v1/conversations/dni-reservation", []string{"x-api-key", "test-dni-key"},
+			func(_ response, p string) any { return dniError{Error: "Bad Request", Message: msg(p)} }},
+		{"external_events", "POST", "/runtime/us-1/v1/external-events/webhook?event_id_location=payload&event_id_path=id&account_id=acme&project_id=support",
+			[]string{"X-Api-Key", "test-external-events-key"},
+			func(_ response, p string) any {
+				return map[string]any{"error_message": "Payload is not valid JSON: " + p}
+			}},
+	}
+	for _, f := range families {
+		for _, b := range bodies {
+			t.Run(f.family+" "+f.method+" "+b.name, func(t *testing.T) {
+				headers := append([]string{"Content-Type", "application/json"}, f.headers...)
+				var r response
+				before := len(h.journal.List(Filter{}))
+				h.unchanged(t, func() { r = h.do(f.method, f.path, b.body, headers...) })
+				mustStatus(t, r, 400)
+				mustBody(t, r, f.want(r, b.problem))
+				list := h.journal.List(Filter{})
+				last := list[len(list)-1]
+				if len(list) != before+1 || last.Status != 400 || last.Family != f.family {
+					t.Fatalf("journal: %d entries (want %d), last %+v", len(list), before+1, last)
+				}
+				if f.family == "messaging" {
+					if diff := cmp.Diff([]string{msg(b.problem)}, last.Warnings); diff != "" {
+						t.Errorf("journal warnings (-want +got):\n%s", diff)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestBindJSONExactNames: a field differing from the spec's name in case
+// is an unknown field (warned about and ignored), not the spec's field,
+// which encoding/json alone would have matched.
+func TestBindJSONExactNames(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	r := h.do("POST", "/runtime/us-1/v1/conversations/dni-reservation", `{"ATTRIBUTES":{"a":1}}`,
+		"x-api-key", "test-dni-key", "Content-Type", "application/json")
+	e := h.journalOne()
+	if diff := cmp.Diff([]string{`unknown field "ATTRIBUTES" in request body (ignored, as the real service does)`}, e.Warnings); diff != "" {
+		t.Errorf("warnings (-want +got):\n%s\nanswer %d %s", diff, r.Status, r.Body)
+	}
+}
