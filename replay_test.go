@@ -15,6 +15,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/agentplatform/mockplatform/scenario"
 	"github.com/agentplatform/mockplatform/store"
 )
 
@@ -64,10 +65,13 @@ func replayReceiver(t *testing.T, name string, mu *sync.Mutex, hooks *[]replayHo
 	return srv.URL
 }
 
-// replaySession runs the scripted session on a fresh platform.
+// replaySession runs the scripted session on a fresh platform: the
+// default scenario with a messaging signing key, as a test that wants the
+// same access tokens on every run sets one (each instance draws a random
+// key otherwise, docs/scenarios.md#messaging).
 func replaySession(t *testing.T) replayRecord {
 	t.Helper()
-	p := Start(t)
+	p := Start(t, WithScenarioYAML(append(scenario.DefaultYAML(), "\nmessaging: {signing_key: replay-signing-key-0123456789abcdef}\n"...)))
 	c := p.Client()
 	var rec replayRecord
 	var mu sync.Mutex

@@ -17,6 +17,7 @@ package handlers
 
 import (
 	"context"
+	crand "crypto/rand"
 	"fmt"
 	"io"
 	"log/slog"
@@ -130,6 +131,8 @@ func newAPI(d deps) *API {
 	a.w.Store(newWorld(&scenario.Scenario{})) // until SetScenario (parsing the default here cost a third of New)
 	a.reseed(1)
 	a.agents.idx.Store(&runtimeIndex{})
+	a.messaging.randomKey = make([]byte, 32)
+	crand.Read(a.messaging.randomKey) // never fails (crypto/rand crashes the process rather)
 	a.webhooks.client = newDeliveryClient()
 	a.engine = gin.New()
 	if d.Observe != nil {

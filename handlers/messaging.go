@@ -57,20 +57,29 @@ var (
 )
 
 // messagingState is the messaging family's in-memory state: the live
-// sessions (each with its own lock, messaging_session.go), the JWT secret,
-// the id stream of messaging events and the token revocation mark.
+// sessions (each with its own lock, messaging_session.go), the JWT key,
+// the id stream of messaging events and the token generations.
 type messagingState struct {
 	// mu guards the fields below. It is taken under a session's mu, never
 	// the reverse.
 	mu       sync.Mutex
 	sessions map[string]*rtSession
+	// randomKey is the instance's own HS256 key, from crypto/rand when the
+	// API is built: no one can derive it from what the mock shows (the
+	// scenario, its seed). secret is the key in force: the scenario's
+	// messaging.signing_key when it sets one (reproducible tokens), else
+	// randomKey.
+	randomKey []byte
+	secret    []byte
 	// world is the World the secret and rng were derived from; a new world
 	// (scenario load, reset) derives them again.
-	world  *World
-	secret []byte
-	rng    *rand.Rand
-	// tokenGen numbers the access tokens issued; tokens numbered up to
-	// revokedGen are refused (ExpireMessagingTokens).
+	world *World
+	rng   *rand.Rand
+	// tokenGen numbers the access tokens issued over the instance's life
+	// (a reset does not restart it); a token is valid only with a number
+	// in (revokedGen, tokenGen]: ExpireMessagingTokens and a reset move
+	// revokedGen up to tokenGen, and a number the mock never issued (a
+	// forged or replayed token from another instance) is refused.
 	tokenGen, revokedGen uint64
 }
 
@@ -84,13 +93,12 @@ func (a *API) messagingLocked() *messagingState {
 		if seed == 0 {
 			seed = 1
 		}
+		m.secret = m.randomKey
+		if k := w.sc.MessagingConfig().SigningKey; k != "" {
+			m.secret = []byte(k)
+		}
 		// A stream of its own, so that messaging traffic does not shift the
 		// resource ids of the other families.
-		sec := rand.New(rand.NewPCG(seed^0x6a09e667f3bcc908, seed^0xbb67ae8584caa73b))
-		m.secret = make([]byte, 32)
-		for i := range m.secret {
-			m.secret[i] = byte(sec.Uint32())
-		}
 		m.rng = rand.New(rand.NewPCG(seed^0x3c6ef372fe94f82b, seed^0xa54ff53a5f1d36f1))
 		m.world = w
 	}
@@ -133,13 +141,13 @@ func (a *API) messageID() string {
 }
 
 // resetMessaging drops live state after a reset: every session ends, its
-// sockets are closed with 1012 (service restart), and the token
-// revocation is forgotten.
+// sockets are closed with 1012 (service restart), and every access token
+// issued so far is refused from now on.
 func (a *API) resetMessaging() {
 	a.messaging.mu.Lock()
 	sessions := a.messaging.sessions
 	a.messaging.sessions = nil
-	a.messaging.tokenGen, a.messaging.revokedGen = 0, 0
+	a.messaging.revokedGen = a.messaging.tokenGen
 	a.messaging.world = nil
 	a.messaging.mu.Unlock()
 	for _, s := range sessions {
@@ -330,9 +338,9 @@ type bearer struct {
 
 var errTokenExpired = errors.New("access token expired")
 
-// verifyToken checks an access token: HS256 with the instance's secret,
-// not expired on the virtual clock, not revoked, and its connector still
-// known and enabled.
+// verifyToken checks an access token: HS256 with the instance's key, not
+// expired on the virtual clock, a generation this mock issued and did not
+// revoke, and its connector still known and enabled.
 func (a *API) verifyToken(c *gin.Context, raw string) (*bearer, error) {
 	var cl accessClaims
 	_, err := jwt.ParseWithClaims(raw, &cl, func(*jwt.Token) (any, error) { return a.jwtSecret(), nil },
@@ -345,8 +353,12 @@ func (a *API) verifyToken(c *gin.Context, raw string) (*bearer, error) {
 		return nil, errTokenExpired
 	}
 	a.messaging.mu.Lock()
-	revoked := cl.Gen <= a.messagingLocked().revokedGen
+	m := a.messagingLocked()
+	issued, revoked := cl.Gen <= m.tokenGen, cl.Gen <= m.revokedGen
 	a.messaging.mu.Unlock()
+	if !issued {
+		return nil, errors.New("access token not issued by this mock")
+	}
 	if revoked {
 		return nil, errTokenExpired
 	}

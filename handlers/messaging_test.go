@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/golang-jwt/jwt/v5"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentplatform/mockplatform/faults"
@@ -314,6 +316,121 @@ func TestMessagingTokenExpiry(t *testing.T) {
 	h.api.ExpireMessagingTokens()
 	mustStatus(t, h.do("POST", msgBase+"/sessions", "{}", "Authorization", "Bearer "+tok2), 401)
 	mustStatus(t, h.do("POST", msgBase+"/sessions", "{}", "Authorization", "Bearer "+msgToken(h)), 200)
+}
+
+// keyedScenario is the default scenario with a messaging signing key, so
+// that a test can sign tokens as the mock does.
+func keyedScenario(key string) string {
+	return string(scenarioDefaultYAML()) + "\nmessaging:\n  signing_key: " + key + "\n"
+}
+
+const testSigningKey = "0123456789abcdef0123456789abcdef-test"
+
+// signLike signs claims with key the way the mock signs access tokens.
+func signLike(t *testing.T, key string, cl accessClaims) string {
+	t.Helper()
+	tok, err := jwt.NewWithClaims(jwt.SigningMethodHS256, cl).SignedString([]byte(key))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
+// claimsOf reads a token's claims without checking it.
+func claimsOf(t *testing.T, tok string) accessClaims {
+	t.Helper()
+	var cl accessClaims
+	if _, _, err := jwt.NewParser().ParseUnverified(tok, &cl); err != nil {
+		t.Fatal(err)
+	}
+	return cl
+}
+
+// TestMessagingTokenGenerations: a token is valid only with a generation
+// the mock issued and has not revoked. Even with the signing key (here the
+// scenario's), a token claiming a later generation, made to outlive
+// revocation, is refused; so are tokens issued before a reset.
+func TestMessagingTokenGenerations(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, keyedScenario(testSigningKey))
+	session := func(tok string) int {
+		return h.do("POST", msgBase+"/sessions", "{}", "Authorization", "Bearer "+tok).Status
+	}
+	tok := msgToken(h)
+	cl := claimsOf(t, tok)
+	if cl.Gen != 1 {
+		t.Fatalf("first token has gen %d", cl.Gen)
+	}
+	if session(signLike(t, testSigningKey, cl)) != 200 {
+		t.Fatal("a token signed like the mock's is refused: the test signs differently")
+	}
+	huge := cl
+	huge.Gen = 1 << 62
+	if got := session(signLike(t, testSigningKey, huge)); got != 401 {
+		t.Fatalf("a token with a generation never issued: %d, want 401", got)
+	}
+	next := cl
+	next.Gen = 2 // the next one, not issued yet
+	if got := session(signLike(t, testSigningKey, next)); got != 401 {
+		t.Fatalf("a token with the next generation: %d, want 401", got)
+	}
+
+	h.api.ExpireMessagingTokens()
+	if got := session(tok); got != 401 {
+		t.Fatalf("after revocation: %d, want 401", got)
+	}
+	if got := session(signLike(t, testSigningKey, huge)); got != 401 {
+		t.Fatalf("after revocation, a huge generation: %d, want 401", got)
+	}
+	tok2 := msgToken(h)
+	if g := claimsOf(t, tok2).Gen; g != 2 {
+		t.Fatalf("token after revocation has gen %d, want 2", g)
+	}
+	if got := session(tok2); got != 200 {
+		t.Fatalf("a token issued after revocation: %d", got)
+	}
+
+	// A reset revokes every token issued before it; numbering goes on.
+	if err := h.api.Reset(); err != nil {
+		t.Fatal(err)
+	}
+	if got := session(tok2); got != 401 {
+		t.Fatalf("a token issued before a reset: %d, want 401", got)
+	}
+	tok3 := msgToken(h)
+	if g := claimsOf(t, tok3).Gen; g != 3 {
+		t.Fatalf("token after reset has gen %d, want 3", g)
+	}
+	if got := session(tok3); got != 200 {
+		t.Fatalf("a token issued after the reset: %d", got)
+	}
+}
+
+// TestMessagingSigningKey: without a scenario key every instance signs
+// with a random key of its own, so a token (or the seed GET /_mock/scenario
+// shows) is no use against another instance; with the scenario's key the
+// same session gives the same token on every instance.
+func TestMessagingSigningKey(t *testing.T) {
+	t.Parallel()
+	a, b := newHarness(t), newHarness(t)
+	tokA, tokB := msgToken(a), msgToken(b)
+	if tokA == tokB {
+		t.Fatal("two instances of the same scenario and seed issued the same token")
+	}
+	if got := b.do("POST", msgBase+"/sessions", "{}", "Authorization", "Bearer "+tokA).Status; got != 401 {
+		t.Fatalf("instance A's token on instance B: %d, want 401", got)
+	}
+	if !bytes.Equal(a.api.messaging.secret, a.api.messaging.randomKey) || len(a.api.messaging.secret) != 32 {
+		t.Fatalf("the key is not the instance's random key")
+	}
+
+	k1, k2 := newHarness(t, keyedScenario(testSigningKey)), newHarness(t, keyedScenario(testSigningKey))
+	if t1, t2 := msgToken(k1), msgToken(k2); t1 != t2 {
+		t.Fatalf("the scenario's key gave different tokens:\n%s\n%s", t1, t2)
+	} else if _, err := jwt.Parse(t1, func(*jwt.Token) (any, error) { return []byte(testSigningKey), nil },
+		jwt.WithTimeFunc(k1.clock.Now)); err != nil {
+		t.Fatalf("not signed with the scenario's key: %v", err)
+	}
 }
 
 func msgToken2(h *harness, key string) string {

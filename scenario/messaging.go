@@ -18,7 +18,15 @@ type MessagingSettings struct {
 	MaxMessageBytes int64 `yaml:"max_message_bytes" json:"max_message_bytes,omitempty"`
 	// ChunkWords is the number of words per streamed chunk (default 3).
 	ChunkWords int `yaml:"chunk_words" json:"chunk_words,omitempty"`
+	// SigningKey is the HS256 key of access tokens, at least 32 bytes, for
+	// tokens that are the same on every run. Without it every instance
+	// draws a random key, so that no token can be forged from what the
+	// mock shows. Never shown (GET /_mock/scenario omits it).
+	SigningKey string `yaml:"signing_key" json:"-"`
 }
+
+// MinSigningKeyBytes is the shortest messaging.signing_key.
+const MinSigningKeyBytes = 32
 
 // ProjectMessaging is the agent's look in messaging sessions.
 type ProjectMessaging struct {
@@ -85,5 +93,8 @@ func (v *validator) messaging(s *Scenario) {
 		v.nonNegative(mp.with("max_connections"), int64(m.MaxConnections))
 		v.nonNegative(mp.with("max_message_bytes"), m.MaxMessageBytes)
 		v.nonNegative(mp.with("chunk_words"), int64(m.ChunkWords))
+		if m.SigningKey != "" && len(m.SigningKey) < MinSigningKeyBytes {
+			v.reportf(mp.with("signing_key"), "must be at least %d bytes (it is %d)", MinSigningKeyBytes, len(m.SigningKey))
+		}
 	}
 }

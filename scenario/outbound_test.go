@@ -69,6 +69,7 @@ func TestOutboundAndMessagingProblems(t *testing.T) {
 	for _, tc := range []struct{ doc, want string }{
 		{"messaging: {token_ttl: -1s}\n", "messaging.token_ttl: invalid duration"},
 		{"messaging: {max_connections: -1}\n", "messaging.max_connections: must not be negative"},
+		{"messaging: {signing_key: short}\n", "t.yaml:1:26: messaging.signing_key: must be at least 32 bytes (it is 5)"},
 		{"outbound: {retention: -1m}\n", "outbound.retention: invalid duration"},
 		{"limits: {session_idle: -1m}\n", "limits.session_idle: invalid duration"},
 		{`accounts:
