@@ -300,9 +300,10 @@ func (p *Platform) handleControlScenarioValidate(c *gin.Context) {
 }
 
 // handleControlScenarioGet handles "GET /_mock/scenario": the scenario in
-// force, as JSON (credential keys omitted).
+// force, as JSON, redacted (scenario.Redacted: no key, secret, endpoint
+// header value or URL password).
 func (p *Platform) handleControlScenarioGet(c *gin.Context) {
-	c.JSON(http.StatusOK, p.Scenario())
+	c.JSON(http.StatusOK, p.Scenario().Redacted())
 }
 
 // handleControlRequests handles "GET /_mock/requests" with optional filters
@@ -335,6 +336,9 @@ func (p *Platform) handleControlFaults(c *gin.Context) {
 	if list == nil {
 		list = []FaultStatus{}
 	}
+	for i := range list {
+		list[i].Rule = scenario.RedactFault(list[i].Rule)
+	}
 	c.JSON(http.StatusOK, gin.H{"faults": list})
 }
 
@@ -349,7 +353,7 @@ func (p *Platform) handleControlFaultAdd(c *gin.Context) {
 		controlError(c, http.StatusBadRequest, err.Error())
 		return
 	}
-	c.JSON(http.StatusCreated, added)
+	c.JSON(http.StatusCreated, scenario.RedactFault(added))
 }
 
 // handleControlFaultsClear handles "DELETE /_mock/faults".

@@ -25,6 +25,8 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/agentplatform/mockplatform/scenario"
 )
 
 // Delivery headers (notes §6).
@@ -148,7 +150,7 @@ func (a *API) attempt(d *delivery, n int, due time.Time) {
 		a.logAttempt(d, rec)
 		return
 	}
-	rec.URL = ep.URL
+	rec.URL = scenario.RedactURL(ep.URL)
 	if !ep.Enabled {
 		rec.Error = "endpoint disabled"
 		a.logAttempt(d, rec)

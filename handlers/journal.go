@@ -5,11 +5,14 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/gin-gonic/gin"
+
+	"github.com/agentplatform/mockplatform/scenario"
 )
 
 // Entry is one request of the journal: what came in, what went out, the
@@ -170,21 +173,20 @@ func cloneEntry(e Entry) Entry {
 	return e
 }
 
-// secretHeaders are redacted in the journal (canonical names).
-var secretHeaders = map[string]bool{
-	"Authorization":        true,
-	"X-Api-Key":            true,
-	"X-Token":              true,
-	"X-Service-Auth-Token": true,
-	"X-Polyai-Auth-Token":  true,
-	"Cookie":               true,
-}
-
 // secretFields are JSON fields and query parameters redacted in the journal.
-var secretFields = []string{"access_token", "signing_secret", "secret", "token", "api_key", "password"}
+var secretFields = []string{"access_token", "signing_secret", "secret", "token", "api_key", "password", "signing_key"}
 
-// Redacted replaces a secret in the journal.
-const Redacted = "[REDACTED]"
+// JSON fields whose values the journal rewrites: every value of a
+// "headers" object (a webhook endpoint's headers may carry any
+// credential), the password of a "url".
+const (
+	headersField = "headers"
+	urlField     = "url"
+)
+
+// Redacted replaces a secret in the journal (scenario's redaction rules:
+// credential headers by scenario.SecretHeader).
+const Redacted = scenario.Redacted
 
 func (j *Journal) add(c *gin.Context, rec *recorder, at time.Time) {
 	e := Entry{
@@ -222,7 +224,7 @@ func (j *Journal) add(c *gin.Context, rec *recorder, at time.Time) {
 func redactHeader(h http.Header) map[string][]string {
 	out := make(map[string][]string, len(h))
 	for k, v := range h {
-		if secretHeaders[http.CanonicalHeaderKey(k)] {
+		if scenario.SecretHeader(k) {
 			out[k] = []string{Redacted}
 			continue
 		}
@@ -252,18 +254,20 @@ func redactQuery(raw string) string {
 	return q.Encode()
 }
 
-// redactBody replaces the values of secret fields in a JSON body. Bodies
-// that mention no secret field are kept as they are (the fast path).
+// redactBody replaces the values of secret fields, of "headers" objects
+// and the passwords of "url" values in a JSON body. Bodies that mention
+// none of these fields are kept as they are (the fast path).
 func redactBody(b []byte) string {
 	if len(b) == 0 {
 		return ""
 	}
-	hit := false
+	hit := bytes.Contains(b, []byte(`"`+headersField+`"`)) ||
+		bytes.Contains(b, []byte(`"`+urlField+`"`)) && bytes.IndexByte(b, '@') >= 0 // user:password@host
 	for _, f := range secretFields {
-		if bytes.Contains(b, []byte(`"`+f+`"`)) {
-			hit = true
+		if hit {
 			break
 		}
+		hit = bytes.Contains(b, []byte(`"`+f+`"`))
 	}
 	if !hit {
 		return string(b)
@@ -272,7 +276,9 @@ func redactBody(b []byte) string {
 	if err := json.Unmarshal(b, &v); err != nil {
 		return "[body withheld: it names a secret field and is not complete JSON]"
 	}
-	redactValue(v)
+	if !redactValue(v) {
+		return string(b)
+	}
 	out, err := json.Marshal(v)
 	if err != nil {
 		return "[body withheld]"
@@ -280,25 +286,40 @@ func redactBody(b []byte) string {
 	return string(out)
 }
 
-func redactValue(v any) {
+// redactValue redacts v in place and reports whether it changed anything.
+func redactValue(v any) bool {
+	changed := false
 	switch t := v.(type) {
 	case map[string]any:
 		for k, x := range t {
-			secret := false
-			for _, f := range secretFields {
-				if k == f {
-					secret = true
+			switch {
+			case slices.Contains(secretFields, k):
+				t[k] = Redacted
+				changed = true
+				continue
+			case k == headersField:
+				if h, ok := x.(map[string]any); ok {
+					for name := range h {
+						h[name] = Redacted
+						changed = true
+					}
+					continue
+				}
+			case k == urlField:
+				if u, ok := x.(string); ok {
+					if r := scenario.RedactURL(u); r != u {
+						t[k] = r
+						changed = true
+					}
+					continue
 				}
 			}
-			if secret {
-				t[k] = Redacted
-				continue
-			}
-			redactValue(x)
+			changed = redactValue(x) || changed
 		}
 	case []any:
 		for _, x := range t {
-			redactValue(x)
+			changed = redactValue(x) || changed
 		}
 	}
+	return changed
 }
