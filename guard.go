@@ -6,12 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"mime"
-	"net"
 	"net/http"
 	"net/netip"
 	"net/url"
 	"strings"
 
+	"github.com/agentplatform/mockplatform/scenario"
 	"github.com/gin-gonic/gin"
 )
 
@@ -45,11 +45,8 @@ import (
 
 // guardConfig is the control plane's protection, set by options.
 type guardConfig struct {
-	anyHost bool
-	names   []string // exact host names, lower case
-	domains []string // ".example.test": the domain and its subdomains
-	addrs   []netip.Prefix
-	token   string
+	hosts scenario.HostList // allowed besides loopback ones
+	token string
 }
 
 // WithAllowedHosts lets the control plane answer requests whose Host (and
@@ -73,49 +70,15 @@ func WithControlToken(token string) Option { return func(c *config) { c.guard.to
 
 // allow adds one allowed host.
 func (g *guardConfig) allow(h string) error {
-	h = strings.ToLower(strings.TrimSpace(h))
-	bad := func(why string) error {
-		return fmt.Errorf("mockplatform: allowed host %q: %s", h, why)
-	}
-	switch {
-	case h == "*":
-		g.anyHost = true
-		return nil
-	case h == "":
-		return bad("empty")
-	case strings.Contains(h, "/"):
-		p, err := netip.ParsePrefix(h)
-		if err != nil {
-			return bad("want a host name, .domain, an IP address, a CIDR prefix or *")
-		}
-		g.addrs = append(g.addrs, p.Masked())
-		return nil
-	}
-	if a, err := netip.ParseAddr(strings.Trim(h, "[]")); err == nil {
-		g.addrs = append(g.addrs, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
-		return nil
-	}
-	name := strings.TrimSuffix(strings.TrimPrefix(h, "."), ".")
-	if name == "" || strings.ContainsAny(name, ":@?#[] \t") {
-		return bad("want a host name without port, .domain, an IP address, a CIDR prefix or *")
-	}
-	if strings.HasPrefix(h, ".") {
-		g.domains = append(g.domains, name)
-	} else {
-		g.names = append(g.names, name)
+	if err := g.hosts.Add(h); err != nil {
+		return fmt.Errorf("mockplatform: allowed host %q: %w", strings.ToLower(strings.TrimSpace(h)), err)
 	}
 	return nil
 }
 
 // hostname is the host of a Host header or URL host (port, brackets and a
 // final dot removed), in lower case.
-func hostname(hostport string) string {
-	h := hostport
-	if host, _, err := net.SplitHostPort(hostport); err == nil {
-		h = host
-	}
-	return strings.TrimSuffix(strings.ToLower(strings.Trim(h, "[]")), ".")
-}
+func hostname(hostport string) string { return scenario.Hostname(hostport) }
 
 // isLoopback reports whether a host name is a loopback name or address.
 func isLoopback(h string) bool {
@@ -127,30 +90,7 @@ func isLoopback(h string) bool {
 }
 
 // allowed reports whether the operator allowed a host name.
-func (g *guardConfig) allowed(h string) bool {
-	if g.anyHost {
-		return true
-	}
-	if a, err := netip.ParseAddr(h); err == nil {
-		for _, p := range g.addrs {
-			if p.Contains(a.Unmap()) {
-				return true
-			}
-		}
-		return false
-	}
-	for _, n := range g.names {
-		if h == n {
-			return true
-		}
-	}
-	for _, d := range g.domains {
-		if h == d || strings.HasSuffix(h, "."+d) {
-			return true
-		}
-	}
-	return false
-}
+func (g *guardConfig) allowed(h string) bool { return g.hosts.Allows(h) }
 
 // inMemoryKey marks requests of Client(), which never leave the process.
 type inMemoryKey struct{}

@@ -93,6 +93,7 @@ type config struct {
 	worlds     worldLimits // worlds this platform may host (see worlds.go)
 	mount      *mount      // set on a world: where it is served
 	extensions []any
+	targets    []string // webhook target allow-list (WithWebhookTargets)
 }
 
 // testObserve is set by this package's tests only (their TestMain), before
@@ -161,6 +162,16 @@ func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l }
 
 // WithSeed overrides the scenario's seed.
 func WithSeed(seed int64) Option { return func(c *config) { c.seed = &seed } }
+
+// WithWebhookTargets restricts webhook deliveries to these hosts, on top
+// of the fixed rules (no link-local or metadata address, no mock control
+// plane) and of the scenario's webhooks.allowed_targets: a host name, a
+// domain and its subdomains (".hooks.test"), an IP address or a CIDR
+// prefix. Without it any other target is allowed, loopback receivers
+// included. See docs/security.md#webhook-targets.
+func WithWebhookTargets(hosts ...string) Option {
+	return func(c *config) { c.targets = append(c.targets, hosts...) }
+}
 
 // WithoutListener makes Start serve without a socket: Client() reaches the
 // platform in memory and URL() is a placeholder address that only Client()
@@ -232,7 +243,7 @@ func openPlatform(cfg config) (*Platform, error) {
 		}
 	}
 	hc := handlers.Config{Scenario: cfg.sc, DataFile: cfg.dataFile, Clock: cfg.mode,
-		Start: cfg.start, Seed: cfg.seed, Logger: cfg.logger}
+		Start: cfg.start, Seed: cfg.seed, Logger: cfg.logger, WebhookTargets: cfg.targets}
 	if obs, tb := testObserve, cfg.tb; obs != nil {
 		hc.Observe = func(ex handlers.Exchange) { obs(tb, ex) }
 	}

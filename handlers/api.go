@@ -133,7 +133,9 @@ func newAPI(d deps) *API {
 	a.agents.idx.Store(&runtimeIndex{})
 	a.messaging.randomKey = make([]byte, 32)
 	crand.Read(a.messaging.randomKey) // never fails (crypto/rand crashes the process rather)
-	a.webhooks.client = newDeliveryClient()
+	a.webhooks.net = defaultTargetNet()
+	a.webhooks.allow = &scenario.HostList{}
+	a.webhooks.client = a.newDeliveryClient()
 	a.engine = gin.New()
 	if d.Observe != nil {
 		a.engine.Use(observe(d.Observe))

@@ -23,6 +23,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 	"time"
 
@@ -118,17 +119,6 @@ func (a *API) scheduleAttempt(d *delivery, n int, due time.Time) {
 	})
 }
 
-// newDeliveryClient is an instance's HTTP client for webhook attempts: its
-// own transport (no pool shared with other instances), no connection kept
-// between attempts, no redirect followed. A pooled connection whose server
-// had gone (a receiver closed, another one on the same port) failed an
-// attempt with an EOF that another run of the same session did not see.
-func newDeliveryClient() *http.Client {
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.DisableKeepAlives = true
-	return &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-}
-
 // Sign computes the X-PolyAI-Signature of a body: lowercase hex
 // HMAC-SHA256 keyed with the secret over "{timestamp}.{body}".
 func Sign(secret, timestamp string, body []byte) string {
@@ -156,6 +146,17 @@ func (a *API) attempt(d *delivery, n int, due time.Time) {
 		a.logAttempt(d, rec)
 		return
 	}
+	// The rules may have changed since the endpoint was stored (another
+	// scenario, another allow-list): a refused target is not retried.
+	if u, err := url.Parse(ep.URL); err != nil {
+		rec.Error = "target refused: unreadable URL"
+		a.logAttempt(d, rec)
+		return
+	} else if err := a.checkTargetURL(u); err != nil {
+		rec.Error = "target refused: url " + err.Error()
+		a.logAttempt(d, rec)
+		return
+	}
 	timeout := time.Duration(ep.TimeoutMS) * time.Millisecond
 	if timeout <= 0 {
 		timeout = DefaultWebhookTimeoutMS * time.Millisecond
@@ -163,7 +164,10 @@ func (a *API) attempt(d *delivery, n int, due time.Time) {
 	status, err := a.post(a.bg, &ep, d, due, timeout)
 	rec.Status = status
 	retry := false
+	var refused *targetRefused
 	switch {
+	case errors.As(err, &refused):
+		rec.Error = refused.Error() // the dialer refused every address: not retried
 	case err != nil:
 		rec.Error = err.Error()
 		retry = a.bg.Err() == nil // not after Close

@@ -38,6 +38,10 @@ type Config struct {
 	// Observe, when set, sees every exchange the API serves (observe.go);
 	// the module's tests check them against the OpenAPI document.
 	Observe func(Exchange)
+	// WebhookTargets, when not empty, is an allow-list of webhook targets
+	// (scenario.HostList syntax) on top of the scenario's
+	// webhooks.allowed_targets (docs/security.md#webhook-targets).
+	WebhookTargets []string
 }
 
 // DefaultScenario is the embedded default scenario, parsed once per
@@ -64,6 +68,12 @@ func Open(cfg Config) (*API, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
+	var targets scenario.HostList
+	for _, h := range cfg.WebhookTargets {
+		if err := targets.Add(h); err != nil {
+			return nil, fmt.Errorf("mockplatform: webhook target %q: %w", h, err)
+		}
+	}
 	st, err := store.Open(cfg.DataFile)
 	if err != nil {
 		return nil, fmt.Errorf("mockplatform: open store: %w", err)
@@ -71,6 +81,7 @@ func Open(cfg Config) (*API, error) {
 	a := newAPI(deps{Store: st, Clock: clock.New(cfg.Clock, startOf(cfg, cfg.Scenario)), Faults: faults.NewSet(1),
 		Journal: NewJournal(0, 0), Logger: cfg.Logger, Observe: cfg.Observe})
 	a.cfg = cfg
+	a.webhooks.allow = &targets
 	if err := a.loadScenario(cfg.Scenario, cfg.DataFile != ""); err != nil {
 		a.Close()
 		return nil, err
@@ -133,6 +144,9 @@ func (a *API) resetLocked() error {
 // loadScenario seeds the initial data of sc and resets. With keep, data
 // already in a persistent store is kept (only an empty store is seeded).
 func (a *API) loadScenario(sc *scenario.Scenario, keep bool) error {
+	if err := a.checkSeededTargets(sc); err != nil {
+		return err
+	}
 	a.loadMu.Lock()
 	defer a.loadMu.Unlock()
 	eff := a.effective(sc)

@@ -100,8 +100,14 @@ type webhooksState struct {
 	// calls), and guards the fields below.
 	mu  sync.Mutex
 	log []DeliveryAttempt
-	// client sends the deliveries (set by New; never follows redirects).
+	// client sends the deliveries (newDeliveryClient: no proxy, no
+	// redirects, no connection kept between attempts, connections through
+	// dialTarget); net is how it resolves and dials (tests replace it);
+	// allow is the instance's allow-list of targets (Config.WebhookTargets;
+	// set by Open, read-only after).
 	client *http.Client
+	net    targetNet
+	allow  *scenario.HostList
 }
 
 // resetWebhooks empties the delivery log; attempts of the earlier
@@ -213,6 +219,10 @@ func (a *API) readWebhook(f *fieldBody, e *webhookEndpoint, create bool) {
 		case httpsOnly && u.Scheme != "https":
 			f.fail("url", "must start with https://")
 		default:
+			if err := a.checkTargetURL(u); err != nil {
+				f.fail("url", "%v", err)
+				break
+			}
 			e.URL = s
 		}
 	}

@@ -11,6 +11,7 @@ type World struct {
 	sc      *scenario.Scenario
 	creds   map[string]*scenario.Credential // by key
 	scripts *scriptCache
+	targets *scenario.HostList // webhooks.allowed_targets
 }
 
 // Fidelity switch names (docs/fidelity.md).
@@ -20,7 +21,8 @@ const (
 )
 
 func newWorld(sc *scenario.Scenario) *World {
-	w := &World{sc: sc, creds: make(map[string]*scenario.Credential, len(sc.Credentials)), scripts: &scriptCache{}}
+	w := &World{sc: sc, creds: make(map[string]*scenario.Credential, len(sc.Credentials)), scripts: &scriptCache{},
+		targets: sc.TargetList()}
 	for i := range sc.Credentials {
 		c := &sc.Credentials[i]
 		w.creds[c.Key] = c

@@ -59,7 +59,7 @@ func TestDocsExamples(t *testing.T) {
 		var doc string
 		switch first {
 		case "name", "seed", "clock", "limits", "faults", "fidelity", "credentials",
-			"alerts", "messaging", "outbound":
+			"alerts", "messaging", "outbound", "webhooks":
 			doc = block
 			if !strings.Contains(block, "\naccounts:") {
 				doc = docsBase + block

@@ -116,6 +116,7 @@ func Merge(list ...*Scenario) (*Scenario, error) {
 		mergeAlerts(out, s)
 		mergeMessaging(out, s)
 		mergeOutbound(out, s)
+		mergeWebhooks(out, s)
 		for k, v := range s.Fidelity {
 			if out.Fidelity == nil {
 				out.Fidelity = make(map[string]string)

@@ -47,6 +47,8 @@ type Scenario struct {
 	Messaging *MessagingSettings `yaml:"messaging" json:"messaging,omitempty"`
 	// Outbound tunes outbound calling as a whole (outbound.go).
 	Outbound *OutboundSettings `yaml:"outbound" json:"outbound,omitempty"`
+	// Webhooks restricts webhook delivery targets (webhook_targets.go).
+	Webhooks *WebhookSettings `yaml:"webhooks" json:"webhooks,omitempty"`
 }
 
 // Clock is the clock block of a scenario.

@@ -41,6 +41,14 @@ const (
 // webhookEndpoints validates the accounts' webhook endpoints; ids are
 // unique across the scenario.
 func (v *validator) webhookEndpoints(s *Scenario) {
+	var targets HostList
+	if s.Webhooks != nil {
+		for i, e := range s.Webhooks.AllowedTargets {
+			if err := targets.Add(e); err != nil {
+				v.reportf(path{"webhooks", "allowed_targets", i}, "%v", err)
+			}
+		}
+	}
 	hookIDs := map[string]path{}
 	for i := range s.Accounts {
 		a := &s.Accounts[i]
@@ -57,6 +65,8 @@ func (v *validator) webhookEndpoints(s *Scenario) {
 			}
 			if u, err := url.Parse(e.URL); e.URL == "" || err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
 				v.reportf(p.with("url"), "want an absolute http or https URL")
+			} else if err := CheckTargetURL(u, &targets); err != nil {
+				v.reportf(p.with("url"), "%v", err)
 			}
 			for k, t := range e.EventTypes {
 				v.oneOf(p.with("event_types", k), t, WebhookEvents)

@@ -26,6 +26,7 @@ type options struct {
 	publicURL         string
 	maxWorlds         string
 	worldIdleTimeout  time.Duration
+	webhookAllow      listFlag
 	shutdownGrace     time.Duration
 	readHeaderTimeout time.Duration
 	readTimeout       time.Duration
@@ -99,6 +100,9 @@ var flagSpecs = []flagSpec{
 	{name: "world-idle-timeout", env: "MOCKD_WORLD_IDLE_TIMEOUT", meta: "DURATION", def: "30m",
 		usage: "delete a world after this long without a request; 0: never",
 		field: func(o *options) any { return &o.worldIdleTimeout }},
+	{name: "webhook-allow", env: "MOCKD_WEBHOOK_ALLOW", meta: "HOST",
+		usage: "restrict webhook deliveries to this target: a name, .domain (it and its subdomains), an IP or a CIDR; repeatable (env: comma-separated); default: any target but link-local, metadata and control-plane ones",
+		field: func(o *options) any { return &o.webhookAllow }},
 	{name: "shutdown-grace", env: "MOCKD_SHUTDOWN_GRACE", meta: "DURATION", def: "10s",
 		usage: "on SIGTERM or SIGINT, how long requests in flight may take; then mockd abandons them and exits 1",
 		field: func(o *options) any { return &o.shutdownGrace }},

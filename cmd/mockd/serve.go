@@ -89,6 +89,9 @@ func start(o *options, mode clock.Mode, log *slog.Logger) (*mockplatform.Platfor
 	if o.controlToken != "" {
 		opts = append(opts, mockplatform.WithControlToken(o.controlToken))
 	}
+	if len(o.webhookAllow) > 0 {
+		opts = append(opts, mockplatform.WithWebhookTargets(o.webhookAllow...))
+	}
 	p, err := mockplatform.New(opts...)
 	if err != nil {
 		return nil, nil, err
