@@ -2,10 +2,12 @@ package handlers
 
 import (
 	"encoding/base64"
+	"errors"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/coder/websocket"
 	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/agentplatform/mockplatform/faults"
@@ -135,18 +137,34 @@ func TestMessagingCloseAndReset(t *testing.T) {
 		t.Fatalf("%d sessions after reset", n)
 	}
 
-	// Close never hangs with sockets open, and drops them.
+	// Close closes every socket with 1001 going away and a reason: a
+	// client that reads answers the close frame; one that does not read
+	// does not hold Close up (its connection is dropped after a grace),
+	// and still finds the close frame when it reads.
 	tok = msgToken(h)
-	ws = msgJoin(t, srv, msgSession(h, tok, false), tok)
+	reading := msgJoin(t, srv, msgSession(h, tok, false), tok)
+	idle := msgJoin(t, srv, msgSession(h, tok, false), tok)
+	closed := make(chan error, 1)
+	go func() {
+		_, err := reading.tryRead(30 * time.Second)
+		closed <- err
+	}()
 	done := make(chan struct{})
 	go func() { h.api.Close(); close(done) }()
 	select {
 	case <-done:
-	case <-time.After(5 * time.Second):
+	case <-time.After(10 * time.Second):
 		t.Fatal("API.Close hangs with an open socket")
 	}
-	if _, err := ws.tryRead(5 * time.Second); err == nil {
-		t.Fatal("socket still open after Close")
+	want := websocket.CloseError{Code: wsCloseGoingAway, Reason: msgWSShutdown}
+	for name, err := range map[string]error{"reading client": <-closed, "idle client": func() error {
+		_, err := idle.tryRead(5 * time.Second)
+		return err
+	}()} {
+		var ce websocket.CloseError
+		if !errors.As(err, &ce) || ce != want {
+			t.Errorf("%s: read after Close = %v, want close frame %v", name, err, want)
+		}
 	}
 }
 

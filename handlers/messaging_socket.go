@@ -8,9 +8,10 @@ package handlers
 //
 // Each socket has a reader (the goroutine that handles client events in
 // order) and a writer with an unbounded queue, so that a slow or faulty
-// socket never holds up its session. Both run under the API's background
-// context and wait group: the HTTP handler returns once the socket is
-// accepted, and API.Close ends them.
+// socket never holds up its session. Both are counted in the API's wait
+// group: the HTTP handler returns once the socket is accepted, and
+// API.Close ends them, the writer first sending a close frame 1001 (going
+// away) with the reason "server shutting down".
 
 import (
 	"context"
@@ -35,7 +36,9 @@ import (
 const (
 	// wsCloseNormal ends a socket after SESSION_END (user or agent end).
 	wsCloseNormal websocket.StatusCode = 1000
-	// wsCloseGoingAway is not used on purpose: API.Close drops sockets.
+	// wsCloseGoingAway closes sockets when the mock shuts down (API.Close,
+	// mockd's shutdown), with the reason msgWSShutdown.
+	wsCloseGoingAway websocket.StatusCode = 1001
 	// wsCloseRestart closes sockets on a reset of the mock.
 	wsCloseRestart websocket.StatusCode = 1012
 	// wsCloseExpired closes sockets of an expired session: the SDKs read
@@ -75,10 +78,14 @@ const (
 	MsgWSAlreadyIn    = "The agent has already joined the session."
 	MsgWSAgentLeft    = "The agent has left the session."
 	MsgWSConvEnded    = "The conversation has ended."
+	msgWSShutdown     = "server shutting down"
 	heartbeatInterval = 30
 	maxReconnects     = 5
 	batchSize         = 100
 	writeTimeout      = 5 * time.Second
+	// shutdownGrace bounds the close handshake at shutdown: a client that
+	// does not answer the close frame is dropped after it.
+	shutdownGrace = time.Second
 )
 
 var eventTypeRE = regexp.MustCompile(`^EVENT_TYPE_[A-Z_]+$`)
@@ -162,6 +169,12 @@ func (a *API) systemLocked(s *rtSession, to *rtConn, level, text string) {
 type rtConn struct {
 	s  *rtSession
 	ws *websocket.Conn
+	// readCtx is the reader's context: not the API's, whose end would drop
+	// the connection before the writer can send its close frame; the
+	// writer cancels it once the socket is closed (or the close handshake
+	// took too long).
+	readCtx    context.Context
+	cancelRead context.CancelFunc
 
 	mu      sync.Mutex
 	queue   []wsItem
@@ -266,6 +279,7 @@ func (a *API) handleMessagingSocket(c *gin.Context) error {
 	}
 	ws.SetReadLimit(cfg.MaxMessageBytes)
 	conn := &rtConn{s: s, ws: ws, wake: make(chan struct{}, 1)}
+	conn.readCtx, conn.cancelRead = context.WithCancel(context.Background())
 	expireNow := false
 	if p, ok := requestPreset(c); ok {
 		switch p.Name {
@@ -294,8 +308,9 @@ func (a *API) handleMessagingSocket(c *gin.Context) error {
 			defer close(done)
 			a.writeLoop(a.bg, conn)
 		}()
-		a.readLoop(a.bg, conn)
+		a.readLoop(conn.readCtx, conn)
 		<-done
+		conn.cancelRead()
 	}()
 	c.Abort()
 	return nil
@@ -329,13 +344,14 @@ func (a *API) replayLocked(s *rtSession, c *rtConn, cursor int) {
 }
 
 // writeLoop sends a socket's queue in order, applying its faults, and
-// closes it when asked. It drops the socket when the API closes.
+// closes it when asked. When the API closes (ctx ends) it closes the
+// socket with 1001 going away.
 func (a *API) writeLoop(ctx context.Context, c *rtConn) {
 	stalled := false
 	for {
 		select {
 		case <-ctx.Done():
-			_ = c.ws.CloseNow()
+			c.goAway()
 			return
 		case <-c.wake:
 		}
@@ -364,11 +380,13 @@ func (a *API) writeLoop(ctx context.Context, c *rtConn) {
 			}
 			if c.delay > 0 && (it.kind == itemFirstChunk || it.kind == itemChunk) {
 				if sleepCtx(ctx, c.delay) != nil {
-					_ = c.ws.CloseNow()
+					c.goAway()
 					return
 				}
 			}
-			wctx, cancel := context.WithTimeout(ctx, writeTimeout)
+			// Not ctx: a write cut by the API's end would drop the
+			// connection instead of closing it with 1001.
+			wctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
 			err := c.ws.Write(wctx, websocket.MessageText, it.data)
 			cancel()
 			if err != nil {
@@ -380,6 +398,14 @@ func (a *API) writeLoop(ctx context.Context, c *rtConn) {
 			}
 		}
 	}
+}
+
+// goAway closes the socket with 1001 going away, waiting at most
+// shutdownGrace for the client to answer the close frame.
+func (c *rtConn) goAway() {
+	t := time.AfterFunc(shutdownGrace, c.cancelRead) // drops the connection, ending Close
+	defer t.Stop()
+	_ = c.ws.Close(wsCloseGoingAway, msgWSShutdown)
 }
 
 // readLoop handles the client's events in order until the socket ends.

@@ -189,6 +189,31 @@ func TestTimeoutsSpareWebSockets(t *testing.T) {
 	t.Parallel()
 	s := startServer(t, []string{"--addr", "127.0.0.1:0", "--read-header-timeout", short, "--read-timeout", short,
 		"--write-timeout", short, "--idle-timeout", short}, env())
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	ws := s.openSocket(ctx)
+	c := s.dialRaw()
+	write(t, c, "GET /_mock/health HTTP/1.1\r\n")
+	expectClosed(t, c)
+	if err := ws.Write(ctx, websocket.MessageText, []byte(`{"type":"EVENT_TYPE_HEARTBEAT","payload":{}}`)); err != nil {
+		t.Fatalf("write after the timeouts: %v", err)
+	}
+	for {
+		_, data, err := ws.Read(ctx)
+		if err != nil {
+			t.Fatalf("read after the timeouts: %v", err)
+		}
+		if strings.Contains(string(data), "EVENT_TYPE_HEARTBEAT") {
+			break
+		}
+	}
+}
+
+// openSocket opens a messaging WebSocket of the default scenario and reads
+// its history batch.
+func (s *server) openSocket(ctx context.Context) *websocket.Conn {
+	t := s.t
+	t.Helper()
 	status, body := s.do("POST", "/messaging/api/v1/access-token", "{}", "X-Token", "test-connector-token", "X-Host", "localhost",
 		"Content-Type", "application/json")
 	var tok struct {
@@ -204,30 +229,42 @@ func TestTimeoutsSpareWebSockets(t *testing.T) {
 	if err := json.Unmarshal([]byte(body), &sess); status != 200 || err != nil {
 		t.Fatalf("session: %d %s", status, body)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
 	u := "ws://" + s.addr + "/messaging/ws?" + url.Values{"session_id": {sess.SessionID}, "access_token": {tok.AccessToken}}.Encode()
 	ws, _, err := websocket.Dial(ctx, u, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ws.CloseNow()
+	t.Cleanup(func() { _ = ws.CloseNow() })
 	if _, _, err := ws.Read(ctx); err != nil { // the history batch
 		t.Fatal(err)
 	}
-	c := s.dialRaw()
-	write(t, c, "GET /_mock/health HTTP/1.1\r\n")
-	expectClosed(t, c)
-	if err := ws.Write(ctx, websocket.MessageText, []byte(`{"type":"EVENT_TYPE_HEARTBEAT","payload":{}}`)); err != nil {
-		t.Fatalf("write after the timeouts: %v", err)
+	return ws
+}
+
+// TestShutdownClosesWebSockets: at shutdown an open messaging WebSocket
+// gets a close frame, 1001 going away with a reason, not a dropped
+// connection; mockd still exits 0.
+func TestShutdownClosesWebSockets(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, []string{"--addr", "127.0.0.1:0"}, env())
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	ws := s.openSocket(ctx)
+	read := make(chan error, 1)
+	go func() {
+		for {
+			if _, _, err := ws.Read(ctx); err != nil {
+				read <- err
+				return
+			}
+		}
+	}()
+	if code := s.stop(); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, s.stderr)
 	}
-	for {
-		_, data, err := ws.Read(ctx)
-		if err != nil {
-			t.Fatalf("read after the timeouts: %v", err)
-		}
-		if strings.Contains(string(data), "EVENT_TYPE_HEARTBEAT") {
-			break
-		}
+	err := <-read
+	var ce websocket.CloseError
+	if !errors.As(err, &ce) || ce.Code != websocket.StatusGoingAway || ce.Reason != "server shutting down" {
+		t.Fatalf("the socket ended with %v, want close frame 1001 \"server shutting down\"", err)
 	}
 }
