@@ -7,6 +7,7 @@ package mockplatform
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strconv"
@@ -19,8 +20,8 @@ import (
 	"github.com/agentplatform/mockplatform/scenario"
 )
 
-// maxControlBody bounds control-plane bodies (scenario uploads).
-const maxControlBody = 16 << 20
+// maxControlBody bounds a scenario upload, as it bounds a scenario file.
+const maxControlBody = scenario.MaxScenarioBytes
 
 // controlPrefix is the control plane's path prefix.
 const controlPrefix = "/_mock"
@@ -227,10 +228,26 @@ func (p *Platform) handleControlReset(c *gin.Context) {
 
 // handleControlScenario handles "POST /_mock/scenario" (a YAML body): it
 // replaces the scenario, then resets.
+//
+// An upload is at most scenario.MaxScenarioBytes (413 beyond, refused by
+// its Content-Length before it is read when it gives one). Uploads to one
+// platform are parsed one at a time, so that concurrent uploads do not
+// add up their memory.
 func (p *Platform) handleControlScenario(c *gin.Context) {
+	tooLarge := fmt.Sprintf("the scenario exceeds %d bytes: generate large data sets with generate: (docs/scenarios.md#bounds)", maxControlBody)
+	if c.Request.ContentLength > maxControlBody {
+		controlError(c, http.StatusRequestEntityTooLarge, tooLarge)
+		return
+	}
+	p.uploads.Lock()
+	defer p.uploads.Unlock()
 	data, err := io.ReadAll(io.LimitReader(c.Request.Body, maxControlBody+1))
-	if err != nil || len(data) > maxControlBody {
-		controlError(c, http.StatusRequestEntityTooLarge, "scenario too large or unreadable")
+	if err != nil {
+		controlError(c, http.StatusBadRequest, "the scenario could not be read: "+err.Error())
+		return
+	}
+	if len(data) > maxControlBody {
+		controlError(c, http.StatusRequestEntityTooLarge, tooLarge)
 		return
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
@@ -240,6 +257,9 @@ func (p *Platform) handleControlScenario(c *gin.Context) {
 	sc, err := scenario.Parse("<request>", data)
 	if err == nil {
 		err = ValidateScenario(sc)
+	}
+	if err == nil {
+		err = p.LoadScenario(sc)
 	}
 	if err != nil {
 		var list scenario.Errors
@@ -251,10 +271,6 @@ func (p *Platform) handleControlScenario(c *gin.Context) {
 			c.AbortWithStatusJSON(http.StatusBadRequest, gin.H{"error": "invalid scenario", "problems": problems})
 			return
 		}
-		controlError(c, http.StatusBadRequest, err.Error())
-		return
-	}
-	if err := p.LoadScenario(sc); err != nil {
 		controlError(c, http.StatusBadRequest, err.Error())
 		return
 	}

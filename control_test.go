@@ -92,6 +92,13 @@ func TestControlAdvance(t *testing.T) {
 			}
 		})
 	}
+	// A control body over its bound (64 KiB here) is 413.
+	r = ctl("POST", "/clock/advance", `{"duration":"5m","x":"`+strings.Repeat("x", maxControlSmall)+`"}`)
+	mustStatus(t, r, http.StatusRequestEntityTooLarge)
+	mustJSON(t, r, map[string]any{"error": `body must be {"duration":"5m"} or {"to":"<RFC 3339 time>"}: the body exceeds 65536 bytes`})
+	if !p.Now().Equal(now) {
+		t.Fatalf("a rejected advance moved the clock to %v", p.Now())
+	}
 }
 
 func TestControlReset(t *testing.T) {
@@ -165,8 +172,36 @@ func TestControlScenario(t *testing.T) {
 	// Too large.
 	r = ctl("POST", "/scenario", strings.Repeat("#", maxControlBody+1))
 	mustStatus(t, r, http.StatusRequestEntityTooLarge)
+	mustJSON(t, r, map[string]any{"error": "the scenario exceeds 16777216 bytes: generate large data sets with generate: (docs/scenarios.md#bounds)"})
 	if p.Scenario().Name != "tiny" {
 		t.Fatal("an oversized body changed the scenario")
+	}
+
+	// Settings over their bounds (docs/scenarios.md#bounds).
+	r = ctl("POST", "/scenario", "name: unbounded\nlimits: {journal_size: 2e9, max_body_bytes: 1e11}\n")
+	mustStatus(t, r, http.StatusBadRequest)
+	mustJSON(t, r, map[string]any{"error": "invalid scenario", "problems": []string{
+		"<request>:2:24: limits.journal_size: must be at most 100000 (it is 2000000000)",
+		"<request>:2:45: limits.max_body_bytes: must be at most 16777216 (it is 100000000000)",
+	}})
+	if p.Scenario().Name != "tiny" {
+		t.Fatal("an unbounded scenario was loaded")
+	}
+}
+
+// TestScenarioBoundsInGo: a scenario built in Go is held to the same
+// bounds as a file (ValidateScenario, in New and LoadScenario).
+func TestScenarioBoundsInGo(t *testing.T) {
+	t.Parallel()
+	sc := &Scenario{Limits: scenario.Limits{JournalSize: 2_000_000_000, MaxBodyBytes: 1e11}}
+	want := "<scenario>:1:1: limits.max_body_bytes: must be at most 16777216 (it is 100000000000)\n" +
+		"<scenario>:1:1: limits.journal_size: must be at most 100000 (it is 2000000000)"
+	if _, err := New(WithScenario(sc)); err == nil || err.Error() != want {
+		t.Fatalf("New: %v\nwant %s", err, want)
+	}
+	p := newPlatform(t)
+	if err := p.LoadScenario(sc); err == nil || err.Error() != want {
+		t.Fatalf("LoadScenario: %v\nwant %s", err, want)
 	}
 }
 

@@ -191,6 +191,8 @@ type Platform struct {
 	journal *handlers.Journal
 	cfg     config
 
+	uploads sync.Mutex // one scenario upload parses at a time (control.go)
+
 	mu     sync.Mutex // guards closed, srv; never held with worlds.mu
 	srv    *httptest.Server
 	closed bool

@@ -8,10 +8,14 @@ import (
 // ValidateScenario checks a scenario built in Go (scenario.Load and
 // scenario.Parse already made these checks, with the rest of the format's):
 // each fault rule's preset must name a failure mode of the preset table
-// (faults.Presets). It returns scenario.Errors with file:line:column
+// (faults.Presets), and every setting and list is within its bound
+// (scenario.CheckBounds). It returns scenario.Errors with file:line:column
 // positions when the scenario came from a file, or nil.
 func ValidateScenario(sc *Scenario) error {
 	var errs scenario.Errors
+	if err := scenario.CheckBounds(sc); err != nil {
+		errs = append(errs, err.(scenario.Errors)...)
+	}
 	for i, r := range sc.Faults {
 		if r.Action.Preset != "" && !faults.KnownPreset(r.Action.Preset) {
 			errs = append(errs, sc.ErrorAt("unknown fault preset "+quote(r.Action.Preset)+" (docs/scenarios.md lists the presets)",

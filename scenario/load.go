@@ -55,11 +55,14 @@ func (es Errors) Error() string {
 // nil and an Errors value holding every problem it found, sorted by
 // position. Validation fills in defaults (see docs/scenarios.md).
 func Parse(name string, data []byte) (*Scenario, error) {
-	s, loc, errs := parse(name, data)
+	s, _, errs := parse(name, data)
 	if len(errs) > 0 {
 		return nil, errs
 	}
-	remember(s, loc)
+	// The node tree (about 40 bytes of memory per byte of YAML) is not
+	// kept: positions asked for later (Merge, ErrorAt) parse the document
+	// again, which only a problem found after loading needs.
+	remember(s, &lazyLocator{file: name, data: data})
 	return s, nil
 }
 
@@ -170,6 +173,10 @@ func cloneAccount(a Account) Account {
 // parse decodes and validates data; it returns the scenario, the locator of
 // its nodes and the problems found.
 func parse(name string, data []byte) (*Scenario, *fileLocator, Errors) {
+	if len(data) > MaxScenarioBytes {
+		return nil, nil, Errors{{File: name, Line: 1, Column: 1, Msg: fmt.Sprintf(
+			"the scenario is %d bytes, more than the %d allowed (generate large data sets with generate:)", len(data), MaxScenarioBytes)}}
+	}
 	loc := &fileLocator{file: name}
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
@@ -214,15 +221,10 @@ func parse(name string, data []byte) (*Scenario, *fileLocator, Errors) {
 	s := &Scenario{}
 	if err := top.Decode(s); err != nil {
 		// The walker should have caught (and patched) every decoding
-		// problem; this reports whatever it missed.
+		// problem, unknown fields included (TestWalkerAgreesWithStrictDecoder
+		// checks it against yaml.v3's strict decoder); this reports
+		// whatever it missed.
 		v.decodeError(err)
-	} else if len(v.errs) == 0 {
-		// Belt and braces: the strict decoder must agree with the walker.
-		strict := yaml.NewDecoder(bytes.NewReader(data))
-		strict.KnownFields(true)
-		if err := strict.Decode(new(Scenario)); err != nil {
-			v.decodeError(err)
-		}
 	}
 	v.scenario(s)
 	if errs := v.result(); len(errs) > 0 {
@@ -261,27 +263,62 @@ func (p path) with(elems ...any) path {
 	return append(q, elems...)
 }
 
-var plainKey = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+// plainKey reports whether a key is written bare in a path
+// ([A-Za-z0-9_-]+); others are quoted.
+func plainKey(k string) bool {
+	if k == "" {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
 
 // String formats p as accounts[0].projects[1].slug.
 func (p path) String() string {
 	var b strings.Builder
+	p.write(&b, nil)
+	return b.String()
+}
+
+// prefixes returns the strings of p[:0], p[:1], ..., p (one formatting
+// pass).
+func (p path) prefixes() []string {
+	out := make([]string, 0, len(p)+1)
+	var b strings.Builder
+	out = append(out, "")
+	p.write(&b, func() { out = append(out, b.String()) })
+	return out
+}
+
+// write formats p into b, calling each (when not nil) after every element.
+func (p path) write(b *strings.Builder, each func()) {
 	for _, e := range p {
 		switch e := e.(type) {
 		case int:
-			fmt.Fprintf(&b, "[%d]", e)
+			b.WriteByte('[')
+			b.WriteString(strconv.Itoa(e))
+			b.WriteByte(']')
 		case string:
-			if !plainKey.MatchString(e) {
-				fmt.Fprintf(&b, "[%q]", e)
-				continue
+			if !plainKey(e) {
+				b.WriteByte('[')
+				b.WriteString(strconv.Quote(e))
+				b.WriteByte(']')
+				break
 			}
 			if b.Len() > 0 {
 				b.WriteByte('.')
 			}
 			b.WriteString(e)
 		}
+		if each != nil {
+			each()
+		}
 	}
-	return b.String()
 }
 
 // locator maps paths of a scenario to source positions.
@@ -404,6 +441,35 @@ func mergeSources(v *yaml.Node) []*yaml.Node {
 	}
 	return nil
 }
+
+// lazyLocator locates paths of a document parsed earlier: it parses the
+// document again on first use (a scenario made by Parse keeps its bytes,
+// not its node tree). A document Parse accepted parses again the same.
+type lazyLocator struct {
+	file string
+	data []byte
+	once sync.Once
+	fl   *fileLocator
+}
+
+func (l *lazyLocator) get() *fileLocator {
+	l.once.Do(func() {
+		l.fl = &fileLocator{file: l.file}
+		var doc yaml.Node
+		if yaml.Unmarshal(l.data, &doc) == nil {
+			l.fl.root = &doc
+			if doc.Kind == yaml.DocumentNode && len(doc.Content) > 0 {
+				l.fl.root = doc.Content[0]
+			}
+		}
+		l.data = nil
+	})
+	return l.fl
+}
+
+func (l *lazyLocator) files() []string                     { return []string{l.file} }
+func (l *lazyLocator) has(p path) bool                     { return l.get().has(p) }
+func (l *lazyLocator) locate(p path, key bool) (pos, path) { return l.get().locate(p, key) }
 
 // nullLocator stands for a scenario that was not made by Parse.
 type nullLocator struct{ name string }
@@ -641,9 +707,16 @@ func (w *walker) mapping(n *yaml.Node, p path, pair func(k, v *yaml.Node), merge
 		}
 		pair(k, val)
 	}
-	for j := len(drop) - 1; j >= 0; j-- {
-		i := drop[j]
-		n.Content = slices.Delete(n.Content, i, i+2)
+	if len(drop) > 0 { // one pass: deleting pair by pair is quadratic in a mapping of many duplicates
+		kept := n.Content[:0]
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if len(drop) > 0 && drop[0] == i {
+				drop = drop[1:]
+				continue
+			}
+			kept = append(kept, n.Content[i], n.Content[i+1])
+		}
+		n.Content = kept
 	}
 }
 
@@ -676,7 +749,7 @@ func (w *walker) leaf(n *yaml.Node, t reflect.Type, p path) {
 // semantic checks quiet about the path (its problem is already reported).
 func (w *walker) patch(n *yaml.Node, p path) {
 	*n = yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Line: n.Line, Column: n.Column}
-	w.v.skip = append(w.v.skip, p.String())
+	w.v.skipPath(p)
 }
 
 func describeType(t reflect.Type) string {

@@ -120,28 +120,40 @@ func cutPrefixFold(s, prefix string) (string, bool) {
 type validator struct {
 	loc  locator
 	errs Errors
-	// skip holds paths whose value could not be decoded; their problem is
-	// reported already, so checks of them, below them and of their
-	// containers ("rule does nothing") stay quiet.
-	skip []string
+	// skip holds the paths whose value could not be decoded; their
+	// problem is reported already, so checks of them, below them and of
+	// their containers ("rule does nothing") stay quiet. skipUp holds the
+	// containers: every proper ancestor of a skipped path. Both are sets,
+	// so that a document with a problem in every record costs no more
+	// than one with a few.
+	skip, skipUp map[string]bool
 }
 
+// skipPath marks a path whose problem is reported.
+func (v *validator) skipPath(p path) {
+	if v.skip == nil {
+		v.skip, v.skipUp = map[string]bool{}, map[string]bool{}
+	}
+	ps := p.prefixes()
+	v.skip[ps[len(ps)-1]] = true
+	for _, s := range ps[:len(ps)-1] {
+		v.skipUp[s] = true
+	}
+}
+
+// skipped reports whether p, one of its ancestors or one of its
+// descendants is a skipped path.
 func (v *validator) skipped(p path) bool {
-	ps := p.String()
-	for _, s := range v.skip {
-		if s == "" || ps == s || under(ps, s) || under(s, ps) {
+	if len(v.skip) == 0 {
+		return false
+	}
+	ps := p.prefixes()
+	for _, s := range ps {
+		if v.skip[s] {
 			return true
 		}
 	}
-	return false
-}
-
-// under reports whether path string p lies below path string parent.
-func under(p, parent string) bool {
-	if parent == "" {
-		return p != ""
-	}
-	return strings.HasPrefix(p, parent+".") || strings.HasPrefix(p, parent+"[")
+	return v.skipUp[ps[len(ps)-1]]
 }
 
 // report records msg at the node of p (at its key when key is set), or at
@@ -210,6 +222,7 @@ func (v *validator) scenario(s *Scenario) {
 	v.credentials(s)
 	v.faults(s.Faults)
 	v.limits(s.Limits)
+	v.bounds(s)
 	v.dni(s)
 	v.generators(s)
 	v.agents(s)
