@@ -3,6 +3,8 @@ package store
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"runtime"
 	"sync"
 	"testing"
@@ -237,4 +239,40 @@ func BenchmarkUpdateConversation(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkOpenDataFile opens a data file of 100,000 conversations: the
+// check of every record (verify.go) against buntdb's load alone
+// (unchecked: what Open cost before it checked).
+func BenchmarkOpenDataFile(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "data.db")
+	s, err := Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	bulkLoad(b, s, 100_000)
+	if err := s.Close(); err != nil {
+		b.Fatal(err)
+	}
+	fi, _ := os.Stat(path)
+	b.Run("checked", func(b *testing.B) {
+		b.SetBytes(fi.Size())
+		for b.Loop() {
+			s, err := Open(path)
+			if err != nil {
+				b.Fatal(err)
+			}
+			_ = s.Close()
+		}
+	})
+	b.Run("unchecked", func(b *testing.B) {
+		b.SetBytes(fi.Size())
+		for b.Loop() {
+			db, err := buntdb.Open(path)
+			if err != nil {
+				b.Fatal(err)
+			}
+			_ = db.Close()
+		}
+	})
 }

@@ -139,11 +139,19 @@ func projectOf(c *Conversation) ProjectRef { return ProjectRef{c.Region, c.Accou
 
 // Open opens a store. An empty path or ":memory:" gives a purely in-memory
 // store; any other path is a buntdb append-only file, replayed on open and
-// synced every second.
+// synced every second. A file is checked first (verify.go): a damaged
+// record is a *DamageError naming every one, and the store is not opened
+// (Repair moves them aside).
 func Open(path string) (*Store, error) {
 	p := path
 	if p == "" {
 		p = ":memory:"
+	}
+	file := p != ":memory:"
+	if file {
+		if err := checkFile(p); err != nil {
+			return nil, err
+		}
 	}
 	db, err := buntdb.Open(p)
 	if err != nil {
@@ -158,6 +166,12 @@ func Open(path string) (*Store, error) {
 	}); err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("store: configure %q: %w", p, err)
+	}
+	if file {
+		if err := verify(db, p); err != nil {
+			_ = db.Close()
+			return nil, err
+		}
 	}
 	// No secondary indexes are used (order is encoded in keys), so there is
 	// nothing to re-create here. The metric aggregates of a file's data are

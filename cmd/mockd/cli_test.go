@@ -37,6 +37,7 @@ var usageText = `Usage:
   mockd serve [flags]                   serve the mock (the default command)
   mockd validate [FILE...]              check scenario files (file:line:column: message)
   mockd healthcheck [--addr HOST:PORT]  exit 0 when the mockd at --addr is healthy
+  mockd repair --data FILE              move a data file's damaged records aside
   mockd version                         print mockd's version
   mockd help [COMMAND]                  show a command's help
 Run 'mockd --help' for the flags.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentplatform/mockplatform"
 	"github.com/agentplatform/mockplatform/scenario"
+	"github.com/agentplatform/mockplatform/store"
 )
 
 // cmdValidate checks scenario files, printing file:line:column: message for
@@ -71,6 +72,35 @@ func problemLines(err error) []string {
 	}
 	walk(err)
 	return lines
+}
+
+// cmdRepair moves the damaged records of a data file aside (store.Repair)
+// and reports them.
+func cmdRepair(inv *invocation, o *options, _ []string) int {
+	if o.data == "" {
+		fmt.Fprintln(inv.stderr, "usage: mockd repair --data FILE (or MOCKD_DATA)")
+		return 2
+	}
+	rep, err := store.Repair(o.data)
+	if err != nil {
+		fmt.Fprintln(inv.stderr, "mockd repair:", err)
+		return 1
+	}
+	if len(rep.Moved) == 0 && len(rep.Rebuilt) == 0 {
+		fmt.Fprintf(inv.stdout, "%s: no damaged records (%d records)\n", rep.File, rep.Kept)
+		return 0
+	}
+	if len(rep.Moved) > 0 {
+		fmt.Fprintf(inv.stdout, "%s: moved %d damaged records into %s:\n", rep.File, len(rep.Moved), rep.Sidecar)
+		for _, d := range rep.Moved {
+			fmt.Fprintf(inv.stdout, "  %s\n", d)
+		}
+	}
+	for _, k := range rep.Rebuilt {
+		fmt.Fprintf(inv.stdout, "  rebuilt the index %q\n", k)
+	}
+	fmt.Fprintf(inv.stdout, "%s: %d records kept\n", rep.File, rep.Kept)
+	return 0
 }
 
 // cmdHealthcheck asks a running mockd for its health (the container's

@@ -5,6 +5,7 @@
 //	mockd [serve] [flags]        serve (the default command)
 //	mockd validate [FILE...]     check scenario files
 //	mockd healthcheck [--addr]   exit 0 when the mockd at --addr is healthy
+//	mockd repair --data FILE     move a data file's damaged records aside
 //	mockd version                print the version
 //	mockd help [COMMAND]         show help
 //
@@ -77,6 +78,12 @@ var commands = []*command{
 			"answers 200, 1 otherwise (the container's HEALTHCHECK; it never starts a server).\n" +
 			"An unspecified host (0.0.0.0, ::) is checked on 127.0.0.1.",
 		flags: []string{"addr"}, run: cmdHealthcheck},
+	{name: "repair", args: "--data FILE", summary: "move a data file's damaged records aside",
+		help: "repair checks every record of the data file, as serve does before it starts. When\n" +
+			"some are damaged, it moves them, with every damaged byte, into FILE.damaged (one\n" +
+			"JSON line each: offset, key, reason, value), keeps the rest, rebuilds lost\n" +
+			"indexes, prints what it did and exits 0; serve then starts. Stop mockd first.",
+		flags: []string{"data"}, run: cmdRepair},
 	{name: "version", summary: "print mockd's version",
 		help: "version prints mockd's version, the commit it was built from and the Go version.",
 		run:  cmdVersion},

@@ -22,6 +22,7 @@ import (
 	"github.com/agentplatform/mockplatform"
 	"github.com/agentplatform/mockplatform/clock"
 	"github.com/agentplatform/mockplatform/scenario"
+	"github.com/agentplatform/mockplatform/store"
 )
 
 // cmdServe serves the mock until a signal (or the invocation's context)
@@ -43,6 +44,11 @@ func cmdServe(inv *invocation, o *options, _ []string) int {
 		// one per line, file:line:column: message, as validate prints them.
 		for _, line := range problemLines(err) {
 			fmt.Fprintln(inv.stderr, line)
+		}
+		var de *store.DamageError
+		if errors.As(err, &de) {
+			fmt.Fprintf(inv.stderr, "mockd: run 'mockd repair --data %s' to move the damaged records aside (into %s.damaged) and keep the rest\n",
+				de.File, de.File)
 		}
 		fmt.Fprintln(inv.stderr, "mockd: not started")
 		return 1

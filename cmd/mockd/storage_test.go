@@ -1,0 +1,172 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+
+	"github.com/agentplatform/mockplatform/store"
+)
+
+// TestDamagedDataFile: mockd does not start on a data file with a damaged
+// record, and says which record (offset, key, reason) and how to repair
+// it; `mockd repair` moves the record aside; mockd then starts with the
+// other records, and the damaged one is not found (never a 500).
+func TestDamagedDataFile(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(t.TempDir(), "mockd.db")
+	s := startServer(t, []string{"--addr", "127.0.0.1:0", "--data", file}, env())
+	kept, damaged := s.chatCreate(), s.chatCreate()
+	if code := s.stop(); code != 0 {
+		t.Fatalf("exit %d: %s", code, s.stderr)
+	}
+	// 64 zero bytes in the middle of the second conversation's record.
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := bytes.LastIndex(data, []byte(`{"id":"`+damaged+`"`))
+	if i < 0 {
+		t.Fatalf("no record of %s in the file", damaged)
+	}
+	copy(data[i+60:], make([]byte, 64))
+	if err := os.WriteFile(file, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	var out, errOut bytes.Buffer
+	if code := run(context.Background(), []string{"--addr", "127.0.0.1:0", "--data", file}, &out, &errOut, env(), nil); code != 1 {
+		t.Fatalf("mockd on a damaged file: exit %d\n%s", code, errOut.String())
+	}
+	for _, want := range []string{
+		"store: data file " + file + " has 1 damaged record\n",
+		"key \"c/us/1001/2001/", "/" + damaged + "\": decode conversation: ",
+		"mockd: run 'mockd repair --data " + file + "' to move the damaged records aside (into " + file + ".damaged) and keep the rest\n",
+		"mockd: not started\n",
+	} {
+		if !strings.Contains(errOut.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errOut.String())
+		}
+	}
+
+	out.Reset()
+	errOut.Reset()
+	if code := run(context.Background(), []string{"repair", "--data", file}, &out, &errOut, env(), nil); code != 0 {
+		t.Fatalf("repair: exit %d\n%s", code, errOut.String())
+	}
+	for _, want := range []string{file + ": moved 2 damaged records into " + file + ".damaged:\n", "/" + damaged + "\": decode conversation: ",
+		"key \"ci/us/" + damaged + "\": index of a record that is not there", file + ": "} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("repair output lacks %q:\n%s", want, out.String())
+		}
+	}
+	if _, err := os.Stat(file + ".damaged"); err != nil {
+		t.Fatal(err)
+	}
+
+	s = startServer(t, []string{"--addr", "127.0.0.1:0", "--data", file}, env())
+	status, body := s.do("GET", "/runtime/us-1/v3/acme/support/conversations?limit=5000", "", "x-api-key", "test-conversations-key")
+	if status != 200 || !strings.Contains(body, `"id":"`+kept+`"`) || strings.Contains(body, damaged) {
+		t.Errorf("conversations after repair: %d, want %s and not %s: %.300s", status, kept, damaged, body)
+	}
+	out.Reset()
+	if code := run(context.Background(), []string{"repair", "--data", file}, &out, &errOut, env(), nil); code != 0 ||
+		!strings.Contains(out.String(), file+": no damaged records") {
+		t.Errorf("repair of a sound file: %d %s %s", code, out.String(), errOut.String())
+	}
+}
+
+// TestKillUnderWriteLoad kills a real mockd (SIGKILL) under write load ten
+// times on the same data file, restarting it each time, and then checks
+// that every write the mock acknowledged (a chat create answered 200) is
+// in the file, which opens without damage.
+func TestKillUnderWriteLoad(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("starts and kills mockd ten times")
+	}
+	file := filepath.Join(t.TempDir(), "mockd.db")
+	var acked []string
+	for round := range 10 {
+		p := startProcess(t, "--addr", "127.0.0.1:0", "--data", file, "--log-level", "warn")
+		ids := writeUntilKilled(t, p, 40)
+		if len(ids) < 40 {
+			t.Fatalf("round %d: only %d writes acknowledged before the kill", round, len(ids))
+		}
+		acked = append(acked, ids...)
+	}
+	st, err := store.Open(file)
+	if err != nil {
+		t.Fatalf("the data file after ten kills: %v", err)
+	}
+	defer st.Close()
+	lost := 0
+	for _, id := range acked {
+		if _, err := st.GetConversation("us", id); err != nil {
+			lost++
+			t.Errorf("acknowledged conversation %s: %v", id, err)
+		}
+	}
+	t.Logf("%d acknowledged writes over 10 kills, %d lost", len(acked), lost)
+}
+
+// writeUntilKilled creates chat conversations from four clients at once;
+// once n have been acknowledged it kills the process while the writes go
+// on, and returns the ids of every acknowledged one.
+func writeUntilKilled(t *testing.T, p *process, n int) []string {
+	t.Helper()
+	tr := &http.Transport{}
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Transport: tr}
+	var mu sync.Mutex
+	var ids []string
+	enough := make(chan struct{})
+	var once sync.Once
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				req, _ := http.NewRequest("POST", p.base+chatPath+"/create", nil)
+				for i := 0; i+1 < len(chatHeaders); i += 2 {
+					req.Header.Set(chatHeaders[i], chatHeaders[i+1])
+				}
+				resp, err := client.Do(req)
+				if err != nil {
+					return // killed
+				}
+				var v struct {
+					ConversationID string `json:"conversation_id"`
+				}
+				err = json.NewDecoder(resp.Body).Decode(&v)
+				resp.Body.Close()
+				if err != nil || resp.StatusCode != http.StatusOK {
+					continue // the answer was cut: not acknowledged
+				}
+				mu.Lock()
+				ids = append(ids, v.ConversationID)
+				if len(ids) >= n {
+					once.Do(func() { close(enough) })
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	<-enough
+	p.signal(syscall.SIGKILL)
+	wg.Wait()
+	if code := p.wait(); code != -1 {
+		t.Fatalf("mockd exited with %d, not killed:\n%s", code, p.stderr.String())
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	return append([]string(nil), ids...)
+}

@@ -1,0 +1,229 @@
+package store
+
+import (
+	"bufio"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	json "github.com/goccy/go-json"
+
+	"github.com/tidwall/buntdb"
+)
+
+// RepairReport is what Repair did to a data file.
+type RepairReport struct {
+	File string
+	// Sidecar is the file the damaged records were moved into ("" when
+	// none was damaged).
+	Sidecar string
+	// Moved are the damaged records and damaged bytes, moved into Sidecar.
+	Moved []Damage
+	// Rebuilt are the index records written anew for records whose index
+	// was damaged or missing.
+	Rebuilt []string
+	// Kept is the number of records in the repaired file.
+	Kept int
+}
+
+// Repair moves the damaged records of a data file aside. It reads every
+// record (skipping over damaged bytes to the next well-formed record),
+// checks each as Open does, and, when any is damaged, first writes the
+// damaged records and bytes into a sidecar file next to it (FILE.damaged,
+// or FILE.damaged.N when that exists; one JSON object per line: offset,
+// key, reason, and the value, as value or value_base64), then replaces
+// the file, atomically, by one holding the good records, with indexes
+// rebuilt where they were lost. Nothing is lost: every byte it does not
+// keep is in the sidecar. A file without damage is left as it is. The
+// store must not be open while it runs.
+func Repair(path string) (*RepairReport, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("store: repair: %w", err)
+	}
+	rep := &RepairReport{File: path}
+	cmds, moved, _ := aofScan(data) // a torn last write is dropped, as buntdb drops it
+	kv, at := replay(cmds)
+	get := func(k string) (string, bool) { v, ok := kv[k]; return v, ok }
+	drop := func(k, reason string) {
+		rep.Moved = append(rep.Moved, Damage{Offset: at[k], Key: k, Reason: reason, Raw: []byte(kv[k])})
+		delete(kv, k)
+	}
+	// Records on their own first, then the indexes of what is left, then
+	// the indexes the remaining records lack.
+	for _, k := range sortedKeys(kv) {
+		if err := checkValue(k, kv[k]); err != nil {
+			drop(k, err.Error())
+		}
+	}
+	for _, k := range sortedKeys(kv) {
+		if strings.HasPrefix(k, pfxConvID) || strings.HasPrefix(k, pfxHandoffSID) {
+			if err := checkLinks(k, kv[k], get); err != nil {
+				drop(k, err.Error())
+			}
+		}
+	}
+	for _, k := range sortedKeys(kv) {
+		idx := ""
+		switch {
+		case strings.HasPrefix(k, pfxConv) && !strings.HasPrefix(k, pfxConvID):
+			if idx = convIDKeyOf(k); kv[idx] == k {
+				idx = ""
+			}
+		case strings.HasPrefix(k, pfxHandoff) && !strings.HasPrefix(k, pfxHandoffSID):
+			// A state whose shared id no other state claims gets it back.
+			if h, err := decodeHandoff(kv[k]); err == nil && h.SharedID != "" {
+				if idx = handoffSharedKey(h.Region, h.AccountID, h.ProjectID, h.SharedID); kv[idx] != "" {
+					idx = ""
+				}
+			}
+		}
+		if idx != "" {
+			kv[idx] = k
+			rep.Rebuilt = append(rep.Rebuilt, idx)
+		}
+	}
+	rep.Moved = append(moved, rep.Moved...)
+	rep.Kept = len(kv)
+	if len(rep.Moved) == 0 && len(rep.Rebuilt) == 0 {
+		return rep, nil
+	}
+	if len(rep.Moved) > 0 {
+		if rep.Sidecar, err = writeSidecar(path, rep.Moved); err != nil {
+			return nil, err
+		}
+	}
+	if err := rewrite(path, kv); err != nil {
+		return nil, err
+	}
+	return rep, nil
+}
+
+// replay applies the commands in order: the records they leave, with the
+// offset of each one's last write.
+func replay(cmds []aofCmd) (map[string]string, map[string]int64) {
+	kv, at := map[string]string{}, map[string]int64{}
+	for _, c := range cmds {
+		switch strings.ToLower(c.parts[0]) {
+		case "set":
+			kv[c.parts[1]], at[c.parts[1]] = c.parts[2], c.off
+		case "del":
+			delete(kv, c.parts[1])
+		case "flushdb":
+			clear(kv)
+		}
+	}
+	return kv, at
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// sidecarLine is one line of a sidecar file.
+type sidecarLine struct {
+	Offset      int64  `json:"offset"`
+	Key         string `json:"key,omitempty"`
+	Reason      string `json:"reason"`
+	Value       string `json:"value,omitempty"`
+	ValueBase64 string `json:"value_base64,omitempty"`
+}
+
+// writeSidecar writes the damaged records into a new sidecar file next to
+// path and syncs it; it returns the sidecar's name.
+func writeSidecar(path string, damage []Damage) (string, error) {
+	name := path + ".damaged"
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	for n := 1; errors.Is(err, os.ErrExist); n++ {
+		name = fmt.Sprintf("%s.damaged.%d", path, n)
+		f, err = os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	}
+	if err != nil {
+		return "", fmt.Errorf("store: repair: sidecar: %w", err)
+	}
+	w := bufio.NewWriter(f)
+	enc := json.NewEncoder(w)
+	for _, d := range damage {
+		line := sidecarLine{Offset: d.Offset, Key: d.Key, Reason: d.Reason}
+		if utf8.Valid(d.Raw) {
+			line.Value = string(d.Raw)
+		} else {
+			line.ValueBase64 = base64.StdEncoding.EncodeToString(d.Raw)
+		}
+		if err = enc.Encode(line); err != nil {
+			break
+		}
+	}
+	if err == nil {
+		err = w.Flush()
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return "", fmt.Errorf("store: repair: sidecar %s: %w", name, err)
+	}
+	return name, nil
+}
+
+// rewrite replaces the data file at path by one holding kv, written by
+// buntdb itself, synced, and renamed over the old one.
+func rewrite(path string, kv map[string]string) error {
+	mem, err := buntdb.Open(":memory:")
+	if err != nil {
+		return err
+	}
+	defer mem.Close()
+	err = mem.Update(func(tx *buntdb.Tx) error {
+		for k, v := range kv {
+			if _, _, err := tx.Set(k, v, nil); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("store: repair: %w", err)
+	}
+	tmp := path + ".repair"
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return fmt.Errorf("store: repair: %w", err)
+	}
+	w := bufio.NewWriter(f)
+	err = mem.Save(w)
+	if err == nil {
+		err = w.Flush()
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		_ = os.Remove(tmp)
+		return fmt.Errorf("store: repair: write %s: %w", path, err)
+	}
+	if dir, err := os.Open(filepath.Dir(path)); err == nil {
+		_ = dir.Sync() // the rename, durable (best effort: not every system syncs a directory)
+		_ = dir.Close()
+	}
+	return nil
+}

@@ -1,0 +1,284 @@
+package store
+
+// Self-checking data files. Open checks a data file before it serves
+// anything from it: every record must be well formed (aof.go), decode by
+// the store's own decoders (so the check follows the encoding wherever it
+// goes), and agree with its key and its indexes. A damaged file stops Open
+// with every damaged record's offset, key and reason (DamageError), rather
+// than answering 500 for it forever; Repair moves the damaged records
+// aside into a sidecar file and keeps the rest.
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+
+	json "github.com/goccy/go-json"
+
+	"github.com/tidwall/buntdb"
+)
+
+// Damage is one damaged record of a data file.
+type Damage struct {
+	// Offset is the byte offset of the record's last write in the file
+	// (-1 when unknown).
+	Offset int64
+	// Key is the record's key ("" when it could not be read).
+	Key string
+	// Reason says what is wrong.
+	Reason string
+	// Raw is the record's value, or the damaged bytes of the file.
+	Raw []byte
+}
+
+func (d Damage) String() string {
+	var b strings.Builder
+	if d.Offset >= 0 {
+		fmt.Fprintf(&b, "byte %d", d.Offset)
+	}
+	if d.Key != "" {
+		if b.Len() > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "key %q", d.Key)
+	}
+	b.WriteString(": ")
+	b.WriteString(d.Reason)
+	return b.String()
+}
+
+// DamageError is a data file with damaged records: Open refuses it.
+type DamageError struct {
+	File    string
+	Damages []Damage
+}
+
+func (e *DamageError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "store: data file %s has %d damaged record", e.File, len(e.Damages))
+	if len(e.Damages) != 1 {
+		b.WriteByte('s')
+	}
+	for _, d := range e.Damages {
+		b.WriteString("\n  ")
+		b.WriteString(d.String())
+	}
+	return b.String()
+}
+
+// checkFile checks the structure of a data file before buntdb loads it:
+// every record well formed, except a last one the file ends inside (a
+// write torn by a crash, which buntdb drops, as it always has).
+func checkFile(path string) error {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	r := newAOFReader(f, 0)
+	for {
+		_, err := r.next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		var ae *aofError
+		if err != nil && !errors.As(err, &ae) {
+			return err
+		}
+		if err == nil {
+			continue
+		}
+		// Only the error path reads the rest of the file into memory.
+		if _, err := f.Seek(ae.off, io.SeekStart); err != nil {
+			return err
+		}
+		rest, err := io.ReadAll(f)
+		if err != nil {
+			return err
+		}
+		_, damage, _ := aofScan(rest)
+		for i := range damage {
+			damage[i].Offset += ae.off
+			damage[i].Raw = nil
+		}
+		if len(damage) == 0 {
+			return nil // a torn last write
+		}
+		return &DamageError{File: path, Damages: damage}
+	}
+}
+
+// checkRecord checks one record (checkValue, then checkLinks).
+func checkRecord(k, v string, get func(string) (string, bool)) error {
+	if err := checkValue(k, v); err != nil {
+		return err
+	}
+	return checkLinks(k, v, get)
+}
+
+// checkValue checks a record on its own: its value decodes by the store's
+// own decoder and agrees with its key. It returns why the record is
+// damaged, or nil.
+func checkValue(k, v string) error {
+	switch {
+	case strings.HasPrefix(k, pfxConvID):
+		if !strings.HasPrefix(v, pfxConv) {
+			return fmt.Errorf("index whose value is not a conversation key (%.40q)", v)
+		}
+	case strings.HasPrefix(k, pfxConv):
+		c, err := decodeConv(v)
+		if err != nil {
+			return err
+		}
+		if convKey(c) != k {
+			return fmt.Errorf("the record is conversation %s/%s, stored under another key", c.Region, c.ID)
+		}
+	case strings.HasPrefix(k, pfxHandoffSID):
+		if !strings.HasPrefix(v, pfxHandoff) {
+			return fmt.Errorf("index whose value is not a handoff state key (%.40q)", v)
+		}
+	case strings.HasPrefix(k, pfxHandoff):
+		h, err := decodeHandoff(v)
+		if err != nil {
+			return err
+		}
+		if handoffKey(h.Region, h.AccountID, h.ProjectID, h.ID) != k {
+			return fmt.Errorf("the record is handoff state %s/%s, stored under another key", h.Region, h.ID)
+		}
+	case strings.HasPrefix(k, pfxDoc):
+		if !json.Valid([]byte(v)) {
+			return errors.New("decode document: not valid JSON")
+		}
+	default:
+		return errors.New("not a key of this store")
+	}
+	return nil
+}
+
+// checkLinks checks a record against the others (get reads one): an
+// index points at a record that is there, and a conversation has its
+// index.
+func checkLinks(k, v string, get func(string) (string, bool)) error {
+	switch {
+	case strings.HasPrefix(k, pfxConvID), strings.HasPrefix(k, pfxHandoffSID):
+		if _, ok := get(v); !ok {
+			return fmt.Errorf("index of a record that is not there (%q)", v)
+		}
+		if strings.HasPrefix(k, pfxConvID) && convIDKeyOf(v) != k {
+			return fmt.Errorf("index of another conversation (%q)", v)
+		}
+	case strings.HasPrefix(k, pfxConv):
+		if idx, ok := get(convIDKeyOf(k)); !ok || idx != k {
+			return errors.New("the conversation has no index")
+		}
+	}
+	return nil
+}
+
+// convIDKeyOf is the index key of a conversation key
+// (c/{region}/{account}/{project}/{ts}/{id} → ci/{region}/{id}).
+func convIDKeyOf(k string) string {
+	parts := strings.SplitN(strings.TrimPrefix(k, pfxConv), "/", 5)
+	if len(parts) != 5 {
+		return ""
+	}
+	return pfxConvID + parts[0] + "/" + parts[4]
+}
+
+// decodeHandoff decodes a stored handoff state.
+func decodeHandoff(v string) (*HandoffState, error) {
+	h := new(HandoffState)
+	if err := json.Unmarshal([]byte(v), h); err != nil {
+		return nil, fmt.Errorf("decode handoff state: %w", err)
+	}
+	return h, nil
+}
+
+// verify checks every record of an open database: the links between
+// records in one read transaction, the values (decoding them, the costly
+// part) over every CPU.
+func verify(db *buntdb.DB, path string) error {
+	var recs []kv
+	var mu sync.Mutex
+	var damage []Damage
+	report := func(k string, err error) {
+		mu.Lock()
+		damage = append(damage, Damage{Offset: -1, Key: k, Reason: err.Error()})
+		mu.Unlock()
+	}
+	err := db.View(func(tx *buntdb.Tx) error {
+		return tx.Ascend("", func(k, v string) bool {
+			recs = append(recs, kv{k, v})
+			return true
+		})
+	})
+	if err != nil {
+		return err
+	}
+	var wg sync.WaitGroup
+	workers := runtime.GOMAXPROCS(0)
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(recs); i += workers {
+				if err := checkValue(recs[i].k, recs[i].v); err != nil {
+					report(recs[i].k, err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if len(damage) == 0 {
+		err = db.View(func(tx *buntdb.Tx) error {
+			get := func(k string) (string, bool) {
+				v, err := tx.Get(k)
+				return v, err == nil
+			}
+			for _, r := range recs {
+				if err := checkLinks(r.k, r.v, get); err != nil {
+					report(r.k, err)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	if len(damage) == 0 {
+		return nil
+	}
+	slices.SortFunc(damage, func(a, b Damage) int { return strings.Compare(a.Key, b.Key) })
+	locate(path, damage)
+	return &DamageError{File: path, Damages: damage}
+}
+
+// locate fills in the offsets of damaged records: where each was last
+// written in the file.
+func locate(path string, damage []Damage) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return
+	}
+	cmds, _, _ := aofScan(data)
+	last := map[string]int64{}
+	for _, c := range cmds {
+		if len(c.parts) > 1 {
+			last[c.parts[1]] = c.off
+		}
+	}
+	for i := range damage {
+		if off, ok := last[damage[i].Key]; ok {
+			damage[i].Offset = off
+		}
+	}
+}
