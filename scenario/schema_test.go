@@ -129,6 +129,16 @@ func applyRules(root *schemagen.Schema) {
 	def("Credential").Then = &schemagen.Schema{Required: []string{"project"}}
 
 	nonNegative("Limits", "alert_rules", "webhook_endpoints", "max_body_bytes", "journal_size", "journal_body_bytes")
+	// Bounds (bounds.go).
+	prop("Limits", "alert_rules").Maximum = num(MaxAlertRules)
+	prop("Limits", "webhook_endpoints").Maximum = num(MaxWebhookEndpoints)
+	prop("Limits", "max_body_bytes").Maximum = num(MaxBodyBytes)
+	prop("Limits", "journal_size").Maximum = num(MaxJournalSize)
+	prop("Limits", "journal_body_bytes").Maximum = num(MaxJournalBodyBytes)
+	maxItems := func(n uint64) *uint64 { return &n }
+	prop("", "accounts").MaxItems = maxItems(MaxAccounts)
+	prop("", "credentials").MaxItems = maxItems(MaxCredentials)
+	prop("", "faults").MaxItems = maxItems(MaxFaults)
 
 	// Fault rules: the rule table of faults and the validator's lists.
 	prop("FaultMatch", "family").Enum = enum(faults.Families)
@@ -193,8 +203,13 @@ func applyRules(root *schemagen.Schema) {
 
 	// Messaging and outbound.
 	nonNegative("MessagingSettings", "max_connections", "max_message_bytes", "chunk_words")
+	prop("MessagingSettings", "max_connections").Maximum = num(MaxSessionConnections)
+	prop("MessagingSettings", "max_message_bytes").Maximum = num(MaxMessageBytes)
+	prop("MessagingSettings", "chunk_words").Maximum = num(MaxChunkWords)
+	prop("MessagingSettings", "signing_key").MinLength = maxItems(MinSigningKeyBytes)
 	required("RateLimit", "calls")
 	prop("RateLimit", "calls").Minimum = num(1)
+	prop("RateLimit", "calls").Maximum = num(MaxRateLimitCalls)
 	required("OutboundDestination", "match")
 	prop("OutboundDestination", "outcome").Enum = enum(Outcomes)
 }
