@@ -12,6 +12,7 @@
 # browser tests need Chromium and skip without it (unless
 # MOCKD_REQUIRE_BROWSER=1). The load
 # benchmark's smoke run (about 20 s) needs wrk on PATH and skips without it.
+# Every fuzz target of the main module runs briefly (scripts/fuzz.sh).
 #
 #	scripts/test.sh            (extra arguments go to every go test call)
 set -eu
@@ -31,6 +32,12 @@ fi
 
 go vet ./...
 go test $race -count=1 "$@" ./...
+
+# A short seeded run of every fuzz target (about a minute in all;
+# FUZZTIME=0x skips it, docs/security.md#fuzzing for a longer run).
+if [ "${FUZZTIME:-}" != 0x ]; then
+	scripts/fuzz.sh
+fi
 
 # The web console in a headless Chromium (a module of its own, so that the
 # browser driver stays out of the main module).
