@@ -50,94 +50,131 @@ func (e *JSONError) Error() string {
 	return fmt.Sprintf("body %s (at byte %d)", e.Reason, e.Offset)
 }
 
-// jsonFrame is an open array or object of CheckJSON's walk.
-type jsonFrame struct {
-	object  bool
-	wantKey bool                // object: the next string is a key
-	keys    map[string]struct{} // object: the keys seen
-}
-
 // CheckJSON reports whether data is exactly one JSON value within the
 // rules of every body the mock reads (see the file comment); it returns a
 // *JSONError when it is not. Empty data (or only white space) is an
 // error: callers decide whether a body may be absent before they call it.
+//
+// json.Valid checks the syntax (one value, nothing after it); one pass
+// over the bytes it validated then checks nesting and keys
+// (BenchmarkCheckJSON). Only a refused body is read again, by
+// encoding/json's decoder, to say what is wrong and where.
 func CheckJSON(data []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber() // numbers are not converted: no range errors here
-	var stack []jsonFrame
-	done := false
-	for {
-		off := dec.InputOffset()
-		tok, err := dec.Token()
-		if errors.Is(err, io.EOF) {
-			if !done {
-				if len(stack) > 0 {
-					return &JSONError{Offset: int64(len(data)), Reason: "ends before its JSON value is complete"}
-				}
-				return &JSONError{Offset: 0, Reason: "holds no JSON value"}
-			}
-			return nil
-		}
-		if done {
-			return &JSONError{Offset: skipSpace(data, off), Reason: "has data after the JSON value"}
-		}
-		if err != nil {
-			// The offset is that of the token that could not be read (the
-			// decoder's own offsets point before or after the bad byte,
-			// depending on where it found it).
-			return &JSONError{Offset: skipSpace(data, off), Reason: "is not valid JSON: " + err.Error()}
-		}
-		top := len(stack) - 1
-		if top >= 0 && stack[top].object {
-			f := &stack[top]
-			if d, ok := tok.(json.Delim); ok && d == '}' {
-				stack = stack[:top]
-			} else if f.wantKey {
-				key := tok.(string) // Token only gives a string here
-				if _, dup := f.keys[key]; dup {
-					return &JSONError{Offset: skipSpace(data, off),
-						Reason: fmt.Sprintf("has the key %q twice in one object", key)}
-				}
-				f.keys[key] = struct{}{}
-				f.wantKey = false
-				continue
-			} else {
-				f.wantKey = true
-				if d, ok := tok.(json.Delim); ok {
-					if stack, err = openJSON(stack, d, data, off); err != nil {
-						return err
-					}
-				}
-			}
-		} else if d, ok := tok.(json.Delim); ok {
-			if d == ']' {
-				stack = stack[:top]
-			} else if stack, err = openJSON(stack, d, data, off); err != nil {
-				return err
-			}
-		}
-		done = len(stack) == 0
+	if json.Valid(data) { // the common case: no allocation
+		return checkNesting(data)
 	}
+	// Say what is wrong, and where.
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var raw json.RawMessage
+	switch err := dec.Decode(&raw); {
+	case errors.Is(err, io.EOF):
+		return &JSONError{Offset: 0, Reason: "holds no JSON value"}
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return &JSONError{Offset: int64(len(data)), Reason: "ends before its JSON value is complete"}
+	case err != nil:
+		var se *json.SyntaxError
+		off := int64(0)
+		if errors.As(err, &se) {
+			off = max(se.Offset-1, 0) // the scanner counts the bad byte as read
+		}
+		return &JSONError{Offset: off, Reason: "is not valid JSON: " + err.Error()}
+	}
+	return &JSONError{Offset: skipSpace(data, dec.InputOffset()), Reason: "has data after the JSON value"}
 }
 
-// openJSON pushes an array or object, within MaxJSONDepth.
-func openJSON(stack []jsonFrame, d json.Delim, data []byte, off int64) ([]jsonFrame, error) {
-	if len(stack) >= MaxJSONDepth {
-		return nil, &JSONError{Offset: skipSpace(data, off),
-			Reason: fmt.Sprintf("nests arrays and objects deeper than %d levels", MaxJSONDepth)}
+// jsonFrame is an open array or object of checkNesting's pass: for an
+// object, where its keys start in the pass's key list (or its key set,
+// once it has many), and whether a key comes next.
+type jsonFrame struct {
+	object  bool
+	wantKey bool
+	keys    int
+	set     map[string]struct{}
+}
+
+// checkNesting checks the depth and the keys of the valid JSON value
+// data, in one pass over its bytes.
+func checkNesting(data []byte) error {
+	var stackBuf [8]jsonFrame
+	var keysBuf [32][]byte
+	stack := stackBuf[:0]
+	keys := keysBuf[:0] // the keys of the open objects, innermost last
+	for i := 0; i < len(data); i++ {
+		switch c := data[i]; c {
+		case '{', '[':
+			if len(stack) >= MaxJSONDepth {
+				return &JSONError{Offset: int64(i), Reason: fmt.Sprintf("nests arrays and objects deeper than %d levels", MaxJSONDepth)}
+			}
+			stack = append(stack, jsonFrame{object: c == '{', wantKey: c == '{', keys: len(keys)})
+		case '}', ']':
+			keys = keys[:stack[len(stack)-1].keys]
+			stack = stack[:len(stack)-1]
+		case ',':
+			if f := &stack[len(stack)-1]; f.object {
+				f.wantKey = true
+			}
+		case '"':
+			j := i + 1
+			escaped := false
+			for ; data[j] != '"'; j++ { // valid JSON: the string ends
+				if data[j] == '\\' {
+					escaped = true
+					j++
+				}
+			}
+			if n := len(stack); n > 0 && stack[n-1].wantKey {
+				f := &stack[n-1]
+				f.wantKey = false
+				key := data[i+1 : j]
+				if escaped {
+					var k string
+					_ = json.Unmarshal(data[i:j+1], &k) // valid: it decodes
+					key = []byte(k)
+				}
+				var dup bool
+				if keys, dup = f.add(keys, key); dup {
+					return &JSONError{Offset: int64(i), Reason: fmt.Sprintf("has the key %q twice in one object", key)}
+				}
+			}
+			i = j
+		}
 	}
-	if d == '{' {
-		return append(stack, jsonFrame{object: true, wantKey: true, keys: map[string]struct{}{}}), nil
+	return nil
+}
+
+// add records a key of the object f, on the pass's key list while the
+// object has few keys and in a set of its own beyond, and reports whether
+// the object had it already.
+func (f *jsonFrame) add(keys [][]byte, key []byte) ([][]byte, bool) {
+	if f.set != nil {
+		if _, ok := f.set[string(key)]; ok {
+			return keys, true
+		}
+		f.set[string(key)] = struct{}{}
+		return keys, false
 	}
-	return append(stack, jsonFrame{}), nil
+	for _, k := range keys[f.keys:] {
+		if bytes.Equal(k, key) {
+			return keys, true
+		}
+	}
+	keys = append(keys, key)
+	if len(keys)-f.keys > 16 { // many keys: a set, not a quadratic scan
+		f.set = make(map[string]struct{}, 32)
+		for _, k := range keys[f.keys:] {
+			f.set[string(k)] = struct{}{}
+		}
+		keys = keys[:f.keys]
+	}
+	return keys, false
 }
 
 // skipSpace is the offset of the first byte at or after off that is not
-// JSON white space, nor the separator that Token consumes silently.
+// JSON white space.
 func skipSpace(data []byte, off int64) int64 {
 	for off < int64(len(data)) {
 		switch data[off] {
-		case ' ', '\t', '\r', '\n', ',', ':':
+		case ' ', '\t', '\r', '\n':
 			off++
 			continue
 		}

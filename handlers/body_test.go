@@ -1,6 +1,8 @@
 package handlers
 
 import (
+	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -142,5 +144,43 @@ func TestBindJSONExactNames(t *testing.T) {
 	e := h.journalOne()
 	if diff := cmp.Diff([]string{`unknown field "ATTRIBUTES" in request body (ignored, as the real service does)`}, e.Warnings); diff != "" {
 		t.Errorf("warnings (-want +got):\n%s\nanswer %d %s", diff, r.Status, r.Body)
+	}
+}
+
+// BenchmarkCheckJSON measures the strict reader on a chat message and on
+// a body of about 1 MiB (the default body limit), against encoding/json's
+// own validity check.
+func BenchmarkCheckJSON(b *testing.B) {
+	small := []byte(`{"conversation_id":"CONV-5061916695","message":"I want to check my order 12345","metadata":{"channel":"web"}}`)
+	var big strings.Builder
+	big.WriteString(`{"items":[`)
+	for i := 0; big.Len() < 1<<20; i++ {
+		if i > 0 {
+			big.WriteByte(',')
+		}
+		fmt.Fprintf(&big, `{"id":"item-%d","name":"a name","tags":["x","y"],"n":%d}`, i, i)
+	}
+	big.WriteString(`]}`)
+	for _, tc := range []struct {
+		name string
+		data []byte
+	}{{"chat", small}, {"1MiB", []byte(big.String())}} {
+		b.Run(tc.name+"/CheckJSON", func(b *testing.B) {
+			b.SetBytes(int64(len(tc.data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := CheckJSON(tc.data); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(tc.name+"/json.Valid", func(b *testing.B) {
+			b.SetBytes(int64(len(tc.data)))
+			for b.Loop() {
+				if !json.Valid(tc.data) {
+					b.Fatal("invalid")
+				}
+			}
+		})
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/url"
 	"slices"
 	"strings"
@@ -48,7 +49,58 @@ func FuzzCheckJSON(f *testing.F) {
 				t.Fatalf("CheckJSON(%q) = %v: not a JSONError within the body", data, err)
 			}
 		}
+		// A second, slower implementation (encoding/json's tokens) agrees
+		// on every valid body.
+		if valid {
+			if ref := checkJSONByTokens(data); (ref == nil) != (err == nil) || err != nil && ref.Reason != err.(*JSONError).Reason {
+				t.Fatalf("CheckJSON(%q) = %v; by tokens: %v", data, err, ref)
+			}
+		}
 	})
+}
+
+// checkJSONByTokens checks the nesting and the keys of a valid JSON value
+// with encoding/json's token reader: the reference FuzzCheckJSON compares
+// CheckJSON's single pass with.
+func checkJSONByTokens(data []byte) *JSONError {
+	type frame struct {
+		object, wantKey bool
+		keys            map[string]bool
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var stack []*frame
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil // the end (data is valid)
+		}
+		var top *frame
+		if n := len(stack); n > 0 {
+			top = stack[n-1]
+		}
+		d, isDelim := tok.(json.Delim)
+		switch {
+		case isDelim && (d == '}' || d == ']'):
+			stack = stack[:len(stack)-1]
+			continue
+		case top != nil && top.object && top.wantKey:
+			k := tok.(string)
+			if top.keys[k] {
+				return &JSONError{Reason: fmt.Sprintf("has the key %q twice in one object", k)}
+			}
+			top.keys[k] = true
+			top.wantKey = false
+			continue
+		case top != nil && top.object:
+			top.wantKey = true
+		}
+		if isDelim {
+			if len(stack) >= MaxJSONDepth {
+				return &JSONError{Reason: fmt.Sprintf("nests arrays and objects deeper than %d levels", MaxJSONDepth)}
+			}
+			stack = append(stack, &frame{object: d == '{', wantKey: d == '{', keys: map[string]bool{}})
+		}
+	}
 }
 
 func asJSONError(err error, target **JSONError) bool {

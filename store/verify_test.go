@@ -69,7 +69,7 @@ func TestOpenChecksDataFile(t *testing.T) {
 	c2 := convKey(mkConv("us", "acc", "proj", "c2", base))
 	cmd2, val2 := setOf(t, data, c2)
 	cmdDoc, _ := setOf(t, data, docKey("agent", "us", "a1"))
-	lenLine := cmd2 + len("*3\r\n") // the length line of the SET's first part
+	lenLine := cmd2 + len("*3\r\n")             // the length line of the SET's first part
 	keyLen := cmd2 + len("*3\r\n$3\r\nset\r\n") // the length line of its key
 	cmd3, _ := setOf(t, data, convKey(mkConv("us", "acc", "proj", "c3", base)))
 
