@@ -126,7 +126,7 @@ func decodeControl(body io.Reader, limit int64, v any) error {
 	if int64(len(data)) > limit {
 		return errControlTooLarge
 	}
-	if len(bytes.TrimSpace(data)) == 0 {
+	if len(data) == 0 {
 		return nil
 	}
 	return handlers.DecodeJSON(data, v)

@@ -203,12 +203,13 @@ func bodyError(code string, err error) *Error {
 
 // readJSON is the one reader of a request's JSON body: the bytes the
 // record middleware read (within the family's limit), checked by
-// CheckJSON. An absent or blank body is nil when optional, else a 400.
+// CheckJSON. An absent (empty) body is nil when optional, else a 400; a
+// body of white space only is no JSON value, and refused.
 // code is the envelope code of the family's validation errors.
 func readJSON(c *gin.Context, optional bool, code string) ([]byte, error) {
 	data, _ := c.Get(ctxBody)
 	body, _ := data.([]byte)
-	if len(bytes.TrimSpace(body)) == 0 {
+	if len(body) == 0 {
 		if optional {
 			return nil, nil
 		}
