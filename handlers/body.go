@@ -229,7 +229,13 @@ func readObject(c *gin.Context, optional bool, code string) (map[string]json.Raw
 		return nil, err
 	}
 	var raw map[string]json.RawMessage
-	if json.Unmarshal(body, &raw) != nil || raw == nil {
+	if json.Unmarshal(body, &raw) != nil {
+		return nil, invalid(code, MsgBodyNotObject)
+	}
+	if raw == nil { // null: what clients send for "no body" (json.Marshal of a nil map)
+		if optional {
+			return nil, nil
+		}
 		return nil, invalid(code, MsgBodyNotObject)
 	}
 	return raw, nil

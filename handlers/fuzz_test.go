@@ -267,7 +267,8 @@ func FuzzRequestBodies(f *testing.F) {
 		f.Fatalf("only %d routes with a body", len(routes))
 	}
 	for i, r := range routes {
-		for _, b := range [][]byte{r.seed, []byte(`{"name":"a","name":"b"}`), []byte(`{}}`), []byte(`[]`), []byte(`{"url":"http://169.254.169.254/"}`)} {
+		for _, b := range [][]byte{r.seed, []byte(`{"name":"a","name":"b"}`), []byte(`{}}`), []byte(`[]`), []byte(`null`), []byte(" "),
+			[]byte(`{"url":"http://169.254.169.254/"}`)} {
 			f.Add(uint16(i), b)
 		}
 	}
