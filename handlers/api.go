@@ -180,6 +180,7 @@ func (a *API) Interrupt() {
 func (a *API) Close() {
 	a.cancel()
 	a.wg.Wait()
+	a.webhooks.client.CloseIdleConnections() // the delivery client's own pool
 	a.clock.Close()
 	if err := a.store.Close(); err != nil {
 		a.log.Error("close store", "err", err)
