@@ -352,10 +352,7 @@ func (p *Platform) handleControlFaults(c *gin.Context) {
 	if list == nil {
 		list = []FaultStatus{}
 	}
-	for i := range list {
-		list[i].Rule = scenario.RedactFault(list[i].Rule)
-	}
-	c.JSON(http.StatusOK, gin.H{"faults": list})
+	c.JSON(http.StatusOK, gin.H{"faults": redactedFaults(list)})
 }
 
 // handleControlFaultAdd handles "POST /_mock/faults" (a JSON fault rule).
@@ -370,6 +367,15 @@ func (p *Platform) handleControlFaultAdd(c *gin.Context) {
 		return
 	}
 	c.JSON(http.StatusCreated, scenario.RedactFault(added))
+}
+
+// redactedFaults are fault rules fit to show (GET /_mock/faults, the
+// console): the values of predicates on credential headers redacted.
+func redactedFaults(list []FaultStatus) []FaultStatus {
+	for i := range list {
+		list[i].Rule = scenario.RedactFault(list[i].Rule)
+	}
+	return list
 }
 
 // handleControlFaultsClear handles "DELETE /_mock/faults".

@@ -1,7 +1,6 @@
 package mockplatform
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +12,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/agentplatform/mockplatform/clock"
+	"github.com/agentplatform/mockplatform/handlers"
 	"github.com/agentplatform/mockplatform/scenario"
 )
 
@@ -125,8 +125,8 @@ func (p *Platform) handleWorldCreate(c *gin.Context) {
 		return
 	}
 	var req worldRequest
-	if len(bytes.TrimSpace(data)) > 0 {
-		if err := decodeStrict(data, &req); err != nil {
+	if len(data) > 0 {
+		if err := handlers.DecodeJSON(data, &req); err != nil {
 			controlError(c, http.StatusBadRequest, "invalid world settings: "+err.Error()+` (want {"scenario": "<YAML>", "seed": 1, "clock": "manual", "start": "<RFC 3339 time>"}, every field optional)`)
 			return
 		}
@@ -256,19 +256,6 @@ func (p *Platform) handleWorldDelete(c *gin.Context) {
 		return
 	}
 	c.Status(http.StatusNoContent)
-}
-
-// decodeStrict decodes exactly one JSON value with no unknown fields.
-func decodeStrict(data []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return errors.New("trailing data after the JSON value")
-	}
-	return nil
 }
 
 // writeJSONError answers {"error": msg} outside gin.

@@ -56,8 +56,8 @@ faults:
 // endpoint headers, URL passwords and signing secrets, a fault predicate
 // on a key) and searches every surface where the mock shows what it was
 // given: the journal in Go and over HTTP, GET /_mock/scenario,
-// GET /_mock/faults, the delivery log in Go and over HTTP, the debug log
-// and every error answer. No secret may appear in any of them.
+// GET /_mock/faults, the delivery log in Go and over HTTP, the web
+// console's pages, the debug log and every error answer. No secret may appear in any of them.
 func TestSecretsNeverShown(t *testing.T) {
 	t.Parallel()
 	var mu sync.Mutex
@@ -167,6 +167,12 @@ func TestSecretsNeverShown(t *testing.T) {
 		r := do("GET", p.URL()+"/_mock"+path, nil)
 		mustStatus(t, r, 200)
 		surfaces["GET /_mock"+path] = string(r.Body)
+	}
+	// The web console's pages (it reads the same redacted sources).
+	for _, page := range []string{"/", "/conversations", "/requests", "/faults", "/alerts", "/calls", "/scenario"} {
+		r := send(t, client, "GET", p.URL()+"/_mock/ui"+page, nil, "Accept", "text/html")
+		mustStatus(t, r, 200)
+		surfaces["console "+page] = string(r.Body)
 	}
 	surfaces["debug log"] = logs.String()
 	surfaces["error answers"] = strings.Join(errorBodies, "\n")

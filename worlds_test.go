@@ -216,10 +216,11 @@ func TestWorldsCreateRejected(t *testing.T) {
 		body string
 		want map[string]any
 	}{
-		{"not JSON", `scenario: x`, map[string]any{"error": `invalid world settings: invalid character 's' looking for beginning of value (want {"scenario": "<YAML>", "seed": 1, "clock": "manual", "start": "<RFC 3339 time>"}, every field optional)`}},
-		{"unknown field", `{"scenaro": "x"}`, map[string]any{"error": `invalid world settings: json: unknown field "scenaro" (want {"scenario": "<YAML>", "seed": 1, "clock": "manual", "start": "<RFC 3339 time>"}, every field optional)`}},
-		{"trailing data", `{}}`, map[string]any{"error": `invalid world settings: trailing data after the JSON value (want {"scenario": "<YAML>", "seed": 1, "clock": "manual", "start": "<RFC 3339 time>"}, every field optional)`}},
-		{"wrong type", `{"seed": "7"}`, map[string]any{"error": `invalid world settings: json: cannot unmarshal string into Go struct field worldRequest.seed of type int64 (want {"scenario": "<YAML>", "seed": 1, "clock": "manual", "start": "<RFC 3339 time>"}, every field optional)`}},
+		{"not JSON", `scenario: x`, map[string]any{"error": `invalid world settings: body is not valid JSON: invalid character 's' looking for beginning of value (at byte 0) (want {"scenario": "<YAML>", "seed": 1, "clock": "manual", "start": "<RFC 3339 time>"}, every field optional)`}},
+		{"unknown field", `{"scenaro": "x"}`, map[string]any{"error": `invalid world settings: unknown field "scenaro" (want {"scenario": "<YAML>", "seed": 1, "clock": "manual", "start": "<RFC 3339 time>"}, every field optional)`}},
+		{"trailing data", `{}}`, map[string]any{"error": `invalid world settings: body has data after the JSON value (at byte 2) (want {"scenario": "<YAML>", "seed": 1, "clock": "manual", "start": "<RFC 3339 time>"}, every field optional)`}},
+		{"key twice", `{"seed": 1, "seed": 2}`, map[string]any{"error": `invalid world settings: body has the key "seed" twice in one object (at byte 12) (want {"scenario": "<YAML>", "seed": 1, "clock": "manual", "start": "<RFC 3339 time>"}, every field optional)`}},
+		{"wrong type", `{"seed": "7"}`, map[string]any{"error": `invalid world settings: field "seed" must be an integer (want {"scenario": "<YAML>", "seed": 1, "clock": "manual", "start": "<RFC 3339 time>"}, every field optional)`}},
 		{"clock", `{"clock": "fast"}`, map[string]any{"error": `clock must be manual or real, got "fast"`}},
 		{"start", `{"start": "tomorrow"}`, map[string]any{"error": `start must be an RFC 3339 time such as 2026-01-01T09:00:00Z, got "tomorrow"`}},
 		{"both scenario fields", `{"scenario": "name: a", "scenarios": ["name: b"]}`, map[string]any{"error": "give scenario or scenarios, not both"}},

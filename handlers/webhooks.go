@@ -479,8 +479,8 @@ func (a *API) handleWebhookRotate(c *gin.Context) error {
 }
 
 // WebhookEndpoint is a webhook endpoint as the console shows it: never
-// its signing secret, and its custom headers by name only (their values
-// may be credentials).
+// its signing secret, its custom headers by name only (their values may
+// be credentials) and its URL without a password.
 type WebhookEndpoint struct {
 	ID          string   `json:"id"`
 	Region      string   `json:"region"`
@@ -498,7 +498,7 @@ func (a *API) WebhookEndpoints() ([]WebhookEndpoint, error) {
 	var out []WebhookEndpoint
 	for _, region := range scenario.Regions {
 		err := store.ListDocs(a.store, docWebhook, region, func(_ string, e *webhookEndpoint) bool {
-			v := WebhookEndpoint{ID: e.ID, Region: region, AccountID: e.AccountID, Name: e.Name, URL: e.URL,
+			v := WebhookEndpoint{ID: e.ID, Region: region, AccountID: e.AccountID, Name: e.Name, URL: scenario.RedactURL(e.URL),
 				Enabled: e.Enabled, EventTypes: slices.Clone(e.EventTypes), TimeoutMS: e.TimeoutMS}
 			for name := range e.Headers {
 				v.HeaderNames = append(v.HeaderNames, name)
