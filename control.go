@@ -234,20 +234,10 @@ func (p *Platform) handleControlReset(c *gin.Context) {
 // platform are parsed one at a time, so that concurrent uploads do not
 // add up their memory.
 func (p *Platform) handleControlScenario(c *gin.Context) {
-	tooLarge := fmt.Sprintf("the scenario exceeds %d bytes: generate large data sets with generate: (docs/scenarios.md#bounds)", maxControlBody)
-	if c.Request.ContentLength > maxControlBody {
-		controlError(c, http.StatusRequestEntityTooLarge, tooLarge)
-		return
-	}
 	p.uploads.Lock()
 	defer p.uploads.Unlock()
-	data, err := io.ReadAll(io.LimitReader(c.Request.Body, maxControlBody+1))
-	if err != nil {
-		controlError(c, http.StatusBadRequest, "the scenario could not be read: "+err.Error())
-		return
-	}
-	if len(data) > maxControlBody {
-		controlError(c, http.StatusRequestEntityTooLarge, tooLarge)
+	data, ok := readScenarioUpload(c)
+	if !ok {
 		return
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
@@ -290,9 +280,10 @@ type scenarioProblem struct {
 // and changes nothing. 200 {"valid":true,"name":...} or {"valid":false,
 // "problems":[{"line","column","message"}]}.
 func (p *Platform) handleControlScenarioValidate(c *gin.Context) {
-	data, err := io.ReadAll(io.LimitReader(c.Request.Body, maxControlBody+1))
-	if err != nil || len(data) > maxControlBody {
-		controlError(c, http.StatusRequestEntityTooLarge, "scenario too large or unreadable")
+	p.uploads.Lock()
+	defer p.uploads.Unlock()
+	data, ok := readScenarioUpload(c)
+	if !ok {
 		return
 	}
 	sc, err := scenario.Parse("<request>", data)
@@ -313,6 +304,28 @@ func (p *Platform) handleControlScenarioValidate(c *gin.Context) {
 		problems = append(problems, scenarioProblem{Message: err.Error()})
 	}
 	c.JSON(http.StatusOK, gin.H{"valid": false, "problems": problems})
+}
+
+// readScenarioUpload reads a scenario upload of at most maxControlBody
+// bytes (413 beyond, refused by its Content-Length before it is read when
+// it gives one). Callers hold p.uploads, so that concurrent uploads do not
+// add up their memory.
+func readScenarioUpload(c *gin.Context) ([]byte, bool) {
+	tooLarge := fmt.Sprintf("the scenario exceeds %d bytes: generate large data sets with generate: (docs/scenarios.md#bounds)", maxControlBody)
+	if c.Request.ContentLength > maxControlBody {
+		controlError(c, http.StatusRequestEntityTooLarge, tooLarge)
+		return nil, false
+	}
+	data, err := io.ReadAll(io.LimitReader(c.Request.Body, maxControlBody+1))
+	if err != nil {
+		controlError(c, http.StatusBadRequest, "the scenario could not be read: "+err.Error())
+		return nil, false
+	}
+	if len(data) > maxControlBody {
+		controlError(c, http.StatusRequestEntityTooLarge, tooLarge)
+		return nil, false
+	}
+	return data, true
 }
 
 // handleControlScenarioGet handles "GET /_mock/scenario": the scenario in
