@@ -14,7 +14,8 @@ import (
 	"github.com/gin-gonic/gin"
 )
 
-// Benchmarks of issue 2 ("Speed"). Run them side by side, e.g.
+// Benchmarks of the mock's speed (docs/performance.md). Run them side by
+// side, e.g.
 //
 //	go test -run xxx -bench 'Start|ChatRespond|BareJSON|Reset' -benchtime 2s -count 3 .
 //

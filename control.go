@@ -1,6 +1,6 @@
 package mockplatform
 
-// The control plane ({base}/_mock, CONTRACT section 3). Each endpoint calls
+// The control plane ({base}/_mock, docs/api.md#control). Each endpoint calls
 // the Platform method a Go test would call. Control calls are not recorded
 // in the request journal and have no fault rules.
 

@@ -28,7 +28,8 @@ var ErrNotRouted = handlers.ErrNotRouted
 //
 // A number that is not a reservation but an agent's own number, routed to
 // a telephony connector, is answered by that connector's agent in its
-// client environment, variant and languages (spec 2.8).
+// client environment, variant and languages (docs/api.md#agents-inbound;
+// docs/fidelity.md M12.16).
 func (p *Platform) Dial(number, from string) (DialResult, error) {
 	r, err := p.api.Dial(number, from)
 	if errors.Is(err, ErrNotRouted) {

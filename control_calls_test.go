@@ -224,11 +224,11 @@ func chatCreateWith(t *testing.T, p *Platform) string {
 	return body["conversation_id"].(string)
 }
 
-// TestRuntimeFamiliesShareOneWorld is issue 3's "done when" through the public HTTP
-// surface: a conversation held through the chat API is found through the
-// v3 API by transcript search, appears in the concurrency series while in
-// progress, and its handoff data is readable through the Handoff API; a
-// reset brings the series back.
+// TestRuntimeFamiliesShareOneWorld checks, through the public HTTP surface,
+// that the runtime and data families share one world: a conversation held
+// through the chat API is found through the v3 API by transcript search,
+// appears in the concurrency series while in progress, and its handoff data
+// is readable through the Handoff API; a reset brings the series back.
 func TestRuntimeFamiliesShareOneWorld(t *testing.T) {
 	t.Parallel()
 	p := Start(t, WithScenarioYAML([]byte(callsScenario)), WithoutListener())

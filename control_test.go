@@ -1,6 +1,6 @@
 package mockplatform
 
-// The control plane (CONTRACT section 3): each endpoint does what the Go
+// The control plane (docs/api.md#control): each endpoint does what the Go
 // method of the same name does.
 
 import (

@@ -322,7 +322,7 @@ func (p *Platform) URL() string {
 }
 
 // RuntimeURL is the runtime and data base address of a region (us-1,
-// uk-1, euw-1), CONTRACT section 1.
+// uk-1, euw-1; docs/api.md#addresses).
 func (p *Platform) RuntimeURL(region string) string { return p.URL() + "/runtime/" + region }
 
 // BuilderURL is the build and monitoring base address of a region (us, uk,

@@ -14,20 +14,20 @@ import (
 )
 
 // wallClockAllowed is the one file that may read the wall clock: the
-// virtual clock itself (issue 2 point 4).
+// virtual clock itself (docs/time.md).
 const wallClockAllowed = "clock/clock.go"
 
-// wallClockFuncs read the wall clock. time.Now is the one the issue names;
-// time.Since and time.Until call it behind the scenes.
+// wallClockFuncs read the wall clock: time.Now, and time.Since and
+// time.Until, which call it behind the scenes.
 var wallClockFuncs = map[string]bool{"Now": true, "Since": true, "Until": true}
 
 // TestNoWallClock fails when a non-test Go file of the module, other than
-// clock/clock.go, reads the wall clock: a "time.Now(" in its text (the grep
-// the issue asks for), or any reference to time.Now, time.Since or
-// time.Until through whatever name the file imports "time" as (which also
-// catches a function value such as jwt.WithTimeFunc(time.Now)). Comments
-// do not count. Nested modules (a directory with its own go.mod)
-// are not part of this module and are skipped.
+// clock/clock.go, reads the wall clock: a "time.Now(" in its text (what a
+// plain grep finds), or any reference to time.Now, time.Since or time.Until
+// through whatever name the file imports "time" as (which also catches a
+// function value such as jwt.WithTimeFunc(time.Now)). Comments do not count.
+// Nested modules (a directory with its own go.mod) are not part of this
+// module and are skipped.
 func TestNoWallClock(t *testing.T) {
 	t.Parallel()
 	grep := regexp.MustCompile(`\btime\.Now\(`)

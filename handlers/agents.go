@@ -1,10 +1,11 @@
 package handlers
 
-// Agents API: agents, branches, deployments, real-time configs (spec 2.7-2.9,
-// 3.3, 4.3, 7.1; notes section 4). Agent ID = project ID (notes §1): every
-// project of the scenario is an agent (its chat agent answers from the
-// deployment active in the conversation's environment, engine_script.go);
-// agents created through the API exist on the build side only.
+// Agents API: agents, branches, deployments, real-time configs
+// (docs/api.md#agents; docs/fidelity.md G4, G8, G13, D1–D6, D21, D22). Agent
+// ID = project ID (docs/fidelity.md M12.1): every project of the scenario is
+// an agent (its chat agent answers from the deployment active in the
+// conversation's environment, engine_script.go); agents created through the
+// API exist on the build side only.
 //
 // An agent is one "agent" document (its branches, deployments and config
 // pages); each published content is an "agent_snapshot" document keyed by
@@ -127,8 +128,9 @@ type agentsState struct {
 // resetAgents rebuilds the runtime index from the restored store.
 func (a *API) resetAgents() { a.rebuildRuntimeIndex() }
 
-// Agents error codes (notes §4) and messages that tests compare. Under the
-// spec body the code is not shown; the message is.
+// Agents error codes (docs/api.md#agents-errors; docs/fidelity.md G13) and
+// messages that tests compare. Under the default body (builder_errors:
+// spec, docs/fidelity.md D10) the code is not shown; the message is.
 const (
 	CodeAgentNotFound      = "AGENT_NOT_FOUND"
 	CodeBranchNotFound     = "BRANCH_NOT_FOUND"
@@ -188,7 +190,8 @@ const (
 	upperAlnum  = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 )
 
-// envOrder ranks the environments along the deployment path (spec 3.3).
+// envOrder ranks the environments along the deployment path
+// (docs/api.md#agents-deployments).
 var envOrder = map[string]int{"sandbox": 0, "pre-release": 1, "live": 2}
 
 var deployEnvs = []string{"sandbox", "pre-release", "live"}
@@ -217,7 +220,7 @@ type branchDoc struct {
 	Base      branchContent `json:"base"`
 }
 
-// branchContent is what a branch holds (spec 2.9).
+// branchContent is what a branch holds (docs/api.md#agents).
 type branchContent struct {
 	Behavior   string       `json:"behavior"`
 	Topics     []*topicRec  `json:"topics"`
@@ -225,7 +228,7 @@ type branchContent struct {
 	Variants   []*variant   `json:"variants"`
 }
 
-// agentView is the agent record (notes §4).
+// agentView is the agent record (docs/api.md#agents-agents; docs/fidelity.md G4).
 type agentView struct {
 	AccountID   string `json:"accountId"`
 	AgentID     string `json:"agentId"`
@@ -350,7 +353,8 @@ func (a *API) updateAgent(c *gin.Context, fn func(d *agentDoc) error) (*agentDoc
 // --- agents ---
 
 // handleAgentList handles "GET {builder}/v1/agents" and
-// "GET {builder}/v1/accounts/{accountId}/agents": a bare array (notes §4, D1).
+// "GET {builder}/v1/accounts/{accountId}/agents": a bare array
+// (docs/api.md#agents-agents; docs/fidelity.md D1).
 func (a *API) handleAgentList(c *gin.Context) error {
 	p := principal(c)
 	list := []agentView{}
@@ -370,9 +374,10 @@ func (a *API) handleAgentList(c *gin.Context) error {
 var agentIDRE = regexp.MustCompile(`^[a-zA-Z0-9-]+$`)
 
 // handleAgentCreate handles "POST {builder}/v1/agents" (and the account
-// path): name 1-128 characters and description (spec 4.3); the real
-// fields responseSettings and agentId are accepted too (D2). Under
-// agent_create: oas the real body rules apply instead (createAgentOAS).
+// path): name 1-128 characters and description
+// (docs/api.md#agents-agents); the real fields responseSettings and agentId
+// are accepted too (docs/fidelity.md D2). Under agent_create: oas the real
+// body rules apply instead (createAgentOAS).
 func (a *API) handleAgentCreate(c *gin.Context) error {
 	oas := a.world().fidelity(switchAgentCreate) == "oas"
 	var name, desc, id string
@@ -550,7 +555,7 @@ func (a *API) handleAgentDelete(c *gin.Context) error {
 }
 
 // handleAgentDuplicate handles "POST {builder}/v1/agents/{agentId}/duplicate"
-// {newAgentName (1-100), newAgentId?} (notes section 4, OAS
+// {newAgentName (1-100), newAgentId?} (docs/fidelity.md G13, OAS
 // DuplicateAgentBody): a new agent whose main branch is a copy of the
 // source's main branch, with its real-time config pages (schemas and
 // variables); branches other than main, deployments and telephony are not

@@ -56,7 +56,8 @@ func (configPage) fieldRules() map[string]FieldRule {
 	return map[string]FieldRule{"clientEnv": {Enum: deployEnvs}, "schema": {Doc: "A JSON Schema, or null."}}
 }
 
-// configPage is a real-time config page of an environment (notes §4).
+// configPage is a real-time config page of an environment
+// (docs/api.md#agents-configs).
 type configPage struct {
 	ClientEnv   string          `json:"clientEnv"`
 	Variables   map[string]any  `json:"variables"`
@@ -137,9 +138,9 @@ func (a *API) handleConfigSchema(c *gin.Context) error {
 }
 
 // handleConfigVariables handles "PATCH .../real-time-configs/{segment}/variables"
-// (spec 4.3): the given variables are set (a null value removes one), the
-// result is validated against the page's JSON Schema (per-field errors)
-// and takes effect at once, without a publish.
+// (docs/api.md#agents-configs, docs/fidelity.md M12.5): the given variables
+// are set (a null value removes one), the result is validated against the page's JSON Schema (per-field
+// errors) and takes effect at once, without a publish.
 func (a *API) handleConfigVariables(c *gin.Context) error {
 	env, err := configEnv(c)
 	if err != nil {

@@ -1,7 +1,10 @@
 package handlers
 
-// JSON Schema validation of real-time config variables
-// (santhosh-tekuri/jsonschema/v6; libraries.md §8).
+// JSON Schema validation of real-time config variables with
+// santhosh-tekuri/jsonschema/v6: it reports every failing location, not
+// only the first, embeds its metaschemas and loads nothing from the
+// network. Schemas are added under an absolute mem:// URI (a bare name
+// would resolve against the working directory).
 
 import (
 	"bytes"

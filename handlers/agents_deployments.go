@@ -99,7 +99,7 @@ func (deployment) fieldRules() map[string]FieldRule {
 	return map[string]FieldRule{"environment": {Enum: deployEnvs}, "metadata": {Nullable: true}}
 }
 
-// deployment is a deployment record (spec 2.7; notes §4).
+// deployment is a deployment record (docs/api.md#agents-deployments).
 type deployment struct {
 	ID              string         `json:"id"`
 	AccountID       string         `json:"accountId"`
@@ -114,7 +114,7 @@ type deployment struct {
 
 // --- deployments ---
 
-// newUUIDv7 returns a UUIDv7 of the virtual time (notes §16).
+// newUUIDv7 returns a UUIDv7 of the virtual time (docs/api.md#ids).
 func (a *API) newUUIDv7(t time.Time) string {
 	u := a.newUUID() // random bits, version 4 layout
 	ms := uint64(t.UnixMilli())
@@ -134,7 +134,8 @@ func (a *API) renderDeployment(c *gin.Context, status int, d *deployment) {
 func deploymentMessage(f *fieldBody) (string, bool) { return f.str("deploymentMessage") }
 
 // handleDeploymentPublish handles "POST .../deployments/publish": the
-// main draft is snapshotted into a sandbox deployment (spec 3.3), 201.
+// main draft is snapshotted into a sandbox deployment
+// (docs/api.md#agents-deployments), 201.
 func (a *API) handleDeploymentPublish(c *gin.Context) error {
 	f, err := readFields(c, true, bodyFields(publishBody{})...)
 	if err != nil {
@@ -180,10 +181,9 @@ func (a *API) handleDeploymentPublish(c *gin.Context) error {
 	return nil
 }
 
-// alreadyPublished answers 409 DEPLOYMENTS_ALREADY_PUBLISHED when the
-// active sandbox deployment came from a merge and holds content, the
-// main draft unchanged since (merge_deploy: sandbox, D22; notes section 4
-// "Publishing after a merge").
+// alreadyPublished answers 409 DEPLOYMENTS_ALREADY_PUBLISHED when the active
+// sandbox deployment came from a merge and holds content, the main draft
+// unchanged since (merge_deploy: sandbox, docs/fidelity.md D22).
 func (a *API) alreadyPublished(region string, d *agentDoc, draft branchContent) error {
 	act := d.active("sandbox")
 	if act == nil || act.Metadata["deployment_type"] != "merge" {
@@ -307,7 +307,7 @@ func (a *API) handleDeploymentRollback(c *gin.Context) error {
 }
 
 // handleDeploymentList handles "GET .../deployments?environment=&limit=":
-// newest first (spec 4.3).
+// newest first (docs/api.md#agents-deployments).
 func (a *API) handleDeploymentList(c *gin.Context) error {
 	env := c.Query("environment")
 	if !containsStr(deployEnvs, env) {

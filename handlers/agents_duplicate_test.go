@@ -4,7 +4,7 @@ import (
 	"testing"
 )
 
-// Duplicate (notes section 4, OAS DuplicateAgentBody): the copy has the
+// Duplicate (docs/fidelity.md G13, OAS DuplicateAgentBody): the copy has the
 // source's main branch content; errors are per field; the store is
 // unchanged by a refused request.
 func TestAgentsDuplicate(t *testing.T) {

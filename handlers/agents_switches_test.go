@@ -197,7 +197,7 @@ func TestAgentsMergeDeploySandbox(t *testing.T) {
 	if got := h.chatSay(chatHeaders, "parking?"); got == "Parking is free." {
 		t.Fatalf("live after merge: %q", got)
 	}
-	// Publishing the merged content again: 409 (notes section 4).
+	// Publishing the merged content again: 409 (docs/fidelity.md D22).
 	h.unchanged(t, func() {
 		mustBody(t, h.agentDo("POST", "/support/deployments/publish", nil, 409),
 			builderError{Message: MsgAlreadyPublished, Errors: []FieldError{}})

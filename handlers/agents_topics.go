@@ -176,7 +176,8 @@ func (a *API) handleTopicGet(c *gin.Context) error {
 	return nil
 }
 
-// handleTopicUpdate handles "PATCH .../knowledge-base/topics/{topicId}" (204, notes §4).
+// handleTopicUpdate handles "PATCH .../knowledge-base/topics/{topicId}"
+// (204, docs/api.md#agents-topics).
 func (a *API) handleTopicUpdate(c *gin.Context) error {
 	var patch topicRec
 	if err := readTopic(c, &patch, false); err != nil {

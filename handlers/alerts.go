@@ -1,9 +1,9 @@
 package handlers
 
-// Alert rules and active alerts (spec 2.3, 3.1, 4.4, 7.2; notes section 5).
-// Rules are account-scoped (the account comes from the key) and live in
-// the account's region partition as "alert_rule" documents. Evaluation on
-// the virtual clock is in engine_alerts.go.
+// Alert rules and active alerts (docs/api.md#alerts; docs/fidelity.md G1, G6,
+// G9, D16-D18). Rules are account-scoped (the account comes from the key) and
+// live in the account's region partition as "alert_rule" documents.
+// Evaluation on the virtual clock is in engine_alerts.go.
 
 import (
 	"cmp"
@@ -127,7 +127,8 @@ func (a *API) resetAlerts() {
 	a.armEvaluation()
 }
 
-// Alert rule vocabulary (spec 2.3), the one the scenario validates by.
+// Alert rule vocabulary (docs/api.md#alert-rules), the one the scenario
+// validates by.
 var (
 	alertMetrics   = scenario.AlertMetrics
 	alertOperators = scenario.AlertOperators
@@ -135,7 +136,7 @@ var (
 	alertStates    = scenario.AlertStates
 )
 
-// Alert states (spec 3.1).
+// Alert states (docs/api.md#alert-states).
 const (
 	stateOK      = "ok"
 	stateAlert   = "alert"
@@ -155,7 +156,7 @@ const (
 	MsgMonitoringBackend  = "Monitoring backend synchronisation failure."
 )
 
-// msgAlertRuleLimit is the 409 of the rule limit (spec 8).
+// msgAlertRuleLimit is the 409 of the rule limit (docs/api.md#limits).
 func msgAlertRuleLimit(n int) string {
 	return fmt.Sprintf("Maximum number of alert rules (%d) reached", n)
 }
@@ -188,7 +189,7 @@ type alertRule struct {
 	CurrentValue    *int64     `json:"current_value"`
 }
 
-// alertRuleView is a rule as the API shows it (spec 2.3).
+// alertRuleView is a rule as the API shows it (docs/api.md#alert-rules).
 type alertRuleView struct {
 	ID              string  `json:"id"`
 	Name            string  `json:"name"`
@@ -272,7 +273,8 @@ func readAlertRule(f *fieldBody, acct *scenario.Account, r *alertRule, create bo
 	}
 }
 
-// alertRuleLimit is the account's rule limit (spec 8; scenario limits).
+// alertRuleLimit is the account's rule limit (docs/api.md#limits; the
+// scenario's limits.alert_rules).
 func (w *World) alertRuleLimit() int {
 	if n := w.sc.Limits.AlertRules; n > 0 {
 		return n
@@ -339,7 +341,8 @@ func (a *API) countAccountDocs(kind, region, account string) (int, error) {
 	return n, err
 }
 
-// alertRuleID checks the path's rule id (422 when malformed, spec 7.2).
+// alertRuleID checks the path's rule id (422 when malformed,
+// docs/api.md#alerts-errors).
 func alertRuleID(c *gin.Context) (string, error) {
 	id := c.Param("rule")
 	if !alertRuleIDRE.MatchString(id) {
@@ -383,7 +386,7 @@ func (a *API) handleAlertRuleGet(c *gin.Context) error {
 }
 
 // handleAlertRuleUpdate handles "PATCH {builder}/v1/alert-rules/{rule_id}":
-// a flat body with only the fields to change (spec 4.4).
+// a flat body with only the fields to change (docs/api.md#alert-rules).
 func (a *API) handleAlertRuleUpdate(c *gin.Context) error {
 	id, err := alertRuleID(c)
 	if err != nil {
@@ -424,7 +427,8 @@ func (a *API) handleAlertRuleUpdate(c *gin.Context) error {
 	return nil
 }
 
-// handleAlertRuleDelete handles "DELETE {builder}/v1/alert-rules/{rule_id}" (204, notes §5).
+// handleAlertRuleDelete handles "DELETE {builder}/v1/alert-rules/{rule_id}"
+// (204, docs/fidelity.md G9).
 func (a *API) handleAlertRuleDelete(c *gin.Context) error {
 	id, err := alertRuleID(c)
 	if err != nil {
@@ -500,7 +504,7 @@ func (q alertQuery) keep(r *alertRule) bool {
 }
 
 // handleAlertRuleList handles "GET {builder}/v1/alert-rules": unpaginated
-// {"data": [...]} (notes §5).
+// {"data": [...]} (docs/fidelity.md G9).
 func (a *API) handleAlertRuleList(c *gin.Context) error {
 	p := principal(c)
 	q, err := readAlertQuery(c, p.Account, true)

@@ -347,7 +347,7 @@ func (rc *receiver) none(t *testing.T) {
 }
 
 // verifySignature is an independent implementation of the receiver's
-// check (notes §6): hex HMAC-SHA256 of "{timestamp}.{body}".
+// check (docs/fidelity.md G16): hex HMAC-SHA256 of "{timestamp}.{body}".
 func verifySignature(t *testing.T, secret string, got receivedHook, now time.Time) {
 	t.Helper()
 	ts := got.Header.Get("X-PolyAI-Timestamp")
@@ -377,7 +377,7 @@ func (h *harness) chatCreateN(n int) {
 	}
 }
 
-// TestAlertDoneWhen is the acceptance scenario: a call_volume rule,
+// TestAlertDoneWhen runs the alert family end to end: a call_volume rule,
 // chat conversations, a signed alerts.triggered at an httptest receiver,
 // volume falls, alerts.resolved.
 func TestAlertDoneWhen(t *testing.T) {

@@ -254,7 +254,7 @@ type family struct {
 	forbid bool
 }
 
-// The families of spec section 1 (immutable).
+// The families of docs/api.md#overview (immutable).
 var (
 	famChat = &family{name: "chat", base: "runtime", shape: shapeEnvelope, kind: scenario.KindChat,
 		header: []string{"X-API-KEY"}, forbid: true}

@@ -37,9 +37,10 @@ const (
 	msgTokenMismatch = "The connector token does not belong to this project."
 )
 
-// authenticate is the one authentication step of every family (spec
-// section 5): the family's credential header, a key of that family, in the
-// request's region, scoped to the path's account and project.
+// authenticate is the one authentication step of every family
+// (docs/api.md#auth; docs/fidelity.md M4): the family's credential header, a
+// key of that family, in the request's region, scoped to the path's account
+// and project.
 //
 // Missing, unknown, disabled, other-family and other-region keys are 401.
 // A valid key of another account or project is 403 in families whose
@@ -115,7 +116,7 @@ func scopeCheck(c *gin.Context, w *World, f *family, p *Principal) error {
 }
 
 // connector checks the chat X-TOKEN: a connector token of the same account
-// and project (spec section 5: it fixes the client environment and
+// and project (docs/api.md#auth: it fixes the client environment and
 // optionally the variant).
 func (a *API) connector(c *gin.Context, w *World, p *Principal) error {
 	tok := c.GetHeader("X-TOKEN")

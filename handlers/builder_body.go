@@ -1,8 +1,9 @@
 package handlers
 
 // Body helpers of the builder families (agents, alerts, webhooks): these
-// bodies report every bad field at once (spec 7.2: "reported per field"),
-// so they are read field by field rather than by one json.Unmarshal.
+// bodies report every bad field at once, one errors[] entry per field
+// (docs/api.md#agents-errors, docs/api.md#alerts-errors), so they are read
+// field by field rather than by one json.Unmarshal.
 
 import (
 	"bytes"
@@ -242,9 +243,9 @@ func (f *fieldBody) err() error {
 
 // Time formats of the builder families.
 const (
-	// alertTime is the alerts and webhooks form: 2024-03-15T10:30:00Z (notes §16).
+	// alertTime is the alerts and webhooks form: 2024-03-15T10:30:00Z (docs/api.md#ids).
 	alertTime = "2006-01-02T15:04:05Z"
-	// agentTime is the Agents API form: 2026-05-11T22:18:27.225Z (notes §16).
+	// agentTime is the Agents API form: 2026-05-11T22:18:27.225Z (docs/api.md#ids).
 	agentTime = "2006-01-02T15:04:05.000Z"
 )
 

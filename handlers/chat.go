@@ -1,8 +1,9 @@
 package handlers
 
-// The Chat API (spec 2.1, 4.1; notes section 2): start a text conversation,
-// send messages, receive the agent's replies and handoffs, close it. Every
-// chat conversation is a conversation record in the store (spec 2.10).
+// The Chat API (docs/api.md#chat; errors docs/fidelity.md G17, D15): start
+// a text conversation, send messages, receive the agent's replies and
+// handoffs, close it. Every chat conversation is a conversation record in
+// the store (docs/api.md#conversations-record).
 
 import (
 	"errors"
@@ -37,8 +38,9 @@ var (
 		Body: chatCloseRequest{}, Responses: []Response{ok(200, chatCloseResponse{})}, Errors: []int{400, 404, 410}}
 )
 
-// Chat error codes and messages (notes section 2; docs/fidelity.md for the
-// ones the real service does not document).
+// Chat error codes and messages (docs/api.md#chat-errors; docs/fidelity.md
+// G17 gives the basis of each, the ones the real service does not document
+// included).
 const (
 	CodeChatInvalid         = "CHAT_INVALID_REQUEST"
 	CodeChatVariantNotFound = "CHAT_VARIANT_NOT_FOUND"
@@ -66,10 +68,11 @@ func chatChannelLabel(name string) string {
 	return strings.ToUpper(name)
 }
 
-// langCode is a language plus region code (spec 2.1), e.g. en-GB.
+// langCode is a language plus region code (docs/api.md#chat-create), e.g. en-GB.
 var langCode = regexp.MustCompile(`^[a-z]{2,3}-[A-Z]{2}$`)
 
-// chatCreateRequest is the create body (spec 2.1); the whole body is optional.
+// chatCreateRequest is the create body (docs/api.md#chat-create); the whole
+// body is optional.
 type chatCreateRequest struct {
 	IntegrationAttributes map[string]any `json:"integration_attributes"`
 	VariantID             *string        `json:"variant_id"`
@@ -84,8 +87,8 @@ type chatCreateResponse struct {
 	Response       string `json:"response"`
 }
 
-// chatRespondRequest is the respond body (spec 2.1). VariantID is here only
-// to refuse it: it is accepted on create alone.
+// chatRespondRequest is the respond body (docs/api.md#chat-respond).
+// VariantID is here only to refuse it: it is accepted on create alone.
 type chatRespondRequest struct {
 	ConversationID        *string        `json:"conversation_id"`
 	Message               *string        `json:"message"`
@@ -255,7 +258,7 @@ func (a *API) handleChatClose(c *gin.Context) error {
 	return nil
 }
 
-// chatVersion checks the {version} segment: the chat API is v1 (spec 4.1).
+// chatVersion checks the {version} segment: the chat API is v1 (docs/api.md#chat).
 func chatVersion(c *gin.Context) error {
 	if v := c.Param("version"); v != "v1" {
 		return errf(KindNotFound, CodeChatVersion, "Unsupported API version %q: the chat API is v1.", v)
@@ -264,7 +267,7 @@ func chatVersion(c *gin.Context) error {
 }
 
 // chatOwned refuses a conversation of another project (as unknown, so as not
-// to reveal it) and one that has ended (410, notes section 2).
+// to reveal it) and one that has ended (410, docs/fidelity.md D15).
 func chatOwned(conv *store.Conversation, p *Principal) error {
 	if conv.AccountID != p.Account.ID || conv.ProjectID != p.Project.ID {
 		return errf(KindNotFound, CodeChatNotFound, MsgChatNotFound)
@@ -327,7 +330,7 @@ func validateLangs(asr, tts *string) error {
 }
 
 // builtinState is the state a conversation starts with: the built-in keys
-// (spec 2.10) and the integration attributes.
+// (docs/api.md#conversations-record) and the integration attributes.
 func builtinState(conv *store.Conversation) map[string]any {
 	st := map[string]any{
 		"conversation_id": conv.ID,

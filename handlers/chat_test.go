@@ -81,7 +81,7 @@ func TestChatCreateFields(t *testing.T) {
 	if diff := cmp.Diff(map[string]any{"customer_id": "c-7", "tier": "gold"}, c.State["integration_attributes"]); diff != "" {
 		t.Errorf("state integration_attributes: %s", diff)
 	}
-	// integration attributes stay for the whole conversation (spec 2.1).
+	// integration attributes stay for the whole conversation (docs/api.md#chat-create).
 	h.respond(id, "what are your hours?")
 	c = h.conversation(id)
 	if c.IntegrationAttributes["customer_id"] != "c-7" {
@@ -213,7 +213,7 @@ func TestChatRespondDialogue(t *testing.T) {
 	if !c.Turns[2].IsOOD || !c.Turns[2].UserInputAt.Equal(h.start.Add(30*time.Second)) {
 		t.Errorf("turn 2 = %+v", c.Turns[2])
 	}
-	// metadata is for one turn only (spec 2.1).
+	// metadata is for one turn only (docs/api.md#chat-respond).
 	if c.Turns[3].Metadata["k"] != "v" || c.Turns[2].Metadata != nil {
 		t.Errorf("metadata: turn2 %v turn3 %v", c.Turns[2].Metadata, c.Turns[3].Metadata)
 	}

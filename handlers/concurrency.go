@@ -1,9 +1,9 @@
 package handlers
 
-// Concurrent calls (spec 2.5, 4.5, 7.3; notes section 7): the peak number of
-// concurrent conversations per 5-minute interval, computed from the
-// conversation records' start and end times. In-progress conversations
-// count up to now.
+// Concurrent calls (docs/api.md#concurrency; docs/fidelity.md M11.7,
+// M11.13): the peak number of concurrent conversations per 5-minute
+// interval, computed from the conversation records' start and end times.
+// In-progress conversations count up to now.
 
 import (
 	"cmp"
@@ -122,7 +122,8 @@ func parseConcQuery(c *gin.Context) (*concQuery, error) {
 	if !end.After(start) || end.Sub(start) > concurrencyWindow {
 		return nil, concInvalid(MsgConcRange)
 	}
-	// spec 4.5: start rounded down, end rounded up to the 5-minute mark.
+	// docs/api.md#concurrency: start rounded down, end rounded up to the
+	// 5-minute mark.
 	q.start = start.UTC().Truncate(concurrencyStep)
 	q.end = end.UTC().Truncate(concurrencyStep)
 	if q.end.Before(end) {
@@ -173,8 +174,8 @@ func (a *API) handleConcurrencyGet(c *gin.Context) error {
 		return nil
 	}
 	// slice_by=variant: one series per variant seen in the window, merged
-	// in ascending time order (spec 2.5), variants by id (then name)
-	// within a time.
+	// in ascending time order (docs/api.md#concurrency), variants by id
+	// (then name) within a time.
 	out.Intervals = make([]concurrencyInterval, 0, n*len(groups))
 	for t := range n {
 		for g := range groups {
@@ -445,8 +446,8 @@ func (cc *concCache) filter(q *concQuery) concFilter {
 	return f
 }
 
-// match applies the filters of spec 4.5. phone_number matches the caller's
-// or the agent's number.
+// match applies the filters of docs/api.md#concurrency. phone_number
+// matches the caller's or the agent's number.
 func (f *concFilter) match(e *concEntry) bool {
 	return (f.env < 0 || e.env == f.env) &&
 		(f.variants == nil || f.variants[e.variant]) &&

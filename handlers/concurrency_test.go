@@ -326,7 +326,7 @@ func TestConcurrencyCacheProperty(t *testing.T) {
 		case 3:
 			query, byVariant = "&slice_by=variant", true
 		}
-		// The spans as spec 4.5 and the docs define them.
+		// The spans as docs/api.md#concurrency defines them.
 		type vk struct{ id, name string }
 		spans := map[vk][][2]int64{}
 		for _, c := range recs {

@@ -1,15 +1,17 @@
 package handlers
 
-// Conversations API v1/v2/v3 (spec 2.10, 4.8, 9; notes section 10). It reads
-// the one conversation record (store.Conversation) that chat, voice calls,
-// messaging sessions and scenario seeds write.
+// Conversations API v1/v2/v3 (docs/api.md#conversations; docs/fidelity.md
+// G5, D9, D19, M11). It reads the one conversation record
+// (store.Conversation) that chat, voice calls, messaging sessions and
+// scenario seeds write.
 //
-// spec 4.8: "Only one retrieval mode may be used per request. Pagination
-// rules: on the first request omit cursor; pass the returned cursor on the
-// next request keeping all other filters identical; when cursor is null the
-// result set has ended. Cursors are opaque and URL-safe and are not
-// constructed by clients. With offset pagination, next_offset from the
-// response is passed as offset."
+// A request uses at most one retrieval mode
+// (docs/api.md#conversations-retrieval). Paging
+// (docs/api.md#conversations-paging): a first request carries no cursor;
+// each later one sends back the cursor of the answer before it, with the
+// other filters unchanged, until an answer's cursor is null. Cursors are
+// opaque URL-safe strings that only the server makes. Offset paging sends
+// an answer's next_offset back as offset.
 
 import (
 	"crypto/sha256"
@@ -94,7 +96,8 @@ var (
 
 // Conversations error codes (envelope of v2/v3; v1 renders the message as
 // {"error_message"}) and messages tests compare. The codes are [INF]
-// (notes section 10 lists GET_CONVERSATIONS_* codes without this case).
+// (the real service's documented GET_CONVERSATIONS_* codes do not cover
+// these cases; docs/api.md#conversations-errors).
 const (
 	CodeConvInvalid = "GET_CONVERSATIONS_INVALID_PARAMETER"
 	CodeConvCursor  = "GET_CONVERSATIONS_INVALID_CURSOR"
@@ -109,7 +112,8 @@ const (
 	MsgConvV3Only         = "%s is only supported on v3."
 )
 
-// convDefaults are a version's page size bounds (spec 8; D9 v3_limit).
+// convDefaults are a version's page size bounds (docs/api.md#limits;
+// docs/fidelity.md D9, v3_limit).
 func (a *API) convLimits(version int) (def, maxLimit int) {
 	if version == 3 && a.world().fidelity("v3_limit") == "oas" {
 		return convOASLimit, convOASLimit
@@ -240,8 +244,8 @@ func (q *convQuery) readPaging(vals url.Values, def, maxLimit int) error {
 	return nil
 }
 
-// checkRetrieval validates the v3 retrieval parameters (spec 4.8: "Only
-// one retrieval mode may be used per request").
+// checkRetrieval validates the v3 retrieval parameters
+// (docs/api.md#conversations-retrieval: one mode per request).
 func (q *convQuery) checkRetrieval() error {
 	if q.queryType != "" && !slices.Contains(convQueryTypes, q.queryType) {
 		return convInvalid("query_type must be %s.", oneOfWords(convQueryTypes))
@@ -471,7 +475,7 @@ func (a *API) ListConversations(accountRef, projectRef string, vals url.Values) 
 
 // keysetPage lists in (started_at, id) order on the store's index: a page
 // costs the same at any depth when read by cursor. cursor wins over offset
-// (notes section 10).
+// (docs/api.md#conversations-paging).
 func (a *API) keysetPage(p *Principal, q *convQuery, hash string) (*convPage, error) {
 	sq := store.ConversationQuery{Region: p.Region, AccountID: p.Account.ID, ProjectID: p.Project.ID,
 		From: q.start, To: q.end, Filter: q.match}

@@ -12,7 +12,8 @@ import (
 	"github.com/agentplatform/mockplatform/store"
 )
 
-// access is the per-project data access configuration (spec 2.10).
+// access is the per-project data access configuration
+// (docs/api.md#conversations-record; docs/fidelity.md M11.8).
 type access struct{ transcripts, metrics bool }
 
 func dataAccess(p *scenario.Project) access {
@@ -36,8 +37,9 @@ type convListV3 struct {
 	NextOffset    *int     `json:"next_offset,omitempty"`
 }
 
-// convListV2 is v3's record schema without cursors (notes section 10:
-// cursors on v2 need chunked streaming, which the mock does not emulate).
+// convListV2 is v3's record schema without cursors
+// (docs/api.md#conversations-versions: the real service has cursors on v2
+// only with chunked streaming, which the mock does not emulate).
 type convListV2 struct {
 	Conversations []convV3 `json:"conversations"`
 	NextOffset    *int     `json:"next_offset,omitempty"`
@@ -48,7 +50,8 @@ type convListV1 struct {
 	NextOffset    *int     `json:"next_offset,omitempty"`
 }
 
-// convV3 is a v3 (and v2) conversation record (spec 2.10).
+// convV3 is a v3 (and v2) conversation record
+// (docs/api.md#conversations-record).
 type convV3 struct {
 	ID                 string         `json:"id"`
 	AccountID          string         `json:"account_id"`
@@ -90,7 +93,7 @@ type turnV3 struct {
 }
 
 // convV1 is a v1 record: null for empty text fields, no v3-only turn fields
-// (spec 9).
+// (docs/api.md#conversations-versions).
 type convV1 struct {
 	ID                 string         `json:"id"`
 	AccountID          string         `json:"account_id"`
@@ -209,7 +212,8 @@ func orNull(s string) *string {
 }
 
 // renderConvV1 is the v3 record (without latency) with null for empty text
-// fields and without the v3-only turn fields (spec 9).
+// fields and without the v3-only turn fields
+// (docs/api.md#conversations-versions).
 func renderConvV1(c *store.Conversation, now time.Time, acc access) convV1 {
 	v := renderConvV3(c, now, acc, false)
 	out := convV1{

@@ -1,9 +1,10 @@
 package handlers
 
-// Retrieval modes of the Conversations API v3 (spec 4.8): transcript search
-// (full text), semantic search (vector similarity) and a random sample. The
-// mock computes them over the records in the time bounds at request time;
-// nothing is indexed ahead.
+// Retrieval modes of the Conversations API v3
+// (docs/api.md#conversations-retrieval; docs/fidelity.md M11.6): transcript
+// search (full text), semantic search (vector similarity) and a random
+// sample. The mock computes them over the records in the time bounds at
+// request time; nothing is indexed ahead.
 
 import (
 	"hash/fnv"

@@ -657,9 +657,10 @@ func TestConversationsSample(t *testing.T) {
 	}
 }
 
-// TestConversationsChatWorld is the "done when": a conversation
-// held through chat is found by transcript search, counted by the
-// concurrency series while in progress, and its handoff data is readable.
+// TestConversationsChatWorld checks that the runtime families share one
+// world: a conversation held through chat is found by transcript search,
+// counted by the concurrency series while in progress, and its handoff data
+// is readable.
 func TestConversationsChatWorld(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, dataScenario)

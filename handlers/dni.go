@@ -1,9 +1,10 @@
 package handlers
 
-// Dynamic number reservation (spec 2.11, 4.9; notes section 11). spec 4.9:
-// "A caller who dials the reserved number during the active reservation
-// window is routed to the agent tied to the key used, with the attributes
-// available at the start of the conversation."
+// Dynamic number reservation (docs/api.md#dni; docs/fidelity.md G19,
+// M11.9). A DNI key belongs to one project; a reservation holds one of that
+// project's numbers for a window, and a call to the number within the
+// window reaches that project's agent in a conversation that has the
+// reservation's attributes from its first turn.
 //
 // The numbers come from the project's pool in the scenario (dni.numbers);
 // a reservation is a store document (kind "dni", keyed by the number) that

@@ -1,6 +1,6 @@
 package handlers
 
-// Alert rule evaluation on the virtual clock (spec 2.3, 3.1, 6.1;
+// Alert rule evaluation on the virtual clock (docs/api.md#alert-evaluation;
 // docs/fidelity.md G6, M12.6; docs/time.md). Every evaluation interval
 // (scenario alerts.evaluation_interval, default 1m) each enabled rule
 // computes its metric over its window and moves its state; a move into
@@ -80,7 +80,7 @@ type alertEvent struct {
 }
 
 // alertEventPayload is the body of alerts.triggered and alerts.resolved
-// (spec 6.1).
+// (docs/api.md#webhook-delivery).
 type alertEventPayload struct {
 	EventType string         `json:"event_type"`
 	Alert     alertEventBody `json:"alert"`

@@ -57,9 +57,9 @@ type outcome struct {
 }
 
 // withoutHandoff drops a handoff from an outcome, for conversations whose
-// connector disables handoff (spec 2.8 disableHandoff): the agent still
-// says the rule's reply, and the conversation ends only if the rule itself
-// ends it.
+// connector disables handoff (disableHandoff, docs/api.md#agents-inbound):
+// the agent still says the rule's reply, and the conversation ends only if
+// the rule itself ends it.
 func (o outcome) withoutHandoff(state map[string]any) outcome {
 	if o.Handoff == nil || state["disable_handoff"] != true {
 		return o
@@ -367,7 +367,7 @@ func applyTurn(conv *store.Conversation, now time.Time, in turnInput, out outcom
 }
 
 // addMetric logs a custom metric: a string, or a list of strings once
-// written several times (notes section 10).
+// written several times (docs/api.md#conversations-record).
 func addMetric(conv *store.Conversation, k, v string) {
 	if conv.Metrics == nil {
 		conv.Metrics = map[string]any{}

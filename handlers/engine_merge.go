@@ -1,11 +1,12 @@
 package handlers
 
-// Three-way merge of a branch into main (spec 4.3: "409 when state has
-// diverged"). Items are the behavior and each topic, attribute and variant
-// by id; an item merges cleanly when only one side changed it since the
-// branch point, and conflicts when both changed it differently.
+// Three-way merge of a branch into main (docs/api.md#agents-merge: 409 when
+// main and the branch have both changed an item). Items are the behavior and
+// each topic, attribute and variant by id; an item merges cleanly when only
+// one side changed it since the branch point, and conflicts when both changed
+// it differently.
 //
-// conflictResolutions (notes section 4, OAS MergeBranchBody) resolve
+// conflictResolutions (docs/fidelity.md M12.17, OAS MergeBranchBody) resolve
 // conflicts item by item: path is the item's path split at "/" (or the
 // whole path as one element), strategy "ours" keeps main's value (the
 // target, as in git on main), "theirs" the branch's, "base" the value at

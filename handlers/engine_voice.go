@@ -1,13 +1,15 @@
 package handlers
 
-// Simulated callers on voice conversations (spec 4.9: "A caller who dials
-// the reserved number ... is routed to the agent"; spec 4.7 outbound calls).
-// The platform's voice side has no API of its own in the spec, so the mock
-// offers control-plane calls (and Go methods) that speak as the caller into
-// any in-progress voice conversation and hang up. A caller's utterance is a
-// user turn like a chat message: it goes through a.converse, so dialogue
-// rules, handoffs (and the Handoff API's data), awaited external events and
-// ending rules apply exactly as for chat.
+// Simulated callers on voice conversations (docs/api.md#voice;
+// docs/fidelity.md M11.12): a call to a reserved number (docs/api.md#dni) or
+// to an agent's number (docs/api.md#agents-inbound) reaches the agent, and an
+// answered outbound call (docs/api.md#outbound-states) is a voice
+// conversation too. The platform's voice side has no API of its own in the
+// spec, so the mock offers control-plane calls (and Go methods) that speak as
+// the caller into any in-progress voice conversation and hang up. A caller's
+// utterance is a user turn like a chat message: it goes through a.converse,
+// so dialogue rules, handoffs (and the Handoff API's data), awaited external
+// events and ending rules apply exactly as for chat.
 
 import (
 	"errors"
@@ -49,7 +51,8 @@ type CallHandoff struct {
 }
 
 // isVoice reports whether a conversation is a phone call: its analytics
-// channel is VOICE-SIP or another VOICE-* label (spec 2.10).
+// channel is VOICE-SIP or another VOICE-* label
+// (docs/api.md#conversations-record).
 func isVoice(conv *store.Conversation) bool {
 	return strings.HasPrefix(conv.Channel, "VOICE")
 }

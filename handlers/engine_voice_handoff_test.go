@@ -8,10 +8,10 @@ import (
 	"github.com/agentplatform/mockplatform/store"
 )
 
-// A call through a connector with disableHandoff (spec 2.8) is not handed
-// off: the agent says the rule's reply, the call goes on and no handoff
-// state is written. The same rule hands off a call of a connector that
-// allows handoff.
+// A call through a connector with disableHandoff (docs/api.md#agents-inbound)
+// is not handed off: the agent says the rule's reply, the call goes on and no
+// handoff state is written. The same rule hands off a call of a connector
+// that allows handoff.
 func TestConnectorDisableHandoff(t *testing.T) {
 	t.Parallel()
 	y := strings.Replace(defaultYAML(t), "            phone_numbers: [\"+14155550150\"]\n",

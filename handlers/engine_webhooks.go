@@ -1,7 +1,7 @@
 package handlers
 
-// Signed webhook deliveries (spec 6.1; notes section 6; docs/fidelity.md
-// G16): a real HTTP POST per subscribed endpoint, signed with
+// Signed webhook deliveries (docs/api.md#webhook-delivery; docs/fidelity.md
+// G16, M12.10): a real HTTP POST per subscribed endpoint, signed with
 // X-PolyAI-Timestamp (unix seconds of the virtual clock),
 // X-PolyAI-Signature (hex HMAC-SHA256 over "{timestamp}.{body}") and
 // X-PolyAI-Event-ID; retried after 1m, 5m, 15m, 1h and 4h of virtual time
@@ -30,14 +30,14 @@ import (
 	"github.com/agentplatform/mockplatform/scenario"
 )
 
-// Delivery headers (notes §6).
+// Delivery headers (docs/fidelity.md G16).
 const (
 	HeaderWebhookTimestamp = "X-PolyAI-Timestamp"
 	HeaderWebhookSignature = "X-PolyAI-Signature"
 	HeaderWebhookEventID   = "X-PolyAI-Event-ID"
 )
 
-// retryDelays are the delays before attempts 1 to 6 (notes §6).
+// retryDelays are the delays before attempts 1 to 6 (docs/fidelity.md G16).
 var retryDelays = [...]time.Duration{0, time.Minute, 5 * time.Minute, 15 * time.Minute, time.Hour, 4 * time.Hour}
 
 // maxDeliveryLog bounds the delivery log.

@@ -141,17 +141,19 @@ type shape int
 
 const (
 	// shapeEnvelope: {"success":false,"error","error_id","error_code","error_message","data":null}
-	// (chat, conversations v2/v3; notes section 2).
+	// (chat, conversations v2/v3; docs/fidelity.md M3).
 	shapeEnvelope shape = iota + 1
-	// shapeBuilder: {"message","errors":[{"field","message"}]} (spec 7.1-7.2).
+	// shapeBuilder: {"message","errors":[{"field","message"}]} (agents,
+	// alerts, webhooks; docs/fidelity.md M3, D10).
 	shapeBuilder
-	// shapeErrorMessage: {"error_message"} (spec 7.3-7.4; v1, handoff).
+	// shapeErrorMessage: {"error_message"} (conversations v1, concurrency,
+	// external events, handoff; docs/fidelity.md M3).
 	shapeErrorMessage
-	// shapeDNI: {"success":false,"error":<status text>,"message"} (notes section 11).
+	// shapeDNI: {"success":false,"error":<status text>,"message"} (docs/fidelity.md G19).
 	shapeDNI
-	// shapeOutbound: {"error","code"} (notes section 8).
+	// shapeOutbound: {"error","code"} (docs/fidelity.md G18).
 	shapeOutbound
-	// shapeMessaging: {"error","message"} (notes section 3: clients read either key).
+	// shapeMessaging: {"error","message"} (docs/fidelity.md G20: clients read either key).
 	shapeMessaging
 	// shapeControl: {"error"} (the mock's own control plane).
 	shapeControl
@@ -238,7 +240,8 @@ type (
 	}
 )
 
-// envelope is the real service's standard error envelope (notes section 1).
+// envelope is the real service's standard error envelope (docs/api.md#errors;
+// docs/fidelity.md M3).
 type envelope struct {
 	Success      bool            `json:"success"`
 	Error        string          `json:"error"`

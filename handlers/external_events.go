@@ -1,11 +1,13 @@
 package handlers
 
-// External events (spec 4.7, 6.2, 7.4; notes section 9). spec 6.2: "The
-// service authenticates the key, extracts the event identifier from the
-// configured location and path, binds the payload to the conversation, and
-// updates the agent state so the conversation can continue or complete."
+// External events (docs/api.md#external-events; docs/fidelity.md M11.10).
+// A third party posts an event with its key; the mock checks the key, reads
+// the event's identifier where the query parameters say it is (a header, a
+// query parameter or a path in the body), attaches the payload to a
+// conversation and updates that conversation's state, so that its dialogue
+// can go on or come to an end.
 //
-// Binding rule (docs/fidelity.md): the event id is looked up, in the
+// Binding rule (docs/fidelity.md M11.10): the event id is looked up, in the
 // project given by account_id and project_id, as
 //  1. an id a conversation awaits (the dialogue action await_event, which
 //     writes a store document of kind "await" keyed by the event id);

@@ -17,9 +17,9 @@ import (
 	"github.com/agentplatform/mockplatform/faults"
 )
 
-// The fault middleware (issue 2 point 9): a matched rule answers with a
-// status in the family's error body or a given body, adds headers, delays
-// on the real or virtual clock, drops the connection; counters (after,
+// The fault middleware (docs/api.md#control-faults): a matched rule answers
+// with a status in the family's error body or a given body, adds headers,
+// delays on the real or virtual clock, drops the connection; counters (after,
 // times, probability) decide when it fires; every hit is journaled.
 
 // mwRoute adds a test route under a family, with no credential check (the

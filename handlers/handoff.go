@@ -1,8 +1,9 @@
 package handlers
 
-// Handoff state (spec 2.12, 4.10; notes section 12): the data a dialogue's
-// handoff action (or a scenario) stored for a conversation. spec 4.10:
-// "at least one is required, and when both are present shared_id is used."
+// Handoff state (docs/api.md#handoff; docs/fidelity.md G19): the data a
+// dialogue's handoff action (or a scenario) stored for a conversation. A
+// request names the conversation by id, by shared_id, or both: one of them
+// is needed, and shared_id decides when both are given.
 
 import (
 	"errors"

@@ -12,9 +12,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// The request journal (issue 2 point 10): every request and response with
-// the virtual time, family, method, path, status, redacted headers, bounded
-// bodies, the fault applied and warnings; a bounded ring; filters.
+// The request journal (docs/api.md#control-journal): every request and
+// response with the virtual time, family, method, path, status, redacted
+// headers, bounded bodies, the fault applied and warnings; a bounded ring;
+// filters.
 
 // journalAll returns every entry.
 func (h *harness) journalAll() []Entry {

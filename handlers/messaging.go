@@ -1,11 +1,12 @@
 package handlers
 
-// Messaging: access token, sessions, streaming WebSocket (spec 2.2, 3.4,
-// 4.2, 5; notes section 3). A client trades its connector token and
-// registered host for a short-lived JWT, creates a session with it and then
-// talks to the agent over a WebSocket (messaging_session.go, messaging_socket.go). The agent's words
-// come from the dialogue engine, and each session that the agent joins is a
-// WEBCHAT conversation record.
+// Messaging: access token, sessions, streaming WebSocket
+// (docs/api.md#messaging; docs/fidelity.md G12, G14, G20, M13). A client
+// trades its connector token and registered host for a short-lived JWT,
+// creates a session with it and then talks to the agent over a WebSocket
+// (messaging_session.go, messaging_socket.go). The agent's words come from
+// the dialogue engine, and each session that the agent joins is a WEBCHAT
+// conversation record.
 
 import (
 	"crypto/sha256"
@@ -115,7 +116,8 @@ func (a *API) jwtSecret() []byte {
 	return a.messagingLocked().secret
 }
 
-// eventID returns a UUIDv7 for a messaging event at t (notes section 3).
+// eventID returns a UUIDv7 for a messaging event at t
+// (docs/api.md#messaging-events).
 func (a *API) eventID(t time.Time) string {
 	a.messaging.mu.Lock()
 	r := a.messagingLocked().rng
@@ -169,8 +171,8 @@ func (a *API) resetMessaging() {
 // the WebSocket authenticate with the access token (a JWT).
 var famMessagingSession = &family{name: "messaging", base: "messaging", shape: shapeMessaging}
 
-// Messaging error texts (notes section 3; docs/fidelity.md G20). The real
-// service sends them in both "error" and "message".
+// Messaging error texts (docs/api.md#messaging-errors; docs/fidelity.md G20).
+// The real service sends them in both "error" and "message".
 const (
 	MsgMessagingMissingHeaders = "Missing authentication headers"
 	MsgMessagingNoConnector    = "Connector token does not exist"
@@ -229,8 +231,8 @@ func msgParseError(c *gin.Context, err error) error {
 }
 
 // handleMessagingAccessToken handles "POST {messaging}/api/v1/access-token"
-// (spec 4.2): X-Token (a connector token) and X-Host (its registered domain
-// or app namespace) give a short-lived HS256 JWT.
+// (docs/api.md#messaging-token): X-Token (a connector token) and X-Host (its
+// registered domain or app namespace) give a short-lived HS256 JWT.
 func (a *API) handleMessagingAccessToken(c *gin.Context) error {
 	var body struct{}
 	if err := bindJSON(c, &body, true, ""); err != nil {

@@ -35,7 +35,8 @@ type sessionCreateResponse struct {
 }
 
 // handleMessagingSessionCreate handles "POST {messaging}/api/v1/sessions"
-// (spec 2.2, 3.4): a valid bearer access token creates an active session.
+// (docs/api.md#messaging-session): a valid bearer access token creates an
+// active session.
 func (a *API) handleMessagingSessionCreate(c *gin.Context) error {
 	auth := c.GetHeader("Authorization")
 	if auth == "" {
@@ -108,7 +109,8 @@ type histEvent struct {
 	data json.RawMessage
 }
 
-// newSession registers a session and arms its inactivity timer (spec 3.4).
+// newSession registers a session and arms its inactivity timer
+// (docs/api.md#messaging-session).
 func (a *API) newSession(b *bearer, platform string, streaming bool, device, ua string) *rtSession {
 	now := a.clock.Now()
 	s := &rtSession{
@@ -157,7 +159,8 @@ func (a *API) touchLocked(s *rtSession) {
 // expireSession ends a session for inactivity (gen is the timer generation
 // that fired; -1 expires it whatever the timer): SESSION_END with reason
 // REASON_USER_ABANDONED, sockets closed with 4001, the conversation ended.
-// The session can never be resumed (spec 3.4).
+// The session can never be resumed (docs/api.md#messaging-session;
+// docs/fidelity.md M13.2).
 func (a *API) expireSession(s *rtSession, gen int) {
 	s.mu.Lock()
 	if s.ended || gen >= 0 && gen != s.idleGen {

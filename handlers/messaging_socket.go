@@ -1,10 +1,10 @@
 package handlers
 
-// The messaging WebSocket (notes section 3; docs/fidelity.md G12): history
-// batches with replay from a cursor, the five client events, echoes, agent
-// join, thinking, agent messages or streamed chunks, handoff and session
-// end, system messages, heartbeats, the per-session connection limit, the
-// message size limit and session expiry on the virtual clock.
+// The messaging WebSocket (docs/api.md#messaging-ws; docs/fidelity.md G12):
+// history batches with replay from a cursor, the five client events, echoes,
+// agent join, thinking, agent messages or streamed chunks, handoff and
+// session end, system messages, heartbeats, the per-session connection limit,
+// the message size limit and session expiry on the virtual clock.
 //
 // Each socket has a reader (the goroutine that handles client events in
 // order) and a writer with an unbounded queue, so that a slow or faulty
@@ -46,7 +46,7 @@ const (
 	wsCloseExpired websocket.StatusCode = 4001
 )
 
-// Client and server event types (notes section 3).
+// Client and server event types (docs/api.md#messaging-events).
 const (
 	evBatch          = "EVENT_TYPE_EVENT_BATCH"
 	evSessionStart   = "EVENT_TYPE_SESSION_START"
@@ -70,7 +70,8 @@ const (
 	reasonNaturalEnd = "REASON_NATURAL_END"
 )
 
-// Texts of system messages (notes section 3; the last three [INF]).
+// Texts of system messages (docs/api.md#messaging-events; docs/fidelity.md
+// M13.4: the last three are [INF]).
 const (
 	MsgWSNotAllowed   = "Event type not allowed: "
 	MsgWSInvalid      = "Unknown event type or invalid message format"
@@ -90,7 +91,7 @@ const (
 
 var eventTypeRE = regexp.MustCompile(`^EVENT_TYPE_[A-Z_]+$`)
 
-// wsEvent is the server envelope (notes section 3).
+// wsEvent is the server envelope (docs/api.md#messaging-events).
 type wsEvent struct {
 	ID        string         `json:"id"`
 	Sequence  *int           `json:"sequence"`
@@ -223,9 +224,10 @@ func (c *rtConn) poke() {
 }
 
 // handleMessagingSocket handles "GET {messaging}/ws?session_id=…&access_token=…[&cursor=N]".
-// Handshake problems are HTTP errors (notes section 3): 400 bad
-// parameters, 401 a bad token, 404 an unknown or ended session, 429 more
-// than the connections allowed per session.
+// Handshake problems are HTTP errors (docs/api.md#messaging-ws;
+// docs/fidelity.md M13.5): 400 bad parameters, 401 a bad token, 404 an
+// unknown or ended session, 429 more than the connections allowed per
+// session.
 func (a *API) handleMessagingSocket(c *gin.Context) error {
 	q := c.Request.URL.Query()
 	sid := q.Get("session_id")
@@ -317,7 +319,7 @@ func (a *API) handleMessagingSocket(c *gin.Context) error {
 }
 
 // parseCursor reads "N" or the legacy "seq:N"; anything else is 0 (full
-// replay), which never rejects the connection (notes section 3).
+// replay), which never rejects the connection (docs/fidelity.md G12).
 func parseCursor(v string) int {
 	v = strings.TrimPrefix(v, "seq:")
 	n, err := strconv.Atoi(v)
@@ -432,9 +434,9 @@ func (a *API) readLoop(ctx context.Context, c *rtConn) {
 	}
 }
 
-// handleEvent handles one client event (notes section 3: only five types
-// are allowed; anything else gets a system message and the socket stays
-// open).
+// handleEvent handles one client event (docs/api.md#messaging-events: only
+// five types are allowed; anything else gets a system message and the socket
+// stays open).
 func (a *API) handleEvent(c *rtConn, data []byte) {
 	s := c.s
 	s.mu.Lock()

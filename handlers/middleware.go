@@ -29,7 +29,8 @@ const (
 	ctxJournalStatus = "mock.journal_status"
 )
 
-// CorrelationHeader is echoed on every response (notes section 1).
+// CorrelationHeader is echoed on every response (docs/api.md#errors;
+// docs/fidelity.md M1.6).
 const CorrelationHeader = "X-PolyAI-Correlation-Id"
 
 // DefaultMaxBodyBytes bounds request bodies unless the scenario says otherwise.
@@ -211,7 +212,7 @@ func (a *API) serve(c *gin.Context, f *family, h handlerFunc) error {
 }
 
 // regionError is the answer to an address without a valid region
-// (CONTRACT section 1; docs/fidelity.md).
+// (docs/api.md#addresses; docs/fidelity.md M1.5).
 func regionError(f *family, region string) *Error {
 	valid := "us-1, uk-1 or euw-1"
 	base := "runtime"

@@ -1,12 +1,12 @@
 package handlers
 
-// Outbound calling (spec 2.6, 3.2, 4.6, 5, 8; notes section 8;
-// docs/fidelity.md G3, G7, G11, G18, G21, D7). A call is a stored document
-// that moves queued → calling → success | failure on the virtual clock,
-// with the outcome and timings the scenario gives its destination. An
-// answered call is a VOICE-SIP conversation record with the call sid as
-// its id, in progress until the call ends. The status stays readable for
-// the retention period (about 2 hours) after the call ends, then 404.
+// Outbound calling (docs/api.md#outbound; docs/fidelity.md G3, G7, G11, G18,
+// G21, D7). A call is a stored document that moves
+// queued → calling → success | failure on the virtual clock, with the
+// outcome and timings the scenario gives its destination. An answered call is a VOICE-SIP conversation record
+// with the call sid as its id, in progress until the call ends. The status
+// stays readable for the retention period (about 2 hours) after the call
+// ends, then 404.
 
 import (
 	"encoding/base64"
@@ -104,7 +104,7 @@ const (
 	MsgOutboundRateLimited = "Rate limit exceeded"
 )
 
-// Call statuses (spec 3.2).
+// Call statuses (docs/api.md#outbound-states).
 const (
 	callQueued  = "queued"
 	callCalling = "calling"
@@ -115,7 +115,8 @@ const (
 // docOutboundCall is the store kind of outbound calls.
 const docOutboundCall = "outbound_call"
 
-// maxMetadataBase64 bounds the base64 form of the metadata (notes section 8).
+// maxMetadataBase64 bounds the base64 form of the metadata (docs/fidelity.md
+// G11: under 26 KB).
 const maxMetadataBase64 = 26 * 1024
 
 var (
@@ -188,9 +189,10 @@ type outboundCall struct {
 	RetainUntil time.Time         `json:"retain_until"`
 }
 
-// handleOutboundCreate handles "POST {runtime}/v1/outbound-calling" (spec
-// 4.6): it validates the request, checks that the project has outbound
-// calling enabled and the account's rate limit, and queues the call.
+// handleOutboundCreate handles "POST {runtime}/v1/outbound-calling"
+// (docs/api.md#outbound-create): it validates the request, checks that the
+// project has outbound calling enabled and the account's rate limit, and
+// queues the call.
 func (a *API) handleOutboundCreate(c *gin.Context) error {
 	if err := outboundVersion(c); err != nil {
 		return err
@@ -240,8 +242,8 @@ func (a *API) handleOutboundCreate(c *gin.Context) error {
 }
 
 // handleOutboundStatus handles "GET {runtime}/v1/outbound-calling/{call_sid}/status"
-// (spec 3.2, 7.5): {"status","reason"}; 404 for an unknown call, one of
-// another account, and one past its retention.
+// (docs/api.md#outbound-status): {"status","reason"}; 404 for an unknown
+// call, one of another account, and one past its retention.
 func (a *API) handleOutboundStatus(c *gin.Context) error {
 	if err := outboundVersion(c); err != nil {
 		return err

@@ -1,14 +1,16 @@
 package handlers
 
-// Telephony of the Agents API: connectors and phone numbers (spec 2.8,
-// 2.9, 4.3 "GET /v1/agents/{agentId}/telephony/connectors/{connectorId}";
-// the rest, which spec 4.11 marks "not shown", from notes section 4 and
-// the agents OpenAPI).
+// Telephony of the Agents API: connectors and phone numbers
+// (docs/api.md#agents-connectors, docs/api.md#agents-numbers,
+// docs/api.md#agents-inbound). The spec shows one operation, "GET
+// /v1/agents/{agentId}/telephony/connectors/{connectorId}"; the others fill
+// its gap from the real agents OpenAPI document (docs/fidelity.md G13,
+// M12.12-M12.16).
 //
-// Spec 2.8: "A connector bundles voice, language, variant and environment
-// for incoming calls; several phone numbers can share one connector."
-// Spec 2.9: telephony is "connector, phone number in E.164 format routed to
-// a connector", scoped to the agent, not to a branch.
+// A connector ties an agent's incoming calls to a voice, languages, a
+// variant and an environment, and several phone numbers (E.164) can be
+// routed to one connector. Telephony belongs to the agent, not to a
+// branch.
 //
 // Storage: one "telephony" document per account (kind, region, account
 // id) holds the connectors and phone numbers of all its agents, each
@@ -52,7 +54,7 @@ const (
 
 const docTelephony = "telephony"
 
-// connectorRec is a connector, every field of spec 2.8.
+// connectorRec is a connector, every field of docs/api.md#agents-connectors.
 type connectorRec struct {
 	ConnectorID    string `json:"connectorId"`
 	Name           string `json:"name"`
@@ -226,7 +228,7 @@ func seedTelephony(st *store.Store, sc *scenario.Scenario) error {
 }
 
 // inboundConversationPrefix starts the ids of inbound voice calls (CA +
-// 32 hex, as the real voice conversations; notes section 16).
+// 32 hex, as the real voice conversations; docs/api.md#ids).
 const inboundConversationPrefix = "CA"
 
 // CallNumber simulates a caller (from: an E.164 number, may be empty)

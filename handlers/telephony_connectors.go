@@ -140,7 +140,8 @@ func (a *API) handleConnectorList(c *gin.Context) error {
 }
 
 // handleConnectorGet handles "GET /v1/agents/{agentId}/telephony/connectors/{connectorId}"
-// (spec 4.3): the connector, spec 2.8; 404 CONNECTORS_NOT_FOUND.
+// (docs/api.md#agents-connectors): the connector with every field; 404
+// CONNECTORS_NOT_FOUND.
 func (a *API) handleConnectorGet(c *gin.Context) error {
 	d, t, err := a.readTelephony(c)
 	if err != nil {

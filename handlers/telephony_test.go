@@ -8,8 +8,8 @@ import (
 
 const telBase = agentsBase + "/support/telephony"
 
-// telDefaultConnector is the default scenario's connector (spec 2.8: every
-// field).
+// telDefaultConnector is the default scenario's connector, every field of
+// docs/api.md#agents-connectors.
 var telDefaultConnector = map[string]any{"connectorId": "CONNECTOR-00000001", "name": "Main line", "accountId": "1001",
 	"projectId": "2001", "clientEnv": "live", "variantId": "", "asrLangCode": "en-US", "ttsLangCode": "en-US",
 	"voiceName": "en-US-Neural2-A", "disableHandoff": false}
@@ -81,8 +81,8 @@ credentials:
 func TestTelephonyConnectorGet(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	// Spec 4.3: GET /v1/agents/{agentId}/telephony/connectors/{connectorId}
-	// answers the connector of spec 2.8.
+	// GET /v1/agents/{agentId}/telephony/connectors/{connectorId} answers
+	// the connector with every field (docs/api.md#agents-connectors).
 	mustBody(t, h.telDo("GET", "/connectors/CONNECTOR-00000001", nil, 200), telDefaultConnector)
 	// The agent id, PROJECT-<id> and the slug name the same agent.
 	for _, ref := range []string{"2001", "PROJECT-2001"} {

@@ -1,8 +1,8 @@
 package handlers
 
-// Webhook endpoints (spec 2.4, 4.4; notes section 6). Endpoints are
-// account-scoped and live in the account's region partition as
-// "webhook_endpoint" documents. Signed deliveries are in
+// Webhook endpoints (docs/api.md#webhook-endpoints; docs/fidelity.md G2,
+// G10, G22). Endpoints are account-scoped and live in the account's region
+// partition as "webhook_endpoint" documents. Signed deliveries are in
 // engine_webhooks.go.
 
 import (
@@ -118,7 +118,7 @@ func (a *API) resetWebhooks() {
 	a.webhooks.mu.Unlock()
 }
 
-// Webhook event types (spec 2.4).
+// Webhook event types (docs/api.md#webhook-endpoints).
 const (
 	EventAlertsTriggered = "alerts.triggered"
 	EventAlertsResolved  = "alerts.resolved"
@@ -146,7 +146,7 @@ func msgWebhookLimit(n int) string {
 // OAS pattern ^https://). G2.
 const switchWebhookURL = "webhook_url"
 
-// Webhook endpoint defaults and bounds (notes §6).
+// Webhook endpoint defaults and bounds (docs/fidelity.md G2).
 const (
 	DefaultWebhookTimeoutMS = 5000
 	minWebhookTimeoutMS     = scenario.WebhookTimeoutMinMS
@@ -172,7 +172,7 @@ type webhookEndpoint struct {
 	Secret     string            `json:"secret"`
 }
 
-// webhookView is an endpoint as the API shows it (notes §6).
+// webhookView is an endpoint as the API shows it (docs/fidelity.md G2).
 type webhookView struct {
 	ID            string            `json:"id"`
 	Name          string            `json:"name"`
@@ -260,7 +260,7 @@ func dedupe(list []string) []string {
 	return out
 }
 
-// webhookLimit is the account's endpoint limit (notes §6: 10).
+// webhookLimit is the account's endpoint limit (docs/fidelity.md G22: 10).
 func (w *World) webhookLimit() int {
 	if n := w.sc.Limits.WebhookEndpoints; n > 0 {
 		return n
@@ -372,7 +372,8 @@ func (a *API) handleWebhookGet(c *gin.Context) error {
 }
 
 // handleWebhookList handles "GET {builder}/v1/webhook-endpoints" with the
-// filters enabled and event_type (notes §6): unpaginated {"data": [...]}.
+// filters enabled and event_type (docs/fidelity.md G10): unpaginated
+// {"data": [...]}.
 func (a *API) handleWebhookList(c *gin.Context) error {
 	p := principal(c)
 	var errs []FieldError
@@ -459,7 +460,8 @@ func (a *API) handleWebhookDelete(c *gin.Context) error {
 }
 
 // handleWebhookRotate handles "POST {builder}/v1/webhook-endpoints/{endpoint_id}/rotate-secret":
-// a new secret, returned once; the old one is invalid at once (notes §6).
+// a new secret, returned once; the old one is invalid at once
+// (docs/fidelity.md G16).
 func (a *API) handleWebhookRotate(c *gin.Context) error {
 	id, err := webhookID(c)
 	if err != nil {

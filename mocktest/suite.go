@@ -30,7 +30,7 @@ import (
 // journal and scenario loading.
 //
 // newMock must return a fresh mock serving the default scenario
-// (CONTRACT section 2) with the manual clock, as Start(t) and
+// (docs/api.md#default-scenario) with the manual clock, as Start(t) and
 // mockdcontainer.Start(t) do; it is called once per case, and the cases
 // run in parallel.
 //
@@ -59,8 +59,8 @@ func RunBehaviourSuite(t *testing.T, newMock func(t *testing.T) mockplatform.Moc
 	}
 }
 
-// The default scenario's fixed points the suite relies on (CONTRACT
-// section 2, scenario/default.yaml).
+// The default scenario's fixed points the suite relies on
+// (docs/api.md#default-scenario, scenario/default.yaml).
 const (
 	suiteChatPath   = "/v1/acme/support/chat"
 	suiteGreeting   = "Hi, how can I help you today?"
@@ -159,14 +159,14 @@ func ChatRespond(t *testing.T, m mockplatform.Mock, id, msg string) Response {
 		map[string]any{"conversation_id": id, "message": msg})
 }
 
-// suiteEnvelope is the chat family's error body (notes section 2).
+// suiteEnvelope is the chat family's error body (docs/api.md#chat-errors).
 func suiteEnvelope(r Response, code, msg string) map[string]any {
 	return map[string]any{"success": false, "error": msg, "error_id": r.Header.Get(handlers.CorrelationHeader),
 		"error_code": code, "error_message": msg, "data": nil}
 }
 
 // suiteChatRoundTrip: create, a matched turn, the end of the conversation
-// and a turn refused after it (spec 2.1).
+// and a turn refused after it (docs/api.md#chat).
 func suiteChatRoundTrip(t *testing.T, m mockplatform.Mock) {
 	r := Do(t, m, "POST", m.RuntimeURL("us-1")+suiteChatPath+"/create", map[string]any{"channel": "webchat"})
 	MustStatus(t, r, http.StatusOK)
@@ -213,7 +213,7 @@ func suiteValidationError(t *testing.T, m mockplatform.Mock) {
 }
 
 // suiteClockAdvance: the manual clock stands still, Advance moves it and
-// requests are stamped with the virtual time (CONTRACT section 3).
+// requests are stamped with the virtual time (docs/api.md#control-core).
 func suiteClockAdvance(t *testing.T, m mockplatform.Mock) {
 	if now := m.Now(); !now.Equal(suiteStart) {
 		t.Fatalf("Now() = %v, want the scenario start %v", now, suiteStart)

@@ -12,7 +12,7 @@ var defaultYAML []byte
 const DefaultName = "default.yaml"
 
 // Default returns a freshly parsed copy of the embedded default scenario
-// (CONTRACT.md section 2): account acme (1001) in region us with project
+// (docs/api.md#default-scenario): account acme (1001) in region us with project
 // support (2001), and one credential per family. It panics only if the
 // embedded file is invalid, which a test rules out.
 func Default() *Scenario {

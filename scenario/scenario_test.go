@@ -27,7 +27,7 @@ func TestDefaultContract(t *testing.T) {
 	}
 	check("seed", s.Seed, int64(1))
 	// No start: a manual clock starts at clock.DefaultStart, a real one at
-	// wall time (mockd's default, CONTRACT section 4).
+	// wall time (mockd's default, docs/fidelity.md M14.4).
 	check("clock.start", s.Clock.Start, time.Time{})
 	if len(s.Accounts) != 1 {
 		t.Fatalf("accounts: got %d, want 1", len(s.Accounts))
@@ -49,7 +49,7 @@ func TestDefaultContract(t *testing.T) {
 	})
 	check("faults", len(s.Faults), 0)
 
-	// Exactly the credentials of CONTRACT.md section 2.
+	// Exactly the credentials of docs/api.md#default-scenario.
 	check("credentials", s.Credentials, []Credential{
 		{Kind: KindChat, Key: "test-chat-key", Account: "acme", Project: "support"},
 		{Kind: KindConnector, Key: "test-connector-token", Account: "acme", Project: "support", ClientEnv: "live", Hosts: []string{"localhost"}},

@@ -2,9 +2,10 @@ package store
 
 import "time"
 
-// Conversation is one conversation record (spec 2.10), the single shape that
-// the chat API, messaging sessions, voice calls and scenario seeds write and
-// that the Conversations API, concurrency series and alert metrics read.
+// Conversation is one conversation record (docs/api.md#conversations-record),
+// the single shape that the chat API, messaging sessions, voice calls and
+// scenario seeds write and that the Conversations API, concurrency series and
+// alert metrics read.
 //
 // Region, AccountID and ProjectID are canonical ids (not slugs). Times are
 // UTC instants of the instance's virtual clock.
@@ -101,7 +102,7 @@ type Event struct {
 }
 
 // HandoffState is the data stored for a conversation for a downstream
-// platform (spec 2.12).
+// platform (docs/api.md#handoff).
 type HandoffState struct {
 	Region    string         `json:"region"`
 	AccountID string         `json:"account_id"`
