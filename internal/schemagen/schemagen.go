@@ -96,12 +96,12 @@ func Duration() *Schema {
 	return &Schema{Type: "string", Pattern: DurationPattern}
 }
 
-// internalRef matches references to material that is not part of the
-// repository, in parentheses or trailing a sentence.
-var internalRef = regexp.MustCompile(`\s*\((?:spec|notes|CONTRACT|[a-z_]+\.go\b)[^)]*\)|;?\s*(?:spec|notes) (?:section )?§?[0-9][0-9.]*|,?\s*CONTRACT(?:\.md)? section [0-9.]+`)
+// internalRef matches a parenthesised reference to a Go source file
+// ("(engine_seed.go)"), which means nothing to a reader of a schema.
+var internalRef = regexp.MustCompile(`\s*\([a-z_]+\.go\b[^)]*\)`)
 
 // Clean tidies a doc comment into a description: one paragraph per blank
-// line, lines joined, references to the service's own documents dropped.
+// line, lines joined, references to Go source files dropped.
 func Clean(s string) string {
 	s = internalRef.ReplaceAllString(s, "")
 	paras := strings.Split(strings.TrimSpace(s), "\n\n")
