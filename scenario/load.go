@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"reflect"
 	"regexp"
@@ -722,7 +723,10 @@ func (w *walker) mapping(n *yaml.Node, p path, pair func(k, v *yaml.Node), merge
 
 // leaf decodes a scalar on its own to find out whether t accepts it.
 func (w *walker) leaf(n *yaml.Node, t reflect.Type, p path) {
-	if n.Kind != yaml.ScalarNode {
+	// yaml.v3 decodes a float into an integer by truncating it (1.5 is 1):
+	// an integer field takes a float only when it is a whole number (2.0,
+	// 2e9), as JSON Schema's integer does.
+	if n.Kind != yaml.ScalarNode || isInteger(t) && !wholeNumber(n, t) {
 		w.v.report(p, false, fmt.Sprintf("want %s, got %s", describeType(t), describeNode(n)))
 		w.patch(n, p)
 		return
@@ -750,6 +754,40 @@ func (w *walker) leaf(n *yaml.Node, t reflect.Type, p path) {
 func (w *walker) patch(n *yaml.Node, p path) {
 	*n = yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Line: n.Line, Column: n.Column}
 	w.v.skipPath(p)
+}
+
+// wholeNumber reports whether a scalar that yaml.v3 reads as a float
+// (1.5, 2.0, 1e3, .inf) is a whole number within 64 bits, signed or
+// unsigned as t is: yaml.v3 converts such a float exactly and reports one
+// too large for a narrower t. A scalar that is not a float is left to the
+// decoder.
+func wholeNumber(n *yaml.Node, t reflect.Type) bool {
+	if n.ShortTag() != "!!float" {
+		return true
+	}
+	var f float64
+	if n.Decode(&f) != nil || math.IsInf(f, 0) || math.IsNaN(f) || math.Trunc(f) != f {
+		return false
+	}
+	switch t.Kind() {
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return f >= 0 && f < 1<<64
+	}
+	return f >= -(1<<63) && f < 1<<63
+}
+
+// isInteger reports whether yaml.v3 decodes t as an integer (a type that
+// reads its own text, such as clock.Duration, does not count).
+func isInteger(t reflect.Type) bool {
+	if reflect.PointerTo(t).Implements(textUnmarshalerType) {
+		return false
+	}
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return true
+	}
+	return false
 }
 
 func describeType(t reflect.Type) string {

@@ -135,6 +135,18 @@ func TestDefaultRegexMatches(t *testing.T) {
 	}
 }
 
+// A float that is a whole number is the integer it writes, as in JSON
+// Schema; one with a fraction is refused (TestDecodeErrors), never rounded.
+func TestWholeFloatsAreIntegers(t *testing.T) {
+	s, err := Parse("t.yaml", []byte("name: a\nseed: -2.0\nlimits: {max_body_bytes: 2e3, journal_size: 1.0e2}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Seed != -2 || s.Limits.MaxBodyBytes != 2000 || s.Limits.JournalSize != 100 {
+		t.Errorf("seed %d, max_body_bytes %d, journal_size %d; want -2, 2000, 100", s.Seed, s.Limits.MaxBodyBytes, s.Limits.JournalSize)
+	}
+}
+
 func TestDecodeErrors(t *testing.T) {
 	tests := []struct {
 		name string
@@ -205,6 +217,19 @@ func TestDecodeErrors(t *testing.T) {
 			`t.yaml:13:34: faults[0].action.delay: invalid duration "-1s": must not be negative`,
 			`t.yaml:14:18: faults[0].probability: want a number, got "high"`,
 			"t.yaml:16:13: fidelity.v3_limit: want a string, got a mapping",
+		}},
+		// yaml.v3 would truncate a float into an integer field (1.5 → 1).
+		{"a number with a fraction is not an integer", y(`
+			seed: 9.3e18
+			limits: {max_body_bytes: 1.5, alert_rules: .inf}
+			faults:
+			  - action: {status: 500.5, drop: true}
+			    probability: 1
+		`), []string{
+			`t.yaml:1:7: seed: want an integer, got "9.3e18"`,
+			`t.yaml:2:26: limits.max_body_bytes: want an integer, got "1.5"`,
+			`t.yaml:2:44: limits.alert_rules: want an integer, got ".inf"`,
+			`t.yaml:4:22: faults[0].action.status: want an integer, got "500.5"`,
 		}},
 		{"duplicate keys", y(`
 			name: a

@@ -402,6 +402,7 @@ func TestScenarioSchemaRefuses(t *testing.T) {
 		{"duration words", "limits: {session_idle: 5 minutes}\n", "invalid duration", "/limits/session_idle"},
 		{"negative limit", "limits: {journal_size: -1}\n", "must not be negative", "/limits/journal_size"},
 		{"seed as a string", `seed: "5"` + "\n", "want an integer", "/seed"},
+		{"fraction in an integer", "limits: {max_body_bytes: 1.5}\n", `want an integer, got "1.5"`, "/limits/max_body_bytes"},
 		{"fidelity switch", "fidelity: {v3_limt: oas}\n", `unknown fidelity switch "v3_limt"`, "/fidelity"},
 		{"fidelity value", "fidelity: {v3_limit: maybe}\n", `unknown value "maybe" for v3_limit`, "/fidelity/v3_limit"},
 		{"fault preset", "faults: [{action: {preset: messaging.nope}}]\n", `unknown fault preset "messaging.nope"`, "/faults/0/action/preset"},
