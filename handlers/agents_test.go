@@ -340,6 +340,16 @@ func TestAgentsAttributesVariants(t *testing.T) {
 	h.agentDo("POST", "/support/branches/main/attributes", map[string]any{"name": "tier"}, 409)
 	mustBody(t, h.agentDo("PATCH", "/support/branches/main/attributes/"+at["id"].(string), map[string]any{"name": "level"}, 200),
 		map[string]any{"id": at["id"], "name": "level"})
+	// A rename to a taken name is refused, and changes nothing.
+	other := h.agentDo("POST", "/support/branches/main/attributes", map[string]any{"name": "region"}, 201).Map(t)
+	before := h.agentDo("GET", "/support/branches/main/attributes", nil, 200).Body
+	mustBody(t, h.agentDo("PATCH", "/support/branches/main/attributes/"+other["id"].(string), map[string]any{"name": "level"}, 409),
+		builderError{Message: MsgAttributeDuplicate, Errors: []FieldError{}})
+	if after := h.agentDo("GET", "/support/branches/main/attributes", nil, 200).Body; string(after) != string(before) {
+		t.Fatalf("a refused rename changed the attributes:\n%s\n%s", before, after)
+	}
+	h.agentDo("PATCH", "/support/branches/main/attributes/"+other["id"].(string), map[string]any{"name": "region"}, 200) // its own name
+	mustBody(t, h.agentDo("DELETE", "/support/branches/main/attributes/"+other["id"].(string), nil, 200), map[string]any{"id": other["id"]})
 	var vs struct{ Variants []variant }
 	_ = json.Unmarshal(h.agentDo("GET", "/support/branches/main/variants", nil, 200).Body, &vs)
 	if len(vs.Variants) != 2 || vs.Variants[0].ID != "VARIANT-0000DEF0" || !vs.Variants[0].IsDefault {

@@ -27,7 +27,7 @@ var (
 	opAttributeCreate = &Op{ID: "attributeCreate", Summary: "Create an attribute",
 		Body: nameBody{}, Responses: []Response{ok(201, attribute{})}, Errors: []int{400, 404, 409, 422}}
 	opAttributeUpdate = &Op{ID: "attributeUpdate", Summary: "Rename an attribute",
-		Body: nameBody{}, Responses: []Response{ok(200, attribute{})}, Errors: []int{400, 404, 422}}
+		Body: nameBody{}, Responses: []Response{ok(200, attribute{})}, Errors: []int{400, 404, 409, 422}}
 	opAttributeDelete = &Op{ID: "attributeDelete", Summary: "Delete an attribute",
 		Responses: []Response{ok(200, itemID{})}, Errors: []int{404, 422}}
 	opVariantList = &Op{ID: "variantList", Summary: "List variants",
@@ -142,13 +142,20 @@ func (a *API) handleAttributeUpdate(c *gin.Context) error {
 	id := c.Param("item")
 	var out *attribute
 	if _, err := a.editBranch(c, func(cont *branchContent) error {
+		i := slices.IndexFunc(cont.Attributes, func(x *attribute) bool { return x.ID == id })
+		if i < 0 {
+			return errf(KindNotFound, CodeItemNotFound, MsgItemNotFound)
+		}
+		// A rename to another attribute's name is a duplicate, as on
+		// create (docs/fidelity.md M12.20).
 		for _, x := range cont.Attributes {
-			if x.ID == id {
-				x.Name, out = name, x
-				return nil
+			if x.ID != id && x.Name == name {
+				return errf(KindConflict, CodeAttributeDuplicate, MsgAttributeDuplicate)
 			}
 		}
-		return errf(KindNotFound, CodeItemNotFound, MsgItemNotFound)
+		out = cont.Attributes[i]
+		out.Name = name
+		return nil
 	}); err != nil {
 		return err
 	}
