@@ -38,15 +38,27 @@ type harness struct {
 // YAML given, wired as mockplatform.New wires it (Open).
 func newHarness(t testing.TB, scenarioYAML ...string) *harness {
 	t.Helper()
-	var sc *scenario.Scenario
+	yml := ""
 	if len(scenarioYAML) > 0 {
+		yml = scenarioYAML[0]
+	}
+	return newHarnessConfig(t, yml, Config{})
+}
+
+// newHarnessConfig is newHarness with a Config (its scenario and Observe
+// are the harness's).
+func newHarnessConfig(t testing.TB, scenarioYAML string, cfg Config) *harness {
+	t.Helper()
+	var sc *scenario.Scenario
+	if scenarioYAML != "" {
 		var err error
-		sc, err = scenario.Parse(t.Name()+".yaml", []byte(scenarioYAML[0]))
+		sc, err = scenario.Parse(t.Name()+".yaml", []byte(scenarioYAML))
 		if err != nil {
 			t.Fatalf("scenario: %v", err)
 		}
 	}
-	api, err := Open(Config{Scenario: sc, Observe: conformance(t)})
+	cfg.Scenario, cfg.Observe = sc, conformance(t)
+	api, err := Open(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
