@@ -9,7 +9,6 @@ package handlers
 import (
 	"fmt"
 	"hash/fnv"
-	"math/rand/v2"
 	"time"
 
 	"github.com/agentplatform/mockplatform/scenario"
@@ -48,54 +47,6 @@ var genGreetings = []string{"Hi, how can I help you today?", "Hello, thanks for 
 
 var genOOD = []string{"blorp", "purple monkey dishwasher", "uh what", "asdf", "the weather on mars"}
 
-// genRand is a generator's seeded random source.
-type genRand struct{ *rand.Rand }
-
-func (r genRand) pick(keys []string, weights []int) string {
-	total := 0
-	for _, w := range weights {
-		total += max(w, 0)
-	}
-	if total == 0 || len(keys) == 0 {
-		return ""
-	}
-	n := r.IntN(total)
-	for i, w := range weights {
-		if w <= 0 {
-			continue
-		}
-		if n < w {
-			return keys[i]
-		}
-		n -= w
-	}
-	return keys[len(keys)-1]
-}
-
-func (r genRand) between(lo, hi int64) int64 {
-	if hi <= lo {
-		return lo
-	}
-	return lo + r.Int64N(hi-lo+1)
-}
-
-func (r genRand) hex(n int) string {
-	const alpha = "0123456789abcdef"
-	b := make([]byte, n)
-	for i := range b {
-		b[i] = alpha[r.IntN(16)]
-	}
-	return string(b)
-}
-
-func (r genRand) digits(n int) string {
-	b := make([]byte, n)
-	for i := range b {
-		b[i] = byte('0' + r.IntN(10))
-	}
-	return string(b)
-}
-
 // generatorSeed is a generator's seed: its own, or one derived from the
 // scenario's seed, the account, the project and the generator's position.
 func generatorSeed(sc *scenario.Scenario, acct *scenario.Account, proj *scenario.Project, i int, g *scenario.Generator) (uint64, uint64) {
@@ -111,157 +62,46 @@ func generatorSeed(sc *scenario.Scenario, acct *scenario.Account, proj *scenario
 	return uint64(seed) ^ 0x5851f42d4c957f2d, h.Sum64()
 }
 
-// generate writes a generator's conversations (and the handoff states of
-// those handed off). now is the clock's start: a conversation still running
-// at now is in progress, with the turns up to now.
-func generate(st *store.Store, sc *scenario.Scenario, acct *scenario.Account, proj *scenario.Project, gi int, g *scenario.Generator, ids genIDs, now time.Time) error {
+// genVocab is what the generated callers and agents say.
+func genVocab() store.GenVocab {
+	v := store.GenVocab{Greetings: genGreetings, OOD: genOOD, Fallback: DefaultFallback,
+		HumanAsk: "Can I speak to a human please?", HumanReply: "Transferring you to a live agent.",
+		HumanIntent: "live_agent", HandoffDestination: "live_agent_queue"}
+	for _, t := range genTopics {
+		v.Topics = append(v.Topics, store.GenTopic{Intent: t.intent, User: t.user, Agent: t.agent})
+	}
+	return v
+}
+
+// genSpec is the store's description of a generator (the store keeps it
+// and makes the records from it).
+func genSpec(sc *scenario.Scenario, acct *scenario.Account, proj *scenario.Project, gi int, g *scenario.Generator, now time.Time) *store.GenSpec {
 	s1, s2 := generatorSeed(sc, acct, proj, gi, g)
-	r := genRand{rand.New(rand.NewPCG(s1, s2))}
-	chanKeys, chanW := scenario.SortedWeights(g.Channels)
-	envKeys, envW := scenario.SortedWeights(g.Environments)
-	langKeys, langW := scenario.SortedWeights(g.Languages)
-	varKeys, varW := scenario.SortedWeights(g.Variants)
-	handoff, ood := scenario.DefaultGenHandoff, scenario.DefaultGenOOD
+	weights := func(m map[string]int) store.GenWeights {
+		k, w := scenario.SortedWeights(m)
+		return store.GenWeights{Keys: k, Weights: w}
+	}
+	sp := &store.GenSpec{Region: acct.Region, AccountID: acct.ID, ProjectID: proj.ID, Seed1: s1, Seed2: s2,
+		Count: g.Count, From: g.From, To: g.To, Now: now,
+		Channels: weights(g.Channels), Environments: weights(g.Environments), Languages: weights(g.Languages),
+		Variants: weights(g.Variants), Handoff: scenario.DefaultGenHandoff, OOD: scenario.DefaultGenOOD,
+		DurationMin: time.Duration(g.Duration.Min), DurationMax: time.Duration(g.Duration.Max),
+		TurnsMin: g.Turns.Min, TurnsMax: g.Turns.Max,
+		AgentNumber: "+1800555" + fmt.Sprintf("%04d", fnv32(acct.ID+"/"+proj.ID)%10000), Vocab: genVocab()}
+	for _, k := range sp.Variants.Keys {
+		id, name := "", ""
+		if v := proj.Variant(k); v != nil {
+			id, name = v.ID, v.Name
+		}
+		sp.VariantIDs, sp.VariantNames = append(sp.VariantIDs, id), append(sp.VariantNames, name)
+	}
 	if g.Handoff != nil {
-		handoff = *g.Handoff
+		sp.Handoff = *g.Handoff
 	}
 	if g.OOD != nil {
-		ood = *g.OOD
+		sp.OOD = *g.OOD
 	}
-	agentNumber := "+1800555" + fmt.Sprintf("%04d", fnv32(acct.ID+"/"+proj.ID)%10000)
-	span := g.To.Sub(g.From).Nanoseconds()
-	batch := make([]*store.Conversation, 0, genBatch)
-	var handoffs []*store.HandoffState
-	flush := func() error {
-		if err := st.PutConversations(batch); err != nil {
-			return err
-		}
-		for _, hs := range handoffs {
-			if err := st.PutHandoffState(hs); err != nil {
-				return err
-			}
-		}
-		batch, handoffs = batch[:0], handoffs[:0]
-		return nil
-	}
-	for range g.Count {
-		c := &store.Conversation{
-			Region: acct.Region, AccountID: acct.ID, ProjectID: proj.ID,
-			Environment: r.pick(envKeys, envW), Channel: r.pick(chanKeys, chanW),
-			StartedAt: g.From.Add(time.Duration(r.Int64N(span))).UTC(),
-			Language:  r.pick(langKeys, langW), Metrics: map[string]any{}, Turns: []store.Turn{},
-		}
-		if vid := r.pick(varKeys, varW); vid != "" {
-			if v := proj.Variant(vid); v != nil {
-				c.VariantID, c.VariantName = v.ID, v.Name
-			}
-		}
-		voice := len(c.Channel) >= 5 && c.Channel[:5] == "VOICE"
-		if voice {
-			c.FromNumber = "+1415555" + r.digits(4)
-			c.ToNumber = agentNumber
-		}
-		dur := time.Duration(r.between(int64(g.Duration.Min), int64(g.Duration.Max))).Truncate(time.Second)
-		nTurns := int(r.between(int64(g.Turns.Min), int64(g.Turns.Max)))
-		topic := genTopics[r.IntN(len(genTopics))]
-		handedOff := r.Float64() < handoff
-		end := c.StartedAt.Add(dur)
-		live := !now.Before(c.StartedAt) && now.Before(end)
-		for t := range nTurns {
-			at := c.StartedAt
-			if nTurns > 1 {
-				at = c.StartedAt.Add(dur * time.Duration(t) / time.Duration(nTurns))
-			}
-			lat := time.Duration(r.between(400, 1500)) * time.Millisecond
-			turn := store.Turn{UserInputAt: at, AgentResponseAt: at.Add(lat), Latency: lat,
-				Intents: []string{}, Entities: map[string]string{}}
-			switch {
-			case t == 0:
-				turn.AgentResponse = genGreetings[r.IntN(len(genGreetings))]
-				turn.Latency, turn.AgentResponseAt = 0, at
-			case handedOff && t == nTurns-1:
-				turn.UserInput, turn.AgentResponse = "Can I speak to a human please?", "Transferring you to a live agent."
-				turn.Intents = []string{"live_agent"}
-			case r.Float64() < ood:
-				turn.UserInput, turn.AgentResponse, turn.IsOOD = genOOD[r.IntN(len(genOOD))], DefaultFallback, true
-			default:
-				turn.UserInput = topic.user[r.IntN(len(topic.user))]
-				turn.AgentResponse = topic.agent[r.IntN(len(topic.agent))]
-				turn.Intents = []string{topic.intent}
-			}
-			if live && turn.UserInputAt.After(now) {
-				break
-			}
-			if turn.IsOOD {
-				c.NumOOD++
-			}
-			c.Turns = append(c.Turns, turn)
-		}
-		if live {
-			c.InProgress = true
-		} else {
-			c.EndedAt = end
-			if handedOff {
-				c.Handoff, c.HandoffDestination, c.HandoffReason = true, "live_agent_queue", topic.intent
-			}
-		}
-		if err := ids.assign(c, r, voice); err != nil {
-			return err
-		}
-		batch = append(batch, c)
-		if c.Handoff {
-			handoffs = append(handoffs, &store.HandoffState{Region: c.Region, AccountID: c.AccountID, ProjectID: c.ProjectID,
-				ID: c.ID, Data: map[string]any{"topic": topic.intent, "channel": c.Channel}, CreatedAt: c.EndedAt})
-		}
-		if len(batch) == genBatch {
-			if err := flush(); err != nil {
-				return err
-			}
-		}
-	}
-	return flush()
-}
-
-// genBatch is the number of records stored per transaction.
-const genBatch = 10_000
-
-// genIDs are the conversation ids ("region/id") of one seeding run: the
-// explicit seeds' and those the generators gave.
-type genIDs map[string]bool
-
-// seededIDs lists the explicit seeds' ids, which generated ids avoid.
-func seededIDs(sc *scenario.Scenario) genIDs {
-	ids := genIDs{}
-	for _, a := range sc.Accounts {
-		for _, p := range a.Projects {
-			for _, c := range p.Conversations {
-				ids[a.Region+"/"+c.ID] = true
-			}
-		}
-	}
-	return ids
-}
-
-// assign gives c an id (voice: CA + 32 hex, as real voice calls; text:
-// CONV- + 16 digits) and the built-in state. An id already taken (by an
-// explicit seed or another generated record) is drawn again.
-func (ids genIDs) assign(c *store.Conversation, r genRand, voice bool) error {
-	for range 10 {
-		if voice {
-			c.ID = "CA" + r.hex(32)
-		} else {
-			c.ID = "CONV-" + r.digits(16)
-		}
-		key := c.Region + "/" + c.ID
-		if ids[key] {
-			continue
-		}
-		ids[key] = true
-		c.State = map[string]any{"conversation_id": c.ID, "channel": c.Channel, "client_env": c.Environment,
-			"variant_id": c.VariantID, "asr_lang_code": c.Language}
-		return nil
-	}
-	return fmt.Errorf("generate: could not allocate a conversation id in %s", c.Region)
+	return sp
 }
 
 func fnv32(s string) uint32 {
@@ -270,16 +110,16 @@ func fnv32(s string) uint32 {
 	return h.Sum32()
 }
 
-// seedGenerated writes the generated conversations of each project's
-// generators (in declaration order, after the explicit seeds).
+// seedGenerated adds each project's generators (in declaration order,
+// after the explicit seeds, whose ids generated ones avoid) to the store,
+// which keeps them as generators and makes a record when it is read.
 func seedGenerated(st *store.Store, sc *scenario.Scenario, now time.Time) error {
-	ids := seededIDs(sc)
 	for ai := range sc.Accounts {
 		acct := &sc.Accounts[ai]
 		for pi := range acct.Projects {
 			proj := &acct.Projects[pi]
 			for gi := range proj.Generate {
-				if err := generate(st, sc, acct, proj, gi, &proj.Generate[gi], ids, now); err != nil {
+				if err := st.Generate(genSpec(sc, acct, proj, gi, &proj.Generate[gi], now), nil); err != nil {
 					return err
 				}
 			}

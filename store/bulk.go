@@ -40,7 +40,7 @@ func (s *Store) PutConversations(cs []*Conversation) error {
 		}
 	}
 	wrote := false
-	err := s.update(func(tx *buntdb.Tx) error {
+	err := s.updateGen(func(tx *buntdb.Tx, log *shadowLog) error {
 		olds := make([]*Conversation, len(cs)) // the records replaced, for the aggregates
 		for i, c := range cs {
 			idKey := convIDKey(c.Region, c.ID)
@@ -48,16 +48,9 @@ func (s *Store) PutConversations(cs []*Conversation) error {
 			if err != nil {
 				return err
 			}
-			if oldPK != "" {
-				raw, ok, err := get(tx, oldPK)
-				if err != nil {
-					return err
-				}
-				if ok {
-					if olds[i], err = s.oldConv(oldPK, raw); err != nil {
-						return err
-					}
-				}
+			var oldProj ProjectRef
+			if olds[i], err = s.replacedLocked(tx, c.Region, c.ID, oldPK, &oldProj, log); err != nil {
+				return err
 			}
 			pk := convKey(c)
 			if oldPK != pk {
@@ -92,14 +85,14 @@ func (s *Store) PutConversations(cs []*Conversation) error {
 	return nil
 }
 
-// scanConversations calls fn with the primary key and the raw JSON of each
-// conversation of a project that started in [from, to) (a zero bound is
-// unbounded), in (started_at, id) order, until fn returns false. It runs in
-// one read transaction: fn must be quick and must not call the Store. The
-// strings are immutable; a record that has not changed is passed as the
-// same string on every scan, so callers may memoise what they derive from
-// it (compare the raw value to validate a memo).
-func (s *Store) scanConversations(region, account, project string, from, to time.Time, fn func(key, raw string) bool) error {
+// walkConversations calls fn with each record of a project that started
+// in [from, to) (a zero bound is unbounded), stored or generated, in
+// (started_at, id) order, until fn returns false. It runs in one read
+// transaction: fn must be quick and must not call the Store. A stored
+// record that has not changed is passed as the same string on every walk,
+// a generated one as the same layer and position, so callers may memoise
+// what they derive from it.
+func (s *Store) walkConversations(region, account, project string, from, to time.Time, fn func(it *convItem) bool) error {
 	if err := need("scan conversations", region, account, project); err != nil {
 		return err
 	}
@@ -114,9 +107,22 @@ func (s *Store) scanConversations(region, account, project string, from, to time
 	if lo >= hi {
 		return nil
 	}
-	err := s.view(func(tx *buntdb.Tx) error { return tx.AscendRange("", lo, hi, fn) })
+	ref := ProjectRef{region, account, project}
+	err := s.view(func(tx *buntdb.Tx) error { return s.walkLocked(tx, ref, lo, hi, "", false, fn) })
 	if err != nil {
 		return fmt.Errorf("store: scan conversations %s/%s/%s: %w", region, account, project, err)
 	}
 	return nil
+}
+
+// scanConversations calls fn with the primary key and the raw JSON of each
+// stored record of a project that started in [from, to), as
+// walkConversations (generated records are not passed).
+func (s *Store) scanConversations(region, account, project string, from, to time.Time, fn func(key, raw string) bool) error {
+	return s.walkConversations(region, account, project, from, to, func(it *convItem) bool {
+		if it.ls != nil {
+			return true
+		}
+		return fn(it.key, it.raw)
+	})
 }

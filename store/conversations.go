@@ -108,7 +108,7 @@ func (s *Store) InsertConversation(c *Conversation) error {
 		if err != nil {
 			return err
 		}
-		if ok {
+		if ls, _ := s.liveGenLocked(c.Region, c.ID); ok || ls != nil {
 			return ErrExists
 		}
 		if err := s.writeConv(tx, c, "", 0); err != nil {
@@ -135,7 +135,7 @@ func (s *Store) PutConversation(c *Conversation) error {
 	}
 	oldProj := projectOf(c)
 	wrote := false
-	err := s.update(func(tx *buntdb.Tx) error {
+	err := s.updateGen(func(tx *buntdb.Tx, log *shadowLog) error {
 		oldPK, _, err := get(tx, convIDKey(c.Region, c.ID))
 		if err != nil {
 			return err
@@ -143,17 +143,9 @@ func (s *Store) PutConversation(c *Conversation) error {
 		if p, ok := projectOfKey(oldPK); ok {
 			oldProj = p
 		}
-		var old *Conversation
-		if oldPK != "" {
-			raw, ok, err := get(tx, oldPK)
-			if err != nil {
-				return err
-			}
-			if ok {
-				if old, err = s.oldConv(oldPK, raw); err != nil {
-					return err
-				}
-			}
+		old, err := s.replacedLocked(tx, c.Region, c.ID, oldPK, &oldProj, log)
+		if err != nil {
+			return err
 		}
 		if err := s.writeConv(tx, c, oldPK, 0); err != nil {
 			return err
@@ -184,7 +176,12 @@ func (s *Store) GetConversation(region, id string) (*Conversation, error) {
 			return err
 		}
 		if !ok {
-			return ErrNotFound
+			ls, p := s.liveGenLocked(region, id)
+			if ls == nil {
+				return ErrNotFound
+			}
+			c, err = ls.record(p)
+			return err
 		}
 		raw, ok, err = get(tx, pk)
 		if err != nil {
@@ -218,28 +215,40 @@ func (s *Store) UpdateConversation(region, id string, fn func(c *Conversation) e
 	var oldProj ProjectRef
 	var fnErr error
 	var wrote bool
-	err := s.update(func(tx *buntdb.Tx) error {
+	err := s.updateGen(func(tx *buntdb.Tx, log *shadowLog) error {
 		pk, ok, err := get(tx, convIDKey(region, id))
 		if err != nil {
 			return err
 		}
+		var c *Conversation
+		var raw string
 		if !ok {
-			return ErrNotFound
-		}
-		raw, ok, err := get(tx, pk)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return fmt.Errorf("dangling lookup key %q: %w", pk, ErrNotFound)
-		}
-		// fn works on the cached decoding, taken out of the cache (so
-		// nothing sees fn's changes unless they are stored; a failed fn
-		// leaves the record uncached), or on a fresh decoding.
-		c := s.convs.take(pk, raw)
-		if c == nil {
-			if c, err = decodeConv(raw); err != nil {
+			// A generated record: fn works on a fresh making of it, and
+			// the result is stored in its place.
+			ls, p := s.liveGenLocked(region, id)
+			if ls == nil {
+				return ErrNotFound
+			}
+			if c, err = ls.record(p); err != nil {
 				return err
+			}
+			s.shadowLocked(ls, p, log)
+		} else {
+			raw, ok, err = get(tx, pk)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				return fmt.Errorf("dangling lookup key %q: %w", pk, ErrNotFound)
+			}
+			// fn works on the cached decoding, taken out of the cache (so
+			// nothing sees fn's changes unless they are stored; a failed fn
+			// leaves the record uncached), or on a fresh decoding.
+			c = s.convs.take(pk, raw)
+			if c == nil {
+				if c, err = decodeConv(raw); err != nil {
+					return err
+				}
 			}
 		}
 		oldProj = projectOf(c)
@@ -286,6 +295,7 @@ func (s *Store) CountConversations(region string) (int, error) {
 	err := s.view(func(tx *buntdb.Tx) error {
 		var err error
 		n, err = countPrefix(tx, pfxConvID+esc(region)+"/")
+		n += s.genCountLocked(region)
 		return err
 	})
 	if err != nil {
@@ -313,6 +323,34 @@ type ConversationQuery struct {
 	// do not count toward Limit. It runs inside the read transaction and
 	// must not call the Store.
 	Filter func(*Conversation) bool
+	// Select, when set, selects records by their Summary before they are
+	// read (a generated record that it rejects is never made); records
+	// must pass both Select and Filter. The same rules apply.
+	Select func(*Summary) bool
+}
+
+// replacedLocked returns the record that a write of (region, id)
+// replaces: the stored one under oldPK, else a generated one (whose shadow
+// bit it sets, and whose project it puts in *oldProj), else nil.
+func (s *Store) replacedLocked(tx *buntdb.Tx, region, id, oldPK string, oldProj *ProjectRef, log *shadowLog) (*Conversation, error) {
+	if oldPK != "" {
+		raw, ok, err := get(tx, oldPK)
+		if err != nil || !ok {
+			return nil, err
+		}
+		return s.oldConv(oldPK, raw)
+	}
+	ls, p := s.findGenLocked(region, id)
+	if ls == nil {
+		return nil, nil
+	}
+	wasLive := !ls.shadowed(p)
+	s.shadowLocked(ls, p, log)
+	if !wasLive {
+		return nil, nil
+	}
+	*oldProj = ls.ref
+	return ls.record(p)
 }
 
 // encodeCursor makes a primary key opaque and URL-safe.
@@ -372,83 +410,85 @@ func (s *Store) ListConversations(q ConversationQuery) (list []*Conversation, ne
 		return nil, "", nil
 	}
 
+	type entry struct {
+		raw string // a stored record not decoded yet (no filter)
+		c   *Conversation
+	}
 	var (
-		raws    []string // when no filter: decoded after the transaction
+		entries []entry
 		lastKey string
 		more    bool
 		scanErr error
 	)
+	ref := ProjectRef{q.Region, q.AccountID, q.ProjectID}
 	n := 0
-	iter := func(k, v string) bool {
+	// read returns the item's record when it passes the query's Select
+	// and Filter (nil when not).
+	read := func(it *convItem) (*Conversation, bool) {
+		if q.Select != nil && it.ls != nil {
+			sum := it.ls.summary(it.p)
+			if !q.Select(&sum) {
+				return nil, true
+			}
+		}
+		c, err := it.decode()
+		if err != nil {
+			scanErr = err
+			return nil, false
+		}
+		if q.Select != nil && it.ls == nil {
+			sum := summaryOf(c)
+			if !q.Select(&sum) {
+				return nil, true
+			}
+		}
+		if q.Filter != nil && !q.Filter(c) {
+			return nil, true
+		}
+		return c, true
+	}
+	iter := func(it *convItem) bool {
 		if q.Limit > 0 && n == q.Limit {
 			// Peek: is there any further matching record?
-			if q.Filter == nil {
+			if q.Filter == nil && q.Select == nil {
 				more = true
 				return false
 			}
-			c, err := decodeConv(v)
-			if err != nil {
-				scanErr = err
-				return false
-			}
-			if q.Filter(c) {
+			c, ok := read(it)
+			if c != nil {
 				more = true
 				return false
 			}
-			return true
+			return ok
 		}
-		if q.Filter != nil {
-			c, err := decodeConv(v)
-			if err != nil {
-				scanErr = err
-				return false
-			}
-			if !q.Filter(c) {
-				return true
-			}
-			list = append(list, c)
+		if q.Filter == nil && q.Select == nil && it.ls == nil {
+			entries = append(entries, entry{raw: it.raw})
 		} else {
-			raws = append(raws, v)
+			c, ok := read(it)
+			if c == nil {
+				return ok
+			}
+			entries = append(entries, entry{c: c})
 		}
 		n++
-		lastKey = k
+		lastKey = it.pk(prefix)
 		return true
 	}
-	err = s.view(func(tx *buntdb.Tx) error {
-		if !q.Desc {
-			start := lo
-			if after != "" && after+"\x00" > start {
-				start = after + "\x00" // smallest key > after
-			}
-			if start >= hi {
-				return nil
-			}
-			return tx.AscendRange("", start, hi, iter)
-		}
-		pivot := hi
-		if after != "" && after < pivot {
-			pivot = after
-		}
-		return tx.DescendLessOrEqual("", pivot, func(k, v string) bool {
-			if k >= hi || k == after {
-				return true
-			}
-			if k < lo {
-				return false
-			}
-			return iter(k, v)
-		})
-	})
+	err = s.view(func(tx *buntdb.Tx) error { return s.walkLocked(tx, ref, lo, hi, after, q.Desc, iter) })
 	if err == nil {
 		err = scanErr
 	}
 	if err != nil {
 		return nil, "", fmt.Errorf("store: list conversations %s/%s/%s: %w", q.Region, q.AccountID, q.ProjectID, err)
 	}
-	if q.Filter == nil && len(raws) > 0 {
-		list = make([]*Conversation, len(raws))
-		for i, v := range raws {
-			if list[i], err = decodeConv(v); err != nil {
+	if len(entries) > 0 {
+		list = make([]*Conversation, len(entries))
+		for i, e := range entries {
+			if e.c != nil {
+				list[i] = e.c
+				continue
+			}
+			if list[i], err = decodeConv(e.raw); err != nil {
 				return nil, "", fmt.Errorf("store: list conversations %s/%s/%s: %w", q.Region, q.AccountID, q.ProjectID, err)
 			}
 		}

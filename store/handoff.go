@@ -78,6 +78,7 @@ func (s *Store) GetHandoffState(region, accountID, projectID, id, sharedID strin
 		return nil, fmt.Errorf("store: get handoff state: id or shared id required: %w", ErrInvalid)
 	}
 	var raw string
+	var gh *HandoffState
 	err := s.view(func(tx *buntdb.Tx) error {
 		pk := handoffKey(region, accountID, projectID, id)
 		if sharedID != "" {
@@ -95,12 +96,24 @@ func (s *Store) GetHandoffState(region, accountID, projectID, id, sharedID strin
 		if err != nil {
 			return err
 		}
+		if !ok && sharedID == "" {
+			// A generated conversation's state (generated ones have no
+			// shared id).
+			gh, err = s.genHandoffLocked(ProjectRef{region, accountID, projectID}, id)
+			if err != nil {
+				return err
+			}
+			ok = gh != nil
+		}
 		if !ok {
 			return ErrNotFound
 		}
 		raw = v
 		return nil
 	})
+	if err == nil && gh != nil {
+		return gh, nil
+	}
 	var h *HandoffState
 	if err == nil {
 		h = new(HandoffState)

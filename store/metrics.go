@@ -323,6 +323,23 @@ func (pm *projMetrics) remove(e mevent) bool {
 	return pm.kinds[e.kind].remove(e.at, e.ms)
 }
 
+// merge adds the events of o (which it may take over).
+func (pm *projMetrics) merge(o *projMetrics) {
+	for k, s := range o.kinds {
+		for m, b := range s {
+			tb := pm.kinds[k][m]
+			if tb == nil {
+				pm.kinds[k][m] = b
+				continue
+			}
+			for _, e := range b.ev {
+				tb.add(e)
+			}
+		}
+	}
+	pm.odd = append(pm.odd, o.odd...)
+}
+
 // metrics are the store's aggregates (see the top of this file).
 type metrics struct {
 	mu sync.Mutex
@@ -447,6 +464,25 @@ func (s *Store) ensureMetrics() error {
 		projects := map[ProjectRef]*projMetrics{}
 		var buf []mevent
 		var decErr error
+		for _, ls := range s.gen {
+			pm := projects[ls.ref]
+			if pm == nil {
+				pm = newProjMetrics()
+				projects[ls.ref] = pm
+			}
+			for p := range ls.recs {
+				if ls.shadowed(p) {
+					continue
+				}
+				var err error
+				if buf, err = ls.events(p, buf[:0]); err != nil {
+					return err
+				}
+				for _, e := range buf {
+					pm.add(e)
+				}
+			}
+		}
 		err := scanPrefix(tx, pfxConv, func(_, v string) bool {
 			c, err := decodeConv(v)
 			if err != nil {

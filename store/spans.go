@@ -2,6 +2,7 @@ package store
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 	"unsafe"
@@ -232,19 +233,29 @@ func jsonSkip(s string, i int) (int, bool) {
 // SpanRef is one stored version of a conversation record, met by
 // ScanSpans. Two refs of the same key are Same when the record did not
 // change in between (the store hands out an unchanged record as the same
-// string, so the comparison is a pointer check), which lets a cache keep
-// what it decoded.
+// string, or the same generated record), which lets a cache keep what it
+// decoded.
 type SpanRef struct {
-	// Key orders the records of a project: (started_at, id).
+	// Key orders the records of a project: (started_at, id) (for a
+	// generated record, its started_at and position).
 	Key string
 	raw string
+	l   *genLayer
+	p   int
 }
 
 // Same reports whether r and o are the same version of the same record.
-func (r SpanRef) Same(o SpanRef) bool { return r.Key == o.Key && r.raw == o.raw }
+func (r SpanRef) Same(o SpanRef) bool {
+	return r.Key == o.Key && r.raw == o.raw && r.l == o.l && r.p == o.p
+}
 
 // Span decodes the record's span.
 func (r SpanRef) Span() (Span, error) {
+	if r.l != nil {
+		sp := r.l.span(r.p)
+		sp.ID = r.l.id(r.p)
+		return sp, nil
+	}
 	var sp Span
 	if err := decodeSpan(r.raw, &sp); err != nil {
 		return Span{}, fmt.Errorf("store: decode span of %s: %w", r.Key, err)
@@ -256,7 +267,11 @@ func (r SpanRef) Span() (Span, error) {
 // (started_at, id) order, until fn returns false. It runs inside a read
 // transaction: fn must not call the Store.
 func (s *Store) ScanSpans(region, account, project string, fn func(r SpanRef) bool) error {
-	return s.scanConversations(region, account, project, time.Time{}, time.Time{}, func(key, raw string) bool {
-		return fn(SpanRef{Key: key, raw: raw})
+	prefix := convPrefix(region, account, project)
+	return s.walkConversations(region, account, project, time.Time{}, time.Time{}, func(it *convItem) bool {
+		if it.ls != nil {
+			return fn(SpanRef{Key: prefix + it.ls.ts(it.p) + "/\x00" + strconv.Itoa(it.p), l: it.ls.genLayer, p: it.p})
+		}
+		return fn(SpanRef{Key: it.key, raw: it.raw})
 	})
 }

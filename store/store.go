@@ -29,6 +29,7 @@ package store
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -85,6 +86,12 @@ type Store struct {
 	convs convCache
 	// metrics are the per-project aggregates of alert metrics (metrics.go).
 	metrics metrics
+
+	// gen are the generated records' layers in the order they were added
+	// and genSeq numbers their keys (layers.go); both under the
+	// database's lock.
+	gen    []*layerState
+	genSeq int
 }
 
 // ConversationsVersion returns a counter incremented by every committed
@@ -174,10 +181,16 @@ func Open(path string) (*Store, error) {
 		}
 	}
 	// No secondary indexes are used (order is encoded in keys), so there is
-	// nothing to re-create here. The metric aggregates of a file's data are
-	// rebuilt on the first query.
+	// nothing to re-create here but the generated records' index. The
+	// metric aggregates of a file's data are rebuilt on the first query.
 	s := &Store{db: db, path: p}
 	s.metrics.resetLocked(p == ":memory:")
+	if p != ":memory:" {
+		if err := s.update(func(tx *buntdb.Tx) error { return s.loadLayersLocked(tx, nil) }); err != nil {
+			_ = db.Close()
+			return nil, fmt.Errorf("store: open %q: %w", p, err)
+		}
+	}
 	return s, nil
 }
 
@@ -282,8 +295,9 @@ func need(what string, vals ...string) error {
 	return nil
 }
 
-// Len returns the number of records held: conversations, handoff states
-// and documents (internal lookup keys are not counted).
+// Len returns the number of records held: conversations (generated ones
+// included), handoff states and documents (internal lookup keys are not
+// counted).
 func (s *Store) Len() (int, error) {
 	var n int
 	err := s.view(func(tx *buntdb.Tx) error {
@@ -291,15 +305,19 @@ func (s *Store) Len() (int, error) {
 		if err != nil {
 			return err
 		}
-		ci, err := countPrefix(tx, pfxConvID)
+		n = total
+		for _, pfx := range []string{pfxConvID, pfxHandoffSID, pfxGen, pfxConvDel} {
+			k, err := countPrefix(tx, pfx)
+			if err != nil {
+				return err
+			}
+			n -= k
+		}
+		gh, err := s.genHandoffCountLocked(tx)
 		if err != nil {
 			return err
 		}
-		hs, err := countPrefix(tx, pfxHandoffSID)
-		if err != nil {
-			return err
-		}
-		n = total - ci - hs
+		n += s.genCountLocked("") + gh
 		return nil
 	})
 	if err != nil {
@@ -312,6 +330,10 @@ func (s *Store) Len() (int, error) {
 // restored any number of times, into this store or another one.
 type Snapshot struct {
 	kvs []kv // ascending key order
+	// gen are the generated records' layers (shared) with their shadow
+	// bits (copies), and the key sequence.
+	gen    []*layerState
+	genSeq int
 	// metrics are the aggregates of the data (nil: rebuilt after Restore).
 	metrics map[ProjectRef]*projMetrics
 }
@@ -328,6 +350,10 @@ func (s *Store) Snapshot() (*Snapshot, error) {
 			return err
 		}
 		snap.kvs = make([]kv, 0, n)
+		for _, ls := range s.gen {
+			snap.gen = append(snap.gen, ls.clone())
+		}
+		snap.genSeq = s.genSeq
 		s.metrics.mu.Lock()
 		snap.metrics = s.metrics.snapshotLocked()
 		s.metrics.mu.Unlock()
@@ -348,17 +374,24 @@ func (s *Store) Snapshot() (*Snapshot, error) {
 // file records the reset (a flush followed by the snapshot's records), so
 // reopening it yields the restored state.
 func (s *Store) Restore(snap *Snapshot) error {
-	err := s.update(func(tx *buntdb.Tx) error {
+	err := s.updateGen(func(tx *buntdb.Tx, log *shadowLog) error {
 		if err := tx.DeleteAll(); err != nil {
 			return err
 		}
 		s.convs.clear() // for memory only: entries validate themselves
+		gen, seq := s.gen, s.genSeq
+		log.fns = append(log.fns, func() { s.gen, s.genSeq = gen, seq })
+		s.gen, s.genSeq = nil, 0
 		if snap != nil {
 			for _, p := range snap.kvs {
 				if err := set(tx, p.k, p.v); err != nil {
 					return err
 				}
 			}
+			for _, ls := range snap.gen {
+				s.gen = append(s.gen, ls.clone())
+			}
+			s.genSeq = snap.genSeq
 		}
 		s.metrics.mu.Lock()
 		defer s.metrics.mu.Unlock()
@@ -387,8 +420,13 @@ func (s *Snapshot) Equal(o *Snapshot) bool {
 	if s == nil || o == nil {
 		return s == o
 	}
-	if len(s.kvs) != len(o.kvs) {
+	if len(s.kvs) != len(o.kvs) || len(s.gen) != len(o.gen) {
 		return false
+	}
+	for i := range s.gen {
+		if s.gen[i].genLayer != o.gen[i].genLayer || !slices.Equal(s.gen[i].shadow, o.gen[i].shadow) {
+			return false
+		}
 	}
 	for i := range s.kvs {
 		if s.kvs[i] != o.kvs[i] {

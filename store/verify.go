@@ -153,6 +153,18 @@ func checkValue(k, v string) error {
 		if handoffKey(h.Region, h.AccountID, h.ProjectID, h.ID) != k {
 			return fmt.Errorf("the record is handoff state %s/%s, stored under another key", h.Region, h.ID)
 		}
+	case strings.HasPrefix(k, pfxGen):
+		sp := new(GenSpec)
+		if err := json.Unmarshal([]byte(v), sp); err != nil {
+			return fmt.Errorf("decode generator: %w", err)
+		}
+		if err := checkSpec(sp); err != nil {
+			return err
+		}
+	case strings.HasPrefix(k, pfxConvDel):
+		if v != "" {
+			return fmt.Errorf("deletion marker with a value (%.40q)", v)
+		}
 	case strings.HasPrefix(k, pfxDoc):
 		if !json.Valid([]byte(v)) {
 			return errors.New("decode document: not valid JSON")
@@ -179,6 +191,7 @@ func checkLinks(k, v string, get func(string) (string, bool)) error {
 		if idx, ok := get(convIDKeyOf(k)); !ok || idx != k {
 			return errors.New("the conversation has no index")
 		}
+
 	}
 	return nil
 }

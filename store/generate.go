@@ -1,0 +1,688 @@
+package store
+
+// Generated conversation records, kept as generators instead of records.
+//
+// A scenario's generator makes up to millions of records from a seed. The
+// store keeps its description (GenSpec, a few kilobytes, persisted as one
+// record) and, per record, only what the queries need without reading
+// the record: its position in the order (started_at, id), the random
+// generator's state at its first draw, its span and its filter fields
+// (genRec, 48 bytes). A record is made again from that state when it is
+// read: the same draws give the same record, byte for byte (genRecord).
+// A generated record that is written (updated, replaced, deleted) becomes
+// an ordinary stored record, and the generated one is shadowed (a bit per
+// record). docs/performance.md, "Storage", has the figures.
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"time"
+)
+
+// GenSpec is everything a generator's records depend on. The handlers
+// build it from a scenario's generate block; the store keeps it (and
+// persists it), and makes the records from it.
+type GenSpec struct {
+	Region    string `json:"region"`
+	AccountID string `json:"account_id"`
+	ProjectID string `json:"project_id"`
+	// Seed1 and Seed2 seed the generator's PCG.
+	Seed1 uint64 `json:"seed1"`
+	Seed2 uint64 `json:"seed2"`
+	Count int    `json:"count"`
+	// From and To bound started_at: [From, To).
+	From time.Time `json:"from"`
+	To   time.Time `json:"to"`
+	// Now is the clock's start: a record running at Now is in progress,
+	// with the turns up to Now.
+	Now time.Time `json:"now"`
+	// Weighted picks: keys in a stable order with their weights.
+	Channels     GenWeights `json:"channels"`
+	Environments GenWeights `json:"environments"`
+	Languages    GenWeights `json:"languages"`
+	Variants     GenWeights `json:"variants"`
+	// VariantIDs and VariantNames are the variant of each key of Variants
+	// ("" and "" when the key names no variant of the project).
+	VariantIDs   []string `json:"variant_ids"`
+	VariantNames []string `json:"variant_names"`
+	// Handoff and OOD are the fractions of handed-off conversations and of
+	// out-of-domain user turns.
+	Handoff float64 `json:"handoff"`
+	OOD     float64 `json:"ood"`
+	// DurationMin, DurationMax, TurnsMin and TurnsMax bound each record.
+	DurationMin time.Duration `json:"duration_min"`
+	DurationMax time.Duration `json:"duration_max"`
+	TurnsMin    int           `json:"turns_min"`
+	TurnsMax    int           `json:"turns_max"`
+	// AgentNumber is the to_number of voice records.
+	AgentNumber string `json:"agent_number"`
+	// Vocab is what callers and agent say.
+	Vocab GenVocab `json:"vocab"`
+	// Redraws lists the records whose id was drawn again because it was
+	// taken (record index → extra draws), found when the store first
+	// made the records; kept so that the records are the same whatever
+	// the store holds when they are made again.
+	Redraws map[int]int `json:"redraws,omitempty"`
+}
+
+// GenWeights are weighted keys.
+type GenWeights struct {
+	Keys    []string `json:"keys"`
+	Weights []int    `json:"weights"`
+}
+
+// GenVocab is a generator's texts.
+type GenVocab struct {
+	Topics    []GenTopic `json:"topics"`
+	Greetings []string   `json:"greetings"`
+	OOD       []string   `json:"ood"`
+	Fallback  string     `json:"fallback"`
+	// HumanAsk and HumanReply are the last turn of a handed-off record,
+	// with HumanIntent; HandoffDestination is its destination.
+	HumanAsk           string `json:"human_ask"`
+	HumanReply         string `json:"human_reply"`
+	HumanIntent        string `json:"human_intent"`
+	HandoffDestination string `json:"handoff_destination"`
+}
+
+// GenTopic is one reason to call, with what the caller and agent say.
+type GenTopic struct {
+	Intent string   `json:"intent"`
+	User   []string `json:"user"`
+	Agent  []string `json:"agent"`
+}
+
+// maxIDDraws is how often a taken id is drawn again before giving up.
+const maxIDDraws = 10
+
+// genRand is a generator's seeded random source.
+type genRand struct {
+	*rand.Rand
+	src *rand.PCG
+}
+
+func newGenRand(s1, s2 uint64) genRand {
+	src := rand.NewPCG(s1, s2)
+	return genRand{rand.New(src), src}
+}
+
+// state is the PCG's state.
+func (r genRand) state() (hi, lo uint64) {
+	var buf [20]byte
+	b, _ := r.src.AppendBinary(buf[:0]) // "pcg:" + hi + lo; cannot fail
+	return binary.BigEndian.Uint64(b[4:]), binary.BigEndian.Uint64(b[12:])
+}
+
+// setState moves the PCG to a state.
+func (r genRand) setState(hi, lo uint64) {
+	var buf [20]byte
+	copy(buf[:], "pcg:")
+	binary.BigEndian.PutUint64(buf[4:], hi)
+	binary.BigEndian.PutUint64(buf[12:], lo)
+	_ = r.src.UnmarshalBinary(buf[:]) // a well-formed state cannot fail
+}
+
+func (r genRand) pick(w *GenWeights) int {
+	total := 0
+	for _, x := range w.Weights {
+		total += max(x, 0)
+	}
+	if total == 0 || len(w.Keys) == 0 {
+		return -1
+	}
+	n := r.IntN(total)
+	for i, x := range w.Weights {
+		if x <= 0 {
+			continue
+		}
+		if n < x {
+			return i
+		}
+		n -= x
+	}
+	return len(w.Keys) - 1
+}
+
+func (r genRand) between(lo, hi int64) int64 {
+	if hi <= lo {
+		return lo
+	}
+	return lo + r.Int64N(hi-lo+1)
+}
+
+func (r genRand) hex(b []byte) {
+	const alpha = "0123456789abcdef"
+	for i := range b {
+		b[i] = alpha[r.IntN(16)]
+	}
+}
+
+func (r genRand) digits(b []byte) {
+	for i := range b {
+		b[i] = byte('0' + r.IntN(10))
+	}
+}
+
+// Flags of a genRec.
+const (
+	grInProgress uint8 = 1 << iota
+	grVoice
+	grHandoff // the record is handed off (it has a handoff state)
+)
+
+// genRec is what the store keeps of a generated record.
+type genRec struct {
+	off    int64  // started_at - From, in nanoseconds
+	hi, lo uint64 // the PCG's state at the record's first draw
+	dur    int64  // total duration in nanoseconds (the end is off+dur)
+	index  uint32 // position in generation order
+	from   uint16 // the caller number's last four digits (voice)
+	env    int8   // key indexes (-1: none)
+	ch     int8
+	lang   int8
+	vari   int8
+	flags  uint8
+}
+
+// genLayer is one generator's records: immutable once built, shared by
+// the snapshots and stores that hold it.
+type genLayer struct {
+	spec *GenSpec
+	// key is the layer's persistent record key (g/...), its identity.
+	key  string
+	recs []genRec // in (started_at, id) order
+	// ids maps id hashes to positions in recs, sorted by hash.
+	ids []idPos
+	// starts are the records' started_at as unix nanoseconds when every
+	// one fits (else nil), for the binary searches of listings.
+	from     time.Time
+	handoffs int // records with a handoff state
+}
+
+type idPos struct {
+	h   uint64
+	pos uint32
+}
+
+func idHash(b []byte) uint64 {
+	h := fnv.New64a()
+	h.Write(b)
+	return h.Sum64()
+}
+
+// genOut collects what making a record yields besides the record.
+type genOut struct {
+	rec genRec
+	id  [34]byte
+	idN int
+	// topic is the record's topic (its handoff state's).
+	topic int
+	// events, when wantEvents, collects the record's metric events (as
+	// convEvents, unsorted).
+	wantEvents bool
+	events     []mevent
+}
+
+// genMake makes the record whose draws start at r's current state.
+// With c nil it only draws (and fills o); with c set, it fills the
+// record too. taken reports an id that may not be used (nil: none); the
+// number of redraws is given (when re-making) or found (when taken is
+// set).
+func genMake(sp *GenSpec, r genRand, c *Conversation, o *genOut, redraws int, taken func([]byte) bool) (int, error) {
+	o.rec.env = int8(r.pick(&sp.Environments))
+	o.rec.ch = int8(r.pick(&sp.Channels))
+	off := r.Int64N(sp.To.Sub(sp.From).Nanoseconds())
+	o.rec.off = off
+	o.rec.lang = int8(r.pick(&sp.Languages))
+	o.rec.vari = int8(r.pick(&sp.Variants))
+	start := sp.From.Add(time.Duration(off)).UTC()
+	channel := keyOf(&sp.Channels, int(o.rec.ch))
+	voice := len(channel) >= 5 && channel[:5] == "VOICE"
+	var fromDigits [4]byte
+	if voice {
+		o.rec.flags |= grVoice
+		r.digits(fromDigits[:])
+		o.rec.from = uint16((int(fromDigits[0]-'0')*10+int(fromDigits[1]-'0'))*100 + int(fromDigits[2]-'0')*10 + int(fromDigits[3]-'0'))
+	}
+	dur := time.Duration(r.between(int64(sp.DurationMin), int64(sp.DurationMax))).Truncate(time.Second)
+	o.rec.dur = int64(dur)
+	nTurns := int(r.between(int64(sp.TurnsMin), int64(sp.TurnsMax)))
+	o.topic = r.IntN(len(sp.Vocab.Topics))
+	topic := &sp.Vocab.Topics[o.topic]
+	handedOff := r.Float64() < sp.Handoff
+	end := start.Add(dur)
+	now := sp.Now
+	var startTP tpoint
+	if o.wantEvents {
+		startTP = tp(start)
+		o.events = append(o.events, mevent{kind: evStart, at: startTP, start: startTP})
+	}
+	live := !now.Before(start) && now.Before(end)
+	if c != nil {
+		*c = Conversation{Region: sp.Region, AccountID: sp.AccountID, ProjectID: sp.ProjectID,
+			Environment: keyOf(&sp.Environments, int(o.rec.env)), Channel: channel, StartedAt: start,
+			Language: keyOf(&sp.Languages, int(o.rec.lang)), Metrics: map[string]any{}, Turns: make([]Turn, 0, nTurns)}
+		if o.rec.vari >= 0 && sp.VariantIDs[o.rec.vari] != "" {
+			c.VariantID, c.VariantName = sp.VariantIDs[o.rec.vari], sp.VariantNames[o.rec.vari]
+		}
+		if voice {
+			c.FromNumber = "+1415555" + string(fromDigits[:])
+			c.ToNumber = sp.AgentNumber
+		}
+	}
+	for t := range nTurns {
+		at := start
+		if nTurns > 1 {
+			at = start.Add(dur * time.Duration(t) / time.Duration(nTurns))
+		}
+		lat := time.Duration(r.between(400, 1500)) * time.Millisecond
+		var user, agent string
+		var intent string
+		ood := false
+		switch {
+		case t == 0:
+			agent = sp.Vocab.Greetings[r.IntN(len(sp.Vocab.Greetings))]
+			lat = 0
+		case handedOff && t == nTurns-1:
+			user, agent, intent = sp.Vocab.HumanAsk, sp.Vocab.HumanReply, sp.Vocab.HumanIntent
+		case r.Float64() < sp.OOD:
+			user, agent, ood = sp.Vocab.OOD[r.IntN(len(sp.Vocab.OOD))], sp.Vocab.Fallback, true
+		default:
+			user = topic.User[r.IntN(len(topic.User))]
+			agent = topic.Agent[r.IntN(len(topic.Agent))]
+			intent = topic.Intent
+		}
+		if live && at.After(now) {
+			break
+		}
+		if o.wantEvents && t > 0 { // the greeting (turn 0) has no user turn, no latency
+			o.events = append(o.events, mevent{kind: evTurn, at: tp(at), ms: lat.Milliseconds(), start: startTP})
+		}
+		if c != nil {
+			if ood {
+				c.NumOOD++
+			}
+			turn := Turn{UserInput: user, UserInputAt: at, AgentResponse: agent, AgentResponseAt: at.Add(lat), Latency: lat,
+				IsOOD: ood, Intents: []string{}, Entities: map[string]string{}}
+			if intent != "" {
+				turn.Intents = []string{intent}
+			}
+			c.Turns = append(c.Turns, turn)
+		}
+	}
+	if live {
+		o.rec.flags |= grInProgress
+	} else if handedOff {
+		o.rec.flags |= grHandoff
+	}
+	if c != nil {
+		if live {
+			c.InProgress = true
+		} else {
+			c.EndedAt = end
+			if handedOff {
+				c.Handoff, c.HandoffDestination, c.HandoffReason = true, sp.Vocab.HandoffDestination, topic.Intent
+			}
+		}
+	}
+	// The id: voice records CA + 32 hex, as real voice calls; text ones
+	// CONV- + 16 digits. A taken id is drawn again.
+	for attempt := 0; ; attempt++ {
+		if attempt == maxIDDraws || (taken == nil && attempt > redraws) {
+			return 0, fmt.Errorf("generate: could not allocate a conversation id in %s", sp.Region)
+		}
+		if voice {
+			o.idN = 34
+			copy(o.id[:], "CA")
+			r.hex(o.id[2:34])
+		} else {
+			o.idN = 21
+			copy(o.id[:], "CONV-")
+			r.digits(o.id[5:21])
+		}
+		if taken != nil {
+			if taken(o.id[:o.idN]) {
+				continue
+			}
+			redraws = attempt
+		} else if attempt < redraws {
+			continue
+		}
+		break
+	}
+	if c != nil {
+		c.ID = string(o.id[:o.idN])
+		c.State = map[string]any{"conversation_id": c.ID, "channel": c.Channel, "client_env": c.Environment,
+			"variant_id": c.VariantID, "asr_lang_code": c.Language}
+	}
+	return redraws, nil
+}
+
+func keyOf(w *GenWeights, i int) string {
+	if i < 0 {
+		return ""
+	}
+	return w.Keys[i]
+}
+
+// checkSpec checks a spec before use (a persisted one may be damaged).
+func checkSpec(sp *GenSpec) error {
+	switch {
+	case sp.Region == "" || sp.AccountID == "" || sp.ProjectID == "":
+		return errors.New("generator without region, account or project")
+	case sp.Count < 0 || sp.Count > 1<<31-1:
+		return fmt.Errorf("generator of %d records", sp.Count)
+	case !sp.From.Before(sp.To):
+		return errors.New("generator whose from is not before its to")
+	case len(sp.Vocab.Topics) == 0 || len(sp.Vocab.Greetings) == 0 || len(sp.Vocab.OOD) == 0:
+		return errors.New("generator without a vocabulary")
+	case len(sp.VariantIDs) != len(sp.Variants.Keys) || len(sp.VariantNames) != len(sp.Variants.Keys):
+		return errors.New("generator whose variants do not match their keys")
+	}
+	for _, w := range []*GenWeights{&sp.Channels, &sp.Environments, &sp.Languages, &sp.Variants} {
+		if len(w.Keys) != len(w.Weights) || len(w.Keys) > 127 {
+			return errors.New("generator with malformed weights")
+		}
+	}
+	for _, t := range sp.Vocab.Topics {
+		if len(t.User) == 0 || len(t.Agent) == 0 {
+			return errors.New("generator topic without texts")
+		}
+	}
+	return nil
+}
+
+// buildLayer makes the index of a generator's records: one pass of its
+// draws (no record is built), then a sort. taken, when set, says which
+// ids are taken besides the layer's own (the store's records), and the
+// redraws found are recorded in the spec; else the spec's are used.
+// progress, when set, is called every progressEvery records.
+func buildLayer(sp *GenSpec, key string, taken func(id []byte) bool, progress func(done int), pm *projMetrics) (*genLayer, error) {
+	if err := checkSpec(sp); err != nil {
+		return nil, err
+	}
+	l := &genLayer{spec: sp, key: key, from: sp.From, recs: make([]genRec, sp.Count)}
+	r := newGenRand(sp.Seed1, sp.Seed2)
+	ids := make([]idPos, sp.Count)
+	var own map[uint64]int32 // id hashes of this layer's records so far, with their index
+	var layerTaken func(id []byte) bool
+	if taken != nil {
+		own = make(map[uint64]int32, sp.Count)
+		sp.Redraws = nil
+		layerTaken = func(id []byte) bool {
+			if i, ok := own[idHash(id)]; ok && l.sameID(int(i), id) {
+				return true
+			}
+			return taken(id)
+		}
+	}
+	var o genOut
+	for i := range sp.Count {
+		if progress != nil && i%progressEvery == 0 && i > 0 {
+			progress(i)
+		}
+		hi, lo := r.state()
+		o = genOut{wantEvents: pm != nil, events: o.events[:0]}
+		red, err := genMake(sp, r, nil, &o, sp.Redraws[i], layerTaken)
+		if err != nil {
+			return nil, err
+		}
+		if taken != nil && red > 0 {
+			if sp.Redraws == nil {
+				sp.Redraws = map[int]int{}
+			}
+			sp.Redraws[i] = red
+		}
+		o.rec.hi, o.rec.lo, o.rec.index = hi, lo, uint32(i)
+		l.recs[i] = o.rec
+		h := idHash(o.id[:o.idN])
+		ids[i] = idPos{h, uint32(i)}
+		if own != nil {
+			own[h] = int32(i) // a hash shared by two ids keeps the later: sameID checks
+		}
+		if o.rec.flags&grHandoff != 0 {
+			l.handoffs++
+		}
+		for _, e := range o.events {
+			pm.add(e)
+		}
+	}
+	// Sort by (started_at, id); equal times are rare, their ids are made
+	// again to compare.
+	order := make([]uint32, sp.Count)
+	for i := range order {
+		order[i] = uint32(i)
+	}
+	byIndex := l.recs
+	slices.SortFunc(order, func(a, b uint32) int {
+		x, y := &byIndex[a], &byIndex[b]
+		if x.off != y.off {
+			if x.off < y.off {
+				return -1
+			}
+			return 1
+		}
+		return compareIDs(l.idOfRec(x), l.idOfRec(y))
+	})
+	sorted := make([]genRec, sp.Count)
+	pos := make([]uint32, sp.Count) // index → position
+	for p, i := range order {
+		sorted[p] = byIndex[i]
+		pos[i] = uint32(p)
+	}
+	l.recs = sorted
+	for i := range ids {
+		ids[i].pos = pos[ids[i].pos]
+	}
+	slices.SortFunc(ids, func(a, b idPos) int {
+		switch {
+		case a.h < b.h:
+			return -1
+		case a.h > b.h:
+			return 1
+		}
+		return int(a.pos) - int(b.pos)
+	})
+	l.ids = ids
+	return l, nil
+}
+
+// progressEvery is how often buildLayer reports progress.
+const progressEvery = 50_000
+
+func compareIDs(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// idOfRec makes a record's id again.
+func (l *genLayer) idOfRec(g *genRec) string {
+	var o genOut
+	r := newGenRand(0, 0)
+	r.setState(g.hi, g.lo)
+	if _, err := genMake(l.spec, r, nil, &o, l.spec.Redraws[int(g.index)], nil); err != nil {
+		return ""
+	}
+	return string(o.id[:o.idN])
+}
+
+// sameID reports whether the record made i-th (generation order, during
+// buildLayer, before the sort) has the id.
+func (l *genLayer) sameID(i int, id []byte) bool {
+	return l.idOfRec(&l.recs[i]) == string(id)
+}
+
+// id returns the id of the record at position p.
+func (l *genLayer) id(p int) string { return l.idOfRec(&l.recs[p]) }
+
+// record makes the record at position p.
+func (l *genLayer) record(p int) (*Conversation, error) {
+	g := &l.recs[p]
+	r := newGenRand(0, 0)
+	r.setState(g.hi, g.lo)
+	c := new(Conversation)
+	var o genOut
+	if _, err := genMake(l.spec, r, c, &o, l.spec.Redraws[int(g.index)], nil); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// handoffState makes the handoff state of the record at position p (ok
+// false: it has none).
+func (l *genLayer) handoffState(p int) (*HandoffState, bool, error) {
+	g := &l.recs[p]
+	if g.flags&grHandoff == 0 {
+		return nil, false, nil
+	}
+	r := newGenRand(0, 0)
+	r.setState(g.hi, g.lo)
+	c := new(Conversation)
+	var o genOut
+	if _, err := genMake(l.spec, r, c, &o, l.spec.Redraws[int(g.index)], nil); err != nil {
+		return nil, false, err
+	}
+	return &HandoffState{Region: c.Region, AccountID: c.AccountID, ProjectID: c.ProjectID, ID: c.ID,
+		Data: map[string]any{"topic": l.spec.Vocab.Topics[o.topic].Intent, "channel": c.Channel}, CreatedAt: c.EndedAt}, true, nil
+}
+
+// find returns the position of the record with the id, or -1.
+func (l *genLayer) find(id string) int {
+	h := idHash([]byte(id))
+	i, _ := slices.BinarySearchFunc(l.ids, h, func(e idPos, h uint64) int {
+		switch {
+		case e.h < h:
+			return -1
+		case e.h > h:
+			return 1
+		}
+		return 0
+	})
+	for ; i < len(l.ids) && l.ids[i].h == h; i++ {
+		if l.id(int(l.ids[i].pos)) == id {
+			return int(l.ids[i].pos)
+		}
+	}
+	return -1
+}
+
+// start is the started_at of the record at position p.
+func (l *genLayer) start(p int) time.Time { return l.from.Add(time.Duration(l.recs[p].off)).UTC() }
+
+// ts is the key segment of the record's started_at (tsenc).
+func (l *genLayer) ts(p int) string { return tsenc(l.start(p)) }
+
+// searchTime is the first position whose started_at is not before t.
+func (l *genLayer) searchTime(t time.Time) int {
+	if !t.After(l.from) {
+		return 0
+	}
+	d := t.Sub(l.from) // saturates for far times: fine, offsets are below To-From
+	return sortSearch(len(l.recs), func(p int) bool { return l.recs[p].off >= int64(d) })
+}
+
+func sortSearch(n int, f func(int) bool) int {
+	i, j := 0, n
+	for i < j {
+		h := int(uint(i+j) >> 1)
+		if !f(h) {
+			i = h + 1
+		} else {
+			j = h
+		}
+	}
+	return i
+}
+
+// searchKey is the first position whose key (ts/id) is greater than the
+// key suffix k ("{ts}/{id}"), or not less than it when orEqual.
+func (l *genLayer) searchKey(k string, orEqual bool) int {
+	ts, id := k, ""
+	if len(k) > tsLen {
+		ts, id = k[:tsLen], k[tsLen+1:]
+	}
+	return sortSearch(len(l.recs), func(p int) bool {
+		pts := l.ts(p)
+		if pts != ts {
+			return pts > ts
+		}
+		pid := l.id(p)
+		if orEqual {
+			return pid >= id
+		}
+		return pid > id
+	})
+}
+
+// span is the Span of the record at position p.
+func (l *genLayer) span(p int) Span {
+	g := &l.recs[p]
+	sp := l.spec
+	start := l.start(p)
+	s := Span{StartedAt: start, InProgress: g.flags&grInProgress != 0, Environment: keyOf(&sp.Environments, int(g.env)),
+		Language: keyOf(&sp.Languages, int(g.lang))}
+	if !s.InProgress {
+		s.EndedAt = start.Add(time.Duration(g.dur))
+	}
+	if g.vari >= 0 {
+		s.VariantID, s.VariantName = sp.VariantIDs[g.vari], sp.VariantNames[g.vari]
+	}
+	if g.flags&grVoice != 0 {
+		s.FromNumber = "+1415555" + pad4(g.from)
+		s.ToNumber = sp.AgentNumber
+	}
+	return s
+}
+
+func pad4(n uint16) string {
+	s := strconv.Itoa(int(n))
+	for len(s) < 4 {
+		s = "0" + s
+	}
+	return s
+}
+
+// summary is the filter fields of the record at position p.
+func (l *genLayer) summary(p int) Summary {
+	g := &l.recs[p]
+	sp := l.spec
+	s := Summary{Environment: keyOf(&sp.Environments, int(g.env)), Channel: keyOf(&sp.Channels, int(g.ch)),
+		InProgress: g.flags&grInProgress != 0}
+	if g.vari >= 0 {
+		s.VariantID, s.VariantName = sp.VariantIDs[g.vari], sp.VariantNames[g.vari]
+	}
+	return s
+}
+
+// events appends the metric events of the record at position p (as
+// convEvents of the record).
+func (l *genLayer) events(p int, out []mevent) ([]mevent, error) {
+	c, err := l.record(p)
+	if err != nil {
+		return out, err
+	}
+	return convEvents(c, out), nil
+}
+
+// Summary is what a listing can select on without reading a whole
+// record (ConversationQuery.Select).
+type Summary struct {
+	Environment, Channel, VariantID, VariantName string
+	InProgress                                   bool
+}
+
+// summaryOf is the Summary of a record.
+func summaryOf(c *Conversation) Summary {
+	return Summary{Environment: c.Environment, Channel: c.Channel, VariantID: c.VariantID, VariantName: c.VariantName,
+		InProgress: c.InProgress}
+}

@@ -1,0 +1,272 @@
+package store
+
+import (
+	"cmp"
+	"errors"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	json "github.com/goccy/go-json"
+	gocmp "github.com/google/go-cmp/cmp"
+	"github.com/tidwall/buntdb"
+)
+
+// testSpec is a generator of n records, voice and text, some in progress
+// at its Now.
+func testSpec(n int) *GenSpec {
+	return &GenSpec{Region: "us", AccountID: "1001", ProjectID: "2001", Seed1: 7, Seed2: 99, Count: n,
+		From: time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC), To: time.Date(2026, 2, 8, 0, 0, 0, 0, time.UTC),
+		Now:          time.Date(2026, 2, 7, 23, 0, 0, 0, time.UTC),
+		Channels:     GenWeights{Keys: []string{"VOICE-SIP", "WEBCHAT"}, Weights: []int{3, 1}},
+		Environments: GenWeights{Keys: []string{"live", "sandbox"}, Weights: []int{9, 1}},
+		Languages:    GenWeights{Keys: []string{"en-GB"}, Weights: []int{1}},
+		Variants:     GenWeights{Keys: []string{"A", "Nope"}, Weights: []int{2, 1}},
+		VariantIDs:   []string{"VARIANT-A", ""}, VariantNames: []string{"Alpha", ""},
+		Handoff:      0.2, OOD: 0.1, DurationMin: 30 * time.Second, DurationMax: 3 * time.Hour, TurnsMin: 1, TurnsMax: 9,
+		AgentNumber: "+18005551234",
+		Vocab: GenVocab{Topics: []GenTopic{{Intent: "billing", User: []string{"My bill?", "Charged twice"}, Agent: []string{"Let me see."}},
+			{Intent: "refund", User: []string{"Refund please"}, Agent: []string{"Done.", "Three days."}}},
+			Greetings: []string{"Hi!", "Hello."}, OOD: []string{"blorp"}, Fallback: "Sorry?",
+			HumanAsk: "A human please", HumanReply: "Transferring.", HumanIntent: "live_agent", HandoffDestination: "queue"}}
+}
+
+// sequential makes a spec's records one after the other, as the
+// generator did before the store kept generators: the reference.
+func sequential(t *testing.T, sp *GenSpec, taken map[string]bool) []*Conversation {
+	t.Helper()
+	r := newGenRand(sp.Seed1, sp.Seed2)
+	var out []*Conversation
+	for range sp.Count {
+		c := new(Conversation)
+		var o genOut
+		if _, err := genMake(sp, r, c, &o, 0, func(id []byte) bool { return taken[string(id)] }); err != nil {
+			t.Fatal(err)
+		}
+		taken[c.ID] = true
+		out = append(out, c)
+	}
+	slices.SortFunc(out, func(a, b *Conversation) int {
+		return cmp.Or(a.StartedAt.Compare(b.StartedAt), strings.Compare(a.ID, b.ID))
+	})
+	return out
+}
+
+func listAll(t *testing.T, s *Store, q ConversationQuery) []*Conversation {
+	t.Helper()
+	q.Region, q.AccountID, q.ProjectID = "us", "1001", "2001"
+	list, _, err := s.ListConversations(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return list
+}
+
+func sameJSON(t *testing.T, what string, want, got any) {
+	t.Helper()
+	w, err := json.Marshal(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := json.Marshal(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(w) != string(g) {
+		t.Fatalf("%s differ:\n%s", what, gocmp.Diff(string(w), string(g)))
+	}
+}
+
+// TestGeneratedRecords: the store's generated records are those the
+// generator makes one after the other, in order, by id, by page, by
+// cursor, in both directions; ids taken by stored records are drawn again
+// and stay so after a reopen.
+func TestGeneratedRecords(t *testing.T) {
+	t.Parallel()
+	sp := testSpec(3000)
+	want := sequential(t, sp, map[string]bool{})
+	// A stored record takes the id of the 10th generated one: it is
+	// drawn again.
+	taken := mkConv("us", "1001", "2001", want[10].ID, base)
+	path := filepath.Join(t.TempDir(), "data.db")
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.PutConversation(taken); err != nil {
+		t.Fatal(err)
+	}
+	want = sequential(t, sp, map[string]bool{taken.ID: true})
+	if err := s.Generate(sp, nil); err != nil {
+		t.Fatal(err)
+	}
+	check := func(s *Store) {
+		t.Helper()
+		all := listAll(t, s, ConversationQuery{})
+		gen := slices.DeleteFunc(slices.Clone(all), func(c *Conversation) bool { return c.ID == taken.ID })
+		sameJSON(t, "generated records", want, gen)
+		if len(all) != 3001 {
+			t.Fatalf("listed %d, want 3001", len(all))
+		}
+		n, err := s.CountConversations("us")
+		if err != nil || n != 3001 {
+			t.Fatalf("count = %d, %v", n, err)
+		}
+		desc := listAll(t, s, ConversationQuery{Desc: true})
+		slices.Reverse(desc)
+		sameJSON(t, "descending", all, desc)
+		// Pages by cursor.
+		var paged []*Conversation
+		after := ""
+		for {
+			q := ConversationQuery{Region: "us", AccountID: "1001", ProjectID: "2001", Limit: 137, After: after,
+				Select: func(s *Summary) bool { return s.Environment == "live" }}
+			page, next, err := s.ListConversations(q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			paged = append(paged, page...)
+			if next == "" {
+				break
+			}
+			after = next
+		}
+		live := slices.DeleteFunc(slices.Clone(all), func(c *Conversation) bool { return c.Environment != "live" })
+		sameJSON(t, "pages", live, paged)
+		for _, i := range []int{0, 17, 2999} {
+			got, err := s.GetConversation("us", want[i].ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameJSON(t, "get", want[i], got)
+		}
+	}
+	check(s)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s, err = Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	check(s)
+}
+
+// TestGeneratedWrites: a written generated record is stored in its place
+// (once in every listing), survives a snapshot, a restore and a reopen,
+// and the handoff states of generated records are found.
+func TestGeneratedWrites(t *testing.T) {
+	t.Parallel()
+	sp := testSpec(500)
+	want := sequential(t, sp, map[string]bool{})
+	path := filepath.Join(t.TempDir(), "data.db")
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Generate(sp, nil); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := s.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := want[3].ID
+	if err := s.InsertConversation(want[3]); !errors.Is(err, ErrExists) {
+		t.Fatalf("insert of a generated id: %v", err)
+	}
+	if _, err := s.UpdateConversation("us", id, func(c *Conversation) error { return errors.New("no") }); err == nil {
+		t.Fatal("fn error not returned")
+	}
+	if _, err := s.UpdateConversation("us", id, func(c *Conversation) error {
+		c.NumOOD = 42
+		c.StartedAt = c.StartedAt.Add(24 * time.Hour) // moves it in the order
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	moved := *want[3]
+	moved.NumOOD, moved.StartedAt = 42, moved.StartedAt.Add(24*time.Hour)
+	replaced := *want[5]
+	replaced.Channel = "CHAT"
+	if err := s.PutConversation(&replaced); err != nil {
+		t.Fatal(err)
+	}
+	wantAfter := append(slices.Concat(want[:3], want[4:5], []*Conversation{&replaced}, want[6:]), &moved)
+	slices.SortFunc(wantAfter, func(a, b *Conversation) int {
+		return cmp.Or(a.StartedAt.Compare(b.StartedAt), strings.Compare(a.ID, b.ID))
+	})
+	check := func(s *Store) {
+		t.Helper()
+		sameJSON(t, "records after writes", wantAfter, listAll(t, s, ConversationQuery{}))
+		n, err := s.CountConversations("us")
+		if err != nil || n != 500 {
+			t.Fatalf("count = %d, %v", n, err)
+		}
+	}
+	check(s)
+	for i, c := range want {
+		if !c.Handoff {
+			continue
+		}
+		h, err := s.GetHandoffState("us", "1001", "2001", c.ID, "")
+		if err != nil {
+			t.Fatalf("handoff state of %s: %v", c.ID, err)
+		}
+		if h.CreatedAt != c.EndedAt || h.Data["channel"] != c.Channel || h.ID != c.ID {
+			t.Fatalf("handoff state %d: %+v", i, h)
+		}
+	}
+	after, err := s.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if snap.Equal(after) {
+		t.Fatal("snapshots equal after writes")
+	}
+	if err := s.Restore(snap); err != nil {
+		t.Fatal(err)
+	}
+	sameJSON(t, "restored", want, listAll(t, s, ConversationQuery{}))
+	if err := s.Restore(after); err != nil {
+		t.Fatal(err)
+	}
+	check(s)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s, err = Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	check(s)
+}
+
+// TestGeneratorRecordChecked: a data file's generator record is checked
+// by the store's own decoder when it is opened, as every record is.
+func TestGeneratorRecordChecked(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "data.db")
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Generate(testSpec(10), nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.update(func(tx *buntdb.Tx) error { return set(tx, pfxGen+"00000001", `{"count":"many"}`) }); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Open(path)
+	var de *DamageError
+	if !errors.As(err, &de) || len(de.Damages) != 1 || de.Damages[0].Key != pfxGen+"00000001" {
+		t.Fatalf("open of a damaged generator record: %v", err)
+	}
+}

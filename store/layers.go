@@ -1,0 +1,526 @@
+package store
+
+// A store's generated records (generate.go): its layers, which of their
+// records are shadowed by a write, and the walk of a project's records
+// that merges the stored ones (buntdb's keys) with the generated ones in
+// key order.
+//
+// The layers and their shadow bits are read and written only under the
+// database's lock (inside a transaction), like the keys.
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	json "github.com/goccy/go-json"
+
+	"github.com/tidwall/buntdb"
+)
+
+// Key prefixes of the generated records' bookkeeping.
+const (
+	pfxGen     = "g/"  // g/{seq} -> GenSpec JSON
+	pfxConvDel = "cx/" // cx/{region}/{id} -> "" : a generated record deleted
+)
+
+// layerState is a store's view of a layer.
+type layerState struct {
+	*genLayer
+	ref    ProjectRef
+	shadow []uint64 // a bit per position: the record was written or deleted
+	nShad  int
+}
+
+func newLayerState(l *genLayer) *layerState {
+	sp := l.spec
+	return &layerState{genLayer: l, ref: ProjectRef{sp.Region, sp.AccountID, sp.ProjectID},
+		shadow: make([]uint64, (len(l.recs)+63)/64)}
+}
+
+func (ls *layerState) shadowed(p int) bool { return ls.shadow[p>>6]&(1<<(p&63)) != 0 }
+
+func (ls *layerState) clone() *layerState {
+	c := *ls
+	c.shadow = slices.Clone(ls.shadow)
+	return &c
+}
+
+// live is the number of records not shadowed.
+func (ls *layerState) live() int { return len(ls.recs) - ls.nShad }
+
+// shadowLog records the shadow bits a transaction set, to undo them when
+// it rolls back.
+type shadowLog struct {
+	set []shadowMark
+	fns []func() // other undo steps, last first
+}
+
+type shadowMark struct {
+	ls *layerState
+	p  int
+}
+
+// shadowLocked sets a record's shadow bit (logged in log).
+func (s *Store) shadowLocked(ls *layerState, p int, log *shadowLog) {
+	if ls.shadowed(p) {
+		return
+	}
+	ls.shadow[p>>6] |= 1 << (p & 63)
+	ls.nShad++
+	if log != nil {
+		log.set = append(log.set, shadowMark{ls, p})
+	}
+}
+
+// undo clears the bits a failed transaction set.
+func (l *shadowLog) undo() {
+	for _, m := range l.set {
+		m.ls.shadow[m.p>>6] &^= 1 << (m.p & 63)
+		m.ls.nShad--
+	}
+	for i := len(l.fns) - 1; i >= 0; i-- {
+		l.fns[i]()
+	}
+	l.set, l.fns = nil, nil
+}
+
+// layersOf lists the layers of a project.
+func (s *Store) layersOf(ref ProjectRef) []*layerState {
+	var out []*layerState
+	for _, ls := range s.gen {
+		if ls.ref == ref {
+			out = append(out, ls)
+		}
+	}
+	return out
+}
+
+// findGenLocked finds the generated record of a region with the id
+// (shadowed or not): its layer and position, or nil.
+func (s *Store) findGenLocked(region, id string) (*layerState, int) {
+	for _, ls := range s.gen {
+		if ls.ref.Region != region {
+			continue
+		}
+		if p := ls.find(id); p >= 0 {
+			return ls, p
+		}
+	}
+	return nil, -1
+}
+
+// liveGenLocked is findGenLocked for a record that is not shadowed.
+func (s *Store) liveGenLocked(region, id string) (*layerState, int) {
+	ls, p := s.findGenLocked(region, id)
+	if ls == nil || ls.shadowed(p) {
+		return nil, -1
+	}
+	return ls, p
+}
+
+// updateGen runs fn in a write transaction with a shadow log undone when
+// the transaction fails.
+func (s *Store) updateGen(fn func(tx *buntdb.Tx, log *shadowLog) error) error {
+	var log shadowLog
+	err := s.update(func(tx *buntdb.Tx) error {
+		err := fn(tx, &log)
+		if err != nil {
+			log.undo()
+		}
+		return err
+	})
+	if err != nil {
+		// A failed commit rolled the keys back after fn succeeded; the
+		// bits go back too (a reader may have seen them meanwhile: the
+		// record was hidden, never shown twice).
+		s.db.Update(func(*buntdb.Tx) error { log.undo(); return nil }) //nolint:errcheck // only takes the lock
+	}
+	return err
+}
+
+// Generate adds a generator's records to the store: their index is built
+// (one pass over the generator's draws, about a second per million
+// records) and the spec kept, persisted as one record. Ids taken by a
+// stored record of the region or an earlier generator are drawn again.
+// progress, when set, is called now and then with the records done.
+func (s *Store) Generate(sp *GenSpec, progress func(done, total int)) error {
+	if sp == nil {
+		return fmt.Errorf("store: generate: nil spec: %w", ErrInvalid)
+	}
+	spec := *sp
+	spec.Redraws = nil
+	var report func(int)
+	if progress != nil {
+		report = func(done int) { progress(done, spec.Count) }
+	}
+	var l *genLayer
+	pm := newProjMetrics()
+	err := s.view(func(tx *buntdb.Tx) error {
+		taken := func(id []byte) bool {
+			if _, ok, _ := get(tx, convIDKey(spec.Region, string(id))); ok {
+				return true
+			}
+			ls, _ := s.findGenLocked(spec.Region, string(id))
+			return ls != nil
+		}
+		var err error
+		l, err = buildLayer(&spec, "", taken, report, pm)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("store: generate: %w", err)
+	}
+	raw, err := json.Marshal(&spec)
+	if err != nil {
+		return fmt.Errorf("store: generate: encode: %w", err)
+	}
+	ref := ProjectRef{spec.Region, spec.AccountID, spec.ProjectID}
+	err = s.updateGen(func(tx *buntdb.Tx, log *shadowLog) error {
+		seq, gen := s.genSeq, s.gen
+		log.fns = append(log.fns, func() { s.genSeq, s.gen = seq, gen })
+		s.genSeq++
+		l.key = pfxGen + fmt.Sprintf("%08d", s.genSeq)
+		if err := set(tx, l.key, string(raw)); err != nil {
+			return err
+		}
+		s.gen = append(slices.Clip(s.gen), newLayerState(l))
+		s.metrics.mu.Lock()
+		if s.metrics.valid {
+			s.metrics.projLocked(ref).merge(pm)
+		}
+		s.metrics.mu.Unlock()
+		return nil
+	})
+	if err != nil {
+		s.metricsInvalid()
+		return fmt.Errorf("store: generate: %w", err)
+	}
+	if progress != nil {
+		progress(spec.Count, spec.Count)
+	}
+	s.convChanged(ref)
+	return nil
+}
+
+// loadLayersLocked rebuilds the layers of a database just opened: each
+// g/ record's index, then the shadow bits from the stored records and the
+// deletions.
+func (s *Store) loadLayersLocked(tx *buntdb.Tx, progress func(done, total int)) error {
+	var specs []kv
+	if err := scanPrefix(tx, pfxGen, func(k, v string) bool { specs = append(specs, kv{k, v}); return true }); err != nil {
+		return err
+	}
+	s.gen = nil
+	for _, e := range specs {
+		sp := new(GenSpec)
+		if err := json.Unmarshal([]byte(e.v), sp); err != nil {
+			return fmt.Errorf("decode generator %s: %w", e.k, err)
+		}
+		var report func(int)
+		if progress != nil {
+			report = func(done int) { progress(done, sp.Count) }
+		}
+		l, err := buildLayer(sp, e.k, nil, report, nil)
+		if err != nil {
+			return fmt.Errorf("generator %s: %w", e.k, err)
+		}
+		s.gen = append(s.gen, newLayerState(l))
+		if n, err := strconv.Atoi(strings.TrimPrefix(e.k, pfxGen)); err == nil && n > s.genSeq {
+			s.genSeq = n
+		}
+	}
+	if len(s.gen) == 0 {
+		return nil
+	}
+	for _, pfx := range []string{pfxConvID, pfxConvDel} {
+		err := scanPrefix(tx, pfx, func(k, _ string) bool {
+			region, id, ok := strings.Cut(strings.TrimPrefix(k, pfx), "/")
+			if ok {
+				if ls, p := s.findGenLocked(unesc(region), id); ls != nil {
+					s.shadowLocked(ls, p, nil)
+				}
+			}
+			return true
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// convItem is one record met by walkLocked: a stored one (key, raw) or
+// a generated one (ls, p).
+type convItem struct {
+	key, raw string
+	ls       *layerState
+	p        int
+}
+
+// keyOf is the item's primary key.
+func (it *convItem) pk(prefix string) string {
+	if it.ls == nil {
+		return it.key
+	}
+	return prefix + it.ls.ts(it.p) + "/" + it.ls.id(it.p)
+}
+
+// decode reads the item's record.
+func (it *convItem) decode() (*Conversation, error) {
+	if it.ls == nil {
+		return decodeConv(it.raw)
+	}
+	return it.ls.record(it.p)
+}
+
+// layerCursor walks one layer's positions [i, j) in a walk.
+type layerCursor struct {
+	ls   *layerState
+	i, j int
+	desc bool
+	// ts and id of the head, computed on demand.
+	tsOK, idOK bool
+	ts, id     string
+}
+
+func (c *layerCursor) skip() {
+	if c.desc {
+		for c.j > c.i && c.ls.shadowed(c.j-1) {
+			c.j--
+		}
+	} else {
+		for c.i < c.j && c.ls.shadowed(c.i) {
+			c.i++
+		}
+	}
+	c.tsOK, c.idOK = false, false
+}
+
+func (c *layerCursor) done() bool { return c.i >= c.j }
+
+func (c *layerCursor) head() int {
+	if c.desc {
+		return c.j - 1
+	}
+	return c.i
+}
+
+func (c *layerCursor) advance() {
+	if c.desc {
+		c.j--
+	} else {
+		c.i++
+	}
+	c.skip()
+}
+
+func (c *layerCursor) headTS() string {
+	if !c.tsOK {
+		c.ts, c.tsOK = c.ls.ts(c.head()), true
+	}
+	return c.ts
+}
+
+func (c *layerCursor) headID() string {
+	if !c.idOK {
+		c.id, c.idOK = c.ls.id(c.head()), true
+	}
+	return c.id
+}
+
+// cmpKey compares the head's key with a key suffix {ts}/{id}.
+func (c *layerCursor) cmpKey(suffix string) int {
+	ts, id := suffix, ""
+	if len(suffix) > tsLen {
+		ts, id = suffix[:tsLen], suffix[tsLen+1:]
+	}
+	if h := c.headTS(); h != ts {
+		return strings.Compare(h, ts)
+	}
+	return strings.Compare(c.headID(), id)
+}
+
+// cmpCursor compares the heads of two cursors.
+func cmpCursor(a, b *layerCursor) int {
+	if x, y := a.headTS(), b.headTS(); x != y {
+		return strings.Compare(x, y)
+	}
+	return strings.Compare(a.headID(), b.headID())
+}
+
+// walkLocked calls fn with each record of a project whose key is in
+// [lo, hi) and after `after` (ascending; before it when desc), in key
+// order (reversed when desc), until fn returns false. Keys are primary
+// keys with the project's prefix (hi may be prefixEnd(prefix)).
+func (s *Store) walkLocked(tx *buntdb.Tx, ref ProjectRef, lo, hi, after string, desc bool, fn func(*convItem) bool) error {
+	prefix := convPrefix(ref.Region, ref.AccountID, ref.ProjectID)
+	suffix := func(k string) string {
+		if len(k) < len(prefix) || k[:len(prefix)] != prefix {
+			return "\xff" // past every key of the project
+		}
+		return k[len(prefix):]
+	}
+	var curs []*layerCursor
+	for _, ls := range s.layersOf(ref) {
+		c := &layerCursor{ls: ls, desc: desc, i: ls.searchKey(suffix(lo), true), j: ls.searchKey(suffix(hi), true)}
+		if after != "" {
+			if desc {
+				c.j = min(c.j, ls.searchKey(suffix(after), true))
+			} else {
+				c.i = max(c.i, ls.searchKey(suffix(after), false))
+			}
+		}
+		c.skip()
+		if !c.done() {
+			curs = append(curs, c)
+		}
+	}
+	// next returns the cursor whose head comes first (nil: none).
+	next := func() *layerCursor {
+		var best *layerCursor
+		for _, c := range curs {
+			if c.done() {
+				continue
+			}
+			if best == nil {
+				best = c
+				continue
+			}
+			d := cmpCursor(c, best)
+			if (!desc && d < 0) || (desc && d > 0) {
+				best = c
+			}
+		}
+		return best
+	}
+	stopped := false
+	it := &convItem{}
+	emitGen := func(c *layerCursor) bool {
+		*it = convItem{ls: c.ls, p: c.head()}
+		c.advance()
+		if !fn(it) {
+			stopped = true
+			return false
+		}
+		return true
+	}
+	// emitUpTo emits the generated records before the stored key k (after
+	// it when desc).
+	emitUpTo := func(k string) bool {
+		sfx := suffix(k)
+		for {
+			c := next()
+			if c == nil {
+				return true
+			}
+			d := c.cmpKey(sfx)
+			if (!desc && d >= 0) || (desc && d <= 0) {
+				return true
+			}
+			if !emitGen(c) {
+				return false
+			}
+		}
+	}
+	stored := func(k, v string) bool {
+		if len(curs) > 0 && !emitUpTo(k) {
+			return false
+		}
+		*it = convItem{key: k, raw: v}
+		if !fn(it) {
+			stopped = true
+			return false
+		}
+		return true
+	}
+	var err error
+	if !desc {
+		start := lo
+		if after != "" && after+"\x00" > start {
+			start = after + "\x00" // smallest key > after
+		}
+		if start < hi {
+			err = tx.AscendRange("", start, hi, stored)
+		}
+	} else {
+		pivot := hi
+		if after != "" && after < pivot {
+			pivot = after
+		}
+		err = tx.DescendLessOrEqual("", pivot, func(k, v string) bool {
+			if k >= hi || k == after {
+				return true
+			}
+			if k < lo {
+				return false
+			}
+			return stored(k, v)
+		})
+	}
+	if err != nil || stopped {
+		return err
+	}
+	for c := next(); c != nil; c = next() {
+		if !emitGen(c) {
+			break
+		}
+	}
+	return nil
+}
+
+// genCountLocked is the number of generated records not shadowed in a
+// region ("" for every region).
+func (s *Store) genCountLocked(region string) int {
+	n := 0
+	for _, ls := range s.gen {
+		if region == "" || ls.ref.Region == region {
+			n += ls.live()
+		}
+	}
+	return n
+}
+
+// genHandoffCountLocked is the number of generated handoff states not
+// replaced by a stored one.
+func (s *Store) genHandoffCountLocked(tx *buntdb.Tx) (int, error) {
+	n := 0
+	for _, ls := range s.gen {
+		n += ls.handoffs
+	}
+	if n == 0 {
+		return 0, nil
+	}
+	err := scanPrefix(tx, pfxHandoff, func(k, _ string) bool {
+		parts := strings.SplitN(strings.TrimPrefix(k, pfxHandoff), "/", 4)
+		if len(parts) != 4 {
+			return true
+		}
+		ref := ProjectRef{unesc(parts[0]), unesc(parts[1]), unesc(parts[2])}
+		for _, ls := range s.layersOf(ref) {
+			if p := ls.find(parts[3]); p >= 0 && ls.recs[p].flags&grHandoff != 0 {
+				n--
+				break
+			}
+		}
+		return true
+	})
+	return n, err
+}
+
+// genHandoffLocked returns the generated handoff state of a conversation
+// of a project, or nil.
+func (s *Store) genHandoffLocked(ref ProjectRef, id string) (*HandoffState, error) {
+	for _, ls := range s.layersOf(ref) {
+		if p := ls.find(id); p >= 0 {
+			h, ok, err := ls.handoffState(p)
+			if err != nil || !ok {
+				return nil, err
+			}
+			return h, nil
+		}
+	}
+	return nil, nil
+}
+
