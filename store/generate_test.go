@@ -25,7 +25,7 @@ func testSpec(n int) *GenSpec {
 		Languages:    GenWeights{Keys: []string{"en-GB"}, Weights: []int{1}},
 		Variants:     GenWeights{Keys: []string{"A", "Nope"}, Weights: []int{2, 1}},
 		VariantIDs:   []string{"VARIANT-A", ""}, VariantNames: []string{"Alpha", ""},
-		Handoff:      0.2, OOD: 0.1, DurationMin: 30 * time.Second, DurationMax: 3 * time.Hour, TurnsMin: 1, TurnsMax: 9,
+		Handoff: 0.2, OOD: 0.1, DurationMin: 30 * time.Second, DurationMax: 3 * time.Hour, TurnsMin: 1, TurnsMax: 9,
 		AgentNumber: "+18005551234",
 		Vocab: GenVocab{Topics: []GenTopic{{Intent: "billing", User: []string{"My bill?", "Charged twice"}, Agent: []string{"Let me see."}},
 			{Intent: "refund", User: []string{"Refund please"}, Agent: []string{"Done.", "Three days."}}},

@@ -523,4 +523,3 @@ func (s *Store) genHandoffLocked(ref ProjectRef, id string) (*HandoffState, erro
 	}
 	return nil, nil
 }
-
