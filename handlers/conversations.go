@@ -303,6 +303,12 @@ func (q *convQuery) mode() string {
 // match applies the record filters (everything but the time bounds, which
 // the store applies on its index).
 func (q *convQuery) match(c *store.Conversation) bool {
+	return q.selects(&store.Summary{Environment: c.Environment, Channel: c.Channel, VariantID: c.VariantID,
+		VariantName: c.VariantName, InProgress: c.InProgress})
+}
+
+// selects applies the record filters to a record's summary.
+func (q *convQuery) selects(c *store.Summary) bool {
 	if c.Environment != q.env {
 		return false
 	}
@@ -405,24 +411,59 @@ func (a *API) listConversations(c *gin.Context, version int) error {
 	}
 	now := a.clock.Now()
 	access := dataAccess(p.Project)
+	answerJSON(c, http.StatusOK, func(b []byte) ([]byte, bool) {
+		return appendConvPage(b, version, page, now, access, q.includeLatency)
+	}, func() any { return renderConvPage(version, page, now, access, q.includeLatency) })
+	return nil
+}
+
+// appendConvPage writes a page in one pass (as encoding/json writes
+// renderConvPage's value).
+func appendConvPage(b []byte, version int, page *convPage, now time.Time, access access, latency bool) ([]byte, bool) {
+	b = append(b, `{"conversations":[`...)
+	for i, conv := range page.list {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		var ok bool
+		if version == 1 {
+			b, ok = appendConvV1(b, conv, now, access)
+		} else {
+			b, ok = appendConvV3(b, conv, now, access, latency)
+		}
+		if !ok {
+			return b, false
+		}
+	}
+	b = append(b, ']')
+	if version == 3 {
+		b = append(b, `,"cursor":`...)
+		b = appendJSONNullString(b, page.cursor)
+	}
+	if page.nextOffset != nil {
+		b = append(b, `,"next_offset":`...)
+		b = strconv.AppendInt(b, int64(*page.nextOffset), 10)
+	}
+	return append(b, '}'), true
+}
+
+// renderConvPage is a page's answer as a value (for c.JSON).
+func renderConvPage(version int, page *convPage, now time.Time, access access, latency bool) any {
 	if version == 1 {
 		out := convListV1{Conversations: make([]convV1, len(page.list)), NextOffset: page.nextOffset}
 		for i, conv := range page.list {
 			out.Conversations[i] = renderConvV1(conv, now, access)
 		}
-		c.JSON(http.StatusOK, out)
-		return nil
+		return out
 	}
 	convs := make([]convV3, len(page.list))
 	for i, conv := range page.list {
-		convs[i] = renderConvV3(conv, now, access, q.includeLatency)
+		convs[i] = renderConvV3(conv, now, access, latency)
 	}
 	if version == 2 {
-		c.JSON(http.StatusOK, convListV2{Conversations: convs, NextOffset: page.nextOffset})
-	} else {
-		c.JSON(http.StatusOK, convListV3{Conversations: convs, Cursor: page.cursor, NextOffset: page.nextOffset})
+		return convListV2{Conversations: convs, NextOffset: page.nextOffset}
 	}
-	return nil
+	return convListV3{Conversations: convs, Cursor: page.cursor, NextOffset: page.nextOffset}
 }
 
 // conversationPage reads the page a parsed query asks for.
@@ -478,7 +519,7 @@ func (a *API) ListConversations(accountRef, projectRef string, vals url.Values) 
 // (docs/api.md#conversations-paging).
 func (a *API) keysetPage(p *Principal, q *convQuery, hash string) (*convPage, error) {
 	sq := store.ConversationQuery{Region: p.Region, AccountID: p.Account.ID, ProjectID: p.Project.ID,
-		From: q.start, To: q.end, Filter: q.match}
+		From: q.start, To: q.end, Select: q.selects}
 	usedOffset := false
 	switch {
 	case q.cursor != "":

@@ -128,3 +128,53 @@ func BenchmarkConcurrencyWeek(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkConversationsFirstPage reads the first v3 page (limit 1 and
+// 100) of 1k generated conversations, the load benchmark's page loads in
+// memory.
+func BenchmarkConversationsFirstPage(b *testing.B) {
+	h := benchHarness(b, 1_000)
+	for _, limit := range []int{1, 100} {
+		b.Run(fmt.Sprintf("limit=%d", limit), func(b *testing.B) {
+			path := fmt.Sprintf("/runtime/us-1/v3/acme/support/conversations?limit=%d", limit)
+			for b.Loop() {
+				r := h.do("GET", path, nil, "x-api-key", "conv-key")
+				if r.Status != 200 {
+					b.Fatalf("status %d: %s", r.Status, r.Body)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkChatCreateRespond creates chats, and answers messages spread
+// over 2,000 chats, in memory: the load benchmark's chat loads.
+func BenchmarkChatCreateRespond(b *testing.B) {
+	h := newHarness(b)
+	create := func() string {
+		r := h.do("POST", chatBase+"/create", `{"integration_attributes":{"customer_id":"42"}}`, chatHeaders...)
+		if r.Status != 200 {
+			b.Fatalf("status %d: %s", r.Status, r.Body)
+		}
+		return r.Map(b)["conversation_id"].(string)
+	}
+	b.Run("create", func(b *testing.B) {
+		for b.Loop() {
+			create()
+		}
+	})
+	ids := make([]string, 2000)
+	for i := range ids {
+		ids[i] = create()
+	}
+	b.Run("respond", func(b *testing.B) {
+		i := 0
+		for b.Loop() {
+			r := h.do("POST", chatBase+"/respond", `{"conversation_id":"`+ids[i%len(ids)]+`","message":"What are your opening hours?"}`, chatHeaders...)
+			if r.Status != 200 {
+				b.Fatalf("status %d: %s", r.Status, r.Body)
+			}
+			i++
+		}
+	})
+}

@@ -5,6 +5,7 @@ package handlers
 // access switches (transcripts, metrics) applied.
 
 import (
+	"strconv"
 	"strings"
 	"time"
 
@@ -233,4 +234,160 @@ func renderConvV1(c *store.Conversation, now time.Time, acc access) convV1 {
 		}
 	}
 	return out
+}
+
+// appendConvV3 appends renderConvV3(c, now, acc, latency) as encoding/json
+// encodes it (ok false: a value it would refuse).
+func appendConvV3(b []byte, c *store.Conversation, now time.Time, acc access, latency bool) ([]byte, bool) {
+	b, ok := appendConvHead(b, c, now, acc, false)
+	if !ok {
+		return b, false
+	}
+	b = append(b, `,"turns":[`...)
+	if acc.transcripts {
+		for i := range c.Turns {
+			t := &c.Turns[i]
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"user_input":`...)
+			b = appendJSONString(b, t.UserInput)
+			b = append(b, `,"user_input_datetime":`...)
+			b = appendISOTime(b, t.UserInputAt)
+			b = append(b, `,"barge_in":`...)
+			b = strconv.AppendBool(b, t.BargeIn)
+			b = append(b, `,"agent_response":`...)
+			b = appendJSONString(b, t.AgentResponse)
+			b = append(b, `,"agent_response_datetime":`...)
+			b = appendISOTime(b, t.AgentResponseAt)
+			b = append(b, `,"intents":`...)
+			if t.Intents == nil {
+				b = append(b, "[]"...)
+			} else {
+				b = appendJSONStrings(b, t.Intents)
+			}
+			b = append(b, `,"entities":`...)
+			b = appendJSONStringMap(b, nonNil(t.Entities))
+			b = append(b, `,"is_ood":`...)
+			b = strconv.AppendBool(b, t.IsOOD)
+			b = append(b, `,"is_silence":`...)
+			b = strconv.AppendBool(b, t.IsSilence)
+			b = append(b, `,"translated_user_input":`...)
+			b = appendJSONString(b, t.TranslatedUserInput)
+			b = append(b, `,"english_agent_response":`...)
+			b = appendJSONString(b, t.EnglishAgentResponse)
+			if latency {
+				b = append(b, `,"latency":`...)
+				if b, ok = appendJSONFloat(b, t.Latency.Seconds()); !ok {
+					return b, false
+				}
+			}
+			b = append(b, '}')
+		}
+	}
+	return append(b, "]}"...), true
+}
+
+// appendConvV1 appends renderConvV1(c, now, acc) as encoding/json encodes
+// it.
+func appendConvV1(b []byte, c *store.Conversation, now time.Time, acc access) ([]byte, bool) {
+	b, ok := appendConvHead(b, c, now, acc, true)
+	if !ok {
+		return b, false
+	}
+	b = append(b, `,"turns":[`...)
+	if acc.transcripts {
+		for i := range c.Turns {
+			t := &c.Turns[i]
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"user_input":`...)
+			b = appendJSONNullString(b, orNull(t.UserInput))
+			b = append(b, `,"user_input_datetime":`...)
+			b = appendISOTime(b, t.UserInputAt)
+			b = append(b, `,"barge_in":`...)
+			b = strconv.AppendBool(b, t.BargeIn)
+			b = append(b, `,"agent_response":`...)
+			b = appendJSONNullString(b, orNull(t.AgentResponse))
+			b = append(b, `,"agent_response_datetime":`...)
+			b = appendISOTime(b, t.AgentResponseAt)
+			b = append(b, `,"intents":`...)
+			if t.Intents == nil {
+				b = append(b, "[]"...)
+			} else {
+				b = appendJSONStrings(b, t.Intents)
+			}
+			b = append(b, `,"entities":`...)
+			b = appendJSONStringMap(b, nonNil(t.Entities))
+			b = append(b, `,"is_ood":`...)
+			b = strconv.AppendBool(b, t.IsOOD)
+			b = append(b, `,"is_silence":`...)
+			b = strconv.AppendBool(b, t.IsSilence)
+			b = append(b, '}')
+		}
+	}
+	return append(b, "]}"...), true
+}
+
+// appendConvHead appends a record's fields before its turns (v1: empty
+// text fields as null).
+func appendConvHead(b []byte, c *store.Conversation, now time.Time, acc access, v1 bool) ([]byte, bool) {
+	text := func(b []byte, s string) []byte {
+		if v1 && s == "" {
+			return append(b, "null"...)
+		}
+		return appendJSONString(b, s)
+	}
+	total, polyai := durations(c, now)
+	b = append(b, `{"id":`...)
+	b = appendJSONString(b, c.ID)
+	b = append(b, `,"account_id":`...)
+	b = appendJSONString(b, accountRef(c.AccountID))
+	b = append(b, `,"project_id":`...)
+	b = appendJSONString(b, projectRef(c.ProjectID))
+	b = append(b, `,"variant_id":`...)
+	b = text(b, c.VariantID)
+	b = append(b, `,"variant_name":`...)
+	b = text(b, c.VariantName)
+	b = append(b, `,"environment":`...)
+	b = appendJSONString(b, c.Environment)
+	b = append(b, `,"started_at":`...)
+	b = appendISOTime(b, c.StartedAt)
+	b = append(b, `,"channel":`...)
+	b = appendJSONString(b, c.Channel)
+	b = append(b, `,"from_number":`...)
+	b = text(b, c.FromNumber)
+	b = append(b, `,"to_number":`...)
+	b = text(b, c.ToNumber)
+	b = append(b, `,"in_progress":`...)
+	b = strconv.AppendBool(b, c.InProgress)
+	b = append(b, `,"num_turns":`...)
+	b = strconv.AppendInt(b, int64(c.NumTurns()), 10)
+	b = append(b, `,"total_duration":`...)
+	b = strconv.AppendInt(b, int64(total), 10)
+	b = append(b, `,"polyai_duration":`...)
+	b = strconv.AppendInt(b, int64(polyai), 10)
+	b = append(b, `,"handoff":`...)
+	b = strconv.AppendBool(b, c.Handoff)
+	b = append(b, `,"handoff_reason":`...)
+	b = text(b, c.HandoffReason)
+	b = append(b, `,"handoff_destination":`...)
+	b = text(b, c.HandoffDestination)
+	b = append(b, `,"num_silences":`...)
+	b = strconv.AppendInt(b, int64(c.NumSilences), 10)
+	b = append(b, `,"num_ood":`...)
+	b = strconv.AppendInt(b, int64(c.NumOOD), 10)
+	b = append(b, `,"metrics":`...)
+	var ok bool
+	if acc.metrics {
+		b, ok = appendJSONObject(b, nonNil(c.Metrics))
+	} else {
+		b, ok = append(b, "{}"...), true
+	}
+	if !ok {
+		return b, false
+	}
+	b = append(b, `,"state":`...)
+	return appendJSONObject(b, nonNil(c.State))
 }

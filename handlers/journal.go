@@ -261,14 +261,10 @@ func redactBody(b []byte) string {
 	if len(b) == 0 {
 		return ""
 	}
-	hit := bytes.Contains(b, []byte(`"`+headersField+`"`)) ||
-		bytes.Contains(b, []byte(`"`+urlField+`"`)) && bytes.IndexByte(b, '@') >= 0 // user:password@host
-	for _, f := range secretFields {
-		if hit {
-			break
-		}
-		hit = bytes.Contains(b, []byte(`"`+f+`"`))
-	}
+	// One pass over the body's quotes: a secret field name, headers, or a
+	// url (with a user:password@host).
+	hit := quotedName(b, secretFields) || quotedName(b, []string{headersField}) ||
+		bytes.IndexByte(b, '@') >= 0 && quotedName(b, []string{urlField})
 	if !hit {
 		return string(b)
 	}
@@ -284,6 +280,26 @@ func redactBody(b []byte) string {
 		return "[body withheld]"
 	}
 	return string(out)
+}
+
+// quotedName reports whether b holds one of names between quotes
+// ("token"): one pass over the quotes.
+func quotedName(b []byte, names []string) bool {
+	for i := 0; ; {
+		j := bytes.IndexByte(b[i:], '"')
+		if j < 0 {
+			return false
+		}
+		i += j + 1
+		if i >= len(b) {
+			return false
+		}
+		for _, f := range names {
+			if len(b)-i > len(f) && b[i] == f[0] && string(b[i:i+len(f)]) == f && b[i+len(f)] == '"' {
+				return true
+			}
+		}
+	}
 }
 
 // redactValue redacts v in place and reports whether it changed anything.

@@ -1,0 +1,268 @@
+package handlers
+
+// One-pass JSON answers: the hot answers (conversation pages, chat
+// replies) are written straight from the records into bytes, with
+// exactly the bytes that encoding/json (gin's c.JSON) writes for the
+// same values: the same field order, string escapes (HTML characters,
+// U+2028 and U+2029, invalid UTF-8 as U+FFFD), float format and sorted
+// map keys. A value of a type the writer does not know is encoded by
+// encoding/json itself; a value encoding/json refuses makes the caller
+// fall back to c.JSON, so errors stay gin's. TestJSONWriterMatches
+// compares the two over random and awkward values.
+
+import (
+	"encoding/json"
+	"math"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/gin-gonic/gin"
+)
+
+// jsonContentType is the content type gin's c.JSON sets.
+const jsonContentType = "application/json; charset=utf-8"
+
+// writeJSONBytes answers with JSON bytes, as c.JSON would have.
+func writeJSONBytes(c *gin.Context, status int, b []byte) {
+	c.Data(status, jsonContentType, b)
+}
+
+// jsonBufs recycles answer buffers.
+var jsonBufs = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+
+func getJSONBuf() *[]byte { return jsonBufs.Get().(*[]byte) }
+
+func putJSONBuf(b *[]byte) {
+	if cap(*b) > 1<<20 {
+		return // do not keep huge buffers
+	}
+	*b = (*b)[:0]
+	jsonBufs.Put(b)
+}
+
+const jsonHex = "0123456789abcdef"
+
+// jsonSafe[b]: an ASCII byte encoding/json writes as it is (with HTML
+// escaping: not <, > or &).
+var jsonSafe = func() (t [utf8.RuneSelf]bool) {
+	for b := 0x20; b < utf8.RuneSelf; b++ {
+		t[b] = b != '"' && b != '\\' && b != '<' && b != '>' && b != '&'
+	}
+	return t
+}()
+
+// appendJSONString appends s as encoding/json does (escapeHTML on).
+func appendJSONString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if b := s[i]; b < utf8.RuneSelf {
+			if jsonSafe[b] {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch b {
+			case '\\', '"':
+				dst = append(dst, '\\', b)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', jsonHex[b>>4], jsonHex[b&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		c, size := utf8.DecodeRuneInString(s[i:])
+		if c == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if c == '\u2028' || c == '\u2029' {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', jsonHex[c&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// appendJSONFloat appends a float64 as encoding/json does; ok is false
+// for NaN and infinities (which it refuses).
+func appendJSONFloat(b []byte, f float64) ([]byte, bool) {
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return b, false
+	}
+	abs := math.Abs(f)
+	format := byte('f')
+	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, f, format, -1, 64)
+	if format == 'e' {
+		n := len(b)
+		if n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b, true
+}
+
+// appendJSONValue appends a free-form value as encoding/json does; ok is
+// false when encoding/json would refuse it.
+func appendJSONValue(b []byte, v any) ([]byte, bool) {
+	switch v := v.(type) {
+	case nil:
+		return append(b, "null"...), true
+	case string:
+		return appendJSONString(b, v), true
+	case bool:
+		return strconv.AppendBool(b, v), true
+	case float64:
+		return appendJSONFloat(b, v)
+	case int:
+		return strconv.AppendInt(b, int64(v), 10), true
+	case map[string]any:
+		return appendJSONObject(b, v)
+	case []any:
+		if v == nil {
+			return append(b, "null"...), true
+		}
+		b = append(b, '[')
+		for i, e := range v {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			var ok bool
+			if b, ok = appendJSONValue(b, e); !ok {
+				return b, false
+			}
+		}
+		return append(b, ']'), true
+	case []string:
+		return appendJSONStrings(b, v), true
+	default:
+		enc, err := json.Marshal(v)
+		if err != nil {
+			return b, false
+		}
+		return append(b, enc...), true
+	}
+}
+
+// appendJSONObject appends a map with sorted keys (null if nil).
+func appendJSONObject(b []byte, m map[string]any) ([]byte, bool) {
+	if m == nil {
+		return append(b, "null"...), true
+	}
+	var buf [16]string
+	keys := buf[:0]
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	b = append(b, '{')
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, k)
+		b = append(b, ':')
+		var ok bool
+		if b, ok = appendJSONValue(b, m[k]); !ok {
+			return b, false
+		}
+	}
+	return append(b, '}'), true
+}
+
+// appendJSONStringMap appends a map[string]string with sorted keys (null
+// if nil).
+func appendJSONStringMap(b []byte, m map[string]string) []byte {
+	if m == nil {
+		return append(b, "null"...)
+	}
+	var buf [16]string
+	keys := buf[:0]
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	b = append(b, '{')
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, k)
+		b = append(b, ':')
+		b = appendJSONString(b, m[k])
+	}
+	return append(b, '}')
+}
+
+// appendJSONStrings appends a []string (null if nil).
+func appendJSONStrings(b []byte, ss []string) []byte {
+	if ss == nil {
+		return append(b, "null"...)
+	}
+	b = append(b, '[')
+	for i, s := range ss {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, s)
+	}
+	return append(b, ']')
+}
+
+// appendJSONNullString appends a *string (null if nil).
+func appendJSONNullString(b []byte, s *string) []byte {
+	if s == nil {
+		return append(b, "null"...)
+	}
+	return appendJSONString(b, *s)
+}
+
+// appendISOTime appends isoTime(t) as a JSON string (it needs no escape).
+func appendISOTime(b []byte, t time.Time) []byte {
+	b = append(b, '"')
+	b = t.UTC().AppendFormat(b, time.RFC3339Nano)
+	return append(b, '"')
+}
+
+// answerJSON writes an answer with the one-pass writer fn, or the value
+// of fallback with c.JSON when fn reports a value it cannot write as
+// encoding/json would.
+func answerJSON(c *gin.Context, status int, fn func(b []byte) ([]byte, bool), fallback func() any) {
+	buf := getJSONBuf()
+	b, ok := fn(*buf)
+	if !ok {
+		*buf = b
+		putJSONBuf(buf)
+		c.JSON(status, fallback())
+		return
+	}
+	writeJSONBytes(c, status, b)
+	*buf = b
+	putJSONBuf(buf)
+}
