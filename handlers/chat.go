@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/gin-gonic/gin"
@@ -189,8 +190,14 @@ func (a *API) handleChatCreate(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	reply := out.Text
-	c.JSON(http.StatusOK, chatCreateResponse{ConversationID: conv.ID, Response: reply})
+	resp := chatCreateResponse{ConversationID: conv.ID, Response: out.Text}
+	answerJSON(c, http.StatusOK, func(b []byte) ([]byte, bool) {
+		b = append(b, `{"conversation_id":`...)
+		b = appendJSONString(b, resp.ConversationID)
+		b = append(b, `,"response":`...)
+		b = appendJSONString(b, resp.Response)
+		return append(b, '}'), true
+	}, func() any { return resp })
 	return nil
 }
 
@@ -225,7 +232,22 @@ func (a *API) handleChatRespond(c *gin.Context) error {
 	if out.Handoff != nil {
 		resp.Handoff = &chatHandoff{Destination: out.Handoff.Destination, Reason: out.Handoff.Reason}
 	}
-	c.JSON(http.StatusOK, resp)
+	answerJSON(c, http.StatusOK, func(b []byte) ([]byte, bool) {
+		b = append(b, `{"conversation_id":`...)
+		b = appendJSONString(b, resp.ConversationID)
+		b = append(b, `,"response":`...)
+		b = appendJSONString(b, resp.Response)
+		b = append(b, `,"end_conversation":`...)
+		b = strconv.AppendBool(b, resp.EndConversation)
+		if h := resp.Handoff; h != nil {
+			b = append(b, `,"handoff":{"destination":`...)
+			b = appendJSONString(b, h.Destination)
+			b = append(b, `,"reason":`...)
+			b = appendJSONString(b, h.Reason)
+			b = append(b, '}')
+		}
+		return append(b, '}'), true
+	}, func() any { return resp })
 	return nil
 }
 
