@@ -89,6 +89,7 @@ type config struct {
 	guard     guardConfig // control plane protection (guard.go)
 	tb        TB          // the test that started the platform (Start), if any
 
+	progress   func(Progress)
 	publicURL  string
 	worlds     worldLimits // worlds this platform may host (see worlds.go)
 	mount      *mount      // set on a world: where it is served
@@ -173,6 +174,15 @@ func WithWebhookTargets(hosts ...string) Option {
 	return func(c *config) { c.targets = append(c.targets, hosts...) }
 }
 
+// Progress is a report of a long load while New runs: generating a
+// scenario's records or reading a data file.
+type Progress = handlers.Progress
+
+// WithProgress calls fn with the progress of generating and loading
+// records while New runs (loads of over 100k records also log it at info
+// level). mockd's /_mock/health reports it while it starts.
+func WithProgress(fn func(Progress)) Option { return func(c *config) { c.progress = fn } }
+
 // WithoutListener makes Start serve without a socket: Client() reaches the
 // platform in memory and URL() is a placeholder address that only Client()
 // can reach. WebSockets need a listener.
@@ -245,7 +255,7 @@ func openPlatform(cfg config) (*Platform, error) {
 		}
 	}
 	hc := handlers.Config{Scenario: cfg.sc, DataFile: cfg.dataFile, Clock: cfg.mode,
-		Start: cfg.start, Seed: cfg.seed, Logger: cfg.logger, WebhookTargets: cfg.targets}
+		Start: cfg.start, Seed: cfg.seed, Logger: cfg.logger, WebhookTargets: cfg.targets, Progress: cfg.progress}
 	if obs, tb := testObserve, cfg.tb; obs != nil {
 		hc.Observe = func(ex handlers.Exchange) { obs(tb, ex) }
 	}

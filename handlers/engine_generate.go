@@ -113,13 +113,14 @@ func fnv32(s string) uint32 {
 // seedGenerated adds each project's generators (in declaration order,
 // after the explicit seeds, whose ids generated ones avoid) to the store,
 // which keeps them as generators and makes a record when it is read.
-func seedGenerated(st *store.Store, sc *scenario.Scenario, now time.Time) error {
+func seedGenerated(st *store.Store, sc *scenario.Scenario, now time.Time, prog *progress) error {
 	for ai := range sc.Accounts {
 		acct := &sc.Accounts[ai]
 		for pi := range acct.Projects {
 			proj := &acct.Projects[pi]
 			for gi := range proj.Generate {
-				if err := st.Generate(genSpec(sc, acct, proj, gi, &proj.Generate[gi], now), nil); err != nil {
+				g := &proj.Generate[gi]
+				if err := st.Generate(genSpec(sc, acct, proj, gi, g, now), prog.part("generating conversations", g.Count)); err != nil {
 					return err
 				}
 			}

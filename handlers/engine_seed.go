@@ -10,7 +10,11 @@ import (
 // Seed writes a scenario's seeded records (conversations, handoff states)
 // into an empty store. now is the clock's start, the "now" of in-progress
 // seeds.
-func Seed(st *store.Store, sc *scenario.Scenario, now time.Time) error {
+func Seed(st *store.Store, sc *scenario.Scenario, now time.Time) error { return seed(st, sc, now, nil) }
+
+// seed is Seed with a progress report of the generated records (nil:
+// none).
+func seed(st *store.Store, sc *scenario.Scenario, now time.Time, prog *progress) error {
 	for ai := range sc.Accounts {
 		acct := &sc.Accounts[ai]
 		for pi := range acct.Projects {
@@ -33,7 +37,10 @@ func Seed(st *store.Store, sc *scenario.Scenario, now time.Time) error {
 	// explicit seeds), agents with their telephony, alert rules and webhook
 	// endpoints. Messaging sessions are live state and outbound calls start
 	// from the API: they seed nothing.
-	for _, seed := range []func(*store.Store, *scenario.Scenario, time.Time) error{seedGenerated, seedAgents, seedAlerts} {
+	if err := seedGenerated(st, sc, now, prog); err != nil {
+		return err
+	}
+	for _, seed := range []func(*store.Store, *scenario.Scenario, time.Time) error{seedAgents, seedAlerts} {
 		if err := seed(st, sc, now); err != nil {
 			return err
 		}

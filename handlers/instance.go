@@ -42,6 +42,10 @@ type Config struct {
 	// (scenario.HostList syntax) on top of the scenario's
 	// webhooks.allowed_targets (docs/security.md#webhook-targets).
 	WebhookTargets []string
+	// Progress, when set, sees the progress of generating and loading
+	// records while Open runs (progress.go); loads of over 100k records
+	// also log it at info level.
+	Progress func(Progress)
 }
 
 // DefaultScenario is the embedded default scenario, parsed once per
@@ -54,7 +58,7 @@ var DefaultScenario = sync.OnceValue(scenario.Default)
 // into any store).
 var defaultSnapshot = sync.OnceValues(func() (*store.Snapshot, error) {
 	sc := DefaultScenario()
-	return seedSnapshot(sc, clock.DefaultStart)
+	return seedSnapshot(sc, clock.DefaultStart, nil)
 })
 
 // Open wires an instance and loads its scenario. Close releases it all.
@@ -74,7 +78,18 @@ func Open(cfg Config) (*API, error) {
 			return nil, fmt.Errorf("mockplatform: webhook target %q: %w", h, err)
 		}
 	}
-	st, err := store.Open(cfg.DataFile)
+	var st *store.Store
+	var err error
+	if cfg.DataFile != "" {
+		cfg.Logger.Info("reading the data file", "file", cfg.DataFile)
+		prog := newProgress(cfg.Logger, cfg.Progress, 0)
+		st, err = store.OpenProgress(cfg.DataFile, func(done, total int) {
+			prog.total = total
+			prog.report("reading the data file", done)
+		})
+	} else {
+		st, err = store.Open("")
+	}
 	if err != nil {
 		return nil, fmt.Errorf("mockplatform: open store: %w", err)
 	}
@@ -155,7 +170,7 @@ func (a *API) loadScenario(sc *scenario.Scenario, keep bool) error {
 	if sc == DefaultScenario() && eff == sc && a.cfg.Start.IsZero() && sc.Clock.Start.IsZero() && a.clock.Mode() == clock.ModeManual {
 		snap, err = defaultSnapshot()
 	} else {
-		snap, err = seedSnapshot(eff, a.seedTime(sc))
+		snap, err = seedSnapshot(eff, a.seedTime(sc), newProgress(a.log, a.cfg.Progress, generated(eff)))
 	}
 	if err != nil {
 		return err
@@ -183,13 +198,13 @@ func (a *API) loadScenario(sc *scenario.Scenario, keep bool) error {
 
 // seedSnapshot seeds a scratch store from sc with the clock at start and
 // returns its data.
-func seedSnapshot(sc *scenario.Scenario, start time.Time) (*store.Snapshot, error) {
+func seedSnapshot(sc *scenario.Scenario, start time.Time, prog *progress) (*store.Snapshot, error) {
 	seedStore, err := store.Open("")
 	if err != nil {
 		return nil, err
 	}
 	defer seedStore.Close()
-	if err := Seed(seedStore, sc, start); err != nil {
+	if err := seed(seedStore, sc, start, prog); err != nil {
 		return nil, fmt.Errorf("mockplatform: seed scenario: %w", err)
 	}
 	return seedStore.Snapshot()

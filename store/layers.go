@@ -213,15 +213,25 @@ func (s *Store) loadLayersLocked(tx *buntdb.Tx, progress func(done, total int)) 
 		return err
 	}
 	s.gen = nil
-	for _, e := range specs {
+	parsed := make([]*GenSpec, len(specs))
+	total := 0
+	for i, e := range specs {
 		sp := new(GenSpec)
 		if err := json.Unmarshal([]byte(e.v), sp); err != nil {
 			return fmt.Errorf("decode generator %s: %w", e.k, err)
 		}
+		parsed[i] = sp
+		total += sp.Count
+	}
+	done := 0
+	for i, e := range specs {
+		sp := parsed[i]
 		var report func(int)
 		if progress != nil {
-			report = func(done int) { progress(done, sp.Count) }
+			base := done
+			report = func(n int) { progress(base+n, total) }
 		}
+		done += sp.Count
 		l, err := buildLayer(sp, e.k, nil, report, nil)
 		if err != nil {
 			return fmt.Errorf("generator %s: %w", e.k, err)
@@ -230,6 +240,9 @@ func (s *Store) loadLayersLocked(tx *buntdb.Tx, progress func(done, total int)) 
 		if n, err := strconv.Atoi(strings.TrimPrefix(e.k, pfxGen)); err == nil && n > s.genSeq {
 			s.genSeq = n
 		}
+	}
+	if progress != nil && total > 0 {
+		progress(total, total)
 	}
 	if len(s.gen) == 0 {
 		return nil

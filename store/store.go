@@ -149,7 +149,12 @@ func projectOf(c *Conversation) ProjectRef { return ProjectRef{c.Region, c.Accou
 // synced every second. A file is checked first (verify.go): a damaged
 // record is a *DamageError naming every one, and the store is not opened
 // (Repair moves them aside).
-func Open(path string) (*Store, error) {
+func Open(path string) (*Store, error) { return OpenProgress(path, nil) }
+
+// OpenProgress is Open with a report of the generated records' index
+// rebuilt from a data file: progress, when set, is called now and then
+// with the records done of the total.
+func OpenProgress(path string, progress func(done, total int)) (*Store, error) {
 	p := path
 	if p == "" {
 		p = ":memory:"
@@ -186,7 +191,7 @@ func Open(path string) (*Store, error) {
 	s := &Store{db: db, path: p}
 	s.metrics.resetLocked(p == ":memory:")
 	if p != ":memory:" {
-		if err := s.update(func(tx *buntdb.Tx) error { return s.loadLayersLocked(tx, nil) }); err != nil {
+		if err := s.update(func(tx *buntdb.Tx) error { return s.loadLayersLocked(tx, progress) }); err != nil {
 			_ = db.Close()
 			return nil, fmt.Errorf("store: open %q: %w", p, err)
 		}

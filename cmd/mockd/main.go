@@ -38,8 +38,11 @@ type invocation struct {
 	stderr io.Writer
 	getenv func(string) string
 	// ready, when not nil, is called with the bound address once the
-	// server listens (tests start on port 0).
+	// server listens and its world is loaded (tests start on port 0).
 	ready func(addr string)
+	// starting, when not nil, is called with the bound address once the
+	// server listens, before its world is loaded.
+	starting func(addr string)
 }
 
 // command is one subcommand of mockd.
@@ -103,7 +106,12 @@ func lookup(name string) *command {
 
 // run is mockd: it returns the exit code (0 done, 1 failed, 2 misused).
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string, ready func(addr string)) int {
-	inv := &invocation{ctx: ctx, stdout: stdout, stderr: stderr, getenv: getenv, ready: ready}
+	return runInvocation(&invocation{ctx: ctx, stdout: stdout, stderr: stderr, getenv: getenv, ready: ready}, args)
+}
+
+// runInvocation is run with the whole invocation.
+func runInvocation(inv *invocation, args []string) int {
+	stdout, stderr, getenv := inv.stdout, inv.stderr, inv.getenv
 	o := &options{}
 	fs, err := newFlagSet(o, stderr, getenv)
 	if err != nil {

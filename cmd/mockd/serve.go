@@ -26,7 +26,9 @@ import (
 )
 
 // cmdServe serves the mock until a signal (or the invocation's context)
-// stops it.
+// stops it. It listens first: while the world loads (a large generated or
+// persisted world takes seconds), /_mock/health answers 503 "starting"
+// with the load's progress and every other request 503 (boot.go).
 func cmdServe(inv *invocation, o *options, _ []string) int {
 	log, err := newLogger(inv.stderr, o.logFormat, o.logLevel)
 	if err != nil {
@@ -38,22 +40,53 @@ func cmdServe(inv *invocation, o *options, _ []string) int {
 		fmt.Fprintln(inv.stderr, "mockd:", err)
 		return 2
 	}
-	p, ln, err := start(o, mode, log)
+	opts, err := startOptions(o, mode, log)
+	var ln net.Listener
+	if err == nil {
+		ln, err = net.Listen("tcp", o.addr)
+	}
 	if err != nil {
-		// Printed as lines, not a log record: a scenario's problems are
-		// one per line, file:line:column: message, as validate prints them.
-		for _, line := range problemLines(err) {
-			fmt.Fprintln(inv.stderr, line)
-		}
-		var de *store.DamageError
-		if errors.As(err, &de) {
-			fmt.Fprintf(inv.stderr, "mockd: run 'mockd repair --data %s' to move the damaged records aside (into %s.damaged) and keep the rest\n",
-				de.File, de.File)
-		}
-		fmt.Fprintln(inv.stderr, "mockd: not started")
+		notStarted(inv, err)
 		return 1
 	}
-	return serve(inv, o, log, mode, p, ln)
+	// Every request's context ends when the shutdown begins (after the
+	// listener is closed): a fault delay or a long clock advance stops
+	// instead of holding the shutdown up.
+	requests, cancelRequests := context.WithCancel(context.Background())
+	defer cancelRequests()
+	b := &boot{}
+	var inflight atomic.Int64
+	srv := newHTTPServer(o, countRequests(b, &inflight), requests, log)
+	srv.RegisterOnShutdown(cancelRequests)
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(jsonErrorListener{Listener: ln, maxHeaderBytes: o.maxHeaderBytes}) }()
+	log.Debug("starting", "addr", ln.Addr().String())
+	if inv.starting != nil {
+		inv.starting(ln.Addr().String())
+	}
+	p, err := mockplatform.New(append(opts, mockplatform.WithProgress(b.report))...)
+	if err != nil {
+		_ = srv.Close()
+		notStarted(inv, err)
+		return 1
+	}
+	b.ready(p)
+	return serve(inv, o, log, mode, p, ln, srv, errc, &inflight)
+}
+
+// notStarted prints why mockd did not start, as lines, not a log record:
+// a scenario's problems are one per line, file:line:column: message, as
+// validate prints them; a damaged data file names its repair.
+func notStarted(inv *invocation, err error) {
+	for _, line := range problemLines(err) {
+		fmt.Fprintln(inv.stderr, line)
+	}
+	var de *store.DamageError
+	if errors.As(err, &de) {
+		fmt.Fprintf(inv.stderr, "mockd: run 'mockd repair --data %s' to move the damaged records aside (into %s.damaged) and keep the rest\n",
+			de.File, de.File)
+	}
+	fmt.Fprintln(inv.stderr, "mockd: not started")
 }
 
 func newLogger(w io.Writer, format, level string) (*slog.Logger, error) {
@@ -71,18 +104,19 @@ func newLogger(w io.Writer, format, level string) (*slog.Logger, error) {
 	return nil, fmt.Errorf("log format %q: want text or json", format)
 }
 
-// start builds the platform and binds the listener.
-func start(o *options, mode clock.Mode, log *slog.Logger) (*mockplatform.Platform, net.Listener, error) {
+// startOptions are the platform's options from the flags (the scenario
+// files loaded and checked).
+func startOptions(o *options, mode clock.Mode, log *slog.Logger) ([]mockplatform.Option, error) {
 	gin.SetMode(gin.ReleaseMode)
 	opts, err := o.platformOptions()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	opts = append(opts, mockplatform.WithClock(mode), mockplatform.WithLogger(log))
 	if len(o.scenarios) > 0 {
 		sc, err := loadScenarios(o.scenarios)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		opts = append(opts, mockplatform.WithScenario(sc))
 	}
@@ -98,33 +132,16 @@ func start(o *options, mode clock.Mode, log *slog.Logger) (*mockplatform.Platfor
 	if len(o.webhookAllow) > 0 {
 		opts = append(opts, mockplatform.WithWebhookTargets(o.webhookAllow...))
 	}
-	p, err := mockplatform.New(opts...)
-	if err != nil {
-		return nil, nil, err
-	}
-	ln, err := net.Listen("tcp", o.addr)
-	if err != nil {
-		p.Close()
-		return nil, nil, err
-	}
-	return p, ln, nil
+	return opts, nil
 }
 
 // serve runs the server until the invocation's context ends or a signal
 // comes, then shuts down.
-func serve(inv *invocation, o *options, log *slog.Logger, mode clock.Mode, p *mockplatform.Platform, ln net.Listener) int {
+func serve(inv *invocation, o *options, log *slog.Logger, mode clock.Mode, p *mockplatform.Platform, ln net.Listener,
+	srv *http.Server, errc <-chan error, inflight *atomic.Int64) int {
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
-
-	// Every request's context ends when the shutdown begins (after the
-	// listener is closed): a fault delay or a long clock advance stops
-	// instead of holding the shutdown up.
-	requests, cancelRequests := context.WithCancel(context.Background())
-	defer cancelRequests()
-	var inflight atomic.Int64
-	srv := newHTTPServer(o, countRequests(p, &inflight), requests, log)
-	srv.RegisterOnShutdown(cancelRequests)
 
 	printBanner(inv.stdout, p, o, mode, ln.Addr())
 	log.Info("listening", "addr", ln.Addr().String())
@@ -135,20 +152,17 @@ func serve(inv *invocation, o *options, log *slog.Logger, mode clock.Mode, p *mo
 		inv.ready(ln.Addr().String())
 	}
 
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(jsonErrorListener{Listener: ln, maxHeaderBytes: o.maxHeaderBytes}) }()
 	var cause any = "stopped"
 	select {
 	case err := <-errc:
 		log.Error("serve", "err", err)
-		cancelRequests()
 		p.Close()
 		return 1
 	case <-inv.ctx.Done():
 	case sig := <-sigs:
 		cause = sig
 	}
-	return shutdown(o, log, srv, p, sigs, &inflight, cause)
+	return shutdown(o, log, srv, p, sigs, inflight, cause)
 }
 
 // shutdown stops accepting, cancels the contexts of the requests in flight
