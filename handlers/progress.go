@@ -99,6 +99,6 @@ func (p *progress) report(stage string, done int) {
 	p.mu.Unlock()
 	if due {
 		p.log.Info(stage, "records", done, "total", p.total, "rate_per_s", int(r.Rate),
-			"left", (time.Duration(r.SecondsLeft*float64(time.Second))).Round(100*time.Millisecond).String())
+			"left", (time.Duration(r.SecondsLeft * float64(time.Second))).Round(100*time.Millisecond).String())
 	}
 }
