@@ -236,6 +236,7 @@ func (a *API) resetFamilies() {
 	a.resetMessaging()
 	a.resetOutbound()
 	a.resetConcurrency()
+	a.armRetention()
 }
 
 // generation is the current reset generation.

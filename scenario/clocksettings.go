@@ -4,7 +4,8 @@ import "time"
 
 // Bounds of every clock-driven setting: the durations that arm timers of
 // the virtual clock or decide when something expires (alerts.
-// evaluation_interval, limits.session_idle, messaging.token_ttl,
+// evaluation_interval, limits.session_idle, limits.conversation_retention,
+// messaging.token_ttl,
 // outbound.retention, accounts[].outbound.rate_limit.window,
 // projects[].dni.window, and the outbound call timing queue, ring and
 // talk of projects and destinations). A value below the minimum would make

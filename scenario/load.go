@@ -156,6 +156,9 @@ func mergeLimits(dst *Limits, src Limits) {
 	if src.SessionIdle != 0 {
 		dst.SessionIdle = src.SessionIdle
 	}
+	if src.ConversationRetention != 0 {
+		dst.ConversationRetention = src.ConversationRetention
+	}
 }
 
 // cloneAccount copies the slices that validation writes defaults into, so

@@ -87,6 +87,7 @@ func (s *Scenario) SessionIdle() time.Duration {
 // messaging validates the messaging block and the session expiry.
 func (v *validator) messaging(s *Scenario) {
 	v.clockSetting(path{"limits", "session_idle"}, s.Limits.SessionIdle)
+	v.clockSetting(path{"limits", "conversation_retention"}, s.Limits.ConversationRetention)
 	if m := s.Messaging; m != nil {
 		mp := path{"messaging"}
 		v.clockSetting(mp.with("token_ttl"), m.TokenTTL)

@@ -315,6 +315,11 @@ type Limits struct {
 	JournalBodyBytes int `yaml:"journal_body_bytes" json:"journal_body_bytes,omitempty"`
 	// SessionIdle is the messaging session inactivity expiry (default 10m).
 	SessionIdle Duration `yaml:"session_idle" json:"session_idle,omitempty"`
+	// ConversationRetention, when set, drops conversation records (and
+	// their handoff states) whose start is more than this long before
+	// the virtual clock's now, once they have ended (default: kept for
+	// ever).
+	ConversationRetention Duration `yaml:"conversation_retention" json:"conversation_retention,omitempty"`
 }
 
 // Duration is a time.Duration written as a Go duration string ("5m").

@@ -126,3 +126,12 @@ func (s *Store) GetHandoffState(region, accountID, projectID, id, sharedID strin
 	}
 	return h, nil
 }
+
+// decodeHandoffState decodes a stored handoff state.
+func decodeHandoffState(v string) (*HandoffState, error) {
+	h := new(HandoffState)
+	if err := json.Unmarshal([]byte(v), h); err != nil {
+		return nil, fmt.Errorf("decode handoff state: %w", err)
+	}
+	return h, nil
+}

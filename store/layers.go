@@ -31,6 +31,9 @@ type layerState struct {
 	ref    ProjectRef
 	shadow []uint64 // a bit per position: the record was written or deleted
 	nShad  int
+	// cut is the retention cut (an offset from From): records that start
+	// before it and have ended are dropped (retention.go).
+	cut int64
 }
 
 func newLayerState(l *genLayer) *layerState {
@@ -246,6 +249,25 @@ func (s *Store) loadLayersLocked(tx *buntdb.Tx, progress func(done, total int)) 
 	}
 	if len(s.gen) == 0 {
 		return nil
+	}
+	for _, ls := range s.gen {
+		v, ok, err := get(tx, pfxGenCut+strings.TrimPrefix(ls.key, pfxGen))
+		if err != nil {
+			return err
+		}
+		if !ok {
+			continue
+		}
+		cut, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return fmt.Errorf("retention cut of %s: %w", ls.key, err)
+		}
+		ls.cut = cut
+		for p := range ls.recs {
+			if ls.dropped(p) {
+				s.shadowLocked(ls, p, nil)
+			}
+		}
 	}
 	for _, pfx := range []string{pfxConvID, pfxConvDel} {
 		err := scanPrefix(tx, pfx, func(k, _ string) bool {
@@ -501,6 +523,13 @@ func (s *Store) genHandoffCountLocked(tx *buntdb.Tx) (int, error) {
 	n := 0
 	for _, ls := range s.gen {
 		n += ls.handoffs
+		if ls.cut > 0 {
+			for p := range ls.recs {
+				if ls.recs[p].flags&grHandoff != 0 && ls.dropped(p) {
+					n--
+				}
+			}
+		}
 	}
 	if n == 0 {
 		return 0, nil
@@ -512,7 +541,7 @@ func (s *Store) genHandoffCountLocked(tx *buntdb.Tx) (int, error) {
 		}
 		ref := ProjectRef{unesc(parts[0]), unesc(parts[1]), unesc(parts[2])}
 		for _, ls := range s.layersOf(ref) {
-			if p := ls.find(parts[3]); p >= 0 && ls.recs[p].flags&grHandoff != 0 {
+			if p := ls.find(parts[3]); p >= 0 && ls.recs[p].flags&grHandoff != 0 && !ls.dropped(p) {
 				n--
 				break
 			}
@@ -527,6 +556,9 @@ func (s *Store) genHandoffCountLocked(tx *buntdb.Tx) (int, error) {
 func (s *Store) genHandoffLocked(ref ProjectRef, id string) (*HandoffState, error) {
 	for _, ls := range s.layersOf(ref) {
 		if p := ls.find(id); p >= 0 {
+			if ls.dropped(p) {
+				return nil, nil
+			}
 			h, ok, err := ls.handoffState(p)
 			if err != nil || !ok {
 				return nil, err

@@ -311,7 +311,7 @@ func (s *Store) Len() (int, error) {
 			return err
 		}
 		n = total
-		for _, pfx := range []string{pfxConvID, pfxHandoffSID, pfxGen, pfxConvDel} {
+		for _, pfx := range []string{pfxConvID, pfxHandoffSID, pfxGen, pfxConvDel, pfxGenCut} {
 			k, err := countPrefix(tx, pfx)
 			if err != nil {
 				return err
@@ -429,7 +429,7 @@ func (s *Snapshot) Equal(o *Snapshot) bool {
 		return false
 	}
 	for i := range s.gen {
-		if s.gen[i].genLayer != o.gen[i].genLayer || !slices.Equal(s.gen[i].shadow, o.gen[i].shadow) {
+		if s.gen[i].genLayer != o.gen[i].genLayer || s.gen[i].cut != o.gen[i].cut || !slices.Equal(s.gen[i].shadow, o.gen[i].shadow) {
 			return false
 		}
 	}

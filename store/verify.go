@@ -15,6 +15,7 @@ import (
 	"os"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -161,6 +162,10 @@ func checkValue(k, v string) error {
 		if err := checkSpec(sp); err != nil {
 			return err
 		}
+	case strings.HasPrefix(k, pfxGenCut):
+		if _, err := strconv.ParseInt(v, 10, 64); err != nil {
+			return fmt.Errorf("retention cut that is not a number (%.40q)", v)
+		}
 	case strings.HasPrefix(k, pfxConvDel):
 		if v != "" {
 			return fmt.Errorf("deletion marker with a value (%.40q)", v)
@@ -191,7 +196,10 @@ func checkLinks(k, v string, get func(string) (string, bool)) error {
 		if idx, ok := get(convIDKeyOf(k)); !ok || idx != k {
 			return errors.New("the conversation has no index")
 		}
-
+	case strings.HasPrefix(k, pfxGenCut):
+		if _, ok := get(pfxGen + strings.TrimPrefix(k, pfxGenCut)); !ok {
+			return errors.New("retention cut of a generator that is not there")
+		}
 	}
 	return nil
 }
