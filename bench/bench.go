@@ -34,6 +34,10 @@ type world struct {
 	loaded  memory        // after it listened
 	after   memory        // after every load
 	results []result
+	// created is the records the chat-create load added and grown the
+	// RSS it added meanwhile (0: the load did not run).
+	created int64
+	grown   int64
 }
 
 // result is one load's slices on both servers, in the order they ran, and
@@ -43,6 +47,9 @@ type result struct {
 	load        string
 	mockd, bare []slice
 	notes       []string
+	// mockdRequests counts every request mockd completed, warm-up
+	// included.
+	mockdRequests int64
 }
 
 func (r *result) note(s string) {
@@ -160,9 +167,20 @@ func (b *bench) world(ctx context.Context, n int) (*world, error) {
 		if len(b.cfg.loads) > 0 && !slices.Contains(b.cfg.loads, l.name) {
 			continue
 		}
+		before, err := readMemory(s.pid)
+		if err != nil {
+			return nil, err
+		}
 		r, err := b.load(ctx, s, &l)
 		if err != nil {
 			return nil, fmt.Errorf("%d records, %s: %w", n, l.name, err)
+		}
+		if l.name == "chat-create" {
+			m, err := readMemory(s.pid)
+			if err != nil {
+				return nil, err
+			}
+			w.created, w.grown = r.mockdRequests+1, m.rss-before.rss // +1: the captured answer
 		}
 		w.results = append(w.results, *r)
 	}
@@ -283,6 +301,9 @@ func (b *bench) measure(ctx context.Context, name, script string, servers [2]*se
 		before := cpu[i]
 		if err := idle(i); err != nil {
 			return sl, err
+		}
+		if i == 0 {
+			r.mockdRequests += sl.Requests
 		}
 		sl.CPU = cpu[i] - before
 		if f := sl.failure(); f != "" {

@@ -227,17 +227,21 @@ func (r *report) write(w io.Writer, format string) error {
 				num(s.p99Ratio, 1), bytesPer(s.answerBytes), strings.Join(res.notes, "; ")})
 		}
 	}
-	memHead := []string{"records", "ready in", "RSS loaded", "per record", "RSS after loads", "peak RSS"}
+	memHead := []string{"records", "ready in", "RSS loaded", "per record", "per record added over HTTP", "RSS after loads", "peak RSS"}
 	var memRows [][]string
 	for _, wd := range r.worlds {
-		per := "-"
+		per, perHTTP := "-", "-"
 		if wd.records > 0 {
 			per = fmt.Sprintf("%.2f KiB", float64(wd.loaded.rss-r.baseRSS)/float64(wd.records)/1024)
 		}
+		if wd.created > 0 {
+			perHTTP = fmt.Sprintf("%.2f KiB (%d records)", float64(wd.grown)/float64(wd.created)/1024, wd.created)
+		}
 		memRows = append(memRows, []string{count(wd.records), wd.ready.Round(time.Millisecond).String(),
-			mib(wd.loaded.rss), per, mib(wd.after.rss), mib(wd.after.hwm)})
+			mib(wd.loaded.rss), per, perHTTP, mib(wd.after.rss), mib(wd.after.hwm)})
 	}
-	memNote := fmt.Sprintf("mockd with no records: RSS %s; per record = (RSS loaded - that) / records", mib(r.baseRSS))
+	memNote := fmt.Sprintf("mockd with no records: RSS %s; per record = (RSS loaded - that) / records; "+
+		"per record added over HTTP = RSS growth during the chat-create load / records it created", mib(r.baseRSS))
 
 	if format == "markdown" {
 		for _, h := range head {
