@@ -214,15 +214,19 @@ func TestTimeoutsSpareWebSockets(t *testing.T) {
 func (s *server) openSocket(ctx context.Context) *websocket.Conn {
 	t := s.t
 	t.Helper()
+	// Each request on a connection of its own: with a short idle timeout,
+	// a kept-alive connection may be closed by mockd just as the next
+	// request goes out on it (a slow machine leaves such gaps).
 	status, body := s.do("POST", "/messaging/api/v1/access-token", "{}", "X-Token", "test-connector-token", "X-Host", "localhost",
-		"Content-Type", "application/json")
+		"Content-Type", "application/json", "Connection", "close")
 	var tok struct {
 		AccessToken string `json:"access_token"`
 	}
 	if err := json.Unmarshal([]byte(body), &tok); status != 200 || err != nil {
 		t.Fatalf("access token: %d %s", status, body)
 	}
-	status, body = s.do("POST", "/messaging/api/v1/sessions", "{}", "Authorization", "Bearer "+tok.AccessToken, "Content-Type", "application/json")
+	status, body = s.do("POST", "/messaging/api/v1/sessions", "{}", "Authorization", "Bearer "+tok.AccessToken, "Content-Type", "application/json",
+		"Connection", "close")
 	var sess struct {
 		SessionID string `json:"session_id"`
 	}
