@@ -107,8 +107,13 @@ func TestShutdownGrace(t *testing.T) {
 		t.Errorf("exit %d, want 1", code)
 	}
 	// The held request never ends, so mockd exits only because the grace
-	// ran out: not before it, and long before the request would (the
-	// upper bound leaves room for a slow machine).
+	// ran out. By its own log, it gives up within grace + 1 s of starting
+	// to shut down; seen from here, the exit also waits for this process
+	// to be scheduled, which a busy machine delays, hence the wider bound.
+	shutting, gaveUp := logTime(t, p.stderr.String(), `msg="shutting down"`), logTime(t, p.stderr.String(), `msg="shutdown grace exceeded`)
+	if d := gaveUp.Sub(shutting); d < grace || d > grace+time.Second {
+		t.Errorf("mockd gave up %v after it began shutting down; the grace is %v", d, grace)
+	}
 	if elapsed < grace || elapsed > grace+10*time.Second {
 		t.Errorf("exited %v after SIGTERM; the grace is %v", elapsed, grace)
 	}
@@ -157,4 +162,26 @@ func TestShutdownIdle(t *testing.T) {
 			}
 		}
 	}
+}
+
+// logTime is the time= of the first log line that contains msg.
+func logTime(t *testing.T, logs, msg string) time.Time {
+	t.Helper()
+	for line := range strings.Lines(logs) {
+		if !strings.Contains(line, msg) {
+			continue
+		}
+		v, ok := strings.CutPrefix(line, "time=")
+		if !ok {
+			break
+		}
+		v, _, _ = strings.Cut(v, " ")
+		tm, err := time.Parse(time.RFC3339Nano, v)
+		if err != nil {
+			t.Fatalf("log line %q: %v", line, err)
+		}
+		return tm
+	}
+	t.Fatalf("no timed log line with %q in:\n%s", msg, logs)
+	return time.Time{}
 }
