@@ -64,3 +64,27 @@ func BenchmarkWorlds200(b *testing.B) {
 		cleanup()
 	}
 }
+
+// BenchmarkWorldInUse: a world as a test uses one: created over HTTP, one
+// control call (its clock), a chat, deleted.
+func BenchmarkWorldInUse(b *testing.B) {
+	host, cleanup := benchStart(b, WithoutListener(), WithMaxWorlds(1<<20))
+	defer cleanup()
+	c := host.Client()
+	b.ReportAllocs()
+	for b.Loop() {
+		r := send(b, c, "POST", host.URL()+"/_mock/worlds", nil, "Content-Type", "application/json")
+		if r.Status != http.StatusCreated {
+			b.Fatalf("create: %d %s", r.Status, r.Body)
+		}
+		id := r.object(b)["id"].(string)
+		base := host.URL() + "/w/" + id
+		if r := send(b, c, "GET", base+"/_mock/clock", nil); r.Status != http.StatusOK {
+			b.Fatalf("clock: %d %s", r.Status, r.Body)
+		}
+		benchSend(b, c, "POST", base+"/runtime/us-1"+benchChatCreate, nil, 200, chatHeaders...)
+		if r := send(b, c, "DELETE", host.URL()+"/_mock/worlds/"+id, nil); r.Status != http.StatusNoContent {
+			b.Fatalf("delete: %d %s", r.Status, r.Body)
+		}
+	}
+}
