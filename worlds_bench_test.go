@@ -26,17 +26,27 @@ func BenchmarkWorldCreateDelete(b *testing.B) {
 func BenchmarkWorldCreateDeleteHTTP(b *testing.B) {
 	host, cleanup := benchStart(b, WithoutListener(), WithMaxWorlds(1<<20))
 	defer cleanup()
-	c := host.Client()
 	b.ReportAllocs()
 	for b.Loop() {
-		r := send(b, c, "POST", host.URL()+"/_mock/worlds", nil, "Content-Type", "application/json")
-		if r.Status != http.StatusCreated {
-			b.Fatalf("create: %d %s", r.Status, r.Body)
-		}
-		id := r.object(b)["id"].(string)
-		if r := send(b, c, "DELETE", host.URL()+"/_mock/worlds/"+id, nil); r.Status != http.StatusNoContent {
-			b.Fatalf("delete: %d %s", r.Status, r.Body)
-		}
+		benchDeleteWorld(b, host, benchCreateWorld(b, host))
+	}
+}
+
+// benchCreateWorld creates a world over HTTP and returns its id.
+func benchCreateWorld(b *testing.B, host *Platform) string {
+	b.Helper()
+	r := send(b, host.Client(), "POST", host.URL()+"/_mock/worlds", nil, "Content-Type", "application/json")
+	if r.Status != http.StatusCreated {
+		b.Fatalf("create: %d %s", r.Status, r.Body)
+	}
+	return r.object(b)["id"].(string)
+}
+
+// benchDeleteWorld deletes a world over HTTP.
+func benchDeleteWorld(b *testing.B, host *Platform, id string) {
+	b.Helper()
+	if r := send(b, host.Client(), "DELETE", host.URL()+"/_mock/worlds/"+id, nil); r.Status != http.StatusNoContent {
+		b.Fatalf("delete: %d %s", r.Status, r.Body)
 	}
 }
 
@@ -73,18 +83,12 @@ func BenchmarkWorldInUse(b *testing.B) {
 	c := host.Client()
 	b.ReportAllocs()
 	for b.Loop() {
-		r := send(b, c, "POST", host.URL()+"/_mock/worlds", nil, "Content-Type", "application/json")
-		if r.Status != http.StatusCreated {
-			b.Fatalf("create: %d %s", r.Status, r.Body)
-		}
-		id := r.object(b)["id"].(string)
+		id := benchCreateWorld(b, host)
 		base := host.URL() + "/w/" + id
 		if r := send(b, c, "GET", base+"/_mock/clock", nil); r.Status != http.StatusOK {
 			b.Fatalf("clock: %d %s", r.Status, r.Body)
 		}
 		benchSend(b, c, "POST", base+"/runtime/us-1"+benchChatCreate, nil, 200, chatHeaders...)
-		if r := send(b, c, "DELETE", host.URL()+"/_mock/worlds/"+id, nil); r.Status != http.StatusNoContent {
-			b.Fatalf("delete: %d %s", r.Status, r.Body)
-		}
+		benchDeleteWorld(b, host, id)
 	}
 }
