@@ -13,20 +13,27 @@ import (
 	"time"
 )
 
-// A data file written by an earlier version of the store (every record
-// as JSON, generated ones included) opens with today's code, which
-// migrates it: the answers read from it are those the earlier version
-// gave (testdata/datafile_v1_pages.txt, written with the file), before
-// and after a reopen of the migrated file. The file was written with
-// go test ./handlers -run TestDataFileMigration -write-datafile-fixture
-// by the code before the compact format; it is not rewritten since.
+// Data files written by earlier versions of the store open with today's
+// code, which migrates them: the answers read from each are those its
+// version gave (testdata/datafile_<version>_pages.txt, written with the
+// file), before and after a reopen of the migrated file. Each file was
+// written with
+// go test ./handlers -run TestDataFileMigration -write-datafile-fixture <version>
+// by the code of its version and is never rewritten since:
+//
+//   - v1: every record as JSON, generated ones included (the code before
+//     generated records were kept as generators);
+//   - v2: generated records as their generator (g/ records), stored
+//     conversation records as JSON (the code before the compact
+//     encoding of stored records).
 
-var writeDataFileFixture = flag.Bool("write-datafile-fixture", false, "rewrite testdata/datafile_v1.db and its pages")
+var writeDataFileFixture = flag.String("write-datafile-fixture", "", "write testdata/datafile_<version>.db and its pages with the code of now")
 
-const (
-	fixtureDataFile = "testdata/datafile_v1.db"
-	fixturePages    = "testdata/datafile_v1_pages.txt"
-)
+// dataFileVersions are the fixtures' versions.
+var dataFileVersions = []string{"v1", "v2"}
+
+func fixtureDataFile(version string) string { return "testdata/datafile_" + version + ".db" }
+func fixturePages(version string) string    { return "testdata/datafile_" + version + "_pages.txt" }
 
 // fixtureScenario is the golden scenario with fewer generated records.
 var fixtureScenario = strings.NewReplacer("count: 3000", "count: 120", "count: 600", "count: 80", "count: 200", "count: 20").Replace(goldenScenario)
@@ -73,7 +80,7 @@ func openDataFile(t *testing.T, path string) *harness {
 }
 
 func TestDataFileMigration(t *testing.T) {
-	if *writeDataFileFixture {
+	if v := *writeDataFileFixture; v != "" {
 		tmp := filepath.Join(t.TempDir(), "data.db")
 		h := openDataFile(t, tmp)
 		goldenWrites(t, h)
@@ -88,27 +95,31 @@ func TestDataFileMigration(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(fixtureDataFile, data, 0o644); err != nil {
+		if err := os.WriteFile(fixtureDataFile(v), data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(fixturePages, pages, 0o644); err != nil {
+		if err := os.WriteFile(fixturePages(v), pages, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return
 	}
-	want, err := os.ReadFile(fixturePages)
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "data.db")
-	copyFile(t, fixtureDataFile, path)
-	for round := range 2 { // the old file, then the migrated one
-		h := openDataFile(t, path)
-		got := fixtureReads(t, h)
-		h.api.Close()
-		if !bytes.Equal(got, want) {
-			t.Fatalf("round %d: the answers read from the data file differ:\n%s", round, firstDiff(want, got))
-		}
+	for _, v := range dataFileVersions {
+		t.Run(v, func(t *testing.T) {
+			want, err := os.ReadFile(fixturePages(v))
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(t.TempDir(), "data.db")
+			copyFile(t, fixtureDataFile(v), path)
+			for round := range 2 { // the old file, then the migrated one
+				h := openDataFile(t, path)
+				got := fixtureReads(t, h)
+				h.api.Close()
+				if !bytes.Equal(got, want) {
+					t.Fatalf("round %d: the answers read from the data file differ:\n%s", round, firstDiff(want, got))
+				}
+			}
+		})
 	}
 }
 
