@@ -2,41 +2,18 @@ package store
 
 import (
 	"fmt"
-	"runtime"
-	"sync"
 	"time"
 
 	"github.com/tidwall/buntdb"
 )
 
 // PutConversations inserts or replaces many conversations (by region and
-// id) in one transaction, for bulk seeding (scenario generators). The JSON
-// encoding runs on all CPUs before the transaction, so the write lock is
-// held only for the key updates. Nothing is stored if any record is
-// invalid.
+// id) in one transaction, for bulk seeding (scenario generators). Nothing
+// is stored if any record is invalid.
 func (s *Store) PutConversations(cs []*Conversation) error {
 	for _, c := range cs {
 		if err := checkConv("put conversations", c); err != nil {
 			return err
-		}
-	}
-	vals := make([]string, len(cs))
-	errs := make([]error, len(cs))
-	workers := min(runtime.GOMAXPROCS(0), max(1, len(cs)/256))
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := w; i < len(cs); i += workers {
-				vals[i], errs[i] = encodeConv(cs[i], 0)
-			}
-		}()
-	}
-	wg.Wait()
-	for i, err := range errs {
-		if err != nil {
-			return fmt.Errorf("store: put conversations: encode %s/%s: %w", cs[i].Region, cs[i].ID, err)
 		}
 	}
 	wrote := false
@@ -63,7 +40,15 @@ func (s *Store) PutConversations(cs []*Conversation) error {
 					return err
 				}
 			}
-			if err := set(tx, pk, vals[i]); err != nil {
+			raw, err := encodeRecord(c, pk, &s.tab, 0)
+			if err != nil {
+				s.tab.discardLocked()
+				return fmt.Errorf("encode %s/%s: %w", c.Region, c.ID, err)
+			}
+			if err := s.tab.flushLocked(tx, log); err != nil {
+				return err
+			}
+			if err := set(tx, pk, raw); err != nil {
 				return err
 			}
 		}

@@ -16,14 +16,14 @@ func BenchmarkConvCodec(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	dec, err := decodeConv(string(raw))
+	dec, err := decodeConvJSON(string(raw))
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Run("decode", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := decodeConv(string(raw)); err != nil {
+			if _, err := decodeConvJSON(string(raw)); err != nil {
 				b.Fatal(err)
 			}
 		}

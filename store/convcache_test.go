@@ -238,7 +238,7 @@ func roundTrip(t *testing.T, c *Conversation) *Conversation {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := decodeConv(string(b))
+	d, err := decodeConvJSON(string(b))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -348,19 +348,21 @@ func TestCopiesShareNothing(t *testing.T) {
 // rawDecoded reads the stored record bypassing the cache.
 func rawDecoded(t *testing.T, s *Store, region, id string) *Conversation {
 	t.Helper()
-	var raw string
+	var pk, raw string
+	var tab []string
 	err := s.view(func(tx *buntdb.Tx) error {
-		pk, _, err := get(tx, convIDKey(region, id))
-		if err != nil {
+		var err error
+		if pk, _, err = get(tx, convIDKey(region, id)); err != nil {
 			return err
 		}
+		tab = s.tab.load()
 		raw, _, err = get(tx, pk)
 		return err
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := decodeConv(raw)
+	c, err := decodeConv(pk, raw, tab)
 	if err != nil {
 		t.Fatal(err)
 	}

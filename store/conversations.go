@@ -6,8 +6,6 @@ import (
 	"strings"
 	"time"
 
-	json "github.com/goccy/go-json"
-
 	"github.com/tidwall/buntdb"
 )
 
@@ -61,23 +59,29 @@ func checkConv(op string, c *Conversation) error {
 	return need(op+" "+c.Region+"/"+c.ID, c.Region, c.ID, c.AccountID, c.ProjectID)
 }
 
-func decodeConv(v string) (*Conversation, error) {
-	c := new(Conversation)
-	if err := json.Unmarshal([]byte(v), c); err != nil {
-		return nil, fmt.Errorf("decode conversation: %w", err)
+// decodeConv decodes the record stored under pk: compact (convbin.go),
+// with the string table tab, or JSON (a data file of the format before,
+// until it is migrated).
+func decodeConv(pk, v string, tab []string) (*Conversation, error) {
+	if v != "" && v[0] == recBinary {
+		return decodeRecord(pk, v, tab)
 	}
-	return c, nil
+	return decodeConvJSON(v)
 }
 
 // writeConv stores c under its primary key and lookup key, removing the
 // previous primary key oldPK if it differs, and caches its decoded form
 // (see convcache.go; c itself is not retained).
-func (s *Store) writeConv(tx *buntdb.Tx, c *Conversation, oldPK string, sizeHint int) error {
-	raw, err := encodeConv(c, sizeHint)
+func (s *Store) writeConv(tx *buntdb.Tx, log *shadowLog, c *Conversation, oldPK string, sizeHint int) error {
+	pk := convKey(c)
+	raw, err := encodeRecord(c, pk, &s.tab, sizeHint)
 	if err != nil {
+		s.tab.discardLocked()
 		return fmt.Errorf("encode conversation: %w", err)
 	}
-	pk := convKey(c)
+	if err := s.tab.flushLocked(tx, log); err != nil {
+		return err
+	}
 	if oldPK != pk {
 		if oldPK != "" {
 			if err := del(tx, oldPK); err != nil {
@@ -103,7 +107,7 @@ func (s *Store) InsertConversation(c *Conversation) error {
 		return err
 	}
 	wrote := false
-	err := s.update(func(tx *buntdb.Tx) error {
+	err := s.updateGen(func(tx *buntdb.Tx, log *shadowLog) error {
 		_, ok, err := get(tx, convIDKey(c.Region, c.ID))
 		if err != nil {
 			return err
@@ -111,7 +115,7 @@ func (s *Store) InsertConversation(c *Conversation) error {
 		if ls, _ := s.liveGenLocked(c.Region, c.ID); ok || ls != nil {
 			return ErrExists
 		}
-		if err := s.writeConv(tx, c, "", 0); err != nil {
+		if err := s.writeConv(tx, log, c, "", 0); err != nil {
 			return err
 		}
 		s.convReplaced(nil, c)
@@ -147,7 +151,7 @@ func (s *Store) PutConversation(c *Conversation) error {
 		if err != nil {
 			return err
 		}
-		if err := s.writeConv(tx, c, oldPK, 0); err != nil {
+		if err := s.writeConv(tx, log, c, oldPK, 0); err != nil {
 			return err
 		}
 		s.convReplaced(old, c)
@@ -168,7 +172,9 @@ func (s *Store) PutConversation(c *Conversation) error {
 func (s *Store) GetConversation(region, id string) (*Conversation, error) {
 	var pk, raw string
 	var c *Conversation
+	var tab []string
 	err := s.view(func(tx *buntdb.Tx) error {
+		tab = s.tab.load()
 		var ok bool
 		var err error
 		pk, ok, err = get(tx, convIDKey(region, id))
@@ -196,7 +202,7 @@ func (s *Store) GetConversation(region, id string) (*Conversation, error) {
 		return nil
 	})
 	if err == nil && c == nil {
-		c, err = decodeConv(raw) // a miss does not fill the cache
+		c, err = decodeConv(pk, raw, tab) // a miss does not fill the cache
 	}
 	if err != nil {
 		return nil, fmt.Errorf("store: get conversation %s/%s: %w", region, id, err)
@@ -246,7 +252,7 @@ func (s *Store) UpdateConversation(region, id string, fn func(c *Conversation) e
 			// leaves the record uncached), or on a fresh decoding.
 			c = s.convs.take(pk, raw)
 			if c == nil {
-				if c, err = decodeConv(raw); err != nil {
+				if c, err = decodeConv(pk, raw, s.tab.load()); err != nil {
 					return err
 				}
 			}
@@ -264,7 +270,7 @@ func (s *Store) UpdateConversation(region, id string, fn func(c *Conversation) e
 			return err
 		}
 		out = c
-		if err := s.writeConv(tx, c, pk, len(raw)+256); err != nil {
+		if err := s.writeConv(tx, log, c, pk, len(raw)+64); err != nil {
 			return err
 		}
 		newEv := convEvents(c, nil)
@@ -411,8 +417,8 @@ func (s *Store) ListConversations(q ConversationQuery) (list []*Conversation, ne
 	}
 
 	type entry struct {
-		raw string // a stored record not decoded yet (no filter)
-		c   *Conversation
+		key, raw string // a stored record not decoded yet (no filter)
+		c        *Conversation
 	}
 	var (
 		entries []entry
@@ -421,6 +427,7 @@ func (s *Store) ListConversations(q ConversationQuery) (list []*Conversation, ne
 		scanErr error
 	)
 	ref := ProjectRef{q.Region, q.AccountID, q.ProjectID}
+	var tab []string // the string table, loaded in the transaction
 	n := 0
 	// read returns the item's record when it passes the query's Select
 	// and Filter (nil when not).
@@ -462,7 +469,7 @@ func (s *Store) ListConversations(q ConversationQuery) (list []*Conversation, ne
 			return ok
 		}
 		if q.Filter == nil && q.Select == nil && it.ls == nil {
-			entries = append(entries, entry{raw: it.raw})
+			entries = append(entries, entry{key: it.key, raw: it.raw})
 		} else {
 			c, ok := read(it)
 			if c == nil {
@@ -474,7 +481,10 @@ func (s *Store) ListConversations(q ConversationQuery) (list []*Conversation, ne
 		lastKey = it.pk(prefix)
 		return true
 	}
-	err = s.view(func(tx *buntdb.Tx) error { return s.walkLocked(tx, ref, lo, hi, after, q.Desc, iter) })
+	err = s.view(func(tx *buntdb.Tx) error {
+		tab = s.tab.load()
+		return s.walkLocked(tx, ref, lo, hi, after, q.Desc, iter)
+	})
 	if err == nil {
 		err = scanErr
 	}
@@ -488,7 +498,7 @@ func (s *Store) ListConversations(q ConversationQuery) (list []*Conversation, ne
 				list[i] = e.c
 				continue
 			}
-			if list[i], err = decodeConv(e.raw); err != nil {
+			if list[i], err = decodeConv(e.key, e.raw, tab); err != nil {
 				return nil, "", fmt.Errorf("store: list conversations %s/%s/%s: %w", q.Region, q.AccountID, q.ProjectID, err)
 			}
 		}

@@ -290,6 +290,7 @@ func (s *Store) loadLayersLocked(tx *buntdb.Tx, progress func(done, total int)) 
 // a generated one (ls, p).
 type convItem struct {
 	key, raw string
+	tab      []string // the string table
 	ls       *layerState
 	p        int
 }
@@ -305,7 +306,7 @@ func (it *convItem) pk(prefix string) string {
 // decode reads the item's record.
 func (it *convItem) decode() (*Conversation, error) {
 	if it.ls == nil {
-		return decodeConv(it.raw)
+		return decodeConv(it.key, it.raw, it.tab)
 	}
 	return it.ls.record(it.p)
 }
@@ -432,6 +433,7 @@ func (s *Store) walkLocked(tx *buntdb.Tx, ref ProjectRef, lo, hi, after string, 
 	}
 	stopped := false
 	it := &convItem{}
+	tab := s.tab.load()
 	emitGen := func(c *layerCursor) bool {
 		*it = convItem{ls: c.ls, p: c.head()}
 		c.advance()
@@ -463,7 +465,7 @@ func (s *Store) walkLocked(tx *buntdb.Tx, ref ProjectRef, lo, hi, after string, 
 		if len(curs) > 0 && !emitUpTo(k) {
 			return false
 		}
-		*it = convItem{key: k, raw: v}
+		*it = convItem{key: k, raw: v, tab: tab}
 		if !fn(it) {
 			stopped = true
 			return false

@@ -483,8 +483,9 @@ func (s *Store) ensureMetrics() error {
 				}
 			}
 		}
-		err := scanPrefix(tx, pfxConv, func(_, v string) bool {
-			c, err := decodeConv(v)
+		tab := s.tab.load()
+		err := scanPrefix(tx, pfxConv, func(k, v string) bool {
+			c, err := decodeConv(k, v, tab)
 			if err != nil {
 				decErr = err
 				return false
@@ -562,5 +563,5 @@ func (s *Store) oldConv(pk, raw string) (*Conversation, error) {
 	if ok && e.raw == raw {
 		return e.c, nil
 	}
-	return decodeConv(raw)
+	return decodeConv(pk, raw, s.tab.load())
 }

@@ -56,8 +56,9 @@ func Repair(path string) (*RepairReport, error) {
 	}
 	// Records on their own first, then the indexes of what is left, then
 	// the indexes the remaining records lack.
+	tab := repairStrTab(kv, drop)
 	for _, k := range sortedKeys(kv) {
-		if err := checkValue(k, kv[k]); err != nil {
+		if err := checkValue(k, kv[k], tab); err != nil {
 			drop(k, err.Error())
 		}
 	}
@@ -102,6 +103,23 @@ func Repair(path string) (*RepairReport, error) {
 		return nil, err
 	}
 	return rep, nil
+}
+
+// repairStrTab checks the string table's records first (the others
+// refer to it), dropping damaged ones, and returns the table.
+func repairStrTab(recs map[string]string, drop func(k, reason string)) []string {
+	var strs []kv
+	for _, k := range sortedKeys(recs) {
+		if !strings.HasPrefix(k, pfxStr) {
+			continue
+		}
+		if err := checkValue(k, recs[k], nil); err != nil {
+			drop(k, err.Error())
+			continue
+		}
+		strs = append(strs, kv{k, recs[k]})
+	}
+	return strTabOf(strs)
 }
 
 // replay applies the commands in order: the records they leave, with the

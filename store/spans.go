@@ -30,6 +30,15 @@ type Span struct {
 	ToNumber    string    `json:"to_number"`
 }
 
+// decodeStoredSpan fills r from a stored record: compact (convbin.go) or
+// JSON.
+func decodeStoredSpan(pk, raw string, tab []string, r *Span) error {
+	if raw != "" && raw[0] == recBinary {
+		return decodeRecordSpan(pk, raw, tab, r)
+	}
+	return decodeSpan(raw, r)
+}
+
 // decodeSpan fills r from a stored conversation's JSON. It reads only the
 // top-level fields the series needs and stops once it has them all; the
 // store writes them before the turns, so it never walks the turns. Any
@@ -240,6 +249,7 @@ type SpanRef struct {
 	// generated record, its started_at and position).
 	Key string
 	raw string
+	tab []string // the string table (stored records)
 	l   *genLayer
 	p   int
 }
@@ -257,7 +267,7 @@ func (r SpanRef) Span() (Span, error) {
 		return sp, nil
 	}
 	var sp Span
-	if err := decodeSpan(r.raw, &sp); err != nil {
+	if err := decodeStoredSpan(r.Key, r.raw, r.tab, &sp); err != nil {
 		return Span{}, fmt.Errorf("store: decode span of %s: %w", r.Key, err)
 	}
 	return sp, nil
@@ -272,6 +282,6 @@ func (s *Store) ScanSpans(region, account, project string, fn func(r SpanRef) bo
 		if it.ls != nil {
 			return fn(SpanRef{Key: prefix + it.ls.ts(it.p) + "/\x00" + strconv.Itoa(it.p), l: it.ls.genLayer, p: it.p})
 		}
-		return fn(SpanRef{Key: it.key, raw: it.raw})
+		return fn(SpanRef{Key: it.key, raw: it.raw, tab: it.tab})
 	})
 }

@@ -103,12 +103,34 @@ func TestSpanFastPathOnStoredRecords(t *testing.T) {
 		}
 	}
 	n := 0
+	tab := st.tab.load()
 	err := st.scanConversations("us", "1001", "2001", time.Time{}, time.Time{}, func(key, raw string) bool {
 		n++
-		decodeSpanCheck(t, raw)
+		// The record's JSON (the format of data files before the compact
+		// one) is read by the fast path.
+		c, err := decodeConv(key, raw, tab)
+		if err != nil {
+			t.Fatal(err)
+		}
+		js, err := encodeConv(c, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		decodeSpanCheck(t, js)
 		var r Span
-		if !decodeSpanFast(raw, &r) {
+		if !decodeSpanFast(js, &r) {
 			t.Errorf("%s: stored record not read by the fast path", key)
+		}
+		// The compact record's span is the full decoding's.
+		var got Span
+		if err := decodeStoredSpan(key, raw, tab, &got); err != nil {
+			t.Fatal(err)
+		}
+		want := Span{ID: c.ID, StartedAt: c.StartedAt, EndedAt: c.EndedAt, InProgress: c.InProgress,
+			Environment: c.Environment, VariantID: c.VariantID, VariantName: c.VariantName,
+			Language: c.Language, FromNumber: c.FromNumber, ToNumber: c.ToNumber}
+		if got != want || got != r {
+			t.Errorf("%s: span %+v, want %+v (JSON fast path %+v)", key, got, want, r)
 		}
 		return true
 	})

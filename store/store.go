@@ -4,7 +4,10 @@
 //
 // Design notes:
 //
-//   - Values are JSON documents. Decoded values are fresh copies, so callers
+//   - Conversation records are stored compactly (convbin.go: the fields
+//     their key does not hold, strings that repeat in a string table);
+//     the other values are JSON documents. Decoding a conversation gives
+//     what decoding its JSON would. Decoded values are fresh copies, so callers
 //     may keep and mutate what getters return. Note that free-form maps
 //     (map[string]any) come back with JSON types: numbers as float64, arrays
 //     as []any, objects as map[string]any.
@@ -12,7 +15,8 @@
 //     buntdb index exists (nothing to re-create after Open) and keyset paging
 //     seeks directly in the key tree:
 //     c/{region}/{account}/{project}/{started_at}/{id}, plus a lookup key
-//     ci/{region}/{id} holding the primary key.
+//     ci/{region}/{id} holding the primary key; s/{n} are the string
+//     table's entries.
 //   - buntdb TTLs are never used: expiry of domain objects is the caller's
 //     business (with its virtual clock). The package never reads the wall
 //     clock.
@@ -58,7 +62,7 @@ const LeakIgnoreFunction = "github.com/tidwall/buntdb.(*DB).backgroundManager"
 
 // Key prefixes. Each family has its own first segment.
 const (
-	pfxConv       = "c/"  // c/{region}/{account}/{project}/{ts}/{id} -> Conversation JSON
+	pfxConv       = "c/"  // c/{region}/{account}/{project}/{ts}/{id} -> compact Conversation (convbin.go)
 	pfxConvID     = "ci/" // ci/{region}/{id} -> conversation primary key
 	pfxHandoff    = "h/"  // h/{region}/{account}/{project}/{id} -> HandoffState JSON
 	pfxHandoffSID = "hs/" // hs/{region}/{account}/{project}/{shared_id} -> handoff primary key
@@ -84,6 +88,8 @@ type Store struct {
 
 	// convs caches decoded conversations (convcache.go).
 	convs convCache
+	// tab is the string table of the compact records (strtab.go).
+	tab strTab
 	// metrics are the per-project aggregates of alert metrics (metrics.go).
 	metrics metrics
 
@@ -191,7 +197,18 @@ func OpenProgress(path string, progress func(done, total int)) (*Store, error) {
 	s := &Store{db: db, path: p}
 	s.metrics.resetLocked(p == ":memory:")
 	if p != ":memory:" {
-		if err := s.update(func(tx *buntdb.Tx) error { return s.loadLayersLocked(tx, progress) }); err != nil {
+		err := s.updateGen(func(tx *buntdb.Tx, log *shadowLog) error {
+			strs, err := loadStrTab(tx)
+			if err != nil {
+				return err
+			}
+			s.tab.reset(strs)
+			if err := s.migrateLocked(tx, log); err != nil {
+				return err
+			}
+			return s.loadLayersLocked(tx, progress)
+		})
+		if err != nil {
 			_ = db.Close()
 			return nil, fmt.Errorf("store: open %q: %w", p, err)
 		}
@@ -311,7 +328,7 @@ func (s *Store) Len() (int, error) {
 			return err
 		}
 		n = total
-		for _, pfx := range []string{pfxConvID, pfxHandoffSID, pfxGen, pfxConvDel, pfxGenCut} {
+		for _, pfx := range []string{pfxConvID, pfxHandoffSID, pfxGen, pfxConvDel, pfxGenCut, pfxStr} {
 			k, err := countPrefix(tx, pfx)
 			if err != nil {
 				return err
@@ -341,6 +358,8 @@ type Snapshot struct {
 	genSeq int
 	// metrics are the aggregates of the data (nil: rebuilt after Restore).
 	metrics map[ProjectRef]*projMetrics
+	// strs is the string table (shared: never appended to in place).
+	strs []string
 }
 
 type kv struct{ k, v string }
@@ -359,6 +378,7 @@ func (s *Store) Snapshot() (*Snapshot, error) {
 			snap.gen = append(snap.gen, ls.clone())
 		}
 		snap.genSeq = s.genSeq
+		snap.strs = slices.Clip(s.tab.load())
 		s.metrics.mu.Lock()
 		snap.metrics = s.metrics.snapshotLocked()
 		s.metrics.mu.Unlock()
@@ -384,10 +404,12 @@ func (s *Store) Restore(snap *Snapshot) error {
 			return err
 		}
 		s.convs.clear() // for memory only: entries validate themselves
-		gen, seq := s.gen, s.genSeq
-		log.fns = append(log.fns, func() { s.gen, s.genSeq = gen, seq })
+		gen, seq, strs := s.gen, s.genSeq, s.tab.load()
+		log.fns = append(log.fns, func() { s.gen, s.genSeq = gen, seq; s.tab.reset(strs) })
 		s.gen, s.genSeq = nil, 0
+		s.tab.reset(nil)
 		if snap != nil {
+			s.tab.reset(snap.strs)
 			for _, p := range snap.kvs {
 				if err := set(tx, p.k, p.v); err != nil {
 					return err

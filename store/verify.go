@@ -118,24 +118,24 @@ func checkFile(path string) error {
 }
 
 // checkRecord checks one record (checkValue, then checkLinks).
-func checkRecord(k, v string, get func(string) (string, bool)) error {
-	if err := checkValue(k, v); err != nil {
+func checkRecord(k, v string, tab []string, get func(string) (string, bool)) error {
+	if err := checkValue(k, v, tab); err != nil {
 		return err
 	}
 	return checkLinks(k, v, get)
 }
 
 // checkValue checks a record on its own: its value decodes by the store's
-// own decoder and agrees with its key. It returns why the record is
-// damaged, or nil.
-func checkValue(k, v string) error {
+// own decoder (with the file's string table tab) and agrees with its key.
+// It returns why the record is damaged, or nil.
+func checkValue(k, v string, tab []string) error {
 	switch {
 	case strings.HasPrefix(k, pfxConvID):
 		if !strings.HasPrefix(v, pfxConv) {
 			return fmt.Errorf("index whose value is not a conversation key (%.40q)", v)
 		}
 	case strings.HasPrefix(k, pfxConv):
-		c, err := decodeConv(v)
+		c, err := decodeConv(k, v, tab)
 		if err != nil {
 			return err
 		}
@@ -169,6 +169,10 @@ func checkValue(k, v string) error {
 	case strings.HasPrefix(k, pfxConvDel):
 		if v != "" {
 			return fmt.Errorf("deletion marker with a value (%.40q)", v)
+		}
+	case strings.HasPrefix(k, pfxStr):
+		if _, ok := strIndexOf(k); !ok {
+			return errors.New("string table key that is not a number")
 		}
 	case strings.HasPrefix(k, pfxDoc):
 		if !json.Valid([]byte(v)) {
@@ -214,6 +218,23 @@ func convIDKeyOf(k string) string {
 	return pfxConvID + parts[0] + "/" + parts[4]
 }
 
+// strTabOf is the string table of a file's records (entries it lacks,
+// or whose key is damaged, are strMissing).
+func strTabOf(recs []kv) []string {
+	var strs []string
+	for _, r := range recs {
+		n, ok := strIndexOf(r.k)
+		if !ok {
+			continue
+		}
+		for len(strs) <= n {
+			strs = append(strs, strMissing)
+		}
+		strs[n] = r.v
+	}
+	return strs
+}
+
 // decodeHandoff decodes a stored handoff state.
 func decodeHandoff(v string) (*HandoffState, error) {
 	h := new(HandoffState)
@@ -244,6 +265,7 @@ func verify(db *buntdb.DB, path string) error {
 	if err != nil {
 		return err
 	}
+	tab := strTabOf(recs)
 	var wg sync.WaitGroup
 	workers := runtime.GOMAXPROCS(0)
 	for w := range workers {
@@ -251,7 +273,7 @@ func verify(db *buntdb.DB, path string) error {
 		go func() {
 			defer wg.Done()
 			for i := w; i < len(recs); i += workers {
-				if err := checkValue(recs[i].k, recs[i].v); err != nil {
+				if err := checkValue(recs[i].k, recs[i].v, tab); err != nil {
 					report(recs[i].k, err)
 				}
 			}

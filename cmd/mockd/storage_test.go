@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -27,16 +28,24 @@ func TestDamagedDataFile(t *testing.T) {
 	if code := s.stop(); code != 0 {
 		t.Fatalf("exit %d: %s", code, s.stderr)
 	}
-	// 64 zero bytes in the middle of the second conversation's record.
+	// Zero bytes in the middle of the second conversation's record (the
+	// value after its key: "/{id}\r\n$<length>\r\n<value>\r\n").
 	data, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	i := bytes.LastIndex(data, []byte(`{"id":"`+damaged+`"`))
+	i := bytes.LastIndex(data, []byte("/"+damaged+"\r\n$"))
 	if i < 0 {
 		t.Fatalf("no record of %s in the file", damaged)
 	}
-	copy(data[i+60:], make([]byte, 64))
+	i += len(damaged) + 4
+	j := bytes.Index(data[i:], []byte("\r\n"))
+	n, err := strconv.Atoi(string(data[i : i+j]))
+	if err != nil || n < 16 {
+		t.Fatalf("no value after the key of %s: %q", damaged, data[i:i+j])
+	}
+	v := data[i+j+2 : i+j+2+n]
+	copy(v[n/2-8:], make([]byte, 8))
 	if err := os.WriteFile(file, data, 0o644); err != nil {
 		t.Fatal(err)
 	}

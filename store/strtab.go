@@ -1,0 +1,185 @@
+package store
+
+// The string table: strings that repeat from conversation record to
+// record (variants, environments, channels, languages, agent responses,
+// intents, keys of free-form objects), held once and referred to by
+// number from the compact records (convbin.go). Each is a record of its
+// own, s/{n} → the string, written in the transaction of the first record
+// that refers to it, so a data file holds its table.
+//
+// A string enters the table the second time the store writes it (a
+// string written once, such as a reply with a caller's order number in
+// it, stays inline), when it is at most strTabMaxLen bytes and the table
+// has fewer than strTabMax strings. Entries are never removed (a table
+// holds few strings); Restore takes the snapshot's table.
+//
+// Writers change the table under the database's write lock; readers load
+// the list (an append-only slice) atomically, inside their transaction.
+
+import (
+	"fmt"
+	"hash/maphash"
+	"strconv"
+	"strings"
+	"sync/atomic"
+
+	"github.com/tidwall/buntdb"
+)
+
+// pfxStr holds the string table: s/{n} → string.
+const pfxStr = "s/"
+
+const (
+	// strTabMax bounds the strings of a table.
+	strTabMax = 1 << 16
+	// strTabMaxLen bounds the length of a string in the table.
+	strTabMaxLen = 256
+	// strSeenMax bounds the strings remembered as written once.
+	strSeenMax = 1 << 14
+)
+
+// strMissing stands for an entry a damaged file lacks; a record that
+// refers to it does not decode.
+const strMissing = "\x00missing"
+
+type strTab struct {
+	strs atomic.Pointer[[]string]
+	// The rest is the writers' (under the write lock).
+	idx     map[string]uint32 // nil: to be built from strs
+	seen    map[uint64]struct{}
+	seed    maphash.Seed
+	pending []uint32 // entered by the running write, not written yet
+}
+
+// load returns the table's strings (read them inside a transaction).
+func (t *strTab) load() []string {
+	if p := t.strs.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// intern returns the number of s in the table, entering it when it is
+// written the second time.
+func (t *strTab) intern(s string) (uint32, bool) {
+	if t.idx == nil {
+		strs := t.load()
+		t.idx = make(map[string]uint32, len(strs))
+		for i, x := range strs {
+			if x != strMissing {
+				t.idx[x] = uint32(i)
+			}
+		}
+	}
+	if n, ok := t.idx[s]; ok {
+		return n, true
+	}
+	strs := t.load()
+	if len(s) > strTabMaxLen || len(strs) >= strTabMax || strings.HasPrefix(s, "\x00") {
+		return 0, false
+	}
+	if t.seen == nil {
+		t.seed = maphash.MakeSeed()
+		t.seen = map[uint64]struct{}{}
+	}
+	h := maphash.String(t.seed, s)
+	if _, ok := t.seen[h]; !ok {
+		if len(t.seen) >= strSeenMax {
+			clear(t.seen)
+		}
+		t.seen[h] = struct{}{}
+		return 0, false
+	}
+	delete(t.seen, h)
+	n := uint32(len(strs))
+	s = strings.Clone(s) // not a view of a record or a request
+	strs = append(strs, s)
+	t.strs.Store(&strs)
+	t.idx[s] = n
+	t.pending = append(t.pending, n)
+	return n, true
+}
+
+// flushLocked writes the strings entered since the last flush, and logs
+// how to take them out again if the write fails.
+func (t *strTab) flushLocked(tx *buntdb.Tx, log *shadowLog) error {
+	if len(t.pending) == 0 {
+		return nil
+	}
+	strs := t.load()
+	first := t.pending[0]
+	t.pending = t.pending[:0]
+	log.fns = append(log.fns, func() {
+		cur := t.load()
+		for _, s := range cur[first:] {
+			delete(t.idx, s)
+		}
+		old := cur[:first:first]
+		t.strs.Store(&old)
+	})
+	for n := int(first); n < len(strs); n++ {
+		if err := set(tx, strKey(n), strs[n]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// discardLocked forgets the strings entered by a write that stores
+// nothing (it failed before flushLocked).
+func (t *strTab) discardLocked() {
+	if len(t.pending) == 0 {
+		return
+	}
+	first := t.pending[0]
+	t.pending = t.pending[:0]
+	cur := t.load()
+	for _, s := range cur[first:] {
+		delete(t.idx, s)
+	}
+	old := cur[:first:first]
+	t.strs.Store(&old)
+}
+
+// reset replaces the table by strs (shared: it is never appended to in
+// place).
+func (t *strTab) reset(strs []string) {
+	strs = strs[:len(strs):len(strs)]
+	t.strs.Store(&strs)
+	t.idx = nil
+	t.pending = t.pending[:0]
+}
+
+func strKey(n int) string { return pfxStr + strconv.Itoa(n) }
+
+// strIndexOf reads the number of a table key.
+func strIndexOf(k string) (int, bool) {
+	n, err := strconv.Atoi(strings.TrimPrefix(k, pfxStr))
+	if err != nil || n < 0 || n >= strTabMax || strKey(n) != k {
+		return 0, false
+	}
+	return n, true
+}
+
+// loadStrTab reads a database's table (entries a damaged file lacks are
+// strMissing).
+func loadStrTab(tx *buntdb.Tx) ([]string, error) {
+	var strs []string
+	var bad error
+	err := scanPrefix(tx, pfxStr, func(k, v string) bool {
+		n, ok := strIndexOf(k)
+		if !ok {
+			bad = fmt.Errorf("string table key %q", k)
+			return false
+		}
+		for len(strs) <= n {
+			strs = append(strs, strMissing)
+		}
+		strs[n] = v
+		return true
+	})
+	if err == nil {
+		err = bad
+	}
+	return strs, err
+}
