@@ -11,8 +11,10 @@ import (
 // Decoded-conversation cache.
 //
 // UpdateConversation and GetConversation would otherwise decode the stored
-// JSON on every call. The cache keeps, per primary key, the raw JSON string
-// last seen and the conversation it decodes to. An entry is used only when
+// record on every call. The cache keeps, per primary key of a record last
+// written by UpdateConversation (a conversation under way: it is likely to
+// be updated again), the raw value last seen and the conversation it
+// decodes to; inserted records are not cached. An entry is used only when
 // the raw value read in the transaction is equal to the entry's (the same
 // string in practice, so the comparison is a pointer check), so the cache
 // can never serve anything the stored record does not say: a stale entry,

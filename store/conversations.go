@@ -70,9 +70,13 @@ func decodeConv(pk, v string, tab []string) (*Conversation, error) {
 }
 
 // writeConv stores c under its primary key and lookup key, removing the
-// previous primary key oldPK if it differs, and caches its decoded form
-// (see convcache.go; c itself is not retained).
-func (s *Store) writeConv(tx *buntdb.Tx, log *shadowLog, c *Conversation, oldPK string, sizeHint int) error {
+// previous primary key oldPK if it differs, and, when cache is set (an
+// update: the conversation is likely to be updated again), caches its
+// decoded form (see convcache.go; c itself is not retained). A new record
+// is not cached: the cache would hold a second copy of every record just
+// written, and decoding a compact record costs about what a cached copy
+// does.
+func (s *Store) writeConv(tx *buntdb.Tx, log *shadowLog, c *Conversation, oldPK string, sizeHint int, cache bool) error {
 	pk := convKey(c)
 	raw, err := encodeRecord(c, pk, &s.tab, sizeHint)
 	if err != nil {
@@ -96,7 +100,11 @@ func (s *Store) writeConv(tx *buntdb.Tx, log *shadowLog, c *Conversation, oldPK 
 	if err := set(tx, pk, raw); err != nil {
 		return err
 	}
-	s.convs.remember(pk, raw, c)
+	if cache {
+		s.convs.remember(pk, raw, c)
+	} else {
+		s.convs.drop(pk)
+	}
 	return nil
 }
 
@@ -115,7 +123,7 @@ func (s *Store) InsertConversation(c *Conversation) error {
 		if ls, _ := s.liveGenLocked(c.Region, c.ID); ok || ls != nil {
 			return ErrExists
 		}
-		if err := s.writeConv(tx, log, c, "", 0); err != nil {
+		if err := s.writeConv(tx, log, c, "", 0, false); err != nil {
 			return err
 		}
 		s.convReplaced(nil, c)
@@ -151,7 +159,7 @@ func (s *Store) PutConversation(c *Conversation) error {
 		if err != nil {
 			return err
 		}
-		if err := s.writeConv(tx, log, c, oldPK, 0); err != nil {
+		if err := s.writeConv(tx, log, c, oldPK, 0, false); err != nil {
 			return err
 		}
 		s.convReplaced(old, c)
@@ -270,7 +278,7 @@ func (s *Store) UpdateConversation(region, id string, fn func(c *Conversation) e
 			return err
 		}
 		out = c
-		if err := s.writeConv(tx, log, c, pk, len(raw)+64); err != nil {
+		if err := s.writeConv(tx, log, c, pk, len(raw)+64, true); err != nil {
 			return err
 		}
 		newEv := convEvents(c, nil)
