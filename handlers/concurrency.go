@@ -199,6 +199,33 @@ type variantKey struct{ id, name string }
 // series when q.byVariant is false, else one per variant seen in the
 // window (sorted by id, then name) with its key.
 func (a *API) concurrencySeries(region, account, project string, q *concQuery, now time.Time) ([]variantKey, [][]int, error) {
+	if q.language == "" && q.phone == "" {
+		// The store's concurrency index answers from the window's
+		// intervals; the filters it does not index read the records.
+		res, ok, err := a.store.ConcurrencySeries(store.ConcurrencyQuery{Region: region, AccountID: account, ProjectID: project,
+			Start: q.start, Intervals: int(q.end.Sub(q.start) / concurrencyStep), Now: now,
+			Environment: q.env, VariantID: q.variantID, VariantName: q.variantName, ByVariant: q.byVariant})
+		if err != nil {
+			return nil, nil, err
+		}
+		if ok {
+			keys, series := make([]variantKey, len(res)), make([][]int, len(res))
+			for i, r := range res {
+				keys[i], series[i] = variantKey{r.VariantID, r.VariantName}, r.Peaks
+			}
+			if !q.byVariant {
+				keys = nil
+			}
+			return keys, series, nil
+		}
+	}
+	return a.concurrencyScan(region, account, project, q, now)
+}
+
+// concurrencyScan computes the series from the records (the filters the
+// store's index does not have: language, phone number, a variant filter
+// that several variants match).
+func (a *API) concurrencyScan(region, account, project string, q *concQuery, now time.Time) ([]variantKey, [][]int, error) {
 	d := &a.concurrency
 	d.mu.Lock()
 	defer d.mu.Unlock()

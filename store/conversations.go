@@ -267,6 +267,7 @@ func (s *Store) UpdateConversation(region, id string, fn func(c *Conversation) e
 		}
 		oldProj = projectOf(c)
 		oldEv := convEvents(c, nil)
+		oldSp := spanOfConv(c)
 		if err := fn(c); err != nil {
 			fnErr = err
 			return err
@@ -282,8 +283,9 @@ func (s *Store) UpdateConversation(region, id string, fn func(c *Conversation) e
 			return err
 		}
 		newEv := convEvents(c, nil)
+		newSp := spanOfConv(c)
 		s.metrics.mu.Lock()
-		if !s.metrics.replaceLocked(oldProj, oldEv, projectOf(c), newEv) {
+		if !s.metrics.replaceLocked(oldProj, oldEv, &oldSp, projectOf(c), newEv, &newSp) {
 			s.metrics.valid = false
 		}
 		s.metrics.mu.Unlock()

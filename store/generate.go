@@ -644,6 +644,23 @@ func (l *genLayer) span(p int) Span {
 	return s
 }
 
+// concSpan is what the concurrency index keeps of the record at p.
+func (l *genLayer) concSpan(p int) concSpan {
+	g := &l.recs[p]
+	sp := l.spec
+	start := l.start(p)
+	inProgress := g.flags&grInProgress != 0
+	var end time.Time
+	if !inProgress {
+		end = start.Add(time.Duration(g.dur))
+	}
+	var vid, vname string
+	if g.vari >= 0 {
+		vid, vname = sp.VariantIDs[g.vari], sp.VariantNames[g.vari]
+	}
+	return spanOf(start, end, inProgress, keyOf(&sp.Environments, int(g.env)), vid, vname)
+}
+
 func pad4(n uint16) string {
 	s := strconv.Itoa(int(n))
 	for len(s) < 4 {

@@ -175,6 +175,11 @@ func (s *Store) Generate(sp *GenSpec, progress func(done, total int)) error {
 	if err != nil {
 		return fmt.Errorf("store: generate: %w", err)
 	}
+	spans := make([]concSpan, len(l.recs))
+	for p := range l.recs {
+		spans[p] = l.concSpan(p)
+	}
+	pm.conc.bulk(spans)
 	raw, err := json.Marshal(&spec)
 	if err != nil {
 		return fmt.Errorf("store: generate: encode: %w", err)

@@ -284,10 +284,12 @@ type projMetrics struct {
 	// conversation (rare: conversations over an hour long, or times
 	// before the start), checked one by one against each window.
 	odd []mevent
+	// conc is the concurrency index (concindex.go).
+	conc *concIndex
 }
 
 func newProjMetrics() *projMetrics {
-	pm := &projMetrics{}
+	pm := &projMetrics{conc: newConcIndex()}
 	for k := range pm.kinds {
 		pm.kinds[k] = series{}
 	}
@@ -300,7 +302,7 @@ func (pm *projMetrics) empty() bool {
 			return false
 		}
 	}
-	return len(pm.odd) == 0
+	return len(pm.odd) == 0 && pm.conc.empty()
 }
 
 func (pm *projMetrics) add(e mevent) {
@@ -338,6 +340,7 @@ func (pm *projMetrics) merge(o *projMetrics) {
 		}
 	}
 	pm.odd = append(pm.odd, o.odd...)
+	pm.conc.merge(o.conc)
 }
 
 // metrics are the store's aggregates (see the top of this file).
@@ -362,27 +365,34 @@ func (m *metrics) projLocked(ref ProjectRef) *projMetrics {
 }
 
 // replaceLocked moves the aggregates from the old version of a
-// conversation to the new one (either may be nil). It reports false when
-// an old event was missing, i.e. the aggregates had drifted from the data.
-func (m *metrics) replaceLocked(oldRef ProjectRef, oldEv []mevent, newRef ProjectRef, newEv []mevent) bool {
+// conversation to the new one (either may be nil: events none, span nil).
+// It reports false when an old event was missing, i.e. the aggregates had
+// drifted from the data.
+func (m *metrics) replaceLocked(oldRef ProjectRef, oldEv []mevent, oldSp *concSpan, newRef ProjectRef, newEv []mevent, newSp *concSpan) bool {
 	if !m.valid {
 		return true // a rebuild will read the data
 	}
 	ok := true
 	if oldRef != newRef {
-		if len(oldEv) > 0 {
+		if len(oldEv) > 0 || oldSp != nil {
 			pm := m.projLocked(oldRef)
 			for _, e := range oldEv {
 				ok = pm.remove(e) && ok
+			}
+			if oldSp != nil {
+				ok = pm.conc.change(oldSp, -1) && ok
 			}
 			if pm.empty() {
 				delete(m.projects, oldRef)
 			}
 		}
-		if len(newEv) > 0 {
+		if len(newEv) > 0 || newSp != nil {
 			pm := m.projLocked(newRef)
 			for _, e := range newEv {
 				pm.add(e)
+			}
+			if newSp != nil {
+				pm.conc.change(newSp, 1)
 			}
 		}
 		return ok
@@ -404,6 +414,14 @@ func (m *metrics) replaceLocked(oldRef ProjectRef, oldEv []mevent, newRef Projec
 			j++
 		}
 	}
+	if oldSp == nil || newSp == nil || *oldSp != *newSp {
+		if oldSp != nil {
+			ok = pm.conc.change(oldSp, -1) && ok
+		}
+		if newSp != nil {
+			pm.conc.change(newSp, 1)
+		}
+	}
 	if pm.empty() {
 		delete(m.projects, newRef)
 	}
@@ -415,17 +433,22 @@ func (m *metrics) replaceLocked(oldRef ProjectRef, oldEv []mevent, newRef Projec
 // drift (which a bug would cause) marks the aggregates for a rebuild.
 func (s *Store) convReplaced(old, c *Conversation) {
 	var oldRef, newRef ProjectRef
+	var oldSp, newSp *concSpan
 	if old != nil {
 		oldRef = projectOf(old)
+		sp := spanOfConv(old)
+		oldSp = &sp
 	}
 	if c != nil {
 		newRef = projectOf(c)
+		sp := spanOfConv(c)
+		newSp = &sp
 	}
 	oldEv := convEvents(old, nil)
 	newEv := convEvents(c, nil)
 	s.metrics.mu.Lock()
 	defer s.metrics.mu.Unlock()
-	if !s.metrics.replaceLocked(oldRef, oldEv, newRef, newEv) {
+	if !s.metrics.replaceLocked(oldRef, oldEv, oldSp, newRef, newEv, newSp) {
 		s.metrics.valid = false
 	}
 }
@@ -462,6 +485,7 @@ func (s *Store) ensureMetrics() error {
 			return nil
 		}
 		projects := map[ProjectRef]*projMetrics{}
+		spans := map[ProjectRef][]concSpan{}
 		var buf []mevent
 		var decErr error
 		for _, ls := range s.gen {
@@ -481,6 +505,7 @@ func (s *Store) ensureMetrics() error {
 				for _, e := range buf {
 					pm.add(e)
 				}
+				spans[ls.ref] = append(spans[ls.ref], ls.concSpan(p))
 			}
 		}
 		tab := s.tab.load()
@@ -500,6 +525,7 @@ func (s *Store) ensureMetrics() error {
 			for _, e := range buf {
 				pm.add(e)
 			}
+			spans[ref] = append(spans[ref], spanOfConv(c))
 			return true
 		})
 		if err == nil {
@@ -507,6 +533,9 @@ func (s *Store) ensureMetrics() error {
 		}
 		if err != nil {
 			return err
+		}
+		for ref, sp := range spans {
+			projects[ref].conc.bulk(sp)
 		}
 		s.metrics.projects, s.metrics.valid = projects, true
 		return nil
@@ -522,6 +551,9 @@ func (m *metrics) snapshotLocked() map[ProjectRef]*projMetrics {
 		return nil
 	}
 	for _, pm := range m.projects {
+		for _, cs := range pm.conc.series {
+			cs.prepare()
+		}
 		for k, s := range pm.kinds {
 			for _, b := range s {
 				b.sort()
@@ -540,7 +572,7 @@ func (m *metrics) snapshotLocked() map[ProjectRef]*projMetrics {
 func copyProjects(src map[ProjectRef]*projMetrics) map[ProjectRef]*projMetrics {
 	out := make(map[ProjectRef]*projMetrics, len(src))
 	for ref, pm := range src {
-		cp := &projMetrics{odd: slices.Clone(pm.odd)}
+		cp := &projMetrics{odd: slices.Clone(pm.odd), conc: pm.conc.clone()}
 		for k, s := range pm.kinds {
 			cs := make(series, len(s))
 			for m, b := range s {

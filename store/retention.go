@@ -169,8 +169,9 @@ func (s *Store) DropConversationsBefore(cut time.Time) (int, error) {
 				if buf, err = ls.events(p, buf[:0]); err != nil {
 					return err
 				}
+				sp := ls.concSpan(p)
 				s.metrics.mu.Lock()
-				if !s.metrics.replaceLocked(ls.ref, buf, ls.ref, nil) {
+				if !s.metrics.replaceLocked(ls.ref, buf, &sp, ls.ref, nil, nil) {
 					s.metrics.valid = false
 				}
 				s.metrics.mu.Unlock()

@@ -1,0 +1,489 @@
+package store
+
+// The concurrency index: per project, the conversations' spans in
+// 5-minute intervals, for the concurrency series (docs/api.md#concurrency),
+// so that a week's series costs its 2,016 intervals instead of a read of
+// every conversation of the week.
+//
+// A conversation's span is [started_at, ended_at) (an instantaneous one
+// lasts 1ns); one in progress, or recorded without an end, is open: its
+// span depends on the time of the query (openSpan). The series of a
+// window is, per interval [lo, hi), the largest number of spans holding
+// an instant of it.
+//
+// The index keeps two kinds of series per project: one per environment
+// (every variant) and one per (environment, variant id, variant name).
+// Each holds its finished spans as events in 5-minute buckets: the
+// bucket's start and end times, sorted, and, computed on demand, the
+// bucket's net change (starts - ends) and its peak relative to the count
+// before the bucket (rel); a running sum of the nets gives the count at
+// any bucket's start. The open spans are kept as their starts in the
+// variant's series (few: the conversations under way). A query sums the
+// buckets' nets across the window and takes count + rel as each
+// interval's peak; an interval where an open span starts or ends inside
+// is swept exactly from its events.
+//
+// The index is part of the metric aggregates (metrics.go): every
+// conversation write updates it in its transaction (the old span out,
+// the new one in), generated records enter with their layer and leave by
+// retention, snapshots copy it and a store opened on a file rebuilds it.
+// Times are Unix nanoseconds, as the series has always read them.
+
+import (
+	"cmp"
+	"slices"
+	"time"
+)
+
+// concStep is the length of an interval.
+const concStep = int64(5 * time.Minute)
+
+// concSpan is what the index keeps of a conversation.
+type concSpan struct {
+	start, end int64 // end: exclusive, > start; unused when open
+	open       bool
+	inProgress bool
+	env        string
+	vid, vname string
+}
+
+func spanOfConv(c *Conversation) concSpan {
+	return spanOf(c.StartedAt, c.EndedAt, c.InProgress, c.Environment, c.VariantID, c.VariantName)
+}
+
+func spanOf(start, end time.Time, inProgress bool, env, vid, vname string) concSpan {
+	s := concSpan{start: start.UnixNano(), inProgress: inProgress, env: env, vid: vid, vname: vname}
+	if inProgress || end.IsZero() {
+		s.open = true
+		return s
+	}
+	s.end = end.UnixNano()
+	if s.end <= s.start {
+		s.end = s.start + 1
+	}
+	return s
+}
+
+// concKey names a series: an environment (every variant, all false) or an
+// environment and variant.
+type concKey struct {
+	env, vid, vname string
+	variant         bool
+}
+
+// concIndex is a project's index.
+type concIndex struct {
+	series map[concKey]*concSeries
+}
+
+func newConcIndex() *concIndex { return &concIndex{series: map[concKey]*concSeries{}} }
+
+func (x *concIndex) empty() bool { return len(x.series) == 0 }
+
+// concSeries holds the spans of one series.
+type concSeries struct {
+	bks   []concBucket // by n
+	cumOK int          // bks[:cumOK] have their cum
+	// opens are the starts of the open spans (variant series only), by
+	// kind: in progress, or recorded without an end.
+	opens, ended []int64
+}
+
+type concBucket struct {
+	n            int64   // the bucket's number: floor(time / concStep)
+	starts, ends []int64 // sorted
+	net, rel     int32
+	relOK        bool
+	cum          int64 // the nets of the buckets up to this one
+}
+
+func (cs *concSeries) empty() bool {
+	return len(cs.bks) == 0 && len(cs.opens) == 0 && len(cs.ended) == 0
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b < 0 {
+		q--
+	}
+	return q
+}
+
+// bucket returns the index of bucket n, creating it when create is set
+// (-1: absent).
+func (cs *concSeries) bucket(n int64, create bool) int {
+	i, ok := slices.BinarySearchFunc(cs.bks, n, func(b concBucket, n int64) int { return cmp.Compare(b.n, n) })
+	if ok {
+		return i
+	}
+	if !create {
+		return -1
+	}
+	cs.bks = slices.Insert(cs.bks, i, concBucket{n: n, relOK: true})
+	cs.cumOK = min(cs.cumOK, i)
+	return i
+}
+
+func insertSorted(s []int64, v int64) []int64 {
+	i, _ := slices.BinarySearch(s, v)
+	return slices.Insert(s, i, v)
+}
+
+func removeSorted(s []int64, v int64) ([]int64, bool) {
+	i, ok := slices.BinarySearch(s, v)
+	if !ok {
+		return s, false
+	}
+	return slices.Delete(s, i, i+1), true
+}
+
+// event adds (d=+1) or removes (d=-1) a start or an end at t.
+func (cs *concSeries) event(t int64, isStart bool, d int) bool {
+	i := cs.bucket(floorDiv(t, concStep), d > 0)
+	if i < 0 {
+		return false
+	}
+	b := &cs.bks[i]
+	ok := true
+	list := &b.ends
+	if isStart {
+		list = &b.starts
+	}
+	if d > 0 {
+		*list = insertSorted(*list, t)
+	} else {
+		*list, ok = removeSorted(*list, t)
+	}
+	if !ok {
+		return false
+	}
+	if isStart {
+		b.net += int32(d)
+	} else {
+		b.net -= int32(d)
+	}
+	b.relOK = false
+	cs.cumOK = min(cs.cumOK, i)
+	if len(b.starts) == 0 && len(b.ends) == 0 {
+		cs.bks = slices.Delete(cs.bks, i, i+1)
+	}
+	return true
+}
+
+// change adds (d=+1) or removes (d=-1) a span; false when a span to
+// remove was not there (the index drifted from the data).
+func (x *concIndex) change(sp *concSpan, d int) bool {
+	ok := true
+	for _, k := range [2]concKey{{env: sp.env}, {env: sp.env, vid: sp.vid, vname: sp.vname, variant: true}} {
+		cs := x.series[k]
+		if cs == nil {
+			if d < 0 {
+				ok = false
+				continue
+			}
+			cs = &concSeries{}
+			x.series[k] = cs
+		}
+		switch {
+		case !sp.open:
+			ok = cs.event(sp.start, true, d) && ok
+			ok = cs.event(sp.end, false, d) && ok
+		case !k.variant: // opens are kept by variant only
+		case d > 0 && sp.inProgress:
+			cs.opens = insertSorted(cs.opens, sp.start)
+		case d > 0:
+			cs.ended = insertSorted(cs.ended, sp.start)
+		case sp.inProgress:
+			var found bool
+			cs.opens, found = removeSorted(cs.opens, sp.start)
+			ok = found && ok
+		default:
+			var found bool
+			cs.ended, found = removeSorted(cs.ended, sp.start)
+			ok = found && ok
+		}
+		if cs.empty() {
+			delete(x.series, k)
+		}
+	}
+	return ok
+}
+
+// merge adds the spans of o (which it may take over).
+func (x *concIndex) merge(o *concIndex) {
+	for k, os := range o.series {
+		cs := x.series[k]
+		if cs == nil {
+			x.series[k] = os
+			continue
+		}
+		for _, ob := range os.bks {
+			i := cs.bucket(ob.n, true)
+			b := &cs.bks[i]
+			b.starts = append(b.starts, ob.starts...)
+			b.ends = append(b.ends, ob.ends...)
+			slices.Sort(b.starts)
+			slices.Sort(b.ends)
+			b.net += ob.net
+			b.relOK = false
+			cs.cumOK = min(cs.cumOK, i)
+		}
+		cs.opens = append(cs.opens, os.opens...)
+		cs.ended = append(cs.ended, os.ended...)
+		slices.Sort(cs.opens)
+		slices.Sort(cs.ended)
+	}
+}
+
+// clone returns a copy sharing no mutable memory with x.
+func (x *concIndex) clone() *concIndex {
+	c := &concIndex{series: make(map[concKey]*concSeries, len(x.series))}
+	for k, cs := range x.series {
+		n := &concSeries{bks: slices.Clone(cs.bks), cumOK: cs.cumOK, opens: slices.Clone(cs.opens), ended: slices.Clone(cs.ended)}
+		for i := range n.bks {
+			n.bks[i].starts = slices.Clone(n.bks[i].starts)
+			n.bks[i].ends = slices.Clone(n.bks[i].ends)
+		}
+		c.series[k] = n
+	}
+	return c
+}
+
+// prepare computes every bucket's rel and cum (so that a snapshot's copy
+// is ready for queries).
+func (cs *concSeries) prepare() {
+	for i := range cs.bks {
+		cs.bks[i].relative()
+	}
+	cs.cumUpTo(len(cs.bks) - 1)
+}
+
+// relative computes the bucket's peak relative to the count before it.
+func (b *concBucket) relative() int32 {
+	if b.relOK {
+		return b.rel
+	}
+	lo := b.n * concStep
+	best := int32(0)
+	if (len(b.starts) > 0 && b.starts[0] == lo) || (len(b.ends) > 0 && b.ends[0] == lo) {
+		best = -1 << 30 // the count at lo includes the events at lo
+	}
+	var cur int32
+	i, j := 0, 0
+	for i < len(b.starts) || j < len(b.ends) {
+		t := int64(1<<63 - 1)
+		if i < len(b.starts) {
+			t = b.starts[i]
+		}
+		if j < len(b.ends) && b.ends[j] < t {
+			t = b.ends[j]
+		}
+		for i < len(b.starts) && b.starts[i] == t {
+			cur++
+			i++
+		}
+		for j < len(b.ends) && b.ends[j] == t {
+			cur--
+			j++
+		}
+		best = max(best, cur)
+	}
+	b.rel, b.relOK = best, true
+	return best
+}
+
+// cumUpTo makes the running sums valid up to bucket i.
+func (cs *concSeries) cumUpTo(i int) {
+	for ; cs.cumOK <= i; cs.cumOK++ {
+		var prev int64
+		if cs.cumOK > 0 {
+			prev = cs.bks[cs.cumOK-1].cum
+		}
+		cs.bks[cs.cumOK].cum = prev + int64(cs.bks[cs.cumOK].net)
+	}
+}
+
+// concEvent is an open span's start (+1) or end (-1) in a window.
+type concEvent struct {
+	t int64
+	d int32
+}
+
+// openEvents returns the count of open spans (of the series given) at
+// the instant before ws, and their starts and ends in [ws, we), sorted.
+func openEvents(series []*concSeries, ws, we, now int64) (int64, []concEvent) {
+	var before int64
+	var evs []concEvent
+	add := func(s, e int64) {
+		if e <= ws {
+			return
+		}
+		if s < ws {
+			before++
+		} else {
+			evs = append(evs, concEvent{s, 1})
+		}
+		if e < we {
+			evs = append(evs, concEvent{e, -1})
+		}
+	}
+	for _, cs := range series {
+		for k, starts := range [2][]int64{cs.opens, cs.ended} {
+			inProgress := k == 0
+			for _, s := range starts {
+				if s >= we {
+					break
+				}
+				// As the series has always read an open span: up to now; one
+				// that starts at now lasts 1ns; one in progress that starts
+				// after now does not count yet, one recorded without an end
+				// lasts 1ns.
+				switch {
+				case now > s:
+					add(s, now)
+				case inProgress && now < s:
+				default:
+					add(s, s+1)
+				}
+			}
+		}
+	}
+	slices.SortFunc(evs, func(a, b concEvent) int { return cmp.Compare(a.t, b.t) })
+	return before, evs
+}
+
+// peaks computes the series of the window [ws, ws+n*concStep) at now:
+// cs holds the finished spans, opens the series whose open spans count.
+func (cs *concSeries) peaks(ws int64, n int, now int64, opens []*concSeries) []int {
+	out := make([]int, n)
+	we := ws + int64(n)*concStep
+	b0 := floorDiv(ws, concStep)
+	var fin int64
+	i := 0
+	if cs != nil {
+		i, _ = slices.BinarySearchFunc(cs.bks, b0, func(b concBucket, n int64) int { return cmp.Compare(b.n, n) })
+		if i > 0 {
+			cs.cumUpTo(i - 1)
+			fin = cs.bks[i-1].cum
+		}
+	}
+	open, evs := openEvents(opens, ws, we, now)
+	e := 0
+	var merged []concEvent
+	for k := range n {
+		lo := ws + int64(k)*concStep
+		hi := lo + concStep
+		var b *concBucket
+		if cs != nil && i < len(cs.bks) && cs.bks[i].n == b0+int64(k) {
+			b = &cs.bks[i]
+			i++
+		}
+		// The open spans' events in [lo, hi): at lo only, the count is
+		// constant over the interval.
+		e0 := e
+		var atLo int64
+		inside := false
+		for ; e < len(evs) && evs[e].t < hi; e++ {
+			if evs[e].t == lo {
+				atLo += int64(evs[e].d)
+			} else {
+				inside = true
+			}
+		}
+		switch {
+		case !inside && b == nil:
+			out[k] = int(fin + open + atLo)
+		case !inside:
+			out[k] = int(fin + int64(b.relative()) + open + atLo)
+		default:
+			merged = merged[:0]
+			merged = append(merged, evs[e0:e]...)
+			if b != nil {
+				for _, t := range b.starts {
+					merged = append(merged, concEvent{t, 1})
+				}
+				for _, t := range b.ends {
+					merged = append(merged, concEvent{t, -1})
+				}
+			}
+			slices.SortFunc(merged, func(a, b concEvent) int { return cmp.Compare(a.t, b.t) })
+			cur := fin + open
+			best := cur
+			if len(merged) > 0 && merged[0].t == lo {
+				best = -1 << 62
+			}
+			for m := 0; m < len(merged); {
+				t := merged[m].t
+				for ; m < len(merged) && merged[m].t == t; m++ {
+					cur += int64(merged[m].d)
+				}
+				best = max(best, cur)
+			}
+			out[k] = int(best)
+		}
+		if b != nil {
+			fin += int64(b.net)
+		}
+		for _, ev := range evs[e0:e] {
+			open += int64(ev.d)
+		}
+	}
+	return out
+}
+
+// bulk adds spans in any order: events are appended and each bucket
+// sorted once at the end (the generated records of a layer, a rebuild).
+func (x *concIndex) bulk(spans []concSpan) {
+	touched := map[*concSeries]bool{}
+	for i := range spans {
+		sp := &spans[i]
+		for _, k := range [2]concKey{{env: sp.env}, {env: sp.env, vid: sp.vid, vname: sp.vname, variant: true}} {
+			cs := x.series[k]
+			if cs == nil {
+				cs = &concSeries{}
+				x.series[k] = cs
+			}
+			touched[cs] = true
+			switch {
+			case !sp.open:
+				cs.appendEvent(sp.start, true)
+				cs.appendEvent(sp.end, false)
+			case !k.variant:
+			case sp.inProgress:
+				cs.opens = append(cs.opens, sp.start)
+			default:
+				cs.ended = append(cs.ended, sp.start)
+			}
+		}
+	}
+	for cs := range touched {
+		for i := range cs.bks {
+			b := &cs.bks[i]
+			slices.Sort(b.starts)
+			slices.Sort(b.ends)
+			b.relOK = false
+		}
+		slices.Sort(cs.opens)
+		slices.Sort(cs.ended)
+		cs.cumOK = 0
+	}
+}
+
+// appendEvent adds an event without keeping its bucket sorted (bulk).
+func (cs *concSeries) appendEvent(t int64, isStart bool) {
+	n := floorDiv(t, concStep)
+	var i int
+	if k := len(cs.bks); k > 0 && cs.bks[k-1].n == n {
+		i = k - 1
+	} else {
+		i = cs.bucket(n, true)
+	}
+	b := &cs.bks[i]
+	if isStart {
+		b.starts = append(b.starts, t)
+		b.net++
+	} else {
+		b.ends = append(b.ends, t)
+		b.net--
+	}
+}
