@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -163,15 +164,51 @@ func (a *API) handleConcurrencyGet(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	out := concurrencyResponse{AccountID: accountRef(p.Account.ID), ProjectID: projectRef(p.Project.ID),
-		Intervals: []concurrencyInterval{}}
 	n := int(q.end.Sub(q.start) / concurrencyStep)
+	account, project := accountRef(p.Account.ID), projectRef(p.Project.ID)
+	// The answer in one pass (encoding/json's bytes, handlers/jsonw.go):
+	// a week is 2,016 intervals.
+	answerJSON(c, http.StatusOK, func(b []byte) ([]byte, bool) {
+		b = append(b, `{"account_id":`...)
+		b = appendJSONString(b, account)
+		b = append(b, `,"project_id":`...)
+		b = appendJSONString(b, project)
+		b = append(b, `,"intervals":[`...)
+		first := true
+		for t := range n {
+			at := q.start.Add(time.Duration(t) * concurrencyStep)
+			for g := range series {
+				if !first {
+					b = append(b, ',')
+				}
+				first = false
+				b = append(b, `{"time":"`...)
+				b = at.AppendFormat(b, time.RFC3339)
+				b = append(b, `","max_concurrent_conversations":`...)
+				b = strconv.AppendInt(b, int64(series[g][t]), 10)
+				if q.byVariant {
+					b = append(b, `,"variant_id":`...)
+					b = appendJSONString(b, groups[g].id)
+					b = append(b, `,"variant_name":`...)
+					b = appendJSONString(b, groups[g].name)
+				}
+				b = append(b, '}')
+			}
+		}
+		return append(b, "]}"...), true
+	}, func() any { return concurrencyAnswer(account, project, q, n, groups, series) })
+	return nil
+}
+
+// concurrencyAnswer is the answer as a value (what answerJSON's writer
+// writes).
+func concurrencyAnswer(account, project string, q *concQuery, n int, groups []variantKey, series [][]int) concurrencyResponse {
+	out := concurrencyResponse{AccountID: account, ProjectID: project, Intervals: []concurrencyInterval{}}
 	if !q.byVariant {
 		for t := range n {
 			out.Intervals = append(out.Intervals, concurrencyInterval{Time: concTime(q.start, t), Max: series[0][t]})
 		}
-		c.JSON(http.StatusOK, out)
-		return nil
+		return out
 	}
 	// slice_by=variant: one series per variant seen in the window, merged
 	// in ascending time order (docs/api.md#concurrency), variants by id
@@ -184,8 +221,7 @@ func (a *API) handleConcurrencyGet(c *gin.Context) error {
 				Max: series[g][t], VariantID: &v.id, VariantName: &v.name})
 		}
 	}
-	c.JSON(http.StatusOK, out)
-	return nil
+	return out
 }
 
 func concTime(start time.Time, i int) string {

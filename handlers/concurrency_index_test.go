@@ -1,12 +1,15 @@
 package handlers
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"net/http/httptest"
 	"testing"
 	"time"
 
+	"github.com/gin-gonic/gin"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentplatform/mockplatform/store"
@@ -123,6 +126,46 @@ func TestConcurrencyIndexMatchesScan(t *testing.T) {
 			if d := cmp.Diff(ws, gs); d != "" {
 				t.Fatalf("op %d, query %+v now %s: series differ (-scan +index):\n%s", op, q, now, d)
 			}
+		}
+	}
+}
+
+// TestConcurrencyAnswerBytes: the answer written in one pass is
+// encoding/json's encoding of the answer's value, also for variant names
+// that need escapes.
+func TestConcurrencyAnswerBytes(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, dataScenario)
+	for i, name := range []string{"<b>&amp;</b>", "bad \xff utf8", "\u2028 \"q\" \\", ""} {
+		h.putSpan(fmt.Sprint("N", i), concBase.Add(time.Duration(i)*time.Minute), time.Hour, func(c *store.Conversation) {
+			c.VariantID, c.VariantName = fmt.Sprint("V", i%2), name
+		})
+	}
+	for _, query := range []string{
+		"start_time=2026-02-10T08:00:00Z&end_time=2026-02-10T11:00:00Z",
+		"start_time=2026-02-10T08:00:00Z&end_time=2026-02-10T11:00:00Z&slice_by=variant",
+		"start_time=2026-02-10T08:00:00Z&end_time=2026-02-10T11:00:00Z&slice_by=variant&client_env=sandbox",
+		"start_time=2026-02-10T08:00:00Z&end_time=2026-02-10T11:00:00Z&variant_id=V1",
+	} {
+		resp := h.concurrency(query)
+		mustStatus(t, resp, 200)
+		req := httptest.NewRequest("GET", "/?"+query, nil)
+		c, _ := gin.CreateTestContext(httptest.NewRecorder())
+		c.Request = req
+		q, err := parseConcQuery(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		groups, series, err := h.api.concurrencySeries("us", "1001", "2001", q, h.clock.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := json.Marshal(concurrencyAnswer("ACCOUNT-1001", "PROJECT-2001", q, int(q.end.Sub(q.start)/concurrencyStep), groups, series))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(resp.Body) != string(want) {
+			t.Errorf("%s:\n got %s\nwant %s", query, resp.Body, want)
 		}
 	}
 }

@@ -276,3 +276,72 @@ func BenchmarkOpenDataFile(b *testing.B) {
 		}
 	})
 }
+
+// chatRecord is a conversation as a chat create writes it (the greeting,
+// the built-in state, one integration attribute).
+func chatRecord(i int) *Conversation {
+	start := base.Add(time.Duration(i) * time.Millisecond)
+	id := fmt.Sprintf("CONV-%010d", 1_000_000_000+i)
+	ia := map[string]any{"customer_id": "42"}
+	return &Conversation{ID: id, Region: "us", AccountID: "1001", ProjectID: "2001",
+		VariantID: "VARIANT-0000DEF0", VariantName: "Default", Environment: "live", Channel: "CHAT",
+		StartedAt: start, InProgress: true, IntegrationAttributes: ia, Metrics: map[string]any{},
+		State: map[string]any{"conversation_id": id, "channel": "CHAT", "client_env": "live",
+			"variant_id": "VARIANT-0000DEF0", "integration_attributes": map[string]any{"customer_id": "42"}},
+		Turns: []Turn{{AgentResponse: "Hi, how can I help you today?", UserInputAt: start, AgentResponseAt: start,
+			Intents: []string{}, Entities: map[string]string{}}}}
+}
+
+// BenchmarkStoredRecordHeap inserts records as a chat create writes them
+// and reports the heap they hold (after a collection) per record: the
+// store's share of the RSS per record added over HTTP
+// (docs/performance.md).
+func BenchmarkStoredRecordHeap(b *testing.B) {
+	const n = 50_000
+	heap := func() uint64 {
+		runtime.GC()
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		return ms.HeapAlloc
+	}
+	for b.Loop() {
+		s := openBench(b)
+		for i := range 1000 { // the string table and the aggregates' first buckets
+			if err := s.InsertConversation(chatRecord(n + i)); err != nil {
+				b.Fatal(err)
+			}
+		}
+		before := heap()
+		for i := range n {
+			if err := s.InsertConversation(chatRecord(i)); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(heap()-before)/n, "heap-B/record")
+		runtime.KeepAlive(s)
+	}
+}
+
+// BenchmarkConcurrencySeriesWeek is the concurrency series of a week
+// (2,016 intervals) over 100k generated records of that week.
+func BenchmarkConcurrencySeriesWeek(b *testing.B) {
+	s := openBench(b)
+	if err := s.Generate(testSpec(100_000), nil); err != nil {
+		b.Fatal(err)
+	}
+	q := ConcurrencyQuery{Region: "us", AccountID: "1001", ProjectID: "2001",
+		Start: time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC), Intervals: 2016,
+		Now: time.Date(2026, 2, 7, 23, 0, 0, 0, time.UTC), Environment: "live"}
+	for _, byVariant := range []bool{false, true} {
+		q.ByVariant = byVariant
+		b.Run(fmt.Sprint("by-variant=", byVariant), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, ok, err := s.ConcurrencySeries(q); err != nil || !ok {
+					b.Fatal(ok, err)
+				}
+			}
+		})
+	}
+}

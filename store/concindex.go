@@ -31,6 +31,7 @@ package store
 
 import (
 	"cmp"
+	"iter"
 	"slices"
 	"time"
 )
@@ -303,17 +304,56 @@ func (cs *concSeries) cumUpTo(i int) {
 	}
 }
 
-// concEvent is an open span's start (+1) or end (-1) in a window.
-type concEvent struct {
-	t int64
-	d int32
+// sweepBucket is the peak of an interval [lo, lo+concStep) from the count
+// before it, its bucket's events (b may be nil) and the open spans'
+// starts and ends in it (sorted): a merge of the four, all events at a
+// time applied before the count is taken.
+func sweepBucket(b *concBucket, ostarts, oends []int64, lo, cur int64) int64 {
+	var starts, ends []int64
+	if b != nil {
+		starts, ends = b.starts, b.ends
+	}
+	best := cur
+	first := true
+	i, j, p, q := 0, 0, 0, 0
+	for i < len(starts) || j < len(ends) || p < len(ostarts) || q < len(oends) {
+		t := int64(1<<63 - 1)
+		if i < len(starts) {
+			t = starts[i]
+		}
+		if j < len(ends) && ends[j] < t {
+			t = ends[j]
+		}
+		if p < len(ostarts) && ostarts[p] < t {
+			t = ostarts[p]
+		}
+		if q < len(oends) && oends[q] < t {
+			t = oends[q]
+		}
+		for ; i < len(starts) && starts[i] == t; i++ {
+			cur++
+		}
+		for ; p < len(ostarts) && ostarts[p] == t; p++ {
+			cur++
+		}
+		for ; j < len(ends) && ends[j] == t; j++ {
+			cur--
+		}
+		for ; q < len(oends) && oends[q] == t; q++ {
+			cur--
+		}
+		if first && t == lo {
+			best = cur // the count at lo includes the events at lo
+		}
+		first = false
+		best = max(best, cur)
+	}
+	return best
 }
 
 // openEvents returns the count of open spans (of the series given) at
 // the instant before ws, and their starts and ends in [ws, we), sorted.
-func openEvents(series []*concSeries, ws, we, now int64) (int64, []concEvent) {
-	var before int64
-	var evs []concEvent
+func openEvents(series []*concSeries, ws, we, now int64) (before int64, starts, ends []int64) {
 	add := func(s, e int64) {
 		if e <= ws {
 			return
@@ -321,16 +361,16 @@ func openEvents(series []*concSeries, ws, we, now int64) (int64, []concEvent) {
 		if s < ws {
 			before++
 		} else {
-			evs = append(evs, concEvent{s, 1})
+			starts = append(starts, s)
 		}
 		if e < we {
-			evs = append(evs, concEvent{e, -1})
+			ends = append(ends, e)
 		}
 	}
 	for _, cs := range series {
-		for k, starts := range [2][]int64{cs.opens, cs.ended} {
+		for k, list := range [2][]int64{cs.opens, cs.ended} {
 			inProgress := k == 0
-			for _, s := range starts {
+			for _, s := range list {
 				if s >= we {
 					break
 				}
@@ -348,8 +388,9 @@ func openEvents(series []*concSeries, ws, we, now int64) (int64, []concEvent) {
 			}
 		}
 	}
-	slices.SortFunc(evs, func(a, b concEvent) int { return cmp.Compare(a.t, b.t) })
-	return before, evs
+	slices.Sort(starts)
+	slices.Sort(ends)
+	return before, starts, ends
 }
 
 // peaks computes the series of the window [ws, ws+n*concStep) at now:
@@ -367,9 +408,8 @@ func (cs *concSeries) peaks(ws int64, n int, now int64, opens []*concSeries) []i
 			fin = cs.bks[i-1].cum
 		}
 	}
-	open, evs := openEvents(opens, ws, we, now)
-	e := 0
-	var merged []concEvent
+	open, ostarts, oends := openEvents(opens, ws, we, now)
+	p, q := 0, 0
 	for k := range n {
 		lo := ws + int64(k)*concStep
 		hi := lo + concStep
@@ -378,14 +418,21 @@ func (cs *concSeries) peaks(ws int64, n int, now int64, opens []*concSeries) []i
 			b = &cs.bks[i]
 			i++
 		}
-		// The open spans' events in [lo, hi): at lo only, the count is
-		// constant over the interval.
-		e0 := e
+		// The open spans' starts and ends in [lo, hi): at lo only, the
+		// count is constant over the interval.
+		p0, q0 := p, q
 		var atLo int64
 		inside := false
-		for ; e < len(evs) && evs[e].t < hi; e++ {
-			if evs[e].t == lo {
-				atLo += int64(evs[e].d)
+		for ; p < len(ostarts) && ostarts[p] < hi; p++ {
+			if ostarts[p] == lo {
+				atLo++
+			} else {
+				inside = true
+			}
+		}
+		for ; q < len(oends) && oends[q] < hi; q++ {
+			if oends[q] == lo {
+				atLo--
 			} else {
 				inside = true
 			}
@@ -396,47 +443,23 @@ func (cs *concSeries) peaks(ws int64, n int, now int64, opens []*concSeries) []i
 		case !inside:
 			out[k] = int(fin + int64(b.relative()) + open + atLo)
 		default:
-			merged = merged[:0]
-			merged = append(merged, evs[e0:e]...)
-			if b != nil {
-				for _, t := range b.starts {
-					merged = append(merged, concEvent{t, 1})
-				}
-				for _, t := range b.ends {
-					merged = append(merged, concEvent{t, -1})
-				}
-			}
-			slices.SortFunc(merged, func(a, b concEvent) int { return cmp.Compare(a.t, b.t) })
-			cur := fin + open
-			best := cur
-			if len(merged) > 0 && merged[0].t == lo {
-				best = -1 << 62
-			}
-			for m := 0; m < len(merged); {
-				t := merged[m].t
-				for ; m < len(merged) && merged[m].t == t; m++ {
-					cur += int64(merged[m].d)
-				}
-				best = max(best, cur)
-			}
-			out[k] = int(best)
+			out[k] = int(sweepBucket(b, ostarts[p0:p], oends[q0:q], lo, fin+open))
 		}
 		if b != nil {
 			fin += int64(b.net)
 		}
-		for _, ev := range evs[e0:e] {
-			open += int64(ev.d)
-		}
+		open += int64(p-p0) - int64(q-q0)
 	}
 	return out
 }
 
 // bulk adds spans in any order: events are appended and each bucket
-// sorted once at the end (the generated records of a layer, a rebuild).
-func (x *concIndex) bulk(spans []concSpan) {
+// sorted (and trimmed) once at the end (the generated records of a layer,
+// a rebuild).
+func (x *concIndex) bulk(spans iter.Seq[concSpan]) {
 	touched := map[*concSeries]bool{}
-	for i := range spans {
-		sp := &spans[i]
+	for span := range spans {
+		sp := &span
 		for _, k := range [2]concKey{{env: sp.env}, {env: sp.env, vid: sp.vid, vname: sp.vname, variant: true}} {
 			cs := x.series[k]
 			if cs == nil {
@@ -459,6 +482,7 @@ func (x *concIndex) bulk(spans []concSpan) {
 	for cs := range touched {
 		for i := range cs.bks {
 			b := &cs.bks[i]
+			b.starts, b.ends = trimmed(b.starts), trimmed(b.ends)
 			slices.Sort(b.starts)
 			slices.Sort(b.ends)
 			b.relOK = false
@@ -467,6 +491,14 @@ func (x *concIndex) bulk(spans []concSpan) {
 		slices.Sort(cs.ended)
 		cs.cumOK = 0
 	}
+}
+
+// trimmed is s without much spare capacity.
+func trimmed(s []int64) []int64 {
+	if cap(s)-len(s) > len(s)/8 {
+		return slices.Clone(s)
+	}
+	return s
 }
 
 // appendEvent adds an event without keeping its bucket sorted (bulk).

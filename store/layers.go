@@ -175,11 +175,13 @@ func (s *Store) Generate(sp *GenSpec, progress func(done, total int)) error {
 	if err != nil {
 		return fmt.Errorf("store: generate: %w", err)
 	}
-	spans := make([]concSpan, len(l.recs))
-	for p := range l.recs {
-		spans[p] = l.concSpan(p)
-	}
-	pm.conc.bulk(spans)
+	pm.conc.bulk(func(yield func(concSpan) bool) {
+		for p := range l.recs {
+			if !yield(l.concSpan(p)) {
+				return
+			}
+		}
+	})
 	raw, err := json.Marshal(&spec)
 	if err != nil {
 		return fmt.Errorf("store: generate: encode: %w", err)

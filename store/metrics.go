@@ -535,7 +535,7 @@ func (s *Store) ensureMetrics() error {
 			return err
 		}
 		for ref, sp := range spans {
-			projects[ref].conc.bulk(sp)
+			projects[ref].conc.bulk(slices.Values(sp))
 		}
 		s.metrics.projects, s.metrics.valid = projects, true
 		return nil
