@@ -273,7 +273,9 @@ func (a *API) concurrencyScan(region, account, project string, q *concQuery, now
 	return groups, series, nil
 }
 
-// The concurrency cache.
+// The concurrency cache, for the queries the store's index does not
+// answer (a language or phone number filter, a variant filter that
+// several variants match; concurrencySeries).
 //
 // A query needs, per conversation, its start, its end and the filter
 // fields. Decoding 100k records on every query costs seconds; the store's
