@@ -34,9 +34,17 @@ func TestDamagedDataFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	i := bytes.LastIndex(data, []byte("/"+damaged+"\r\n$"))
-	if i < 0 {
-		t.Fatalf("no record of %s in the file", damaged)
+	// The last write of the record's key "c/…/{id}" (not of its lookup key
+	// "ci/us/{id}", which ends the same way).
+	i := len(data)
+	for {
+		i = bytes.LastIndex(data[:i], []byte("/"+damaged+"\r\n$"))
+		if i < 0 {
+			t.Fatalf("no record of %s in the file", damaged)
+		}
+		if !bytes.HasSuffix(data[:i], []byte("\r\nci/us")) {
+			break
+		}
 	}
 	i += len(damaged) + 4
 	j := bytes.Index(data[i:], []byte("\r\n"))
