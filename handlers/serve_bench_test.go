@@ -1,0 +1,90 @@
+package handlers
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// discardWriter is the cheapest http.ResponseWriter: it keeps the status
+// and drops the bytes, so that a benchmark measures the API's own work.
+type discardWriter struct {
+	header http.Header
+	status int
+}
+
+func (w *discardWriter) Header() http.Header         { return w.header }
+func (w *discardWriter) Write(b []byte) (int, error) { return len(b), nil }
+func (w *discardWriter) WriteHeader(code int)        { w.status = code }
+
+// benchServe serves one request per iteration straight to the API's
+// ServeHTTP, as net/http hands it over (a fresh header map and body), and
+// fails on another status than 200.
+func benchServe(b *testing.B, h *harness, method, path string, header http.Header, body func(i int) string) {
+	b.Helper()
+	b.ReportAllocs()
+	w := &discardWriter{}
+	i := 0
+	for b.Loop() {
+		req, err := http.NewRequest(method, "http://mock"+path, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		req.Header = header.Clone()
+		if body != nil {
+			s := body(i)
+			req.Body, req.ContentLength = http.NoBody, int64(len(s))
+			if s != "" {
+				req.Body = readCloser{strings.NewReader(s)}
+			}
+		}
+		w.header, w.status = http.Header{}, 0
+		h.api.ServeHTTP(w, req)
+		if w.status != 0 && w.status != http.StatusOK {
+			b.Fatalf("status %d", w.status)
+		}
+		i++
+	}
+}
+
+type readCloser struct{ *strings.Reader }
+
+func (readCloser) Close() error { return nil }
+
+// BenchmarkServe serves the load benchmark's requests (scripts/bench.sh)
+// in memory, without net/http's connection work: the API's own cost per
+// request (routing, the middleware chain, the journal, the family's
+// handler, the store and the answer).
+func BenchmarkServe(b *testing.B) {
+	b.Run("v3-page-1", func(b *testing.B) {
+		h := benchHarness(b, 1_000)
+		benchServe(b, h, "GET", "/runtime/us-1/v3/acme/support/conversations?limit=1",
+			http.Header{"X-Api-Key": {"conv-key"}}, nil)
+	})
+	chat := http.Header{"X-Api-Key": {"test-chat-key"}, "X-Token": {"test-connector-token"},
+		"Content-Type": {"application/json"}}
+	b.Run("chat-create", func(b *testing.B) {
+		h := newHarness(b)
+		benchServe(b, h, "POST", chatBase+"/create", chat,
+			func(int) string { return `{"integration_attributes":{"customer_id":"42"}}` })
+	})
+	b.Run("chat-respond", func(b *testing.B) {
+		h := newHarness(b)
+		ids := make([]string, 2000)
+		for i := range ids {
+			r := h.do("POST", chatBase+"/create", `{"integration_attributes":{"customer_id":"42"}}`, chatHeaders...)
+			mustStatus(b, r, 200)
+			ids[i] = r.Map(b)["conversation_id"].(string)
+		}
+		benchServe(b, h, "POST", chatBase+"/respond", chat, func(i int) string {
+			return `{"conversation_id":"` + ids[i%len(ids)] + `","message":"What are your opening hours?"}`
+		})
+	})
+	b.Run("messaging-session", func(b *testing.B) {
+		h := newHarness(b)
+		tok := msgToken(h)
+		benchServe(b, h, "POST", msgBase+"/sessions",
+			http.Header{"Authorization": {"Bearer " + tok}, "Content-Type": {"application/json"}},
+			func(int) string { return `{"platform":"web"}` })
+	})
+}
