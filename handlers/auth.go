@@ -20,12 +20,7 @@ type Principal struct {
 	Connector *scenario.Credential
 }
 
-func principal(c *gin.Context) *Principal {
-	if v, ok := c.Get(ctxPrincipal); ok {
-		return v.(*Principal)
-	}
-	return nil
-}
+func principal(c *gin.Context) *Principal { return stateOf(c).principal }
 
 // Messages of authentication errors that tests compare.
 const (

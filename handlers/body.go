@@ -207,8 +207,7 @@ func bodyError(code string, err error) *Error {
 // body of white space only is no JSON value, and refused.
 // code is the envelope code of the family's validation errors.
 func readJSON(c *gin.Context, optional bool, code string) ([]byte, error) {
-	data, _ := c.Get(ctxBody)
-	body, _ := data.([]byte)
+	body := stateOf(c).body
 	if len(body) == 0 {
 		if optional {
 			return nil, nil

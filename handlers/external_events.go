@@ -102,8 +102,7 @@ func (a *API) handleExternalEventsWebhook(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	data, _ := c.Get(ctxBody)
-	body, _ := data.([]byte)
+	body := stateOf(c).body
 	ctype, err := eventContentType(c.GetHeader("Content-Type"), body)
 	if err != nil {
 		return err

@@ -49,7 +49,7 @@ type Filter struct {
 // to size (allocating all of it at once cost more than the rest of New).
 type Journal struct {
 	mu        sync.Mutex
-	ring      []Entry
+	ring      []slot
 	size      int
 	next      int // once the ring is full: the oldest entry, overwritten next
 	seq       int64
@@ -58,6 +58,34 @@ type Journal struct {
 	// exists only while someone waits (Changed), so Append pays nothing
 	// otherwise.
 	changed chan struct{}
+}
+
+// slot is one entry of the ring. An entry of a request the API served
+// keeps the request's query, headers and bodies as they came (raw, with
+// pending set) rather than redacted: redaction cost a good part of a
+// request's time, and most entries are overwritten unread. The first List
+// that returns the entry redacts them into the Entry's fields and drops
+// the raw pieces, so that no entry leaves the journal unredacted.
+type slot struct {
+	Entry
+	pending  bool
+	query    string
+	header   http.Header // a copy of the request's
+	reqBody  []byte
+	respBody []byte
+}
+
+// redactLocked fills the entry's redacted fields from its raw pieces, once.
+// j.mu must be held.
+func (s *slot) redactLocked() {
+	if !s.pending {
+		return
+	}
+	s.Query = redactQuery(s.query)
+	s.RequestHeader = redactHeader(s.header)
+	s.RequestBody = redactBody(s.reqBody)
+	s.ResponseBody = redactBody(s.respBody)
+	*s = slot{Entry: s.Entry}
 }
 
 // Journal defaults (overridable by scenario limits).
@@ -124,17 +152,19 @@ func (j *Journal) BodyLimit() int {
 }
 
 // Append adds an entry (its Seq is assigned).
-func (j *Journal) Append(e Entry) {
+func (j *Journal) Append(e Entry) { j.append(slot{Entry: e}) }
+
+func (j *Journal) append(s slot) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.seq++
-	e.Seq = j.seq
+	s.Seq = j.seq
 	j.notifyLocked()
 	if len(j.ring) < j.size {
-		j.ring = append(j.ring, e)
+		j.ring = append(j.ring, s)
 		return
 	}
-	j.ring[j.next] = e
+	j.ring[j.next] = s
 	j.next = (j.next + 1) % j.size
 }
 
@@ -142,21 +172,31 @@ func (j *Journal) Append(e Entry) {
 func (j *Journal) List(f Filter) []Entry {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	var out []Entry
+	var match []int // positions in the ring
 	n := len(j.ring)
 	start := j.next // 0 until the ring wraps
 	for i := range n {
-		e := j.ring[(start+i)%len(j.ring)]
+		p := (start + i) % n
+		e := &j.ring[p].Entry
 		if f.Family != "" && e.Family != f.Family ||
 			f.Method != "" && !strings.EqualFold(e.Method, f.Method) ||
 			f.Path != "" && !strings.Contains(e.Path, f.Path) ||
 			f.Status != 0 && e.Status != f.Status {
 			continue
 		}
-		out = append(out, cloneEntry(e))
+		match = append(match, p)
 	}
-	if f.Limit > 0 && len(out) > f.Limit {
-		out = out[len(out)-f.Limit:]
+	if f.Limit > 0 && len(match) > f.Limit {
+		match = match[len(match)-f.Limit:]
+	}
+	if len(match) == 0 {
+		return nil
+	}
+	out := make([]Entry, len(match))
+	for i, p := range match {
+		s := &j.ring[p]
+		s.redactLocked()
+		out[i] = cloneEntry(s.Entry)
 	}
 	return out
 }
@@ -188,37 +228,36 @@ const (
 // credential headers by scenario.SecretHeader).
 const Redacted = scenario.Redacted
 
-func (j *Journal) add(c *gin.Context, rec *recorder, at time.Time) {
-	e := Entry{
-		Time:          at,
-		Method:        c.Request.Method,
-		Path:          c.Request.URL.Path,
-		Query:         redactQuery(c.Request.URL.RawQuery),
-		Region:        regionOf(c.Request.URL.Path),
+// add adds the entry of a request the API served, with its raw pieces
+// (see slot).
+func (j *Journal) add(c *gin.Context, st *reqState) {
+	r, rec := c.Request, &st.rec
+	s := slot{Entry: Entry{
+		Time:          rec.at,
+		Method:        r.Method,
+		Path:          r.URL.Path,
+		Region:        regionOf(r.URL.Path),
 		Status:        rec.Status(),
-		CorrelationID: correlationID(c),
-		Fault:         c.GetString(ctxFault),
-		RequestHeader: redactHeader(c.Request.Header),
-		ResponseBody:  redactBody(rec.buf.Bytes()),
+		CorrelationID: st.correlation,
+		Fault:         st.fault,
+		Warnings:      st.warnings,
+	}, pending: true, query: r.URL.RawQuery, header: r.Header.Clone()}
+	if f := st.family; f != nil {
+		s.Family = f.name
+		noteFamily(r.Context(), f.name)
 	}
-	if f := familyOf(c); f != nil {
-		e.Family = f.name
-		noteFamily(c.Request.Context(), f.name)
+	if st.hasJournalStatus {
+		s.Status = st.journalStatus
 	}
-	if s, ok := c.Get(ctxJournalStatus); ok {
-		e.Status = s.(int)
+	// Full slice expressions: a later append (a write after a 101) never
+	// writes into what the entry holds.
+	if b := st.body; len(b) > rec.limit {
+		s.reqBody = slices.Clone(b[:rec.limit]) // not the whole body's array
+	} else {
+		s.reqBody = b[:len(b):len(b)]
 	}
-	if v, ok := c.Get(ctxBody); ok {
-		b := v.([]byte)
-		if lim := rec.limit; len(b) > lim {
-			b = b[:lim]
-		}
-		e.RequestBody = redactBody(b)
-	}
-	if w, ok := c.Get(ctxWarnings); ok {
-		e.Warnings = w.([]string)
-	}
-	j.Append(e)
+	s.respBody = rec.body[:len(rec.body):len(rec.body)]
+	j.append(s)
 }
 
 func redactHeader(h http.Header) map[string][]string {

@@ -16,18 +16,45 @@ import (
 	"github.com/agentplatform/mockplatform/faults"
 )
 
-// Context keys.
-const (
-	ctxFamily      = "mock.family"
-	ctxCorrelation = "mock.correlation"
-	ctxFault       = "mock.fault"
-	ctxWarnings    = "mock.warnings"
-	ctxBody        = "mock.body"
-	ctxBodyLarge   = "mock.body_too_large"
-	ctxPrincipal   = "mock.principal"
-	// ctxJournalStatus overrides the journaled status (0: dropped).
-	ctxJournalStatus = "mock.journal_status"
-)
+// ctxState is the gin context key of the request's reqState.
+const ctxState = "mock.request"
+
+// reqState is what the middleware and the handlers learn about one
+// request, for each other and for the journal: one value per request,
+// set once in the gin context (stateOf), with fields where a key per
+// value cost a map entry each.
+type reqState struct {
+	// rec is the request's response writer (record).
+	rec         recorder
+	family      *family
+	correlation string
+	// body is the request body as read (within the family's limit);
+	// read-only: the journal keeps it.
+	body      []byte
+	bodyLarge bool
+	principal *Principal
+	// fault is the id of the fault rule that fired; faultBody marks an
+	// answer that is its verbatim body.
+	fault     string
+	faultBody bool
+	// preset is the faults.PresetCall marked on the request (markPreset).
+	preset    faults.PresetCall
+	hasPreset bool
+	warnings  []string
+	// journalStatus overrides the journaled status when set (0: dropped).
+	journalStatus    int
+	hasJournalStatus bool
+}
+
+// stateOf is the request's reqState, made on first use.
+func stateOf(c *gin.Context) *reqState {
+	if v, ok := c.Get(ctxState); ok {
+		return v.(*reqState)
+	}
+	st := &reqState{}
+	c.Set(ctxState, st)
+	return st
+}
 
 // CorrelationHeader is echoed on every response (docs/api.md#errors;
 // docs/fidelity.md M1.6).
@@ -36,20 +63,14 @@ const CorrelationHeader = "X-PolyAI-Correlation-Id"
 // DefaultMaxBodyBytes bounds request bodies unless the scenario says otherwise.
 const DefaultMaxBodyBytes = 1 << 20
 
-func familyOf(c *gin.Context) *family {
-	if v, ok := c.Get(ctxFamily); ok {
-		return v.(*family)
-	}
-	return nil
-}
+func familyOf(c *gin.Context) *family { return stateOf(c).family }
 
-func correlationID(c *gin.Context) string { return c.GetString(ctxCorrelation) }
+func correlationID(c *gin.Context) string { return stateOf(c).correlation }
 
 // addWarning records a warning for the request journal.
 func addWarning(c *gin.Context, format string, args ...any) {
-	w, _ := c.Get(ctxWarnings)
-	list, _ := w.([]string)
-	c.Set(ctxWarnings, append(list, fmt.Sprintf(format, args...)))
+	st := stateOf(c)
+	st.warnings = append(st.warnings, fmt.Sprintf(format, args...))
 }
 
 // recovery turns a handler panic into a 500 in the family's shape (a bug of
@@ -74,7 +95,7 @@ func (a *API) correlation(c *gin.Context) {
 	if id == "" || len(id) > 200 {
 		id = a.newCorrelationID()
 	}
-	c.Set(ctxCorrelation, id)
+	stateOf(c).correlation = id
 	c.Header(CorrelationHeader, id)
 	c.Next()
 }
@@ -82,6 +103,7 @@ func (a *API) correlation(c *gin.Context) {
 // record reads the (bounded) request body, captures the response, and adds
 // one entry to the journal once the request is done.
 func (a *API) record(c *gin.Context) {
+	st := stateOf(c)
 	limit := a.world().maxBody()
 	if c.Request.Body != nil && c.Request.Body != http.NoBody {
 		data, err := io.ReadAll(io.LimitReader(c.Request.Body, limit+1))
@@ -91,24 +113,17 @@ func (a *API) record(c *gin.Context) {
 			panic(http.ErrAbortHandler)
 		}
 		if int64(len(data)) > limit {
-			c.Set(ctxBodyLarge, true)
+			st.bodyLarge = true
 			data = data[:limit]
 		}
-		c.Set(ctxBody, data)
+		st.body = data
 		c.Request.Body = io.NopCloser(bytes.NewReader(data))
 	}
-	rec := &recorder{ResponseWriter: c.Writer, limit: a.journal.BodyLimit()}
-	c.Writer = rec
-	now := a.clock.Now()
 	// A protocol switch (a WebSocket upgrade) is journaled when its 101 is
-	// written, before the client can read it: the client may send its next
-	// request at once, while this handler has yet to return, and the
-	// journal keeps the order in which requests were answered.
-	journaled := false
-	rec.onSwitch = func() {
-		a.journal.add(c, rec, now)
-		journaled = true
-	}
+	// written, before the client can read it (recorder.WriteHeader).
+	st.rec = recorder{ResponseWriter: c.Writer, limit: a.journal.BodyLimit(), a: a, c: c, at: a.clock.Now()}
+	rec := &st.rec
+	c.Writer = rec
 	defer func() {
 		if v := recover(); v != nil {
 			// A dropped connection (fault rule) or a handler panic is
@@ -118,38 +133,44 @@ func (a *API) record(c *gin.Context) {
 			if err, ok := v.(error); ok && errors.Is(err, http.ErrAbortHandler) {
 				status = 0
 			}
-			if !journaled {
-				c.Set(ctxJournalStatus, status)
-				a.journal.add(c, rec, now)
-				a.noteRuntimeError(c, status, now)
+			if !rec.journaled {
+				st.journalStatus, st.hasJournalStatus = status, true
+				a.journal.add(c, st)
+				a.noteRuntimeError(c, status, rec.at)
 			}
 			panic(v)
 		}
 	}()
 	c.Next()
-	if !journaled {
-		a.journal.add(c, rec, now)
-		a.noteRuntimeError(c, rec.Status(), now)
+	if !rec.journaled {
+		a.journal.add(c, st)
+		a.noteRuntimeError(c, rec.Status(), rec.at)
 	}
 }
 
 // recorder captures the first bytes of a response for the journal.
 type recorder struct {
 	gin.ResponseWriter
-	buf   bytes.Buffer
+	body  []byte
 	limit int
-	// onSwitch runs once when the status 101 is set (see record).
-	onSwitch func()
+	// The request (a, c) and when it came (at), to journal it on a
+	// protocol switch; journaled once it is.
+	a         *API
+	c         *gin.Context
+	at        time.Time
+	journaled bool
 }
 
 // WriteHeader sets the status; a 101 journals the request at once (the
-// bytes go out later, when the upgrade hijacks the connection).
+// bytes go out later, when the upgrade hijacks the connection): the client
+// may send its next request as soon as it reads the 101, while the
+// handler has yet to return, and the journal keeps the order in which
+// requests were answered.
 func (r *recorder) WriteHeader(code int) {
 	r.ResponseWriter.WriteHeader(code)
-	if code == http.StatusSwitchingProtocols && r.onSwitch != nil {
-		fn := r.onSwitch
-		r.onSwitch = nil
-		fn()
+	if code == http.StatusSwitchingProtocols && !r.journaled && r.a != nil {
+		r.journaled = true
+		r.a.journal.add(r.c, stateOf(r.c))
 	}
 }
 
@@ -159,16 +180,15 @@ func (r *recorder) Write(b []byte) (int, error) {
 }
 
 func (r *recorder) WriteString(s string) (int, error) {
-	r.capture([]byte(s))
+	if room := r.limit - len(r.body); room > 0 {
+		r.body = append(r.body, s[:min(len(s), room)]...)
+	}
 	return r.ResponseWriter.WriteString(s)
 }
 
 func (r *recorder) capture(b []byte) {
-	if room := r.limit - r.buf.Len(); room > 0 {
-		if len(b) > room {
-			b = b[:room]
-		}
-		r.buf.Write(b)
+	if room := r.limit - len(r.body); room > 0 {
+		r.body = append(r.body, b[:min(len(b), room)]...)
 	}
 }
 
@@ -182,7 +202,7 @@ type handlerFunc func(c *gin.Context) error
 // handler and renders its error in the family's shape.
 func (a *API) wrap(f *family, h handlerFunc) gin.HandlerFunc {
 	return func(c *gin.Context) {
-		c.Set(ctxFamily, f)
+		stateOf(c).family = f
 		if err := a.serve(c, f, h); err != nil {
 			a.render(c, err)
 		}
@@ -198,7 +218,7 @@ func (a *API) serve(c *gin.Context, f *family, h handlerFunc) error {
 	if done, err := a.applyFault(c, f); done || err != nil {
 		return err
 	}
-	if c.GetBool(ctxBodyLarge) {
+	if stateOf(c).bodyLarge {
 		return errf(KindTooLarge, "PAYLOAD_TOO_LARGE", "Request body exceeds %d bytes.", a.world().maxBody())
 	}
 	if f.kind != "" && f.header != nil {
@@ -206,7 +226,7 @@ func (a *API) serve(c *gin.Context, f *family, h handlerFunc) error {
 		if err != nil {
 			return err
 		}
-		c.Set(ctxPrincipal, p)
+		stateOf(c).principal = p
 	}
 	return h(c)
 }
@@ -238,7 +258,7 @@ func (a *API) applyFault(c *gin.Context, f *family) (done bool, err error) {
 	if !ok {
 		return false, nil
 	}
-	c.Set(ctxFault, rule.ID)
+	stateOf(c).fault = rule.ID
 	act := rule.Action
 	if d := act.Delay.D(); d > 0 {
 		if act.DelayClock == "virtual" {
@@ -276,7 +296,7 @@ func (a *API) applyFault(c *gin.Context, f *family) (done bool, err error) {
 	}
 	if act.Body != "" {
 		e.Body = []byte(act.Body)
-		c.Set(ctxFaultBody, true)
+		stateOf(c).faultBody = true
 	}
 	return true, e
 }
@@ -301,26 +321,20 @@ func (a *API) preset(name string) presetFunc {
 	return nil
 }
 
-// ctxPreset holds the faults.PresetCall marked on a request.
-const ctxPreset = "mock.preset"
-
 // markPreset marks the request with a preset that its family's handler
 // applies (messaging, outbound): the request goes on.
 func markPreset(call faults.PresetCall) presetFunc {
 	return func(c *gin.Context, _ faults.Rule) (bool, error) {
-		c.Set(ctxPreset, call)
+		st := stateOf(c)
+		st.preset, st.hasPreset = call, true
 		return false, nil
 	}
 }
 
 // requestPreset returns the preset marked on the request, if any.
 func requestPreset(c *gin.Context) (faults.PresetCall, bool) {
-	v, ok := c.Get(ctxPreset)
-	if !ok {
-		return faults.PresetCall{}, false
-	}
-	p, ok := v.(faults.PresetCall)
-	return p, ok
+	st := stateOf(c)
+	return st.preset, st.hasPreset
 }
 
 // defaultMessage is the message of a fault with no message of its own.
@@ -386,7 +400,7 @@ func (a *API) handleNoRoute(c *gin.Context) {
 	p := c.Request.URL.Path
 	f := familyFromPath(p)
 	if f != nil {
-		c.Set(ctxFamily, f)
+		stateOf(c).family = f
 		if f.base != "messaging" {
 			if _, ok := regionPair(f.base, regionOf(p)); !ok {
 				a.render(c, regionError(f, regionOf(p)))
@@ -402,7 +416,7 @@ func (a *API) handleNoRoute(c *gin.Context) {
 // by gin).
 func (a *API) handleNoMethod(c *gin.Context) {
 	if f := familyFromPath(c.Request.URL.Path); f != nil {
-		c.Set(ctxFamily, f)
+		stateOf(c).family = f
 	}
 	a.render(c, &Error{Kind: KindMethodNotAllowed, Code: "METHOD_NOT_ALLOWED",
 		Message: fmt.Sprintf("Method %s is not allowed here; allowed: %s.", c.Request.Method, c.Writer.Header().Get("Allow"))})

@@ -47,8 +47,8 @@ func observe(fn func(Exchange)) gin.HandlerFunc {
 			} else {
 				ex.Status = w.Status()
 			}
-			body, _ := c.Get(ctxBody)
-			ex.Body, _ = body.([]byte)
+			st := stateOf(c)
+			ex.Body = st.body
 			ex.Route = c.FullPath()
 			ex.Params = map[string]string{}
 			for _, p := range c.Params {
@@ -56,8 +56,8 @@ func observe(fn func(Exchange)) gin.HandlerFunc {
 			}
 			ex.Header = w.Header().Clone()
 			ex.Response = w.buf.Bytes()
-			ex.Fault = c.GetString(ctxFault)
-			ex.FaultBody = ex.Fault != "" && c.GetBool(ctxFaultBody)
+			ex.Fault = st.fault
+			ex.FaultBody = ex.Fault != "" && st.faultBody
 			fn(ex)
 			if v != nil {
 				panic(v)
@@ -66,9 +66,6 @@ func observe(fn func(Exchange)) gin.HandlerFunc {
 		c.Next()
 	}
 }
-
-// ctxFaultBody marks an answer that is a fault rule's verbatim body.
-const ctxFaultBody = "mock.fault_body"
 
 // captureWriter keeps a copy of the whole answer.
 type captureWriter struct {
