@@ -176,6 +176,13 @@ func (s *Set) Remove(id string) bool {
 	return true
 }
 
+// Len is the number of rules.
+func (s *Set) Len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.rules)
+}
+
 // Clear removes every rule. The ID counter and the random sequence go on
 // (use Replace to reset them).
 func (s *Set) Clear() {

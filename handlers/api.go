@@ -18,7 +18,8 @@ package handlers
 import (
 	"context"
 	crand "crypto/rand"
-	"fmt"
+	"encoding/binary"
+	"encoding/hex"
 	"io"
 	"log/slog"
 	"math/rand/v2"
@@ -245,11 +246,13 @@ func (a *API) generation() uint64 { return a.gen.Load() }
 // family describes one API family: its name (used by faults and the
 // journal), its base prefix, its error shape and its credential.
 type family struct {
-	name   string
-	base   string // "runtime", "builder" or "messaging"
-	shape  shape
-	kind   string   // credential kind (scenario.Kind*)
-	header []string // credential headers, first found wins
+	name  string
+	base  string // "runtime", "builder" or "messaging"
+	shape shape
+	kind  string // credential kind (scenario.Kind*)
+	// header are the credential headers, first found wins, in their
+	// canonical form (http.CanonicalHeaderKey).
+	header []string
 	// forbid reports whether the family answers 403 (rather than 401) to a
 	// valid key of another account or project.
 	forbid bool
@@ -258,29 +261,29 @@ type family struct {
 // The families of docs/api.md#overview (immutable).
 var (
 	famChat = &family{name: "chat", base: "runtime", shape: shapeEnvelope, kind: scenario.KindChat,
-		header: []string{"X-API-KEY"}, forbid: true}
+		header: []string{"X-Api-Key"}, forbid: true}
 	famMessaging = &family{name: "messaging", base: "messaging", shape: shapeMessaging, kind: scenario.KindConnector,
 		header: []string{"X-Token"}}
 	famAgents = &family{name: "agents", base: "builder", shape: shapeBuilder, kind: scenario.KindBuilder,
-		header: []string{"x-api-key"}, forbid: true}
+		header: []string{"X-Api-Key"}, forbid: true}
 	famAlerts = &family{name: "alerts", base: "builder", shape: shapeBuilder, kind: scenario.KindBuilder,
-		header: []string{"x-api-key"}}
+		header: []string{"X-Api-Key"}}
 	famWebhooks = &family{name: "webhooks", base: "builder", shape: shapeBuilder, kind: scenario.KindBuilder,
-		header: []string{"x-api-key"}}
+		header: []string{"X-Api-Key"}}
 	famConversations = &family{name: "conversations", base: "runtime", shape: shapeEnvelope, kind: scenario.KindConversations,
-		header: []string{"x-api-key"}, forbid: true}
+		header: []string{"X-Api-Key"}, forbid: true}
 	famConversationsV1 = &family{name: "conversations", base: "runtime", shape: shapeErrorMessage, kind: scenario.KindConversations,
-		header: []string{"x-api-key"}, forbid: true}
+		header: []string{"X-Api-Key"}, forbid: true}
 	famConcurrency = &family{name: "concurrency", base: "runtime", shape: shapeErrorMessage, kind: scenario.KindConversations,
-		header: []string{"x-api-key"}, forbid: true}
+		header: []string{"X-Api-Key"}, forbid: true}
 	famOutbound = &family{name: "outbound", base: "runtime", shape: shapeOutbound, kind: scenario.KindOutbound,
-		header: []string{"X-Service-Auth-Token", "X-PolyAi-Auth-Token"}}
+		header: []string{"X-Service-Auth-Token", "X-Polyai-Auth-Token"}}
 	famExternalEvents = &family{name: "external_events", base: "runtime", shape: shapeErrorMessage, kind: scenario.KindExternalEvents,
 		header: []string{"X-Api-Key"}}
 	famDNI = &family{name: "dni", base: "runtime", shape: shapeDNI, kind: scenario.KindDNI,
-		header: []string{"x-api-key"}}
+		header: []string{"X-Api-Key"}}
 	famHandoff = &family{name: "handoff", base: "runtime", shape: shapeErrorMessage, kind: scenario.KindHandoff,
-		header: []string{"x-api-key"}, forbid: true}
+		header: []string{"X-Api-Key"}, forbid: true}
 )
 
 // regionPair resolves the request's region to its pair, per base (the
@@ -392,9 +395,17 @@ func (a *API) newCorrelationID() string {
 }
 
 func formatUUID(hi, lo uint64) string {
-	hi = hi&^0xf000 | 0x4000
-	lo = lo&^(0xc<<60) | 0x8<<60
-	return fmt.Sprintf("%08x-%04x-%04x-%04x-%012x", hi>>32, (hi>>16)&0xffff, hi&0xffff, lo>>48, lo&0xffffffffffff)
+	var u [16]byte
+	binary.BigEndian.PutUint64(u[:8], hi&^0xf000|0x4000)
+	binary.BigEndian.PutUint64(u[8:], lo&^(0xc<<60)|0x8<<60)
+	var b [36]byte // 8-4-4-4-12 hex digits
+	hex.Encode(b[0:8], u[0:4])
+	hex.Encode(b[9:13], u[4:6])
+	hex.Encode(b[14:18], u[6:8])
+	hex.Encode(b[19:23], u[8:10])
+	hex.Encode(b[24:36], u[10:16])
+	b[8], b[13], b[18], b[23] = '-', '-', '-', '-'
+	return string(b[:])
 }
 
 const (

@@ -114,7 +114,7 @@ func scopeCheck(c *gin.Context, w *World, f *family, p *Principal) error {
 // and project (docs/api.md#auth: it fixes the client environment and
 // optionally the variant).
 func (a *API) connector(c *gin.Context, w *World, p *Principal) error {
-	tok := c.GetHeader("X-TOKEN")
+	tok := c.GetHeader("X-Token")
 	if tok == "" {
 		return &Error{Kind: KindUnauthorized, Code: "UNAUTHORIZED", Message: msgMissingToken}
 	}

@@ -421,3 +421,22 @@ func TestFaultUnknownPreset(t *testing.T) {
 	mustStatus(t, r, http.StatusInternalServerError)
 	mustBody(t, r, envelopeBody(r, "INTERNAL_SERVER_ERROR", `unknown fault preset "no-such-preset"`))
 }
+
+// TestHeaderNamesCanonical: the header names the middleware looks up are
+// in net/http's canonical form, so that a lookup never rewrites them.
+func TestHeaderNamesCanonical(t *testing.T) {
+	t.Parallel()
+	names := []string{correlationKey, "X-Token"}
+	for _, f := range []*family{famChat, famMessaging, famAgents, famAlerts, famWebhooks, famConversations,
+		famConversationsV1, famConcurrency, famOutbound, famExternalEvents, famDNI, famHandoff} {
+		names = append(names, f.header...)
+	}
+	for _, n := range names {
+		if c := http.CanonicalHeaderKey(n); c != n {
+			t.Errorf("header %q: canonical form is %q", n, c)
+		}
+	}
+	if http.CanonicalHeaderKey(CorrelationHeader) != correlationKey {
+		t.Errorf("correlationKey %q is not CorrelationHeader %q", correlationKey, CorrelationHeader)
+	}
+}

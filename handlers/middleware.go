@@ -60,6 +60,11 @@ func stateOf(c *gin.Context) *reqState {
 // docs/fidelity.md M1.6).
 const CorrelationHeader = "X-PolyAI-Correlation-Id"
 
+// correlationKey is CorrelationHeader as net/http keys it
+// (http.CanonicalHeaderKey): a canonical name is looked up and set
+// without being rewritten first.
+const correlationKey = "X-Polyai-Correlation-Id"
+
 // DefaultMaxBodyBytes bounds request bodies unless the scenario says otherwise.
 const DefaultMaxBodyBytes = 1 << 20
 
@@ -91,12 +96,12 @@ func (a *API) recovery(c *gin.Context) {
 
 // correlation echoes the client's X-PolyAI-Correlation-Id or mints one.
 func (a *API) correlation(c *gin.Context) {
-	id := c.GetHeader(CorrelationHeader)
+	id := c.GetHeader(correlationKey)
 	if id == "" || len(id) > 200 {
 		id = a.newCorrelationID()
 	}
 	stateOf(c).correlation = id
-	c.Header(CorrelationHeader, id)
+	c.Header(correlationKey, id)
 	c.Next()
 }
 
@@ -246,6 +251,9 @@ func regionError(f *family, region string) *Error {
 // applyFault applies the first fault rule that fires for the request. done
 // reports that the request was answered (or dropped) by the rule.
 func (a *API) applyFault(c *gin.Context, f *family) (done bool, err error) {
+	if a.faults.Len() == 0 {
+		return false, nil // the common case: no request to build
+	}
 	req := faults.Request{
 		Family: f.name,
 		Method: c.Request.Method,
