@@ -147,6 +147,20 @@ func TestBindJSONExactNames(t *testing.T) {
 	}
 }
 
+// TestBindJSONTypeErrorOrder: of two fields of the wrong type, the error
+// names the first in key order, whatever their order in the body.
+func TestBindJSONTypeErrorOrder(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	for _, body := range []string{`{"message":1,"conversation_id":2}`, `{"conversation_id":2,"message":1}`} {
+		r := h.do("POST", chatBase+"/respond", body, chatHeaders...)
+		mustStatus(t, r, 400)
+		if m := r.Map(t)["error"]; m != `Field "conversation_id" must be a string.` {
+			t.Errorf("%s: error %q", body, m)
+		}
+	}
+}
+
 // BenchmarkCheckJSON measures the strict reader on a chat message and on
 // a body of about 1 MiB (the default body limit), against encoding/json's
 // own validity check.

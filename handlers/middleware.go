@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"reflect"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -365,8 +366,20 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 	}
 }
 
+// fieldNames holds jsonFields per struct type: facts about types, the
+// same for every instance (as encoding/json's own cache of them).
+var fieldNames sync.Map // reflect.Type → map[string]bool, read-only
+
 // jsonFields lists the json names of a struct type's fields.
 func jsonFields(t reflect.Type) map[string]bool {
+	if m, ok := fieldNames.Load(t); ok {
+		return m.(map[string]bool)
+	}
+	m, _ := fieldNames.LoadOrStore(t, structFields(t))
+	return m.(map[string]bool)
+}
+
+func structFields(t reflect.Type) map[string]bool {
 	out := map[string]bool{}
 	for i := range t.NumField() {
 		f := t.Field(i)
