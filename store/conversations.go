@@ -17,6 +17,12 @@ const tsLen = 29
 // time.Time (including the zero time and times before 1970).
 func tsenc(t time.Time) string {
 	var b [tsLen]byte
+	tsput(&b, t)
+	return string(b[:])
+}
+
+// tsput writes tsenc(t) into b (a comparison with it allocates nothing).
+func tsput(b *[tsLen]byte, t time.Time) {
 	u := uint64(t.Unix()) ^ (1 << 63)
 	for i := 19; i >= 0; i-- {
 		b[i] = byte('0' + u%10)
@@ -27,7 +33,6 @@ func tsenc(t time.Time) string {
 		b[i] = byte('0' + n%10)
 		n /= 10
 	}
-	return string(b[:])
 }
 
 func convPrefix(region, account, project string) string {

@@ -611,9 +611,10 @@ func (l *genLayer) searchKey(k string, orEqual bool) int {
 	if len(k) > tsLen {
 		ts, id = k[:tsLen], k[tsLen+1:]
 	}
+	var buf [tsLen]byte
 	return sortSearch(len(l.recs), func(p int) bool {
-		pts := l.ts(p)
-		if pts != ts {
+		tsput(&buf, l.start(p))
+		if pts := string(buf[:]); pts != ts {
 			return pts > ts
 		}
 		pid := l.id(p)
