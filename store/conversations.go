@@ -1,8 +1,10 @@
 package store
 
 import (
+	"cmp"
 	"encoding/base64"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -23,16 +25,46 @@ func tsenc(t time.Time) string {
 
 // tsput writes tsenc(t) into b (a comparison with it allocates nothing).
 func tsput(b *[tsLen]byte, t time.Time) {
-	u := uint64(t.Unix()) ^ (1 << 63)
+	num := tsNumOf(t)
+	u := num.sec
 	for i := 19; i >= 0; i-- {
 		b[i] = byte('0' + u%10)
 		u /= 10
 	}
-	n := uint32(t.Nanosecond())
+	n := num.nsec
 	for i := tsLen - 1; i >= 20; i-- {
 		b[i] = byte('0' + n%10)
 		n /= 10
 	}
+}
+
+// tsNum is what tsenc writes, as numbers: the biased Unix seconds and the
+// nanoseconds. Their order is the encoding's byte order.
+type tsNum struct {
+	sec  uint64
+	nsec uint32
+}
+
+func tsNumOf(t time.Time) tsNum { return tsNum{uint64(t.Unix()) ^ (1 << 63), uint32(t.Nanosecond())} }
+
+// parseTSNum reads an encoded timestamp (tsenc) back as its numbers.
+func parseTSNum(ts string) (tsNum, bool) {
+	if len(ts) != tsLen {
+		return tsNum{}, false
+	}
+	sec, err := strconv.ParseUint(ts[:20], 10, 64)
+	if err != nil {
+		return tsNum{}, false
+	}
+	nsec, err := strconv.ParseUint(ts[20:], 10, 32)
+	if err != nil {
+		return tsNum{}, false
+	}
+	return tsNum{sec, uint32(nsec)}, true
+}
+
+func (a tsNum) compare(b tsNum) int {
+	return cmp.Or(cmp.Compare(a.sec, b.sec), cmp.Compare(a.nsec, b.nsec))
 }
 
 func convPrefix(region, account, project string) string {

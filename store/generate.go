@@ -611,17 +611,35 @@ func (l *genLayer) searchKey(k string, orEqual bool) int {
 	if len(k) > tsLen {
 		ts, id = k[:tsLen], k[tsLen+1:]
 	}
+	// after reports whether the key at p comes after k's id, once its
+	// timestamp equals k's.
+	after := func(p int) bool {
+		pid := l.id(p)
+		if orEqual {
+			return pid >= id
+		}
+		return pid > id
+	}
+	switch num, ok := parseTSNum(ts); {
+	case ok: // a timestamp: compared as numbers, without encoding each probe's
+		return sortSearch(len(l.recs), func(p int) bool {
+			if c := tsNumOf(l.start(p)).compare(num); c != 0 {
+				return c > 0
+			}
+			return after(p)
+		})
+	case ts == "":
+		return 0 // every key comes after it
+	case ts[0] > '9':
+		return len(l.recs) // every key (digits first) comes before it
+	}
 	var buf [tsLen]byte
 	return sortSearch(len(l.recs), func(p int) bool {
 		tsput(&buf, l.start(p))
 		if pts := string(buf[:]); pts != ts {
 			return pts > ts
 		}
-		pid := l.id(p)
-		if orEqual {
-			return pid >= id
-		}
-		return pid > id
+		return after(p)
 	})
 }
 

@@ -270,3 +270,39 @@ func TestGeneratorRecordChecked(t *testing.T) {
 		t.Fatalf("open of a damaged generator record: %v", err)
 	}
 }
+
+// TestSearchKey: the generated records' key search finds, for any key
+// suffix (a record's, one between records, a bound, garbage), the
+// position that comparing encoded keys as strings finds.
+func TestSearchKey(t *testing.T) {
+	t.Parallel()
+	s, err := Open("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Generate(testSpec(500), nil); err != nil {
+		t.Fatal(err)
+	}
+	ls := s.layersOf(ProjectRef{"us", "1001", "2001"})[0]
+	key := func(p int) string { return ls.ts(p) + "/" + ls.id(p) }
+	keys := []string{"", "\xff", "1", "99999999999999999999999999999", "00000000000000000000000000000/x",
+		tsenc(time.Time{}), tsenc(time.Unix(-1<<40, 5)), tsenc(time.Unix(1<<40, 0)) + "/"}
+	for p := range len(ls.recs) {
+		at := ls.start(p)
+		keys = append(keys, key(p), ls.ts(p), key(p)+"0", ls.ts(p)+"/", tsenc(at.Add(time.Nanosecond)), tsenc(at.Add(-time.Nanosecond))+"/~")
+	}
+	for _, k := range keys {
+		for _, orEqual := range []bool{false, true} {
+			want := sortSearch(len(ls.recs), func(p int) bool {
+				if orEqual {
+					return key(p) >= k
+				}
+				return key(p) > k
+			})
+			if got := ls.searchKey(k, orEqual); got != want {
+				t.Fatalf("searchKey(%q, %v) = %d, want %d", k, orEqual, got, want)
+			}
+		}
+	}
+}
