@@ -82,7 +82,16 @@ type messagingState struct {
 	// revokedGen up to tokenGen, and a number the mock never issued (a
 	// forged or replayed token from another instance) is refused.
 	tokenGen, revokedGen uint64
+	// verified holds the claims of access tokens whose signature and
+	// claims the world's key verified (parsing a token cost more than the
+	// rest of a session request): a token is parsed once, and its time
+	// checks run again at each use. A new world (a new key) empties it; it
+	// is emptied too when it reaches maxVerifiedTokens.
+	verified map[string]accessClaims
 }
+
+// maxVerifiedTokens bounds messagingState.verified.
+const maxVerifiedTokens = 1024
 
 // messagingLocked derives the per-world secret and id stream when the
 // world has changed. a.messaging.mu must be held.
@@ -102,6 +111,7 @@ func (a *API) messagingLocked() *messagingState {
 		// resource ids of the other families.
 		m.rng = rand.New(rand.NewPCG(seed^0x3c6ef372fe94f82b, seed^0xa54ff53a5f1d36f1))
 		m.world = w
+		m.verified = nil
 	}
 	if m.sessions == nil {
 		m.sessions = map[string]*rtSession{}
@@ -344,12 +354,30 @@ var errTokenExpired = errors.New("access token expired")
 // expired on the virtual clock, a generation this mock issued and did not
 // revoke, and its connector still known and enabled.
 func (a *API) verifyToken(c *gin.Context, raw string) (*bearer, error) {
-	var cl accessClaims
-	_, err := jwt.ParseWithClaims(raw, &cl, func(*jwt.Token) (any, error) { return a.jwtSecret(), nil },
-		jwt.WithTimeFunc(a.clock.Now), jwt.WithValidMethods([]string{"HS256"}), jwt.WithExpirationRequired(),
-		jwt.WithIssuer(tokenIssuer), jwt.WithAudience("messaging"))
-	if err != nil {
-		return nil, err
+	checks := []jwt.ParserOption{jwt.WithTimeFunc(a.clock.Now), jwt.WithExpirationRequired(),
+		jwt.WithIssuer(tokenIssuer), jwt.WithAudience("messaging")}
+	a.messaging.mu.Lock()
+	cl, known := a.messagingLocked().verified[raw]
+	a.messaging.mu.Unlock()
+	if known {
+		if err := jwt.NewValidator(checks...).Validate(cl); err != nil {
+			return nil, err
+		}
+	} else {
+		var secret []byte
+		_, err := jwt.ParseWithClaims(raw, &cl, func(*jwt.Token) (any, error) { secret = a.jwtSecret(); return secret, nil },
+			append(checks, jwt.WithValidMethods([]string{"HS256"}))...)
+		if err != nil {
+			return nil, err
+		}
+		a.messaging.mu.Lock()
+		if m := a.messagingLocked(); string(m.secret) == string(secret) { // the key it was verified with
+			if len(m.verified) >= maxVerifiedTokens || m.verified == nil {
+				m.verified = map[string]accessClaims{}
+			}
+			m.verified[raw] = cl
+		}
+		a.messaging.mu.Unlock()
 	}
 	if p, ok := requestPreset(c); ok && p.Name == faults.PresetExpireToken {
 		return nil, errTokenExpired
