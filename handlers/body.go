@@ -59,9 +59,13 @@ func (e *JSONError) Error() string {
 // over the bytes it validated then checks nesting and keys
 // (BenchmarkCheckJSON). Only a refused body is read again, by
 // encoding/json's decoder, to say what is wrong and where.
-func CheckJSON(data []byte) error {
+func CheckJSON(data []byte) error { return checkJSON(data, nil) }
+
+// checkJSON is CheckJSON, calling topKey (when not nil) with each key of
+// a top-level object, unescaped, in order.
+func checkJSON(data []byte, topKey func(key []byte)) error {
 	if json.Valid(data) { // the common case: no allocation
-		return checkNesting(data)
+		return checkNesting(data, topKey)
 	}
 	// Say what is wrong, and where.
 	dec := json.NewDecoder(bytes.NewReader(data))
@@ -93,8 +97,9 @@ type jsonFrame struct {
 }
 
 // checkNesting checks the depth and the keys of the valid JSON value
-// data, in one pass over its bytes.
-func checkNesting(data []byte) error {
+// data, in one pass over its bytes; it calls topKey with the keys of a
+// top-level object.
+func checkNesting(data []byte, topKey func(key []byte)) error {
 	var stackBuf [8]jsonFrame
 	var keysBuf [32][]byte
 	stack := stackBuf[:0]
@@ -134,6 +139,9 @@ func checkNesting(data []byte) error {
 				var dup bool
 				if keys, dup = f.add(keys, key); dup {
 					return &JSONError{Offset: int64(i), Reason: fmt.Sprintf("has the key %q twice in one object", key)}
+				}
+				if n == 1 && topKey != nil {
+					topKey(key)
 				}
 			}
 			i = j
@@ -246,24 +254,29 @@ func readObject(c *gin.Context, optional bool, code string) (map[string]json.Raw
 // ignores them) and recorded as journal warnings. Type errors name the
 // field. An absent body leaves v as it is when optional.
 func bindJSON(c *gin.Context, v any, optional bool, code string) error {
+	known := jsonFields(reflect.TypeOf(v).Elem())
+	// The common case: an object whose members all name fields exactly,
+	// checked and decoded as it is. Anything else (no body, null, unknown
+	// members, a type error) takes the general way below, which finds a
+	// type error in key order, so that two bad fields give the same error
+	// whatever their order in the body.
+	if body := stateOf(c).body; bytes.HasPrefix(bytes.TrimLeft(body, " \t\r\n"), []byte("{")) {
+		exact := true
+		err := checkJSON(body, func(k []byte) { exact = exact && known[string(k)] })
+		if err == nil && exact && json.Unmarshal(body, v) == nil {
+			return nil
+		}
+	}
 	raw, err := readObject(c, optional, code)
 	if raw == nil || err != nil {
 		return err
 	}
-	known := jsonFields(reflect.TypeOf(v).Elem())
 	var unknown []string
 	for k := range raw {
 		if !known[k] {
 			unknown = append(unknown, k)
 			delete(raw, k) // encoding/json would match it case-insensitively
 		}
-	}
-	if len(unknown) == 0 && json.Unmarshal(stateOf(c).body, v) == nil {
-		// Every member names a field exactly (the common case): the body
-		// decodes as its members do. A type error is found again below,
-		// in key order, so that two bad fields give the same error
-		// whatever their order in the body.
-		return nil
 	}
 	sort.Strings(unknown)
 	for _, k := range unknown {
