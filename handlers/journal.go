@@ -54,6 +54,7 @@ type Journal struct {
 	next      int // once the ring is full: the oldest entry, overwritten next
 	seq       int64
 	bodyLimit int
+	resets    uint64 // Reset calls, for List (Seq restarts at a reset)
 	// changed is closed (and forgotten) by the next Append or Reset; it
 	// exists only while someone waits (Changed), so Append pays nothing
 	// otherwise.
@@ -64,8 +65,9 @@ type Journal struct {
 // keeps the request's query, headers and bodies as they came (raw, with
 // pending set) rather than redacted: redaction cost a good part of a
 // request's time, and most entries are overwritten unread. The first List
-// that returns the entry redacts them into the Entry's fields and drops
-// the raw pieces, so that no entry leaves the journal unredacted.
+// that returns the entry redacts them into the Entry's fields and keeps
+// the result in place of the raw pieces, so that no entry leaves the
+// journal unredacted and none is redacted twice (but by Lists at once).
 type slot struct {
 	Entry
 	pending  bool
@@ -75,12 +77,9 @@ type slot struct {
 	respBody []byte
 }
 
-// redactLocked fills the entry's redacted fields from its raw pieces, once.
-// j.mu must be held.
-func (s *slot) redactLocked() {
-	if !s.pending {
-		return
-	}
+// redact fills the entry's redacted fields from its raw pieces, and drops
+// them.
+func (s *slot) redact() {
 	s.Query = redactQuery(s.query)
 	s.RequestHeader = redactHeader(s.header)
 	s.RequestBody = redactBody(s.reqBody)
@@ -114,6 +113,7 @@ func (j *Journal) Reset(size, bodyLimit int) {
 	defer j.mu.Unlock()
 	j.ring, j.size = nil, size
 	j.next, j.seq, j.bodyLimit = 0, 0, bodyLimit
+	j.resets++
 	j.notifyLocked()
 }
 
@@ -193,10 +193,31 @@ func (j *Journal) List(f Filter) []Entry {
 		return nil
 	}
 	out := make([]Entry, len(match))
+	// Redaction (a JSON parse for a body that names a secret) runs with
+	// the journal unlocked, on copies: the raw pieces are never written
+	// once added. The redacted entries then replace their raw ones, unless
+	// a Reset or a wrap-around replaced those meanwhile.
+	slots := make([]slot, len(match))
 	for i, p := range match {
-		s := &j.ring[p]
-		s.redactLocked()
-		out[i] = cloneEntry(s.Entry)
+		slots[i] = j.ring[p]
+	}
+	resets := j.resets
+	j.mu.Unlock()
+	redacted := false
+	for i := range slots {
+		if slots[i].pending {
+			slots[i].redact()
+			redacted = true
+		}
+		out[i] = cloneEntry(slots[i].Entry)
+	}
+	j.mu.Lock()
+	if redacted && j.resets == resets {
+		for i, p := range match {
+			if s := &j.ring[p]; s.pending && s.Seq == slots[i].Seq {
+				*s = slots[i]
+			}
+		}
 	}
 	return out
 }

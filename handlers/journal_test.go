@@ -393,3 +393,38 @@ func TestFormatUUID(t *testing.T) {
 		}
 	}
 }
+
+// TestJournalRedactsWhileServing: entries are redacted when read, by
+// Lists that run while requests are journaled; none shows a secret.
+func TestJournalRedactsWhileServing(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.journal.Reset(20, 0) // wraps around while Lists run
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	for range 2 {
+		wg.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				for _, e := range h.journal.List(Filter{}) {
+					if s := fmt.Sprint(e); strings.Contains(s, "S3CRET") {
+						t.Errorf("entry %d shows a secret: %s", e.Seq, s)
+					}
+				}
+			}
+		})
+	}
+	for i := range 100 {
+		h.do("POST", chatBase+fmt.Sprintf("/create?token=S3CRET-%d", i), `{"integration_attributes":{"token":"S3CRET"}}`,
+			"X-API-KEY", "S3CRET-key", "Content-Type", "application/json")
+	}
+	close(stop)
+	wg.Wait()
+	if got := h.journal.List(Filter{}); len(got) != 20 || got[19].Seq != 100 {
+		t.Fatalf("%d entries, last %d", len(got), got[len(got)-1].Seq)
+	}
+}
