@@ -508,6 +508,12 @@ func (s *Store) ListConversations(q ConversationQuery) (list []*Conversation, ne
 				more = true
 				return false
 			}
+			if q.Filter == nil && it.ls != nil {
+				// A generated record's summary answers without making it.
+				sum := it.ls.summary(it.p)
+				more = q.Select(&sum)
+				return !more
+			}
 			c, ok := read(it)
 			if c != nil {
 				more = true
@@ -517,15 +523,20 @@ func (s *Store) ListConversations(q ConversationQuery) (list []*Conversation, ne
 		}
 		if q.Filter == nil && q.Select == nil && it.ls == nil {
 			entries = append(entries, entry{key: it.key, raw: it.raw})
+			lastKey = it.key
 		} else {
 			c, ok := read(it)
 			if c == nil {
 				return ok
 			}
 			entries = append(entries, entry{c: c})
+			if it.ls != nil {
+				lastKey = prefix + it.ls.ts(it.p) + "/" + c.ID // the record's id, not made again
+			} else {
+				lastKey = it.key
+			}
 		}
 		n++
-		lastKey = it.pk(prefix)
 		return true
 	}
 	err = s.view(func(tx *buntdb.Tx) error {

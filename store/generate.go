@@ -106,9 +106,16 @@ type genRand struct {
 	src *rand.PCG
 }
 
+// genRandState holds a genRand's generator and source in one allocation.
+type genRandState struct {
+	pcg rand.PCG
+	r   rand.Rand
+}
+
 func newGenRand(s1, s2 uint64) genRand {
-	src := rand.NewPCG(s1, s2)
-	return genRand{rand.New(src), src}
+	st := &genRandState{pcg: *rand.NewPCG(s1, s2)}
+	st.r = *rand.New(&st.pcg)
+	return genRand{&st.r, &st.pcg}
 }
 
 // state is the PCG's state.
@@ -202,6 +209,35 @@ type genLayer struct {
 	// one fits (else nil), for the binary searches of listings.
 	from     time.Time
 	handoffs int // records with a handoff state
+	// boxed are the spec's keys as state values, boxed once.
+	boxed *genBoxed
+}
+
+// genBoxed are a spec's keys as values of a record's state (boxing a
+// string allocates; these are shared, and immutable like any string).
+type genBoxed struct {
+	channels, environments, languages, variantIDs []any
+}
+
+func boxStrings(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}
+
+func newGenBoxed(sp *GenSpec) *genBoxed {
+	return &genBoxed{channels: boxStrings(sp.Channels.Keys), environments: boxStrings(sp.Environments.Keys),
+		languages: boxStrings(sp.Languages.Keys), variantIDs: boxStrings(sp.VariantIDs)}
+}
+
+// boxedKey is the boxed key i of keys (the empty string for -1).
+func boxedKey(keys []any, i int) any {
+	if i < 0 {
+		return ""
+	}
+	return keys[i]
 }
 
 type idPos struct {
@@ -222,6 +258,9 @@ type genOut struct {
 	idN int
 	// topic is the record's topic (its handoff state's).
 	topic int
+	// boxed, when set, are the spec's keys boxed (the record's state
+	// shares them).
+	boxed *genBoxed
 	// events, when wantEvents, collects the record's metric events (as
 	// convEvents, unsorted).
 	wantEvents bool
@@ -275,6 +314,9 @@ func genMake(sp *GenSpec, r genRand, c *Conversation, o *genOut, redraws int, ta
 			c.ToNumber = sp.AgentNumber
 		}
 	}
+	// The turns' intents share one array (each turn's slice is capped to
+	// its own element).
+	var intents []string
 	for t := range nTurns {
 		at := start
 		if nTurns > 1 {
@@ -310,7 +352,11 @@ func genMake(sp *GenSpec, r genRand, c *Conversation, o *genOut, redraws int, ta
 			turn := Turn{UserInput: user, UserInputAt: at, AgentResponse: agent, AgentResponseAt: at.Add(lat), Latency: lat,
 				IsOOD: ood, Intents: []string{}, Entities: map[string]string{}}
 			if intent != "" {
-				turn.Intents = []string{intent}
+				if intents == nil {
+					intents = make([]string, nTurns)
+				}
+				intents[t] = intent
+				turn.Intents = intents[t : t+1 : t+1]
 			}
 			c.Turns = append(c.Turns, turn)
 		}
@@ -357,8 +403,18 @@ func genMake(sp *GenSpec, r genRand, c *Conversation, o *genOut, redraws int, ta
 	}
 	if c != nil {
 		c.ID = string(o.id[:o.idN])
-		c.State = map[string]any{"conversation_id": c.ID, "channel": c.Channel, "client_env": c.Environment,
-			"variant_id": c.VariantID, "asr_lang_code": c.Language}
+		if b := o.boxed; b != nil {
+			vid := any("")
+			if o.rec.vari >= 0 {
+				vid = b.variantIDs[o.rec.vari]
+			}
+			c.State = map[string]any{"conversation_id": c.ID, "channel": boxedKey(b.channels, int(o.rec.ch)),
+				"client_env": boxedKey(b.environments, int(o.rec.env)), "variant_id": vid,
+				"asr_lang_code": boxedKey(b.languages, int(o.rec.lang))}
+		} else {
+			c.State = map[string]any{"conversation_id": c.ID, "channel": c.Channel, "client_env": c.Environment,
+				"variant_id": c.VariantID, "asr_lang_code": c.Language}
+		}
 	}
 	return redraws, nil
 }
@@ -406,7 +462,7 @@ func buildLayer(sp *GenSpec, key string, taken func(id []byte) bool, progress fu
 	if err := checkSpec(sp); err != nil {
 		return nil, err
 	}
-	l := &genLayer{spec: sp, key: key, from: sp.From, recs: make([]genRec, sp.Count)}
+	l := &genLayer{spec: sp, key: key, from: sp.From, recs: make([]genRec, sp.Count), boxed: newGenBoxed(sp)}
 	r := newGenRand(sp.Seed1, sp.Seed2)
 	ids := make([]idPos, sp.Count)
 	var own map[uint64]int32 // id hashes of this layer's records so far, with their index
@@ -531,7 +587,7 @@ func (l *genLayer) record(p int) (*Conversation, error) {
 	r := newGenRand(0, 0)
 	r.setState(g.hi, g.lo)
 	c := new(Conversation)
-	var o genOut
+	o := genOut{boxed: l.boxed}
 	if _, err := genMake(l.spec, r, c, &o, l.spec.Redraws[int(g.index)], nil); err != nil {
 		return nil, err
 	}
