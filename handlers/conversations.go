@@ -331,37 +331,61 @@ func (q *convQuery) selects(c *store.Summary) bool {
 // parameter except limit, offset, cursor and include_latency, and the
 // project.
 func (q *convQuery) filterHash(p *Principal) string {
-	h := sha256.New()
-	chans := slices.Clone(q.channels)
-	for i := range chans {
-		chans[i] = strings.ToUpper(chans[i])
+	var buf [512]byte
+	b := strconv.AppendInt(buf[:0], int64(q.version), 10)
+	b = append(b, 0)
+	for _, s := range [...]string{p.Region, p.Account.ID, p.Project.ID} {
+		b = append(append(b, s...), 0)
 	}
-	slices.Sort(chans)
-	ip := ""
+	b = appendTimeKey(b, q.start)
+	b = append(b, 0)
+	b = appendTimeKey(b, q.end)
+	b = append(b, 0)
+	b = append(append(b, q.env...), 0)
+	if len(q.channels) > 0 {
+		chans := slices.Clone(q.channels)
+		for i := range chans {
+			chans[i] = strings.ToUpper(chans[i])
+		}
+		slices.Sort(chans)
+		b = append(b, strings.Join(chans, ",")...)
+	}
+	b = append(b, 0)
+	b = append(append(b, q.variantID...), 0)
+	b = append(append(b, q.variantName...), 0)
 	if q.inProgress != nil {
-		ip = strconv.FormatBool(*q.inProgress)
+		b = strconv.AppendBool(b, *q.inProgress)
 	}
-	for _, s := range []string{strconv.Itoa(q.version), p.Region, p.Account.ID, p.Project.ID,
-		timeKey(q.start), timeKey(q.end), q.env, strings.Join(chans, ","), q.variantID, q.variantName, ip,
-		q.queryType, q.sample, q.query, q.turnType} {
-		h.Write([]byte(s))
-		h.Write([]byte{0})
+	b = append(b, 0)
+	for _, s := range [...]string{q.queryType, q.sample, q.query, q.turnType} {
+		b = append(append(b, s...), 0)
 	}
-	return hex.EncodeToString(h.Sum(nil)[:8])
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:8])
 }
 
-func timeKey(t time.Time) string {
+// appendTimeKey appends a time bound to a filter hash's input ("" when
+// unbounded, else its Unix nanoseconds).
+func appendTimeKey(b []byte, t time.Time) []byte {
 	if t.IsZero() {
-		return ""
+		return b
 	}
-	return strconv.FormatInt(t.UnixNano(), 10)
+	return strconv.AppendInt(b, t.UnixNano(), 10)
 }
 
 // Cursors: base64url("c1|<filter hash>|<position>"), where the position is
 // the store's keyset position ("k" + opaque) or a rank offset of a
 // retrieval mode ("r" + n).
-func encodeConvCursor(hash, pos string) string {
-	return base64.RawURLEncoding.EncodeToString([]byte("c1|" + hash + "|" + pos))
+func encodeConvCursor(hash, pos string) string { return convCursor(hash, "", pos) }
+
+// convCursor is encodeConvCursor(hash, kind+pos), built on the stack
+// (one allocation: the string).
+func convCursor(hash, kind, pos string) string {
+	var raw, enc [256]byte
+	r := append(raw[:0], "c1|"...)
+	r = append(append(r, hash...), '|')
+	r = append(append(r, kind...), pos...)
+	return string(base64.RawURLEncoding.AppendEncode(enc[:0], r))
 }
 
 func errConvBadCursor() *Error {
@@ -554,7 +578,7 @@ func (a *API) keysetPage(p *Principal, q *convQuery, hash string) (*convPage, er
 	}
 	page := &convPage{list: list}
 	if next != "" {
-		cur := encodeConvCursor(hash, "k"+next)
+		cur := convCursor(hash, "k", next)
 		page.cursor = &cur
 		if q.cursor == "" {
 			n := len(list)

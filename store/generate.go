@@ -392,7 +392,7 @@ func genMake(sp *GenSpec, r genRand, c *Conversation, o *genOut, redraws int, ta
 			r.digits(o.id[5:21])
 		}
 		if taken != nil {
-			if taken(o.id[:o.idN]) {
+			if isTaken(taken, o.id, o.idN) {
 				continue
 			}
 			redraws = attempt
@@ -418,6 +418,10 @@ func genMake(sp *GenSpec, r genRand, c *Conversation, o *genOut, redraws int, ta
 	}
 	return redraws, nil
 }
+
+// isTaken asks taken about an id given by value, so that the caller's
+// genOut does not escape to the heap on its account.
+func isTaken(taken func([]byte) bool, id [34]byte, n int) bool { return taken(id[:n]) }
 
 func keyOf(w *GenWeights, i int) string {
 	if i < 0 {
