@@ -395,9 +395,15 @@ func (a *API) newCorrelationID() string {
 }
 
 func formatUUID(hi, lo uint64) string {
+	return formatUUIDBits(hi&^0xf000|0x4000, lo&^(0xc<<60)|0x8<<60)
+}
+
+// formatUUIDBits formats 128 bits as a UUID (8-4-4-4-12 hex digits),
+// unchanged.
+func formatUUIDBits(hi, lo uint64) string {
 	var u [16]byte
-	binary.BigEndian.PutUint64(u[:8], hi&^0xf000|0x4000)
-	binary.BigEndian.PutUint64(u[8:], lo&^(0xc<<60)|0x8<<60)
+	binary.BigEndian.PutUint64(u[:8], hi)
+	binary.BigEndian.PutUint64(u[8:], lo)
 	var b [36]byte // 8-4-4-4-12 hex digits
 	hex.Encode(b[0:8], u[0:4])
 	hex.Encode(b[9:13], u[4:6])

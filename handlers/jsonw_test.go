@@ -115,3 +115,26 @@ func TestJSONWriterMatches(t *testing.T) {
 		}
 	}
 }
+
+// TestWSEventWriterMatches compares appendWSEvent with encoding/json over
+// random payloads and metadata.
+func TestWSEventWriterMatches(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(5, 6))
+	for i := range 5000 {
+		ev := wsEvent{ID: randJSONString(r), Timestamp: randJSONString(r), Type: randJSONString(r),
+			Payload: randJSONValue(r, 0)}
+		if r.IntN(2) == 0 {
+			n := r.IntN(100)
+			ev.Sequence = &n
+		}
+		if m, ok := randJSONValue(r, 1).(map[string]any); ok || r.IntN(2) == 0 {
+			ev.Metadata = m
+		}
+		want, err := json.Marshal(ev)
+		got, ok := appendWSEvent(nil, &ev)
+		if ok != (err == nil) || (ok && string(got) != string(want)) {
+			t.Fatalf("event %d %#v:\n got %s (%v)\nwant %s (%v)", i, ev, got, ok, want, err)
+		}
+	}
+}

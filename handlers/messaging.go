@@ -12,7 +12,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -136,7 +135,7 @@ func (a *API) eventID(t time.Time) string {
 	ms := uint64(t.UnixMilli())
 	hi = ms<<16 | 0x7000 | hi&0x0fff
 	lo = lo&^(0xc<<60) | 0x8<<60
-	return fmt.Sprintf("%08x-%04x-%04x-%04x-%012x", hi>>32, (hi>>16)&0xffff, hi&0xffff, lo>>48, lo&0xffffffffffff)
+	return formatUUIDBits(hi, lo)
 }
 
 // messageID returns a message id like the real "msg_abc123".

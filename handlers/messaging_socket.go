@@ -101,6 +101,33 @@ type wsEvent struct {
 	Metadata  map[string]any `json:"metadata"`
 }
 
+// appendWSEvent appends ev as encoding/json encodes it (ok false: a value
+// it would refuse).
+func appendWSEvent(b []byte, ev *wsEvent) ([]byte, bool) {
+	b = append(b, `{"id":`...)
+	b = appendJSONString(b, ev.ID)
+	b = append(b, `,"sequence":`...)
+	if ev.Sequence == nil {
+		b = append(b, "null"...)
+	} else {
+		b = strconv.AppendInt(b, int64(*ev.Sequence), 10)
+	}
+	b = append(b, `,"timestamp":`...)
+	b = appendJSONString(b, ev.Timestamp)
+	b = append(b, `,"type":`...)
+	b = appendJSONString(b, ev.Type)
+	b = append(b, `,"payload":`...)
+	b, ok := appendJSONValue(b, ev.Payload)
+	if !ok {
+		return b, false
+	}
+	b = append(b, `,"metadata":`...)
+	if b, ok = appendJSONObject(b, ev.Metadata); !ok {
+		return b, false
+	}
+	return append(b, '}'), true
+}
+
 // clientEvent is what a client sends.
 type clientEvent struct {
 	Type     string          `json:"type"`
@@ -144,10 +171,13 @@ func (a *API) emitLocked(s *rtSession, to *rtConn, typ string, payload any, meta
 		n := s.seq
 		ev.Sequence = &n
 	}
-	data, err := json.Marshal(ev)
-	if err != nil {
-		a.log.Error("encode messaging event", "type", typ, "err", err)
-		return
+	data, ok := appendWSEvent(nil, &ev)
+	if !ok {
+		var err error
+		if data, err = json.Marshal(ev); err != nil {
+			a.log.Error("encode messaging event", "type", typ, "err", err)
+			return
+		}
 	}
 	if persist {
 		s.history = append(s.history, histEvent{seq: s.seq, data: data})
