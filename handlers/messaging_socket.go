@@ -19,6 +19,7 @@ import (
 	"errors"
 	"net/http"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -171,7 +172,11 @@ func (a *API) emitLocked(s *rtSession, to *rtConn, typ string, payload any, meta
 		n := s.seq
 		ev.Sequence = &n
 	}
-	data, ok := appendWSEvent(nil, &ev)
+	buf := getJSONBuf()
+	b, ok := appendWSEvent(*buf, &ev)
+	data := slices.Clone(b) // the history keeps it: no spare capacity
+	*buf = b
+	putJSONBuf(buf)
 	if !ok {
 		var err error
 		if data, err = json.Marshal(ev); err != nil {
