@@ -411,6 +411,17 @@ func encodeCursor(pk string) string {
 	return base64.RawURLEncoding.EncodeToString([]byte(pk))
 }
 
+// encodeGenCursor is encodeCursor(prefix + tsenc(start) + "/" + id),
+// built on the stack (one allocation: the string).
+func encodeGenCursor(prefix string, start time.Time, id string) string {
+	var raw [160]byte
+	var ts [tsLen]byte
+	tsput(&ts, start)
+	pk := append(append(append(append(raw[:0], prefix...), ts[:]...), '/'), id...)
+	var enc [216]byte
+	return string(base64.RawURLEncoding.AppendEncode(enc[:0], pk))
+}
+
 // decodeCursor validates a cursor against the query's key prefix and
 // returns the primary key it designates.
 func decodeCursor(cur, prefix string) (string, error) {
@@ -469,7 +480,12 @@ func (s *Store) ListConversations(q ConversationQuery) (list []*Conversation, ne
 	}
 	var (
 		entries []entry
+		// The last record's position: a stored one's key, or a
+		// generated one's layer, position and id.
 		lastKey string
+		lastGen *layerState
+		lastPos int
+		lastID  string
 		more    bool
 		scanErr error
 	)
@@ -523,7 +539,7 @@ func (s *Store) ListConversations(q ConversationQuery) (list []*Conversation, ne
 		}
 		if q.Filter == nil && q.Select == nil && it.ls == nil {
 			entries = append(entries, entry{key: it.key, raw: it.raw})
-			lastKey = it.key
+			lastGen, lastKey = nil, it.key
 		} else {
 			c, ok := read(it)
 			if c == nil {
@@ -531,9 +547,9 @@ func (s *Store) ListConversations(q ConversationQuery) (list []*Conversation, ne
 			}
 			entries = append(entries, entry{c: c})
 			if it.ls != nil {
-				lastKey = prefix + it.ls.ts(it.p) + "/" + c.ID // the record's id, not made again
+				lastGen, lastPos, lastID = it.ls, it.p, c.ID // the record's id, not made again
 			} else {
-				lastKey = it.key
+				lastGen, lastKey = nil, it.key
 			}
 		}
 		n++
@@ -562,7 +578,11 @@ func (s *Store) ListConversations(q ConversationQuery) (list []*Conversation, ne
 		}
 	}
 	if more {
-		next = encodeCursor(lastKey)
+		if lastGen != nil {
+			next = encodeGenCursor(prefix, lastGen.start(lastPos), lastID)
+		} else {
+			next = encodeCursor(lastKey)
+		}
 	}
 	return list, next, nil
 }
