@@ -109,12 +109,27 @@ type recEncoder struct {
 	startSec int64
 	tab      *strTab // interns strings (nil: every string inline)
 	fail     bool
+	turns    recTurns
 }
+
+// recTurns locates the turns in a record's encoding: the encodings of
+// its first n turns are the bytes [at, end) of the value, which depend on
+// nothing but the turns themselves, the record's start and the string
+// table (whose entries stay). Appending a turn keeps them (see
+// encodeRecordAppend).
+type recTurns struct{ at, end, n int }
 
 // encodeRecord returns the compact encoding of c, to be stored under pk
 // ("": convKey(c)); tab interns its strings (the caller holds the write
 // lock when tab is set).
 func encodeRecord(c *Conversation, pk string, tab *strTab, hint int) (string, error) {
+	raw, _, err := encodeRecordAt(c, pk, tab, hint)
+	return raw, err
+}
+
+// encodeRecordAt is encodeRecord, and says where the turns are in the
+// encoding.
+func encodeRecordAt(c *Conversation, pk string, tab *strTab, hint int) (string, recTurns, error) {
 	if pk == "" {
 		pk = convKey(c)
 	}
@@ -125,22 +140,59 @@ func encodeRecord(c *Conversation, pk string, tab *strTab, hint int) (string, er
 		// encoder writes exactly (or JSON refuses c, with its error).
 		raw, err := encodeConv(c, 0)
 		if err != nil {
-			return "", err
+			return "", recTurns{}, err
 		}
 		n, err := decodeConvJSON(raw)
 		if err != nil {
-			return "", err
+			return "", recTurns{}, err
 		}
 		// The key keeps the fields it holds as they are.
 		n.Region, n.AccountID, n.ProjectID, n.ID = c.Region, c.AccountID, c.ProjectID, c.ID
 		e = recEncoder{b: e.b[:0], tab: tab}
 		e.conv(n)
 		if e.fail {
-			return "", fmt.Errorf("store: encode conversation %s/%s: %w", c.Region, c.ID, errRecFallback)
+			return "", recTurns{}, fmt.Errorf("store: encode conversation %s/%s: %w", c.Region, c.ID, errRecFallback)
 		}
 	}
 	e.b = binary.LittleEndian.AppendUint32(e.b, recChecksum(pk, e.b))
-	return string(e.b), nil
+	return string(e.b), e.turns, nil
+}
+
+// encodeRecordAppend encodes c as encodeRecordAt does, taking the
+// encodings of its first prev.n turns from old, a value (of the same
+// record, with the same start) where prev located them: the caller
+// guarantees that those turns are as they were when old was encoded. The
+// other fields and the turns after them are encoded from c. A record the
+// encoder cannot write exactly is encoded in full.
+func encodeRecordAppend(c *Conversation, pk string, tab *strTab, old string, prev recTurns) (string, recTurns, error) {
+	if c.Turns == nil && prev.n > 0 || len(c.Turns) < prev.n || prev.at > prev.end || prev.end > len(old) {
+		return encodeRecordAt(c, pk, tab, len(old)+64)
+	}
+	// The size: the old value and as much again per new turn as an old
+	// turn takes (most values fit exactly, and are not copied below).
+	size := len(old) + 8
+	if prev.n > 0 {
+		size += ((prev.end-prev.at)/prev.n + 16) * (len(c.Turns) - prev.n)
+	}
+	e := recEncoder{b: make([]byte, 0, size), tab: tab}
+	if e.head(c) {
+		e.beginTurns(c)
+		e.b = append(e.b, old[prev.at:prev.end]...)
+		for i := prev.n; i < len(c.Turns); i++ {
+			e.turn(&c.Turns[i])
+		}
+		e.turns.end, e.turns.n = len(e.b), len(c.Turns)
+		e.tail(c)
+	}
+	if e.fail {
+		return encodeRecordAt(c, pk, tab, len(old)+64)
+	}
+	e.b = binary.LittleEndian.AppendUint32(e.b, recChecksum(pk, e.b))
+	if cap(e.b)-len(e.b) > 32+len(e.b)/16 {
+		return string(e.b), e.turns, nil // do not keep much unused capacity alive
+	}
+	// e.b is not used after this: the string shares its memory.
+	return unsafe.String(unsafe.SliceData(e.b), len(e.b)), e.turns, nil
 }
 
 // crcTable is CRC-32C's (computed by the CPU where it can).
@@ -203,6 +255,31 @@ func (e *recEncoder) time(t time.Time) {
 }
 
 func (e *recEncoder) conv(c *Conversation) {
+	if !e.head(c) {
+		return
+	}
+	e.beginTurns(c)
+	for i := range c.Turns {
+		e.turn(&c.Turns[i])
+	}
+	e.turns.end, e.turns.n = len(e.b), len(c.Turns)
+	e.tail(c)
+}
+
+// beginTurns writes the number of turns (0: null, else 1+n) and notes
+// where the turns begin.
+func (e *recEncoder) beginTurns(c *Conversation) {
+	if c.Turns == nil {
+		e.u(0)
+	} else {
+		e.u(1 + uint64(len(c.Turns)))
+	}
+	e.turns.at = len(e.b)
+}
+
+// head writes the fields before the turns; false: the record cannot be
+// written (e.fail is set).
+func (e *recEncoder) head(c *Conversation) bool {
 	e.b = append(e.b, recBinary)
 	var flags uint64
 	if c.InProgress {
@@ -216,7 +293,7 @@ func (e *recEncoder) conv(c *Conversation) {
 	}
 	if y := c.StartedAt.Year(); y < 0 || y > 9999 {
 		e.fail = true
-		return
+		return false
 	}
 	e.startSec = c.StartedAt.Unix()
 	e.u(flags)
@@ -224,7 +301,7 @@ func (e *recEncoder) conv(c *Conversation) {
 		b, err := c.StartedAt.MarshalJSON()
 		if err != nil {
 			e.fail = true
-			return
+			return false
 		}
 		e.str(string(b))
 	}
@@ -242,14 +319,11 @@ func (e *recEncoder) conv(c *Conversation) {
 	e.object(c.Metrics, false)
 	e.state(c)
 	e.object(c.IntegrationAttributes, true)
-	if c.Turns == nil {
-		e.u(0)
-	} else {
-		e.u(1 + uint64(len(c.Turns)))
-		for i := range c.Turns {
-			e.turn(&c.Turns[i])
-		}
-	}
+	return true
+}
+
+// tail writes the fields after the turns.
+func (e *recEncoder) tail(c *Conversation) {
 	e.times(c.FunctionErrors)
 	e.times(c.Crashes)
 	e.u(uint64(len(c.AwaitedEvents)))

@@ -2,6 +2,7 @@ package store
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -43,8 +44,13 @@ type convCache struct {
 }
 
 type convCacheEntry struct {
-	raw string
-	c   *Conversation // normalised, immutable
+	raw   string
+	c     *Conversation // normalised, immutable
+	turns recTurns      // where raw encodes the turns
+	// shared: c's turns (the array and what each turn holds) are shared
+	// with a conversation handed out by AppendTurns, which never changes
+	// them; whoever may change turns works on a deep copy.
+	shared bool
 }
 
 // copyOf returns a deep copy of the cached decoding of pk if the cache
@@ -65,21 +71,36 @@ func (cc *convCache) copyOf(pk, raw string) *Conversation {
 // hold the database's write lock: readers copy entries under the read
 // lock, so none can be copying the value the caller will mutate.
 func (cc *convCache) take(pk, raw string) *Conversation {
+	e, ok := cc.takeEntry(pk, raw)
+	if !ok {
+		return nil
+	}
+	if e.shared {
+		return copyConv(e.c)
+	}
+	return e.c
+}
+
+// takeEntry removes the entry of pk and returns it if it was cached for
+// exactly raw (ok false if not). Its conversation is the caller's, but
+// when e.shared, its turns are to be left as they are (AppendTurns). The
+// caller must hold the database's write lock (see take).
+func (cc *convCache) takeEntry(pk, raw string) (e convCacheEntry, ok bool) {
 	cc.mu.Lock()
-	e, ok := cc.m[pk]
+	e, ok = cc.m[pk]
 	if ok {
 		delete(cc.m, pk)
 	}
 	cc.mu.Unlock()
 	if !ok || e.raw != raw {
-		return nil
+		return convCacheEntry{}, false
 	}
-	return e.c
+	return e, true
 }
 
-// put caches c (normalised, no longer referenced by the caller) as the
-// decoding of raw under pk.
-func (cc *convCache) put(pk, raw string, c *Conversation) {
+// put caches the entry e (its conversation normalised, no longer changed
+// by the caller) under pk.
+func (cc *convCache) put(pk string, e convCacheEntry) {
 	cc.mu.Lock()
 	if cc.m == nil {
 		cc.m = make(map[string]convCacheEntry)
@@ -90,7 +111,7 @@ func (cc *convCache) put(pk, raw string, c *Conversation) {
 			break
 		}
 	}
-	cc.m[pk] = convCacheEntry{raw: raw, c: c}
+	cc.m[pk] = e
 	cc.mu.Unlock()
 }
 
@@ -111,12 +132,41 @@ func (cc *convCache) clear() {
 // remember caches the normalised form of c, just encoded as raw, under pk;
 // if c cannot be normalised exactly, pk is dropped instead. c itself is
 // not retained.
-func (cc *convCache) remember(pk, raw string, c *Conversation) {
+func (cc *convCache) remember(pk, raw string, turns recTurns, c *Conversation) {
 	if n, ok := normConv(c); ok {
-		cc.put(pk, raw, n)
+		cc.put(pk, convCacheEntry{raw: raw, c: n, turns: turns})
 	} else {
 		cc.drop(pk)
 	}
+}
+
+// rememberAppended caches, under pk, c (just encoded as raw) as it is
+// after an AppendTurns: its first n turns are the cached ones it was
+// given, normalised and left as they were, and are kept shared with c;
+// the rest of c is normalised into fresh memory (c's own maps and slices
+// stay the caller's). Returns what the caller keeps: c, with its turns
+// clipped so that a later append to the cached turns never shows in it
+// (the new turns are the normalised ones). A value that cannot be
+// normalised exactly leaves pk uncached.
+func (cc *convCache) rememberAppended(pk, raw string, turns recTurns, c *Conversation, n int) *Conversation {
+	d, ok := normConvHead(c)
+	var fresh [4]Turn
+	added := fresh[:0]
+	for i := n; ok && i < len(c.Turns); i++ {
+		var t Turn
+		t, ok = normTurn(&c.Turns[i])
+		added = append(added, t)
+	}
+	if !ok {
+		cc.drop(pk)
+		return c
+	}
+	copy(c.Turns[n:], added)
+	d.Turns = c.Turns
+	cc.put(pk, convCacheEntry{raw: raw, c: d, turns: turns, shared: true})
+	out := *c
+	out.Turns = slices.Clip(c.Turns)
+	return &out
 }
 
 // copyConv returns a deep copy of a normalised conversation (one whose
@@ -201,6 +251,27 @@ func copyValue(v any) any {
 // decodes to, or ok=false when some value cannot be converted exactly.
 // It shares no mutable memory with c.
 func normConv(c *Conversation) (*Conversation, bool) {
+	d, ok := normConvHead(c)
+	if !ok {
+		return nil, false
+	}
+	if c.Turns != nil {
+		d.Turns = make([]Turn, len(c.Turns))
+		for i := range c.Turns {
+			if ok {
+				d.Turns[i], ok = normTurn(&c.Turns[i])
+			}
+		}
+	}
+	if !ok {
+		return nil, false
+	}
+	return d, true
+}
+
+// normConvHead is normConv but for the turns, which it leaves to the
+// caller (d.Turns is c.Turns).
+func normConvHead(c *Conversation) (*Conversation, bool) {
 	d := *c
 	ok := validStrings(c.ID, c.Region, c.AccountID, c.ProjectID, c.VariantID, c.VariantName,
 		c.Environment, c.Channel, c.ChatChannel, c.FromNumber, c.ToNumber, c.Language,
@@ -210,14 +281,6 @@ func normConv(c *Conversation) (*Conversation, bool) {
 	d.Metrics, ok = normObject(c.Metrics, false, ok)
 	d.State, ok = normObject(c.State, false, ok)
 	d.IntegrationAttributes, ok = normObject(c.IntegrationAttributes, true, ok)
-	if c.Turns != nil {
-		d.Turns = make([]Turn, len(c.Turns))
-		for i := range c.Turns {
-			if ok {
-				d.Turns[i], ok = normTurn(&c.Turns[i])
-			}
-		}
-	}
 	d.FunctionErrors, ok = normTimes(c.FunctionErrors, ok)
 	d.Crashes, ok = normTimes(c.Crashes, ok)
 	d.AwaitedEvents = nil

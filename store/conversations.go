@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/base64"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -114,11 +115,31 @@ func decodeConv(pk, v string, tab []string) (*Conversation, error) {
 // written, and decoding a compact record costs about what a cached copy
 // does.
 func (s *Store) writeConv(tx *buntdb.Tx, log *shadowLog, c *Conversation, oldPK string, sizeHint int, cache bool) error {
-	pk := convKey(c)
-	raw, err := encodeRecord(c, pk, &s.tab, sizeHint)
-	if err != nil {
+	return s.writeConvAt(tx, log, c, convKey(c), oldPK, sizeHint, cache)
+}
+
+// writeConvAt is writeConv with c's primary key pk (convKey(c)) known; an
+// oldPK equal to pk leaves the lookup key as it is.
+func (s *Store) writeConvAt(tx *buntdb.Tx, log *shadowLog, c *Conversation, pk, oldPK string, sizeHint int, cache bool) error {
+	raw, turns, err := encodeRecordAt(c, pk, &s.tab, sizeHint)
+	if err := s.storeConvLocked(tx, log, c, pk, oldPK, raw, err); err != nil {
+		return err
+	}
+	if cache {
+		s.convs.remember(pk, raw, turns, c)
+	} else {
+		s.convs.drop(pk)
+	}
+	return nil
+}
+
+// storeConvLocked stores c's record encoded as raw (encErr: the encoding
+// failed) under pk and its lookup key, removing the previous primary key
+// oldPK if it differs, and writes the string table's new entries.
+func (s *Store) storeConvLocked(tx *buntdb.Tx, log *shadowLog, c *Conversation, pk, oldPK, raw string, encErr error) error {
+	if encErr != nil {
 		s.tab.discardLocked()
-		return fmt.Errorf("encode conversation: %w", err)
+		return fmt.Errorf("encode conversation: %w", encErr)
 	}
 	if err := s.tab.flushLocked(tx, log); err != nil {
 		return err
@@ -134,15 +155,7 @@ func (s *Store) writeConv(tx *buntdb.Tx, log *shadowLog, c *Conversation, oldPK 
 			return err
 		}
 	}
-	if err := set(tx, pk, raw); err != nil {
-		return err
-	}
-	if cache {
-		s.convs.remember(pk, raw, c)
-	} else {
-		s.convs.drop(pk)
-	}
-	return nil
+	return set(tx, pk, raw)
 }
 
 // InsertConversation stores a new conversation. ErrExists if a
@@ -152,15 +165,23 @@ func (s *Store) InsertConversation(c *Conversation) error {
 		return err
 	}
 	wrote := false
+	pk := convKey(c)
 	err := s.updateGen(func(tx *buntdb.Tx, log *shadowLog) error {
-		_, ok, err := get(tx, convIDKey(c.Region, c.ID))
+		if ls, _ := s.liveGenLocked(c.Region, c.ID); ls != nil {
+			return ErrExists
+		}
+		// Writing the lookup key is the existence check (one search of
+		// the keys instead of two): a key it replaces is a stored record
+		// of the same id, and the error rolls the transaction back, the
+		// key's previous value included.
+		_, replaced, err := tx.Set(convIDKey(c.Region, c.ID), pk, nil)
 		if err != nil {
 			return err
 		}
-		if ls, _ := s.liveGenLocked(c.Region, c.ID); ok || ls != nil {
+		if replaced {
 			return ErrExists
 		}
-		if err := s.writeConv(tx, log, c, "", 0, false); err != nil {
+		if err := s.writeConvAt(tx, log, c, pk, pk, 0, false); err != nil {
 			return err
 		}
 		s.convReplaced(nil, c)
@@ -262,6 +283,25 @@ func (s *Store) GetConversation(region, id string) (*Conversation, error) {
 // moves the record to its new place in the order. fn runs inside the
 // transaction and must not call the Store. Returns the stored value.
 func (s *Store) UpdateConversation(region, id string, fn func(c *Conversation) error) (*Conversation, error) {
+	return s.updateConv(region, id, false, fn)
+}
+
+// AppendTurns is UpdateConversation for an fn that leaves the turns it is
+// given as they are (their fields and the maps and slices they hold): it
+// may append turns and change any other field. The conversation under way
+// then costs what changes, not its length: the stored encoding of its
+// turns is kept, the metric aggregates move by the new turns' events, and
+// the turns are shared (never changed) between the cache and the value
+// returned, which the caller must not change either. The new turns are
+// as stored, as a read gives them (free-form values as JSON types, times
+// as from RFC 3339), unless they hold a value that only a JSON round trip
+// converts (then they are fn's). The value's other fields are fn's and
+// the caller's own.
+func (s *Store) AppendTurns(region, id string, fn func(c *Conversation) error) (*Conversation, error) {
+	return s.updateConv(region, id, true, fn)
+}
+
+func (s *Store) updateConv(region, id string, appending bool, fn func(c *Conversation) error) (*Conversation, error) {
 	var out *Conversation
 	var oldProj ProjectRef
 	var fnErr error
@@ -273,6 +313,7 @@ func (s *Store) UpdateConversation(region, id string, fn func(c *Conversation) e
 		}
 		var c *Conversation
 		var raw string
+		var prev recTurns // where raw encodes the turns (n 0: unknown)
 		if !ok {
 			// A generated record: fn works on a fresh making of it, and
 			// the result is stored in its place.
@@ -295,7 +336,13 @@ func (s *Store) UpdateConversation(region, id string, fn func(c *Conversation) e
 			// fn works on the cached decoding, taken out of the cache (so
 			// nothing sees fn's changes unless they are stored; a failed fn
 			// leaves the record uncached), or on a fresh decoding.
-			c = s.convs.take(pk, raw)
+			if appending {
+				if e, hit := s.convs.takeEntry(pk, raw); hit {
+					c, prev = e.c, e.turns
+				}
+			} else {
+				c = s.convs.take(pk, raw)
+			}
 			if c == nil {
 				if c, err = decodeConv(pk, raw, s.tab.load()); err != nil {
 					return err
@@ -303,7 +350,12 @@ func (s *Store) UpdateConversation(region, id string, fn func(c *Conversation) e
 			}
 		}
 		oldProj = projectOf(c)
-		oldEv := convEvents(c, nil)
+		oldStart := c.StartedAt
+		kept := 0 // the turns fn leaves as they are
+		if appending {
+			kept = len(c.Turns)
+		}
+		oldEv := convEventsFrom(c, kept, nil)
 		oldSp := spanOfConv(c)
 		if err := fn(c); err != nil {
 			fnErr = err
@@ -315,11 +367,38 @@ func (s *Store) UpdateConversation(region, id string, fn func(c *Conversation) e
 		if err := checkConv("update conversation", c); err != nil {
 			return err
 		}
-		out = c
-		if err := s.writeConv(tx, log, c, pk, len(raw)+64, true); err != nil {
+		if appending && len(c.Turns) < kept {
+			return fmt.Errorf("update conversation %s/%s: turns removed by an append: %w", region, id, ErrInvalid)
+		}
+		newPK := convKey(c)
+		sameStart := c.StartedAt == oldStart && projectOf(c) == oldProj
+		var newRaw string
+		var turns recTurns
+		if appending && sameStart && prev.n == kept && prev.n > 0 {
+			newRaw, turns, err = encodeRecordAppend(c, newPK, &s.tab, raw, prev)
+		} else {
+			newRaw, turns, err = encodeRecordAt(c, newPK, &s.tab, len(raw)+64)
+		}
+		if err := s.storeConvLocked(tx, log, c, newPK, pk, newRaw, err); err != nil {
 			return err
 		}
-		newEv := convEvents(c, nil)
+		if appending {
+			out = s.convs.rememberAppended(newPK, newRaw, turns, c, kept)
+		} else {
+			s.convs.remember(newPK, newRaw, turns, c)
+			out = c
+		}
+		if kept > 0 && !sameStart {
+			// The kept turns' events move with the start or project.
+			// The kept turns' events moved with the start or project: both
+			// sides take them (after its start event, the first of the
+			// sorted events).
+			keptEv := convEventsFrom(&Conversation{StartedAt: oldStart, Turns: c.Turns[:kept]}, 0, nil)
+			oldEv = append(oldEv, keptEv[1:]...)
+			slices.SortFunc(oldEv, mevent.cmp)
+			kept = 0
+		}
+		newEv := convEventsFrom(c, kept, nil)
 		newSp := spanOfConv(c)
 		s.metrics.mu.Lock()
 		if !s.metrics.replaceLocked(oldProj, oldEv, &oldSp, projectOf(c), newEv, &newSp) {

@@ -91,12 +91,20 @@ func (e mevent) regular() bool {
 
 // convEvents appends the metric events of c to out, sorted.
 func convEvents(c *Conversation, out []mevent) []mevent {
+	return convEventsFrom(c, 0, out)
+}
+
+// convEventsFrom is convEvents without the events of the turns before
+// turn from: for two versions of a conversation with the same start and
+// project whose first turns are the same, the difference of their
+// events is the difference of these.
+func convEventsFrom(c *Conversation, from int, out []mevent) []mevent {
 	if c == nil {
 		return out
 	}
 	start := tp(c.StartedAt)
 	out = append(out, mevent{kind: evStart, at: start, start: start})
-	for i := range c.Turns {
+	for i := from; i < len(c.Turns); i++ {
 		t := &c.Turns[i]
 		if i == 0 && t.UserInput == "" && !t.IsSilence && !t.IsOOD && t.Latency == 0 {
 			continue // the greeting: no user turn, no latency

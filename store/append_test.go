@@ -1,0 +1,206 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestAppendTurnsEqualsUpdate runs the same random writes on two stores,
+// one updating with UpdateConversation and the other with AppendTurns
+// (whose fn leaves the turns as they are), interleaved with updates that
+// change earlier turns in place, puts and restores: the stored records,
+// the reads, what fn sees and what AppendTurns returns are the same, and
+// a value AppendTurns returned never changes afterwards.
+func TestAppendTurnsEqualsUpdate(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	full, app := openMem(t), openMem(t)
+	both := func(fn func(s *Store) error) (error, error) { return fn(full), fn(app) }
+	type kept struct {
+		c    *Conversation
+		want *Conversation // a deep copy of c when it was returned
+	}
+	var returned []kept
+	for i := range 12 {
+		c := randConv(r, i)
+		c.ID = fmt.Sprint("c", i)
+		if e1, e2 := both(func(s *Store) error { c := *c; return s.PutConversation(&c) }); e1 != nil || e2 != nil {
+			t.Fatal(e1, e2)
+		}
+	}
+	snap1, _ := full.Snapshot()
+	snap2, _ := app.Snapshot()
+	for i := range 2000 {
+		id := fmt.Sprint("c", r.IntN(12))
+		op := r.IntN(10)
+		seed := r.Uint64()
+		mutate := func(c *Conversation) error {
+			r := rand.New(rand.NewPCG(seed, 1))
+			c.State["n"] = float64(i)
+			c.NumOOD++
+			switch r.IntN(12) {
+			case 0:
+				c.StartedAt = c.StartedAt.Add(time.Hour) // moves the key
+			case 1:
+				c.ProjectID = "other" // moves it to another project
+			}
+			for range r.IntN(3) {
+				c.Turns = append(c.Turns, Turn{UserInput: randString(r), AgentResponse: "Sure.", UserInputAt: randTime(r),
+					Intents: []string{"hours"}, Entities: map[string]string{}, Metadata: randObject(r),
+					Latency: time.Duration(r.IntN(2000)) * time.Millisecond})
+			}
+			if r.IntN(5) == 0 {
+				c.FunctionErrors = append(c.FunctionErrors, randTime(r))
+			}
+			if r.IntN(6) == 0 {
+				return errors.New("fail")
+			}
+			return nil
+		}
+		switch op {
+		case 0: // an update that changes an earlier turn in place
+			e1, e2 := both(func(s *Store) error {
+				_, err := s.UpdateConversation("us", id, func(c *Conversation) error {
+					if len(c.Turns) > 0 {
+						c.Turns[0].UserInput = fmt.Sprint("changed ", i)
+						if c.Turns[0].Metadata != nil {
+							c.Turns[0].Metadata["changed"] = true
+						}
+					}
+					return nil
+				})
+				return err
+			})
+			if e1 != nil || e2 != nil {
+				t.Fatal(e1, e2)
+			}
+		case 1:
+			if r.IntN(5) == 0 {
+				if err := full.Restore(snap1); err != nil {
+					t.Fatal(err)
+				}
+				if err := app.Restore(snap2); err != nil {
+					t.Fatal(err)
+				}
+			}
+		default:
+			upd, e1 := full.UpdateConversation("us", id, mutate)
+			got, e2 := app.AppendTurns("us", id, mutate)
+			if (e1 == nil) != (e2 == nil) {
+				t.Fatalf("op %d: update %v, append %v", i, e1, e2)
+			}
+			if e2 == nil {
+				// What fn made, but for its turns, which are as stored
+				// (compared below); times as instants.
+				u := *upd
+				u.Turns = got.Turns
+				if d := cmp.Diff(&u, got); d != "" {
+					t.Fatalf("op %d: returned (-update +append):\n%s", i, d)
+				}
+				// The turns are as stored, or (a value the cache cannot
+				// hold) as fn made them.
+				if d := cmp.Diff(rawDecoded(t, app, "us", id).Turns, got.Turns, exactTime); d != "" {
+					if d2 := cmp.Diff(upd.Turns, got.Turns); d2 != "" {
+						t.Fatalf("op %d: AppendTurns returned turns (-stored +returned):\n%s\n(-update +append):\n%s", i, d, d2)
+					}
+				}
+				returned = append(returned, kept{got, copyConv(got)})
+			}
+		}
+		if d := cmp.Diff(rawDecoded(t, full, "us", id), rawDecoded(t, app, "us", id), exactTime); d != "" {
+			t.Fatalf("op %d: stored records differ (-update +append):\n%s", i, d)
+		}
+		if d := cmp.Diff(rawDecoded(t, app, "us", id), mustGet(t, app, "us", id), exactTime); d != "" {
+			t.Fatalf("op %d: get differs from the stored record (-want +got):\n%s", i, d)
+		}
+		want := rawDecoded(t, app, "us", id)
+		for _, update := range []func(string, string, func(*Conversation) error) (*Conversation, error){app.UpdateConversation, app.AppendTurns} {
+			if _, err := update("us", id, func(c *Conversation) error {
+				if d := cmp.Diff(want, c, exactTime); d != "" {
+					return fmt.Errorf("fn's value differs from the stored record (-want +got):\n%s", d)
+				}
+				return errors.New("read only")
+			}); err == nil || err.Error() != "read only" {
+				t.Fatalf("op %d: %v", i, err)
+			}
+		}
+	}
+	for i, k := range returned {
+		if d := cmp.Diff(k.want, k.c, exactTime); d != "" {
+			t.Fatalf("returned value %d changed afterwards (-then +now):\n%s", i, d)
+		}
+	}
+}
+
+// TestAppendTurnsMetrics: the aggregates that AppendTurns moves by the new
+// turns' events match the slow path, moves of the start and project
+// included.
+func TestAppendTurnsMetrics(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	s := openMem(t)
+	var ids []*Conversation
+	for i := range 100 {
+		c := randomConv(r, fmt.Sprintf("C%04d", i))
+		if err := s.InsertConversation(c); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, c)
+	}
+	for i := range 600 {
+		c := ids[r.IntN(len(ids))]
+		_, err := s.AppendTurns(c.Region, c.ID, func(c *Conversation) error {
+			c.Turns = append(c.Turns, Turn{UserInput: "x", UserInputAt: c.StartedAt.Add(time.Duration(r.IntN(7200)) * time.Second),
+				Latency: time.Duration(r.IntN(2000)) * time.Millisecond})
+			switch r.IntN(10) {
+			case 0:
+				c.FunctionErrors = append(c.FunctionErrors, c.StartedAt.Add(time.Minute))
+			case 1:
+				c.StartedAt = c.StartedAt.Add(time.Duration(r.IntN(600)-300) * time.Second)
+			case 2:
+				c.ProjectID = []string{"p1", "p2"}[r.IntN(2)]
+			case 3:
+				c.Crashes = nil
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i%100 == 99 {
+			for range 40 {
+				q := randomQuery(r)
+				got, err := s.QueryMetrics(q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d := cmp.Diff(metricsOracle(t, s, q), got); d != "" {
+					t.Fatalf("after %d appends: window %v..%v of %v (-oracle +aggregates):\n%s", i+1, q.From, q.To, q.Projects, d)
+				}
+			}
+		}
+	}
+	if !s.metrics.valid {
+		t.Fatal("the aggregates drifted")
+	}
+}
+
+// TestAppendTurnsRefusesRemovedTurns: an fn that drops turns is an error
+// and changes nothing.
+func TestAppendTurnsRefusesRemovedTurns(t *testing.T) {
+	s := openMem(t)
+	if err := s.InsertConversation(mkConv("us", "acc", "proj", "c1", base)); err != nil {
+		t.Fatal(err)
+	}
+	before := mustGet(t, s, "us", "c1")
+	_, err := s.AppendTurns("us", "c1", func(c *Conversation) error { c.Turns = c.Turns[:1]; return nil })
+	if !errors.Is(err, ErrInvalid) {
+		t.Fatalf("err = %v, want ErrInvalid", err)
+	}
+	if d := cmp.Diff(before, mustGet(t, s, "us", "c1"), exactTime); d != "" {
+		t.Fatalf("changed (-before +after):\n%s", d)
+	}
+}
