@@ -125,17 +125,32 @@ func (cs *concSeries) bucket(n int64, create bool) int {
 	return i
 }
 
+// insertSorted inserts v after the values equal to it: many spans of the
+// same instant (a clock that stands still) or in the order of time (a
+// clock that runs) append instead of moving the rest of the list.
 func insertSorted(s []int64, v int64) []int64 {
-	i, _ := slices.BinarySearch(s, v)
-	return slices.Insert(s, i, v)
+	return slices.Insert(s, afterEqual(s, v), v)
 }
 
+// removeSorted removes one v (the last of the equal values, for the same
+// reason).
 func removeSorted(s []int64, v int64) ([]int64, bool) {
-	i, ok := slices.BinarySearch(s, v)
-	if !ok {
+	i := afterEqual(s, v) - 1
+	if i < 0 || s[i] != v {
 		return s, false
 	}
 	return slices.Delete(s, i, i+1), true
+}
+
+// afterEqual is the index of the first value of the sorted s above v.
+func afterEqual(s []int64, v int64) int {
+	i, _ := slices.BinarySearchFunc(s, v, func(e, v int64) int {
+		if e <= v {
+			return -1
+		}
+		return 1
+	})
+	return i
 }
 
 // event adds (d=+1) or removes (d=-1) a start or an end at t.
