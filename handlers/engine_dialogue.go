@@ -160,29 +160,32 @@ func (in turnInput) data(match []string) *templateData {
 // marks the turn out-of-domain. A template that fails counts as a function
 // error and the agent answers with the fallback.
 func (w *World) respond(d *scenario.Dialogue, variant string, in turnInput) outcome {
-	var rules []scenario.Rule
+	var variantRules []scenario.Rule
 	fallback := d.Fallback
 	if v, ok := d.Variants[variant]; ok {
-		rules = append(rules, v.Rules...)
+		variantRules = v.Rules
 		if v.Fallback != "" {
 			fallback = v.Fallback
 		}
 	}
-	rules = append(rules, d.Rules...)
 	if fallback == "" {
 		fallback = DefaultFallback
 	}
-	for _, r := range rules {
-		match, ok := w.matches(r.When, in)
-		if !ok {
-			continue
+	lower := lowerOnce{s: in.Message}
+	for _, rules := range [2][]scenario.Rule{variantRules, d.Rules} {
+		for i := range rules {
+			r := &rules[i]
+			match, ok := w.matches(r.When, in, &lower)
+			if !ok {
+				continue
+			}
+			out, err := w.act(*r, in.data(match))
+			if err != nil {
+				fb, _ := w.scripts.render(fallback, in.data(nil))
+				return outcome{Text: fb, Rule: r.Name, FunctionError: true, Latency: DefaultLatency}
+			}
+			return out
 		}
-		out, err := w.act(r, in.data(match))
-		if err != nil {
-			fb, _ := w.scripts.render(fallback, in.data(nil))
-			return outcome{Text: fb, Rule: r.Name, FunctionError: true, Latency: DefaultLatency}
-		}
-		return out
 	}
 	text, err := w.scripts.render(fallback, in.data(nil))
 	if err != nil {
@@ -191,15 +194,34 @@ func (w *World) respond(d *scenario.Dialogue, variant string, in turnInput) outc
 	return outcome{Text: text, OOD: true, Latency: DefaultLatency}
 }
 
-// matches reports whether a rule's match holds, with the regex submatches.
-func (w *World) matches(m scenario.Match, in turnInput) ([]string, bool) {
+// lowerOnce is a message in lower case, made when first needed.
+type lowerOnce struct {
+	s    string
+	done bool
+}
+
+func (l *lowerOnce) get() string {
+	if !l.done {
+		l.s, l.done = strings.ToLower(l.s), true
+	}
+	return l.s
+}
+
+// matches reports whether a rule's match holds, with the regex submatches;
+// lower is the message in lower case.
+func (w *World) matches(m scenario.Match, in turnInput, lower *lowerOnce) ([]string, bool) {
 	var sub []string
-	if m.Contains != "" && !strings.Contains(strings.ToLower(in.Message), strings.ToLower(m.Contains)) {
+	if m.Contains != "" && !strings.Contains(lower.get(), strings.ToLower(m.Contains)) {
 		return nil, false
 	}
 	if m.Regex != "" {
 		re, err := w.scripts.regex(m.Regex)
 		if err != nil {
+			return nil, false
+		}
+		// MatchString first: most rules do not match, and a match
+		// without submatches costs less.
+		if !re.MatchString(in.Message) {
 			return nil, false
 		}
 		if sub = re.FindStringSubmatch(in.Message); sub == nil {

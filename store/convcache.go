@@ -164,9 +164,8 @@ func (cc *convCache) rememberAppended(pk, raw string, turns recTurns, c *Convers
 	copy(c.Turns[n:], added)
 	d.Turns = c.Turns
 	cc.put(pk, convCacheEntry{raw: raw, c: d, turns: turns, shared: true})
-	out := *c
-	out.Turns = slices.Clip(c.Turns)
-	return &out
+	c.Turns = slices.Clip(c.Turns) // d's keep their capacity
+	return c
 }
 
 // copyConv returns a deep copy of a normalised conversation (one whose
