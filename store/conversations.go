@@ -307,12 +307,11 @@ func (s *Store) updateConv(region, id string, appending bool, fn func(c *Convers
 	var fnErr error
 	var wrote bool
 	err := s.updateGen(func(tx *buntdb.Tx, log *shadowLog) error {
-		pk, ok, err := get(tx, convIDKey(region, id))
+		pk, raw, ok, err := s.storedConvLocked(tx, region, id)
 		if err != nil {
 			return err
 		}
 		var c *Conversation
-		var raw string
 		var prev recTurns // where raw encodes the turns (n 0: unknown)
 		if !ok {
 			// A generated record: fn works on a fresh making of it, and
@@ -326,13 +325,6 @@ func (s *Store) updateConv(region, id string, appending bool, fn func(c *Convers
 			}
 			s.shadowLocked(ls, p, log)
 		} else {
-			raw, ok, err = get(tx, pk)
-			if err != nil {
-				return err
-			}
-			if !ok {
-				return fmt.Errorf("dangling lookup key %q: %w", pk, ErrNotFound)
-			}
 			// fn works on the cached decoding, taken out of the cache (so
 			// nothing sees fn's changes unless they are stored; a failed fn
 			// leaves the record uncached), or on a fresh decoding.
@@ -419,6 +411,34 @@ func (s *Store) updateConv(region, id string, appending bool, fn func(c *Convers
 	}
 	s.convChanged(projectOf(out), oldProj)
 	return out, nil
+}
+
+// storedConvLocked returns the primary key and the value of the stored
+// record of (region, id); ok false when there is none. A conversation in
+// the cache is read under its cached primary key alone: when the value
+// there is the one the cache holds, it is the conversation's record (a
+// record's primary and lookup keys are written and removed together, and
+// Restore clears the cache), and the lookup key is not searched.
+func (s *Store) storedConvLocked(tx *buntdb.Tx, region, id string) (pk, raw string, ok bool, err error) {
+	if cpk, hit := s.convs.pkOf(region, id); hit {
+		v, found, err := get(tx, cpk)
+		if err != nil {
+			return "", "", false, err
+		}
+		if found && s.convs.holds(cpk, v) {
+			return cpk, v, true, nil
+		}
+	}
+	if pk, ok, err = get(tx, convIDKey(region, id)); err != nil || !ok {
+		return "", "", false, err
+	}
+	if raw, ok, err = get(tx, pk); err != nil {
+		return "", "", false, err
+	}
+	if !ok {
+		return "", "", false, fmt.Errorf("dangling lookup key %q: %w", pk, ErrNotFound)
+	}
+	return pk, raw, true, nil
 }
 
 // CountConversations returns the number of conversations in a region.
