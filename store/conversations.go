@@ -362,8 +362,11 @@ func (s *Store) updateConv(region, id string, appending bool, fn func(c *Convers
 		if appending && len(c.Turns) < kept {
 			return fmt.Errorf("update conversation %s/%s: turns removed by an append: %w", region, id, ErrInvalid)
 		}
-		newPK := convKey(c)
 		sameStart := c.StartedAt == oldStart && projectOf(c) == oldProj
+		newPK := pk // the key of a stored record whose key fields stay
+		if pk == "" || !sameStart {
+			newPK = convKey(c)
+		}
 		var newRaw string
 		var turns recTurns
 		if appending && sameStart && prev.n == kept && prev.n > 0 {
