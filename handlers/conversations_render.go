@@ -260,18 +260,7 @@ func appendConvV3(b []byte, c *store.Conversation, now time.Time, acc access, la
 			b = appendJSONString(b, t.AgentResponse)
 			b = append(b, `,"agent_response_datetime":`...)
 			b = appendISOTime(b, t.AgentResponseAt)
-			b = append(b, `,"intents":`...)
-			if t.Intents == nil {
-				b = append(b, "[]"...)
-			} else {
-				b = appendJSONStrings(b, t.Intents)
-			}
-			b = append(b, `,"entities":`...)
-			b = appendJSONStringMap(b, nonNil(t.Entities))
-			b = append(b, `,"is_ood":`...)
-			b = strconv.AppendBool(b, t.IsOOD)
-			b = append(b, `,"is_silence":`...)
-			b = strconv.AppendBool(b, t.IsSilence)
+			b = appendTurnUnderstanding(b, t)
 			b = append(b, `,"translated_user_input":`...)
 			b = appendJSONString(b, t.TranslatedUserInput)
 			b = append(b, `,"english_agent_response":`...)
@@ -286,6 +275,23 @@ func appendConvV3(b []byte, c *store.Conversation, now time.Time, acc access, la
 		}
 	}
 	return append(b, "]}"...), true
+}
+
+// appendTurnUnderstanding appends the members v1 and v2 turns share after
+// the agent's response: intents, entities and the OOD and silence flags.
+func appendTurnUnderstanding(b []byte, t *store.Turn) []byte {
+	b = append(b, `,"intents":`...)
+	if t.Intents == nil {
+		b = append(b, "[]"...)
+	} else {
+		b = appendJSONStrings(b, t.Intents)
+	}
+	b = append(b, `,"entities":`...)
+	b = appendJSONStringMap(b, nonNil(t.Entities))
+	b = append(b, `,"is_ood":`...)
+	b = strconv.AppendBool(b, t.IsOOD)
+	b = append(b, `,"is_silence":`...)
+	return strconv.AppendBool(b, t.IsSilence)
 }
 
 // appendConvV1 appends renderConvV1(c, now, acc) as encoding/json encodes
@@ -312,18 +318,7 @@ func appendConvV1(b []byte, c *store.Conversation, now time.Time, acc access) ([
 			b = appendJSONNullString(b, orNull(t.AgentResponse))
 			b = append(b, `,"agent_response_datetime":`...)
 			b = appendISOTime(b, t.AgentResponseAt)
-			b = append(b, `,"intents":`...)
-			if t.Intents == nil {
-				b = append(b, "[]"...)
-			} else {
-				b = appendJSONStrings(b, t.Intents)
-			}
-			b = append(b, `,"entities":`...)
-			b = appendJSONStringMap(b, nonNil(t.Entities))
-			b = append(b, `,"is_ood":`...)
-			b = strconv.AppendBool(b, t.IsOOD)
-			b = append(b, `,"is_silence":`...)
-			b = strconv.AppendBool(b, t.IsSilence)
+			b = appendTurnUnderstanding(b, t)
 			b = append(b, '}')
 		}
 	}

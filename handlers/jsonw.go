@@ -170,19 +170,25 @@ func appendJSONValue(b []byte, v any) ([]byte, bool) {
 	}
 }
 
+// sortedKeys appends m's keys to keys (a caller's stack buffer, so that a
+// small map's keys cost no allocation) and sorts them, as encoding/json
+// orders a map's members.
+func sortedKeys[V any](keys []string, m map[string]V) []string {
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
 // appendJSONObject appends a map with sorted keys (null if nil).
 func appendJSONObject(b []byte, m map[string]any) ([]byte, bool) {
 	if m == nil {
 		return append(b, "null"...), true
 	}
 	var buf [16]string
-	keys := buf[:0]
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
 	b = append(b, '{')
-	for i, k := range keys {
+	for i, k := range sortedKeys(buf[:0], m) {
 		if i > 0 {
 			b = append(b, ',')
 		}
@@ -203,13 +209,8 @@ func appendJSONStringMap(b []byte, m map[string]string) []byte {
 		return append(b, "null"...)
 	}
 	var buf [16]string
-	keys := buf[:0]
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
 	b = append(b, '{')
-	for i, k := range keys {
+	for i, k := range sortedKeys(buf[:0], m) {
 		if i > 0 {
 			b = append(b, ',')
 		}
