@@ -144,14 +144,7 @@ func TestGeneratedRecords(t *testing.T) {
 		}
 	}
 	check(s)
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	s, err = Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s = reopen(t, s, path)
 	check(s)
 }
 
@@ -162,14 +155,7 @@ func TestGeneratedWrites(t *testing.T) {
 	t.Parallel()
 	sp := testSpec(500)
 	want := sequential(t, sp, map[string]bool{})
-	path := filepath.Join(t.TempDir(), "data.db")
-	s, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Generate(sp, nil); err != nil {
-		t.Fatal(err)
-	}
+	s, path := openGenerated(t, sp)
 	snap, err := s.Snapshot()
 	if err != nil {
 		t.Fatal(err)
@@ -235,14 +221,7 @@ func TestGeneratedWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	check(s)
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	s, err = Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s = reopen(t, s, path)
 	check(s)
 }
 

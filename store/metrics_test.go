@@ -260,14 +260,7 @@ func TestMetricsReopenedFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	s, err = Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s = reopen(t, s, path)
 	after, err := s.QueryMetrics(q)
 	if err != nil {
 		t.Fatal(err)

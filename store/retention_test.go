@@ -1,7 +1,6 @@
 package store
 
 import (
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -15,14 +14,7 @@ func TestDropConversationsBefore(t *testing.T) {
 	t.Parallel()
 	sp := testSpec(800)
 	want := sequential(t, sp, map[string]bool{})
-	path := filepath.Join(t.TempDir(), "data.db")
-	s, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Generate(sp, nil); err != nil {
-		t.Fatal(err)
-	}
+	s, path := openGenerated(t, sp)
 	old := mkConv("us", "1001", "2001", "OLD", sp.From.Add(time.Hour))
 	running := mkConv("us", "1001", "2001", "RUNNING", sp.From.Add(2*time.Hour))
 	running.InProgress, running.EndedAt = true, time.Time{}
@@ -92,13 +84,6 @@ func TestDropConversationsBefore(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameJSON(t, "aggregates", rebuilt, inc)
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	s, err = Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s = reopen(t, s, path)
 	check(s)
 }

@@ -26,6 +26,34 @@ var base = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 
 var cmpOpts = []cmp.Option{cmpopts.EquateApproxTime(0), cmpopts.EquateEmpty()}
 
+// openGenerated opens a store on a fresh data file and adds sp's records.
+func openGenerated(t *testing.T, sp *GenSpec) (*Store, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "data.db")
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Generate(sp, nil); err != nil {
+		t.Fatal(err)
+	}
+	return s, path
+}
+
+// reopen closes s and opens its data file again, closed when the test ends.
+func reopen(t *testing.T, s *Store, path string) *Store {
+	t.Helper()
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
 // mkConv builds a realistic conversation with 4 turns.
 func mkConv(region, account, project, id string, started time.Time) *Conversation {
 	c := &Conversation{
@@ -830,14 +858,7 @@ func TestFilePersistence(t *testing.T) {
 	if err := s.Restore(snap); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	s, err = Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s = reopen(t, s, path)
 	if d := cmp.Diff(snap.kvs, dump(t, s), cmp.AllowUnexported(kv{})); d != "" {
 		t.Fatalf("restored state after reopen:\n%s", d)
 	}
