@@ -313,8 +313,14 @@ func (c *Clock) At(t time.Time, fn func(now time.Time)) (stop func() bool) {
 	c.seq++
 	tm := &timer{due: t.UTC(), seq: c.seq, fn: fn}
 	heap.Push(&c.timers, tm)
+	head := tm.index == 0
 	c.mu.Unlock()
-	c.poke()
+	if head {
+		// The real-mode loop waits for the earliest timer: only a new
+		// earliest one changes its wait (a later one would wake it for
+		// nothing, once per timer armed).
+		c.poke()
+	}
 	return func() bool {
 		c.mu.Lock()
 		defer c.mu.Unlock()

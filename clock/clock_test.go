@@ -545,6 +545,48 @@ func TestRealTimerFiresInBackground(t *testing.T) {
 	}
 }
 
+// TestWakeOnlyForEarliest: arming a timer wakes the real-mode loop only
+// when it is the new earliest one (the loop's wait changes); a later one,
+// such as each session's idle timer, does not. Manual mode has no loop,
+// so the wake channel shows what was sent.
+func TestWakeOnlyForEarliest(t *testing.T) {
+	c := New(ModeManual, time.Time{})
+	defer c.Close()
+	woken := func() bool {
+		select {
+		case <-c.wake:
+			return true
+		default:
+			return false
+		}
+	}
+	now := c.Now()
+	for _, tc := range []struct {
+		in   time.Duration
+		wake bool
+	}{{time.Hour, true}, {2 * time.Hour, false}, {time.Hour, false}, {time.Minute, true}, {3 * time.Hour, false}} {
+		c.At(now.Add(tc.in), func(time.Time) {})
+		if got := woken(); got != tc.wake {
+			t.Errorf("timer in %v: woken %v, want %v", tc.in, got, tc.wake)
+		}
+	}
+}
+
+// TestRealEarlierTimerFiresFirst: a timer armed after a later one, and due
+// before it, fires at its own time.
+func TestRealEarlierTimerFiresFirst(t *testing.T) {
+	c := New(ModeReal, time.Time{})
+	defer c.Close()
+	c.AfterFunc(time.Hour, func(time.Time) {})
+	ch := make(chan struct{})
+	c.AfterFunc(10*time.Millisecond, func(time.Time) { close(ch) })
+	select {
+	case <-ch:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the earlier timer did not fire within 10s")
+	}
+}
+
 func TestRealPastTimerFiresAtOnce(t *testing.T) {
 	c := New(ModeReal, time.Time{})
 	defer c.Close()
