@@ -58,7 +58,7 @@ func benchSend(b *testing.B, c *http.Client, method, url string, body []byte, wa
 // benchStart is Start with cleanups run at once (so that b does not pile up
 // thousands of platforms until the benchmark ends).
 func benchStart(b *testing.B, opts ...Option) (*Platform, func()) {
-	tb := &fakeTB{}
+	tb := &benchTB{}
 	p := Start(tb, opts...)
 	if p == nil {
 		b.Fatal(tb.fatal)

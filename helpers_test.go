@@ -163,6 +163,11 @@ type fakeTB struct {
 	cleanups []func()
 }
 
+// benchTB is the fakeTB of a benchmark's platform: its exchanges are not
+// checked against the OpenAPI document (the check would be what the
+// benchmark measures; conformance_test.go).
+type benchTB struct{ fakeTB }
+
 func (f *fakeTB) Helper() {}
 
 func (f *fakeTB) Fatalf(format string, args ...any) {
