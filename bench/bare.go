@@ -71,8 +71,28 @@ func sameAnswer(a, b *answer) string {
 type bareHandler map[string]*answer
 
 func (h bareHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h.serve(w, r, 0)
+}
+
+// spinHandler is a bareHandler that works spin (busy, on its CPU) before
+// each answer: the calibration's servers (calibrate.go).
+type spinHandler struct {
+	h    bareHandler
+	spin time.Duration
+}
+
+func (s spinHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.h.serve(w, r, s.spin)
+}
+
+// serve answers r after spin of busy work.
+func (h bareHandler) serve(w http.ResponseWriter, r *http.Request, spin time.Duration) {
 	if _, err := io.Copy(io.Discard, r.Body); err != nil {
 		return
+	}
+	if spin > 0 {
+		for start := time.Now(); time.Since(start) < spin; {
+		}
 	}
 	a := h[answerKey(r.Method, r.RequestURI)]
 	if a == nil {
@@ -98,6 +118,7 @@ func bareMain(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	path := fs.String("answers", "", "answers file")
 	addr := fs.String("addr", "127.0.0.1:0", "listen address")
+	spin := fs.Duration("spin", 0, "busy work before each answer (the calibration)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -118,7 +139,11 @@ func bareMain(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	var handler http.Handler = h
+	if *spin > 0 {
+		handler = spinHandler{h: h, spin: *spin}
+	}
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintln(stdout, "listening on", ln.Addr())
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

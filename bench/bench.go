@@ -38,6 +38,8 @@ type world struct {
 	// RSS it added meanwhile (0: the load did not run).
 	created int64
 	grown   int64
+	// calibration is the calibration rows, run on the first world only.
+	calibration []calibration
 }
 
 // result is one load's slices on both servers, in the order they ran, and
@@ -130,6 +132,8 @@ type bench struct {
 	mockd  string
 	self   string
 	client *http.Client
+	// calibrated is set once the calibration ran.
+	calibrated bool
 }
 
 // startMockd starts mockd with a world of n generated records.
@@ -187,6 +191,12 @@ func (b *bench) world(ctx context.Context, n int) (*world, error) {
 	if w.after, err = readMemory(s.pid); err != nil {
 		return nil, err
 	}
+	if len(b.cfg.calibrate) > 0 && !b.calibrated {
+		b.calibrated = true
+		if w.calibration, err = b.calibrate(ctx, s); err != nil {
+			return nil, err
+		}
+	}
 	return w, nil
 }
 
@@ -197,7 +207,7 @@ func (b *bench) load(ctx context.Context, s *server, l *load) (*result, error) {
 	if err != nil {
 		return nil, err
 	}
-	bare, want, err := b.startBare(ctx, s, l.name, set)
+	bare, want, err := b.startBare(ctx, s, l.name, set, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -219,9 +229,10 @@ func (b *bench) load(ctx context.Context, s *server, l *load) (*result, error) {
 }
 
 // startBare captures mockd's answer to the load's first request and starts
-// a bare server that gives it for each of the load's requests, after
-// checking that it answers the same bytes.
-func (b *bench) startBare(ctx context.Context, s *server, name string, set *requestSet) (*server, *answer, error) {
+// a bare server that gives it for each of the load's requests (after spin
+// of busy work, for the calibration), after checking that it answers the
+// same bytes.
+func (b *bench) startBare(ctx context.Context, s *server, name string, set *requestSet, spin time.Duration) (*server, *answer, error) {
 	it := set.items[0]
 	resp, err := send(ctx, b.client, s.addr, set.method, set.header, it)
 	if err != nil {
@@ -246,8 +257,12 @@ func (b *bench) startBare(ctx context.Context, s *server, name string, set *requ
 	if err := os.WriteFile(ansPath, ans, 0o644); err != nil {
 		return nil, nil, err
 	}
-	bare, err := startServer(ctx, "bare server", b.cfg, []string{bareEnv + "=1"}, filepath.Join(b.tmp, "bare.log"),
-		30*time.Second, b.self, "-answers", ansPath)
+	srvName, logName := "bare server", "bare.log"
+	if spin > 0 {
+		srvName, logName = "bare server +"+spin.String(), "bare-spin.log"
+	}
+	bare, err := startServer(ctx, srvName, b.cfg, []string{bareEnv + "=1"}, filepath.Join(b.tmp, logName),
+		30*time.Second, b.self, "-answers", ansPath, "-spin", spin.String())
 	if err != nil {
 		return nil, nil, err
 	}

@@ -33,7 +33,7 @@ func TestSmoke(t *testing.T) {
 	if _, err := exec.LookPath("wrk"); err != nil {
 		t.Skip("wrk is not on PATH (apt-get install wrk): the load benchmark cannot run")
 	}
-	args := []string{"-mode", "smoke"}
+	args := []string{"-mode", "smoke", "-calibrate", "20us"}
 	if _, err := exec.LookPath("taskset"); err != nil || runtime.NumCPU() < 2 {
 		args = append(args, "-pin=false")
 	}
@@ -58,6 +58,15 @@ func TestSmoke(t *testing.T) {
 	if !strings.Contains(out, "RSS loaded") {
 		t.Errorf("no memory table in\n%s", out)
 	}
+	calibrated := false
+	for line := range strings.Lines(out) {
+		if f := strings.Fields(line); len(f) >= 11 && f[0] == "20µs" {
+			calibrated = true
+		}
+	}
+	if !calibrated {
+		t.Errorf("no calibration row for 20µs in\n%s", out)
+	}
 }
 
 func TestParseConfigPresetsAndOverrides(t *testing.T) {
@@ -70,12 +79,17 @@ func TestParseConfigPresetsAndOverrides(t *testing.T) {
 		convs     int
 		warmup    time.Duration
 		loadNames []string
+		calibrate []time.Duration
 	}{
-		{args: nil, records: []int{10_000}, pairs: 3, slice: time.Second, conns: 50, convs: 2_000},
+		{args: nil, records: []int{10_000}, pairs: 3, slice: time.Second, conns: 50, convs: 2_000, calibrate: calibrationWork},
 		{args: []string{"-mode", "full"}, records: []int{100_000, 1_000_000}, pairs: 5, slice: 3 * time.Second,
-			conns: 50, convs: 10_000, warmup: time.Second},
+			conns: 50, convs: 10_000, warmup: time.Second, calibrate: calibrationWork},
+		{args: []string{"-calibrate", "none"}, records: []int{10_000}, pairs: 3, slice: time.Second, conns: 50, convs: 2_000},
+		{args: []string{"-calibrate", "5us, 1ms"}, records: []int{10_000}, pairs: 3, slice: time.Second, conns: 50,
+			convs: 2_000, calibrate: []time.Duration{5 * time.Microsecond, time.Millisecond}},
 		{args: []string{"-mode", "full", "-records", "1k,100k,1M", "-pairs", "7", "-warmup", "0s"},
-			records: []int{1_000, 100_000, 1_000_000}, pairs: 7, slice: 3 * time.Second, conns: 50, convs: 10_000},
+			records: []int{1_000, 100_000, 1_000_000}, pairs: 7, slice: 3 * time.Second, conns: 50, convs: 10_000,
+			calibrate: calibrationWork},
 		{args: []string{"-mode", "smoke", "-loads", "chat-create,v3-page-1", "-conns", "4"},
 			records: []int{200}, pairs: 1, slice: time.Second, conns: 4, convs: 20,
 			loadNames: []string{"chat-create", "v3-page-1"}},
@@ -85,9 +99,9 @@ func TestParseConfigPresetsAndOverrides(t *testing.T) {
 			t.Fatalf("%q: %v", tc.args, err)
 		}
 		if !equal(c.records, tc.records) || c.pairs != tc.pairs || c.slice != tc.slice || c.conns != tc.conns ||
-			c.convs != tc.convs || c.warmup != tc.warmup || !equal(c.loads, tc.loadNames) {
-			t.Errorf("%q: records %v pairs %d slice %v conns %d convs %d warmup %v loads %q", tc.args,
-				c.records, c.pairs, c.slice, c.conns, c.convs, c.warmup, c.loads)
+			c.convs != tc.convs || c.warmup != tc.warmup || !equal(c.loads, tc.loadNames) || !equal(c.calibrate, tc.calibrate) {
+			t.Errorf("%q: records %v pairs %d slice %v conns %d convs %d warmup %v loads %q calibrate %v", tc.args,
+				c.records, c.pairs, c.slice, c.conns, c.convs, c.warmup, c.loads, c.calibrate)
 		}
 	}
 }
@@ -103,6 +117,9 @@ func TestParseConfigRejects(t *testing.T) {
 		{"-loads", "chat-delete"},
 		{"-format", "html"},
 		{"-convs", "0"},
+		{"-calibrate", "0s"},
+		{"-calibrate", "2s"},
+		{"-calibrate", "10"},
 		{"-load-cpus", "1-2", "-conns", "1"},
 		{"extra"},
 	} {
@@ -184,18 +201,24 @@ func TestBareAnswersMockdBytes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		bare := httptest.NewServer(bareHandler{answerKey("POST", uri): want})
-		resp, err = http.Post(bare.URL+uri, "application/json", strings.NewReader(`{"other":"body"}`))
-		if err != nil {
-			t.Fatal(err)
+		h := bareHandler{answerKey("POST", uri): want}
+		// The calibration's busy server answers the same bytes.
+		busy := httptest.NewServer(spinHandler{h: h, spin: 50 * time.Microsecond})
+		bare := httptest.NewServer(h)
+		for _, srv := range []*httptest.Server{bare, busy} {
+			resp, err = http.Post(srv.URL+uri, "application/json", strings.NewReader(`{"other":"body"}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := captureAnswer(resp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := sameAnswer(want, got); diff != "" {
+				t.Errorf("%s: %s", uri, diff)
+			}
 		}
-		got, err := captureAnswer(resp)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if diff := sameAnswer(want, got); diff != "" {
-			t.Errorf("%s: %s", uri, diff)
-		}
+		busy.Close()
 		resp, err = http.Get(bare.URL + uri)
 		if err != nil {
 			t.Fatal(err)

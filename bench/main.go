@@ -62,14 +62,21 @@ type config struct {
 	pin          bool          // pin with taskset
 	format       string        // text or markdown
 	readyTimeout time.Duration // how long mockd may take to load its records
+	// calibrate is the work added to each request of the bare server in
+	// the calibration rows (calibrate.go); empty: no calibration.
+	calibrate []time.Duration
 }
+
+// calibrationWork is the work added per request in the calibration rows
+// of the quick and full modes.
+var calibrationWork = []time.Duration{10 * time.Microsecond, 20 * time.Microsecond, 40 * time.Microsecond}
 
 // presets are the modes' defaults; flags given on the command line win.
 var presets = map[string]config{
 	"smoke": {records: []int{200}, pairs: 1, slice: time.Second, conns: 8, convs: 20},
-	"quick": {records: []int{10_000}, pairs: 3, slice: time.Second, conns: 50, convs: 2_000},
+	"quick": {records: []int{10_000}, pairs: 3, slice: time.Second, conns: 50, convs: 2_000, calibrate: calibrationWork},
 	"full": {records: []int{100_000, 1_000_000}, pairs: 5, slice: 3 * time.Second, warmup: time.Second,
-		conns: 50, convs: 10_000},
+		conns: 50, convs: 10_000, calibrate: calibrationWork},
 }
 
 func parseConfig(args []string, stderr io.Writer) (*config, error) {
@@ -96,6 +103,7 @@ func parseConfig(args []string, stderr io.Writer) (*config, error) {
 	fs.BoolVar(&c.pin, "pin", true, "pin the servers and wrk with taskset")
 	fs.StringVar(&c.format, "format", "text", "report format: text or markdown")
 	fs.DurationVar(&c.readyTimeout, "ready-timeout", 15*time.Minute, "how long mockd may take to load its records")
+	calibrate := fs.String("calibrate", "", "work added to each request of the bare server in the calibration rows, comma-separated durations, or none (smoke none, otherwise 10µs,20µs,40µs)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -122,6 +130,13 @@ func parseConfig(args []string, stderr io.Writer) (*config, error) {
 	}
 	if !set["convs"] {
 		c.convs = p.convs
+	}
+	c.calibrate = p.calibrate
+	if set["calibrate"] {
+		var err error
+		if c.calibrate, err = parseDurations(*calibrate); err != nil {
+			return nil, fmt.Errorf("-calibrate: %w", err)
+		}
 	}
 	c.records = p.records
 	if set["records"] {

@@ -227,6 +227,21 @@ func (r *report) write(w io.Writer, format string) error {
 				num(s.p99Ratio, 1), bytesPer(s.answerBytes), strings.Join(res.notes, "; ")})
 		}
 	}
+	calHead := []string{"added work", "req/s", "bare req/s", "ratio", "pair ratios", "CPU/req", "bare CPU/req", "CPU ratio",
+		"p99", "bare p99", "p99 ratio", "notes"}
+	var calRows [][]string
+	for _, wd := range r.worlds {
+		for _, cal := range wd.calibration {
+			s := summarize(&cal.result)
+			calRows = append(calRows, []string{
+				cal.spin.String(), fmt.Sprintf("%.0f", s.mockdRPS), fmt.Sprintf("%.0f", s.bareRPS),
+				num(s.ratio, 2), num(s.pairMin, 2) + "–" + num(s.pairMax, 2),
+				dur(s.mockdCPU), dur(s.bareCPU), num(s.cpuRatio, 2),
+				dur(s.mockdP99), dur(s.bareP99), num(s.p99Ratio, 1), strings.Join(cal.result.notes, "; ")})
+		}
+	}
+	calNote := "calibration: the bare server with busy work added before each answer (" + calibrationLoad +
+		"'s answer), loaded against the plain bare server as mockd is: the ratio a server that did only that much more work per request would score on this machine"
 	memHead := []string{"records", "ready in", "RSS loaded", "per record", "per record added over HTTP", "RSS after loads", "peak RSS"}
 	var memRows [][]string
 	for _, wd := range r.worlds {
@@ -250,6 +265,12 @@ func (r *report) write(w io.Writer, format string) error {
 		fmt.Fprintln(w)
 		mdTable(w, loadsHead, loadRows)
 		fmt.Fprintln(w)
+		if len(calRows) > 0 {
+			fmt.Fprintln(w, calNote+".")
+			fmt.Fprintln(w)
+			mdTable(w, calHead, calRows)
+			fmt.Fprintln(w)
+		}
 		fmt.Fprintln(w, memNote+".")
 		fmt.Fprintln(w)
 		mdTable(w, memHead, memRows)
@@ -266,6 +287,18 @@ func (r *report) write(w io.Writer, format string) error {
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if len(calRows) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, calNote)
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, strings.Join(calHead, "\t"))
+		for _, row := range calRows {
+			fmt.Fprintln(tw, strings.Join(row, "\t"))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, memNote)
