@@ -1,6 +1,6 @@
 package store
 
-// A store's generated records (generate.go): its layers, which of their
+// A store's generated records (generate.go, genlayer.go): its layers, which of their
 // records are shadowed by a write, and the walk of a project's records
 // that merges the stored ones (buntdb's keys) with the generated ones in
 // key order.
