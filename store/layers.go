@@ -1,8 +1,8 @@
 package store
 
-// A store's generated records (generate.go, genlayer.go): its layers, which of their
-// records are shadowed by a write, and the walk of a project's records
-// that merges the stored ones (buntdb's keys) with the generated ones in
+// A store's generated records (generate.go, genlayer.go): its layers,
+// which of their records are shadowed by a write, and the walk of a
+// project's records that merges the stored ones (buntdb's keys) with the generated ones in
 // key order.
 //
 // The layers and their shadow bits are read and written only under the
