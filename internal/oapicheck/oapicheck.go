@@ -49,7 +49,8 @@ type Exchange struct {
 
 // Checker checks exchanges against a document and counts them.
 type Checker struct {
-	doc *openapi3.T
+	doc    *openapi3.T
+	bodies *bodies
 
 	mu     sync.Mutex
 	counts Counts
@@ -111,11 +112,15 @@ func New(doc []byte) (*Checker, error) {
 	if err := t.Validate(context.Background()); err != nil {
 		return nil, err
 	}
+	b, err := newBodies(doc)
+	if err != nil {
+		return nil, err
+	}
 	n := 0
 	for _, item := range t.Paths.Map() {
 		n += len(item.Operations())
 	}
-	return &Checker{doc: t, verdicts: map[[32]byte]verdict{}, ops: map[string]bool{}, counts: Counts{Documented: n}}, nil
+	return &Checker{doc: t, bodies: b, verdicts: map[[32]byte]verdict{}, ops: map[string]bool{}, counts: Counts{Documented: n}}, nil
 }
 
 // Counts returns what the checker saw so far.
@@ -235,6 +240,7 @@ func (c *Checker) check(ex Exchange) (err error, refused bool) {
 	req := ex.Request.Clone(context.Background())
 	req.Body = io.NopCloser(bytes.NewReader(ex.Body))
 	req.ContentLength = int64(len(ex.Body))
+	var reqSchema *openapi3.SchemaRef // a JSON body's schema: checked here (bodies.go)
 	if len(bytes.TrimSpace(ex.Body)) > 0 && op.RequestBody != nil && op.RequestBody.Value != nil {
 		// The mock reads a body as JSON whatever its type says, unless the
 		// operation lists the type (external events dispatch on it).
@@ -242,10 +248,17 @@ func (c *Checker) check(ex Exchange) (err error, refused bool) {
 		if op.RequestBody.Value.Content.Get(mt) == nil {
 			req.Header.Set("Content-Type", "application/json")
 		}
+		reqSchema = jsonSchema(op.RequestBody.Value.Content, req.Header.Get("Content-Type"))
 	}
-	opts := &openapi3filter.Options{MultiError: true, IncludeResponseStatus: true, AuthenticationFunc: present}
+	opts := &openapi3filter.Options{MultiError: true, IncludeResponseStatus: true, AuthenticationFunc: present,
+		ExcludeRequestBody: reqSchema != nil}
 	in := &openapi3filter.RequestValidationInput{Request: req, PathParams: ex.Params, Route: route, Options: opts}
 	reqErr := openapi3filter.ValidateRequest(context.Background(), in)
+	if reqSchema != nil {
+		if err := c.bodies.validate(reqSchema, ex.Body); err != nil {
+			reqErr = errors.Join(reqErr, fmt.Errorf("request body: %w", err))
+		}
+	}
 
 	if ex.FaultBody {
 		return nil, false
@@ -257,14 +270,44 @@ func (c *Checker) check(ex Exchange) (err error, refused bool) {
 	if reqErr != nil && ex.Status < 400 {
 		return fmt.Errorf("the document refuses the request, the mock answered %d: %s", ex.Status, short(reqErr)), false
 	}
+	respSchema := responseSchema(op, ex)
+	respOpts := *opts
+	respOpts.ExcludeResponseBody = respSchema != nil
 	respErr := openapi3filter.ValidateResponse(context.Background(), &openapi3filter.ResponseValidationInput{
 		RequestValidationInput: in, Status: ex.Status, Header: ex.Header,
-		Body: io.NopCloser(bytes.NewReader(ex.Response)), Options: opts,
+		Body: io.NopCloser(bytes.NewReader(ex.Response)), Options: &respOpts,
 	})
+	if respErr == nil && respSchema != nil {
+		if err := c.bodies.validate(respSchema, ex.Response); err != nil {
+			respErr = fmt.Errorf("response body: %w", err)
+		}
+	}
 	if respErr != nil {
 		return fmt.Errorf("the answer does not conform: %s\nbody: %s", short(respErr), clip(ex.Response)), false
 	}
 	return nil, reqErr != nil
+}
+
+// responseSchema is the schema of the answer's body when it is JSON and
+// the document gives one for its status (or the default answer), as
+// kin-openapi would pick it; nil when kin-openapi checks the body itself
+// or does not check it.
+func responseSchema(op *openapi3.Operation, ex Exchange) *openapi3.SchemaRef {
+	switch ex.Status {
+	case http.StatusNotModified, http.StatusPermanentRedirect, http.StatusTemporaryRedirect, http.StatusMovedPermanently:
+		return nil // kin-openapi never checks these
+	}
+	if ex.Request.Method == http.MethodHead || op.Responses == nil {
+		return nil
+	}
+	ref := op.Responses.Status(ex.Status)
+	if ref == nil {
+		ref = op.Responses.Default()
+	}
+	if ref == nil || ref.Value == nil {
+		return nil
+	}
+	return jsonSchema(ref.Value.Content, ex.Header.Get("Content-Type"))
 }
 
 // present checks that a credential is there (its value is the mock's
