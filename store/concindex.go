@@ -472,16 +472,48 @@ func (cs *concSeries) peaks(ws int64, n int, now int64, opens []*concSeries) []i
 // sorted (and trimmed) once at the end (the generated records of a layer,
 // a rebuild).
 func (x *concIndex) bulk(spans iter.Seq[concSpan]) {
-	touched := map[*concSeries]bool{}
+	// touched are the series the spans went to, in the order first seen;
+	// a project has few (environments and variants), so they are looked
+	// for in this list before the map (hashing the key's strings for
+	// every span was most of the cost).
+	type entry struct {
+		k  concKey
+		cs *concSeries
+	}
+	var touched []entry
+	var many map[concKey]bool // the keys in touched, once there are more than a few
+	find := func(k concKey) *concSeries {
+		if many == nil {
+			for i := range touched {
+				if touched[i].k == k {
+					return touched[i].cs
+				}
+			}
+		}
+		cs := x.series[k]
+		if cs == nil {
+			cs = &concSeries{}
+			x.series[k] = cs
+		}
+		switch {
+		case many == nil && len(touched) < 16:
+			touched = append(touched, entry{k, cs})
+		case many == nil:
+			many = map[concKey]bool{k: true}
+			for _, t := range touched {
+				many[t.k] = true
+			}
+			touched = append(touched, entry{k, cs})
+		case !many[k]:
+			many[k] = true
+			touched = append(touched, entry{k, cs})
+		}
+		return cs
+	}
 	for span := range spans {
 		sp := &span
 		for _, k := range [2]concKey{{env: sp.env}, {env: sp.env, vid: sp.vid, vname: sp.vname, variant: true}} {
-			cs := x.series[k]
-			if cs == nil {
-				cs = &concSeries{}
-				x.series[k] = cs
-			}
-			touched[cs] = true
+			cs := find(k)
 			switch {
 			case !sp.open:
 				cs.appendEvent(sp.start, true)
@@ -494,7 +526,8 @@ func (x *concIndex) bulk(spans iter.Seq[concSpan]) {
 			}
 		}
 	}
-	for cs := range touched {
+	for _, t := range touched {
+		cs := t.cs
 		for i := range cs.bks {
 			b := &cs.bks[i]
 			b.starts, b.ends = trimmed(b.starts), trimmed(b.ends)
@@ -516,13 +549,25 @@ func trimmed(s []int64) []int64 {
 	return s
 }
 
+// bks0 is the number of the first bucket (0 with none).
+func (cs *concSeries) bks0() int64 {
+	if len(cs.bks) == 0 {
+		return 0
+	}
+	return cs.bks[0].n
+}
+
 // appendEvent adds an event without keeping its bucket sorted (bulk).
 func (cs *concSeries) appendEvent(t int64, isStart bool) {
 	n := floorDiv(t, concStep)
 	var i int
-	if k := len(cs.bks); k > 0 && cs.bks[k-1].n == n {
+	k := len(cs.bks)
+	switch g := n - cs.bks0(); {
+	case k > 0 && cs.bks[k-1].n == n:
 		i = k - 1
-	} else {
+	case g >= 0 && g < int64(k) && cs.bks[g].n == n:
+		i = int(g) // buckets with no gap before n (a busy series): the end of a span
+	default:
 		i = cs.bucket(n, true)
 	}
 	b := &cs.bks[i]

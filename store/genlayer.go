@@ -112,6 +112,12 @@ func buildLayer(sp *GenSpec, key string, taken func(id []byte) bool, progress fu
 			return taken(id)
 		}
 	}
+	var bm *bulkMetrics
+	if pm != nil {
+		// Events fall between a record's start and its last turn, within
+		// the lookback of its start (the others are kept apart).
+		bm = pm.bulk(sp.From, sp.To.Add(MetricsLookback))
+	}
 	var o genOut
 	for i := range sp.Count {
 		if progress != nil && i%progressEvery == 0 && i > 0 {
@@ -140,31 +146,36 @@ func buildLayer(sp *GenSpec, key string, taken func(id []byte) bool, progress fu
 			l.handoffs++
 		}
 		for _, e := range o.events {
-			pm.add(e)
+			bm.add(e)
 		}
 	}
 	// Sort by (started_at, id); equal times are rare, their ids are made
-	// again to compare.
-	order := make([]uint32, sp.Count)
-	for i := range order {
-		order[i] = uint32(i)
+	// again to compare. The start offsets are sorted next to the indexes
+	// (reading them from the records in random order was most of the
+	// sort's time).
+	type offIndex struct {
+		off int64
+		i   uint32
 	}
 	byIndex := l.recs
-	slices.SortFunc(order, func(a, b uint32) int {
-		x, y := &byIndex[a], &byIndex[b]
-		if x.off != y.off {
-			if x.off < y.off {
+	order := make([]offIndex, sp.Count)
+	for i := range order {
+		order[i] = offIndex{byIndex[i].off, uint32(i)}
+	}
+	slices.SortFunc(order, func(a, b offIndex) int {
+		if a.off != b.off {
+			if a.off < b.off {
 				return -1
 			}
 			return 1
 		}
-		return compareIDs(l.idOfRec(x), l.idOfRec(y))
+		return compareIDs(l.idOfRec(&byIndex[a.i]), l.idOfRec(&byIndex[b.i]))
 	})
 	sorted := make([]genRec, sp.Count)
 	pos := make([]uint32, sp.Count) // index → position
-	for p, i := range order {
-		sorted[p] = byIndex[i]
-		pos[i] = uint32(p)
+	for p, o := range order {
+		sorted[p] = byIndex[o.i]
+		pos[o.i] = uint32(p)
 	}
 	l.recs = sorted
 	for i := range ids {

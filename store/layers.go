@@ -102,6 +102,19 @@ func (s *Store) layersOf(ref ProjectRef) []*layerState {
 
 // findGenLocked finds the generated record of a region with the id
 // (shadowed or not): its layer and position, or nil.
+// regionEmptyLocked reports that no conversation of region is stored or
+// generated. The store's lock (or a transaction) must be held.
+func (s *Store) regionEmptyLocked(tx *buntdb.Tx, region string) bool {
+	for _, ls := range s.gen {
+		if ls.ref.Region == region {
+			return false
+		}
+	}
+	empty := true
+	err := scanPrefix(tx, convIDKey(region, ""), func(string, string) bool { empty = false; return false })
+	return err == nil && empty
+}
+
 func (s *Store) findGenLocked(region, id string) (*layerState, int) {
 	for _, ls := range s.gen {
 		if ls.ref.Region != region {
@@ -167,6 +180,11 @@ func (s *Store) Generate(sp *GenSpec, progress func(done, total int)) error {
 			}
 			ls, _ := s.findGenLocked(spec.Region, string(id))
 			return ls != nil
+		}
+		if s.regionEmptyLocked(tx, spec.Region) {
+			// Nothing holds an id of the region yet (the usual first
+			// generator): the same answers without a lookup per record.
+			taken = func([]byte) bool { return false }
 		}
 		var err error
 		l, err = buildLayer(&spec, "", taken, report, pm)
