@@ -128,6 +128,16 @@ type bucket struct {
 	// hist is the latency histogram of the whole bucket (sorted distinct
 	// values with cumulative counts), built on demand; nil when stale.
 	hist *hist
+	// frozen buckets are shared by a snapshot and the aggregates it was
+	// taken from or restored to (copy on write): sorted, with their
+	// histogram, and never changed; a series replaces one by a copy
+	// (thawed) before it changes it.
+	frozen bool
+}
+
+// thawed is a copy of b that may be changed.
+func (b *bucket) thawed() *bucket {
+	return &bucket{ev: slices.Clone(b.ev), sorted: b.sorted, hist: b.hist}
 }
 
 type bev struct{ off, ms int64 }
@@ -174,13 +184,21 @@ func (b *bucket) span(lo, hi int64) (int, int) {
 
 func (b *bucket) histogram() *hist {
 	if b.hist == nil {
-		ms := make([]int64, len(b.ev))
-		for i, e := range b.ev {
-			ms[i] = e.ms
+		if b.frozen {
+			return newHist(histValues(b.ev)) // never (a frozen bucket has one), but not cached
 		}
-		b.hist = newHist(ms)
+		b.hist = newHist(histValues(b.ev))
 	}
 	return b.hist
+}
+
+// histValues are the latencies of events.
+func histValues(ev []bev) []int64 {
+	ms := make([]int64, len(ev))
+	for i, e := range ev {
+		ms[i] = e.ms
+	}
+	return ms
 }
 
 // hist is a multiset of values: sorted distinct values and, for each, the
@@ -226,12 +244,25 @@ func (s series) add(at tpoint, ms int64) {
 		b = &bucket{}
 		s[at.min] = b
 	}
-	b.add(bev{at.off, ms})
+	s.writable(at.min, b).add(bev{at.off, ms})
+}
+
+// writable returns the bucket of minute m (b), replaced by a copy first
+// when it is frozen.
+func (s series) writable(m int64, b *bucket) *bucket {
+	if b.frozen {
+		b = b.thawed()
+		s[m] = b
+	}
+	return b
 }
 
 func (s series) remove(at tpoint, ms int64) bool {
 	b := s[at.min]
-	if b == nil || !b.remove(bev{at.off, ms}) {
+	if b == nil {
+		return false
+	}
+	if b = s.writable(at.min, b); !b.remove(bev{at.off, ms}) {
 		return false
 	}
 	if len(b.ev) == 0 {
@@ -368,6 +399,7 @@ func (b *bulkMetrics) add(e mevent) {
 			bk = &bucket{}
 			s[e.at.min] = bk
 		}
+		bk = s.writable(e.at.min, bk)
 		d[i] = bk
 	}
 	bk.add(bev{e.at.off, e.ms})
@@ -394,6 +426,7 @@ func (pm *projMetrics) merge(o *projMetrics) {
 				pm.kinds[k][m] = b
 				continue
 			}
+			tb = pm.kinds[k].writable(m, tb)
 			for _, e := range b.ev {
 				tb.add(e)
 			}
@@ -603,9 +636,10 @@ func (s *Store) ensureMetrics() error {
 }
 
 // snapshotLocked returns a copy of valid aggregates for a snapshot (nil
-// when not valid), API errors excluded. It first sorts every bucket and
-// builds the latency histograms, so that the copy is ready for queries and
-// a restore copies it without touching it. metrics.mu must be held.
+// when not valid), API errors excluded. It first sorts every bucket,
+// builds the latency histograms and freezes them, so that the copy shares
+// them (copy on write: a snapshot of a large world used to copy all its
+// events) and a restore shares them again. metrics.mu must be held.
 func (m *metrics) snapshotLocked() map[ProjectRef]*projMetrics {
 	if !m.valid {
 		return nil
@@ -620,6 +654,7 @@ func (m *metrics) snapshotLocked() map[ProjectRef]*projMetrics {
 				if uint8(k) == evTurn {
 					b.histogram()
 				}
+				b.frozen = true
 			}
 		}
 	}
@@ -627,8 +662,8 @@ func (m *metrics) snapshotLocked() map[ProjectRef]*projMetrics {
 }
 
 // copyProjects returns a copy of aggregates that leaves src untouched
-// (several stores may restore one snapshot at once). Histograms are
-// immutable and shared.
+// (several stores may restore one snapshot at once): frozen buckets are
+// shared, the others copied. Histograms are immutable and shared.
 func copyProjects(src map[ProjectRef]*projMetrics) map[ProjectRef]*projMetrics {
 	out := make(map[ProjectRef]*projMetrics, len(src))
 	for ref, pm := range src {
@@ -636,7 +671,10 @@ func copyProjects(src map[ProjectRef]*projMetrics) map[ProjectRef]*projMetrics {
 		for k, s := range pm.kinds {
 			cs := make(series, len(s))
 			for m, b := range s {
-				cs[m] = &bucket{ev: slices.Clone(b.ev), sorted: b.sorted, hist: b.hist}
+				if !b.frozen {
+					b = b.thawed()
+				}
+				cs[m] = b
 			}
 			cp.kinds[k] = cs
 		}

@@ -240,6 +240,92 @@ func TestMetricsMatchOracle(t *testing.T) {
 	}
 }
 
+// TestMetricsSnapshotSharesBuckets: a snapshot shares the aggregates'
+// buckets with the store it was taken from and the stores it is restored
+// to (copy on write): writes to any of them after the snapshot leave the
+// others as they were. Two stores restored from one snapshot are written
+// differently, the first is written too, and each matches the oracle
+// over its own records; a last restore matches the state at the snapshot.
+func TestMetricsSnapshotSharesBuckets(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(3, 7))
+	src := openMem(t)
+	var bulk []*Conversation
+	for i := range 300 {
+		bulk = append(bulk, randomConv(r, fmt.Sprintf("C%04d", i)))
+	}
+	if err := src.PutConversations(bulk); err != nil {
+		t.Fatal(err)
+	}
+	queries := make([]MetricsQuery, 30)
+	for i := range queries {
+		queries[i] = randomQuery(r)
+	}
+	answers := func(s *Store) []MetricsResult {
+		t.Helper()
+		var out []MetricsResult
+		for _, q := range queries {
+			got, err := s.QueryMetrics(q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, got)
+		}
+		return out
+	}
+	atSnapshot := answers(src)
+	snap, err := src.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := openMem(t), openMem(t)
+	for _, s := range []*Store{a, b} {
+		if err := s.Restore(snap); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Each store gets writes of its own into the minutes the snapshot
+	// holds: new turns and replacements (events removed and added).
+	for n, s := range []*Store{src, a, b} {
+		for i := range 40 {
+			c := bulk[(i*7+n*13)%len(bulk)]
+			_, err := s.UpdateConversation(c.Region, c.ID, func(c *Conversation) error {
+				c.Turns = append(c.Turns, Turn{UserInput: "x", UserInputAt: c.StartedAt.Add(time.Duration(i+n) * time.Second),
+					Latency: time.Duration(100*(n+1)+i) * time.Millisecond})
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		for i := range 5 {
+			c := randomConv(rand.New(rand.NewPCG(uint64(n), uint64(i))), bulk[n*5+i].ID)
+			c.Region = bulk[n*5+i].Region
+			if err := s.PutConversation(c); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for name, s := range map[string]*Store{"source": src, "first restored": a, "second restored": b} {
+		for i, q := range queries {
+			got, err := s.QueryMetrics(q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(metricsOracle(t, s, q), got); diff != "" {
+				t.Fatalf("%s, query %d (-oracle +aggregates):\n%s", name, i, diff)
+			}
+		}
+	}
+	last := openMem(t)
+	if err := last.Restore(snap); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(atSnapshot, answers(last)); diff != "" {
+		t.Fatalf("the snapshot changed after the writes (-at the snapshot +restored now):\n%s", diff)
+	}
+}
+
 // TestMetricsReopenedFile: a store opened on a file with data rebuilds
 // the aggregates from it.
 func TestMetricsReopenedFile(t *testing.T) {
