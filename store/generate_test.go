@@ -340,3 +340,26 @@ func TestGeneratedAggregatesMatchRebuild(t *testing.T) {
 		})
 	}
 }
+
+// TestIDIndex: the generation's id index keeps the latest index of each
+// hash, 0 and 1 included (they share a slot), through collisions and
+// wrap-around.
+func TestIDIndex(t *testing.T) {
+	x := newIDIndex(100)
+	want := map[uint64]int32{}
+	for i := range 99 { // with the 1 below, the 100 it was made for
+		h := uint64(i) << 58 // equal low bits: every key probes from one region
+		x.put(h, int32(i))
+		want[max(h, 1)] = int32(i)
+	}
+	x.put(1, 7)
+	want[1] = 7
+	for h, i := range want {
+		if got, ok := x.get(h); !ok || got != i {
+			t.Errorf("get(%#x) = %d, %v; want %d", h, got, ok, i)
+		}
+	}
+	if _, ok := x.get(12345); ok {
+		t.Error("get of an absent hash found it")
+	}
+}

@@ -77,6 +77,47 @@ func boxedKey(keys []any, i int) any {
 	return keys[i]
 }
 
+// idIndex maps id hashes to record indexes while a layer is generated:
+// open addressing with linear probing in two flat slices (a Go map of a
+// million entries cost a tenth of generating them). A hash of 0 is kept
+// as 1; as with two ids of one hash, the later is kept and sameID tells.
+type idIndex struct {
+	hs    []uint64 // 0: an empty slot
+	is    []int32
+	shift uint8
+}
+
+// newIDIndex returns an index for at most n hashes (at least 2n slots:
+// probing ends at an empty one).
+func newIDIndex(n int) *idIndex {
+	bits := uint8(4)
+	for 1<<bits < 2*n {
+		bits++
+	}
+	return &idIndex{hs: make([]uint64, 1<<bits), is: make([]int32, 1<<bits), shift: 64 - bits}
+}
+
+// slot is where h is, or the empty slot where it would go.
+func (x *idIndex) slot(h uint64) (int, uint64) {
+	h = max(h, 1)
+	mask := len(x.hs) - 1
+	for j := int((h * 0x9E3779B97F4A7C15) >> x.shift); ; j = (j + 1) & mask {
+		if x.hs[j] == h || x.hs[j] == 0 {
+			return j, h
+		}
+	}
+}
+
+func (x *idIndex) get(h uint64) (int32, bool) {
+	j, h := x.slot(h)
+	return x.is[j], x.hs[j] == h
+}
+
+func (x *idIndex) put(h uint64, i int32) {
+	j, h := x.slot(h)
+	x.hs[j], x.is[j] = h, i
+}
+
 type idPos struct {
 	h   uint64
 	pos uint32
@@ -100,13 +141,13 @@ func buildLayer(sp *GenSpec, key string, taken func(id []byte) bool, progress fu
 	l := &genLayer{spec: sp, key: key, from: sp.From, recs: make([]genRec, sp.Count), boxed: newGenBoxed(sp)}
 	r := newGenRand(sp.Seed1, sp.Seed2)
 	ids := make([]idPos, sp.Count)
-	var own map[uint64]int32 // id hashes of this layer's records so far, with their index
+	var own *idIndex // id hashes of this layer's records so far, with their index
 	var layerTaken func(id []byte) bool
 	if taken != nil {
-		own = make(map[uint64]int32, sp.Count)
+		own = newIDIndex(sp.Count)
 		sp.Redraws = nil
 		layerTaken = func(id []byte) bool {
-			if i, ok := own[idHash(id)]; ok && l.sameID(int(i), id) {
+			if i, ok := own.get(idHash(id)); ok && l.sameID(int(i), id) {
 				return true
 			}
 			return taken(id)
@@ -140,7 +181,7 @@ func buildLayer(sp *GenSpec, key string, taken func(id []byte) bool, progress fu
 		h := idHash(o.id[:o.idN])
 		ids[i] = idPos{h, uint32(i)}
 		if own != nil {
-			own[h] = int32(i) // a hash shared by two ids keeps the later: sameID checks
+			own.put(h, int32(i)) // a hash shared by two ids keeps the later: sameID checks
 		}
 		if o.rec.flags&grHandoff != 0 {
 			l.handoffs++
