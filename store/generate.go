@@ -17,6 +17,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/bits"
 	"math/rand/v2"
 	"time"
 )
@@ -113,6 +114,47 @@ func newGenRand(s1, s2 uint64) genRand {
 	st := &genRandState{pcg: *rand.NewPCG(s1, s2)}
 	st.r = *rand.New(&st.pcg)
 	return genRand{&st.r, &st.pcg}
+}
+
+// IntN, Int64N and Float64 are math/rand/v2's (Rand's 64-bit
+// algorithms, the same draws and results) on the PCG itself: through the
+// Source interface, a million records' draws cost a tenth of generating
+// them. They also give the same results on every platform.
+
+// IntN returns a number in [0, n); it panics if n <= 0.
+func (r genRand) IntN(n int) int {
+	if n <= 0 {
+		panic("invalid argument to IntN")
+	}
+	return int(r.uint64n(uint64(n)))
+}
+
+// Int64N returns a number in [0, n); it panics if n <= 0.
+func (r genRand) Int64N(n int64) int64 {
+	if n <= 0 {
+		panic("invalid argument to Int64N")
+	}
+	return int64(r.uint64n(uint64(n)))
+}
+
+// Float64 returns a number in [0.0, 1.0).
+func (r genRand) Float64() float64 {
+	return float64(r.src.Uint64()<<11>>11) / (1 << 53)
+}
+
+// uint64n is math/rand/v2's (Lemire's multiply and reject).
+func (r genRand) uint64n(n uint64) uint64 {
+	if n&(n-1) == 0 {
+		return r.src.Uint64() & (n - 1)
+	}
+	hi, lo := bits.Mul64(r.src.Uint64(), n)
+	if lo < n {
+		thresh := -n % n
+		for lo < thresh {
+			hi, lo = bits.Mul64(r.src.Uint64(), n)
+		}
+	}
+	return hi
 }
 
 // state is the PCG's state.

@@ -3,6 +3,7 @@ package store
 import (
 	"cmp"
 	"errors"
+	"math/rand/v2"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -361,5 +362,30 @@ func TestIDIndex(t *testing.T) {
 	}
 	if _, ok := x.get(12345); ok {
 		t.Error("get of an absent hash found it")
+	}
+}
+
+// TestGenRandMatchesMathRand: the generator's own IntN, Int64N and
+// Float64 draw exactly what math/rand/v2's do from the same PCG state
+// (generated records depend on it, byte for byte).
+func TestGenRandMatchesMathRand(t *testing.T) {
+	g := newGenRand(3, 4)
+	std := rand.New(rand.NewPCG(3, 4))
+	for i := range 20_000 {
+		n := []int{1, 2, 3, 10, 16, 1000, 1 << 40, 6_048_000_000_000 + i}[i%8]
+		switch i % 3 {
+		case 0:
+			if a, b := g.IntN(n), std.IntN(n); a != b {
+				t.Fatalf("draw %d: IntN(%d) = %d, math/rand/v2 %d", i, n, a, b)
+			}
+		case 1:
+			if a, b := g.Int64N(int64(n)), std.Int64N(int64(n)); a != b {
+				t.Fatalf("draw %d: Int64N(%d) = %d, math/rand/v2 %d", i, n, a, b)
+			}
+		default:
+			if a, b := g.Float64(), std.Float64(); a != b {
+				t.Fatalf("draw %d: Float64 = %v, math/rand/v2 %v", i, a, b)
+			}
+		}
 	}
 }
