@@ -60,7 +60,10 @@ func tp(t time.Time) tpoint {
 }
 
 func (a tpoint) cmp(b tpoint) int {
-	return cmp.Or(cmp.Compare(a.min, b.min), cmp.Compare(a.off, b.off))
+	if a.min != b.min {
+		return cmp.Compare(a.min, b.min)
+	}
+	return cmp.Compare(a.off, b.off)
 }
 
 // mevent is one metric event of a conversation.
@@ -142,7 +145,15 @@ func (b *bucket) thawed() *bucket {
 
 type bev struct{ off, ms int64 }
 
-func (a bev) cmp(b bev) int { return cmp.Or(cmp.Compare(a.off, b.off), cmp.Compare(a.ms, b.ms)) }
+func (a bev) cmp(b bev) int {
+	switch { // cmp.Or would compare both fields every time
+	case a.off != b.off:
+		return cmp.Compare(a.off, b.off)
+	case a.ms != b.ms:
+		return cmp.Compare(a.ms, b.ms)
+	}
+	return 0
+}
 
 func (b *bucket) add(e bev) {
 	switch n := len(b.ev); {
