@@ -280,31 +280,26 @@ func (r *report) write(w io.Writer, format string) error {
 		fmt.Fprintln(w, h)
 	}
 	fmt.Fprintln(w)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, strings.Join(loadsHead, "\t"))
-	for _, row := range loadRows {
-		fmt.Fprintln(tw, strings.Join(row, "\t"))
-	}
-	if err := tw.Flush(); err != nil {
+	if err := textTable(w, loadsHead, loadRows); err != nil {
 		return err
 	}
 	if len(calRows) > 0 {
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, calNote)
-		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, strings.Join(calHead, "\t"))
-		for _, row := range calRows {
-			fmt.Fprintln(tw, strings.Join(row, "\t"))
-		}
-		if err := tw.Flush(); err != nil {
+		if err := textTable(w, calHead, calRows); err != nil {
 			return err
 		}
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, memNote)
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, strings.Join(memHead, "\t"))
-	for _, row := range memRows {
+	return textTable(w, memHead, memRows)
+}
+
+// textTable writes a table in aligned columns.
+func textTable(w io.Writer, head []string, rows [][]string) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, strings.Join(head, "\t"))
+	for _, row := range rows {
 		fmt.Fprintln(tw, strings.Join(row, "\t"))
 	}
 	return tw.Flush()
