@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 
 	"github.com/gin-gonic/gin"
 )
@@ -183,6 +184,18 @@ func (a *API) render(c *gin.Context, err error) {
 			sh = shapeEnvelope
 		}
 	}
+	if sh == shapeEnvelope {
+		// The runtime families' errors, written in one pass: the bytes
+		// encoding/json writes for the envelope (TestEnvelopeBytes),
+		// without its reflection and its second pass over the
+		// MarshalJSON output.
+		buf := getJSONBuf()
+		*buf = appendEnvelope(*buf, envelope{Error: e.Message, ErrorID: correlationID(c), ErrorCode: e.code(), ErrorMessage: e.Message})
+		writeJSONBytes(c, status, *buf)
+		putJSONBuf(buf)
+		c.Abort()
+		return
+	}
 	c.AbortWithStatusJSON(status, errorBody(sh, e, status, correlationID(c)))
 }
 
@@ -256,6 +269,21 @@ func (e envelope) MarshalJSON() ([]byte, error) {
 	p := plain(e)
 	p.Data = json.RawMessage("null")
 	return json.Marshal(p)
+}
+
+// appendEnvelope appends the JSON of v, as its MarshalJSON writes it.
+func appendEnvelope(b []byte, v envelope) []byte {
+	b = append(b, `{"success":`...)
+	b = strconv.AppendBool(b, v.Success)
+	b = append(b, `,"error":`...)
+	b = appendJSONString(b, v.Error)
+	b = append(b, `,"error_id":`...)
+	b = appendJSONString(b, v.ErrorID)
+	b = append(b, `,"error_code":`...)
+	b = appendJSONString(b, v.ErrorCode)
+	b = append(b, `,"error_message":`...)
+	b = appendJSONString(b, v.ErrorMessage)
+	return append(b, `,"data":null}`...)
 }
 
 type builderError struct {

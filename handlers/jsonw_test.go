@@ -138,3 +138,22 @@ func TestWSEventWriterMatches(t *testing.T) {
 		}
 	}
 }
+
+// TestEnvelopeBytes: the error envelope written in one pass is what
+// encoding/json writes for it (what gin's c.JSON answered before), for
+// awkward strings too.
+func TestEnvelopeBytes(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(5, 6))
+	for i := range 5000 {
+		v := envelope{Success: i%7 == 0, Error: randJSONString(r), ErrorID: randJSONString(r), ErrorCode: randJSONString(r),
+			ErrorMessage: randJSONString(r), Data: json.RawMessage(`{"ignored":true}`)}
+		want, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := appendEnvelope(nil, v); string(got) != string(want) {
+			t.Fatalf("envelope %d %#v:\n got %s\nwant %s", i, v, got, want)
+		}
+	}
+}
