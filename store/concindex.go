@@ -481,12 +481,16 @@ func (x *concIndex) bulk(spans iter.Seq[concSpan]) {
 		cs *concSeries
 	}
 	var touched []entry
-	var many map[concKey]bool // the keys in touched, once there are more than a few
+	var many map[concKey]*concSeries // touched by key, once it is longer than a few
 	find := func(k concKey) *concSeries {
-		if many == nil {
-			for i := range touched {
-				if touched[i].k == k {
-					return touched[i].cs
+		if many != nil {
+			if cs, ok := many[k]; ok {
+				return cs
+			}
+		} else {
+			for _, t := range touched {
+				if t.k == k {
+					return t.cs
 				}
 			}
 		}
@@ -495,18 +499,14 @@ func (x *concIndex) bulk(spans iter.Seq[concSpan]) {
 			cs = &concSeries{}
 			x.series[k] = cs
 		}
-		switch {
-		case many == nil && len(touched) < 16:
-			touched = append(touched, entry{k, cs})
-		case many == nil:
-			many = map[concKey]bool{k: true}
+		touched = append(touched, entry{k, cs})
+		if many == nil && len(touched) > 16 {
+			many = make(map[concKey]*concSeries, len(touched))
 			for _, t := range touched {
-				many[t.k] = true
+				many[t.k] = t.cs
 			}
-			touched = append(touched, entry{k, cs})
-		case !many[k]:
-			many[k] = true
-			touched = append(touched, entry{k, cs})
+		} else if many != nil {
+			many[k] = cs
 		}
 		return cs
 	}

@@ -2,8 +2,8 @@ package store
 
 // A store's generated records (generate.go, genlayer.go): its layers,
 // which of their records are shadowed by a write, and the walk of a
-// project's records that merges the stored ones (buntdb's keys) with the generated ones in
-// key order.
+// project's records that merges the stored ones (buntdb's keys) with the
+// generated ones in key order.
 //
 // The layers and their shadow bits are read and written only under the
 // database's lock (inside a transaction), like the keys.
@@ -100,8 +100,6 @@ func (s *Store) layersOf(ref ProjectRef) []*layerState {
 	return out
 }
 
-// findGenLocked finds the generated record of a region with the id
-// (shadowed or not): its layer and position, or nil.
 // regionEmptyLocked reports that no conversation of region is stored or
 // generated. The store's lock (or a transaction) must be held.
 func (s *Store) regionEmptyLocked(tx *buntdb.Tx, region string) bool {
@@ -115,6 +113,8 @@ func (s *Store) regionEmptyLocked(tx *buntdb.Tx, region string) bool {
 	return err == nil && empty
 }
 
+// findGenLocked finds the generated record of a region with the id
+// (shadowed or not): its layer and position, or nil.
 func (s *Store) findGenLocked(region, id string) (*layerState, int) {
 	for _, ls := range s.gen {
 		if ls.ref.Region != region {
