@@ -71,28 +71,8 @@ func sameAnswer(a, b *answer) string {
 type bareHandler map[string]*answer
 
 func (h bareHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	h.serve(w, r, 0)
-}
-
-// spinHandler is a bareHandler that works spin (busy, on its CPU) before
-// each answer: the calibration's servers (calibrate.go).
-type spinHandler struct {
-	h    bareHandler
-	spin time.Duration
-}
-
-func (s spinHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	s.h.serve(w, r, s.spin)
-}
-
-// serve answers r after spin of busy work.
-func (h bareHandler) serve(w http.ResponseWriter, r *http.Request, spin time.Duration) {
 	if _, err := io.Copy(io.Discard, r.Body); err != nil {
 		return
-	}
-	if spin > 0 {
-		for start := time.Now(); time.Since(start) < spin; {
-		}
 	}
 	a := h[answerKey(r.Method, r.RequestURI)]
 	if a == nil {
@@ -109,6 +89,16 @@ func (h bareHandler) serve(w http.ResponseWriter, r *http.Request, spin time.Dur
 	}
 	w.WriteHeader(a.Status)
 	_, _ = w.Write(a.Body) // a write error is the client's disconnect
+}
+
+// spinning is h after spin of busy work (on its CPU) for each request:
+// the calibration's servers (calibrate.go).
+func spinning(h http.Handler, spin time.Duration) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for start := time.Now(); time.Since(start) < spin; {
+		}
+		h.ServeHTTP(w, r)
+	})
 }
 
 // bareMain serves the answers of a file (a JSON object of answerKey to
@@ -141,7 +131,7 @@ func bareMain(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	var handler http.Handler = h
 	if *spin > 0 {
-		handler = spinHandler{h: h, spin: *spin}
+		handler = spinning(h, *spin)
 	}
 	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintln(stdout, "listening on", ln.Addr())

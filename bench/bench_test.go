@@ -203,7 +203,7 @@ func TestBareAnswersMockdBytes(t *testing.T) {
 		}
 		h := bareHandler{answerKey("POST", uri): want}
 		// The calibration's busy server answers the same bytes.
-		busy := httptest.NewServer(spinHandler{h: h, spin: 50 * time.Microsecond})
+		busy := httptest.NewServer(spinning(h, 50*time.Microsecond))
 		bare := httptest.NewServer(h)
 		for _, srv := range []*httptest.Server{bare, busy} {
 			resp, err = http.Post(srv.URL+uri, "application/json", strings.NewReader(`{"other":"body"}`))
