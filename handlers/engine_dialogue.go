@@ -3,7 +3,6 @@ package handlers
 import (
 	"fmt"
 	"maps"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -90,22 +89,22 @@ type templateData struct {
 // scriptCache compiles regular expressions and templates once per world.
 type scriptCache struct {
 	mu   sync.Mutex
-	re   map[string]*regexp.Regexp
+	re   map[string]*ruleRegex
 	tmpl map[string]*template.Template
 }
 
-func (s *scriptCache) regex(expr string) (*regexp.Regexp, error) {
+func (s *scriptCache) regex(expr string) (*ruleRegex, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if re, ok := s.re[expr]; ok {
 		return re, nil
 	}
-	re, err := regexp.Compile(expr)
+	re, err := compileRule(expr)
 	if err != nil {
 		return nil, err
 	}
 	if s.re == nil {
-		s.re = map[string]*regexp.Regexp{}
+		s.re = map[string]*ruleRegex{}
 	}
 	s.re[expr] = re
 	return re, nil
@@ -219,12 +218,12 @@ func (w *World) matches(m scenario.Match, in turnInput, lower *lowerOnce) ([]str
 		if err != nil {
 			return nil, false
 		}
-		// MatchString first: most rules do not match, and a match
-		// without submatches costs less.
-		if !re.MatchString(in.Message) {
+		// The prefilter, then MatchString: most rules do not match, and
+		// a match without submatches costs less.
+		if re.ruledOut(in.Message, lower) || !re.re.MatchString(in.Message) {
 			return nil, false
 		}
-		if sub = re.FindStringSubmatch(in.Message); sub == nil {
+		if sub = re.re.FindStringSubmatch(in.Message); sub == nil {
 			return nil, false
 		}
 	}
