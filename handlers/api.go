@@ -195,7 +195,7 @@ func (a *API) register(r *gin.Engine) {
 	r.HandleMethodNotAllowed = true
 	r.RedirectTrailingSlash = false
 	r.RedirectFixedPath = false
-	r.Use(a.recovery, a.correlation, a.record)
+	r.Use(a.begin, a.recovery, a.correlation, a.record)
 	r.NoRoute(a.handleNoRoute)
 	r.NoMethod(a.handleNoMethod)
 

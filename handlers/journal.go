@@ -72,9 +72,12 @@ type slot struct {
 	Entry
 	pending  bool
 	query    string
-	header   http.Header // a copy of the request's
+	header   http.Header // the request's (a copy of a request made in process)
 	reqBody  []byte
 	respBody []byte
+	// buf is the answer buffer respBody is (recorder.adopt), given back
+	// to jsonBufs when the entry is overwritten; nil otherwise.
+	buf *[]byte
 }
 
 // redact fills the entry's redacted fields from its raw pieces, and drops
@@ -164,6 +167,9 @@ func (j *Journal) append(s slot) {
 		j.ring = append(j.ring, s)
 		return
 	}
+	if old := j.ring[j.next].buf; old != nil {
+		putJSONBuf(old) // no List reads it: List copies what it reads under j.mu
+	}
 	j.ring[j.next] = s
 	j.next = (j.next + 1) % j.size
 }
@@ -200,6 +206,11 @@ func (j *Journal) List(f Filter) []Entry {
 	slots := make([]slot, len(match))
 	for i, p := range match {
 		slots[i] = j.ring[p]
+		if s := &slots[i]; s.buf != nil {
+			// The buffer goes back to the pool when the entry is
+			// overwritten, maybe while the copy is being redacted.
+			s.respBody, s.buf = bytes.Clone(s.respBody), nil
+		}
 	}
 	resets := j.resets
 	j.mu.Unlock()
@@ -262,7 +273,13 @@ func (j *Journal) add(c *gin.Context, st *reqState) {
 		CorrelationID: st.correlation,
 		Fault:         st.fault,
 		Warnings:      st.warnings,
-	}, pending: true, query: r.URL.RawQuery, header: r.Header.Clone()}
+	}, pending: true, query: r.URL.RawQuery, header: r.Header}
+	if r.Context().Value(http.ServerContextKey) == nil {
+		// A request made in process (Platform.Client, httptest): its
+		// maker may reuse its header map. net/http's server makes one
+		// per request and never writes it after the handler.
+		s.header = r.Header.Clone()
+	}
 	if f := st.family; f != nil {
 		s.Family = f.name
 		noteFamily(r.Context(), f.name)
@@ -278,6 +295,7 @@ func (j *Journal) add(c *gin.Context, st *reqState) {
 		s.reqBody = b[:len(b):len(b)]
 	}
 	s.respBody = rec.body[:len(rec.body):len(rec.body)]
+	s.buf, rec.own = rec.own, nil
 	j.append(s)
 }
 

@@ -3,6 +3,7 @@ package handlers
 import (
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -426,5 +427,73 @@ func TestJournalRedactsWhileServing(t *testing.T) {
 	wg.Wait()
 	if got := h.journal.List(Filter{}); len(got) != 20 || got[19].Seq != 100 {
 		t.Fatalf("%d entries, last %d", len(got), got[len(got)-1].Seq)
+	}
+}
+
+// TestJournalKeepsAnswersItServed: an entry's response body is the answer
+// its client got, while requests come at once, the ring wraps around and
+// Lists run: the answer buffers the journal keeps (recorder.adopt) go back
+// to the pool only with the entry that held them.
+func TestJournalKeepsAnswersItServed(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.journal.Reset(1, 0)
+	var served sync.Map // correlation id → the body the client got
+	check := func(e Entry) {
+		if want, ok := served.Load(e.CorrelationID); ok && e.ResponseBody != string(want.([]byte)) {
+			t.Errorf("entry %d (%s) keeps %q, the client got %q", e.Seq, e.CorrelationID, e.ResponseBody, want)
+		}
+	}
+	var listers, clients sync.WaitGroup
+	stop := make(chan struct{})
+	var kept []Entry
+	var keptMu sync.Mutex
+	for range 2 {
+		listers.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				got := h.journal.List(Filter{})
+				keptMu.Lock()
+				kept = append(kept, got...)
+				keptMu.Unlock()
+			}
+		})
+	}
+	for g := range 4 {
+		clients.Go(func() {
+			for i := range 100 {
+				id := fmt.Sprintf("corr-%d-%d", g, i)
+				path, method, body, headers := chatBase+"/create", "POST",
+					`{"integration_attributes":{"customer_id":"`+id+`"}}`, chatHeaders
+				if i%2 == 1 {
+					path, method, body = "/runtime/us-1/v3/acme/support/conversations?client_env=sandbox&limit=1", "GET", ""
+					headers = []string{"X-Api-Key", "test-conversations-key"}
+				}
+				req := httptest.NewRequest(method, path, strings.NewReader(body))
+				for k := 0; k+1 < len(headers); k += 2 {
+					req.Header.Set(headers[k], headers[k+1])
+				}
+				req.Header.Set(CorrelationHeader, id)
+				rec := httptest.NewRecorder()
+				h.handler().ServeHTTP(rec, req)
+				if rec.Code != http.StatusOK {
+					t.Errorf("%s %s: status %d: %s", method, path, rec.Code, rec.Body)
+				}
+				served.Store(id, rec.Body.Bytes())
+			}
+		})
+	}
+	clients.Wait()
+	close(stop)
+	listers.Wait()
+	for _, e := range append(kept, h.journal.List(Filter{})...) {
+		check(e)
+		if e.ResponseBody == "" {
+			t.Errorf("entry %d has no response body", e.Seq)
+		}
 	}
 }

@@ -17,12 +17,10 @@ import (
 	"github.com/agentplatform/mockplatform/faults"
 )
 
-// ctxState is the gin context key of the request's reqState.
-const ctxState = "mock.request"
-
 // reqState is what the middleware and the handlers learn about one
 // request, for each other and for the journal: one value per request,
-// set once in the gin context (stateOf), with fields where a key per
+// made by the first middleware (begin) and found through the request's
+// response writer (stateOf), with fields where a gin context key per
 // value cost a map entry each.
 type reqState struct {
 	// rec is the request's response writer (record).
@@ -45,16 +43,30 @@ type reqState struct {
 	// journalStatus overrides the journaled status when set (0: dropped).
 	journalStatus    int
 	hasJournalStatus bool
+	// The values of the answer's correlation and Content-Length headers
+	// (one allocation with the state, not one each).
+	correlationHeader [1]string
+	contentLength     [1]string
 }
 
-// stateOf is the request's reqState, made on first use.
+// stateOf is the request's reqState: its response writer is the
+// recorder that begin installed (no map in the gin context to make and
+// look up on every request).
 func stateOf(c *gin.Context) *reqState {
-	if v, ok := c.Get(ctxState); ok {
-		return v.(*reqState)
+	if r, ok := c.Writer.(*recorder); ok {
+		return r.st
 	}
+	// Never for a request the API's engine serves: begin runs first.
+	panic("handlers: request state asked for outside the API's middleware")
+}
+
+// begin makes the request's state and puts its recorder in front of the
+// response writer; the other middleware and the handlers find it there.
+func (a *API) begin(c *gin.Context) {
 	st := &reqState{}
-	c.Set(ctxState, st)
-	return st
+	st.rec = recorder{ResponseWriter: c.Writer, st: st}
+	c.Writer = &st.rec
+	c.Next()
 }
 
 // CorrelationHeader is echoed on every response (docs/api.md#errors;
@@ -101,8 +113,9 @@ func (a *API) correlation(c *gin.Context) {
 	if id == "" || len(id) > 200 {
 		id = a.newCorrelationID()
 	}
-	stateOf(c).correlation = id
-	c.Header(correlationKey, id)
+	st := stateOf(c)
+	st.correlation, st.correlationHeader[0] = id, id
+	c.Writer.Header()[correlationKey] = st.correlationHeader[:] // as c.Header: the key is canonical
 	c.Next()
 }
 
@@ -127,9 +140,8 @@ func (a *API) record(c *gin.Context) {
 	}
 	// A protocol switch (a WebSocket upgrade) is journaled when its 101 is
 	// written, before the client can read it (recorder.WriteHeader).
-	st.rec = recorder{ResponseWriter: c.Writer, limit: a.journal.BodyLimit(), a: a, c: c, at: a.clock.Now()}
 	rec := &st.rec
-	c.Writer = rec
+	rec.limit, rec.a, rec.c, rec.at = a.journal.BodyLimit(), a, c, a.clock.Now()
 	defer func() {
 		if v := recover(); v != nil {
 			// A dropped connection (fault rule) or a handler panic is
@@ -157,8 +169,14 @@ func (a *API) record(c *gin.Context) {
 // recorder captures the first bytes of a response for the journal.
 type recorder struct {
 	gin.ResponseWriter
+	st    *reqState // the request's state, which holds this recorder
 	body  []byte
 	limit int
+	// own is the pool buffer that body is, when the answer's buffer was
+	// adopted (adopt); skip counts the adopted bytes not written yet
+	// (already in body).
+	own  *[]byte
+	skip int
 	// The request (a, c) and when it came (at), to journal it on a
 	// protocol switch; journaled once it is.
 	a         *API
@@ -186,16 +204,42 @@ func (r *recorder) Write(b []byte) (int, error) {
 }
 
 func (r *recorder) WriteString(s string) (int, error) {
-	if room := r.limit - len(r.body); room > 0 {
+	if n := min(len(s), r.skip); n > 0 {
+		r.skip -= n
+		s = s[n:]
+	}
+	if room := r.limit - len(r.body); room > 0 && s != "" {
 		r.body = append(r.body, s[:min(len(s), room)]...)
+		r.own = nil // body is no longer the adopted buffer
 	}
 	return r.ResponseWriter.WriteString(s)
 }
 
 func (r *recorder) capture(b []byte) {
-	if room := r.limit - len(r.body); room > 0 {
-		r.body = append(r.body, b[:min(len(b), room)]...)
+	if n := min(len(b), r.skip); n > 0 {
+		r.skip -= n
+		b = b[n:]
 	}
+	if room := r.limit - len(r.body); room > 0 && len(b) > 0 {
+		r.body = append(r.body, b[:min(len(b), room)]...)
+		r.own = nil // body is no longer the adopted buffer
+	}
+}
+
+// adopt makes an answer buffer (of jsonBufs) the journal's copy of the
+// response body, when it is the whole answer and fits the journal's
+// limit: the bytes are not copied, and the journal gives the buffer back
+// to the pool when it drops the entry. A buffer much larger than the limit
+// (grown by an earlier, larger answer) is not kept. It reports whether it
+// took the buffer (then the caller writes its bytes next, and never
+// touches the buffer again).
+func (r *recorder) adopt(buf *[]byte) bool {
+	b := *buf
+	if r.a == nil || r.journaled || len(r.body) > 0 || len(b) == 0 || len(b) > r.limit || cap(b) > 2*r.limit {
+		return false
+	}
+	r.body, r.own, r.skip = b[:len(b):len(b)], buf, len(b)
+	return true
 }
 
 // handlerFunc is the shape of every handler: a method of API, bound to its
