@@ -1,6 +1,7 @@
 package store
 
 import (
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -413,13 +414,28 @@ func normObject(m map[string]any, omitEmpty, ok bool) (map[string]any, bool) {
 	if m == nil || (omitEmpty && len(m) == 0) {
 		return nil, true
 	}
-	d := make(map[string]any, len(m))
-	for k, v := range m {
+	// A copy of the table (no key hashed again), then the values that
+	// are not already what decoding yields replaced in place: most are
+	// strings, numbers and booleans.
+	d := maps.Clone(m)
+	for k, v := range d {
 		if !utf8.ValidString(k) {
 			return nil, false
 		}
-		if d[k], ok = normValue(v); !ok {
-			return nil, false
+		switch v := v.(type) {
+		case nil, bool:
+		case string:
+			if !utf8.ValidString(v) {
+				return nil, false
+			}
+		case float64:
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, false
+			}
+		default:
+			if d[k], ok = normValue(v); !ok {
+				return nil, false
+			}
 		}
 	}
 	return d, true
