@@ -284,28 +284,33 @@ func appendISOTime(b []byte, t time.Time) []byte {
 		days, rem = days-1, rem+86400
 	}
 	y, m, d := civilDate(days)
-	b = appendDigits(b, int(y), 4)
-	b = append(b, '-')
-	b = appendDigits(b, m, 2)
-	b = append(b, '-')
-	b = appendDigits(b, d, 2)
-	b = append(b, 'T')
-	b = appendDigits(b, int(rem/3600), 2)
-	b = append(b, ':')
-	b = appendDigits(b, int(rem/60%60), 2)
-	b = append(b, ':')
-	b = appendDigits(b, int(rem%60), 2)
+	hh, mm, ss := int(rem/3600), int(rem/60%60), int(rem%60)
+	var f [32]byte // 2006-01-02T15:04:05.999999999Z"
+	put2 := func(i, v int) { f[i], f[i+1] = pairs[2*v], pairs[2*v+1] }
+	put2(0, y/100)
+	put2(2, y%100)
+	put2(5, m)
+	put2(8, d)
+	put2(11, hh)
+	put2(14, mm)
+	put2(17, ss)
+	f[4], f[7], f[10], f[13], f[16] = '-', '-', 'T', ':', ':'
+	n := 19
 	if ns := t.Nanosecond(); ns != 0 {
 		// RFC3339Nano: the fraction without its trailing zeros.
-		digits := 9
-		for ns%10 == 0 {
-			ns /= 10
-			digits--
+		f[19] = '.'
+		put2(20, ns/10_000_000)
+		put2(22, ns/100_000%100)
+		put2(24, ns/1000%100)
+		put2(26, ns/10%100)
+		f[28] = byte('0' + ns%10)
+		n = 29
+		for f[n-1] == '0' {
+			n--
 		}
-		b = append(b, '.')
-		b = appendDigits(b, ns, digits)
 	}
-	return append(b, 'Z', '"')
+	f[n], f[n+1] = 'Z', '"'
+	return append(b, f[:n+2]...)
 }
 
 // The Unix seconds of 0000-01-01T00:00:00Z and 9999-12-31T23:59:59Z.
@@ -317,7 +322,7 @@ const (
 // civilDate is the proleptic Gregorian date of a day counted from
 // 1970-01-01 (the days-to-civil algorithm of Howard Hinnant's date
 // library).
-func civilDate(days int64) (year int64, month, day int) {
+func civilDate(days int64) (year, month, day int) {
 	z := days + 719468
 	era := z / 146097
 	if z < 0 && z%146097 != 0 {
@@ -332,22 +337,17 @@ func civilDate(days int64) (year int64, month, day int) {
 	if month > 12 {
 		month -= 12
 	}
-	year = yoe + era*400
+	year = int(yoe + era*400)
 	if month <= 2 {
 		year++
 	}
 	return year, month, day
 }
 
-// appendDigits appends n (≥ 0) in exactly width decimal digits.
-func appendDigits(b []byte, n, width int) []byte {
-	var buf [9]byte
-	for i := width - 1; i >= 0; i-- {
-		buf[i] = byte('0' + n%10)
-		n /= 10
-	}
-	return append(b, buf[:width]...)
-}
+// pairs holds the two decimal digits of 0 to 99, at 2n.
+const pairs = "00010203040506070809101112131415161718192021222324252627282930313233343536373839" +
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879" +
+	"8081828384858687888990919293949596979899"
 
 // answerJSON writes an answer with the one-pass writer fn, or the value
 // of fallback with c.JSON when fn reports a value it cannot write as
