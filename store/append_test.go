@@ -204,3 +204,49 @@ func TestAppendTurnsRefusesRemovedTurns(t *testing.T) {
 		t.Fatalf("changed (-before +after):\n%s", d)
 	}
 }
+
+// TestAppendTurnsUncachedAsCached: an append to a record that is not in
+// the decoded-conversation cache (decoded, with where its turns are, whose
+// encoding it copies) stores what an append to a cached one stores, over
+// random records and appends. (The bytes of two stores may differ: the
+// string table's order follows map iteration.)
+func TestAppendTurnsUncachedAsCached(t *testing.T) {
+	cached, uncached := openMem(t), openMem(t)
+	for _, s := range []*Store{cached, uncached} {
+		r := rand.New(rand.NewPCG(21, 22)) // the same records in both
+		for i := range 8 {
+			c := randConv(r, i)
+			c.ID = fmt.Sprint("c", i)
+			if err := s.PutConversation(c); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	r := rand.New(rand.NewPCG(23, 24))
+	for i := range 400 {
+		id := fmt.Sprint("c", r.IntN(8))
+		seed := r.Uint64()
+		mutate := func(c *Conversation) error {
+			r := rand.New(rand.NewPCG(seed, 2))
+			c.NumOOD++
+			for range 1 + r.IntN(2) {
+				c.Turns = append(c.Turns, Turn{UserInput: randString(r), AgentResponse: "Sure.", UserInputAt: randTime(r),
+					Intents: []string{"hours"}, Entities: map[string]string{"k": randString(r)}, Metadata: randObject(r),
+					Latency: time.Duration(r.IntN(2000)) * time.Millisecond})
+			}
+			return nil
+		}
+		uncached.convs.clear()
+		_, e1 := cached.AppendTurns("us", id, mutate)
+		_, e2 := uncached.AppendTurns("us", id, mutate)
+		if e1 != nil || e2 != nil {
+			t.Fatalf("append %d: %v, %v", i, e1, e2)
+		}
+		if d := cmp.Diff(rawDecoded(t, cached, "us", id), rawDecoded(t, uncached, "us", id), exactTime); d != "" {
+			t.Fatalf("append %d to %s (-cached +uncached):\n%s", i, id, d)
+		}
+		if d := cmp.Diff(rawDecoded(t, uncached, "us", id), mustGet(t, uncached, "us", id), exactTime); d != "" {
+			t.Fatalf("append %d to %s: get differs from the stored record (-want +got):\n%s", i, id, d)
+		}
+	}
+}

@@ -233,13 +233,21 @@ func checked(pk, v string) (string, error) {
 
 // decodeRecord decodes a compact record stored under pk.
 func decodeRecord(pk, v string, tab []string) (*Conversation, error) {
+	c, _, err := decodeRecordAt(pk, v, tab)
+	return c, err
+}
+
+// decodeRecordAt is decodeRecord, and says where the turns are in v (as
+// encodeRecordAt does).
+func decodeRecordAt(pk, v string, tab []string) (*Conversation, recTurns, error) {
+	var turns recTurns
 	v, err := checked(pk, v)
 	if err != nil {
-		return nil, err
+		return nil, turns, err
 	}
 	c := new(Conversation)
 	if err := keyFields(pk, c); err != nil {
-		return nil, err
+		return nil, turns, err
 	}
 	d := recDecoder{s: v, tab: tab}
 	d.head(c)
@@ -270,9 +278,11 @@ func decodeRecord(pk, v string, tab []string) (*Conversation, error) {
 	}
 	if v := d.u(); v > 0 {
 		c.Turns = make([]Turn, d.count(v-1, 11))
+		turns.at = d.i
 		for i := range c.Turns {
 			d.turn(&c.Turns[i])
 		}
+		turns.end, turns.n = d.i, len(c.Turns)
 	}
 	c.FunctionErrors = d.times()
 	c.Crashes = d.times()
@@ -300,9 +310,9 @@ func decodeRecord(pk, v string, tab []string) (*Conversation, error) {
 		d.fail(errors.New("bytes after the record"))
 	}
 	if d.err != nil {
-		return nil, fmt.Errorf("decode conversation: %w", d.err)
+		return nil, recTurns{}, fmt.Errorf("decode conversation: %w", d.err)
 	}
-	return c, nil
+	return c, turns, nil
 }
 
 func (d *recDecoder) turn(t *Turn) {

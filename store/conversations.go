@@ -101,10 +101,18 @@ func checkConv(op string, c *Conversation) error {
 // with the string table tab, or JSON (a data file of the format before,
 // until it is migrated).
 func decodeConv(pk, v string, tab []string) (*Conversation, error) {
+	c, _, err := decodeConvAt(pk, v, tab)
+	return c, err
+}
+
+// decodeConvAt is decodeConv, and says where a compact record's turns are
+// in v (n 0: not known).
+func decodeConvAt(pk, v string, tab []string) (*Conversation, recTurns, error) {
 	if v != "" && v[0] == recBinary {
-		return decodeRecord(pk, v, tab)
+		return decodeRecordAt(pk, v, tab)
 	}
-	return decodeConvJSON(v)
+	c, err := decodeConvJSON(v)
+	return c, recTurns{}, err
 }
 
 // writeConv stores c under its primary key and lookup key, removing the
@@ -336,7 +344,9 @@ func (s *Store) updateConv(region, id string, appending bool, fn func(c *Convers
 				c = s.convs.take(pk, raw)
 			}
 			if c == nil {
-				if c, err = decodeConv(pk, raw, s.tab.load()); err != nil {
+				// Not cached: decoded, with where raw holds the turns, so
+				// that an append copies their encoding as on a hit.
+				if c, prev, err = decodeConvAt(pk, raw, s.tab.load()); err != nil {
 					return err
 				}
 			}
