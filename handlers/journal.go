@@ -295,7 +295,12 @@ func (j *Journal) add(c *gin.Context, st *reqState) {
 		s.reqBody = b[:len(b):len(b)]
 	}
 	s.respBody = rec.body[:len(rec.body):len(rec.body)]
-	s.buf, rec.own = rec.own, nil
+	if rec.own != nil {
+		// The adopted buffer is the entry's now, back in the pool when
+		// the entry is overwritten: nothing of the request reads it again
+		// (a 500 written after a panic is captured afresh).
+		s.buf, rec.own, rec.body = rec.own, nil, nil
+	}
 	j.append(s)
 }
 

@@ -497,3 +497,55 @@ func TestJournalKeepsAnswersItServed(t *testing.T) {
 		}
 	}
 }
+
+// TestAnswerWithoutBodyNotAdopted: an answer whose status has no body
+// (204, 304) leaves the journal's copy empty and its buffer in the pool:
+// only what is sent is journaled.
+func TestAnswerWithoutBodyNotAdopted(t *testing.T) {
+	t.Parallel()
+	for _, status := range []int{http.StatusNoContent, http.StatusNotModified} {
+		w := httptest.NewRecorder()
+		c, _ := gin.CreateTestContext(w)
+		st := &reqState{}
+		st.rec = recorder{ResponseWriter: c.Writer, st: st, limit: DefaultJournalBodyBytes, a: &API{}}
+		c.Writer = &st.rec
+		answerJSON(c, status, func(b []byte) ([]byte, bool) { return append(b, `{"a":1}`...), true }, nil)
+		c.Writer.WriteHeaderNow()
+		if w.Code != status || w.Body.Len() != 0 || len(st.rec.body) != 0 || st.rec.own != nil || st.rec.skip != 0 {
+			t.Errorf("status %d: answered %d %q, journal copy %q (adopted %v, skip %d)",
+				status, w.Code, w.Body, st.rec.body, st.rec.own != nil, st.rec.skip)
+		}
+	}
+}
+
+// TestJournalTakesAdoptedBuffer: once journaled, an adopted answer
+// buffer is the entry's alone: what the request writes after (a 500 after
+// a panic) goes to a fresh copy, never reading the buffer, which the pool
+// may hand to another request once the entry is overwritten.
+func TestJournalTakesAdoptedBuffer(t *testing.T) {
+	t.Parallel()
+	j := NewJournal(1, 0)
+	c, _ := gin.CreateTestContext(httptest.NewRecorder())
+	c.Request = httptest.NewRequest("GET", "/runtime/us-1/v3/acme/support/conversations", nil)
+	st := &reqState{}
+	st.rec = recorder{ResponseWriter: c.Writer, st: st, limit: DefaultJournalBodyBytes, a: &API{journal: j}, c: c}
+	c.Writer = &st.rec
+	buf := getJSONBuf()
+	*buf = append((*buf)[:0], `{"a":1}`...)
+	if !st.rec.adopt(buf) {
+		t.Fatal("buffer not adopted")
+	}
+	if _, err := c.Writer.Write(*buf); err != nil {
+		t.Fatal(err)
+	}
+	j.add(c, st)
+	if st.rec.own != nil || st.rec.body != nil {
+		t.Fatalf("after add the recorder still holds the buffer: own %v, body %q", st.rec.own != nil, st.rec.body)
+	}
+	if _, err := c.Writer.Write([]byte(`{"error":"x"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if got := j.List(Filter{})[0].ResponseBody; got != `{"a":1}` {
+		t.Fatalf("entry body %q", got)
+	}
+}

@@ -36,7 +36,7 @@ var jsonContentTypeHeader = []string{jsonContentType}
 // header values in the request's state rather than in slices of their own.
 func writeJSONBytes(c *gin.Context, status int, b []byte) {
 	r, ok := c.Writer.(*recorder)
-	if !ok || len(b) == 0 || status < 200 || status == http.StatusNoContent || status == http.StatusNotModified {
+	if !ok || len(b) == 0 || !bodyAllowed(status) {
 		c.Data(status, jsonContentType, b)
 		return
 	}
@@ -52,6 +52,12 @@ func writeJSONBytes(c *gin.Context, status int, b []byte) {
 		_ = c.Error(err) // as gin's c.Render
 		c.Abort()
 	}
+}
+
+// bodyAllowed reports whether an answer with the status has a body (as
+// gin's and net/http's rule: not 1xx, 204 or 304).
+func bodyAllowed(status int) bool {
+	return status >= 200 && status != http.StatusNoContent && status != http.StatusNotModified
 }
 
 // jsonBufs recycles answer buffers.
@@ -362,7 +368,7 @@ func answerJSON(c *gin.Context, status int, fn func(b []byte) ([]byte, bool), fa
 		return
 	}
 	*buf = b
-	if r, ok := c.Writer.(*recorder); ok && r.adopt(buf) {
+	if r, ok := c.Writer.(*recorder); ok && bodyAllowed(status) && r.adopt(buf) {
 		writeJSONBytes(c, status, b) // the journal's buffer now
 		return
 	}

@@ -23,7 +23,8 @@ import (
 // response writer (stateOf), with fields where a gin context key per
 // value cost a map entry each.
 type reqState struct {
-	// rec is the request's response writer (record).
+	// rec is the request's response writer (begin installs it; record
+	// sets what it journals).
 	rec         recorder
 	family      *family
 	correlation string
