@@ -90,9 +90,7 @@ func required(re *syntax.Regexp) (lits []string, fold bool, ok bool) {
 			return nil, false, false
 		}
 		return []string{s}, re.Flags&syntax.FoldCase != 0, true
-	case syntax.OpCapture:
-		return required(re.Sub[0])
-	case syntax.OpPlus:
+	case syntax.OpCapture, syntax.OpPlus:
 		return required(re.Sub[0])
 	case syntax.OpRepeat:
 		if re.Min >= 1 {

@@ -368,10 +368,10 @@ func answerJSON(c *gin.Context, status int, fn func(b []byte) ([]byte, bool), fa
 		return
 	}
 	*buf = b
-	if r, ok := c.Writer.(*recorder); ok && bodyAllowed(status) && r.adopt(buf) {
-		writeJSONBytes(c, status, b) // the journal's buffer now
-		return
-	}
+	r, ok := c.Writer.(*recorder)
+	adopted := ok && bodyAllowed(status) && r.adopt(buf)
 	writeJSONBytes(c, status, b)
-	putJSONBuf(buf)
+	if !adopted { // an adopted buffer is the journal's now
+		putJSONBuf(buf)
+	}
 }

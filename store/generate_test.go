@@ -80,6 +80,31 @@ func sameJSON(t *testing.T, what string, want, got any) {
 	}
 }
 
+// sameAfterRebuild checks that the store's aggregates answer q (and cq,
+// when set) as a rebuild from its records answers them.
+func sameAfterRebuild(t *testing.T, s *Store, q MetricsQuery, cq *ConcurrencyQuery) {
+	t.Helper()
+	read := func() (any, any) {
+		m, err := s.QueryMetrics(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cq == nil {
+			return m, nil
+		}
+		conc, _, err := s.ConcurrencySeries(*cq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m, conc
+	}
+	inc, incConc := read()
+	s.metricsInvalid()
+	rebuilt, rebuiltConc := read()
+	sameJSON(t, "aggregates", rebuilt, inc)
+	sameJSON(t, "concurrency", rebuiltConc, incConc)
+}
+
 // TestGeneratedRecords: the store's generated records are those the
 // generator makes one after the other, in order, by id, by page, by
 // cursor, in both directions; ids taken by stored records are drawn again
@@ -319,25 +344,7 @@ func TestGeneratedAggregatesMatchRebuild(t *testing.T) {
 			q := MetricsQuery{Projects: []ProjectRef{ref}, From: sp.From, To: sp.To.Add(2 * time.Hour), Percentiles: []int{50, 99}}
 			cq := ConcurrencyQuery{Region: "us", AccountID: "1001", ProjectID: "2001", Start: sp.From,
 				Intervals: 2016, ByVariant: true, Now: sp.Now}
-			inc, err := s.QueryMetrics(q)
-			if err != nil {
-				t.Fatal(err)
-			}
-			incConc, _, err := s.ConcurrencySeries(cq)
-			if err != nil {
-				t.Fatal(err)
-			}
-			s.metricsInvalid()
-			rebuilt, err := s.QueryMetrics(q)
-			if err != nil {
-				t.Fatal(err)
-			}
-			rebuiltConc, _, err := s.ConcurrencySeries(cq)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sameJSON(t, "aggregates", rebuilt, inc)
-			sameJSON(t, "concurrency", rebuiltConc, incConc)
+			sameAfterRebuild(t, s, q, &cq)
 		})
 	}
 }
