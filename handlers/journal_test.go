@@ -549,3 +549,24 @@ func TestJournalTakesAdoptedBuffer(t *testing.T) {
 		t.Fatalf("entry body %q", got)
 	}
 }
+
+// TestJournalKeepsHeadersAsSent: a request made in process keeps, in the
+// journal, the headers it was served with, even when its maker changes
+// its header map afterwards (the journal copies it; only a net/http
+// server's own map is kept as it is).
+func TestJournalKeepsHeadersAsSent(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	req := httptest.NewRequest("GET", "/runtime/us-1/v3/acme/support/conversations?limit=1", nil)
+	req.Header.Set("X-Api-Key", "test-conversations-key")
+	req.Header.Set("X-Trace", "first")
+	rec := httptest.NewRecorder()
+	h.handler().ServeHTTP(rec, req)
+	mustStatus(t, response{Status: rec.Code, Body: rec.Body.Bytes()}, http.StatusOK)
+	req.Header.Set("X-Trace", "changed after")
+	req.Header.Set("X-Added", "later")
+	want := map[string][]string{"X-Api-Key": {Redacted}, "X-Trace": {"first"}}
+	if diff := cmp.Diff(want, h.journalOne().RequestHeader); diff != "" {
+		t.Fatalf("journaled headers (-want +got):\n%s", diff)
+	}
+}
