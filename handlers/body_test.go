@@ -2,9 +2,12 @@ package handlers
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -196,5 +199,55 @@ func BenchmarkCheckJSON(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestReadBody: readBody reads what io.ReadAll of a LimitReader reads,
+// whatever the announced length and however the body arrives, and a
+// body of a known small length costs one allocation.
+func TestReadBody(t *testing.T) {
+	body := strings.Repeat("0123456789", 30)
+	for _, tc := range []struct {
+		name      string
+		n         int   // bytes of the body
+		size, max int64 // announced length, limit
+	}{
+		{"exact", 300, 300, 1001},
+		{"empty", 0, 0, 1001},
+		{"unknown length", 300, -1, 1001},
+		{"shorter than announced", 100, 300, 1001},
+		{"longer than announced", 300, 10, 1001},
+		{"at the limit", 300, 300, 300},
+		{"over the limit", 300, 300, 101},
+		{"announced over the limit", 300, 5000, 101},
+	} {
+		for _, chunked := range []bool{false, true} {
+			src := func() io.Reader {
+				var r io.Reader = strings.NewReader(body[:tc.n])
+				if chunked {
+					r = iotest.OneByteReader(r)
+				}
+				return r
+			}
+			want, _ := io.ReadAll(io.LimitReader(src(), tc.max))
+			got, err := readBody(src(), tc.size, tc.max)
+			if err != nil || string(got) != string(want) {
+				t.Errorf("%s (chunked %v): %q, %v; want %q", tc.name, chunked, got, err, want)
+			}
+		}
+	}
+	boom := errors.New("boom")
+	if _, err := readBody(iotest.ErrReader(boom), 10, 100); err != boom {
+		t.Errorf("reader error: %v", err)
+	}
+	r := strings.NewReader(body[:48])
+	allocs := testing.AllocsPerRun(100, func() {
+		r.Reset(body[:48])
+		if b, err := readBody(r, 48, 1<<20); err != nil || len(b) != 48 {
+			t.Fatalf("%d bytes, %v", len(b), err)
+		}
+	})
+	if allocs != 1 {
+		t.Errorf("%v allocations for a 48-byte body", allocs)
 	}
 }
