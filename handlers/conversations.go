@@ -17,7 +17,6 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -429,6 +428,9 @@ func (a *API) listConversations(c *gin.Context, version int) error {
 		return err
 	}
 	p := principal(c)
+	if q.mode() == "" {
+		return a.answerKeysetPage(c, p, q, version)
+	}
 	page, err := a.conversationPage(p, q)
 	if err != nil {
 		return err
@@ -450,15 +452,24 @@ func appendConvPage(b []byte, version int, page *convPage, now time.Time, access
 			b = append(b, ',')
 		}
 		var ok bool
-		if version == 1 {
-			b, ok = appendConvV1(b, conv, now, access)
-		} else {
-			b, ok = appendConvV3(b, conv, now, access, latency)
-		}
-		if !ok {
+		if b, ok = appendConvOf(b, version, conv, now, access, latency); !ok {
 			return b, false
 		}
 	}
+	return appendConvPageEnd(b, version, page), true
+}
+
+// appendConvOf appends a record as the API version writes it.
+func appendConvOf(b []byte, version int, conv *store.Conversation, now time.Time, access access, latency bool) ([]byte, bool) {
+	if version == 1 {
+		return appendConvV1(b, conv, now, access)
+	}
+	return appendConvV3(b, conv, now, access, latency)
+}
+
+// appendConvPageEnd appends what follows a page's records: the end of
+// the list, the cursor (v3) and the next offset.
+func appendConvPageEnd(b []byte, version int, page *convPage) []byte {
 	b = append(b, ']')
 	if version == 3 {
 		b = append(b, `,"cursor":`...)
@@ -468,7 +479,7 @@ func appendConvPage(b []byte, version int, page *convPage, now time.Time, access
 		b = append(b, `,"next_offset":`...)
 		b = strconv.AppendInt(b, int64(*page.nextOffset), 10)
 	}
-	return append(b, '}'), true
+	return append(b, '}')
 }
 
 // renderConvPage is a page's answer as a value (for c.JSON).
@@ -536,59 +547,6 @@ func (a *API) ListConversations(accountRef, projectRef string, vals url.Values) 
 		out.Cursor = *page.cursor
 	}
 	return out, nil
-}
-
-// keysetPage lists in (started_at, id) order on the store's index: a page
-// costs the same at any depth when read by cursor. cursor wins over offset
-// (docs/api.md#conversations-paging).
-func (a *API) keysetPage(p *Principal, q *convQuery, hash string) (*convPage, error) {
-	sq := store.ConversationQuery{Region: p.Region, AccountID: p.Account.ID, ProjectID: p.Project.ID,
-		From: q.start, To: q.end, Select: q.selects}
-	usedOffset := false
-	switch {
-	case q.cursor != "":
-		pos, err := decodeConvCursor(q.cursor, hash)
-		if err != nil {
-			return nil, err
-		}
-		if pos[0] != 'k' {
-			return nil, errConvBadCursor()
-		}
-		sq.After = pos[1:]
-	case q.offset > 0:
-		usedOffset = true
-		skip := sq
-		skip.Limit = q.offset
-		_, next, err := a.store.ListConversations(skip)
-		if err != nil {
-			return nil, err
-		}
-		if next == "" {
-			return &convPage{}, nil
-		}
-		sq.After = next
-	}
-	sq.Limit = q.limit
-	list, next, err := a.store.ListConversations(sq)
-	if errors.Is(err, store.ErrBadCursor) {
-		return nil, errConvBadCursor()
-	}
-	if err != nil {
-		return nil, err
-	}
-	page := &convPage{list: list}
-	if next != "" {
-		cur := convCursor(hash, "k", next)
-		page.cursor = &cur
-		if q.cursor == "" {
-			n := len(list)
-			if usedOffset {
-				n += q.offset
-			}
-			page.nextOffset = &n
-		}
-	}
-	return page, nil
 }
 
 // rankedHit is one result of a retrieval mode.

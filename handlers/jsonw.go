@@ -368,9 +368,15 @@ func answerJSON(c *gin.Context, status int, fn func(b []byte) ([]byte, bool), fa
 		return
 	}
 	*buf = b
+	answerBuf(c, status, buf)
+}
+
+// answerBuf writes the JSON answer in buf, a buffer of getJSONBuf, and
+// gives the buffer to the journal or back to the pool.
+func answerBuf(c *gin.Context, status int, buf *[]byte) {
 	r, ok := c.Writer.(*recorder)
 	adopted := ok && bodyAllowed(status) && r.adopt(buf)
-	writeJSONBytes(c, status, b)
+	writeJSONBytes(c, status, *buf)
 	if !adopted { // an adopted buffer is the journal's now
 		putJSONBuf(buf)
 	}

@@ -228,6 +228,10 @@ type genOut struct {
 	// convEvents, unsorted).
 	wantEvents bool
 	events     []mevent
+	// scratch, when set, is the reused record c is (recordInto): its
+	// turns, intents, state and metrics are reused, and its turns get
+	// nil entities.
+	scratch *genScratch
 }
 
 // genMake makes the record whose draws start at r's current state.
@@ -266,9 +270,23 @@ func genMake(sp *GenSpec, r genRand, c *Conversation, o *genOut, redraws int, ta
 	}
 	live := !now.Before(start) && now.Before(end)
 	if c != nil {
+		var (
+			turns   []Turn
+			metrics map[string]any
+			state   map[string]any
+		)
+		if o.scratch != nil {
+			turns, metrics, state = c.Turns[:0], c.Metrics, c.State
+		}
+		if cap(turns) < nTurns {
+			turns = make([]Turn, 0, nTurns)
+		}
+		if metrics == nil {
+			metrics = map[string]any{}
+		}
 		*c = Conversation{Region: sp.Region, AccountID: sp.AccountID, ProjectID: sp.ProjectID,
 			Environment: keyOf(&sp.Environments, int(o.rec.env)), Channel: channel, StartedAt: start,
-			Language: keyOf(&sp.Languages, int(o.rec.lang)), Metrics: map[string]any{}, Turns: make([]Turn, 0, nTurns)}
+			Language: keyOf(&sp.Languages, int(o.rec.lang)), Metrics: metrics, Turns: turns, State: state}
 		if o.rec.vari >= 0 && sp.VariantIDs[o.rec.vari] != "" {
 			c.VariantID, c.VariantName = sp.VariantIDs[o.rec.vari], sp.VariantNames[o.rec.vari]
 		}
@@ -313,10 +331,13 @@ func genMake(sp *GenSpec, r genRand, c *Conversation, o *genOut, redraws int, ta
 				c.NumOOD++
 			}
 			turn := Turn{UserInput: user, UserInputAt: at, AgentResponse: agent, AgentResponseAt: at.Add(lat), Latency: lat,
-				IsOOD: ood, Intents: []string{}, Entities: map[string]string{}}
+				IsOOD: ood, Intents: []string{}}
+			if o.scratch == nil {
+				turn.Entities = map[string]string{}
+			}
 			if intent != "" {
 				if intents == nil {
-					intents = make([]string, nTurns)
+					intents = o.intentsFor(nTurns)
 				}
 				intents[t] = intent
 				turn.Intents = intents[t : t+1 : t+1]
@@ -371,15 +392,35 @@ func genMake(sp *GenSpec, r genRand, c *Conversation, o *genOut, redraws int, ta
 			if o.rec.vari >= 0 {
 				vid = b.variantIDs[o.rec.vari]
 			}
-			c.State = map[string]any{"conversation_id": c.ID, "channel": boxedKey(b.channels, int(o.rec.ch)),
-				"client_env": boxedKey(b.environments, int(o.rec.env)), "variant_id": vid,
-				"asr_lang_code": boxedKey(b.languages, int(o.rec.lang))}
+			st := c.State
+			if st == nil {
+				st = make(map[string]any, 5)
+			}
+			st["conversation_id"], st["channel"] = c.ID, boxedKey(b.channels, int(o.rec.ch))
+			st["client_env"], st["variant_id"] = boxedKey(b.environments, int(o.rec.env)), vid
+			st["asr_lang_code"] = boxedKey(b.languages, int(o.rec.lang))
+			c.State = st
 		} else {
 			c.State = map[string]any{"conversation_id": c.ID, "channel": c.Channel, "client_env": c.Environment,
 				"variant_id": c.VariantID, "asr_lang_code": c.Language}
 		}
 	}
 	return redraws, nil
+}
+
+// intentsFor is an array of n intents for the turns: the scratch's
+// (cleared) when there is one.
+func (o *genOut) intentsFor(n int) []string {
+	sc := o.scratch
+	if sc == nil {
+		return make([]string, n)
+	}
+	if cap(sc.intents) < n {
+		sc.intents = make([]string, n)
+	}
+	sc.intents = sc.intents[:n]
+	clear(sc.intents)
+	return sc.intents
 }
 
 // isTaken asks taken about an id given by value, so that the caller's

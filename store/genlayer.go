@@ -281,6 +281,29 @@ func (l *genLayer) record(p int) (*Conversation, error) {
 	return c, nil
 }
 
+// genScratch is what recordInto reuses from one record to the next.
+type genScratch struct {
+	c       Conversation
+	intents []string
+	rnd     genRand
+}
+
+// recordInto makes the record at position p into sc's record, reusing
+// its turns, intents, state and metrics (EachConversation): the turns'
+// entities are nil and the metrics an empty map.
+func (l *genLayer) recordInto(p int, sc *genScratch) (*Conversation, error) {
+	g := &l.recs[p]
+	if sc.rnd.src == nil {
+		sc.rnd = newGenRand(0, 0)
+	}
+	sc.rnd.setState(g.hi, g.lo)
+	o := genOut{boxed: l.boxed, scratch: sc}
+	if _, err := genMake(l.spec, sc.rnd, &sc.c, &o, l.spec.Redraws[int(g.index)], nil); err != nil {
+		return nil, err
+	}
+	return &sc.c, nil
+}
+
 // handoffState makes the handoff state of the record at position p (ok
 // false: it has none).
 func (l *genLayer) handoffState(p int) (*HandoffState, bool, error) {

@@ -98,6 +98,9 @@ type Store struct {
 	// database's lock.
 	gen    []*layerState
 	genSeq int
+
+	// scratch recycles the records EachConversation lends (*genScratch).
+	scratch sync.Pool
 }
 
 // ConversationsVersion returns a counter incremented by every committed
