@@ -152,6 +152,16 @@ func projectRef(id string) string {
 	return "PROJECT-" + id
 }
 
+// appendJSONRef appends accountRef or projectRef (prefix "ACCOUNT-" or
+// "PROJECT-") of id as a JSON string, without making the string.
+func appendJSONRef(b []byte, prefix, id string) []byte {
+	b = append(b, '"')
+	if len(id) <= 8 || !strings.EqualFold(id[:8], prefix) {
+		b = append(b, prefix...)
+	}
+	return append(appendJSONText(b, id), '"')
+}
+
 // durations are total_duration and polyai_duration in whole seconds. The
 // mock's agent handles the whole conversation up to its end or handoff, so
 // both are equal.
@@ -338,9 +348,9 @@ func appendConvHead(b []byte, c *store.Conversation, now time.Time, acc access, 
 	b = append(b, `{"id":`...)
 	b = appendJSONString(b, c.ID)
 	b = append(b, `,"account_id":`...)
-	b = appendJSONString(b, accountRef(c.AccountID))
+	b = appendJSONRef(b, "ACCOUNT-", c.AccountID)
 	b = append(b, `,"project_id":`...)
-	b = appendJSONString(b, projectRef(c.ProjectID))
+	b = appendJSONRef(b, "PROJECT-", c.ProjectID)
 	b = append(b, `,"variant_id":`...)
 	b = text(b, c.VariantID)
 	b = append(b, `,"variant_name":`...)

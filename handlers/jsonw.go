@@ -86,9 +86,17 @@ var jsonSafe = func() (t [utf8.RuneSelf]bool) {
 
 // appendJSONString appends s as encoding/json does (escapeHTML on).
 func appendJSONString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
+	return append(appendJSONText(append(dst, '"'), s), '"')
+}
+
+// appendJSONText appends s as appendJSONString does, without the quotes.
+func appendJSONText(dst []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); {
+		if i+8 <= len(s) && jsonSafeWord(s, i) {
+			i += 8
+			continue
+		}
 		if b := s[i]; b < utf8.RuneSelf {
 			if jsonSafe[b] {
 				i++
@@ -132,8 +140,23 @@ func appendJSONString(dst []byte, s string) []byte {
 		}
 		i += size
 	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
+	return append(dst, s[start:]...)
+}
+
+// jsonSafeWord reports whether the 8 bytes of s at i are all jsonSafe,
+// testing them at once: none has its high bit set, none is below 0x20
+// and none is one of the five bytes escaped. Each test is the exact
+// "some byte is zero" test ((v - 0x01..) &^ v & 0x80..) of the word, or of
+// the word xor the byte repeated (TestJSONSafeWord: each byte value in
+// each lane).
+func jsonSafeWord(s string, i int) bool {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	_ = s[i+7]
+	w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+	zero := func(v uint64) uint64 { return (v - lo) &^ v & hi }
+	return (w&hi)|((w-0x20*lo)&^w&hi)|zero(w^('"'*lo))|zero(w^('\\'*lo))|
+		zero(w^('<'*lo))|zero(w^('>'*lo))|zero(w^('&'*lo)) == 0
 }
 
 // appendJSONFloat appends a float64 as encoding/json does; ok is false

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/agentplatform/mockplatform/store"
 )
@@ -185,6 +186,54 @@ func TestAppendISOTime(t *testing.T) {
 	for _, tm := range times {
 		if got := string(appendISOTime(nil, tm)); got != want(tm) {
 			t.Fatalf("appendISOTime(%v) = %s, want %s", tm, got, want(tm))
+		}
+	}
+}
+
+// TestJSONSafeWord: the eight-byte test agrees with the byte table for
+// every byte value in every lane, and strings with any byte at any place
+// of their words are written as encoding/json writes them.
+func TestJSONSafeWord(t *testing.T) {
+	t.Parallel()
+	for b := range 256 {
+		for lane := range 8 {
+			w := []byte("abcdefgh")
+			w[lane] = byte(b)
+			want := b < utf8.RuneSelf && jsonSafe[b]
+			if got := jsonSafeWord(string(w), 0); got != want {
+				t.Fatalf("byte %#x in lane %d: safe %v, want %v", b, lane, got, want)
+			}
+		}
+		for at := range 19 {
+			s := []byte("0123456789abcdefghi")
+			s[at] = byte(b)
+			want, err := json.Marshal(string(s))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := appendJSONString(nil, string(s)); string(got) != string(want) {
+				t.Fatalf("byte %#x at %d: %s, want %s", b, at, got, want)
+			}
+		}
+	}
+	for _, s := range []string{"", "short", "exactly8", "sixteen bytes ok", "héllo wörld, 16+", "a\u2028b\u2029c long enough text"} {
+		want, _ := json.Marshal(s)
+		if got := appendJSONString(nil, s); string(got) != string(want) {
+			t.Errorf("%q: %s, want %s", s, got, want)
+		}
+	}
+}
+
+// TestAppendJSONRef: a reference is written as the string accountRef or
+// projectRef makes.
+func TestAppendJSONRef(t *testing.T) {
+	t.Parallel()
+	for _, id := range []string{"1001", "", "ACCOUNT-", "PROJECT-", "ACCOUNT-x1", "account-x1", "PROJECT-f76d75c2",
+		"project-<&>", "2001\u2028", "Prefix-\"q\""} {
+		for prefix, ref := range map[string]func(string) string{"ACCOUNT-": accountRef, "PROJECT-": projectRef} {
+			if got, want := appendJSONRef(nil, prefix, id), appendJSONString(nil, ref(id)); string(got) != string(want) {
+				t.Errorf("%s%q: %s, want %s", prefix, id, got, want)
+			}
 		}
 	}
 }
