@@ -16,6 +16,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -223,15 +224,22 @@ func appendJSONValue(b []byte, v any) ([]byte, bool) {
 	}
 }
 
-// sortedKeys appends m's keys to keys (a caller's stack buffer, so that a
-// small map's keys cost no allocation) and sorts them, as encoding/json
-// orders a map's members.
-func sortedKeys[V any](keys []string, m map[string]V) []string {
-	for k := range m {
-		keys = append(keys, k)
+// mapEntry is a map's key and value, for writing the map in key order.
+type mapEntry[V any] struct {
+	k string
+	v V
+}
+
+// sortedEntries appends m's entries to es (a caller's stack buffer, so
+// that a small map's entries cost no allocation) in key order, as
+// encoding/json orders a map's members: one pass over the map, and no
+// lookup of each key after the sort.
+func sortedEntries[V any](es []mapEntry[V], m map[string]V) []mapEntry[V] {
+	for k, v := range m {
+		es = append(es, mapEntry[V]{k, v})
 	}
-	slices.Sort(keys)
-	return keys
+	slices.SortFunc(es, func(a, b mapEntry[V]) int { return strings.Compare(a.k, b.k) })
+	return es
 }
 
 // appendJSONObject appends a map with sorted keys (null if nil).
@@ -239,16 +247,16 @@ func appendJSONObject(b []byte, m map[string]any) ([]byte, bool) {
 	if m == nil {
 		return append(b, "null"...), true
 	}
-	var buf [16]string
+	var buf [16]mapEntry[any]
 	b = append(b, '{')
-	for i, k := range sortedKeys(buf[:0], m) {
+	for i, e := range sortedEntries(buf[:0], m) {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONString(b, k)
+		b = appendJSONString(b, e.k)
 		b = append(b, ':')
 		var ok bool
-		if b, ok = appendJSONValue(b, m[k]); !ok {
+		if b, ok = appendJSONValue(b, e.v); !ok {
 			return b, false
 		}
 	}
@@ -261,15 +269,15 @@ func appendJSONStringMap(b []byte, m map[string]string) []byte {
 	if m == nil {
 		return append(b, "null"...)
 	}
-	var buf [16]string
+	var buf [16]mapEntry[string]
 	b = append(b, '{')
-	for i, k := range sortedKeys(buf[:0], m) {
+	for i, e := range sortedEntries(buf[:0], m) {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONString(b, k)
+		b = appendJSONString(b, e.k)
 		b = append(b, ':')
-		b = appendJSONString(b, m[k])
+		b = appendJSONString(b, e.v)
 	}
 	return append(b, '}')
 }

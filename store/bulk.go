@@ -93,7 +93,7 @@ func (s *Store) walkConversations(region, account, project string, from, to time
 		return nil
 	}
 	ref := ProjectRef{region, account, project}
-	err := s.view(func(tx *buntdb.Tx) error { return s.walkLocked(tx, ref, lo, hi, "", false, fn) })
+	err := s.view(func(tx *buntdb.Tx) error { return s.walkLocked(tx, ref, prefix, lo, hi, "", false, fn) })
 	if err != nil {
 		return fmt.Errorf("store: scan conversations %s/%s/%s: %w", region, account, project, err)
 	}

@@ -238,7 +238,7 @@ func (s *Store) listPage(q ConversationQuery) (*listedPage, error) {
 	}
 	err := s.view(func(tx *buntdb.Tx) error {
 		pg.tab = s.tab.load()
-		return s.walkLocked(tx, ProjectRef{q.Region, q.AccountID, q.ProjectID}, lo, hi, after, q.Desc, iter)
+		return s.walkLocked(tx, ProjectRef{q.Region, q.AccountID, q.ProjectID}, pg.prefix, lo, hi, after, q.Desc, iter)
 	})
 	if err == nil {
 		err = scanErr

@@ -414,9 +414,9 @@ func cmpCursor(a, b *layerCursor) int {
 // walkLocked calls fn with each record of a project whose key is in
 // [lo, hi) and after `after` (ascending; before it when desc), in key
 // order (reversed when desc), until fn returns false. Keys are primary
-// keys with the project's prefix (hi may be prefixEnd(prefix)).
-func (s *Store) walkLocked(tx *buntdb.Tx, ref ProjectRef, lo, hi, after string, desc bool, fn func(*convItem) bool) error {
-	prefix := convPrefix(ref.Region, ref.AccountID, ref.ProjectID)
+// keys with the project's prefix, convPrefix of ref (hi may be
+// prefixEnd(prefix)).
+func (s *Store) walkLocked(tx *buntdb.Tx, ref ProjectRef, prefix, lo, hi, after string, desc bool, fn func(*convItem) bool) error {
 	suffix := func(k string) string {
 		if len(k) < len(prefix) || k[:len(prefix)] != prefix {
 			return "\xff" // past every key of the project
