@@ -399,12 +399,11 @@ func (a *API) writeHandoffState(conv *store.Conversation, h *handoffOutcome) {
 // userTurns counts the turns that carry a user message (the greeting turn
 // does not).
 func userTurns(conv *store.Conversation) int {
-	n := 0
-	for i, t := range conv.Turns {
-		if i == 0 && t.UserInput == "" && !t.IsSilence && !t.IsOOD {
-			continue
+	n := len(conv.Turns)
+	if n > 0 {
+		if t := &conv.Turns[0]; t.UserInput == "" && !t.IsSilence && !t.IsOOD {
+			n--
 		}
-		n++
 	}
 	return n
 }
