@@ -214,6 +214,7 @@ func TestReadBody(t *testing.T) {
 	}{
 		{"exact", 300, 300, 1001},
 		{"empty", 0, 0, 1001},
+		{"announced 0 (unknown in process)", 300, 0, 1001},
 		{"unknown length", 300, -1, 1001},
 		{"shorter than announced", 100, 300, 1001},
 		{"longer than announced", 300, 10, 1001},
@@ -235,6 +236,11 @@ func TestReadBody(t *testing.T) {
 				t.Errorf("%s (chunked %v): %q, %v; want %q", tc.name, chunked, got, err, want)
 			}
 		}
+	}
+	// A large announced length and a short body: the buffer is bounded
+	// by what arrives, not by the announcement.
+	if b, err := readBody(strings.NewReader("x"), 16<<20, 16<<20+1); err != nil || string(b) != "x" || cap(b) > maxBodyPrealloc {
+		t.Errorf("announced 16 MiB, sent 1 byte: %q, %v, capacity %d", b, err, cap(b))
 	}
 	boom := errors.New("boom")
 	if _, err := readBody(iotest.ErrReader(boom), 10, 100); err != boom {

@@ -52,6 +52,10 @@ type reqState struct {
 	bodyReader bodyReader
 }
 
+// maxBodyPrealloc bounds the buffer readBody makes before a body's bytes
+// arrive.
+const maxBodyPrealloc = 64 << 10
+
 // bodyReader is a request body read from memory.
 type bodyReader struct{ bytes.Reader }
 
@@ -59,16 +63,18 @@ func (*bodyReader) Close() error { return nil }
 
 // readBody reads r to its end or to max bytes, as io.ReadAll of
 // io.LimitReader(r, max) does, into one buffer of the announced length
-// (Content-Length: size, -1 unknown) when it is within max: a small body
-// costs one small allocation instead of ReadAll's 512 bytes and more.
+// (Content-Length: size; 0 or less, unknown) when it is within max: a
+// small body costs one small allocation instead of ReadAll's 512 bytes
+// and more. The first buffer is at most maxBodyPrealloc: a client that
+// announces a large body and sends little holds little.
 func readBody(r io.Reader, size, max int64) ([]byte, error) {
-	if size < 0 || size >= max {
+	if size <= 0 || size >= max {
 		return io.ReadAll(io.LimitReader(r, max))
 	}
 	lr := io.LimitedReader{R: r, N: max}
 	// One byte more than announced, so that the read which meets the end
 	// does not grow the buffer first.
-	b := make([]byte, 0, size+1)
+	b := make([]byte, 0, min(size+1, maxBodyPrealloc))
 	for {
 		n, err := lr.Read(b[len(b):cap(b)])
 		b = b[:len(b)+n]

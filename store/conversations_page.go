@@ -80,9 +80,11 @@ func (s *Store) ListConversations(q ConversationQuery) (list []*Conversation, ne
 // it returns the next page's position. The record fn gets is lent for
 // the call: a generated one is made into a record reused for the whole
 // page (its turns' entities are nil maps, its metrics one empty map), so
-// fn reads it and keeps and changes nothing of it. With fn nil, no record
-// is decoded or made: the next position of a page skipped by offset. An
-// error of fn ends the listing and is returned as it is. The reused
+// fn reads it and keeps and changes nothing of it. With fn nil, it gives
+// the next position alone (a page skipped by offset): no record is
+// decoded or made but those q.Select or q.Filter must read, and the id of
+// a generated last one. An error of fn ends the listing and is returned
+// as it is. The reused
 // record goes back to the store's pool when the listing ends.
 func (s *Store) EachConversation(q ConversationQuery, fn func(*Conversation) error) (next string, err error) {
 	pg, err := s.listPage(q)
@@ -101,9 +103,9 @@ func (s *Store) EachConversation(q ConversationQuery, fn func(*Conversation) err
 	for i := range pg.entries {
 		e := &pg.entries[i]
 		var c *Conversation
-		if e.gen != nil {
+		if e.gen != nil && e.c == nil {
 			c, err = e.gen.recordInto(e.p, sc)
-		} else {
+		} else { // stored, or read by q.Filter already
 			c, err = e.record(pg.tab)
 		}
 		if err != nil {

@@ -278,8 +278,8 @@ func genMake(sp *GenSpec, r genRand, c *Conversation, o *genOut, redraws int, ta
 		if o.scratch != nil {
 			turns, metrics, state = c.Turns[:0], c.Metrics, c.State
 		}
-		if cap(turns) < nTurns {
-			turns = make([]Turn, 0, nTurns)
+		if turns == nil || cap(turns) < nTurns {
+			turns = make([]Turn, 0, nTurns) // never nil: no turns is []
 		}
 		if metrics == nil {
 			metrics = map[string]any{}
