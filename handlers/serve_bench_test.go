@@ -1,9 +1,13 @@
 package handlers
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/agentplatform/mockplatform/store"
 )
 
 // discardWriter is the cheapest http.ResponseWriter: it keeps the status
@@ -75,6 +79,45 @@ func BenchmarkServe(b *testing.B) {
 			r := h.do("POST", chatBase+"/create", `{"integration_attributes":{"customer_id":"42"}}`, chatHeaders...)
 			mustStatus(b, r, 200)
 			ids[i] = r.Map(b)["conversation_id"].(string)
+		}
+		benchServe(b, h, "POST", chatBase+"/respond", chat, func(i int) string {
+			return `{"conversation_id":"` + ids[i%len(ids)] + `","message":"What are your opening hours?"}`
+		})
+	})
+	// chat-respond-large is chat respond as the full load benchmark meets
+	// it after its create load: a store of 300k stored conversations (the
+	// generated records of the full run add no stored keys), the load
+	// spread over 10,000 conversations (more than the decoded-conversation
+	// cache holds). Each conversation grows by a turn per 10,000
+	// iterations, so compare runs of the same -benchtime (200000x: about
+	// the 20 turns the full run's respond load leaves).
+	b.Run("chat-respond-large", func(b *testing.B) {
+		if testing.Short() {
+			b.Skip("a store of 300k records in -short mode")
+		}
+		h := newHarness(b)
+		ids := make([]string, 10_000)
+		for i := range ids {
+			r := h.do("POST", chatBase+"/create", `{"integration_attributes":{"customer_id":"42"}}`, chatHeaders...)
+			mustStatus(b, r, 200)
+			ids[i] = r.Map(b)["conversation_id"].(string)
+		}
+		proto, err := h.store.GetConversation("us", ids[0])
+		if err != nil {
+			b.Fatal(err)
+		}
+		batch := make([]*store.Conversation, 0, 10_000)
+		for i := range 300_000 {
+			c := *proto
+			c.ID = fmt.Sprintf("CONV-B%015d", i)
+			c.StartedAt = proto.StartedAt.Add(time.Duration(i) * time.Millisecond)
+			batch = append(batch, &c)
+			if len(batch) == cap(batch) {
+				if err := h.store.PutConversations(batch); err != nil {
+					b.Fatal(err)
+				}
+				batch = batch[:0]
+			}
 		}
 		benchServe(b, h, "POST", chatBase+"/respond", chat, func(i int) string {
 			return `{"conversation_id":"` + ids[i%len(ids)] + `","message":"What are your opening hours?"}`
