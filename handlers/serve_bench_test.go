@@ -51,6 +51,27 @@ func benchServe(b *testing.B, h *harness, method, path string, header http.Heade
 	}
 }
 
+// createChats creates n chats and returns their conversation ids.
+func createChats(b *testing.B, h *harness, n int) []string {
+	b.Helper()
+	ids := make([]string, n)
+	for i := range ids {
+		r := h.do("POST", chatBase+"/create", `{"integration_attributes":{"customer_id":"42"}}`, chatHeaders...)
+		mustStatus(b, r, 200)
+		ids[i] = r.Map(b)["conversation_id"].(string)
+	}
+	return ids
+}
+
+// benchRespond answers one message per iteration, spread over the
+// conversations ids in turn.
+func benchRespond(b *testing.B, h *harness, header http.Header, ids []string) {
+	b.Helper()
+	benchServe(b, h, "POST", chatBase+"/respond", header, func(i int) string {
+		return `{"conversation_id":"` + ids[i%len(ids)] + `","message":"What are your opening hours?"}`
+	})
+}
+
 type readCloser struct{ *strings.Reader }
 
 func (readCloser) Close() error { return nil }
@@ -74,15 +95,8 @@ func BenchmarkServe(b *testing.B) {
 	})
 	b.Run("chat-respond", func(b *testing.B) {
 		h := newHarness(b)
-		ids := make([]string, 2000)
-		for i := range ids {
-			r := h.do("POST", chatBase+"/create", `{"integration_attributes":{"customer_id":"42"}}`, chatHeaders...)
-			mustStatus(b, r, 200)
-			ids[i] = r.Map(b)["conversation_id"].(string)
-		}
-		benchServe(b, h, "POST", chatBase+"/respond", chat, func(i int) string {
-			return `{"conversation_id":"` + ids[i%len(ids)] + `","message":"What are your opening hours?"}`
-		})
+		ids := createChats(b, h, 2000)
+		benchRespond(b, h, chat, ids)
 	})
 	// chat-respond-large is chat respond as the full load benchmark meets
 	// it after its create load: a store of 300k stored conversations (the
@@ -96,12 +110,7 @@ func BenchmarkServe(b *testing.B) {
 			b.Skip("a store of 300k records in -short mode")
 		}
 		h := newHarness(b)
-		ids := make([]string, 10_000)
-		for i := range ids {
-			r := h.do("POST", chatBase+"/create", `{"integration_attributes":{"customer_id":"42"}}`, chatHeaders...)
-			mustStatus(b, r, 200)
-			ids[i] = r.Map(b)["conversation_id"].(string)
-		}
+		ids := createChats(b, h, 10_000)
 		proto, err := h.store.GetConversation("us", ids[0])
 		if err != nil {
 			b.Fatal(err)
@@ -119,9 +128,7 @@ func BenchmarkServe(b *testing.B) {
 				batch = batch[:0]
 			}
 		}
-		benchServe(b, h, "POST", chatBase+"/respond", chat, func(i int) string {
-			return `{"conversation_id":"` + ids[i%len(ids)] + `","message":"What are your opening hours?"}`
-		})
+		benchRespond(b, h, chat, ids)
 	})
 	b.Run("messaging-session", func(b *testing.B) {
 		h := newHarness(b)
