@@ -138,25 +138,28 @@ func isoTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
 // accountRef and projectRef are the prefixed ids the data APIs answer with
 // (as in the OAS examples: ACCOUNT-t53y16r3, PROJECT-f76d75c2).
-func accountRef(id string) string {
-	if len(id) > 8 && strings.EqualFold(id[:8], "ACCOUNT-") {
+func accountRef(id string) string { return prefixedRef("ACCOUNT-", id) }
+
+func projectRef(id string) string { return prefixedRef("PROJECT-", id) }
+
+// prefixedRef is id with the prefix, unless id has it already (in any
+// case) followed by more.
+func prefixedRef(prefix, id string) string {
+	if hasRefPrefix(prefix, id) {
 		return id
 	}
-	return "ACCOUNT-" + id
+	return prefix + id
 }
 
-func projectRef(id string) string {
-	if len(id) > 8 && strings.EqualFold(id[:8], "PROJECT-") {
-		return id
-	}
-	return "PROJECT-" + id
+func hasRefPrefix(prefix, id string) bool {
+	return len(id) > len(prefix) && strings.EqualFold(id[:len(prefix)], prefix)
 }
 
-// appendJSONRef appends accountRef or projectRef (prefix "ACCOUNT-" or
-// "PROJECT-") of id as a JSON string, without making the string.
+// appendJSONRef appends prefixedRef(prefix, id) as a JSON string, without
+// making the string.
 func appendJSONRef(b []byte, prefix, id string) []byte {
 	b = append(b, '"')
-	if len(id) <= 8 || !strings.EqualFold(id[:8], prefix) {
+	if !hasRefPrefix(prefix, id) {
 		b = append(b, prefix...)
 	}
 	return append(appendJSONText(b, id), '"')

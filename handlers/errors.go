@@ -191,8 +191,7 @@ func (a *API) render(c *gin.Context, err error) {
 		// MarshalJSON output.
 		buf := getJSONBuf()
 		*buf = appendEnvelope(*buf, envelope{Error: e.Message, ErrorID: correlationID(c), ErrorCode: e.code(), ErrorMessage: e.Message})
-		writeJSONBytes(c, status, *buf)
-		putJSONBuf(buf)
+		answerBuf(c, status, buf)
 		c.Abort()
 		return
 	}

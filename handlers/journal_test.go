@@ -550,6 +550,32 @@ func TestJournalTakesAdoptedBuffer(t *testing.T) {
 	}
 }
 
+// TestAdoptedAnswerWrittenAsString: an adopted answer written as a
+// string reaches the client whole and is journaled once (the skipped
+// bytes are the journal's copy, not the client's).
+func TestAdoptedAnswerWrittenAsString(t *testing.T) {
+	t.Parallel()
+	w := httptest.NewRecorder()
+	c, _ := gin.CreateTestContext(w)
+	st := &reqState{}
+	st.rec = recorder{ResponseWriter: c.Writer, st: st, limit: DefaultJournalBodyBytes, a: &API{}}
+	c.Writer = &st.rec
+	buf := getJSONBuf()
+	*buf = append((*buf)[:0], `{"a":1}`...)
+	if !st.rec.adopt(buf) {
+		t.Fatal("buffer not adopted")
+	}
+	if _, err := c.Writer.WriteString(`{"a":1}`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Writer.WriteString(`tail`); err != nil {
+		t.Fatal(err)
+	}
+	if w.Body.String() != `{"a":1}tail` || string(st.rec.body) != `{"a":1}tail` {
+		t.Fatalf("client got %q, journal %q", w.Body, st.rec.body)
+	}
+}
+
 // TestJournalKeepsHeadersAsSent: a request made in process keeps, in the
 // journal, the headers it was served with, even when its maker changes
 // its header map afterwards (the journal copies it; only a net/http

@@ -241,23 +241,18 @@ func (r *recorder) WriteHeader(code int) {
 }
 
 func (r *recorder) Write(b []byte) (int, error) {
-	r.capture(b)
+	capture(r, b)
 	return r.ResponseWriter.Write(b)
 }
 
 func (r *recorder) WriteString(s string) (int, error) {
-	if n := min(len(s), r.skip); n > 0 {
-		r.skip -= n
-		s = s[n:]
-	}
-	if room := r.limit - len(r.body); room > 0 && s != "" {
-		r.body = append(r.body, s[:min(len(s), room)]...)
-		r.own = nil // body is no longer the adopted buffer
-	}
+	capture(r, s)
 	return r.ResponseWriter.WriteString(s)
 }
 
-func (r *recorder) capture(b []byte) {
+// capture keeps the first bytes written (up to the journal's limit) for
+// the journal, past the adopted bytes it holds already (skip).
+func capture[B string | []byte](r *recorder, b B) {
 	if n := min(len(b), r.skip); n > 0 {
 		r.skip -= n
 		b = b[n:]

@@ -416,26 +416,20 @@ func normObject(m map[string]any, omitEmpty, ok bool) (map[string]any, bool) {
 	}
 	// A copy of the table (no key hashed again), then the values that
 	// are not already what decoding yields replaced in place: most are
-	// strings, numbers and booleans.
+	// strings, numbers and booleans, which stay.
 	d := maps.Clone(m)
 	for k, v := range d {
 		if !utf8.ValidString(k) {
 			return nil, false
 		}
-		switch v := v.(type) {
-		case nil, bool:
-		case string:
-			if !utf8.ValidString(v) {
-				return nil, false
-			}
-		case float64:
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, false
-			}
+		n, ok := normValue(v)
+		if !ok {
+			return nil, false
+		}
+		switch v.(type) {
+		case nil, bool, string, float64:
 		default:
-			if d[k], ok = normValue(v); !ok {
-				return nil, false
-			}
+			d[k] = n
 		}
 	}
 	return d, true

@@ -248,12 +248,18 @@ func compareIDs(a, b string) int {
 	return 0
 }
 
+// remake makes the record g again, drawing from r set to g's first draw:
+// into c, or only its draws (into o) when c is nil.
+func (l *genLayer) remake(g *genRec, r genRand, c *Conversation, o *genOut) error {
+	r.setState(g.hi, g.lo)
+	_, err := genMake(l.spec, r, c, o, l.spec.Redraws[int(g.index)], nil)
+	return err
+}
+
 // idOfRec makes a record's id again.
 func (l *genLayer) idOfRec(g *genRec) string {
 	var o genOut
-	r := newGenRand(0, 0)
-	r.setState(g.hi, g.lo)
-	if _, err := genMake(l.spec, r, nil, &o, l.spec.Redraws[int(g.index)], nil); err != nil {
+	if l.remake(g, newGenRand(0, 0), nil, &o) != nil {
 		return ""
 	}
 	return string(o.id[:o.idN])
@@ -270,12 +276,9 @@ func (l *genLayer) id(p int) string { return l.idOfRec(&l.recs[p]) }
 
 // record makes the record at position p.
 func (l *genLayer) record(p int) (*Conversation, error) {
-	g := &l.recs[p]
-	r := newGenRand(0, 0)
-	r.setState(g.hi, g.lo)
 	c := new(Conversation)
 	o := genOut{boxed: l.boxed}
-	if _, err := genMake(l.spec, r, c, &o, l.spec.Redraws[int(g.index)], nil); err != nil {
+	if err := l.remake(&l.recs[p], newGenRand(0, 0), c, &o); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -292,13 +295,11 @@ type genScratch struct {
 // its turns, intents, state and metrics (EachConversation): the turns'
 // entities are nil and the metrics an empty map.
 func (l *genLayer) recordInto(p int, sc *genScratch) (*Conversation, error) {
-	g := &l.recs[p]
 	if sc.rnd.src == nil {
 		sc.rnd = newGenRand(0, 0)
 	}
-	sc.rnd.setState(g.hi, g.lo)
 	o := genOut{boxed: l.boxed, scratch: sc}
-	if _, err := genMake(l.spec, sc.rnd, &sc.c, &o, l.spec.Redraws[int(g.index)], nil); err != nil {
+	if err := l.remake(&l.recs[p], sc.rnd, &sc.c, &o); err != nil {
 		return nil, err
 	}
 	return &sc.c, nil
@@ -311,11 +312,9 @@ func (l *genLayer) handoffState(p int) (*HandoffState, bool, error) {
 	if g.flags&grHandoff == 0 {
 		return nil, false, nil
 	}
-	r := newGenRand(0, 0)
-	r.setState(g.hi, g.lo)
 	c := new(Conversation)
 	var o genOut
-	if _, err := genMake(l.spec, r, c, &o, l.spec.Redraws[int(g.index)], nil); err != nil {
+	if err := l.remake(g, newGenRand(0, 0), c, &o); err != nil {
 		return nil, false, err
 	}
 	return &HandoffState{Region: c.Region, AccountID: c.AccountID, ProjectID: c.ProjectID, ID: c.ID,
