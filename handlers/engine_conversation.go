@@ -109,15 +109,15 @@ func (a *API) startConversation(s convStart) (*store.Conversation, outcome, erro
 
 // converse runs one user turn on a stored conversation in one store
 // update: check (which may refuse the conversation) sees the record first.
-// It returns the updated record and the agent's outcome; the record's
-// turns are shared with the store's cache (store.AppendTurns): read them,
-// never change them. Neither converse nor check changes a turn the
+// It returns the updated record's head (store.AppendTurnsHead: its maps
+// and slices nil; what fn put in the conversation is the store's) and the
+// agent's outcome. Neither converse nor check changes a turn the
 // conversation had.
 func (a *API) converse(region, id string, check func(*store.Conversation) error, msg userTurn) (*store.Conversation, outcome, error) {
 	w := a.world()
 	now := a.clock.Now()
 	var out outcome
-	conv, err := a.store.AppendTurns(region, id, func(conv *store.Conversation) error {
+	conv, err := a.store.AppendTurnsHead(region, id, func(conv *store.Conversation) error {
 		if check != nil {
 			if err := check(conv); err != nil {
 				return err

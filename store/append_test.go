@@ -250,3 +250,99 @@ func TestAppendTurnsUncachedAsCached(t *testing.T) {
 		}
 	}
 }
+
+// sameInstant compares times as instants and offsets (a time's location
+// is as fn made it or as stored).
+var sameInstant = cmp.Comparer(func(a, b time.Time) bool {
+	return a.Equal(b) && a.Format(time.RFC3339Nano) == b.Format(time.RFC3339Nano)
+})
+
+// TestAppendTurnsHeadEqualsUpdate runs the same random appends on two
+// stores, one with UpdateConversation and the other with AppendTurnsHead,
+// whose fn also leaves values that only a round trip normalises (ints),
+// one map as two fields, and a map it shares with the test (as a
+// scenario's value is shared): the stored records and reads are the
+// same, what fn sees is the stored record, the head returned is the
+// update's without maps and slices, and a change to the shared map after
+// the append shows nowhere.
+func TestAppendTurnsHeadEqualsUpdate(t *testing.T) {
+	r := rand.New(rand.NewPCG(31, 32))
+	full, head := openMem(t), openMem(t)
+	for i := range 3 {
+		c := randConv(r, i)
+		c.ID = fmt.Sprint("c", i)
+		for _, s := range []*Store{full, head} {
+			c := *c
+			if err := s.PutConversation(&c); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	shared := map[string]any{"k": "v"}
+	for i := range 300 {
+		id := fmt.Sprint("c", r.IntN(3))
+		seed := r.Uint64()
+		mutate := func(c *Conversation) error {
+			r := rand.New(rand.NewPCG(seed, 3))
+			if c.State == nil {
+				c.State = map[string]any{}
+			}
+			c.State["n"] = i // an int: stored as a float64
+			c.State["shared"] = shared
+			switch r.IntN(4) {
+			case 0:
+				c.IntegrationAttributes = c.State // one map, two fields
+			case 1:
+				c.IntegrationAttributes = map[string]any{"customer": randString(r), "list": []string{"a"}}
+				c.State["integration_attributes"] = c.IntegrationAttributes
+			case 2:
+				c.Metrics = map[string]any{"m": []any{"x", float64(i)}}
+			}
+			c.Turns = append(c.Turns, Turn{UserInput: randString(r), AgentResponse: "Sure.", UserInputAt: randTime(r),
+				Intents: []string{"hours"}, Entities: map[string]string{}, Metadata: map[string]any{"i": int64(i)},
+				Latency: time.Duration(r.IntN(2000)) * time.Millisecond})
+			if r.IntN(4) == 0 {
+				c.InProgress = false
+				c.EndedAt = randTime(r)
+			}
+			if r.IntN(8) == 0 {
+				return errors.New("fail")
+			}
+			return nil
+		}
+		upd, e1 := full.UpdateConversation("us", id, mutate)
+		got, e2 := head.AppendTurnsHead("us", id, mutate)
+		if (e1 == nil) != (e2 == nil) {
+			t.Fatalf("op %d: update %v, append %v", i, e1, e2)
+		}
+		if e2 == nil {
+			want := *upd
+			want.Metrics, want.State, want.IntegrationAttributes, want.Turns = nil, nil, nil, nil
+			want.FunctionErrors, want.Crashes, want.AwaitedEvents, want.Events = nil, nil, nil, nil
+			if d := cmp.Diff(&want, got, sameInstant); d != "" {
+				t.Fatalf("op %d: head (-want +got):\n%s", i, d)
+			}
+		}
+		shared[fmt.Sprint("after", i)] = i // shows in no record
+		if d := cmp.Diff(rawDecoded(t, full, "us", id), rawDecoded(t, head, "us", id), exactTime); d != "" {
+			t.Fatalf("op %d: stored records differ (-update +head):\n%s", i, d)
+		}
+		stored := rawDecoded(t, head, "us", id)
+		if d := cmp.Diff(stored, mustGet(t, head, "us", id), exactTime); d != "" {
+			t.Fatalf("op %d: get differs from the stored record (-want +got):\n%s", i, d)
+		}
+		if i%10 != 0 {
+			continue // a failed fn leaves the record uncached: the next append would miss
+		}
+		for _, update := range []func(string, string, func(*Conversation) error) (*Conversation, error){head.AppendTurnsHead, head.UpdateConversation} {
+			if _, err := update("us", id, func(c *Conversation) error {
+				if d := cmp.Diff(stored, c, exactTime); d != "" {
+					return fmt.Errorf("fn's value differs from the stored record (-want +got):\n%s", d)
+				}
+				return errors.New("read only")
+			}); err == nil || err.Error() != "read only" {
+				t.Fatalf("op %d: %v", i, err)
+			}
+		}
+	}
+}

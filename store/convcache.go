@@ -3,6 +3,7 @@ package store
 import (
 	"maps"
 	"math"
+	"reflect"
 	"slices"
 	"strconv"
 	"sync"
@@ -204,6 +205,34 @@ func (cc *convCache) rememberAppended(pk, raw string, turns recTurns, c *Convers
 	return c
 }
 
+// adoptAppended caches, under pk, c itself (just encoded as raw) as it is
+// after an AppendTurnsHead, normalised in place (see normHead): its first
+// n turns are the cached ones it was given. Returns the head the caller
+// keeps: c's fields but its maps and slices. A value that cannot be
+// normalised exactly leaves pk uncached.
+func (cc *convCache) adoptAppended(pk, raw string, turns recTurns, c *Conversation, n int) *Conversation {
+	ok := normHead(c, true)
+	head := headOf(c)
+	for i := n; ok && i < len(c.Turns); i++ {
+		c.Turns[i], ok = normTurn(&c.Turns[i])
+	}
+	if !ok {
+		cc.drop(pk)
+		return head
+	}
+	cc.put(pk, convCacheEntry{raw: raw, c: c, turns: turns, shared: true})
+	return head
+}
+
+// headOf returns a copy of c's fields that are neither maps nor slices
+// (those are nil in it).
+func headOf(c *Conversation) *Conversation {
+	h := *c
+	h.Metrics, h.State, h.IntegrationAttributes, h.Turns = nil, nil, nil, nil
+	h.FunctionErrors, h.Crashes, h.AwaitedEvents, h.Events = nil, nil, nil, nil
+	return &h
+}
+
 // copyConv returns a deep copy of a normalised conversation (one whose
 // free-form values hold only JSON types). It shares no mutable memory with
 // c (strings are immutable and shared).
@@ -308,37 +337,62 @@ func normConv(c *Conversation) (*Conversation, bool) {
 // caller (d.Turns is c.Turns).
 func normConvHead(c *Conversation) (*Conversation, bool) {
 	d := *c
-	ok := validStrings(c.ID, c.Region, c.AccountID, c.ProjectID, c.VariantID, c.VariantName,
-		c.Environment, c.Channel, c.ChatChannel, c.FromNumber, c.ToNumber, c.Language,
-		c.TTSLanguage, c.HandoffReason, c.HandoffDestination, c.SharedID)
-	d.StartedAt, ok = normTime(c.StartedAt, ok)
-	d.EndedAt, ok = normTime(c.EndedAt, ok)
-	d.Metrics, ok = normObject(c.Metrics, false, ok)
-	d.State, ok = normObject(c.State, false, ok)
-	d.IntegrationAttributes, ok = normObject(c.IntegrationAttributes, true, ok)
-	d.FunctionErrors, ok = normTimes(c.FunctionErrors, ok)
-	d.Crashes, ok = normTimes(c.Crashes, ok)
-	d.AwaitedEvents = nil
-	if len(c.AwaitedEvents) > 0 {
-		ok = ok && validStrings(c.AwaitedEvents...)
-		d.AwaitedEvents = append(make([]string, 0, len(c.AwaitedEvents)), c.AwaitedEvents...)
+	if !normHead(&d, false) {
+		return nil, false
 	}
-	d.Events = nil
-	if len(c.Events) > 0 {
-		d.Events = make([]Event, len(c.Events))
-		for i, e := range c.Events {
+	return &d, true
+}
+
+// normHead normalises the fields of d but its turns: into fresh memory,
+// or with adopt, the maps in place (d's maps are then the caller's to
+// give away; a map that is two fields at once becomes two).
+func normHead(d *Conversation, adopt bool) bool {
+	ok := validStrings(d.ID, d.Region, d.AccountID, d.ProjectID, d.VariantID, d.VariantName,
+		d.Environment, d.Channel, d.ChatChannel, d.FromNumber, d.ToNumber, d.Language,
+		d.TTSLanguage, d.HandoffReason, d.HandoffDestination, d.SharedID)
+	d.StartedAt, ok = normTime(d.StartedAt, ok)
+	d.EndedAt, ok = normTime(d.EndedAt, ok)
+	norm := normObject
+	if adopt {
+		if sameMap(d.State, d.Metrics) {
+			d.State = maps.Clone(d.State)
+		}
+		if sameMap(d.IntegrationAttributes, d.Metrics) || sameMap(d.IntegrationAttributes, d.State) {
+			d.IntegrationAttributes = maps.Clone(d.IntegrationAttributes)
+		}
+		norm = normObjectInPlace
+	}
+	d.Metrics, ok = norm(d.Metrics, false, ok)
+	d.State, ok = norm(d.State, false, ok)
+	d.IntegrationAttributes, ok = norm(d.IntegrationAttributes, true, ok)
+	d.FunctionErrors, ok = normTimes(d.FunctionErrors, ok)
+	d.Crashes, ok = normTimes(d.Crashes, ok)
+	if len(d.AwaitedEvents) > 0 {
+		ok = ok && validStrings(d.AwaitedEvents...)
+		d.AwaitedEvents = append(make([]string, 0, len(d.AwaitedEvents)), d.AwaitedEvents...)
+	} else {
+		d.AwaitedEvents = nil
+	}
+	if len(d.Events) > 0 {
+		events := make([]Event, len(d.Events))
+		for i, e := range d.Events {
 			ok = ok && validStrings(e.ID, e.ContentType)
 			e.ReceivedAt, ok = normTime(e.ReceivedAt, ok)
 			if e.Payload != nil {
 				e.Payload = append(make([]byte, 0, len(e.Payload)), e.Payload...)
 			}
-			d.Events[i] = e
+			events[i] = e
 		}
+		d.Events = events
+	} else {
+		d.Events = nil
 	}
-	if !ok {
-		return nil, false
-	}
-	return &d, true
+	return ok
+}
+
+// sameMap reports whether a and b are one map (not nil).
+func sameMap(a, b map[string]any) bool {
+	return a != nil && b != nil && reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
 }
 
 func normTurn(t *Turn) (Turn, bool) {
@@ -405,20 +459,27 @@ func normTimes(ts []time.Time, ok bool) ([]time.Time, bool) {
 	return d, true
 }
 
-// normObject normalises a map[string]any field; omitEmpty: the field is
-// tagged omitempty (an empty map decodes as nil).
+// normObject normalises a map[string]any field into fresh memory;
+// omitEmpty: the field is tagged omitempty (an empty map decodes as nil).
 func normObject(m map[string]any, omitEmpty, ok bool) (map[string]any, bool) {
+	if !ok || m == nil || (omitEmpty && len(m) == 0) {
+		return normObjectInPlace(m, omitEmpty, ok)
+	}
+	// A copy of the table (no key hashed again), normalised in place.
+	return normObjectInPlace(maps.Clone(m), omitEmpty, ok)
+}
+
+// normObjectInPlace is normObject changing m: the values that are not
+// already what decoding yields are replaced (most are strings, numbers
+// and booleans, which stay; the others become fresh values).
+func normObjectInPlace(m map[string]any, omitEmpty, ok bool) (map[string]any, bool) {
 	if !ok {
 		return nil, false
 	}
 	if m == nil || (omitEmpty && len(m) == 0) {
 		return nil, true
 	}
-	// A copy of the table (no key hashed again), then the values that
-	// are not already what decoding yields replaced in place: most are
-	// strings, numbers and booleans, which stay.
-	d := maps.Clone(m)
-	for k, v := range d {
+	for k, v := range m {
 		if !utf8.ValidString(k) {
 			return nil, false
 		}
@@ -429,10 +490,10 @@ func normObject(m map[string]any, omitEmpty, ok bool) (map[string]any, bool) {
 		switch v.(type) {
 		case nil, bool, string, float64:
 		default:
-			d[k] = n
+			m[k] = n
 		}
 	}
-	return d, true
+	return m, true
 }
 
 // maxExactInt is the largest magnitude of an integer that float64 holds

@@ -291,7 +291,7 @@ func (s *Store) GetConversation(region, id string) (*Conversation, error) {
 // moves the record to its new place in the order. fn runs inside the
 // transaction and must not call the Store. Returns the stored value.
 func (s *Store) UpdateConversation(region, id string, fn func(c *Conversation) error) (*Conversation, error) {
-	return s.updateConv(region, id, false, fn)
+	return s.updateConv(region, id, updateAll, fn)
 }
 
 // AppendTurns is UpdateConversation for an fn that leaves the turns it is
@@ -306,10 +306,31 @@ func (s *Store) UpdateConversation(region, id string, fn func(c *Conversation) e
 // converts (then they are fn's). The value's other fields are fn's and
 // the caller's own.
 func (s *Store) AppendTurns(region, id string, fn func(c *Conversation) error) (*Conversation, error) {
-	return s.updateConv(region, id, true, fn)
+	return s.updateConv(region, id, appendShared, fn)
 }
 
-func (s *Store) updateConv(region, id string, appending bool, fn func(c *Conversation) error) (*Conversation, error) {
+// AppendTurnsHead is AppendTurns for a caller that reads only the head of
+// the result: it returns the stored conversation's fields that are
+// neither maps nor slices (those are nil). What fn leaves in the
+// conversation it is given, its maps and what they hold included, becomes
+// the store's: fn must not keep it, nor put in a map or slice it keeps.
+// The decoded copy kept for the next append is then that conversation
+// itself, not a copy of it.
+func (s *Store) AppendTurnsHead(region, id string, fn func(c *Conversation) error) (*Conversation, error) {
+	return s.updateConv(region, id, appendAdopted, fn)
+}
+
+// updateMode is how updateConv treats the conversation fn changes.
+type updateMode int
+
+const (
+	updateAll     updateMode = iota // UpdateConversation
+	appendShared                    // AppendTurns
+	appendAdopted                   // AppendTurnsHead
+)
+
+func (s *Store) updateConv(region, id string, mode updateMode, fn func(c *Conversation) error) (*Conversation, error) {
+	appending := mode != updateAll
 	var out *Conversation
 	var oldProj ProjectRef
 	var fnErr error
@@ -387,9 +408,12 @@ func (s *Store) updateConv(region, id string, appending bool, fn func(c *Convers
 		if err := s.storeConvLocked(tx, log, c, newPK, pk, newRaw, err); err != nil {
 			return err
 		}
-		if appending {
+		switch mode {
+		case appendAdopted:
+			out = s.convs.adoptAppended(newPK, newRaw, turns, c, kept)
+		case appendShared:
 			out = s.convs.rememberAppended(newPK, newRaw, turns, c, kept)
-		} else {
+		default:
 			s.convs.remember(newPK, newRaw, turns, c)
 			out = c
 		}
