@@ -314,3 +314,23 @@ func TestCPUTimeAndWaitIdle(t *testing.T) {
 		t.Error("cpuTime(-1): no error")
 	}
 }
+
+// TestSliceFailure: a slice of error answers is a failure unless the
+// load measures error answers (unknown-route); other failures stay.
+func TestSliceFailure(t *testing.T) {
+	for _, tc := range []struct {
+		s            slice
+		errorAnswers bool
+		want         string
+	}{
+		{slice{Requests: 10}, false, ""},
+		{slice{Requests: 10, Status: 10}, false, "answers with a status above 399 (10 in a slice)"},
+		{slice{Requests: 10, Status: 10}, true, ""},
+		{slice{Requests: 10, Status: 10, Read: 1}, true, "socket errors (connect 0, read 1, write 0 in a slice)"},
+		{slice{}, true, "no answer within a slice"},
+	} {
+		if got := tc.s.failure(tc.errorAnswers); got != tc.want {
+			t.Errorf("%+v, errorAnswers %v: %q, want %q", tc.s, tc.errorAnswers, got, tc.want)
+		}
+	}
+}

@@ -34,6 +34,9 @@ type requestSet struct {
 	method string
 	header [][2]string
 	items  []item
+	// status is the answer's status when the load measures an error
+	// answer (0: every answer is below 400).
+	status int
 }
 
 type item struct{ uri, body string }
@@ -47,6 +50,7 @@ type load struct {
 }
 
 var loads = []load{
+	{name: "unknown-route", about: "GET an unknown route of the runtime API: its JSON 404, the least a request costs (routing, middleware, journal, answer; no family's work)", prepare: unknownRoute},
 	{name: "v3-page-1", about: "GET v3 conversations, limit=1 (first page)", prepare: v3Page(1)},
 	{name: "v3-page-100", about: "GET v3 conversations, limit=100 (first page)", prepare: v3Page(100)},
 	{name: "concurrency-week", about: "GET concurrency for the generated week (2016 intervals)", prepare: concurrencyWeek},
@@ -75,6 +79,14 @@ func findLoad(name string) *load {
 var convsHeader = [][2]string{{"x-api-key", convsKey}}
 
 var chatHeader = [][2]string{{"X-API-KEY", chatKey}, {"X-TOKEN", connectorToken}, {"Content-Type", "application/json"}}
+
+// unknownRoute is a request every family's request costs at least: the
+// router finds no route, and the middleware (correlation id, journal,
+// faults) and the JSON error answer run as for any request.
+func unknownRoute(context.Context, *http.Client, string, *config) (*requestSet, error) {
+	return &requestSet{method: "GET", header: convsHeader, status: http.StatusNotFound,
+		items: []item{{uri: runtimeBase + "/v3/acme/support/no-such-route"}}}, nil
+}
 
 func v3Page(limit int) func(context.Context, *http.Client, string, *config) (*requestSet, error) {
 	return func(context.Context, *http.Client, string, *config) (*requestSet, error) {

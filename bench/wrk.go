@@ -119,10 +119,11 @@ func (s slice) rps() float64 {
 	return float64(s.Requests) / (float64(s.DurationUS) / 1e6)
 }
 
-// failure describes what went wrong in the slice, or is "".
-func (s slice) failure() string {
+// failure describes what went wrong in the slice, or is "". errorAnswers:
+// the load's answers are errors (a status above 399 is what it measures).
+func (s slice) failure(errorAnswers bool) string {
 	switch {
-	case s.Status > 0:
+	case s.Status > 0 && !errorAnswers:
 		return fmt.Sprintf("answers with a status above 399 (%d in a slice)", s.Status)
 	case s.Connect+s.Read+s.Write > 0:
 		return fmt.Sprintf("socket errors (connect %d, read %d, write %d in a slice)", s.Connect, s.Read, s.Write)
