@@ -20,7 +20,7 @@ func bulkLoad(b *testing.B, s *Store, n int) []string {
 	b.Helper()
 	keys := make([]string, n)
 	vals := make([]string, n)
-	idKeys := make([]string, n)
+	ids := make([]string, n)
 	workers := runtime.GOMAXPROCS(0)
 	var wg sync.WaitGroup
 	for w := range workers {
@@ -33,7 +33,7 @@ func bulkLoad(b *testing.B, s *Store, n int) []string {
 				if err != nil {
 					panic(err)
 				}
-				keys[i], vals[i], idKeys[i] = convKey(c), string(v), convIDKey(c.Region, c.ID)
+				keys[i], vals[i], ids[i] = convKey(c), string(v), c.ID
 			}
 		}()
 	}
@@ -46,9 +46,7 @@ func bulkLoad(b *testing.B, s *Store, n int) []string {
 				if err := set(tx, keys[i], vals[i]); err != nil {
 					return err
 				}
-				if err := set(tx, idKeys[i], keys[i]); err != nil {
-					return err
-				}
+				s.ids.putLocked(nil, "us", ids[i], keys[i])
 			}
 			return nil
 		})

@@ -20,12 +20,9 @@ func (s *Store) PutConversations(cs []*Conversation) error {
 	err := s.updateGen(func(tx *buntdb.Tx, log *shadowLog) error {
 		olds := make([]*Conversation, len(cs)) // the records replaced, for the aggregates
 		for i, c := range cs {
-			idKey := convIDKey(c.Region, c.ID)
-			oldPK, _, err := get(tx, idKey)
-			if err != nil {
-				return err
-			}
+			oldPK, _ := s.ids.getLocked(c.Region, c.ID)
 			var oldProj ProjectRef
+			var err error
 			if olds[i], err = s.replacedLocked(tx, c.Region, c.ID, oldPK, &oldProj, log); err != nil {
 				return err
 			}
@@ -36,7 +33,7 @@ func (s *Store) PutConversations(cs []*Conversation) error {
 						return err
 					}
 				}
-				if err := set(tx, idKey, pk); err != nil {
+				if _, _, err := s.indexConvLocked(tx, log, c.Region, c.ID, pk); err != nil {
 					return err
 				}
 			}

@@ -41,13 +41,9 @@ import (
 const convCacheMax = 4096
 
 type convCache struct {
-	mu  sync.Mutex
-	m   map[string]convCacheEntry // by primary key
-	pks map[convRef]string        // the primary key of each entry's conversation
+	mu sync.Mutex
+	m  map[string]convCacheEntry // by primary key
 }
-
-// convRef names a conversation.
-type convRef struct{ region, id string }
 
 type convCacheEntry struct {
 	raw   string
@@ -95,7 +91,7 @@ func (cc *convCache) takeEntry(pk, raw string) (e convCacheEntry, ok bool) {
 	cc.mu.Lock()
 	e, ok = cc.m[pk]
 	if ok {
-		cc.forgetLocked(pk, e)
+		delete(cc.m, pk)
 	}
 	cc.mu.Unlock()
 	if !ok || e.raw != raw {
@@ -110,59 +106,28 @@ func (cc *convCache) put(pk string, e convCacheEntry) {
 	cc.mu.Lock()
 	if cc.m == nil {
 		cc.m = make(map[string]convCacheEntry)
-		cc.pks = make(map[convRef]string)
 	}
-	if old, ok := cc.m[pk]; ok {
-		cc.forgetLocked(pk, old)
-	} else if len(cc.m) >= convCacheMax {
-		for k, old := range cc.m { // evict an arbitrary entry
-			cc.forgetLocked(k, old)
+	if _, ok := cc.m[pk]; !ok && len(cc.m) >= convCacheMax {
+		for k := range cc.m { // evict an arbitrary entry
+			delete(cc.m, k)
 			break
 		}
 	}
 	cc.m[pk] = e
-	cc.pks[convRef{e.c.Region, e.c.ID}] = pk
 	cc.mu.Unlock()
-}
-
-// forgetLocked removes the entry e of pk (cc.mu held).
-func (cc *convCache) forgetLocked(pk string, e convCacheEntry) {
-	delete(cc.m, pk)
-	if ref := (convRef{e.c.Region, e.c.ID}); cc.pks[ref] == pk {
-		delete(cc.pks, ref)
-	}
-}
-
-// pkOf returns the primary key of the cached conversation (region, id),
-// if it is cached.
-func (cc *convCache) pkOf(region, id string) (string, bool) {
-	cc.mu.Lock()
-	pk, ok := cc.pks[convRef{region, id}]
-	cc.mu.Unlock()
-	return pk, ok
-}
-
-// holds reports whether the cache holds pk for exactly raw.
-func (cc *convCache) holds(pk, raw string) bool {
-	cc.mu.Lock()
-	e, ok := cc.m[pk]
-	cc.mu.Unlock()
-	return ok && e.raw == raw
 }
 
 // drop forgets pk.
 func (cc *convCache) drop(pk string) {
 	cc.mu.Lock()
-	if e, ok := cc.m[pk]; ok {
-		cc.forgetLocked(pk, e)
-	}
+	delete(cc.m, pk)
 	cc.mu.Unlock()
 }
 
 // clear forgets everything.
 func (cc *convCache) clear() {
 	cc.mu.Lock()
-	cc.m, cc.pks = nil, nil
+	cc.m = nil
 	cc.mu.Unlock()
 }
 

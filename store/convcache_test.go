@@ -352,9 +352,7 @@ func rawDecoded(t *testing.T, s *Store, region, id string) *Conversation {
 	var tab []string
 	err := s.view(func(tx *buntdb.Tx) error {
 		var err error
-		if pk, _, err = get(tx, convIDKey(region, id)); err != nil {
-			return err
-		}
+		pk, _ = s.ids.getLocked(region, id)
 		tab = s.tab.load()
 		raw, _, err = get(tx, pk)
 		return err

@@ -159,7 +159,7 @@ func (s *Store) storeConvLocked(tx *buntdb.Tx, log *shadowLog, c *Conversation, 
 			}
 			s.convs.drop(oldPK)
 		}
-		if err := set(tx, convIDKey(c.Region, c.ID), pk); err != nil {
+		if _, _, err := s.indexConvLocked(tx, log, c.Region, c.ID, pk); err != nil {
 			return err
 		}
 	}
@@ -178,11 +178,10 @@ func (s *Store) InsertConversation(c *Conversation) error {
 		if ls, _ := s.liveGenLocked(c.Region, c.ID); ls != nil {
 			return ErrExists
 		}
-		// Writing the lookup key is the existence check (one search of
-		// the keys instead of two): a key it replaces is a stored record
-		// of the same id, and the error rolls the transaction back, the
-		// key's previous value included.
-		_, replaced, err := tx.Set(convIDKey(c.Region, c.ID), pk, nil)
+		// Indexing is the existence check: an entry it replaces is a
+		// stored record of the same id, and the error rolls the
+		// transaction back, the entry's previous value included.
+		_, replaced, err := s.indexConvLocked(tx, log, c.Region, c.ID, pk)
 		if err != nil {
 			return err
 		}
@@ -214,10 +213,7 @@ func (s *Store) PutConversation(c *Conversation) error {
 	oldProj := projectOf(c)
 	wrote := false
 	err := s.updateGen(func(tx *buntdb.Tx, log *shadowLog) error {
-		oldPK, _, err := get(tx, convIDKey(c.Region, c.ID))
-		if err != nil {
-			return err
-		}
+		oldPK, _ := s.ids.getLocked(c.Region, c.ID)
 		if p, ok := projectOfKey(oldPK); ok {
 			oldProj = p
 		}
@@ -251,11 +247,7 @@ func (s *Store) GetConversation(region, id string) (*Conversation, error) {
 		tab = s.tab.load()
 		var ok bool
 		var err error
-		pk, ok, err = get(tx, convIDKey(region, id))
-		if err != nil {
-			return err
-		}
-		if !ok {
+		if pk, ok = s.ids.getLocked(region, id); !ok {
 			ls, p := s.liveGenLocked(region, id)
 			if ls == nil {
 				return ErrNotFound
@@ -451,23 +443,10 @@ func (s *Store) updateConv(region, id string, mode updateMode, fn func(c *Conver
 }
 
 // storedConvLocked returns the primary key and the value of the stored
-// record of (region, id); ok false when there is none. A conversation in
-// the cache is read under its cached primary key alone: when the value
-// there is the one the cache holds, it is the conversation's record (a
-// record's primary and lookup keys are written and removed together, and
-// Restore clears the cache), and the lookup key is not searched.
+// record of (region, id); ok false when there is none.
 func (s *Store) storedConvLocked(tx *buntdb.Tx, region, id string) (pk, raw string, ok bool, err error) {
-	if cpk, hit := s.convs.pkOf(region, id); hit {
-		v, found, err := get(tx, cpk)
-		if err != nil {
-			return "", "", false, err
-		}
-		if found && s.convs.holds(cpk, v) {
-			return cpk, v, true, nil
-		}
-	}
-	if pk, ok, err = get(tx, convIDKey(region, id)); err != nil || !ok {
-		return "", "", false, err
+	if pk, ok = s.ids.getLocked(region, id); !ok {
+		return "", "", false, nil
 	}
 	if raw, ok, err = get(tx, pk); err != nil {
 		return "", "", false, err
@@ -481,11 +460,9 @@ func (s *Store) storedConvLocked(tx *buntdb.Tx, region, id string) (pk, raw stri
 // CountConversations returns the number of conversations in a region.
 func (s *Store) CountConversations(region string) (int, error) {
 	var n int
-	err := s.view(func(tx *buntdb.Tx) error {
-		var err error
-		n, err = countPrefix(tx, pfxConvID+esc(region)+"/")
-		n += s.genCountLocked(region)
-		return err
+	err := s.view(func(*buntdb.Tx) error {
+		n = s.ids.countLocked(region) + s.genCountLocked(region)
+		return nil
 	})
 	if err != nil {
 		return 0, fmt.Errorf("store: count conversations %s: %w", region, err)

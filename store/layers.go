@@ -57,7 +57,10 @@ func (ls *layerState) live() int { return len(ls.recs) - ls.nShad }
 // it rolls back.
 type shadowLog struct {
 	set []shadowMark
-	fns []func() // other undo steps, last first
+	// ids are the changes of the conversations' index (idx) to undo.
+	ids []idUndo
+	idx *convIDs
+	fns []func() // other undo steps, last first (after ids)
 }
 
 type shadowMark struct {
@@ -83,10 +86,13 @@ func (l *shadowLog) undo() {
 		m.ls.shadow[m.p>>6] &^= 1 << (m.p & 63)
 		m.ls.nShad--
 	}
+	if l.idx != nil {
+		l.idx.undo(l.ids)
+	}
 	for i := len(l.fns) - 1; i >= 0; i-- {
 		l.fns[i]()
 	}
-	l.set, l.fns = nil, nil
+	l.set, l.ids, l.fns = nil, nil, nil
 }
 
 // layersOf lists the layers of a project.
@@ -108,9 +114,7 @@ func (s *Store) regionEmptyLocked(tx *buntdb.Tx, region string) bool {
 			return false
 		}
 	}
-	empty := true
-	err := scanPrefix(tx, convIDKey(region, ""), func(string, string) bool { empty = false; return false })
-	return err == nil && empty
+	return s.ids.countLocked(region) == 0
 }
 
 // findGenLocked finds the generated record of a region with the id
@@ -139,7 +143,7 @@ func (s *Store) liveGenLocked(region, id string) (*layerState, int) {
 // updateGen runs fn in a write transaction with a shadow log undone when
 // the transaction fails.
 func (s *Store) updateGen(fn func(tx *buntdb.Tx, log *shadowLog) error) error {
-	var log shadowLog
+	log := shadowLog{idx: &s.ids}
 	err := s.update(func(tx *buntdb.Tx) error {
 		err := fn(tx, &log)
 		if err != nil {
@@ -175,7 +179,7 @@ func (s *Store) Generate(sp *GenSpec, progress func(done, total int)) error {
 	pm := newProjMetrics()
 	err := s.view(func(tx *buntdb.Tx) error {
 		taken := func(id []byte) bool {
-			if _, ok, _ := get(tx, convIDKey(spec.Region, string(id))); ok {
+			if _, ok := s.ids.getLocked(spec.Region, string(id)); ok {
 				return true
 			}
 			ls, _ := s.findGenLocked(spec.Region, string(id))
@@ -294,19 +298,22 @@ func (s *Store) loadLayersLocked(tx *buntdb.Tx, progress func(done, total int)) 
 			}
 		}
 	}
-	for _, pfx := range []string{pfxConvID, pfxConvDel} {
-		err := scanPrefix(tx, pfx, func(k, _ string) bool {
-			region, id, ok := strings.Cut(strings.TrimPrefix(k, pfx), "/")
-			if ok {
-				if ls, p := s.findGenLocked(unesc(region), id); ls != nil {
-					s.shadowLocked(ls, p, nil)
-				}
-			}
-			return true
-		})
-		if err != nil {
-			return err
+	s.ids.eachLocked(func(region, id string) {
+		if ls, p := s.findGenLocked(region, id); ls != nil {
+			s.shadowLocked(ls, p, nil)
 		}
+	})
+	err := scanPrefix(tx, pfxConvDel, func(k, _ string) bool {
+		region, id, ok := strings.Cut(strings.TrimPrefix(k, pfxConvDel), "/")
+		if ok {
+			if ls, p := s.findGenLocked(unesc(region), id); ls != nil {
+				s.shadowLocked(ls, p, nil)
+			}
+		}
+		return true
+	})
+	if err != nil {
+		return err
 	}
 	return nil
 }

@@ -132,10 +132,11 @@ func (s *Store) DropConversationsBefore(cut time.Time) (int, error) {
 		}
 		for _, v := range victims {
 			c := v.c
-			for _, k := range []string{v.key, convIDKey(c.Region, c.ID)} {
-				if err := del(tx, k); err != nil {
-					return err
-				}
+			if err := del(tx, v.key); err != nil {
+				return err
+			}
+			if err := s.unindexConvLocked(tx, log, c.Region, c.ID); err != nil {
+				return err
 			}
 			s.convs.drop(v.key)
 			if ls, _ := s.findGenLocked(c.Region, c.ID); ls != nil {

@@ -63,7 +63,7 @@ const LeakIgnoreFunction = "github.com/tidwall/buntdb.(*DB).backgroundManager"
 // Key prefixes. Each family has its own first segment.
 const (
 	pfxConv       = "c/"  // c/{region}/{account}/{project}/{ts}/{id} -> compact Conversation (convbin.go)
-	pfxConvID     = "ci/" // ci/{region}/{id} -> conversation primary key
+	pfxConvID     = "ci/" // ci/{region}/{id} -> conversation primary key (data files; convids.go)
 	pfxHandoff    = "h/"  // h/{region}/{account}/{project}/{id} -> HandoffState JSON
 	pfxHandoffSID = "hs/" // hs/{region}/{account}/{project}/{shared_id} -> handoff primary key
 	pfxDoc        = "d/"  // d/{kind}/{region}/{id} -> document JSON
@@ -74,6 +74,7 @@ const (
 type Store struct {
 	db   *buntdb.DB
 	path string
+	file bool // path is a data file
 
 	closeOnce sync.Once
 	closeErr  error
@@ -98,6 +99,9 @@ type Store struct {
 	// database's lock.
 	gen    []*layerState
 	genSeq int
+	// ids is the conversations' lookup index (convids.go), under the
+	// database's lock.
+	ids convIDs
 
 	// scratch recycles the records EachConversation lends (*genScratch).
 	scratch sync.Pool
@@ -197,9 +201,9 @@ func OpenProgress(path string, progress func(done, total int)) (*Store, error) {
 	// No secondary indexes are used (order is encoded in keys), so there is
 	// nothing to re-create here but the generated records' index. The
 	// metric aggregates of a file's data are rebuilt on the first query.
-	s := &Store{db: db, path: p}
-	s.metrics.resetLocked(p == ":memory:")
-	if p != ":memory:" {
+	s := &Store{db: db, path: p, file: file}
+	s.metrics.resetLocked(!file)
+	if file {
 		err := s.updateGen(func(tx *buntdb.Tx, log *shadowLog) error {
 			strs, err := loadStrTab(tx)
 			if err != nil {
@@ -207,6 +211,9 @@ func OpenProgress(path string, progress func(done, total int)) (*Store, error) {
 			}
 			s.tab.reset(strs)
 			if err := s.migrateLocked(tx, log); err != nil {
+				return err
+			}
+			if err := s.rebuildIDsLocked(tx, false); err != nil {
 				return err
 			}
 			return s.loadLayersLocked(tx, progress)
@@ -407,16 +414,22 @@ func (s *Store) Restore(snap *Snapshot) error {
 			return err
 		}
 		s.convs.clear() // for memory only: entries validate themselves
-		gen, seq, strs := s.gen, s.genSeq, s.tab.load()
-		log.fns = append(log.fns, func() { s.gen, s.genSeq = gen, seq; s.tab.reset(strs) })
-		s.gen, s.genSeq = nil, 0
+		gen, seq, strs, ids := s.gen, s.genSeq, s.tab.load(), s.ids
+		log.fns = append(log.fns, func() { s.gen, s.genSeq, s.ids = gen, seq, ids; s.tab.reset(strs) })
+		s.gen, s.genSeq, s.ids = nil, 0, convIDs{}
 		s.tab.reset(nil)
 		if snap != nil {
 			s.tab.reset(snap.strs)
 			for _, p := range snap.kvs {
+				if strings.HasPrefix(p.k, pfxConvID) {
+					continue // a data file's index: rebuilt below for this store
+				}
 				if err := set(tx, p.k, p.v); err != nil {
 					return err
 				}
+			}
+			if err := s.rebuildIDsLocked(tx, s.file); err != nil {
+				return err
 			}
 			for _, ls := range snap.gen {
 				s.gen = append(s.gen, ls.clone())

@@ -1,0 +1,161 @@
+package store
+
+import (
+	"strings"
+
+	"github.com/tidwall/buntdb"
+)
+
+// The conversations' lookup index: a stored conversation's primary key
+// (convKey) by its region and id.
+//
+// It lives in memory, in a map beside the database, under the database's
+// lock: read in a transaction, changed in a write transaction, and every
+// change undone with a transaction that fails (shadowLog). A data file
+// also holds it as ci/ keys (ci/{region}/{id} → primary key): they are
+// part of the file's format, which verify and repair check. A memory
+// store keeps it only in the map: a conversation written costs one key
+// of the database instead of two (one tree insert and two heap objects
+// fewer), a lookup one map read instead of a tree search.
+type convIDs struct {
+	pk     map[convRef]string
+	counts map[string]int // stored conversations per region
+}
+
+// convRef names a conversation.
+type convRef struct{ region, id string }
+
+// idUndo is a change of the index to undo: ref's previous primary key
+// (had: it had one).
+type idUndo struct {
+	ref convRef
+	pk  string
+	had bool
+}
+
+// getLocked returns the primary key of the stored conversation (region,
+// id).
+func (x *convIDs) getLocked(region, id string) (string, bool) {
+	pk, ok := x.pk[convRef{region, id}]
+	return pk, ok
+}
+
+// countLocked is the number of stored conversations of a region.
+func (x *convIDs) countLocked(region string) int { return x.counts[region] }
+
+// putLocked indexes (region, id) under pk, logging the change to undo, and
+// returns the primary key it replaces, if any.
+func (x *convIDs) putLocked(log *shadowLog, region, id, pk string) (prev string, had bool) {
+	if x.pk == nil {
+		x.pk, x.counts = map[convRef]string{}, map[string]int{}
+	}
+	if strings.HasSuffix(pk, "/"+id) {
+		id = pk[len(pk)-len(id):] // the key's bytes: no string of its own
+	}
+	ref := convRef{region, id}
+	prev, had = x.pk[ref]
+	x.pk[ref] = pk
+	if !had {
+		x.counts[region]++
+	}
+	if log != nil {
+		log.ids = append(log.ids, idUndo{ref, prev, had})
+	}
+	return prev, had
+}
+
+// deleteLocked removes (region, id) from the index, logging the change.
+func (x *convIDs) deleteLocked(log *shadowLog, region, id string) {
+	ref := convRef{region, id}
+	prev, had := x.pk[ref]
+	if !had {
+		return
+	}
+	x.removeLocked(ref)
+	if log != nil {
+		log.ids = append(log.ids, idUndo{ref, prev, true})
+	}
+}
+
+func (x *convIDs) removeLocked(ref convRef) {
+	delete(x.pk, ref)
+	if x.counts[ref.region]--; x.counts[ref.region] == 0 {
+		delete(x.counts, ref.region)
+	}
+}
+
+// undo takes back the logged changes, last first.
+func (x *convIDs) undo(log []idUndo) {
+	for i := len(log) - 1; i >= 0; i-- {
+		u := log[i]
+		_, has := x.pk[u.ref]
+		switch {
+		case u.had:
+			if !has {
+				x.counts[u.ref.region]++
+			}
+			x.pk[u.ref] = u.pk
+		case has:
+			x.removeLocked(u.ref)
+		}
+	}
+}
+
+// resetLocked empties the index.
+func (x *convIDs) resetLocked() { x.pk, x.counts = nil, nil }
+
+// eachLocked calls fn with every indexed conversation's region and id.
+func (x *convIDs) eachLocked(fn func(region, id string)) {
+	for ref := range x.pk {
+		fn(ref.region, ref.id)
+	}
+}
+
+// indexConvLocked indexes the conversation (region, id) under pk, also in
+// a data file's ci/ keys, and returns the primary key it replaces, if
+// any.
+func (s *Store) indexConvLocked(tx *buntdb.Tx, log *shadowLog, region, id, pk string) (prev string, had bool, err error) {
+	prev, had = s.ids.putLocked(log, region, id, pk)
+	if s.file {
+		err = set(tx, convIDKey(region, id), pk)
+	}
+	return prev, had, err
+}
+
+// unindexConvLocked removes the conversation (region, id) from the index
+// (and a data file's ci/ keys).
+func (s *Store) unindexConvLocked(tx *buntdb.Tx, log *shadowLog, region, id string) error {
+	s.ids.deleteLocked(log, region, id)
+	if s.file {
+		return del(tx, convIDKey(region, id))
+	}
+	return nil
+}
+
+// rebuildIDsLocked builds the index from the conversation records (a data
+// file just opened, a restored snapshot): with write, it also writes the
+// data file's ci/ keys.
+func (s *Store) rebuildIDsLocked(tx *buntdb.Tx, write bool) error {
+	s.ids.resetLocked()
+	var keys []string
+	err := scanPrefix(tx, pfxConv, func(k, _ string) bool {
+		keys = append(keys, k)
+		return true
+	})
+	if err != nil {
+		return err
+	}
+	for _, pk := range keys {
+		parts, ok := parseConvKey(pk)
+		if !ok {
+			continue // verify refuses such a file; Restore takes only the store's keys
+		}
+		s.ids.putLocked(nil, parts.region, parts.id, pk)
+		if write {
+			if err := set(tx, convIDKey(parts.region, parts.id), pk); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
