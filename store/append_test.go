@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"testing"
 	"time"
 
@@ -345,4 +346,64 @@ func TestAppendTurnsHeadEqualsUpdate(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestAppendMissSharesSafely: an append that misses the cache decodes the
+// record's turns sharing memory (one empty entities map, intents cut from
+// one array), kept by the cache; an update that then changes one turn's
+// entities or intents changes only that turn, and appending to a turn's
+// intents never writes into the next turn's.
+func TestAppendMissSharesSafely(t *testing.T) {
+	s := openMem(t)
+	base := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	c := mkConv("us", "acc", "proj", "c1", base)
+	for i := range c.Turns {
+		c.Turns[i].Entities = map[string]string{}
+		c.Turns[i].Intents = []string{fmt.Sprint("intent", i)}
+	}
+	if err := s.PutConversation(c); err != nil {
+		t.Fatal(err)
+	}
+	s.convs.clear()
+	add := func(c *Conversation) error {
+		c.Turns = append(c.Turns, Turn{UserInput: "more", UserInputAt: base.Add(time.Hour), Intents: []string{"x"}, Entities: map[string]string{}})
+		return nil
+	}
+	got, err := s.AppendTurns("us", "c1", add)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := got.Turns; !sameEntities(e[0].Entities, e[1].Entities) {
+		t.Fatal("the missed record's turns do not share their empty entities (the decode this test is about)")
+	}
+	if _, err := s.UpdateConversation("us", "c1", func(c *Conversation) error {
+		c.Turns[0].Entities["k"] = "v"
+		c.Turns[0].Intents[0] = "changed"
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	want := rawDecoded(t, s, "us", "c1")
+	for i, tu := range want.Turns {
+		wantEnt, wantIntent := map[string]string{}, fmt.Sprint("intent", i)
+		if i == 0 {
+			wantEnt, wantIntent = map[string]string{"k": "v"}, "changed"
+		}
+		if i == len(want.Turns)-1 {
+			wantIntent = "x"
+		}
+		if d := cmp.Diff(wantEnt, tu.Entities); d != "" {
+			t.Errorf("turn %d entities (-want +got):\n%s", i, d)
+		}
+		if d := cmp.Diff([]string{wantIntent}, tu.Intents); d != "" {
+			t.Errorf("turn %d intents (-want +got):\n%s", i, d)
+		}
+	}
+	if d := cmp.Diff(want, mustGet(t, s, "us", "c1"), exactTime); d != "" {
+		t.Errorf("get differs from the stored record (-want +got):\n%s", d)
+	}
+}
+
+func sameEntities(a, b map[string]string) bool {
+	return a != nil && b != nil && reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
 }

@@ -20,6 +20,14 @@ type recDecoder struct {
 	start time.Time
 	tab   []string // the string table
 	err   error
+
+	// shared: the turns decoded are never changed (an append's, see
+	// decodeConvShared), so they may share memory: one empty entities
+	// map, and intents cut from one array (arena, grown by turnsLeft).
+	shared     bool
+	noEntities map[string]string
+	arena      []string
+	turnsLeft  int
 }
 
 var errRecShort = errors.New("truncated record")
@@ -240,6 +248,12 @@ func decodeRecord(pk, v string, tab []string) (*Conversation, error) {
 // decodeRecordAt is decodeRecord, and says where the turns are in v (as
 // encodeRecordAt does).
 func decodeRecordAt(pk, v string, tab []string) (*Conversation, recTurns, error) {
+	return decodeRecordWith(pk, v, tab, false)
+}
+
+// decodeRecordWith is decodeRecordAt; shared: the turns are never changed
+// (recDecoder.shared).
+func decodeRecordWith(pk, v string, tab []string, shared bool) (*Conversation, recTurns, error) {
 	var turns recTurns
 	v, err := checked(pk, v)
 	if err != nil {
@@ -249,7 +263,7 @@ func decodeRecordAt(pk, v string, tab []string) (*Conversation, recTurns, error)
 	if err := keyFields(pk, c); err != nil {
 		return nil, turns, err
 	}
-	d := recDecoder{s: v, tab: tab}
+	d := recDecoder{s: v, tab: tab, shared: shared}
 	d.head(c)
 	c.NumSilences, c.NumOOD = int(d.i64()), int(d.i64())
 	c.Metrics = d.object()
@@ -280,6 +294,7 @@ func decodeRecordAt(pk, v string, tab []string) (*Conversation, recTurns, error)
 		c.Turns = make([]Turn, d.count(v-1, 11))
 		turns.at = d.i
 		for i := range c.Turns {
+			d.turnsLeft = len(c.Turns) - i
 			d.turn(&c.Turns[i])
 		}
 		turns.end, turns.n = d.i, len(c.Turns)
@@ -324,13 +339,20 @@ func (d *recDecoder) turn(t *Turn) {
 	t.AgentResponseAt = d.time()
 	n := d.count(d.u(), 1)
 	if flags&turnIntentsNil == 0 {
-		t.Intents = make([]string, n)
+		t.Intents = d.strings(n)
 		for i := range t.Intents {
 			t.Intents[i] = d.str()
 		}
 	}
 	n = d.count(d.u(), 2)
-	if flags&turnEntitiesNil == 0 {
+	switch {
+	case flags&turnEntitiesNil != 0:
+	case n == 0 && d.shared:
+		if d.noEntities == nil {
+			d.noEntities = map[string]string{}
+		}
+		t.Entities = d.noEntities
+	default:
 		t.Entities = make(map[string]string, n)
 		for range n {
 			k := d.str()
@@ -341,6 +363,21 @@ func (d *recDecoder) turn(t *Turn) {
 	t.EnglishAgentResponse = d.str()
 	t.Latency = time.Duration(d.i64())
 	t.Metadata = d.object()
+}
+
+// strings returns a list of n strings to fill: its own, or for shared
+// turns, cut from the arena (a full slice expression: an append to it
+// never writes into the next one).
+func (d *recDecoder) strings(n int) []string {
+	if !d.shared || n == 0 {
+		return make([]string, n)
+	}
+	if cap(d.arena)-len(d.arena) < n {
+		d.arena = make([]string, 0, max(n*d.turnsLeft, 2*n))
+	}
+	at := len(d.arena)
+	d.arena = d.arena[:at+n]
+	return d.arena[at : at+n : at+n]
 }
 
 // decodeRecordSpan reads the span of a compact record.

@@ -115,6 +115,16 @@ func decodeConvAt(pk, v string, tab []string) (*Conversation, recTurns, error) {
 	return c, recTurns{}, err
 }
 
+// decodeConvShared is decodeConvAt for turns that are never changed (an
+// append's, kept shared by the cache): they share memory where they can
+// (recDecoder.shared).
+func decodeConvShared(pk, v string, tab []string) (*Conversation, recTurns, error) {
+	if v != "" && v[0] == recBinary {
+		return decodeRecordWith(pk, v, tab, true)
+	}
+	return decodeConvAt(pk, v, tab)
+}
+
 // writeConv stores c under its primary key and lookup key, removing the
 // previous primary key oldPK if it differs, and, when cache is set (an
 // update: the conversation is likely to be updated again), caches its
@@ -358,8 +368,13 @@ func (s *Store) updateConv(region, id string, mode updateMode, fn func(c *Conver
 			}
 			if c == nil {
 				// Not cached: decoded, with where raw holds the turns, so
-				// that an append copies their encoding as on a hit.
-				if c, prev, err = decodeConvAt(pk, raw, s.tab.load()); err != nil {
+				// that an append copies their encoding as on a hit (an
+				// append's turns, never changed, share memory).
+				decode := decodeConvAt
+				if appending {
+					decode = decodeConvShared
+				}
+				if c, prev, err = decode(pk, raw, s.tab.load()); err != nil {
 					return err
 				}
 			}
