@@ -367,6 +367,25 @@ func rawDecoded(t *testing.T, s *Store, region, id string) *Conversation {
 	return c
 }
 
+// updateFunc is UpdateConversation, AppendTurns or AppendTurnsHead.
+type updateFunc func(region, id string, fn func(*Conversation) error) (*Conversation, error)
+
+// mustSee checks that each update's fn is given want (the stored record)
+// for (region, id); fn fails, so nothing changes (but the cache entry).
+func mustSee(t *testing.T, op int, want *Conversation, region, id string, updates ...updateFunc) {
+	t.Helper()
+	for _, update := range updates {
+		if _, err := update(region, id, func(c *Conversation) error {
+			if d := cmp.Diff(want, c, exactTime); d != "" {
+				return fmt.Errorf("fn's value differs from the stored record (-want +got):\n%s", d)
+			}
+			return errors.New("read only")
+		}); err == nil || err.Error() != "read only" {
+			t.Fatalf("op %d: %v", op, err)
+		}
+	}
+}
+
 func mustGet(t *testing.T, s *Store, region, id string) *Conversation {
 	t.Helper()
 	c, err := s.GetConversation(region, id)
@@ -538,15 +557,7 @@ func TestConversationCacheRandomOps(t *testing.T) {
 			if d := cmp.Diff(rawDecoded(t, s, "us", id), mustGet(t, s, "us", id), exactTime); d != "" {
 				t.Fatalf("op %d: get %s differs from the decoded record (-want +got):\n%s", i, id, d)
 			}
-			want := rawDecoded(t, s, "us", id)
-			if _, err := s.UpdateConversation("us", id, func(c *Conversation) error {
-				if d := cmp.Diff(want, c, exactTime); d != "" {
-					return fmt.Errorf("fn's value differs from the decoded record (-want +got):\n%s", d)
-				}
-				return errors.New("read only")
-			}); err == nil || err.Error() != "read only" {
-				t.Fatalf("op %d: %v", i, err)
-			}
+			mustSee(t, i, rawDecoded(t, s, "us", id), "us", id, s.UpdateConversation)
 		}
 	}
 }
