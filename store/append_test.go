@@ -387,3 +387,47 @@ func TestAppendMissSharesSafely(t *testing.T) {
 func sameEntities(a, b map[string]string) bool {
 	return a != nil && b != nil && reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
 }
+
+// TestAppendTurnsHeadUncacheable: a conversation the cache cannot hold
+// exactly (a value only a JSON round trip stores as it is) is stored, and
+// neither the head returned nor the metric aggregates lose anything to
+// the failed normalisation.
+func TestAppendTurnsHeadUncacheable(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		change func(c *Conversation)
+	}{
+		{"invalid UTF-8 in a head string", func(c *Conversation) { c.SharedID = "shared-\xff" }},
+		{"an integer above 2^53 in the state", func(c *Conversation) { c.State["order"] = int64(1<<53 + 1) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := openMem(t)
+			c := mkConv("us", "1", "p1", "y", metricsT0)
+			c.Turns = c.Turns[:1]
+			c.FunctionErrors, c.Crashes = []time.Time{metricsT0.Add(time.Minute)}, []time.Time{metricsT0.Add(2 * time.Minute)}
+			if err := s.InsertConversation(c); err != nil {
+				t.Fatal(err)
+			}
+			got, err := s.AppendTurnsHead("us", "y", func(c *Conversation) error {
+				tc.change(c)
+				c.Turns = append(c.Turns, Turn{UserInput: "hi", UserInputAt: metricsT0.Add(time.Minute), Latency: time.Second})
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			stored := mustGet(t, s, "us", "y")
+			if !got.StartedAt.Equal(stored.StartedAt) || !got.EndedAt.Equal(stored.EndedAt) {
+				t.Errorf("head started %v, ended %v; stored %v, %v", got.StartedAt, got.EndedAt, stored.StartedAt, stored.EndedAt)
+			}
+			q := MetricsQuery{Projects: []ProjectRef{{"us", "1", "p1"}}, From: metricsT0.Add(-time.Hour), To: metricsT0.Add(time.Hour)}
+			agg, err := s.QueryMetrics(q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(metricsOracle(t, s, q), agg); d != "" {
+				t.Errorf("aggregates (-oracle +got):\n%s", d)
+			}
+		})
+	}
+}

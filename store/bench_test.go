@@ -46,7 +46,9 @@ func bulkLoad(b *testing.B, s *Store, n int) []string {
 				if err := set(tx, keys[i], vals[i]); err != nil {
 					return err
 				}
-				s.ids.putLocked(nil, "us", ids[i], keys[i])
+				if _, _, err := s.indexConvLocked(tx, nil, "us", ids[i], keys[i]); err != nil {
+					return err
+				}
 			}
 			return nil
 		})

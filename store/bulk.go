@@ -20,9 +20,11 @@ func (s *Store) PutConversations(cs []*Conversation) error {
 	err := s.updateGen(func(tx *buntdb.Tx, log *shadowLog) error {
 		olds := make([]*Conversation, len(cs)) // the records replaced, for the aggregates
 		for i, c := range cs {
-			oldPK, _ := s.ids.getLocked(c.Region, c.ID)
+			oldPK, _, err := s.convPKLocked(tx, c.Region, c.ID)
+			if err != nil {
+				return err
+			}
 			var oldProj ProjectRef
-			var err error
 			if olds[i], err = s.replacedLocked(tx, c.Region, c.ID, oldPK, &oldProj, log); err != nil {
 				return err
 			}

@@ -170,23 +170,31 @@ func (cc *convCache) rememberAppended(pk, raw string, turns recTurns, c *Convers
 	return c
 }
 
-// adoptAppended caches, under pk, c itself (just encoded as raw) as it is
-// after an AppendTurnsHead, normalised in place (see normHead): its first
-// n turns are the cached ones it was given. Returns the head the caller
-// keeps: c's fields but its maps and slices. A value that cannot be
-// normalised exactly leaves pk uncached.
+// adoptAppended caches, under pk, c (just encoded as raw) as it is after
+// an AppendTurnsHead: its first n turns are the cached ones it was given,
+// normalised and left as they were; its maps become the cache's,
+// normalised in place (see normHead); the rest is normalised into the
+// entry. c's other fields stay as they are (the caller still reads them).
+// Returns the head the caller keeps: the entry's fields but its maps and
+// slices. A value that cannot be normalised exactly leaves pk uncached
+// (and the head c's).
 func (cc *convCache) adoptAppended(pk, raw string, turns recTurns, c *Conversation, n int) *Conversation {
-	ok := normHead(c, true)
-	head := headOf(c)
+	d := *c
+	ok := normHead(&d, true)
+	var fresh [4]Turn
+	added := fresh[:0]
 	for i := n; ok && i < len(c.Turns); i++ {
-		c.Turns[i], ok = normTurn(&c.Turns[i])
+		var t Turn
+		t, ok = normTurn(&c.Turns[i])
+		added = append(added, t)
 	}
 	if !ok {
 		cc.drop(pk)
-		return head
+		return headOf(c)
 	}
-	cc.put(pk, convCacheEntry{raw: raw, c: c, turns: turns, shared: true})
-	return head
+	copy(c.Turns[n:], added) // d's turns too
+	cc.put(pk, convCacheEntry{raw: raw, c: &d, turns: turns, shared: true})
+	return headOf(&d)
 }
 
 // headOf returns a copy of c's fields that are neither maps nor slices

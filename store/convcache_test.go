@@ -352,7 +352,9 @@ func rawDecoded(t *testing.T, s *Store, region, id string) *Conversation {
 	var tab []string
 	err := s.view(func(tx *buntdb.Tx) error {
 		var err error
-		pk, _ = s.ids.getLocked(region, id)
+		if pk, _, err = s.convPKLocked(tx, region, id); err != nil {
+			return err
+		}
 		tab = s.tab.load()
 		raw, _, err = get(tx, pk)
 		return err

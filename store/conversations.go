@@ -223,7 +223,10 @@ func (s *Store) PutConversation(c *Conversation) error {
 	oldProj := projectOf(c)
 	wrote := false
 	err := s.updateGen(func(tx *buntdb.Tx, log *shadowLog) error {
-		oldPK, _ := s.ids.getLocked(c.Region, c.ID)
+		oldPK, _, err := s.convPKLocked(tx, c.Region, c.ID)
+		if err != nil {
+			return err
+		}
 		if p, ok := projectOfKey(oldPK); ok {
 			oldProj = p
 		}
@@ -257,7 +260,10 @@ func (s *Store) GetConversation(region, id string) (*Conversation, error) {
 		tab = s.tab.load()
 		var ok bool
 		var err error
-		if pk, ok = s.ids.getLocked(region, id); !ok {
+		if pk, ok, err = s.convPKLocked(tx, region, id); err != nil {
+			return err
+		}
+		if !ok {
 			ls, p := s.liveGenLocked(region, id)
 			if ls == nil {
 				return ErrNotFound
@@ -460,8 +466,8 @@ func (s *Store) updateConv(region, id string, mode updateMode, fn func(c *Conver
 // storedConvLocked returns the primary key and the value of the stored
 // record of (region, id); ok false when there is none.
 func (s *Store) storedConvLocked(tx *buntdb.Tx, region, id string) (pk, raw string, ok bool, err error) {
-	if pk, ok = s.ids.getLocked(region, id); !ok {
-		return "", "", false, nil
+	if pk, ok, err = s.convPKLocked(tx, region, id); err != nil || !ok {
+		return "", "", false, err
 	}
 	if raw, ok, err = get(tx, pk); err != nil {
 		return "", "", false, err
@@ -475,9 +481,10 @@ func (s *Store) storedConvLocked(tx *buntdb.Tx, region, id string) (pk, raw stri
 // CountConversations returns the number of conversations in a region.
 func (s *Store) CountConversations(region string) (int, error) {
 	var n int
-	err := s.view(func(*buntdb.Tx) error {
-		n = s.ids.countLocked(region) + s.genCountLocked(region)
-		return nil
+	err := s.view(func(tx *buntdb.Tx) error {
+		stored, err := s.convCountLocked(tx, region)
+		n = stored + s.genCountLocked(region)
+		return err
 	})
 	if err != nil {
 		return 0, fmt.Errorf("store: count conversations %s: %w", region, err)

@@ -9,14 +9,16 @@ import (
 // The conversations' lookup index: a stored conversation's primary key
 // (convKey) by its region and id.
 //
-// It lives in memory, in a map beside the database, under the database's
-// lock: read in a transaction, changed in a write transaction, and every
-// change undone with a transaction that fails (shadowLog). A data file
-// also holds it as ci/ keys (ci/{region}/{id} → primary key): they are
-// part of the file's format, which verify and repair check. A memory
-// store keeps it only in the map: a conversation written costs one key
-// of the database instead of two (one tree insert and two heap objects
-// fewer), a lookup one map read instead of a tree search.
+// A data file holds it as ci/ keys (ci/{region}/{id} → primary key): they
+// are part of the file's format, which verify and repair check, and
+// buntdb rolls them back with their transaction, also when its commit
+// fails (a full disk), before any other transaction can see them. A
+// memory store, whose commits cannot fail, keeps it only in a map beside
+// the database, under the database's lock: read in a transaction, changed
+// in a write transaction, every change undone with a transaction that
+// fails (shadowLog). A conversation written there costs one key of the
+// database instead of two (one tree insert and two heap objects fewer),
+// and a lookup is a map read instead of a tree search.
 type convIDs struct {
 	pk     map[convRef]string
 	counts map[string]int // stored conversations per region
@@ -101,42 +103,47 @@ func (x *convIDs) undo(log []idUndo) {
 	}
 }
 
-// resetLocked empties the index.
-func (x *convIDs) resetLocked() { x.pk, x.counts = nil, nil }
-
-// eachLocked calls fn with every indexed conversation's region and id.
-func (x *convIDs) eachLocked(fn func(region, id string)) {
-	for ref := range x.pk {
-		fn(ref.region, ref.id)
-	}
-}
-
-// indexConvLocked indexes the conversation (region, id) under pk, also in
-// a data file's ci/ keys, and returns the primary key it replaces, if
-// any.
-func (s *Store) indexConvLocked(tx *buntdb.Tx, log *shadowLog, region, id, pk string) (prev string, had bool, err error) {
-	prev, had = s.ids.putLocked(log, region, id, pk)
+// convPKLocked returns the primary key of the stored conversation
+// (region, id).
+func (s *Store) convPKLocked(tx *buntdb.Tx, region, id string) (string, bool, error) {
 	if s.file {
-		err = set(tx, convIDKey(region, id), pk)
+		return get(tx, convIDKey(region, id))
 	}
-	return prev, had, err
+	pk, ok := s.ids.getLocked(region, id)
+	return pk, ok, nil
 }
 
-// unindexConvLocked removes the conversation (region, id) from the index
-// (and a data file's ci/ keys).
+// convCountLocked is the number of stored conversations of a region.
+func (s *Store) convCountLocked(tx *buntdb.Tx, region string) (int, error) {
+	if s.file {
+		return countPrefix(tx, pfxConvID+esc(region)+"/")
+	}
+	return s.ids.countLocked(region), nil
+}
+
+// indexConvLocked indexes the conversation (region, id) under pk and
+// reports whether it was indexed already (under prev).
+func (s *Store) indexConvLocked(tx *buntdb.Tx, log *shadowLog, region, id, pk string) (prev string, had bool, err error) {
+	if s.file {
+		return tx.Set(convIDKey(region, id), pk, nil)
+	}
+	prev, had = s.ids.putLocked(log, region, id, pk)
+	return prev, had, nil
+}
+
+// unindexConvLocked removes the conversation (region, id) from the index.
 func (s *Store) unindexConvLocked(tx *buntdb.Tx, log *shadowLog, region, id string) error {
-	s.ids.deleteLocked(log, region, id)
 	if s.file {
 		return del(tx, convIDKey(region, id))
 	}
+	s.ids.deleteLocked(log, region, id)
 	return nil
 }
 
-// rebuildIDsLocked builds the index from the conversation records (a data
-// file just opened, a restored snapshot): with write, it also writes the
-// data file's ci/ keys.
-func (s *Store) rebuildIDsLocked(tx *buntdb.Tx, write bool) error {
-	s.ids.resetLocked()
+// reindexLocked indexes the conversation records a Restore just wrote
+// (with the previous index gone): a memory store's map, or a data file's
+// ci/ keys.
+func (s *Store) reindexLocked(tx *buntdb.Tx) error {
 	var keys []string
 	err := scanPrefix(tx, pfxConv, func(k, _ string) bool {
 		keys = append(keys, k)
@@ -148,13 +155,10 @@ func (s *Store) rebuildIDsLocked(tx *buntdb.Tx, write bool) error {
 	for _, pk := range keys {
 		parts, ok := parseConvKey(pk)
 		if !ok {
-			continue // verify refuses such a file; Restore takes only the store's keys
+			continue // not a key the store writes (a snapshot holds only those)
 		}
-		s.ids.putLocked(nil, parts.region, parts.id, pk)
-		if write {
-			if err := set(tx, convIDKey(parts.region, parts.id), pk); err != nil {
-				return err
-			}
+		if _, _, err := s.indexConvLocked(tx, nil, parts.region, parts.id, pk); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -27,10 +27,18 @@ func lookupKeys(t *testing.T, s *Store) []string {
 	return keys
 }
 
-// indexed returns the index's entries as "region/id → primary key".
+// indexed returns the index's entries as "region/id → primary key": a
+// data file's ci/ keys, a memory store's map.
 func indexed(s *Store) map[string]string {
 	out := map[string]string{}
-	_ = s.view(func(*buntdb.Tx) error {
+	_ = s.view(func(tx *buntdb.Tx) error {
+		if s.file {
+			return scanPrefix(tx, pfxConvID, func(k, pk string) bool {
+				region, id, _ := strings.Cut(strings.TrimPrefix(k, pfxConvID), "/")
+				out[unesc(region)+"/"+id] = pk
+				return true
+			})
+		}
 		for ref, pk := range s.ids.pk {
 			out[ref.region+"/"+ref.id] = pk
 		}
@@ -66,9 +74,9 @@ func writeEveryWay(t *testing.T, s *Store) {
 	}
 }
 
-// TestConvIndex: a memory store keeps the lookup index only in memory, a
-// data file also as its ci/ keys, and both index exactly the stored
-// records after every kind of write; counts and reads go by it.
+// TestConvIndex: a memory store keeps the lookup index in a map, a data
+// file as its ci/ keys, and both index exactly the stored records after
+// every kind of write; counts and reads go by it.
 func TestConvIndex(t *testing.T) {
 	mem := openMem(t)
 	path := filepath.Join(t.TempDir(), "data.db")

@@ -114,7 +114,8 @@ func (s *Store) regionEmptyLocked(tx *buntdb.Tx, region string) bool {
 			return false
 		}
 	}
-	return s.ids.countLocked(region) == 0
+	n, err := s.convCountLocked(tx, region)
+	return err == nil && n == 0
 }
 
 // findGenLocked finds the generated record of a region with the id
@@ -143,8 +144,10 @@ func (s *Store) liveGenLocked(region, id string) (*layerState, int) {
 // updateGen runs fn in a write transaction with a shadow log undone when
 // the transaction fails.
 func (s *Store) updateGen(fn func(tx *buntdb.Tx, log *shadowLog) error) error {
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
 	log := shadowLog{idx: &s.ids}
-	err := s.update(func(tx *buntdb.Tx) error {
+	err := s.db.Update(func(tx *buntdb.Tx) error {
 		err := fn(tx, &log)
 		if err != nil {
 			log.undo()
@@ -152,12 +155,16 @@ func (s *Store) updateGen(fn func(tx *buntdb.Tx, log *shadowLog) error) error {
 		return err
 	})
 	if err != nil {
-		// A failed commit rolled the keys back after fn succeeded; the
-		// bits go back too (a reader may have seen them meanwhile: the
-		// record was hidden, never shown twice).
+		// A commit that failed after fn succeeded (a data file's write:
+		// a full disk) rolled the keys back and released the database's
+		// lock; what fn changed in memory goes back too, before any other
+		// write (writeMu). A reader may have seen it meanwhile: a
+		// generated record hidden, never shown twice, or a string table
+		// entry no stored record refers to. (A memory store's commit does
+		// not fail, so its lookup index never has such a moment.)
 		s.db.Update(func(*buntdb.Tx) error { log.undo(); return nil }) //nolint:errcheck // only takes the lock
 	}
-	return err
+	return mapErr(err)
 }
 
 // Generate adds a generator's records to the store: their index is built
@@ -179,7 +186,7 @@ func (s *Store) Generate(sp *GenSpec, progress func(done, total int)) error {
 	pm := newProjMetrics()
 	err := s.view(func(tx *buntdb.Tx) error {
 		taken := func(id []byte) bool {
-			if _, ok := s.ids.getLocked(spec.Region, string(id)); ok {
+			if _, ok, _ := s.convPKLocked(tx, spec.Region, string(id)); ok {
 				return true
 			}
 			ls, _ := s.findGenLocked(spec.Region, string(id))
@@ -298,22 +305,19 @@ func (s *Store) loadLayersLocked(tx *buntdb.Tx, progress func(done, total int)) 
 			}
 		}
 	}
-	s.ids.eachLocked(func(region, id string) {
-		if ls, p := s.findGenLocked(region, id); ls != nil {
-			s.shadowLocked(ls, p, nil)
-		}
-	})
-	err := scanPrefix(tx, pfxConvDel, func(k, _ string) bool {
-		region, id, ok := strings.Cut(strings.TrimPrefix(k, pfxConvDel), "/")
-		if ok {
-			if ls, p := s.findGenLocked(unesc(region), id); ls != nil {
-				s.shadowLocked(ls, p, nil)
+	for _, pfx := range []string{pfxConvID, pfxConvDel} {
+		err := scanPrefix(tx, pfx, func(k, _ string) bool {
+			region, id, ok := strings.Cut(strings.TrimPrefix(k, pfx), "/")
+			if ok {
+				if ls, p := s.findGenLocked(unesc(region), id); ls != nil {
+					s.shadowLocked(ls, p, nil)
+				}
 			}
+			return true
+		})
+		if err != nil {
+			return err
 		}
-		return true
-	})
-	if err != nil {
-		return err
 	}
 	return nil
 }

@@ -76,6 +76,12 @@ type Store struct {
 	path string
 	file bool // path is a data file
 
+	// writeMu is held around every write transaction and, when a commit
+	// fails, around the undo of what the transaction changed in memory
+	// (updateGen), so that no other write runs in between. Lock order:
+	// writeMu, the database's lock, then convs.mu, metrics.mu or projMu.
+	writeMu sync.Mutex
+
 	closeOnce sync.Once
 	closeErr  error
 
@@ -213,9 +219,6 @@ func OpenProgress(path string, progress func(done, total int)) (*Store, error) {
 			if err := s.migrateLocked(tx, log); err != nil {
 				return err
 			}
-			if err := s.rebuildIDsLocked(tx, false); err != nil {
-				return err
-			}
 			return s.loadLayersLocked(tx, progress)
 		})
 		if err != nil {
@@ -245,6 +248,8 @@ func (s *Store) view(fn func(tx *buntdb.Tx) error) error {
 
 // update runs fn in one read/write transaction; an error rolls back.
 func (s *Store) update(fn func(tx *buntdb.Tx) error) error {
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
 	return mapErr(s.db.Update(fn))
 }
 
@@ -428,7 +433,7 @@ func (s *Store) Restore(snap *Snapshot) error {
 					return err
 				}
 			}
-			if err := s.rebuildIDsLocked(tx, s.file); err != nil {
+			if err := s.reindexLocked(tx); err != nil {
 				return err
 			}
 			for _, ls := range snap.gen {
