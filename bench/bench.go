@@ -242,7 +242,7 @@ func (b *bench) startBare(ctx context.Context, s *server, name string, set *requ
 	if err != nil {
 		return nil, nil, err
 	}
-	if want.Status >= 400 && want.Status != set.status {
+	if set.status != 0 && want.Status != set.status || set.status == 0 && want.Status >= 400 {
 		return nil, nil, fmt.Errorf("mockd answered %d: %s", want.Status, want.Body)
 	}
 	answers := map[string]*answer{}

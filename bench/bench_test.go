@@ -326,6 +326,7 @@ func TestSliceFailure(t *testing.T) {
 		{slice{Requests: 10}, false, ""},
 		{slice{Requests: 10, Status: 10}, false, "answers with a status above 399 (10 in a slice)"},
 		{slice{Requests: 10, Status: 10}, true, ""},
+		{slice{Requests: 10, Status: 7}, true, "answers with a status below 400 (3 in a slice)"},
 		{slice{Requests: 10, Status: 10, Read: 1}, true, "socket errors (connect 0, read 1, write 0 in a slice)"},
 		{slice{}, true, "no answer within a slice"},
 	} {

@@ -120,11 +120,14 @@ func (s slice) rps() float64 {
 }
 
 // failure describes what went wrong in the slice, or is "". errorAnswers:
-// the load's answers are errors (a status above 399 is what it measures).
+// the load's answers are errors (a status above 399 is what it measures;
+// one below is then the failure).
 func (s slice) failure(errorAnswers bool) string {
 	switch {
 	case s.Status > 0 && !errorAnswers:
 		return fmt.Sprintf("answers with a status above 399 (%d in a slice)", s.Status)
+	case errorAnswers && s.Status < s.Requests:
+		return fmt.Sprintf("answers with a status below 400 (%d in a slice)", s.Requests-s.Status)
 	case s.Connect+s.Read+s.Write > 0:
 		return fmt.Sprintf("socket errors (connect %d, read %d, write %d in a slice)", s.Connect, s.Read, s.Write)
 	case s.Requests == 0:
