@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Decoded-conversation cache.
@@ -23,7 +24,7 @@ import (
 // can never serve anything the stored record does not say: a stale entry,
 // an entry written by a transaction that rolled back, or an entry of a key
 // that was deleted or overwritten simply misses. Dropping entries (Restore,
-// Close, size bound) is for memory only.
+// Close, the bounds on count and bytes) is for memory only.
 //
 // Cached conversations are owned by the cache and never handed out while
 // cached: readers get deep copies, made under the database's read lock.
@@ -37,12 +38,19 @@ import (
 // in UTC without monotonic reading); a value that normalise cannot convert
 // exactly leaves the key uncached.
 
-// convCacheMax bounds the number of cached conversations.
-const convCacheMax = 4096
+// convCacheMax bounds the number of cached conversations, and
+// convCacheMaxBytes the memory they keep alive (entrySize): 4,096 short
+// conversations take a few MiB, and the byte bound keeps long ones (a
+// conversation of hundreds of turns) from taking hundreds.
+const (
+	convCacheMax      = 4096
+	convCacheMaxBytes = 64 << 20
+)
 
 type convCache struct {
-	mu sync.Mutex
-	m  map[string]convCacheEntry // by primary key
+	mu    sync.Mutex
+	m     map[string]convCacheEntry // by primary key
+	bytes int                       // the entries' sizes
 }
 
 type convCacheEntry struct {
@@ -53,6 +61,27 @@ type convCacheEntry struct {
 	// with a conversation handed out by AppendTurns, which never changes
 	// them; whoever may change turns works on a deep copy.
 	shared bool
+	size   int // entrySize, when cached
+}
+
+// turnSize is the memory of a Turn itself.
+const turnSize = int(unsafe.Sizeof(Turn{}))
+
+// entrySize estimates the memory an entry keeps alive: its record (the
+// decoded strings are views of it or of the string table), its turns and
+// a head's maps (about a kilobyte).
+func entrySize(e *convCacheEntry) int {
+	return len(e.raw) + cap(e.c.Turns)*turnSize + 1024
+}
+
+// removeLocked forgets the entry of pk, if any (cc.mu held).
+func (cc *convCache) removeLocked(pk string) (convCacheEntry, bool) {
+	e, ok := cc.m[pk]
+	if ok {
+		delete(cc.m, pk)
+		cc.bytes -= e.size
+	}
+	return e, ok
 }
 
 // copyOf returns a deep copy of the cached decoding of pk if the cache
@@ -89,10 +118,7 @@ func (cc *convCache) take(pk, raw string) *Conversation {
 // caller must hold the database's write lock (see take).
 func (cc *convCache) takeEntry(pk, raw string) (e convCacheEntry, ok bool) {
 	cc.mu.Lock()
-	e, ok = cc.m[pk]
-	if ok {
-		delete(cc.m, pk)
-	}
+	e, ok = cc.removeLocked(pk)
 	cc.mu.Unlock()
 	if !ok || e.raw != raw {
 		return convCacheEntry{}, false
@@ -101,33 +127,40 @@ func (cc *convCache) takeEntry(pk, raw string) (e convCacheEntry, ok bool) {
 }
 
 // put caches the entry e (its conversation normalised, no longer changed
-// by the caller) under pk.
+// by the caller) under pk, evicting arbitrary entries to stay within the
+// bounds; an entry larger than the byte bound on its own is not cached.
 func (cc *convCache) put(pk string, e convCacheEntry) {
+	e.size = entrySize(&e)
 	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	cc.removeLocked(pk)
+	if e.size > convCacheMaxBytes {
+		return
+	}
 	if cc.m == nil {
 		cc.m = make(map[string]convCacheEntry)
 	}
-	if _, ok := cc.m[pk]; !ok && len(cc.m) >= convCacheMax {
+	for len(cc.m) >= convCacheMax || cc.bytes+e.size > convCacheMaxBytes {
 		for k := range cc.m { // evict an arbitrary entry
-			delete(cc.m, k)
+			cc.removeLocked(k)
 			break
 		}
 	}
 	cc.m[pk] = e
-	cc.mu.Unlock()
+	cc.bytes += e.size
 }
 
 // drop forgets pk.
 func (cc *convCache) drop(pk string) {
 	cc.mu.Lock()
-	delete(cc.m, pk)
+	cc.removeLocked(pk)
 	cc.mu.Unlock()
 }
 
 // clear forgets everything.
 func (cc *convCache) clear() {
 	cc.mu.Lock()
-	cc.m = nil
+	cc.m, cc.bytes = nil, 0
 	cc.mu.Unlock()
 }
 

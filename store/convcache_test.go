@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -616,5 +617,67 @@ func TestConversationCacheConcurrent(t *testing.T) {
 	}
 	if want := 4 * n * 4 / 5; total != want {
 		t.Fatalf("NumOOD increments = %d, want %d", total, want)
+	}
+}
+
+// TestConvCacheBounds: the cache holds at most convCacheMax entries and
+// convCacheMaxBytes of them (an entry larger than that is not cached), and
+// its byte count follows every put, take, drop and clear.
+func TestConvCacheBounds(t *testing.T) {
+	var cc convCache
+	entry := func(rawLen, turns int) convCacheEntry {
+		return convCacheEntry{raw: strings.Repeat("r", rawLen), c: &Conversation{Turns: make([]Turn, turns)}}
+	}
+	check := func(step string) {
+		t.Helper()
+		sum := 0
+		for _, e := range cc.m {
+			sum += e.size
+		}
+		if sum != cc.bytes || cc.bytes > convCacheMaxBytes || len(cc.m) > convCacheMax {
+			t.Fatalf("%s: %d entries, %d bytes counted, %d summed", step, len(cc.m), cc.bytes, sum)
+		}
+	}
+	for i := range convCacheMax + 10 { // short conversations: the count bounds
+		cc.put(fmt.Sprint("short", i), entry(100, 3))
+	}
+	check("short")
+	if len(cc.m) != convCacheMax {
+		t.Errorf("%d short conversations cached, want %d", len(cc.m), convCacheMax)
+	}
+	long := entry(1<<20, 500) // a long conversation: the bytes bound
+	for i := range 100 {
+		cc.put(fmt.Sprint("long", i), long)
+	}
+	check("long")
+	longs := 0
+	for k := range cc.m {
+		if strings.HasPrefix(k, "long") {
+			longs++
+		}
+	}
+	if n := convCacheMaxBytes / entrySize(&long); longs == 0 || longs > n {
+		t.Errorf("%d long conversations cached, want 1 to %d", longs, n)
+	}
+	cc.put("huge", entry(convCacheMaxBytes, 0))
+	if _, ok := cc.m["huge"]; ok {
+		t.Error("an entry larger than the byte bound is cached")
+	}
+	check("huge")
+	for k, e := range cc.m {
+		if _, ok := cc.takeEntry(k, e.raw); !ok {
+			t.Fatalf("take %s: not cached", k)
+		}
+		break
+	}
+	check("take")
+	for k := range cc.m {
+		cc.drop(k)
+		break
+	}
+	check("drop")
+	cc.clear()
+	if cc.bytes != 0 || len(cc.m) != 0 {
+		t.Errorf("after clear: %d entries, %d bytes", len(cc.m), cc.bytes)
 	}
 }
