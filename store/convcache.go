@@ -185,18 +185,10 @@ func (cc *convCache) remember(pk, raw string, turns recTurns, c *Conversation) {
 // normalised exactly leaves pk uncached.
 func (cc *convCache) rememberAppended(pk, raw string, turns recTurns, c *Conversation, n int) *Conversation {
 	d, ok := normConvHead(c)
-	var fresh [4]Turn
-	added := fresh[:0]
-	for i := n; ok && i < len(c.Turns); i++ {
-		var t Turn
-		t, ok = normTurn(&c.Turns[i])
-		added = append(added, t)
-	}
-	if !ok {
+	if !ok || !normNewTurns(c, n) {
 		cc.drop(pk)
 		return c
 	}
-	copy(c.Turns[n:], added)
 	d.Turns = c.Turns
 	cc.put(pk, convCacheEntry{raw: raw, c: d, turns: turns, shared: true})
 	c.Turns = slices.Clip(c.Turns) // d's keep their capacity
@@ -212,22 +204,29 @@ func (cc *convCache) rememberAppended(pk, raw string, turns recTurns, c *Convers
 // slices. A value that cannot be normalised exactly leaves pk uncached
 // (and the head c's).
 func (cc *convCache) adoptAppended(pk, raw string, turns recTurns, c *Conversation, n int) *Conversation {
-	d := *c
-	ok := normHead(&d, true)
-	var fresh [4]Turn
-	added := fresh[:0]
-	for i := n; ok && i < len(c.Turns); i++ {
-		var t Turn
-		t, ok = normTurn(&c.Turns[i])
-		added = append(added, t)
-	}
-	if !ok {
+	d := *c // d's turns are c's array
+	if !normHead(&d, true) || !normNewTurns(c, n) {
 		cc.drop(pk)
 		return headOf(c)
 	}
-	copy(c.Turns[n:], added) // d's turns too
 	cc.put(pk, convCacheEntry{raw: raw, c: &d, turns: turns, shared: true})
 	return headOf(&d)
+}
+
+// normNewTurns normalises c's turns from n on in place: all of them, or
+// (false) none.
+func normNewTurns(c *Conversation, n int) bool {
+	var fresh [4]Turn
+	added := fresh[:0]
+	for i := n; i < len(c.Turns); i++ {
+		t, ok := normTurn(&c.Turns[i])
+		if !ok {
+			return false
+		}
+		added = append(added, t)
+	}
+	copy(c.Turns[n:], added)
+	return true
 }
 
 // headOf returns a copy of c's fields that are neither maps nor slices
