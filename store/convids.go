@@ -139,27 +139,3 @@ func (s *Store) unindexConvLocked(tx *buntdb.Tx, log *shadowLog, region, id stri
 	s.ids.deleteLocked(log, region, id)
 	return nil
 }
-
-// reindexLocked indexes the conversation records a Restore just wrote
-// (with the previous index gone): a memory store's map, or a data file's
-// ci/ keys.
-func (s *Store) reindexLocked(tx *buntdb.Tx) error {
-	var keys []string
-	err := scanPrefix(tx, pfxConv, func(k, _ string) bool {
-		keys = append(keys, k)
-		return true
-	})
-	if err != nil {
-		return err
-	}
-	for _, pk := range keys {
-		parts, ok := parseConvKey(pk)
-		if !ok {
-			continue // not a key the store writes (a snapshot holds only those)
-		}
-		if _, _, err := s.indexConvLocked(tx, nil, parts.region, parts.id, pk); err != nil {
-			return err
-		}
-	}
-	return nil
-}

@@ -18,11 +18,8 @@ import (
 func lookupKeys(t *testing.T, s *Store) []string {
 	t.Helper()
 	var keys []string
-	err := s.view(func(tx *buntdb.Tx) error {
-		return scanPrefix(tx, pfxConvID, func(k, _ string) bool { keys = append(keys, k); return true })
-	})
-	if err != nil {
-		t.Fatal(err)
+	for _, r := range recordsUnder(t, s, pfxConvID) {
+		keys = append(keys, r.k)
 	}
 	return keys
 }

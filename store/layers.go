@@ -57,9 +57,8 @@ func (ls *layerState) live() int { return len(ls.recs) - ls.nShad }
 // it rolls back.
 type shadowLog struct {
 	set []shadowMark
-	// ids are the changes of the conversations' index (idx) to undo.
+	// ids are the changes of a memory store's lookup index to undo.
 	ids []idUndo
-	idx *convIDs
 	fns []func() // other undo steps, last first (after ids)
 }
 
@@ -80,15 +79,14 @@ func (s *Store) shadowLocked(ls *layerState, p int, log *shadowLog) {
 	}
 }
 
-// undo clears the bits a failed transaction set.
-func (l *shadowLog) undo() {
+// undo clears the bits a failed transaction set and takes back its other
+// changes (ids: the store's lookup index).
+func (l *shadowLog) undo(ids *convIDs) {
 	for _, m := range l.set {
 		m.ls.shadow[m.p>>6] &^= 1 << (m.p & 63)
 		m.ls.nShad--
 	}
-	if l.idx != nil {
-		l.idx.undo(l.ids)
-	}
+	ids.undo(l.ids)
 	for i := len(l.fns) - 1; i >= 0; i-- {
 		l.fns[i]()
 	}
@@ -146,11 +144,11 @@ func (s *Store) liveGenLocked(region, id string) (*layerState, int) {
 func (s *Store) updateGen(fn func(tx *buntdb.Tx, log *shadowLog) error) error {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
-	log := shadowLog{idx: &s.ids}
+	var log shadowLog
 	err := s.db.Update(func(tx *buntdb.Tx) error {
 		err := fn(tx, &log)
 		if err != nil {
-			log.undo()
+			log.undo(&s.ids)
 		}
 		return err
 	})
@@ -162,7 +160,7 @@ func (s *Store) updateGen(fn func(tx *buntdb.Tx, log *shadowLog) error) error {
 		// generated record hidden, never shown twice, or a string table
 		// entry no stored record refers to. (A memory store's commit does
 		// not fail, so its lookup index never has such a moment.)
-		s.db.Update(func(*buntdb.Tx) error { log.undo(); return nil }) //nolint:errcheck // only takes the lock
+		s.db.Update(func(*buntdb.Tx) error { log.undo(&s.ids); return nil }) //nolint:errcheck // only takes the lock
 	}
 	return mapErr(err)
 }

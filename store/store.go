@@ -427,14 +427,16 @@ func (s *Store) Restore(snap *Snapshot) error {
 			s.tab.reset(snap.strs)
 			for _, p := range snap.kvs {
 				if strings.HasPrefix(p.k, pfxConvID) {
-					continue // a data file's index: rebuilt below for this store
+					continue // a data file's index: this store indexes the records itself
 				}
 				if err := set(tx, p.k, p.v); err != nil {
 					return err
 				}
-			}
-			if err := s.reindexLocked(tx); err != nil {
-				return err
+				if parts, ok := parseConvKey(p.k); ok {
+					if _, _, err := s.indexConvLocked(tx, nil, parts.region, parts.id, p.k); err != nil {
+						return err
+					}
+				}
 			}
 			for _, ls := range snap.gen {
 				s.gen = append(s.gen, ls.clone())

@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/tidwall/buntdb"
 	"go.uber.org/goleak"
 )
 
@@ -92,6 +93,19 @@ func mkConv(region, account, project, id string, started time.Time) *Conversatio
 		})
 	}
 	return c
+}
+
+// recordsUnder lists the database's records whose keys start with prefix.
+func recordsUnder(t *testing.T, s *Store, prefix string) []kv {
+	t.Helper()
+	var out []kv
+	err := s.view(func(tx *buntdb.Tx) error {
+		return scanPrefix(tx, prefix, func(k, v string) bool { out = append(out, kv{k, v}); return true })
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 func openMem(t testing.TB) *Store {

@@ -6,18 +6,14 @@ import (
 	"math"
 	"path/filepath"
 	"testing"
-
-	"github.com/tidwall/buntdb"
 )
 
+// strKeys lists the string table's records as key=value.
 func strKeys(t *testing.T, s *Store) []string {
 	t.Helper()
 	var keys []string
-	err := s.view(func(tx *buntdb.Tx) error {
-		return scanPrefix(tx, pfxStr, func(k, v string) bool { keys = append(keys, k+"="+v); return true })
-	})
-	if err != nil {
-		t.Fatal(err)
+	for _, r := range recordsUnder(t, s, pfxStr) {
+		keys = append(keys, r.k+"="+r.v)
 	}
 	return keys
 }
