@@ -335,3 +335,21 @@ func TestSliceFailure(t *testing.T) {
 		}
 	}
 }
+
+// TestRequestSetExpects: a load measures answers below 400, or exactly
+// its error status (unknown-route's 404); mockd's first answer must be
+// one of those.
+func TestRequestSetExpects(t *testing.T) {
+	for _, tc := range []struct {
+		status, answer int
+		want           bool
+	}{
+		{0, 200, true}, {0, 201, true}, {0, 404, false}, {0, 500, false},
+		{404, 404, true}, {404, 200, false}, {404, 401, false},
+	} {
+		set := &requestSet{status: tc.status}
+		if got := set.expects(tc.answer); got != tc.want {
+			t.Errorf("load status %d, answer %d: %v, want %v", tc.status, tc.answer, got, tc.want)
+		}
+	}
+}

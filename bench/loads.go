@@ -41,6 +41,15 @@ type requestSet struct {
 
 type item struct{ uri, body string }
 
+// expects reports whether status is what the load measures: its error
+// status, or one below 400.
+func (set *requestSet) expects(status int) bool {
+	if set.status != 0 {
+		return status == set.status
+	}
+	return status < 400
+}
+
 // load is one measured load.
 type load struct {
 	name  string
