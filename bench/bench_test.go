@@ -82,7 +82,7 @@ func TestParseConfigPresetsAndOverrides(t *testing.T) {
 		calibrate []time.Duration
 	}{
 		{args: nil, records: []int{10_000}, pairs: 3, slice: time.Second, conns: 50, convs: 2_000, calibrate: calibrationWork},
-		{args: []string{"-mode", "full"}, records: []int{100_000, 1_000_000}, pairs: 5, slice: 3 * time.Second,
+		{args: []string{"-mode", "full"}, records: []int{1_000, 100_000, 1_000_000}, pairs: 5, slice: 3 * time.Second,
 			conns: 50, convs: 10_000, warmup: time.Second, calibrate: calibrationWork},
 		{args: []string{"-calibrate", "none"}, records: []int{10_000}, pairs: 3, slice: time.Second, conns: 50, convs: 2_000},
 		{args: []string{"-calibrate", "5us, 1ms"}, records: []int{10_000}, pairs: 3, slice: time.Second, conns: 50,

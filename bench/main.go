@@ -7,7 +7,7 @@
 // mockd's resident memory. docs/performance.md explains how to read it.
 //
 //	cd bench && go run .                 quick run (about a minute)
-//	cd bench && go run . -mode full      100k and 1M records (minutes, several GB)
+//	cd bench && go run . -mode full      1k, 100k and 1M records (minutes, several GB)
 //	cd bench && go run . -mode smoke     a few seconds: keeps the benchmark working
 //
 // Every request goes to 127.0.0.1. The benchmark lives in its own module so
@@ -75,7 +75,7 @@ var calibrationWork = []time.Duration{10 * time.Microsecond, 20 * time.Microseco
 var presets = map[string]config{
 	"smoke": {records: []int{200}, pairs: 1, slice: time.Second, conns: 8, convs: 20},
 	"quick": {records: []int{10_000}, pairs: 3, slice: time.Second, conns: 50, convs: 2_000, calibrate: calibrationWork},
-	"full": {records: []int{100_000, 1_000_000}, pairs: 5, slice: 3 * time.Second, warmup: time.Second,
+	"full": {records: []int{1_000, 100_000, 1_000_000}, pairs: 5, slice: 3 * time.Second, warmup: time.Second,
 		conns: 50, convs: 10_000, calibrate: calibrationWork},
 }
 
@@ -91,7 +91,7 @@ func parseConfig(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.repo, "repo", "", "mockplatform checkout to build mockd from (default: the one around the working directory)")
 	fs.StringVar(&c.mockd, "mockd", "", "use this mockd binary instead of building one")
 	fs.StringVar(&c.wrk, "wrk", "wrk", "wrk binary")
-	records := fs.String("records", "", "generated records, comma-separated; one mockd per count (smoke 200, quick 10000, full 100000,1000000)")
+	records := fs.String("records", "", "generated records, comma-separated; one mockd per count (smoke 200, quick 10000, full 1000,100000,1000000)")
 	loads := fs.String("loads", "", "loads to run, comma-separated (default all): "+strings.Join(loadNames(), ", "))
 	fs.IntVar(&c.pairs, "pairs", 0, "measured slice pairs per load (smoke 1, quick 3, full 5)")
 	fs.DurationVar(&c.slice, "slice", 0, "length of one slice, whole seconds (smoke and quick 1s, full 3s)")

@@ -1,7 +1,8 @@
 package main
 
 // The report: the machine, then one row per record count and load with
-// medians over the slices, then mockd's memory per record count.
+// medians over the slices, then mockd's memory per record count, then the
+// targets (targets.go).
 
 import (
 	"cmp"
@@ -257,6 +258,12 @@ func (r *report) write(w io.Writer, format string) error {
 	}
 	memNote := fmt.Sprintf("mockd with no records: RSS %s; per record = (RSS loaded - that) / records; "+
 		"per record added over HTTP = RSS growth during the chat-create load / records it created", mib(r.baseRSS))
+	targetHead := []string{"target", "measured", "met"}
+	var targetRows [][]string
+	for _, t := range r.targets() {
+		targetRows = append(targetRows, []string{t.target, t.measured, t.met})
+	}
+	const targetNote = "targets (docs/performance.md#targets): each against every world of this run that measured it"
 
 	if format == "markdown" {
 		for _, h := range head {
@@ -274,6 +281,10 @@ func (r *report) write(w io.Writer, format string) error {
 		fmt.Fprintln(w, memNote+".")
 		fmt.Fprintln(w)
 		mdTable(w, memHead, memRows)
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, targetNote+".")
+		fmt.Fprintln(w)
+		mdTable(w, targetHead, targetRows)
 		return nil
 	}
 	for _, h := range head {
@@ -292,7 +303,12 @@ func (r *report) write(w io.Writer, format string) error {
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, memNote)
-	return textTable(w, memHead, memRows)
+	if err := textTable(w, memHead, memRows); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, targetNote)
+	return textTable(w, targetHead, targetRows)
 }
 
 // textTable writes a table in aligned columns.
