@@ -58,6 +58,9 @@ func TestSmoke(t *testing.T) {
 	if !strings.Contains(out, "RSS loaded") {
 		t.Errorf("no memory table in\n%s", out)
 	}
+	if !strings.Contains(out, "targets (docs/performance.md#targets)") || !strings.Contains(out, ratioTarget("chat-create")) {
+		t.Errorf("no targets table in\n%s", out)
+	}
 	calibrated := false
 	for line := range strings.Lines(out) {
 		if f := strings.Fields(line); len(f) >= 11 && f[0] == "20µs" {

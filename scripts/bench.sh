@@ -4,7 +4,7 @@
 # it and how to read its table: docs/performance.md.
 #
 #	scripts/bench.sh                       quick run, about a minute
-#	scripts/bench.sh -mode full            100k and 1M records
+#	scripts/bench.sh -mode full            1k, 100k and 1M records, and the targets
 #	scripts/bench.sh -format markdown      the table for docs/performance.md
 #	scripts/bench.sh -h                    every flag
 set -eu
