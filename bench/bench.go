@@ -49,6 +49,9 @@ type result struct {
 	load        string
 	mockd, bare []slice
 	notes       []string
+	// failures are the notes of failed requests or slices (note's
+	// others only say a server stayed busy after its slice).
+	failures []string
 	// mockdRequests counts every request mockd completed, warm-up
 	// included.
 	mockdRequests int64
@@ -57,6 +60,21 @@ type result struct {
 func (r *result) note(s string) {
 	if !slices.Contains(r.notes, s) {
 		r.notes = append(r.notes, s)
+	}
+}
+
+// fail notes a failure of the load (a failed request or slice).
+func (r *result) fail(s string) {
+	r.note(s)
+	if !slices.Contains(r.failures, s) {
+		r.failures = append(r.failures, s)
+	}
+}
+
+// check notes the failure of a server's slice, if any (slice.failure).
+func (r *result) check(server string, sl slice, errorAnswers bool) {
+	if f := sl.failure(errorAnswers); f != "" {
+		r.fail(server + ": " + f)
 	}
 }
 
@@ -321,9 +339,7 @@ func (b *bench) measure(ctx context.Context, name, script string, servers [2]*se
 			r.mockdRequests += sl.Requests
 		}
 		sl.CPU = cpu[i] - before
-		if f := sl.failure(errorAnswers); f != "" {
-			r.note(servers[i].name + ": " + f)
-		}
+		r.check(servers[i].name, sl, errorAnswers)
 		return sl, nil
 	}
 	if b.cfg.warmup > 0 {

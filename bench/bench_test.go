@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -336,6 +337,22 @@ func TestSliceFailure(t *testing.T) {
 		if got := tc.s.failure(tc.errorAnswers); got != tc.want {
 			t.Errorf("%+v, errorAnswers %v: %q, want %q", tc.s, tc.errorAnswers, got, tc.want)
 		}
+	}
+}
+
+// TestResultCheck: a failed slice is noted and counted as a failure of
+// the load (which meets no target), once however many slices fail; a
+// server still busy after its slice is only noted.
+func TestResultCheck(t *testing.T) {
+	var r result
+	r.check("mockd", slice{Requests: 10}, false)
+	r.check("mockd", slice{}, false)
+	r.check("bare", slice{}, false)
+	r.check("mockd", slice{}, false)
+	r.note("mockd: still busy after 2m0s")
+	want := []string{"mockd: no answer within a slice", "bare: no answer within a slice"}
+	if !slices.Equal(r.failures, want) || !slices.Equal(r.notes, append(want, "mockd: still busy after 2m0s")) {
+		t.Errorf("failures %q, notes %q", r.failures, r.notes)
 	}
 }
 

@@ -163,20 +163,13 @@ func (w *world) result(load string) *result {
 }
 
 // withFailures is a figure's text and whether it meets its target, given
-// the load's notes: a failure noted in any slice (anything but a server
-// that stayed busy after its slice, which only delays the CPU reading)
-// fails the target and is added to the text.
+// the load's failures (result.fail): any fails the target and is added to
+// the text.
 func withFailures(s string, held bool, res *result) (string, bool) {
-	var failed []string
-	for _, n := range res.notes {
-		if !strings.Contains(n, "still busy after") {
-			failed = append(failed, n)
-		}
-	}
-	if len(failed) == 0 {
+	if len(res.failures) == 0 {
 		return s, held
 	}
-	slices.Sort(failed)
+	failed := slices.Sorted(slices.Values(res.failures))
 	return s + " [" + strings.Join(failed, "; ") + "]", false
 }
 

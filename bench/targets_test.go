@@ -73,14 +73,14 @@ func TestTargetsFail(t *testing.T) {
 		{"throughput, first world", func(r *report) { r.worlds[1].results[0] = runOf("v3-page-1", 599, 200, 20*time.Microsecond) },
 			[]int{3}, "0.60 (100k)"},
 		{"throughput, no bare answer", func(r *report) { r.worlds[2].results[1].bare[0].Requests = 0 }, []int{4, 6}, "— (1M)"},
-		{"throughput, a failed request", func(r *report) { r.worlds[2].results[2].notes = []string{"mockd: socket errors"} },
+		{"throughput, a failed request", func(r *report) { r.worlds[2].results[2].fail("mockd: socket errors") },
 			[]int{5, 6}, "0.60 (1M) [mockd: socket errors]"},
 		{"p99, first world", func(r *report) { r.worlds[1].results[1] = runOf("chat-create", 650, 201, 30*time.Microsecond) },
 			[]int{6}, "chat-create 2.0 (100k)"},
 		{"no mockd answer", func(r *report) { r.worlds[2].results[2].mockd[0] = slice{DurationUS: 1e6} }, []int{5, 6}, "0.00 (1M)"},
 		{"page growth", func(r *report) { r.worlds[2].results[3] = runOf("v3-page-100", 90, 1100, 601*time.Microsecond) },
 			[]int{7}, "1.20× (mockd 601µs"},
-		{"page growth, a failed request", func(r *report) { r.worlds[0].results[0].notes = []string{"bare: answers slower than 10 s"} },
+		{"page growth, a failed request", func(r *report) { r.worlds[0].results[0].fail("bare: answers slower than 10 s") },
 			[]int{7}, "[bare: answers slower than 10 s]"},
 	} {
 		r := fullRun()
