@@ -52,9 +52,16 @@ type result struct {
 	// failures are the notes of failed requests or slices (note's
 	// others only say a server stayed busy after its slice).
 	failures []string
-	// mockdRequests counts every request mockd completed, warm-up
-	// included.
+	// mockdRequests counts every request mockd completed in the closed
+	// loop, warm-up included, and grown is mockd's RSS growth from before
+	// the load's preparation to the end of its closed loop (the paced
+	// slices come after: a write load's records are counted once).
 	mockdRequests int64
+	grown         int64
+	// paced is the same load offered at a fixed rate, rate requests per
+	// second (paced.go); nil when it did not run.
+	paced *result
+	rate  float64
 }
 
 func (r *result) note(s string) {
@@ -189,20 +196,12 @@ func (b *bench) world(ctx context.Context, n int) (*world, error) {
 		if len(b.cfg.loads) > 0 && !slices.Contains(b.cfg.loads, l.name) {
 			continue
 		}
-		before, err := readMemory(s.pid)
-		if err != nil {
-			return nil, err
-		}
 		r, err := b.load(ctx, s, &l)
 		if err != nil {
 			return nil, fmt.Errorf("%d records, %s: %w", n, l.name, err)
 		}
 		if l.name == "chat-create" {
-			m, err := readMemory(s.pid)
-			if err != nil {
-				return nil, err
-			}
-			w.created, w.grown = r.mockdRequests+1, m.rss-before.rss // +1: the captured answer
+			w.created, w.grown = r.mockdRequests+1, r.grown // +1: the captured answer
 		}
 		w.results = append(w.results, *r)
 	}
@@ -219,8 +218,13 @@ func (b *bench) world(ctx context.Context, n int) (*world, error) {
 }
 
 // load measures one load: it prepares its requests, starts a bare server
-// with mockd's answer and runs the slices.
+// with mockd's answer and runs the slices, then, for the loads the
+// targets name, the paced slices (paced.go).
 func (b *bench) load(ctx context.Context, s *server, l *load) (*result, error) {
+	before, err := readMemory(s.pid)
+	if err != nil {
+		return nil, err
+	}
 	set, err := l.prepare(ctx, b.client, s.addr, b.cfg)
 	if err != nil {
 		return nil, err
@@ -230,19 +234,30 @@ func (b *bench) load(ctx context.Context, s *server, l *load) (*result, error) {
 		return nil, err
 	}
 	defer bare.stop()
-	script, err := writeScript(b.tmp, l.name, set)
+	script, err := writeScript(b.tmp, l.name, set, 0)
 	if err != nil {
 		return nil, err
 	}
 	b.log.Info("load", "name", l.name, "requests", len(set.items), "answer_bytes", len(want.Body))
-	r, err := b.measure(ctx, l.name, script, [2]*server{s, bare}, set.status >= 400)
+	servers := [2]*server{s, bare}
+	r, err := b.measure(ctx, l.name, script, servers, set.status >= 400, true)
 	if err != nil {
 		return nil, err
 	}
+	m, err := readMemory(s.pid)
+	if err != nil {
+		return nil, err
+	}
+	r.grown = m.rss - before.rss
 	sum := summarize(r)
 	b.log.Info("load done", "name", l.name, "mockd_rps", int(sum.mockdRPS), "bare_rps", int(sum.bareRPS),
 		"ratio", num(sum.ratio, 2), "cpu_ratio", num(sum.cpuRatio, 2), "mockd_p99", dur(sum.mockdP99),
 		"bare_p99", dur(sum.bareP99), "notes", r.notes)
+	if slices.Contains(ratioLoads, l.name) {
+		if err := b.pace(ctx, r, l.name, set, servers); err != nil {
+			return nil, err
+		}
+	}
 	return r, nil
 }
 
@@ -306,7 +321,8 @@ func (b *bench) startBare(ctx context.Context, s *server, name string, set *requ
 // before the first, and each slice ends only when its server is idle
 // again. A slice's CPU time is its server's from its start until then, so
 // the work it left behind (garbage collection) counts.
-func (b *bench) measure(ctx context.Context, name, script string, servers [2]*server, errorAnswers bool) (*result, error) {
+// warm: run the warm-up slices (the servers have not served the load yet).
+func (b *bench) measure(ctx context.Context, name, script string, servers [2]*server, errorAnswers, warm bool) (*result, error) {
 	r := &result{load: name}
 	var cpu [2]time.Duration
 	idle := func(j int) error {
@@ -342,7 +358,7 @@ func (b *bench) measure(ctx context.Context, name, script string, servers [2]*se
 		r.check(servers[i].name, sl, errorAnswers)
 		return sl, nil
 	}
-	if b.cfg.warmup > 0 {
+	if warm && b.cfg.warmup > 0 {
 		for i := range servers {
 			if _, err := runSlice(i, b.cfg.warmup); err != nil {
 				return nil, err

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -56,6 +57,24 @@ func TestSmoke(t *testing.T) {
 			t.Errorf("no row for load %s in\n%s", name, out)
 		}
 	}
+	// A paced row: records, load, offered, mockd and bare req/s, four
+	// latencies and a p99 ratio (then notes, if any).
+	paced := map[string]bool{}
+	for line := range strings.Lines(out) {
+		f := strings.Fields(line)
+		if len(f) < 10 || f[0] != "200" || !slices.Contains(ratioLoads, f[1]) || strings.Contains(f[5], "–") {
+			continue // not a paced row (a main row's sixth field is its pair ratios' range)
+		}
+		if rps, err := strconv.ParseFloat(f[3], 64); err != nil || rps <= 0 || f[9] == "—" {
+			t.Errorf("paced row %q: no answers or no p99 ratio", line)
+		}
+		paced[f[1]] = true
+	}
+	for _, name := range ratioLoads {
+		if !paced[name] {
+			t.Errorf("no paced row for load %s in\n%s", name, out)
+		}
+	}
 	if !strings.Contains(out, "RSS loaded") {
 		t.Errorf("no memory table in\n%s", out)
 	}
@@ -70,6 +89,25 @@ func TestSmoke(t *testing.T) {
 	}
 	if !calibrated {
 		t.Errorf("no calibration row for 20µs in\n%s", out)
+	}
+}
+
+// TestPacedScript: the paced script waits a random time of the mean
+// paceFor gives before each request; the closed-loop one never waits.
+func TestPacedScript(t *testing.T) {
+	if got, want := paceFor(50, 10_000), 5*time.Millisecond; got != want {
+		t.Errorf("paceFor(50, 10000) = %v, want %v", got, want)
+	}
+	if got := paceFor(50, 0); got != 0 {
+		t.Errorf("paceFor(50, 0) = %v, want 0", got)
+	}
+	set := &requestSet{method: "GET", items: []item{{uri: "/a"}}}
+	if s := luaScript("x", set, 0); strings.Contains(s, "function delay") {
+		t.Errorf("closed-loop script waits:\n%s", s)
+	}
+	s := luaScript("x", set, 4500*time.Microsecond)
+	if !strings.Contains(s, "local pace_ms = 4.5\n") || !strings.Contains(s, "function delay()") {
+		t.Errorf("paced script:\n%s", s)
 	}
 }
 

@@ -38,7 +38,7 @@ func (b *bench) calibrate(ctx context.Context, s *server) ([]calibration, error)
 		return nil, err
 	}
 	defer bare.stop()
-	script, err := writeScript(b.tmp, "calibration", set)
+	script, err := writeScript(b.tmp, "calibration", set, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -49,7 +49,7 @@ func (b *bench) calibrate(ctx context.Context, s *server) ([]calibration, error)
 			return nil, err
 		}
 		b.log.Info("calibration", "added_work", spin)
-		r, err := b.measure(ctx, "calibration +"+spin.String(), script, [2]*server{busy, bare}, false)
+		r, err := b.measure(ctx, "calibration +"+spin.String(), script, [2]*server{busy, bare}, false, true)
 		busy.stop()
 		if err != nil {
 			return nil, fmt.Errorf("calibration +%v: %w", spin, err)

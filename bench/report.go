@@ -228,6 +228,25 @@ func (r *report) write(w io.Writer, format string) error {
 				num(s.p99Ratio, 1), bytesPer(s.answerBytes), strings.Join(res.notes, "; ")})
 		}
 	}
+	pacedHead := []string{"records", "load", "offered req/s", "mockd req/s", "bare req/s",
+		"mockd p50", "mockd p99", "bare p50", "bare p99", "p99 ratio", "notes"}
+	var pacedRows [][]string
+	for _, wd := range r.worlds {
+		for i := range wd.results {
+			res := &wd.results[i]
+			if res.paced == nil {
+				continue
+			}
+			s := summarize(res.paced)
+			pacedRows = append(pacedRows, []string{
+				count(wd.records), res.load, fmt.Sprintf("%.0f", res.rate),
+				fmt.Sprintf("%.0f", s.mockdRPS), fmt.Sprintf("%.0f", s.bareRPS),
+				dur(s.mockdP50), dur(s.mockdP99), dur(s.bareP50), dur(s.bareP99),
+				num(s.p99Ratio, 1), strings.Join(res.paced.notes, "; ")})
+		}
+	}
+	pacedNote := fmt.Sprintf("latency at a fixed rate: the same loads offered to both servers at %g× mockd's throughput above "+
+		"(each connection waits a random time before each request), in the same pairs of slices", pacedShare)
 	calHead := []string{"added work", "req/s", "bare req/s", "ratio", "pair ratios", "CPU/req", "bare CPU/req", "CPU ratio",
 		"p99", "bare p99", "p99 ratio", "notes"}
 	var calRows [][]string
@@ -257,7 +276,7 @@ func (r *report) write(w io.Writer, format string) error {
 			mib(wd.loaded.rss), per, perHTTP, mib(wd.after.rss), mib(wd.after.hwm)})
 	}
 	memNote := fmt.Sprintf("mockd with no records: RSS %s; per record = (RSS loaded - that) / records; "+
-		"per record added over HTTP = RSS growth during the chat-create load / records it created", mib(r.baseRSS))
+		"per record added over HTTP = RSS growth during the chat-create load (its closed loop; the paced slices after it add more) / records it created there", mib(r.baseRSS))
 	targetHead := []string{"target", "measured", "met"}
 	var targetRows [][]string
 	for _, t := range r.targets() {
@@ -272,6 +291,12 @@ func (r *report) write(w io.Writer, format string) error {
 		fmt.Fprintln(w)
 		mdTable(w, loadsHead, loadRows)
 		fmt.Fprintln(w)
+		if len(pacedRows) > 0 {
+			fmt.Fprintln(w, pacedNote+".")
+			fmt.Fprintln(w)
+			mdTable(w, pacedHead, pacedRows)
+			fmt.Fprintln(w)
+		}
 		if len(calRows) > 0 {
 			fmt.Fprintln(w, calNote+".")
 			fmt.Fprintln(w)
@@ -293,6 +318,13 @@ func (r *report) write(w io.Writer, format string) error {
 	fmt.Fprintln(w)
 	if err := textTable(w, loadsHead, loadRows); err != nil {
 		return err
+	}
+	if len(pacedRows) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, pacedNote)
+		if err := textTable(w, pacedHead, pacedRows); err != nil {
+			return err
+		}
 	}
 	if len(calRows) > 0 {
 		fmt.Fprintln(w)

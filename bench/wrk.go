@@ -29,8 +29,11 @@ function done(summary, latency, requests)
 end
 `
 
-// luaScript is the wrk script of a request set.
-func luaScript(name string, set *requestSet) string {
+// luaScript is the wrk script of a request set. With pace > 0 each
+// connection waits before each request for a random time (exponential, of
+// mean pace), so that the connections together offer conns/pace requests
+// per second (paced.go).
+func luaScript(name string, set *requestSet, pace time.Duration) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "-- wrk script of the %s load, written by mockplatform's bench.\n", name)
 	b.WriteString("local method = " + luaString(set.method) + "\n")
@@ -64,12 +67,26 @@ function init(args)
   end
   n = #reqs
   i = ((thread_index or 0) * 7919) % n
+  math.randomseed(7919 + (thread_index or 0))
 end
 function request()
   i = i % n + 1
   return reqs[i]
 end
 `)
+	if pace > 0 {
+		fmt.Fprintf(&b, "local pace_ms = %g\n", float64(pace)/float64(time.Millisecond))
+		// wrk waits whole milliseconds: the fraction each wait leaves is
+		// carried to the next, so the mean is kept below a millisecond too.
+		b.WriteString(`local owed = 0
+function delay()
+  owed = owed - pace_ms * math.log(1 - math.random())
+  local ms = math.floor(owed)
+  owed = owed - ms
+  return ms
+end
+`)
+	}
 	b.WriteString(wrkDone)
 	return b.String()
 }
@@ -163,8 +180,11 @@ func runWrk(ctx context.Context, cfg *config, script, addr string, d time.Durati
 	return slice{}, fmt.Errorf("wrk printed no results:\n%s%s", stdout.Bytes(), stderr.Bytes())
 }
 
-// writeScript writes the load's wrk script into dir.
-func writeScript(dir, name string, set *requestSet) (string, error) {
+// writeScript writes the load's wrk script into dir (paced when pace > 0).
+func writeScript(dir, name string, set *requestSet, pace time.Duration) (string, error) {
 	path := dir + "/" + name + ".lua"
-	return path, os.WriteFile(path, []byte(luaScript(name, set)), 0o644)
+	if pace > 0 {
+		path = dir + "/" + name + ".paced.lua"
+	}
+	return path, os.WriteFile(path, []byte(luaScript(name, set, pace)), 0o644)
 }

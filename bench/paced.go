@@ -1,0 +1,73 @@
+package main
+
+// The paced slices: the load again, offered to both servers at one fixed
+// rate, half of mockd's throughput in the closed loop just measured. In
+// the closed loop (each connection sends its next request when the last
+// is answered), a server's latency is the connections' queue: by
+// Little's law its median is the connection count divided by its
+// throughput, and its p99 says little beyond that. At one rate both
+// servers sustain, the latency is what a client at that load waits, and
+// the p99 ratio compares the servers' tails, not their throughputs
+// (docs/performance.md#latency-at-a-fixed-rate).
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// pacedShare is the share of mockd's closed-loop throughput that the
+// paced slices offer.
+const pacedShare = 0.5
+
+// paceFor is the mean wait before each request of each of conns
+// connections that offers rate requests per second (0: no rate).
+func paceFor(conns int, rate float64) time.Duration {
+	if rate <= 0 {
+		return 0
+	}
+	return time.Duration(float64(conns) / rate * float64(time.Second))
+}
+
+// pacedDrift is how far a paced slice's completed rate may fall from the
+// offer before the load notes it.
+const pacedDrift = 0.15
+
+// pace measures the load's paced slices into r.paced.
+func (b *bench) pace(ctx context.Context, r *result, name string, set *requestSet, servers [2]*server) error {
+	if len(r.failures) > 0 {
+		r.note("not paced: the closed loop failed")
+		return nil
+	}
+	sum := summarize(r)
+	r.rate = sum.mockdRPS * pacedShare
+	// wrk gives each thread conns/threads connections.
+	conns := b.cfg.conns / b.cfg.loadThreads() * b.cfg.loadThreads()
+	p := paceFor(conns, r.rate)
+	if p <= 0 {
+		r.note("not paced: no throughput to offer a share of")
+		return nil
+	}
+	script, err := writeScript(b.tmp, name, set, p)
+	if err != nil {
+		return err
+	}
+	b.log.Info("paced", "name", name, "rate", int(r.rate), "wait", p.Round(time.Microsecond))
+	pr, err := b.measure(ctx, name+" (paced)", script, servers, set.status >= 400, false)
+	if err != nil {
+		return err
+	}
+	r.paced = pr
+	ps := summarize(pr)
+	for _, x := range [2]struct {
+		server string
+		rps    float64
+	}{{servers[0].name, ps.mockdRPS}, {servers[1].name, ps.bareRPS}} {
+		if x.rps < r.rate*(1-pacedDrift) || x.rps > r.rate*(1+pacedDrift) {
+			pr.note(fmt.Sprintf("%s: completed %.0f req/s of the %.0f offered", x.server, x.rps, r.rate))
+		}
+	}
+	b.log.Info("paced done", "name", name, "mockd_rps", int(ps.mockdRPS), "bare_rps", int(ps.bareRPS),
+		"mockd_p99", dur(ps.mockdP99), "bare_p99", dur(ps.bareP99), "p99_ratio", num(ps.p99Ratio, 1), "notes", pr.notes)
+	return nil
+}
