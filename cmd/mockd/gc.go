@@ -30,14 +30,19 @@ const gcHeadroom = 64 << 20
 // heapMinimum of a default build, which scales with the percent).
 const gcMinHeap = 4 << 20
 
+// gcMaxPercent bounds the percent: a heap that grows fast between a
+// collection and the tuning after it (the runtime runs finalizers when
+// it can) grows by at most 8 times its live size meanwhile.
+const gcMaxPercent = 800
+
 // gcPercentFor is the GC percent that lets the heap grow by headroom
 // bytes before the next collection, given what the percent applies to
 // (base: the live heap, the stacks and the globals the last collection
 // scanned): never below Go's default 100 (a base larger than headroom),
-// and never above the percent at which the runtime's least heap goal is
-// headroom (a near-empty heap, before the first collection).
+// and never above gcMaxPercent nor the percent at which the runtime's
+// least heap goal is headroom (a near-empty heap).
 func gcPercentFor(base, headroom uint64) int {
-	most := max(headroom*100/gcMinHeap, 100)
+	most := min(max(headroom*100/gcMinHeap, 100), gcMaxPercent)
 	if base == 0 {
 		return int(most)
 	}
@@ -84,9 +89,11 @@ func newGCTuner(headroom uint64) *gcTuner {
 	return t
 }
 
-// start tunes for the heap as it is and arms the first sentinel.
+// start arms the first sentinel: the percent stays Go's until a
+// collection has measured the heap. (The first sentinel may outlive the
+// collection running meanwhile: one the runtime starts during start-up
+// marks what is allocated while it runs.)
 func (t *gcTuner) start() {
-	t.tune()
 	t.arm()
 }
 

@@ -13,14 +13,15 @@ func TestGCPercentFor(t *testing.T) {
 		base, headroom uint64
 		want           int
 	}{
-		{0, 64 * mib, 1600},         // before the first collection: the least goal is the headroom
-		{1 * mib, 64 * mib, 1600},   // a near-empty heap: the same bound
-		{16 * mib, 64 * mib, 400},   // 16 MiB may grow by 64
+		{0, 64 * mib, 800},          // an empty heap: the bound
+		{1 * mib, 64 * mib, 800},    // a near-empty heap grows by 8 MiB at most
+		{8 * mib, 64 * mib, 800},    // 8 MiB may grow by 64
+		{16 * mib, 64 * mib, 400},   // 16 MiB too
 		{32 * mib, 64 * mib, 200},   // by 64, twice its size
 		{64 * mib, 64 * mib, 100},   // Go's default from here on
 		{512 * mib, 64 * mib, 100},  // never below it
 		{0, 1 * mib, 100},           // a headroom below the runtime's least goal changes nothing
-		{3 * mib, 48 * mib, 1200},   // the bound of a smaller headroom
+		{0, 16 * mib, 400},          // the least goal's bound of a smaller headroom
 		{100 * mib, 150 * mib, 150}, // a base between the two bounds
 	} {
 		if got := gcPercentFor(tc.base, tc.headroom); got != tc.want {
@@ -76,19 +77,20 @@ func TestTuneGC(t *testing.T) {
 	tn.tuned = func(p int) { tuned <- p }
 	tn.start()
 	t.Cleanup(tn.stop)
-	most := gcPercentFor(0, headroom)
-	p := <-tuned
-	if p <= 100 || p > most {
-		t.Fatalf("first tuning set %d, want within (100, %d]", p, most)
+	if got := gcPercent(); got != before {
+		t.Fatalf("GC percent %d before a collection, want %d (Go's until one measured the heap)", got, before)
 	}
-	if got := gcPercent(); got != p {
-		t.Fatalf("GC percent %d, want %d", got, p)
-	}
-	// Each collection runs the sentinel's finalizer, which tunes again.
+	// Each collection runs the sentinel's finalizer, which tunes.
 	for range 2 {
 		runtime.GC()
 		select {
-		case <-tuned:
+		case p := <-tuned:
+			if most := gcPercentFor(0, headroom); p <= 100 || p > most {
+				t.Fatalf("tuning set %d, want within (100, %d]", p, most)
+			}
+			if got := gcPercent(); got != p {
+				t.Fatalf("GC percent %d, want %d", got, p)
+			}
 		case <-time.After(time.Minute):
 			t.Fatal("no tuning after a collection")
 		}
