@@ -3,10 +3,12 @@
 // answers each request with exactly the bytes mockd answered for it. It
 // loads the two alternately with wrk, in short paired slices, on the same
 // CPU (the generator on another one), and prints for each load the ratio
-// of their throughputs, the p50 and p99 latencies of wrk's histogram, and
-// mockd's resident memory. docs/performance.md explains how to read it.
+// of their throughputs, the p50 and p99 latencies of wrk's histogram (and,
+// for the loads the targets name, both servers' latencies at one fixed
+// rate: paced.go), and mockd's resident memory. docs/performance.md
+// explains how to read it.
 //
-//	cd bench && go run .                 quick run (about a minute)
+//	cd bench && go run .                 quick run (about two minutes)
 //	cd bench && go run . -mode full      1k, 100k and 1M records (minutes, several GB)
 //	cd bench && go run . -mode smoke     a few seconds: keeps the benchmark working
 //

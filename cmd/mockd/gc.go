@@ -23,7 +23,8 @@ import (
 	"sync"
 )
 
-// gcHeadroom is the least the heap may grow between two collections.
+// gcHeadroom is how much the heap may grow between two collections (less
+// for a heap under 8 MiB: gcMaxPercent bounds the percent).
 const gcHeadroom = 64 << 20
 
 // gcMinHeap is the runtime's least heap goal at GC percent 100 (its
@@ -32,7 +33,8 @@ const gcMinHeap = 4 << 20
 
 // gcMaxPercent bounds the percent: a heap that grows fast between a
 // collection and the tuning after it (the runtime runs finalizers when
-// it can) grows by at most 8 times its live size meanwhile.
+// it can) may grow to at most 9 times its live size meanwhile (or to the
+// runtime's least goal at this percent, 32 MiB).
 const gcMaxPercent = 800
 
 // gcPercentFor is the GC percent that lets the heap grow by headroom
@@ -57,7 +59,7 @@ type gcTuner struct {
 	headroom uint64
 	sample   []metrics.Sample
 	// tuned, when set (tests), is called with the percent after each
-	// tuning.
+	// tuning, under mu.
 	tuned func(percent int)
 
 	mu      sync.Mutex // held while tuning: once stop returns, no tuning runs
@@ -115,21 +117,20 @@ func (t *gcTuner) arm() {
 // tune sets the percent for what the last collection left; it reports
 // false once the tuner is stopped.
 func (t *gcTuner) tune() bool {
-	p, ok := t.apply()
-	if ok && t.tuned != nil {
-		t.tuned(p)
-	}
-	return ok
-}
-
-// apply reads the runtime's figures and sets the percent, under the
-// tuner's lock.
-func (t *gcTuner) apply() (percent int, ok bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.stopped {
-		return 0, false
+		return false
 	}
+	p := t.applyLocked()
+	if t.tuned != nil {
+		t.tuned(p)
+	}
+	return true
+}
+
+// applyLocked reads the runtime's figures and sets the percent.
+func (t *gcTuner) applyLocked() int {
 	metrics.Read(t.sample)
 	var base uint64
 	for _, s := range t.sample {
@@ -141,5 +142,5 @@ func (t *gcTuner) apply() (percent int, ok bool) {
 		t.percent = p
 		debug.SetGCPercent(p)
 	}
-	return t.percent, true
+	return t.percent
 }

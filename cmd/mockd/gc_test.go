@@ -3,6 +3,7 @@ package main
 import (
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"testing"
 	"time"
 )
@@ -14,7 +15,7 @@ func TestGCPercentFor(t *testing.T) {
 		want           int
 	}{
 		{0, 64 * mib, 800},          // an empty heap: the bound
-		{1 * mib, 64 * mib, 800},    // a near-empty heap grows by 8 MiB at most
+		{1 * mib, 64 * mib, 800},    // a near-empty heap: to the runtime's least goal at 800%, 32 MiB
 		{8 * mib, 64 * mib, 800},    // 8 MiB may grow by 64
 		{16 * mib, 64 * mib, 400},   // 16 MiB too
 		{32 * mib, 64 * mib, 200},   // by 64, twice its size
@@ -30,11 +31,27 @@ func TestGCPercentFor(t *testing.T) {
 	}
 }
 
-// gcPercent reads the GC percent (setting it back).
+// gcPercent reads the GC percent (without setting it: a tuner may be
+// setting it meanwhile).
 func gcPercent() int {
-	p := debug.SetGCPercent(100)
-	debug.SetGCPercent(p)
-	return p
+	s := []metrics.Sample{{Name: "/gc/gogc:percent"}}
+	metrics.Read(s)
+	return int(s[0].Value.Uint64())
+}
+
+// TestTuneGCStarts: with neither GOGC nor GOMEMLIMIT set, tuneGC starts a
+// tuner with mockd's headroom.
+func TestTuneGCStarts(t *testing.T) {
+	before := gcPercent()
+	t.Cleanup(func() { debug.SetGCPercent(before) })
+	tn := tuneGC(func(string) string { return "" }, gcHeadroom)
+	if tn == nil {
+		t.Fatal("no tuner")
+	}
+	tn.stop()
+	if tn.headroom != gcHeadroom || len(tn.sample) != len(gcMetrics) {
+		t.Errorf("tuner headroom %d, %d samples; want %d, %d", tn.headroom, len(tn.sample), gcHeadroom, len(gcMetrics))
+	}
 }
 
 // TestTuneGCLeavesUsersSetting: GOGC or GOMEMLIMIT in the environment
@@ -66,8 +83,8 @@ func finalizerBarrier(t *testing.T) {
 	}
 }
 
-// TestTuneGC: the tuner sets the percent at once and again after each
-// collection, and never once stopped.
+// TestTuneGC: the tuner leaves Go's percent until a collection, sets it
+// after each collection, and never once stopped.
 func TestTuneGC(t *testing.T) {
 	before := gcPercent()
 	t.Cleanup(func() { debug.SetGCPercent(before) })
