@@ -58,10 +58,9 @@ type result struct {
 	// slices come after: a write load's records are counted once).
 	mockdRequests int64
 	grown         int64
-	// paced is the same load offered at a fixed rate, rate requests per
-	// second (paced.go); nil when it did not run.
+	// paced is the same load offered at a fixed rate (pacedRate, paced.go);
+	// nil when it did not run.
 	paced *result
-	rate  float64
 }
 
 func (r *result) note(s string) {

@@ -3,9 +3,9 @@ package main
 // The paced slices: the load again, offered to both servers at one fixed
 // rate, half of mockd's throughput in the closed loop just measured. In
 // the closed loop (each connection sends its next request when the last
-// is answered), a server's latency is the connections' queue: by
-// Little's law its median is the connection count divided by its
-// throughput, and its p99 says little beyond that. At one rate both
+// is answered), a server's latency is mostly the connections' queue: by
+// Little's law its mean is the connection count divided by its
+// throughput, and its p99 adds the tail to that. At one rate both
 // servers sustain, the latency is what a client at that load waits, and
 // the p99 ratio compares the servers' tails, not their throughputs
 // (docs/performance.md#latency-at-a-fixed-rate).
@@ -29,6 +29,10 @@ func paceFor(conns int, rate float64) time.Duration {
 	return time.Duration(float64(conns) / rate * float64(time.Second))
 }
 
+// pacedRate is the rate the paced slices of r offer: a share of mockd's
+// closed-loop throughput.
+func (r *result) pacedRate() float64 { return summarize(r).mockdRPS * pacedShare }
+
 // pacedDrift is how far apart the two servers' completed rates may be
 // before the load notes it.
 const pacedDrift = 0.15
@@ -39,11 +43,10 @@ func (b *bench) pace(ctx context.Context, r *result, name string, set *requestSe
 		r.note("not paced: the closed loop failed")
 		return nil
 	}
-	sum := summarize(r)
-	r.rate = sum.mockdRPS * pacedShare
+	rate := r.pacedRate()
 	// wrk gives each thread conns/threads connections.
 	conns := b.cfg.conns / b.cfg.loadThreads() * b.cfg.loadThreads()
-	p := paceFor(conns, r.rate)
+	p := paceFor(conns, rate)
 	if p <= 0 {
 		r.note("not paced: no throughput to offer a share of")
 		return nil
@@ -52,7 +55,7 @@ func (b *bench) pace(ctx context.Context, r *result, name string, set *requestSe
 	if err != nil {
 		return err
 	}
-	b.log.Info("paced", "name", name, "rate", int(r.rate), "wait", p.Round(time.Microsecond))
+	b.log.Info("paced", "name", name, "rate", int(rate), "wait", p.Round(time.Microsecond))
 	pr, err := b.measure(ctx, name+" (paced)", script, servers, set.status >= 400, false)
 	if err != nil {
 		return err

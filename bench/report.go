@@ -239,7 +239,7 @@ func (r *report) write(w io.Writer, format string) error {
 			}
 			s := summarize(res.paced)
 			pacedRows = append(pacedRows, []string{
-				count(wd.records), res.load, fmt.Sprintf("%.0f", res.rate),
+				count(wd.records), res.load, fmt.Sprintf("%.0f", res.pacedRate()),
 				fmt.Sprintf("%.0f", s.mockdRPS), fmt.Sprintf("%.0f", s.bareRPS),
 				dur(s.mockdP50), dur(s.mockdP99), dur(s.bareP50), dur(s.bareP99),
 				num(s.p99Ratio, 1), strings.Join(res.paced.notes, "; ")})

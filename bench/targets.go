@@ -111,16 +111,15 @@ func (r *report) targets() []targetRow {
 			s := summarize(res)
 			m, held := withFailures(fmt.Sprintf("%s (%s)", num(s.ratio, 2), count(w.records)), s.ratio >= minRatio, res)
 			ratios, ratioOK = append(ratios, m), ratioOK && held
-			switch {
-			case res.paced != nil:
+			// A load not paced (it failed, or offered nothing) has no
+			// figure and does not pass.
+			m, held = fmt.Sprintf("%s not paced (%s)", load, count(w.records)), false
+			if res.paced != nil {
 				ps := summarize(res.paced)
-				m, held = withFailures(fmt.Sprintf("%s %s (%s)", load, num(ps.p99Ratio, 1), count(w.records)), ps.p99Ratio <= maxP99Ratio, res)
-				m, held = withFailures(m, held, res.paced)
-				p99, p99OK = append(p99, m), p99OK && held
-			default: // not paced (it failed, or offered nothing): no figure, no pass
-				m, _ = withFailures(fmt.Sprintf("%s not paced (%s)", load, count(w.records)), false, res)
-				p99, p99OK = append(p99, m), false
+				m, held = withFailures(fmt.Sprintf("%s %s (%s)", load, num(ps.p99Ratio, 1), count(w.records)), ps.p99Ratio <= maxP99Ratio, res.paced)
 			}
+			m, held = withFailures(m, held, res)
+			p99, p99OK = append(p99, m), p99OK && held
 		}
 		add(ratioTarget(load), ratios, ratioOK)
 	}

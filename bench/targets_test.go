@@ -18,7 +18,7 @@ func runOf(load string, mockdRPS, p99 int64, cpu time.Duration) result {
 	}
 	paced := &result{load: load + " (paced)", mockd: sl(mockdRPS/2, p99, cpu), bare: sl(mockdRPS/2, 100, 10*time.Microsecond)}
 	return result{load: load, mockd: sl(mockdRPS, 10*p99, cpu), bare: sl(1000, 1000, 10*time.Microsecond),
-		paced: paced, rate: float64(mockdRPS) / 2}
+		paced: paced}
 }
 
 const mebi = 1 << 20
