@@ -323,7 +323,7 @@ func (b *bench) startBare(ctx context.Context, s *server, name string, set *requ
 // warm: run the warm-up slices (the servers have not served the load yet).
 func (b *bench) measure(ctx context.Context, name, script string, servers [2]*server, errorAnswers, warm bool) (*result, error) {
 	r := &result{load: name}
-	var cpu [2]time.Duration
+	var cpu [2]cpuUse
 	idle := func(j int) error {
 		var ok bool
 		var err error
@@ -353,7 +353,8 @@ func (b *bench) measure(ctx context.Context, name, script string, servers [2]*se
 		if i == 0 {
 			r.mockdRequests += sl.Requests
 		}
-		sl.CPU = cpu[i] - before
+		used := cpu[i].sub(before)
+		sl.CPU, sl.Sys = used.total(), used.sys
 		r.check(servers[i].name, sl, errorAnswers)
 		return sl, nil
 	}

@@ -46,9 +46,14 @@ func TestSmoke(t *testing.T) {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, &stdout, &stderr)
 	}
 	out := stdout.String()
+	// A main row: 17 columns and no notes; the CPU per request and its
+	// kernel part known.
 	rows := map[string]bool{}
 	for line := range strings.Lines(out) {
-		if f := strings.Fields(line); len(f) == 15 && f[0] == "200" {
+		if f := strings.Fields(line); len(f) == 17 && f[0] == "200" {
+			if f[6] == "—" || f[9] == "—" || f[10] == "—" {
+				t.Errorf("main row %q: CPU per request unknown", line)
+			}
 			rows[f[1]] = true
 		}
 	}
@@ -83,7 +88,7 @@ func TestSmoke(t *testing.T) {
 	}
 	calibrated := false
 	for line := range strings.Lines(out) {
-		if f := strings.Fields(line); len(f) >= 11 && f[0] == "20µs" {
+		if f := strings.Fields(line); len(f) >= 13 && f[0] == "20µs" && f[8] != "—" {
 			calibrated = true
 		}
 	}
@@ -308,7 +313,7 @@ func TestReadMemory(t *testing.T) {
 func TestSummarize(t *testing.T) {
 	sl := func(rps, p50, p99 int64) slice {
 		return slice{Requests: rps, DurationUS: 1e6, Bytes: rps * 100, P50US: p50, P99US: p99,
-			CPU: time.Duration(rps) * 10 * time.Microsecond}
+			CPU: time.Duration(rps) * 10 * time.Microsecond, Sys: time.Duration(rps) * 4 * time.Microsecond}
 	}
 	r := &result{load: "x",
 		mockd: []slice{sl(500, 10, 100), sl(400, 12, 140), sl(600, 11, 90)},
@@ -316,7 +321,8 @@ func TestSummarize(t *testing.T) {
 	s := summarize(r)
 	if s.mockdRPS != 500 || s.bareRPS != 1000 || s.ratio != 0.5 || s.pairMin != 0.4 || s.pairMax != 0.6 ||
 		s.mockdP50 != 11*time.Microsecond || s.mockdP99 != 100*time.Microsecond || s.bareP99 != 50*time.Microsecond ||
-		s.p99Ratio != 2 || s.answerBytes != 100 || s.mockdCPU != 10*time.Microsecond || s.cpuRatio != 1 {
+		s.p99Ratio != 2 || s.answerBytes != 100 || s.mockdCPU != 10*time.Microsecond || s.cpuRatio != 1 ||
+		s.mockdSys != 4*time.Microsecond || s.bareSys != 4*time.Microsecond {
 		t.Errorf("summary %+v", s)
 	}
 
@@ -349,8 +355,28 @@ func TestCPUTimeAndWaitIdle(t *testing.T) {
 		_ = cmd.Wait()
 	}()
 	cpu, ok, err := waitIdle(context.Background(), cmd.Process.Pid, 10*time.Second)
-	if err != nil || !ok || cpu < 0 || cpu > time.Second {
-		t.Errorf("waitIdle(sleep) = %v, %v, %v", cpu, ok, err)
+	if err != nil || !ok || cpu.user < 0 || cpu.sys < 0 || cpu.total() > time.Second {
+		t.Errorf("waitIdle(sleep) = %+v, %v, %v", cpu, ok, err)
+	}
+	// The process's own use: a busy loop is user time, read from its
+	// field (it runs until the user time moved, at most 10 s; each read of
+	// /proc is kernel time, so it reads every 5 ms).
+	before, err := cpuTime(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var used cpuUse
+	for start := time.Now(); used.user < 3*clockTick && time.Since(start) < 10*time.Second; {
+		for spin := time.Now(); time.Since(spin) < 5*time.Millisecond; {
+		}
+		after, err := cpuTime(os.Getpid())
+		if err != nil {
+			t.Fatal(err)
+		}
+		used = after.sub(before)
+	}
+	if used.user < 3*clockTick || used.sys < 0 || used.sys >= used.user || used.total() != used.user+used.sys {
+		t.Errorf("cpuTime around a busy loop: %+v", used)
 	}
 	if _, err := cpuTime(-1); err == nil {
 		t.Error("cpuTime(-1): no error")

@@ -99,6 +99,7 @@ type summary struct {
 	bareP50, bareP99   time.Duration
 	p99Ratio           float64
 	mockdCPU, bareCPU  time.Duration // CPU time per request, -1 when unknown
+	mockdSys, bareSys  time.Duration // the part of it in the kernel, -1 when unknown
 	cpuRatio           float64       // bareCPU / mockdCPU
 	answerBytes        int64         // bytes mockd sent per answer, headers included
 }
@@ -145,7 +146,10 @@ func summarize(r *result) summary {
 	if s.mockdP99 >= 0 && s.bareP99 > 0 {
 		s.p99Ratio = float64(s.mockdP99) / float64(s.bareP99)
 	}
-	s.mockdCPU, s.bareCPU = cpuPerRequest(r.mockd), cpuPerRequest(r.bare)
+	s.mockdCPU, s.bareCPU = perRequest(r.mockd, func(x slice) time.Duration { return x.CPU }),
+		perRequest(r.bare, func(x slice) time.Duration { return x.CPU })
+	s.mockdSys, s.bareSys = perRequest(r.mockd, func(x slice) time.Duration { return x.Sys }),
+		perRequest(r.bare, func(x slice) time.Duration { return x.Sys })
 	s.cpuRatio = math.NaN()
 	if s.mockdCPU > 0 && s.bareCPU > 0 {
 		s.cpuRatio = float64(s.bareCPU) / float64(s.mockdCPU)
@@ -159,19 +163,20 @@ func summarize(r *result) summary {
 	return s
 }
 
-// cpuPerRequest is the server's CPU time over all slices divided by the
-// requests they completed (totals: the CPU clock ticks in 10 ms steps).
-func cpuPerRequest(sl []slice) time.Duration {
-	var cpu time.Duration
+// perRequest is the server's CPU time of all slices (all of it, or its
+// part in the kernel) divided by the requests they completed (totals: the
+// CPU clock ticks in 10 ms steps).
+func perRequest(sl []slice, cpu func(slice) time.Duration) time.Duration {
+	var sum time.Duration
 	var n int64
 	for _, x := range sl {
-		cpu += x.CPU
+		sum += cpu(x)
 		n += x.Requests
 	}
 	if n == 0 {
 		return -1
 	}
-	return cpu / time.Duration(n)
+	return sum / time.Duration(n)
 }
 
 // ratio is a/b, NaN when b is 0.
@@ -213,7 +218,7 @@ func (r *report) write(w io.Writer, format string) error {
 		fmt.Sprintf("load average (1 min) before %s, after %s", r.loadBefore, r.loadAfter),
 	}
 	loadsHead := []string{"records", "load", "mockd req/s", "bare req/s", "ratio", "pair ratios",
-		"mockd CPU/req", "bare CPU/req", "CPU ratio",
+		"mockd CPU/req", "bare CPU/req", "CPU ratio", "mockd kernel/req", "bare kernel/req",
 		"mockd p50", "mockd p99", "bare p50", "bare p99", "p99 ratio", "bytes/answer", "notes"}
 	var loadRows [][]string
 	for _, wd := range r.worlds {
@@ -223,7 +228,7 @@ func (r *report) write(w io.Writer, format string) error {
 			loadRows = append(loadRows, []string{
 				count(wd.records), res.load, fmt.Sprintf("%.0f", s.mockdRPS), fmt.Sprintf("%.0f", s.bareRPS),
 				num(s.ratio, 2), num(s.pairMin, 2) + "–" + num(s.pairMax, 2),
-				dur(s.mockdCPU), dur(s.bareCPU), num(s.cpuRatio, 2),
+				dur(s.mockdCPU), dur(s.bareCPU), num(s.cpuRatio, 2), dur(s.mockdSys), dur(s.bareSys),
 				dur(s.mockdP50), dur(s.mockdP99), dur(s.bareP50), dur(s.bareP99),
 				num(s.p99Ratio, 1), bytesPer(s.answerBytes), strings.Join(res.notes, "; ")})
 		}
@@ -248,7 +253,7 @@ func (r *report) write(w io.Writer, format string) error {
 	pacedNote := fmt.Sprintf("latency at a fixed rate: the same loads offered to both servers at %g× mockd's throughput above "+
 		"(each connection waits a random time before each request), in the same pairs of slices", pacedShare)
 	calHead := []string{"added work", "req/s", "bare req/s", "ratio", "pair ratios", "CPU/req", "bare CPU/req", "CPU ratio",
-		"p99", "bare p99", "p99 ratio", "notes"}
+		"kernel/req", "bare kernel/req", "p99", "bare p99", "p99 ratio", "notes"}
 	var calRows [][]string
 	for _, wd := range r.worlds {
 		for _, cal := range wd.calibration {
@@ -256,7 +261,7 @@ func (r *report) write(w io.Writer, format string) error {
 			calRows = append(calRows, []string{
 				cal.spin.String(), fmt.Sprintf("%.0f", s.mockdRPS), fmt.Sprintf("%.0f", s.bareRPS),
 				num(s.ratio, 2), num(s.pairMin, 2) + "–" + num(s.pairMax, 2),
-				dur(s.mockdCPU), dur(s.bareCPU), num(s.cpuRatio, 2),
+				dur(s.mockdCPU), dur(s.bareCPU), num(s.cpuRatio, 2), dur(s.mockdSys), dur(s.bareSys),
 				dur(s.mockdP99), dur(s.bareP99), num(s.p99Ratio, 1), strings.Join(cal.result.notes, "; ")})
 		}
 	}

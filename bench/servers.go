@@ -218,41 +218,51 @@ func tail(path string) string {
 // 100 on every Linux the benchmark targets).
 const clockTick = 10 * time.Millisecond
 
-// cpuTime is the CPU time a process has used (user and system, all its
-// threads), from /proc/<pid>/stat.
-func cpuTime(pid int) (time.Duration, error) {
+// cpuUse is the CPU time a process has used, all its threads: in user
+// space and in the kernel (its system calls; a loopback write also does
+// the TCP work of delivering the bytes and wakes the reader).
+type cpuUse struct {
+	user, sys time.Duration
+}
+
+func (u cpuUse) total() time.Duration { return u.user + u.sys }
+
+func (u cpuUse) sub(v cpuUse) cpuUse { return cpuUse{u.user - v.user, u.sys - v.sys} }
+
+// cpuTime is a process's CPU time, from /proc/<pid>/stat.
+func cpuTime(pid int) (cpuUse, error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
-		return 0, err
+		return cpuUse{}, err
 	}
 	// The command name (field 2) is in parentheses and may hold spaces:
 	// the fields after it start at the last ')'.
 	i := bytes.LastIndexByte(b, ')')
 	if i < 0 {
-		return 0, fmt.Errorf("/proc/%d/stat: %q", pid, b)
+		return cpuUse{}, fmt.Errorf("/proc/%d/stat: %q", pid, b)
 	}
 	f := strings.Fields(string(b[i+1:]))
 	// f[0] is field 3 (state); utime and stime are fields 14 and 15.
 	if len(f) < 13 {
-		return 0, fmt.Errorf("/proc/%d/stat: %q", pid, b)
+		return cpuUse{}, fmt.Errorf("/proc/%d/stat: %q", pid, b)
 	}
 	utime, err1 := strconv.ParseInt(f[11], 10, 64)
 	stime, err2 := strconv.ParseInt(f[12], 10, 64)
 	if err := errors.Join(err1, err2); err != nil {
-		return 0, fmt.Errorf("/proc/%d/stat: %w", pid, err)
+		return cpuUse{}, fmt.Errorf("/proc/%d/stat: %w", pid, err)
 	}
-	return time.Duration(utime+stime) * clockTick, nil
+	return cpuUse{time.Duration(utime) * clockTick, time.Duration(stime) * clockTick}, nil
 }
 
 // waitIdle waits until the process has used no CPU for 200 ms (at most
 // limit): the work a load left behind, above all the garbage collection
 // of a large heap, is done before the next slice begins. It returns the
 // process's CPU time then, and whether it went idle within limit.
-func waitIdle(ctx context.Context, pid int, limit time.Duration) (time.Duration, bool, error) {
+func waitIdle(ctx context.Context, pid int, limit time.Duration) (cpuUse, bool, error) {
 	const poll, quiet = 50 * time.Millisecond, 4
 	last, err := cpuTime(pid)
 	if err != nil {
-		return 0, false, err
+		return cpuUse{}, false, err
 	}
 	deadline := time.Now().Add(limit)
 	for still := 0; still < quiet; {
@@ -261,12 +271,12 @@ func waitIdle(ctx context.Context, pid int, limit time.Duration) (time.Duration,
 		}
 		select {
 		case <-ctx.Done():
-			return 0, false, ctx.Err()
+			return cpuUse{}, false, ctx.Err()
 		case <-time.After(poll):
 		}
 		now, err := cpuTime(pid)
 		if err != nil {
-			return 0, false, err
+			return cpuUse{}, false, err
 		}
 		if now == last {
 			still++

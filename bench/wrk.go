@@ -127,6 +127,8 @@ type slice struct {
 	// CPU is the server's CPU time for the slice: from its start until
 	// the server is idle again (filled in by the benchmark, not wrk).
 	CPU time.Duration `json:"-"`
+	// Sys is the part of CPU spent in the kernel.
+	Sys time.Duration `json:"-"`
 }
 
 func (s slice) rps() float64 {
