@@ -239,7 +239,7 @@ func (b *bench) load(ctx context.Context, s *server, l *load) (*result, error) {
 	}
 	b.log.Info("load", "name", l.name, "requests", len(set.items), "answer_bytes", len(want.Body))
 	servers := [2]*server{s, bare}
-	r, err := b.measure(ctx, l.name, script, servers, set.status >= 400, true)
+	r, err := b.measure(ctx, l.name, script, servers, measuring{errorAnswers: set.status >= 400, warm: true})
 	if err != nil {
 		return nil, err
 	}
@@ -315,13 +315,18 @@ func (b *bench) startBare(ctx context.Context, s *server, name string, set *requ
 	return bare, want, nil
 }
 
+// measuring is how measure runs a load's slices.
+type measuring struct {
+	errorAnswers bool // the load's answers are errors (slice.failure)
+	warm         bool // run the warm-up slices (the servers have not served the load yet)
+}
+
 // measure runs the warm-up and the slice pairs of a load on servers
 // (mockd, bare). Each slice begins with both servers idle: both are idle
 // before the first, and each slice ends only when its server is idle
 // again. A slice's CPU time is its server's from its start until then, so
 // the work it left behind (garbage collection) counts.
-// warm: run the warm-up slices (the servers have not served the load yet).
-func (b *bench) measure(ctx context.Context, name, script string, servers [2]*server, errorAnswers, warm bool) (*result, error) {
+func (b *bench) measure(ctx context.Context, name, script string, servers [2]*server, how measuring) (*result, error) {
 	r := &result{load: name}
 	var cpu [2]cpuUse
 	idle := func(j int) error {
@@ -355,10 +360,10 @@ func (b *bench) measure(ctx context.Context, name, script string, servers [2]*se
 		}
 		used := cpu[i].sub(before)
 		sl.CPU, sl.Sys = used.total(), used.sys
-		r.check(servers[i].name, sl, errorAnswers)
+		r.check(servers[i].name, sl, how.errorAnswers)
 		return sl, nil
 	}
-	if warm && b.cfg.warmup > 0 {
+	if how.warm && b.cfg.warmup > 0 {
 		for i := range servers {
 			if _, err := runSlice(i, b.cfg.warmup); err != nil {
 				return nil, err

@@ -49,7 +49,7 @@ func (b *bench) calibrate(ctx context.Context, s *server) ([]calibration, error)
 			return nil, err
 		}
 		b.log.Info("calibration", "added_work", spin)
-		r, err := b.measure(ctx, "calibration +"+spin.String(), script, [2]*server{busy, bare}, false, true)
+		r, err := b.measure(ctx, "calibration +"+spin.String(), script, [2]*server{busy, bare}, measuring{warm: true})
 		busy.stop()
 		if err != nil {
 			return nil, fmt.Errorf("calibration +%v: %w", spin, err)

@@ -56,7 +56,7 @@ func (b *bench) pace(ctx context.Context, r *result, name string, set *requestSe
 		return err
 	}
 	b.log.Info("paced", "name", name, "rate", int(rate), "wait", p.Round(time.Microsecond))
-	pr, err := b.measure(ctx, name+" (paced)", script, servers, set.status >= 400, false)
+	pr, err := b.measure(ctx, name+" (paced)", script, servers, measuring{errorAnswers: set.status >= 400})
 	if err != nil {
 		return err
 	}
