@@ -396,18 +396,6 @@ func (a *API) writeHandoffState(conv *store.Conversation, h *handoffOutcome) {
 	}
 }
 
-// userTurns counts the turns that carry a user message (the greeting turn
-// does not).
-func userTurns(conv *store.Conversation) int {
-	n := len(conv.Turns)
-	if n > 0 {
-		if t := &conv.Turns[0]; t.UserInput == "" && !t.IsSilence && !t.IsOOD {
-			n--
-		}
-	}
-	return n
-}
-
 func deref(s *string) string {
 	if s == nil {
 		return ""

@@ -518,29 +518,3 @@ func defaultYAML(t testing.TB) string {
 	t.Helper()
 	return string(scenarioDefaultYAML())
 }
-
-// TestUserTurns: every turn carries a user message but a first turn
-// without input that is neither a silence nor out of domain (the
-// greeting).
-func TestUserTurns(t *testing.T) {
-	t.Parallel()
-	greeting := store.Turn{AgentResponse: "Hi"}
-	user := store.Turn{UserInput: "hello", AgentResponse: "Hi"}
-	for _, tc := range []struct {
-		name  string
-		turns []store.Turn
-		want  int
-	}{
-		{"none", nil, 0},
-		{"greeting", []store.Turn{greeting}, 0},
-		{"greeting and two", []store.Turn{greeting, user, user}, 2},
-		{"user first", []store.Turn{user, user}, 2},
-		{"silence first", []store.Turn{{IsSilence: true}, user}, 2},
-		{"out of domain first", []store.Turn{{IsOOD: true}}, 1},
-		{"empty later", []store.Turn{greeting, {}, {}}, 2},
-	} {
-		if got := userTurns(&store.Conversation{Turns: tc.turns}); got != tc.want {
-			t.Errorf("%s: %d, want %d", tc.name, got, tc.want)
-		}
-	}
-}

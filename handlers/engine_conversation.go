@@ -109,15 +109,14 @@ func (a *API) startConversation(s convStart) (*store.Conversation, outcome, erro
 
 // converse runs one user turn on a stored conversation in one store
 // update: check (which may refuse the conversation) sees the record first.
-// It returns the updated record's head (store.AppendTurnsHead: its maps
+// It returns the updated record's head (store.AppendNewTurns: its maps
 // and slices nil; what fn put in the conversation is the store's) and the
-// agent's outcome. Neither converse nor check changes a turn the
-// conversation had.
+// agent's outcome. check is given the conversation without its turns.
 func (a *API) converse(region, id string, check func(*store.Conversation) error, msg userTurn) (*store.Conversation, outcome, error) {
 	w := a.world()
 	now := a.clock.Now()
 	var out outcome
-	conv, err := a.store.AppendTurnsHead(region, id, func(conv *store.Conversation) error {
+	conv, err := a.store.AppendNewTurns(region, id, func(conv *store.Conversation, prior store.PriorTurns) error {
 		if check != nil {
 			if err := check(conv); err != nil {
 				return err
@@ -147,7 +146,7 @@ func (a *API) converse(region, id string, check func(*store.Conversation) error,
 		script := a.script(conv)
 		in := turnInput{
 			Message:    msg.Text,
-			Turn:       userTurns(conv) + 1,
+			Turn:       prior.UserTurns() + 1,
 			Metadata:   msg.Metadata,
 			Attributes: conv.IntegrationAttributes,
 			State:      conv.State,

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -248,15 +249,19 @@ var sameInstant = cmp.Comparer(func(a, b time.Time) bool {
 	return a.Equal(b) && a.Format(time.RFC3339Nano) == b.Format(time.RFC3339Nano)
 })
 
-// TestAppendTurnsHeadEqualsUpdate runs the same random appends on two
-// stores, one with UpdateConversation and the other with AppendTurnsHead,
+// TestAppendNewTurnsEqualsUpdate runs the same random appends on two
+// stores, one with UpdateConversation and the other with AppendNewTurns,
 // whose fn also leaves values that only a round trip normalises (ints),
 // one map as two fields, and a map it shares with the test (as a
 // scenario's value is shared): the stored records and reads are the
-// same, what fn sees is the stored record, the head returned is the
-// update's without maps and slices, and a change to the shared map after
-// the append shows nowhere.
-func TestAppendTurnsHeadEqualsUpdate(t *testing.T) {
+// same, what fn sees is the stored record without its turns and prior
+// describes them, the head returned is the update's without maps and
+// slices, and a change to the shared map after the append shows nowhere.
+// Some ops clear the cache or have the record cached whole (an update's)
+// first, so appends meet a cached head, a cached whole record and none;
+// some are AppendTurns, for which a cached head is a miss. The metric
+// aggregates end the same as the updates'.
+func TestAppendNewTurnsEqualsUpdate(t *testing.T) {
 	r := rand.New(rand.NewPCG(31, 32))
 	full, head := openMem(t), openMem(t)
 	for i := range 3 {
@@ -289,6 +294,11 @@ func TestAppendTurnsHeadEqualsUpdate(t *testing.T) {
 			case 2:
 				c.Metrics = map[string]any{"m": []any{"x", float64(i)}}
 			}
+			if r.IntN(6) == 0 {
+				// A turn like a greeting, which counts only as a
+				// conversation's first.
+				c.Turns = append(c.Turns, Turn{AgentResponse: "Hello.", UserInputAt: randTime(r)})
+			}
 			c.Turns = append(c.Turns, Turn{UserInput: randString(r), AgentResponse: "Sure.", UserInputAt: randTime(r),
 				Intents: []string{"hours"}, Entities: map[string]string{}, Metadata: map[string]any{"i": int64(i)},
 				Latency: time.Duration(r.IntN(2000)) * time.Millisecond})
@@ -301,12 +311,26 @@ func TestAppendTurnsHeadEqualsUpdate(t *testing.T) {
 			}
 			return nil
 		}
+		before := rawDecoded(t, head, "us", id)
 		upd, e1 := full.UpdateConversation("us", id, mutate)
-		got, e2 := head.AppendTurnsHead("us", id, mutate)
+		var got *Conversation
+		var e2 error
+		if i%7 == 6 {
+			// AppendTurns after an AppendNewTurns: a cached head is a
+			// miss for it (it needs the turns).
+			_, e2 = head.AppendTurns("us", id, mutate)
+		} else {
+			got, e2 = head.AppendNewTurns("us", id, func(c *Conversation, prior PriorTurns) error {
+				if c.Turns != nil || prior != priorOf(before.Turns) {
+					return fmt.Errorf("fn given %d turns and %+v, want none and %+v", len(c.Turns), prior, priorOf(before.Turns))
+				}
+				return mutate(c)
+			})
+		}
 		if (e1 == nil) != (e2 == nil) {
 			t.Fatalf("op %d: update %v, append %v", i, e1, e2)
 		}
-		if e2 == nil {
+		if e2 == nil && got != nil {
 			want := *upd
 			want.Metrics, want.State, want.IntegrationAttributes, want.Turns = nil, nil, nil, nil
 			want.FunctionErrors, want.Crashes, want.AwaitedEvents, want.Events = nil, nil, nil, nil
@@ -322,10 +346,56 @@ func TestAppendTurnsHeadEqualsUpdate(t *testing.T) {
 		if d := cmp.Diff(stored, mustGet(t, head, "us", id), exactTime); d != "" {
 			t.Fatalf("op %d: get differs from the stored record (-want +got):\n%s", i, d)
 		}
-		if i%10 != 0 {
-			continue // a failed fn leaves the record uncached: the next append would miss
+		switch i % 10 {
+		case 0:
+			mustSeeNew(t, i, stored, head, "us", id) // a failed fn: the record is uncached
+			mustSee(t, i, stored, "us", id, head.UpdateConversation)
+		case 5:
+			// A whole record cached (an update that changes nothing),
+			// which the next append takes without its turns.
+			if _, err := head.UpdateConversation("us", id, func(*Conversation) error { return nil }); err != nil {
+				t.Fatal(err)
+			}
+		case 1, 3, 7:
+			head.convs.clear()
 		}
-		mustSee(t, i, stored, "us", id, head.AppendTurnsHead, head.UpdateConversation)
+	}
+	// The metric aggregates moved by the appended turns alone: the same
+	// as the updates', and as the records give them.
+	q := MetricsQuery{Projects: []ProjectRef{{"us", "acc", "proj"}}, From: base.Add(-time.Hour), To: base.Add(1e15), Percentiles: []int{50, 99}}
+	want, err := full.QueryMetrics(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := head.QueryMetrics(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("aggregates (-update +append):\n%s", d)
+	}
+	if d := cmp.Diff(metricsOracle(t, head, q), got); d != "" {
+		t.Errorf("aggregates (-oracle +append):\n%s", d)
+	}
+}
+
+// mustSeeNew checks that AppendNewTurns gives fn want (the stored record)
+// without its turns, and prior describes them; fn fails, so nothing
+// changes (but the cache entry).
+func mustSeeNew(t *testing.T, op int, want *Conversation, s *Store, region, id string) {
+	t.Helper()
+	head := *want
+	head.Turns = nil
+	if _, err := s.AppendNewTurns(region, id, func(c *Conversation, prior PriorTurns) error {
+		if d := cmp.Diff(&head, c, exactTime); d != "" {
+			return fmt.Errorf("fn's value differs from the stored record without its turns (-want +got):\n%s", d)
+		}
+		if prior != priorOf(want.Turns) {
+			return fmt.Errorf("prior %+v, want %+v", prior, priorOf(want.Turns))
+		}
+		return errors.New("read only")
+	}); err == nil || err.Error() != "read only" {
+		t.Fatalf("op %d: %v", op, err)
 	}
 }
 
@@ -388,11 +458,13 @@ func sameEntities(a, b map[string]string) bool {
 	return a != nil && b != nil && reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
 }
 
-// TestAppendTurnsHeadUncacheable: a conversation the cache cannot hold
-// exactly (a value only a JSON round trip stores as it is) is stored, and
-// neither the head returned nor the metric aggregates lose anything to
-// the failed normalisation.
-func TestAppendTurnsHeadUncacheable(t *testing.T) {
+// TestAppendNewTurnsUncacheable: a conversation the cache cannot hold
+// exactly (a value only a JSON round trip stores as it is) is stored,
+// after an append that meets it uncached and after one that meets its
+// head cached (whose turns are then decoded to encode it in full), and
+// neither the head returned, the record nor the metric aggregates lose
+// anything to the failed normalisation.
+func TestAppendNewTurnsUncacheable(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		change func(c *Conversation)
@@ -408,17 +480,35 @@ func TestAppendTurnsHeadUncacheable(t *testing.T) {
 			if err := s.InsertConversation(c); err != nil {
 				t.Fatal(err)
 			}
-			got, err := s.AppendTurnsHead("us", "y", func(c *Conversation) error {
-				tc.change(c)
-				c.Turns = append(c.Turns, Turn{UserInput: "hi", UserInputAt: metricsT0.Add(time.Minute), Latency: time.Second})
-				return nil
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			stored := mustGet(t, s, "us", "y")
-			if !got.StartedAt.Equal(stored.StartedAt) || !got.EndedAt.Equal(stored.EndedAt) {
-				t.Errorf("head started %v, ended %v; stored %v, %v", got.StartedAt, got.EndedAt, stored.StartedAt, stored.EndedAt)
+			// The first append meets the record uncached, the second its
+			// head cached; each run makes the record uncacheable once.
+			for _, cachedFirst := range []bool{false, true} {
+				s.convs.clear()
+				if cachedFirst {
+					if _, err := s.AppendNewTurns("us", "y", func(c *Conversation, _ PriorTurns) error {
+						c.Turns = append(c.Turns, Turn{UserInput: "first", UserInputAt: metricsT0.Add(time.Minute)})
+						return nil
+					}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				before := mustGet(t, s, "us", "y")
+				got, err := s.AppendNewTurns("us", "y", func(c *Conversation, _ PriorTurns) error {
+					tc.change(c)
+					c.Turns = append(c.Turns, Turn{UserInput: "hi", UserInputAt: metricsT0.Add(time.Minute), Latency: time.Second})
+					return nil
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				stored := mustGet(t, s, "us", "y")
+				if !got.StartedAt.Equal(stored.StartedAt) || !got.EndedAt.Equal(stored.EndedAt) {
+					t.Errorf("head started %v, ended %v; stored %v, %v", got.StartedAt, got.EndedAt, stored.StartedAt, stored.EndedAt)
+				}
+				want := append(slices.Clone(before.Turns), Turn{UserInput: "hi", UserInputAt: metricsT0.Add(time.Minute), Latency: time.Second})
+				if d := cmp.Diff(want, stored.Turns, exactTime); d != "" {
+					t.Errorf("cached first %v: turns (-want +got):\n%s", cachedFirst, d)
+				}
 			}
 			q := MetricsQuery{Projects: []ProjectRef{{"us", "1", "p1"}}, From: metricsT0.Add(-time.Hour), To: metricsT0.Add(time.Hour)}
 			agg, err := s.QueryMetrics(q)
@@ -429,5 +519,139 @@ func TestAppendTurnsHeadUncacheable(t *testing.T) {
 				t.Errorf("aggregates (-oracle +got):\n%s", d)
 			}
 		})
+	}
+}
+
+// TestPriorTurns: every turn is a user's but a first turn without input
+// that is neither a silence nor out of domain (the greeting); after
+// appends, the count grows and the first turn stays the one described.
+func TestPriorTurns(t *testing.T) {
+	t.Parallel()
+	greeting := Turn{AgentResponse: "Hi"}
+	user := Turn{UserInput: "hello", AgentResponse: "Hi"}
+	for _, tc := range []struct {
+		name  string
+		turns []Turn
+		want  int
+	}{
+		{"none", nil, 0},
+		{"greeting", []Turn{greeting}, 0},
+		{"greeting and two", []Turn{greeting, user, user}, 2},
+		{"user first", []Turn{user, user}, 2},
+		{"silence first", []Turn{{IsSilence: true}, user}, 2},
+		{"out of domain first", []Turn{{IsOOD: true}}, 1},
+		{"empty later", []Turn{greeting, {}, {}}, 2},
+	} {
+		if got := priorOf(tc.turns).UserTurns(); got != tc.want {
+			t.Errorf("%s: %d, want %d", tc.name, got, tc.want)
+		}
+		for cut := range len(tc.turns) + 1 {
+			if got, want := priorOf(tc.turns[:cut]).after(tc.turns[cut:]), priorOf(tc.turns); got != want {
+				t.Errorf("%s: %d turns then %d: %+v, want %+v", tc.name, cut, len(tc.turns)-cut, got, want)
+			}
+		}
+	}
+}
+
+// TestAppendNewTurnsKeepsPlace: an fn that changes the record's start,
+// account or project fails with ErrInvalid and nothing changes.
+func TestAppendNewTurnsKeepsPlace(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		change func(c *Conversation)
+	}{
+		{"start", func(c *Conversation) { c.StartedAt = c.StartedAt.Add(time.Second) }},
+		{"account", func(c *Conversation) { c.AccountID = "other" }},
+		{"project", func(c *Conversation) { c.ProjectID = "other" }},
+	} {
+		s := openMem(t)
+		if err := s.InsertConversation(mkConv("us", "1", "p1", "y", metricsT0)); err != nil {
+			t.Fatal(err)
+		}
+		before := rawDecoded(t, s, "us", "y")
+		_, err := s.AppendNewTurns("us", "y", func(c *Conversation, _ PriorTurns) error {
+			tc.change(c)
+			c.Turns = append(c.Turns, Turn{UserInput: "hi", UserInputAt: metricsT0.Add(time.Minute)})
+			return nil
+		})
+		if !errors.Is(err, ErrInvalid) {
+			t.Errorf("%s: %v, want ErrInvalid", tc.name, err)
+		}
+		if d := cmp.Diff(before, rawDecoded(t, s, "us", "y"), exactTime); d != "" {
+			t.Errorf("%s: the record changed (-before +after):\n%s", tc.name, d)
+		}
+	}
+}
+
+// TestAppendNewTurnsGenerated: an append to a generated record is given
+// it without its turns, and stores it with them and the new one (as an
+// update that appends the same turn does).
+func TestAppendNewTurnsGenerated(t *testing.T) {
+	t.Parallel()
+	gen, upd := openMem(t), openMem(t)
+	for _, s := range []*Store{gen, upd} {
+		if err := s.Generate(testSpec(10), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ls := gen.layersOf(ProjectRef{"us", "1001", "2001"})[0]
+	id := ls.id(3)
+	want, err := gen.GetConversation("us", id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	turn := Turn{UserInput: "more", UserInputAt: want.StartedAt.Add(time.Hour), Intents: []string{"x"}, Entities: map[string]string{}}
+	if _, err := gen.AppendNewTurns("us", id, func(c *Conversation, prior PriorTurns) error {
+		if c.Turns != nil || prior != priorOf(want.Turns) {
+			return fmt.Errorf("fn given %d turns and %+v, want none and %+v", len(c.Turns), prior, priorOf(want.Turns))
+		}
+		c.Turns = append(c.Turns, turn)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := upd.UpdateConversation("us", id, func(c *Conversation) error {
+		c.Turns = append(c.Turns, turn)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(rawDecoded(t, upd, "us", id), rawDecoded(t, gen, "us", id), exactTime); d != "" {
+		t.Errorf("stored records differ (-update +append):\n%s", d)
+	}
+}
+
+// TestAppendNewTurnsMetrics: the metric aggregates move by the appended
+// turns as the records give them, a turn like a greeting included: it is
+// a user's turn unless the conversation had none before it.
+func TestAppendNewTurnsMetrics(t *testing.T) {
+	t.Parallel()
+	greetingLike := Turn{AgentResponse: "Hello.", UserInputAt: metricsT0.Add(time.Minute)}
+	user := Turn{UserInput: "hi", UserInputAt: metricsT0.Add(2 * time.Minute), Latency: 700 * time.Millisecond}
+	for _, stored := range []int{0, 1, 4} {
+		s := openMem(t)
+		c := mkConv("us", "1", "p1", "y", metricsT0)
+		c.Turns = c.Turns[:stored]
+		c.InProgress = true
+		if err := s.InsertConversation(c); err != nil {
+			t.Fatal(err)
+		}
+		for range 2 { // uncached, then its head cached
+			if _, err := s.AppendNewTurns("us", "y", func(c *Conversation, _ PriorTurns) error {
+				c.Turns = append(c.Turns, greetingLike, user)
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		q := MetricsQuery{Projects: []ProjectRef{{"us", "1", "p1"}}, From: metricsT0.Add(-time.Hour), To: metricsT0.Add(time.Hour), Percentiles: []int{50}}
+		agg, err := s.QueryMetrics(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff(metricsOracle(t, s, q), agg); d != "" {
+			t.Errorf("%d stored turns: aggregates (-oracle +got):\n%s", stored, d)
+		}
 	}
 }

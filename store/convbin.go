@@ -168,31 +168,43 @@ func encodeRecordAppend(c *Conversation, pk string, tab *strTab, old string, pre
 	if c.Turns == nil && prev.n > 0 || len(c.Turns) < prev.n || prev.at > prev.end || prev.end > len(old) {
 		return encodeRecordAt(c, pk, tab, len(old)+64)
 	}
+	if raw, turns, ok := encodeRecordAdded(c, c.Turns[prev.n:], pk, tab, old, prev); ok {
+		return raw, turns, nil
+	}
+	return encodeRecordAt(c, pk, tab, len(old)+64)
+}
+
+// encodeRecordAdded encodes the fields of c but its turns, and as its
+// turns the prev.n that prev locates in old followed by added (c.Turns is
+// not read). ok false: prev does not locate turns in old, or the record
+// cannot be written exactly (encodeRecordAt's JSON round trip is for the
+// caller, which has the turns).
+func encodeRecordAdded(c *Conversation, added []Turn, pk string, tab *strTab, old string, prev recTurns) (string, recTurns, bool) {
+	if prev.n <= 0 || prev.at > prev.end || prev.end > len(old) {
+		return "", recTurns{}, false
+	}
 	// The size: the old value and as much again per new turn as an old
 	// turn takes (most values fit exactly, and are not copied below).
-	size := len(old) + 8
-	if prev.n > 0 {
-		size += ((prev.end-prev.at)/prev.n + 16) * (len(c.Turns) - prev.n)
-	}
+	size := len(old) + 8 + ((prev.end-prev.at)/prev.n+16)*len(added)
 	e := recEncoder{b: make([]byte, 0, size), tab: tab}
 	if e.head(c) {
-		e.beginTurns(c)
+		e.beginTurnsOf(prev.n + len(added))
 		e.b = append(e.b, old[prev.at:prev.end]...)
-		for i := prev.n; i < len(c.Turns); i++ {
-			e.turn(&c.Turns[i])
+		for i := range added {
+			e.turn(&added[i])
 		}
-		e.turns.end, e.turns.n = len(e.b), len(c.Turns)
+		e.turns.end, e.turns.n = len(e.b), prev.n+len(added)
 		e.tail(c)
 	}
 	if e.fail {
-		return encodeRecordAt(c, pk, tab, len(old)+64)
+		return "", recTurns{}, false
 	}
 	e.b = binary.LittleEndian.AppendUint32(e.b, recChecksum(pk, e.b))
 	if cap(e.b)-len(e.b) > 32+len(e.b)/16 {
-		return string(e.b), e.turns, nil // do not keep much unused capacity alive
+		return string(e.b), e.turns, true // do not keep much unused capacity alive
 	}
 	// e.b is not used after this: the string shares its memory.
-	return unsafe.String(unsafe.SliceData(e.b), len(e.b)), e.turns, nil
+	return unsafe.String(unsafe.SliceData(e.b), len(e.b)), e.turns, true
 }
 
 // crcTable is CRC-32C's (computed by the CPU where it can).
@@ -271,9 +283,15 @@ func (e *recEncoder) conv(c *Conversation) {
 func (e *recEncoder) beginTurns(c *Conversation) {
 	if c.Turns == nil {
 		e.u(0)
+		e.turns.at = len(e.b)
 	} else {
-		e.u(1 + uint64(len(c.Turns)))
+		e.beginTurnsOf(len(c.Turns))
 	}
+}
+
+// beginTurnsOf is beginTurns for n turns (not null).
+func (e *recEncoder) beginTurnsOf(n int) {
+	e.u(1 + uint64(n))
 	e.turns.at = len(e.b)
 }
 

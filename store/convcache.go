@@ -61,7 +61,12 @@ type convCacheEntry struct {
 	// with a conversation handed out by AppendTurns, which never changes
 	// them; whoever may change turns works on a deep copy.
 	shared bool
-	size   int // entrySize, when cached
+	// headOnly: c holds none of raw's turns (c.Turns is nil) and prior
+	// says what they are. Only AppendNewTurns reads such an entry: for
+	// every other reader it is a miss.
+	headOnly bool
+	prior    PriorTurns
+	size     int // entrySize, when cached
 }
 
 // turnSize is the memory of a Turn itself.
@@ -91,7 +96,7 @@ func (cc *convCache) copyOf(pk, raw string) *Conversation {
 	cc.mu.Lock()
 	e, ok := cc.m[pk]
 	cc.mu.Unlock()
-	if !ok || e.raw != raw {
+	if !ok || e.raw != raw || e.headOnly {
 		return nil
 	}
 	return copyConv(e.c)
@@ -103,7 +108,7 @@ func (cc *convCache) copyOf(pk, raw string) *Conversation {
 // lock, so none can be copying the value the caller will mutate.
 func (cc *convCache) take(pk, raw string) *Conversation {
 	e, ok := cc.takeEntry(pk, raw)
-	if !ok {
+	if !ok || e.headOnly {
 		return nil
 	}
 	if e.shared {
@@ -114,8 +119,9 @@ func (cc *convCache) take(pk, raw string) *Conversation {
 
 // takeEntry removes the entry of pk and returns it if it was cached for
 // exactly raw (ok false if not). Its conversation is the caller's, but
-// when e.shared, its turns are to be left as they are (AppendTurns). The
-// caller must hold the database's write lock (see take).
+// when e.shared, its turns are to be left as they are (AppendTurns); an
+// entry e.headOnly holds no turns. The caller must hold the database's
+// write lock (see take).
 func (cc *convCache) takeEntry(pk, raw string) (e convCacheEntry, ok bool) {
 	cc.mu.Lock()
 	e, ok = cc.removeLocked(pk)
@@ -195,21 +201,21 @@ func (cc *convCache) rememberAppended(pk, raw string, turns recTurns, c *Convers
 	return c
 }
 
-// adoptAppended caches, under pk, c (just encoded as raw) as it is after
-// an AppendTurnsHead: its first n turns are the cached ones it was given,
-// normalised and left as they were; its maps become the cache's,
-// normalised in place (see normHead); the rest is normalised into the
-// entry. c's other fields stay as they are (the caller still reads them).
+// rememberHead caches, under pk, c (just encoded as raw) without its
+// turns, as it is after an AppendNewTurns: raw's turns are what prior
+// says. c's maps become the cache's, normalised in place (see normHead);
+// c's other fields stay as they are (the caller still reads them).
 // Returns the head the caller keeps: the entry's fields but its maps and
 // slices. A value that cannot be normalised exactly leaves pk uncached
 // (and the head c's).
-func (cc *convCache) adoptAppended(pk, raw string, turns recTurns, c *Conversation, n int) *Conversation {
-	d := *c // d's turns are c's array
-	if !normHead(&d, true) || !normNewTurns(c, n) {
+func (cc *convCache) rememberHead(pk, raw string, turns recTurns, c *Conversation, prior PriorTurns) *Conversation {
+	d := *c
+	d.Turns = nil
+	if !normHead(&d, true) {
 		cc.drop(pk)
 		return headOf(c)
 	}
-	cc.put(pk, convCacheEntry{raw: raw, c: &d, turns: turns, shared: true})
+	cc.put(pk, convCacheEntry{raw: raw, c: &d, turns: turns, headOnly: true, prior: prior})
 	return headOf(&d)
 }
 

@@ -370,7 +370,7 @@ func rawDecoded(t *testing.T, s *Store, region, id string) *Conversation {
 	return c
 }
 
-// updateFunc is UpdateConversation, AppendTurns or AppendTurnsHead.
+// updateFunc is UpdateConversation or AppendTurns.
 type updateFunc func(region, id string, fn func(*Conversation) error) (*Conversation, error)
 
 // mustSee checks that each update's fn is given want (the stored record)

@@ -299,7 +299,7 @@ func (s *Store) GetConversation(region, id string) (*Conversation, error) {
 // moves the record to its new place in the order. fn runs inside the
 // transaction and must not call the Store. Returns the stored value.
 func (s *Store) UpdateConversation(region, id string, fn func(c *Conversation) error) (*Conversation, error) {
-	return s.updateConv(region, id, updateAll, fn)
+	return s.updateConv(region, id, updateAll, nil, fn)
 }
 
 // AppendTurns is UpdateConversation for an fn that leaves the turns it is
@@ -314,30 +314,65 @@ func (s *Store) UpdateConversation(region, id string, fn func(c *Conversation) e
 // converts (then they are fn's). The value's other fields are fn's and
 // the caller's own.
 func (s *Store) AppendTurns(region, id string, fn func(c *Conversation) error) (*Conversation, error) {
-	return s.updateConv(region, id, appendShared, fn)
+	return s.updateConv(region, id, appendShared, nil, fn)
 }
 
-// AppendTurnsHead is AppendTurns for a caller that reads only the head of
-// the result: it returns the stored conversation's fields that are
-// neither maps nor slices (those are nil). What fn leaves in the
-// conversation it is given, its maps and what they hold included, becomes
-// the store's: fn must not keep it, nor put in a map or slice it keeps.
-// The decoded copy kept for the next append is then that conversation
-// itself, not a copy of it.
-func (s *Store) AppendTurnsHead(region, id string, fn func(c *Conversation) error) (*Conversation, error) {
-	return s.updateConv(region, id, appendAdopted, fn)
+// PriorTurns is what AppendNewTurns tells its fn of the turns the
+// conversation has, which fn is not given.
+type PriorTurns struct {
+	N int // how many
+	// Greeting: the first is the agent's greeting, not a user's turn (no
+	// user input, neither a silence nor out of domain).
+	Greeting bool
+}
+
+// UserTurns is the number of the user's turns among them.
+func (p PriorTurns) UserTurns() int {
+	if p.Greeting {
+		return p.N - 1
+	}
+	return p.N
+}
+
+// priorOf describes turns.
+func priorOf(turns []Turn) PriorTurns {
+	p := PriorTurns{N: len(turns)}
+	if len(turns) > 0 {
+		t := &turns[0]
+		p.Greeting = t.UserInput == "" && !t.IsSilence && !t.IsOOD
+	}
+	return p
+}
+
+// AppendNewTurns is AppendTurns for a caller that needs neither the turns
+// the conversation has nor the result's maps and slices: fn is given the
+// conversation without its turns (c.Turns is nil; prior says how many
+// there are), appends the new ones and may change any other field but
+// the record's place in the order (StartedAt, AccountID and ProjectID:
+// changing one fails with ErrInvalid). The turns stored are the
+// conversation's followed by fn's. It returns the stored conversation's
+// fields that are neither maps nor slices (those are nil). What fn leaves
+// in the conversation it is given, its maps and what they hold included,
+// becomes the store's: fn must not keep it, nor put in a map or slice it
+// keeps. So a conversation under way costs what changes, not its length,
+// and the cache keeps it without its turns.
+func (s *Store) AppendNewTurns(region, id string, fn func(c *Conversation, prior PriorTurns) error) (*Conversation, error) {
+	var prior PriorTurns
+	return s.updateConv(region, id, appendNew, &prior, func(c *Conversation) error { return fn(c, prior) })
 }
 
 // updateMode is how updateConv treats the conversation fn changes.
 type updateMode int
 
 const (
-	updateAll     updateMode = iota // UpdateConversation
-	appendShared                    // AppendTurns
-	appendAdopted                   // AppendTurnsHead
+	updateAll    updateMode = iota // UpdateConversation
+	appendShared                   // AppendTurns
+	appendNew                      // AppendNewTurns
 )
 
-func (s *Store) updateConv(region, id string, mode updateMode, fn func(c *Conversation) error) (*Conversation, error) {
+// updateConv is UpdateConversation, AppendTurns or AppendNewTurns (mode).
+// For AppendNewTurns it sets *prior before it calls fn.
+func (s *Store) updateConv(region, id string, mode updateMode, prior *PriorTurns, fn func(c *Conversation) error) (*Conversation, error) {
 	appending := mode != updateAll
 	var out *Conversation
 	var oldProj ProjectRef
@@ -350,6 +385,10 @@ func (s *Store) updateConv(region, id string, mode updateMode, fn func(c *Conver
 		}
 		var c *Conversation
 		var prev recTurns // where raw encodes the turns (n 0: unknown)
+		// AppendNewTurns: the turns taken off c (fn is not given them);
+		// none when a head-only entry was taken (headHit).
+		var old []Turn
+		headHit := false
 		if !ok {
 			// A generated record: fn works on a fresh making of it, and
 			// the result is stored in its place.
@@ -366,8 +405,11 @@ func (s *Store) updateConv(region, id string, mode updateMode, fn func(c *Conver
 			// nothing sees fn's changes unless they are stored; a failed fn
 			// leaves the record uncached), or on a fresh decoding.
 			if appending {
-				if e, hit := s.convs.takeEntry(pk, raw); hit {
+				if e, hit := s.convs.takeEntry(pk, raw); hit && (!e.headOnly || mode == appendNew) {
 					c, prev = e.c, e.turns
+					if e.headOnly {
+						*prior, headHit = e.prior, true
+					}
 				}
 			} else {
 				c = s.convs.take(pk, raw)
@@ -385,11 +427,19 @@ func (s *Store) updateConv(region, id string, mode updateMode, fn func(c *Conver
 				}
 			}
 		}
+		if mode == appendNew && !headHit {
+			*prior = priorOf(c.Turns)
+			old, c.Turns = c.Turns, nil
+		}
 		oldProj = projectOf(c)
 		oldStart := c.StartedAt
-		kept := 0 // the turns fn leaves as they are
-		if appending {
+		kept := 0 // the turns of c fn leaves as they are
+		if mode == appendShared {
 			kept = len(c.Turns)
+		}
+		base := 0 // the turns not in c (AppendNewTurns)
+		if mode == appendNew {
+			base = prior.N
 		}
 		oldEv := convEventsFrom(c, kept, nil)
 		oldSp := spanOfConv(c)
@@ -407,13 +457,18 @@ func (s *Store) updateConv(region, id string, mode updateMode, fn func(c *Conver
 			return fmt.Errorf("update conversation %s/%s: turns removed by an append: %w", region, id, ErrInvalid)
 		}
 		sameStart := c.StartedAt == oldStart && projectOf(c) == oldProj
+		if mode == appendNew && !sameStart {
+			return fmt.Errorf("append to conversation %s/%s: its start, account and project cannot change: %w", region, id, ErrInvalid)
+		}
 		newPK := pk // the key of a stored record whose key fields stay
 		if pk == "" || !sameStart {
 			newPK = convKey(c)
 		}
 		var newRaw string
 		var turns recTurns
-		if appending && sameStart && prev.n == kept && prev.n > 0 {
+		if mode == appendNew {
+			newRaw, turns, err = s.encodeNewTurnsLocked(c, newPK, raw, prev, old, headHit, *prior)
+		} else if appending && sameStart && prev.n == kept && prev.n > 0 {
 			newRaw, turns, err = encodeRecordAppend(c, newPK, &s.tab, raw, prev)
 		} else {
 			newRaw, turns, err = encodeRecordAt(c, newPK, &s.tab, len(raw)+64)
@@ -422,8 +477,8 @@ func (s *Store) updateConv(region, id string, mode updateMode, fn func(c *Conver
 			return err
 		}
 		switch mode {
-		case appendAdopted:
-			out = s.convs.adoptAppended(newPK, newRaw, turns, c, kept)
+		case appendNew:
+			out = s.convs.rememberHead(newPK, newRaw, turns, c, prior.after(c.Turns))
 		case appendShared:
 			out = s.convs.rememberAppended(newPK, newRaw, turns, c, kept)
 		default:
@@ -440,7 +495,7 @@ func (s *Store) updateConv(region, id string, mode updateMode, fn func(c *Conver
 			slices.SortFunc(oldEv, mevent.cmp)
 			kept = 0
 		}
-		newEv := convEventsFrom(c, kept, nil)
+		newEv := convEventsAt(c, base, kept, nil)
 		newSp := spanOfConv(c)
 		s.metrics.mu.Lock()
 		if !s.metrics.replaceLocked(oldProj, oldEv, &oldSp, projectOf(c), newEv, &newSp) {
@@ -461,6 +516,42 @@ func (s *Store) updateConv(region, id string, mode updateMode, fn func(c *Conver
 	}
 	s.convChanged(projectOf(out), oldProj)
 	return out, nil
+}
+
+// encodeNewTurnsLocked encodes c, given to an AppendNewTurns without its
+// turns, as the record whose turns are the stored ones (prior of them,
+// where prev locates them in raw, or old) followed by c's: raw's encoding
+// of them copied when prev locates them, else the whole record encoded
+// (with old, or the turns decoded from raw when they were not taken off
+// c: a head-only entry's).
+func (s *Store) encodeNewTurnsLocked(c *Conversation, pk, raw string, prev recTurns, old []Turn, headHit bool, prior PriorTurns) (string, recTurns, error) {
+	if prev.n == prior.N && prev.n > 0 {
+		if v, turns, ok := encodeRecordAdded(c, c.Turns, pk, &s.tab, raw, prev); ok {
+			return v, turns, nil
+		}
+	}
+	if headHit {
+		d, _, err := decodeConvAt(pk, raw, s.tab.load())
+		if err != nil {
+			return "", recTurns{}, err
+		}
+		old = d.Turns
+	}
+	whole := *c
+	if len(c.Turns) == 0 {
+		whole.Turns = old // none added: the stored turns as they are (null or empty)
+	} else {
+		whole.Turns = append(old[:len(old):len(old)], c.Turns...)
+	}
+	return encodeRecordAt(&whole, pk, &s.tab, len(raw)+64)
+}
+
+// after is p once added are appended to the turns.
+func (p PriorTurns) after(added []Turn) PriorTurns {
+	if p.N == 0 {
+		return priorOf(added)
+	}
+	return PriorTurns{N: p.N + len(added), Greeting: p.Greeting}
 }
 
 // storedConvLocked returns the primary key and the value of the stored

@@ -102,6 +102,13 @@ func convEvents(c *Conversation, out []mevent) []mevent {
 // project whose first turns are the same, the difference of their
 // events is the difference of these.
 func convEventsFrom(c *Conversation, from int, out []mevent) []mevent {
+	return convEventsAt(c, 0, from, out)
+}
+
+// convEventsAt is convEventsFrom for a conversation whose c.Turns are its
+// turns from the base-th on (AppendNewTurns: the earlier ones are not in
+// c).
+func convEventsAt(c *Conversation, base, from int, out []mevent) []mevent {
 	if c == nil {
 		return out
 	}
@@ -109,7 +116,7 @@ func convEventsFrom(c *Conversation, from int, out []mevent) []mevent {
 	out = append(out, mevent{kind: evStart, at: start, start: start})
 	for i := from; i < len(c.Turns); i++ {
 		t := &c.Turns[i]
-		if i == 0 && t.UserInput == "" && !t.IsSilence && !t.IsOOD && t.Latency == 0 {
+		if base+i == 0 && t.UserInput == "" && !t.IsSilence && !t.IsOOD && t.Latency == 0 {
 			continue // the greeting: no user turn, no latency
 		}
 		out = append(out, mevent{kind: evTurn, at: tp(t.UserInputAt), ms: t.Latency.Milliseconds(), start: start})
