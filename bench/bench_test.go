@@ -51,7 +51,7 @@ func TestSmoke(t *testing.T) {
 	rows := map[string]bool{}
 	for line := range strings.Lines(out) {
 		if f := strings.Fields(line); len(f) == 17 && f[0] == "200" {
-			if f[6] == "—" || f[9] == "—" || f[10] == "—" {
+			if f[6] == "—" || f[7] == "—" || f[9] == "—" || f[10] == "—" {
 				t.Errorf("main row %q: CPU per request unknown", line)
 			}
 			rows[f[1]] = true
@@ -375,7 +375,7 @@ func TestCPUTimeAndWaitIdle(t *testing.T) {
 		}
 		used = after.sub(before)
 	}
-	if used.user < 3*clockTick || used.sys < 0 || used.sys >= used.user || used.total() != used.user+used.sys {
+	if used.user < 3*clockTick || used.sys < 0 || used.sys >= used.user {
 		t.Errorf("cpuTime around a busy loop: %+v", used)
 	}
 	if _, err := cpuTime(-1); err == nil {

@@ -26,6 +26,12 @@ import (
 // that was deleted or overwritten simply misses. Dropping entries (Restore,
 // Close, the bounds on count and bytes) is for memory only.
 //
+// An AppendNewTurns (a chat, messaging or voice turn) leaves a head-only
+// entry: the conversation without its turns, and how many there are. Only
+// the next AppendNewTurns uses it (its fn is not given the turns); for
+// every other reader (copies, updates, AppendTurns, the aggregates' old
+// record) it is a miss, and the record is decoded.
+//
 // Cached conversations are owned by the cache and never handed out while
 // cached: readers get deep copies, made under the database's read lock.
 // UpdateConversation takes the entry out of the cache (under the write

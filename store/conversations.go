@@ -322,7 +322,9 @@ func (s *Store) AppendTurns(region, id string, fn func(c *Conversation) error) (
 type PriorTurns struct {
 	N int // how many
 	// Greeting: the first is the agent's greeting, not a user's turn (no
-	// user input, neither a silence nor out of domain).
+	// user input, neither a silence nor out of domain). The metric
+	// aggregates' rule (convEventsAt) also asks for no latency: a
+	// first turn with one counts as a turn there.
 	Greeting bool
 }
 
@@ -342,6 +344,14 @@ func priorOf(turns []Turn) PriorTurns {
 		p.Greeting = t.UserInput == "" && !t.IsSilence && !t.IsOOD
 	}
 	return p
+}
+
+// after is p once added are appended to the turns.
+func (p PriorTurns) after(added []Turn) PriorTurns {
+	if p.N == 0 {
+		return priorOf(added)
+	}
+	return PriorTurns{N: p.N + len(added), Greeting: p.Greeting}
 }
 
 // AppendNewTurns is AppendTurns for a caller that needs neither the turns
@@ -486,7 +496,6 @@ func (s *Store) updateConv(region, id string, mode updateMode, prior *PriorTurns
 			out = c
 		}
 		if kept > 0 && !sameStart {
-			// The kept turns' events move with the start or project.
 			// The kept turns' events moved with the start or project: both
 			// sides take them (after its start event, the first of the
 			// sorted events).
@@ -544,14 +553,6 @@ func (s *Store) encodeNewTurnsLocked(c *Conversation, pk, raw string, prev recTu
 		whole.Turns = append(old[:len(old):len(old)], c.Turns...)
 	}
 	return encodeRecordAt(&whole, pk, &s.tab, len(raw)+64)
-}
-
-// after is p once added are appended to the turns.
-func (p PriorTurns) after(added []Turn) PriorTurns {
-	if p.N == 0 {
-		return priorOf(added)
-	}
-	return PriorTurns{N: p.N + len(added), Greeting: p.Greeting}
 }
 
 // storedConvLocked returns the primary key and the value of the stored

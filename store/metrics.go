@@ -702,13 +702,14 @@ func copyProjects(src map[ProjectRef]*projMetrics) map[ProjectRef]*projMetrics {
 }
 
 // oldConv returns the stored conversation under pk (raw is its value), for
-// reading only: the cached decoding when there is one, else a decoding.
-// The caller must hold the database's write lock.
+// reading only: the cached decoding when there is one that holds the
+// turns (not a head-only entry), else a decoding. The caller must hold
+// the database's write lock.
 func (s *Store) oldConv(pk, raw string) (*Conversation, error) {
 	s.convs.mu.Lock()
 	e, ok := s.convs.m[pk]
 	s.convs.mu.Unlock()
-	if ok && e.raw == raw {
+	if ok && e.raw == raw && !e.headOnly {
 		return e.c, nil
 	}
 	return decodeConv(pk, raw, s.tab.load())
