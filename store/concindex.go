@@ -191,6 +191,9 @@ func (cs *concSeries) event(t int64, isStart bool, d int) bool {
 func (x *concIndex) change(sp *concSpan, d int) bool {
 	ok := true
 	for _, k := range [2]concKey{{env: sp.env}, {env: sp.env, vid: sp.vid, vname: sp.vname, variant: true}} {
+		if sp.open && !k.variant {
+			continue // opens are kept by variant only
+		}
 		cs := x.series[k]
 		if cs == nil {
 			if d < 0 {
@@ -204,7 +207,6 @@ func (x *concIndex) change(sp *concSpan, d int) bool {
 		case !sp.open:
 			ok = cs.event(sp.start, true, d) && ok
 			ok = cs.event(sp.end, false, d) && ok
-		case !k.variant: // opens are kept by variant only
 		case d > 0 && sp.inProgress:
 			cs.opens = insertSorted(cs.opens, sp.start)
 		case d > 0:

@@ -55,3 +55,24 @@ func TestConcBulkMatchesChange(t *testing.T) {
 		}
 	}
 }
+
+// TestConcChangeOpenAlone: an open span is removed (a conversation under
+// way that ends) from a project that has no other span in its
+// environment, where only its variant's series holds it: the removal
+// finds it, and the index is empty again.
+func TestConcChangeOpenAlone(t *testing.T) {
+	t.Parallel()
+	for _, inProgress := range []bool{true, false} {
+		x := &concIndex{series: map[concKey]*concSeries{}}
+		sp := concSpan{start: 1000, open: true, inProgress: inProgress, env: "live", vid: "v1", vname: "Default"}
+		if !x.change(&sp, 1) {
+			t.Fatalf("in progress %v: add failed", inProgress)
+		}
+		if !x.change(&sp, -1) {
+			t.Errorf("in progress %v: the open span to remove was not found", inProgress)
+		}
+		if len(x.series) != 0 {
+			t.Errorf("in progress %v: series left: %v", inProgress, x.series)
+		}
+	}
+}

@@ -411,3 +411,36 @@ func TestPercentileOf(t *testing.T) {
 		t.Errorf("no values: %d", got)
 	}
 }
+
+// TestEndingKeepsAggregates: ending the only conversation of a project,
+// one under way, moves the aggregates (they stay built) to what the
+// records give.
+func TestEndingKeepsAggregates(t *testing.T) {
+	t.Parallel()
+	s := openMem(t)
+	c := mkConv("us", "1", "p1", "y", metricsT0)
+	c.InProgress, c.EndedAt = true, time.Time{}
+	if err := s.InsertConversation(c); err != nil {
+		t.Fatal(err)
+	}
+	q := MetricsQuery{Projects: []ProjectRef{{"us", "1", "p1"}}, From: metricsT0.Add(-time.Hour), To: metricsT0.Add(time.Hour), Percentiles: []int{50}}
+	if _, err := s.QueryMetrics(q); err != nil { // built: kept up from here on
+		t.Fatal(err)
+	}
+	if _, err := s.UpdateConversation("us", "y", func(c *Conversation) error {
+		c.InProgress, c.EndedAt = false, metricsT0.Add(5*time.Minute)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if !s.metrics.valid {
+		t.Fatal("ending the conversation dropped the aggregates (a rebuild at the next query)")
+	}
+	agg, err := s.QueryMetrics(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(metricsOracle(t, s, q), agg); d != "" {
+		t.Errorf("aggregates (-oracle +got):\n%s", d)
+	}
+}
