@@ -273,12 +273,6 @@ func TestAppendNewTurnsEqualsUpdate(t *testing.T) {
 			}
 		}
 	}
-	q := MetricsQuery{Projects: []ProjectRef{{"us", "acc", "proj"}}, From: base.Add(-time.Hour), To: base.Add(1e15), Percentiles: []int{50, 99}}
-	for _, s := range []*Store{full, head} {
-		if _, err := s.QueryMetrics(q); err != nil { // built: kept up from here on
-			t.Fatal(err)
-		}
-	}
 	shared := map[string]any{"k": "v"}
 	for i := range 300 {
 		id := fmt.Sprint("c", r.IntN(3))
@@ -367,6 +361,10 @@ func TestAppendNewTurnsEqualsUpdate(t *testing.T) {
 	}
 	// The metric aggregates moved by the appended turns alone: the same
 	// as the updates', and as the records give them.
+	q := MetricsQuery{Projects: []ProjectRef{{"us", "acc", "proj"}}, From: base.Add(-time.Hour), To: base.Add(1e15), Percentiles: []int{50, 99}}
+	if !head.metrics.valid {
+		t.Fatal("the appends dropped the aggregates for a rebuild")
+	}
 	want, err := full.QueryMetrics(q)
 	if err != nil {
 		t.Fatal(err)
@@ -525,13 +523,7 @@ func TestAppendNewTurnsUncacheable(t *testing.T) {
 				}
 			}
 			q := MetricsQuery{Projects: []ProjectRef{{"us", "1", "p1"}}, From: metricsT0.Add(-time.Hour), To: metricsT0.Add(time.Hour)}
-			agg, err := s.QueryMetrics(q)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if d := cmp.Diff(metricsOracle(t, s, q), agg); d != "" {
-				t.Errorf("aggregates (-oracle +got):\n%s", d)
-			}
+			mustMatchOracle(t, s, q, "")
 		})
 	}
 }
@@ -615,10 +607,6 @@ func TestAppendNewTurnsGenerated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	q0 := MetricsQuery{Projects: []ProjectRef{{"us", "1001", "2001"}}, From: want.StartedAt, To: want.StartedAt}
-	if _, err := gen.QueryMetrics(q0); err != nil { // built: kept up from here on
-		t.Fatal(err)
-	}
 	turn := Turn{UserInput: "more", UserInputAt: want.StartedAt.Add(time.Hour), Intents: []string{"x"}, Entities: map[string]string{}}
 	if _, err := gen.AppendNewTurns("us", id, func(c *Conversation, prior PriorTurns) error {
 		if c.Turns != nil || prior != priorOf(want.Turns) {
@@ -639,13 +627,7 @@ func TestAppendNewTurnsGenerated(t *testing.T) {
 		t.Errorf("stored records differ (-update +append):\n%s", d)
 	}
 	q := MetricsQuery{Projects: []ProjectRef{{"us", "1001", "2001"}}, From: want.StartedAt.Add(-24 * time.Hour), To: want.StartedAt.Add(24 * time.Hour), Percentiles: []int{50}}
-	agg, err := gen.QueryMetrics(q)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := cmp.Diff(metricsOracle(t, gen, q), agg); d != "" {
-		t.Errorf("aggregates (-oracle +got):\n%s", d)
-	}
+	mustMatchOracle(t, gen, q, "")
 }
 
 // TestAppendNewTurnsMetrics: the metric aggregates move by the appended
@@ -664,9 +646,6 @@ func TestAppendNewTurnsMetrics(t *testing.T) {
 			t.Fatal(err)
 		}
 		q := MetricsQuery{Projects: []ProjectRef{{"us", "1", "p1"}}, From: metricsT0.Add(-time.Hour), To: metricsT0.Add(time.Hour), Percentiles: []int{50}}
-		if _, err := s.QueryMetrics(q); err != nil { // built: kept up from here on
-			t.Fatal(err)
-		}
 		for range 2 { // uncached, then its head cached
 			if _, err := s.AppendNewTurns("us", "y", func(c *Conversation, _ PriorTurns) error {
 				c.Turns = append(c.Turns, greetingLike, user)
@@ -675,13 +654,7 @@ func TestAppendNewTurnsMetrics(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		agg, err := s.QueryMetrics(q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if d := cmp.Diff(metricsOracle(t, s, q), agg); d != "" {
-			t.Errorf("%d stored turns: aggregates (-oracle +got):\n%s", stored, d)
-		}
+		mustMatchOracle(t, s, q, fmt.Sprintf("%d stored turns: ", stored))
 	}
 }
 
@@ -706,27 +679,23 @@ func TestAppendNewTurnsThenReplaced(t *testing.T) {
 			t.Fatal(err)
 		}
 		q := MetricsQuery{Projects: []ProjectRef{{"us", "1", "p1"}}, From: metricsT0.Add(-time.Hour), To: metricsT0.Add(time.Hour), Percentiles: []int{50}}
-		if _, err := s.QueryMetrics(q); err != nil { // built: kept up from here on
-			t.Fatal(err)
-		}
 		if _, err := s.AppendNewTurns("us", "y", func(c *Conversation, _ PriorTurns) error {
 			c.Turns = append(c.Turns, Turn{UserInput: "bye", UserInputAt: metricsT0.Add(4 * time.Minute), Latency: time.Second})
 			return nil
 		}); err != nil {
 			t.Fatal(err)
 		}
-		if !s.metrics.valid {
-			t.Fatalf("%s: the aggregates were dropped by the append (this test is about keeping them up)", tc.name)
+		if len(s.convs.m) != 1 {
+			t.Fatalf("%s: %d cache entries, want the append's", tc.name, len(s.convs.m))
+		}
+		for _, e := range s.convs.m {
+			if !e.headOnly {
+				t.Fatalf("%s: the append left a whole entry (this test is about a head-only one)", tc.name)
+			}
 		}
 		if err := tc.then(s); err != nil {
 			t.Fatal(err)
 		}
-		agg, err := s.QueryMetrics(q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if d := cmp.Diff(metricsOracle(t, s, q), agg); d != "" {
-			t.Errorf("%s: aggregates (-oracle +got):\n%s", tc.name, d)
-		}
+		mustMatchOracle(t, s, q, tc.name+": ")
 	}
 }

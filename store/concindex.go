@@ -515,12 +515,14 @@ func (x *concIndex) bulk(spans iter.Seq[concSpan]) {
 	for span := range spans {
 		sp := &span
 		for _, k := range [2]concKey{{env: sp.env}, {env: sp.env, vid: sp.vid, vname: sp.vname, variant: true}} {
+			if sp.open && !k.variant {
+				continue // opens are kept by variant only (as change does)
+			}
 			cs := find(k)
 			switch {
 			case !sp.open:
 				cs.appendEvent(sp.start, true)
 				cs.appendEvent(sp.end, false)
-			case !k.variant:
 			case sp.inProgress:
 				cs.opens = append(cs.opens, sp.start)
 			default:
