@@ -165,11 +165,10 @@ func encodeRecordAt(c *Conversation, pk string, tab *strTab, hint int) (string, 
 // other fields and the turns after them are encoded from c. A record the
 // encoder cannot write exactly is encoded in full.
 func encodeRecordAppend(c *Conversation, pk string, tab *strTab, old string, prev recTurns) (string, recTurns, error) {
-	if c.Turns == nil && prev.n > 0 || len(c.Turns) < prev.n || prev.at > prev.end || prev.end > len(old) {
-		return encodeRecordAt(c, pk, tab, len(old)+64)
-	}
-	if raw, turns, ok := encodeRecordAdded(c, c.Turns[prev.n:], pk, tab, old, prev); ok {
-		return raw, turns, nil
+	if len(c.Turns) >= prev.n {
+		if raw, turns, ok := encodeRecordAdded(c, c.Turns[prev.n:], pk, tab, old, prev); ok {
+			return raw, turns, nil
+		}
 	}
 	return encodeRecordAt(c, pk, tab, len(old)+64)
 }

@@ -95,17 +95,25 @@ func (cc *convCache) removeLocked(pk string) (convCacheEntry, bool) {
 	return e, ok
 }
 
-// copyOf returns a deep copy of the cached decoding of pk if the cache
-// holds it for exactly raw, else nil. The caller must hold the database's
-// read (or write) lock.
-func (cc *convCache) copyOf(pk, raw string) *Conversation {
+// peek returns the cached decoding of pk, for reading only, if the cache
+// holds the whole of it (not a head-only entry) for exactly raw, else
+// nil. The caller must hold the database's read (or write) lock.
+func (cc *convCache) peek(pk, raw string) *Conversation {
 	cc.mu.Lock()
 	e, ok := cc.m[pk]
 	cc.mu.Unlock()
 	if !ok || e.raw != raw || e.headOnly {
 		return nil
 	}
-	return copyConv(e.c)
+	return e.c
+}
+
+// copyOf returns a deep copy of peek's conversation, or nil.
+func (cc *convCache) copyOf(pk, raw string) *Conversation {
+	if c := cc.peek(pk, raw); c != nil {
+		return copyConv(c)
+	}
+	return nil
 }
 
 // take removes the entry of pk and returns its conversation (now owned by
@@ -113,8 +121,8 @@ func (cc *convCache) copyOf(pk, raw string) *Conversation {
 // hold the database's write lock: readers copy entries under the read
 // lock, so none can be copying the value the caller will mutate.
 func (cc *convCache) take(pk, raw string) *Conversation {
-	e, ok := cc.takeEntry(pk, raw)
-	if !ok || e.headOnly {
+	e, ok := cc.takeEntry(pk, raw, false)
+	if !ok {
 		return nil
 	}
 	if e.shared {
@@ -124,15 +132,16 @@ func (cc *convCache) take(pk, raw string) *Conversation {
 }
 
 // takeEntry removes the entry of pk and returns it if it was cached for
-// exactly raw (ok false if not). Its conversation is the caller's, but
-// when e.shared, its turns are to be left as they are (AppendTurns); an
-// entry e.headOnly holds no turns. The caller must hold the database's
-// write lock (see take).
-func (cc *convCache) takeEntry(pk, raw string) (e convCacheEntry, ok bool) {
+// exactly raw (ok false if not), and holds the whole conversation unless
+// head (AppendNewTurns: an entry e.headOnly, which holds no turns, is a
+// hit too). Its conversation is the caller's, but when e.shared, its
+// turns are to be left as they are (AppendTurns). The caller must hold
+// the database's write lock (see take).
+func (cc *convCache) takeEntry(pk, raw string, head bool) (e convCacheEntry, ok bool) {
 	cc.mu.Lock()
 	e, ok = cc.removeLocked(pk)
 	cc.mu.Unlock()
-	if !ok || e.raw != raw {
+	if !ok || e.raw != raw || e.headOnly && !head {
 		return convCacheEntry{}, false
 	}
 	return e, true

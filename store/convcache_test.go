@@ -665,7 +665,7 @@ func TestConvCacheBounds(t *testing.T) {
 	}
 	check("huge")
 	for k, e := range cc.m {
-		if _, ok := cc.takeEntry(k, e.raw); !ok {
+		if _, ok := cc.takeEntry(k, e.raw, false); !ok {
 			t.Fatalf("take %s: not cached", k)
 		}
 		break

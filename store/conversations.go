@@ -299,7 +299,7 @@ func (s *Store) GetConversation(region, id string) (*Conversation, error) {
 // moves the record to its new place in the order. fn runs inside the
 // transaction and must not call the Store. Returns the stored value.
 func (s *Store) UpdateConversation(region, id string, fn func(c *Conversation) error) (*Conversation, error) {
-	return s.updateConv(region, id, updateAll, nil, fn)
+	return s.updateConv(region, id, updateAll, func(c *Conversation, _ PriorTurns) error { return fn(c) })
 }
 
 // AppendTurns is UpdateConversation for an fn that leaves the turns it is
@@ -314,7 +314,7 @@ func (s *Store) UpdateConversation(region, id string, fn func(c *Conversation) e
 // converts (then they are fn's). The value's other fields are fn's and
 // the caller's own.
 func (s *Store) AppendTurns(region, id string, fn func(c *Conversation) error) (*Conversation, error) {
-	return s.updateConv(region, id, appendShared, nil, fn)
+	return s.updateConv(region, id, appendShared, func(c *Conversation, _ PriorTurns) error { return fn(c) })
 }
 
 // PriorTurns is what AppendNewTurns tells its fn of the turns the
@@ -367,8 +367,7 @@ func (p PriorTurns) after(added []Turn) PriorTurns {
 // keeps. So a conversation under way costs what changes, not its length,
 // and the cache keeps it without its turns.
 func (s *Store) AppendNewTurns(region, id string, fn func(c *Conversation, prior PriorTurns) error) (*Conversation, error) {
-	var prior PriorTurns
-	return s.updateConv(region, id, appendNew, &prior, func(c *Conversation) error { return fn(c, prior) })
+	return s.updateConv(region, id, appendNew, fn)
 }
 
 // updateMode is how updateConv treats the conversation fn changes.
@@ -380,9 +379,9 @@ const (
 	appendNew                      // AppendNewTurns
 )
 
-// updateConv is UpdateConversation, AppendTurns or AppendNewTurns (mode).
-// For AppendNewTurns it sets *prior before it calls fn.
-func (s *Store) updateConv(region, id string, mode updateMode, prior *PriorTurns, fn func(c *Conversation) error) (*Conversation, error) {
+// updateConv is UpdateConversation, AppendTurns or AppendNewTurns (mode);
+// fn is given prior only by AppendNewTurns.
+func (s *Store) updateConv(region, id string, mode updateMode, fn func(c *Conversation, prior PriorTurns) error) (*Conversation, error) {
 	appending := mode != updateAll
 	var out *Conversation
 	var oldProj ProjectRef
@@ -398,6 +397,7 @@ func (s *Store) updateConv(region, id string, mode updateMode, prior *PriorTurns
 		// AppendNewTurns: the turns taken off c (fn is not given them);
 		// none when a head-only entry was taken (headHit).
 		var old []Turn
+		var prior PriorTurns
 		headHit := false
 		if !ok {
 			// A generated record: fn works on a fresh making of it, and
@@ -415,10 +415,10 @@ func (s *Store) updateConv(region, id string, mode updateMode, prior *PriorTurns
 			// nothing sees fn's changes unless they are stored; a failed fn
 			// leaves the record uncached), or on a fresh decoding.
 			if appending {
-				if e, hit := s.convs.takeEntry(pk, raw); hit && (!e.headOnly || mode == appendNew) {
+				if e, hit := s.convs.takeEntry(pk, raw, mode == appendNew); hit {
 					c, prev = e.c, e.turns
 					if e.headOnly {
-						*prior, headHit = e.prior, true
+						prior, headHit = e.prior, true
 					}
 				}
 			} else {
@@ -438,7 +438,7 @@ func (s *Store) updateConv(region, id string, mode updateMode, prior *PriorTurns
 			}
 		}
 		if mode == appendNew && !headHit {
-			*prior = priorOf(c.Turns)
+			prior = priorOf(c.Turns)
 			old, c.Turns = c.Turns, nil
 		}
 		oldProj = projectOf(c)
@@ -453,7 +453,7 @@ func (s *Store) updateConv(region, id string, mode updateMode, prior *PriorTurns
 		}
 		oldEv := convEventsFrom(c, kept, nil)
 		oldSp := spanOfConv(c)
-		if err := fn(c); err != nil {
+		if err := fn(c, prior); err != nil {
 			fnErr = err
 			return err
 		}
@@ -477,7 +477,7 @@ func (s *Store) updateConv(region, id string, mode updateMode, prior *PriorTurns
 		var newRaw string
 		var turns recTurns
 		if mode == appendNew {
-			newRaw, turns, err = s.encodeNewTurnsLocked(c, newPK, raw, prev, old, headHit, *prior)
+			newRaw, turns, err = s.encodeNewTurnsLocked(c, newPK, raw, prev, old, headHit, prior)
 		} else if appending && sameStart && prev.n == kept && prev.n > 0 {
 			newRaw, turns, err = encodeRecordAppend(c, newPK, &s.tab, raw, prev)
 		} else {

@@ -706,11 +706,8 @@ func copyProjects(src map[ProjectRef]*projMetrics) map[ProjectRef]*projMetrics {
 // turns (not a head-only entry), else a decoding. The caller must hold
 // the database's write lock.
 func (s *Store) oldConv(pk, raw string) (*Conversation, error) {
-	s.convs.mu.Lock()
-	e, ok := s.convs.m[pk]
-	s.convs.mu.Unlock()
-	if ok && e.raw == raw && !e.headOnly {
-		return e.c, nil
+	if c := s.convs.peek(pk, raw); c != nil {
+		return c, nil
 	}
 	return decodeConv(pk, raw, s.tab.load())
 }
