@@ -248,22 +248,35 @@ func decodeRecord(pk, v string, tab []string) (*Conversation, error) {
 // decodeRecordAt is decodeRecord, and says where the turns are in v (as
 // encodeRecordAt does).
 func decodeRecordAt(pk, v string, tab []string) (*Conversation, recTurns, error) {
-	return decodeRecordWith(pk, v, tab, false)
+	c, turns, _, err := decodeRecordWith(pk, v, tab, turnsOwn)
+	return c, turns, err
 }
 
-// decodeRecordWith is decodeRecordAt; shared: the turns are never changed
-// (recDecoder.shared).
-func decodeRecordWith(pk, v string, tab []string, shared bool) (*Conversation, recTurns, error) {
+// turnsMode is how decodeRecordWith reads a record's turns.
+type turnsMode uint8
+
+const (
+	turnsOwn    turnsMode = iota // decoded, the caller's to change
+	turnsShared                  // decoded, never changed: they may share memory (recDecoder.shared)
+	// turnsSkipped: read but not decoded (c.Turns is nil), as the same
+	// errors find them; the prior turns returned describe them.
+	turnsSkipped
+)
+
+// decodeRecordWith is decodeRecordAt, with the turns read as mode says,
+// and what they are as prior turns (priorOf).
+func decodeRecordWith(pk, v string, tab []string, mode turnsMode) (*Conversation, recTurns, PriorTurns, error) {
 	var turns recTurns
+	var prior PriorTurns
 	v, err := checked(pk, v)
 	if err != nil {
-		return nil, turns, err
+		return nil, turns, prior, err
 	}
 	c := new(Conversation)
 	if err := keyFields(pk, c); err != nil {
-		return nil, turns, err
+		return nil, turns, prior, err
 	}
-	d := recDecoder{s: v, tab: tab, shared: shared}
+	d := recDecoder{s: v, tab: tab, shared: mode == turnsShared}
 	d.head(c)
 	c.NumSilences, c.NumOOD = int(d.i64()), int(d.i64())
 	c.Metrics = d.object()
@@ -291,13 +304,24 @@ func decodeRecordWith(pk, v string, tab []string, shared bool) (*Conversation, r
 		c.IntegrationAttributes = d.object()
 	}
 	if v := d.u(); v > 0 {
-		c.Turns = make([]Turn, d.count(v-1, 11))
+		n := d.count(v-1, 11)
 		turns.at = d.i
-		for i := range c.Turns {
-			d.turnsLeft = len(c.Turns) - i
-			d.turn(&c.Turns[i])
+		if mode == turnsSkipped {
+			for i := range n {
+				if flags, userInput := d.skipTurn(); i == 0 {
+					prior.Greeting = userInput == "" && flags&(turnSilence|turnOOD) == 0
+				}
+			}
+			prior.N = n
+		} else {
+			c.Turns = make([]Turn, n)
+			for i := range c.Turns {
+				d.turnsLeft = len(c.Turns) - i
+				d.turn(&c.Turns[i])
+			}
+			prior = priorOf(c.Turns)
 		}
-		turns.end, turns.n = d.i, len(c.Turns)
+		turns.end, turns.n = d.i, n
 	}
 	c.FunctionErrors = d.times()
 	c.Crashes = d.times()
@@ -325,9 +349,9 @@ func decodeRecordWith(pk, v string, tab []string, shared bool) (*Conversation, r
 		d.fail(errors.New("bytes after the record"))
 	}
 	if d.err != nil {
-		return nil, recTurns{}, fmt.Errorf("decode conversation: %w", d.err)
+		return nil, recTurns{}, PriorTurns{}, fmt.Errorf("decode conversation: %w", d.err)
 	}
-	return c, turns, nil
+	return c, turns, prior, nil
 }
 
 func (d *recDecoder) turn(t *Turn) {
@@ -363,6 +387,76 @@ func (d *recDecoder) turn(t *Turn) {
 	t.EnglishAgentResponse = d.str()
 	t.Latency = time.Duration(d.i64())
 	t.Metadata = d.object()
+}
+
+// skipTurn reads a turn as turn does, without making it, and returns its
+// flags and user input (which priorOf reads).
+func (d *recDecoder) skipTurn() (flags uint64, userInput string) {
+	flags = d.u()
+	userInput = d.str()
+	d.time()
+	d.str()
+	d.time()
+	n := d.count(d.u(), 1)
+	if flags&turnIntentsNil == 0 {
+		for range n {
+			d.str()
+		}
+	}
+	n = d.count(d.u(), 2)
+	if flags&turnEntitiesNil == 0 {
+		for range 2 * n {
+			d.str()
+		}
+	}
+	d.str()
+	d.str()
+	d.i64()
+	if v := d.u(); v > 0 {
+		for range d.count(v-1, 2) {
+			d.str()
+			d.skipValue(0)
+		}
+	}
+	return flags, userInput
+}
+
+// skipValue reads a value as value does, without making it.
+func (d *recDecoder) skipValue(depth int) {
+	if depth > 10000 {
+		d.fail(errors.New("values nested too deeply"))
+		return
+	}
+	if d.i >= len(d.s) {
+		d.fail(errRecShort)
+		return
+	}
+	tag := d.s[d.i]
+	d.i++
+	switch tag {
+	case tagNull, tagFalse, tagTrue:
+	case tagInt:
+		d.i64()
+	case tagFloat:
+		if len(d.s)-d.i < 8 {
+			d.fail(errRecShort)
+			return
+		}
+		d.i += 8
+	case tagString:
+		d.str()
+	case tagArray:
+		for range d.count(d.u(), 1) {
+			d.skipValue(depth + 1)
+		}
+	case tagObject:
+		for range d.count(d.u(), 2) {
+			d.str()
+			d.skipValue(depth + 1)
+		}
+	default:
+		d.fail(fmt.Errorf("unknown value tag %d", tag))
+	}
 }
 
 // strings returns a list of n strings to fill: its own, or for shared

@@ -89,6 +89,56 @@ func TestRecordCodecEqualsRoundTrip(t *testing.T) {
 	}
 }
 
+// TestRecordSkippedTurns: a record read with its turns skipped
+// (AppendNewTurns' misses) is the record decoded but for its turns, which
+// its prior turns describe as priorOf describes the decoded ones, found
+// at the same place; a damaged record fails with the same error.
+func TestRecordSkippedTurns(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	var tab strTab
+	check := func(name, pk, raw string, strs []string) {
+		t.Helper()
+		want, wantAt, _, wantErr := decodeRecordWith(pk, raw, strs, turnsOwn)
+		got, gotAt, prior, err := decodeRecordWith(pk, raw, strs, turnsSkipped)
+		if fmt.Sprint(err) != fmt.Sprint(wantErr) {
+			t.Fatalf("%s: error %v, decoding's %v", name, err, wantErr)
+		}
+		if err != nil {
+			return
+		}
+		if wantPrior := priorOf(want.Turns); prior != wantPrior {
+			t.Fatalf("%s: prior turns %+v, want %+v", name, prior, wantPrior)
+		}
+		if gotAt != wantAt {
+			t.Fatalf("%s: turns at %+v, want %+v", name, gotAt, wantAt)
+		}
+		want.Turns = nil
+		if d := cmp.Diff(want, got, exactTime); d != "" {
+			t.Fatalf("%s: differs from the decoded record (-want +got):\n%s", name, d)
+		}
+	}
+	for i := range 3000 {
+		c := randConv(r, i)
+		if len(c.Turns) > 0 && r.IntN(2) == 0 { // a greeting, or a first turn that is not one
+			t0 := &c.Turns[0]
+			t0.UserInput, t0.IsSilence, t0.IsOOD = "", r.IntN(3) == 0, r.IntN(3) == 0
+		}
+		raw, err := encodeRecord(c, "", &tab, 0)
+		tab.pending = tab.pending[:0]
+		if err != nil {
+			continue // a value JSON refuses
+		}
+		pk, strs := convKey(c), tab.load()
+		check(fmt.Sprint("random ", i), pk, raw, strs)
+		for range 5 {
+			b := []byte(raw)
+			b[1+r.IntN(len(b)-5)] = byte(r.Uint32())
+			binary.LittleEndian.PutUint32(b[len(b)-4:], recChecksum(pk, b[:len(b)-4]))
+			check(fmt.Sprint("damaged ", i), pk, string(b), strs[:r.IntN(len(strs)+1)])
+		}
+	}
+}
+
 // TestRecordDecodeDamaged: a damaged compact record is an error, never a
 // panic, whatever its bytes.
 func TestRecordDecodeDamaged(t *testing.T) {

@@ -120,9 +120,26 @@ func decodeConvAt(pk, v string, tab []string) (*Conversation, recTurns, error) {
 // (recDecoder.shared).
 func decodeConvShared(pk, v string, tab []string) (*Conversation, recTurns, error) {
 	if v != "" && v[0] == recBinary {
-		return decodeRecordWith(pk, v, tab, true)
+		c, turns, _, err := decodeRecordWith(pk, v, tab, turnsShared)
+		return c, turns, err
 	}
 	return decodeConvAt(pk, v, tab)
+}
+
+// decodeConvHead is decodeConvAt without the turns (c.Turns is nil), for
+// AppendNewTurns: a compact record's turns are read but not made, and
+// prior describes them.
+func decodeConvHead(pk, v string, tab []string) (*Conversation, recTurns, PriorTurns, error) {
+	if v != "" && v[0] == recBinary {
+		return decodeRecordWith(pk, v, tab, turnsSkipped)
+	}
+	c, err := decodeConvJSON(v)
+	if err != nil {
+		return nil, recTurns{}, PriorTurns{}, err
+	}
+	prior := priorOf(c.Turns)
+	c.Turns = nil
+	return c, recTurns{}, prior, nil
 }
 
 // writeConv stores c under its primary key and lookup key, removing the
@@ -395,10 +412,11 @@ func (s *Store) updateConv(region, id string, mode updateMode, fn func(c *Conver
 		var c *Conversation
 		var prev recTurns // where raw encodes the turns (n 0: unknown)
 		// AppendNewTurns: the turns taken off c (fn is not given them);
-		// none when a head-only entry was taken (headHit).
+		// none when they were never decoded (undecoded: a head-only
+		// entry was taken, or only the head decoded).
 		var old []Turn
 		var prior PriorTurns
-		headHit := false
+		undecoded := false
 		if !ok {
 			// A generated record: fn works on a fresh making of it, and
 			// the result is stored in its place.
@@ -418,13 +436,22 @@ func (s *Store) updateConv(region, id string, mode updateMode, fn func(c *Conver
 				if e, hit := s.convs.takeEntry(pk, raw, mode == appendNew); hit {
 					c, prev = e.c, e.turns
 					if e.headOnly {
-						prior, headHit = e.prior, true
+						prior, undecoded = e.prior, true
 					}
 				}
 			} else {
 				c = s.convs.take(pk, raw)
 			}
-			if c == nil {
+			switch {
+			case c != nil:
+			case mode == appendNew:
+				// Not cached: the head decoded and the turns only read,
+				// as a head-only entry holds them.
+				if c, prev, prior, err = decodeConvHead(pk, raw, s.tab.load()); err != nil {
+					return err
+				}
+				undecoded = true
+			default:
 				// Not cached: decoded, with where raw holds the turns, so
 				// that an append copies their encoding as on a hit (an
 				// append's turns, never changed, share memory).
@@ -437,7 +464,7 @@ func (s *Store) updateConv(region, id string, mode updateMode, fn func(c *Conver
 				}
 			}
 		}
-		if mode == appendNew && !headHit {
+		if mode == appendNew && !undecoded {
 			prior = priorOf(c.Turns)
 			old, c.Turns = c.Turns, nil
 		}
@@ -477,7 +504,7 @@ func (s *Store) updateConv(region, id string, mode updateMode, fn func(c *Conver
 		var newRaw string
 		var turns recTurns
 		if mode == appendNew {
-			newRaw, turns, err = s.encodeNewTurnsLocked(c, newPK, raw, prev, old, headHit, prior)
+			newRaw, turns, err = s.encodeNewTurnsLocked(c, newPK, raw, prev, old, undecoded, prior)
 		} else if appending && sameStart && prev.n == kept && prev.n > 0 {
 			newRaw, turns, err = encodeRecordAppend(c, newPK, &s.tab, raw, prev)
 		} else {
@@ -531,15 +558,15 @@ func (s *Store) updateConv(region, id string, mode updateMode, fn func(c *Conver
 // turns, as the record whose turns are the stored ones (prior of them,
 // where prev locates them in raw, or old) followed by c's: raw's encoding
 // of them copied when prev locates them, else the whole record encoded
-// (with old, or the turns decoded from raw when they were not taken off
-// c: a head-only entry's).
-func (s *Store) encodeNewTurnsLocked(c *Conversation, pk, raw string, prev recTurns, old []Turn, headHit bool, prior PriorTurns) (string, recTurns, error) {
+// (with old, or the turns decoded from raw when they were never decoded:
+// undecoded).
+func (s *Store) encodeNewTurnsLocked(c *Conversation, pk, raw string, prev recTurns, old []Turn, undecoded bool, prior PriorTurns) (string, recTurns, error) {
 	if prev.n == prior.N && prev.n > 0 {
 		if v, turns, ok := encodeRecordAdded(c, c.Turns, pk, &s.tab, raw, prev); ok {
 			return v, turns, nil
 		}
 	}
-	if headHit {
+	if undecoded {
 		d, _, err := decodeConvAt(pk, raw, s.tab.load())
 		if err != nil {
 			return "", recTurns{}, err
