@@ -509,17 +509,35 @@ func normObjectInPlace(m map[string]any, omitEmpty, ok bool) (map[string]any, bo
 		if !utf8.ValidString(k) {
 			return nil, false
 		}
+		if scalar, ok := normScalar(v); scalar {
+			if !ok {
+				return nil, false
+			}
+			continue
+		}
 		n, ok := normValue(v)
 		if !ok {
 			return nil, false
 		}
-		switch v.(type) {
-		case nil, bool, string, float64:
-		default:
-			m[k] = n
-		}
+		m[k] = n
 	}
 	return m, true
+}
+
+// normScalar says whether v is a value that normValue returns as it is
+// (nil, a bool, a string, a float64), and then whether it is what a
+// decoding yields (ok false: invalid UTF-8, NaN or an infinity). It
+// spares normValue's caller the value boxed again.
+func normScalar(v any) (scalar, ok bool) {
+	switch v := v.(type) {
+	case nil, bool:
+		return true, true
+	case string:
+		return true, utf8.ValidString(v)
+	case float64:
+		return true, !math.IsNaN(v) && !math.IsInf(v, 0)
+	}
+	return false, false
 }
 
 // maxExactInt is the largest magnitude of an integer that float64 holds
@@ -584,6 +602,13 @@ func normValue(v any) (any, bool) {
 		}
 		d := make([]any, len(v))
 		for i, e := range v {
+			if scalar, ok := normScalar(e); scalar {
+				if !ok {
+					return nil, false
+				}
+				d[i] = e
+				continue
+			}
 			var ok bool
 			if d[i], ok = normValue(e); !ok {
 				return nil, false
