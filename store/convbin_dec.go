@@ -141,8 +141,13 @@ func (d *recDecoder) entries(n, extra int) map[string]any {
 	return m
 }
 
+// maxValueDepth bounds the nesting of a record's free-form values.
+const maxValueDepth = 10000
+
+// value reads a free-form value. skipValue reads it the same way without
+// making it: keep the two in step.
 func (d *recDecoder) value(depth int) any {
-	if depth > 10000 {
+	if depth > maxValueDepth {
 		d.fail(errors.New("values nested too deeply"))
 		return nil
 	}
@@ -258,8 +263,9 @@ type turnsMode uint8
 const (
 	turnsOwn    turnsMode = iota // decoded, the caller's to change
 	turnsShared                  // decoded, never changed: they may share memory (recDecoder.shared)
-	// turnsSkipped: read but not decoded (c.Turns is nil), as the same
-	// errors find them; the prior turns returned describe them.
+	// turnsSkipped: read and checked as turnsOwn reads them (the same
+	// errors), but not made (c.Turns is nil); the prior turns returned
+	// describe them.
 	turnsSkipped
 )
 
@@ -354,6 +360,8 @@ func decodeRecordWith(pk, v string, tab []string, mode turnsMode) (*Conversation
 	return c, turns, prior, nil
 }
 
+// turn reads a turn into t. skipTurn reads it the same way without
+// making it: keep the two in step.
 func (d *recDecoder) turn(t *Turn) {
 	flags := d.u()
 	t.BargeIn, t.IsOOD, t.IsSilence = flags&turnBargeIn != 0, flags&turnOOD != 0, flags&turnSilence != 0
@@ -423,7 +431,7 @@ func (d *recDecoder) skipTurn() (flags uint64, userInput string) {
 
 // skipValue reads a value as value does, without making it.
 func (d *recDecoder) skipValue(depth int) {
-	if depth > 10000 {
+	if depth > maxValueDepth {
 		d.fail(errors.New("values nested too deeply"))
 		return
 	}

@@ -96,7 +96,8 @@ func TestRecordCodecEqualsRoundTrip(t *testing.T) {
 func TestRecordSkippedTurns(t *testing.T) {
 	r := rand.New(rand.NewPCG(13, 14))
 	var tab strTab
-	check := func(name, pk, raw string, strs []string) {
+	// check compares the two readings of raw and says whether it decodes.
+	check := func(name, pk, raw string, strs []string) (recTurns, bool) {
 		t.Helper()
 		want, wantAt, _, wantErr := decodeRecordWith(pk, raw, strs, turnsOwn)
 		got, gotAt, prior, err := decodeRecordWith(pk, raw, strs, turnsSkipped)
@@ -104,7 +105,7 @@ func TestRecordSkippedTurns(t *testing.T) {
 			t.Fatalf("%s: error %v, decoding's %v", name, err, wantErr)
 		}
 		if err != nil {
-			return
+			return recTurns{}, false
 		}
 		if wantPrior := priorOf(want.Turns); prior != wantPrior {
 			t.Fatalf("%s: prior turns %+v, want %+v", name, prior, wantPrior)
@@ -116,26 +117,55 @@ func TestRecordSkippedTurns(t *testing.T) {
 		if d := cmp.Diff(want, got, exactTime); d != "" {
 			t.Fatalf("%s: differs from the decoded record (-want +got):\n%s", name, d)
 		}
+		return wantAt, true
 	}
-	for i := range 3000 {
-		c := randConv(r, i)
+	// damage changes raw's bytes at (byte i: x) and mends the checksum,
+	// so that the decoder itself meets the damage.
+	damage := func(pk, raw string, at map[int]byte) string {
+		b := []byte(raw)
+		for i, x := range at {
+			b[i] ^= x
+		}
+		binary.LittleEndian.PutUint32(b[len(b)-4:], recChecksum(pk, b[:len(b)-4]))
+		return string(b)
+	}
+	decoded := map[bool]int{} // damaged records: how many decode, how many fail
+	for i := range 3001 {
+		c := fullConv() // every field set, then random records
+		if i > 0 {
+			c = randConv(r, i)
+		}
 		if len(c.Turns) > 0 && r.IntN(2) == 0 { // a greeting, or a first turn that is not one
 			t0 := &c.Turns[0]
 			t0.UserInput, t0.IsSilence, t0.IsOOD = "", r.IntN(3) == 0, r.IntN(3) == 0
 		}
+		c.Region, c.AccountID, c.ProjectID = "us", "a", "p"
 		raw, err := encodeRecord(c, "", &tab, 0)
 		tab.pending = tab.pending[:0]
 		if err != nil {
 			continue // a value JSON refuses
 		}
 		pk, strs := convKey(c), tab.load()
-		check(fmt.Sprint("random ", i), pk, raw, strs)
-		for range 5 {
-			b := []byte(raw)
-			b[1+r.IntN(len(b)-5)] = byte(r.Uint32())
-			binary.LittleEndian.PutUint32(b[len(b)-4:], recChecksum(pk, b[:len(b)-4]))
-			check(fmt.Sprint("damaged ", i), pk, string(b), strs[:r.IntN(len(strs)+1)])
+		at, _ := check(fmt.Sprint("record ", i), pk, raw, strs)
+		if at.n > 0 {
+			// The first turn's flags (one byte) saying that its
+			// intents or entities are null, or are not.
+			for _, flag := range []byte{turnIntentsNil, turnEntitiesNil} {
+				_, ok := check(fmt.Sprint("record ", i, " flag ", flag), pk, damage(pk, raw, map[int]byte{at.at: flag}), strs)
+				decoded[ok]++
+			}
 		}
+		for range 5 {
+			at := map[int]byte{}
+			for range 1 + r.IntN(3) {
+				at[1+r.IntN(len(raw)-5)] = byte(1 + r.IntN(255))
+			}
+			_, ok := check(fmt.Sprint("damaged ", i), pk, damage(pk, raw, at), strs[:r.IntN(len(strs)+1)])
+			decoded[ok]++
+		}
+	}
+	if decoded[true] == 0 || decoded[false] == 0 {
+		t.Fatalf("damaged records: %d decode, %d fail; want some of each", decoded[true], decoded[false])
 	}
 }
 

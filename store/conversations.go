@@ -126,22 +126,6 @@ func decodeConvShared(pk, v string, tab []string) (*Conversation, recTurns, erro
 	return decodeConvAt(pk, v, tab)
 }
 
-// decodeConvHead is decodeConvAt without the turns (c.Turns is nil), for
-// AppendNewTurns: a compact record's turns are read but not made, and
-// prior describes them.
-func decodeConvHead(pk, v string, tab []string) (*Conversation, recTurns, PriorTurns, error) {
-	if v != "" && v[0] == recBinary {
-		return decodeRecordWith(pk, v, tab, turnsSkipped)
-	}
-	c, err := decodeConvJSON(v)
-	if err != nil {
-		return nil, recTurns{}, PriorTurns{}, err
-	}
-	prior := priorOf(c.Turns)
-	c.Turns = nil
-	return c, recTurns{}, prior, nil
-}
-
 // writeConv stores c under its primary key and lookup key, removing the
 // previous primary key oldPK if it differs, and, when cache is set (an
 // update: the conversation is likely to be updated again), caches its
@@ -412,8 +396,8 @@ func (s *Store) updateConv(region, id string, mode updateMode, fn func(c *Conver
 		var c *Conversation
 		var prev recTurns // where raw encodes the turns (n 0: unknown)
 		// AppendNewTurns: the turns taken off c (fn is not given them);
-		// none when they were never decoded (undecoded: a head-only
-		// entry was taken, or only the head decoded).
+		// none when c came without them (undecoded: a head-only entry
+		// was taken, or a compact record read without its turns).
 		var old []Turn
 		var prior PriorTurns
 		undecoded := false
@@ -444,10 +428,10 @@ func (s *Store) updateConv(region, id string, mode updateMode, fn func(c *Conver
 			}
 			switch {
 			case c != nil:
-			case mode == appendNew:
-				// Not cached: the head decoded and the turns only read,
-				// as a head-only entry holds them.
-				if c, prev, prior, err = decodeConvHead(pk, raw, s.tab.load()); err != nil {
+			case mode == appendNew && raw != "" && raw[0] == recBinary:
+				// Not cached: the head decoded, the turns read and checked
+				// but not made, as a head-only entry holds them.
+				if c, prev, prior, err = decodeRecordWith(pk, raw, s.tab.load(), turnsSkipped); err != nil {
 					return err
 				}
 				undecoded = true
@@ -558,8 +542,8 @@ func (s *Store) updateConv(region, id string, mode updateMode, fn func(c *Conver
 // turns, as the record whose turns are the stored ones (prior of them,
 // where prev locates them in raw, or old) followed by c's: raw's encoding
 // of them copied when prev locates them, else the whole record encoded
-// (with old, or the turns decoded from raw when they were never decoded:
-// undecoded).
+// (with old, or, when c came without them (undecoded), the turns decoded
+// from raw).
 func (s *Store) encodeNewTurnsLocked(c *Conversation, pk, raw string, prev recTurns, old []Turn, undecoded bool, prior PriorTurns) (string, recTurns, error) {
 	if prev.n == prior.N && prev.n > 0 {
 		if v, turns, ok := encodeRecordAdded(c, c.Turns, pk, &s.tab, raw, prev); ok {
