@@ -48,6 +48,17 @@ type concSpan struct {
 	vid, vname string
 }
 
+// seriesKeys returns the keys of the series that hold sp: keys[first:],
+// its environment's and its variant's, or its variant's alone for an
+// open span (opens are kept by variant only).
+func (sp *concSpan) seriesKeys() (keys [2]concKey, first int) {
+	keys = [2]concKey{{env: sp.env}, {env: sp.env, vid: sp.vid, vname: sp.vname, variant: true}}
+	if sp.open {
+		first = 1
+	}
+	return keys, first
+}
+
 func spanOfConv(c *Conversation) concSpan {
 	return spanOf(c.StartedAt, c.EndedAt, c.InProgress, c.Environment, c.VariantID, c.VariantName)
 }
@@ -190,10 +201,8 @@ func (cs *concSeries) event(t int64, isStart bool, d int) bool {
 // remove was not there (the index drifted from the data).
 func (x *concIndex) change(sp *concSpan, d int) bool {
 	ok := true
-	for _, k := range [2]concKey{{env: sp.env}, {env: sp.env, vid: sp.vid, vname: sp.vname, variant: true}} {
-		if sp.open && !k.variant {
-			continue // opens are kept by variant only
-		}
+	keys, first := sp.seriesKeys()
+	for _, k := range keys[first:] {
 		cs := x.series[k]
 		if cs == nil {
 			if d < 0 {
@@ -514,10 +523,8 @@ func (x *concIndex) bulk(spans iter.Seq[concSpan]) {
 	}
 	for span := range spans {
 		sp := &span
-		for _, k := range [2]concKey{{env: sp.env}, {env: sp.env, vid: sp.vid, vname: sp.vname, variant: true}} {
-			if sp.open && !k.variant {
-				continue // opens are kept by variant only (as change does)
-			}
+		keys, first := sp.seriesKeys()
+		for _, k := range keys[first:] {
 			cs := find(k)
 			switch {
 			case !sp.open:

@@ -315,7 +315,7 @@ func decodeRecordWith(pk, v string, tab []string, mode turnsMode) (*Conversation
 		if mode == turnsSkipped {
 			for i := range n {
 				if flags, userInput := d.skipTurn(); i == 0 {
-					prior.Greeting = userInput == "" && flags&(turnSilence|turnOOD) == 0
+					prior.Greeting = isGreeting(userInput, flags&turnSilence != 0, flags&turnOOD != 0)
 				}
 			}
 			prior.N = n

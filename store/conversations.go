@@ -322,10 +322,9 @@ func (s *Store) AppendTurns(region, id string, fn func(c *Conversation) error) (
 // conversation has, which fn is not given.
 type PriorTurns struct {
 	N int // how many
-	// Greeting: the first is the agent's greeting, not a user's turn (no
-	// user input, neither a silence nor out of domain). The metric
-	// aggregates' rule (convEventsAt) also asks for no latency: a
-	// first turn with one counts as a turn there.
+	// Greeting: the first is the agent's greeting, not a user's turn
+	// (isGreeting). The metric aggregates' rule (convEventsAt) also asks
+	// for no latency: a first turn with one counts as a turn there.
 	Greeting bool
 }
 
@@ -342,9 +341,16 @@ func priorOf(turns []Turn) PriorTurns {
 	p := PriorTurns{N: len(turns)}
 	if len(turns) > 0 {
 		t := &turns[0]
-		p.Greeting = t.UserInput == "" && !t.IsSilence && !t.IsOOD
+		p.Greeting = isGreeting(t.UserInput, t.IsSilence, t.IsOOD)
 	}
 	return p
+}
+
+// isGreeting says whether a conversation's first turn, of this user
+// input and these flags, is the agent's greeting rather than a user's
+// turn: no user input, neither a silence nor out of domain.
+func isGreeting(userInput string, silence, ood bool) bool {
+	return userInput == "" && !silence && !ood
 }
 
 // after is p once added are appended to the turns.

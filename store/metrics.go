@@ -116,7 +116,7 @@ func convEventsAt(c *Conversation, base, from int, out []mevent) []mevent {
 	out = append(out, mevent{kind: evStart, at: start, start: start})
 	for i := from; i < len(c.Turns); i++ {
 		t := &c.Turns[i]
-		if base+i == 0 && t.UserInput == "" && !t.IsSilence && !t.IsOOD && t.Latency == 0 {
+		if base+i == 0 && isGreeting(t.UserInput, t.IsSilence, t.IsOOD) && t.Latency == 0 {
 			continue // the greeting: no user turn, no latency
 		}
 		out = append(out, mevent{kind: evTurn, at: tp(t.UserInputAt), ms: t.Latency.Milliseconds(), start: start})
