@@ -622,7 +622,8 @@ type ConversationQuery struct {
 	Filter func(*Conversation) bool
 	// Select, when set, selects records by their Summary before they are
 	// read (a generated record that it rejects is never made); records
-	// must pass both Select and Filter. The same rules apply.
+	// must pass both Select and Filter. The same rules apply, and Select
+	// must not keep the summary it is given (it is reused).
 	Select func(*Summary) bool
 }
 

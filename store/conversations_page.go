@@ -30,6 +30,10 @@ type listedPage struct {
 	prefix  string
 	// more: a further matching record exists after the last entry.
 	more bool
+	// sum is the summary that the query's Select reads, one record at a
+	// time: held here, a summary passed by pointer is not allocated
+	// again for each record.
+	sum Summary
 }
 
 // next is the cursor of the page after this one; id is the last
@@ -174,8 +178,8 @@ func (s *Store) listPage(q ConversationQuery) (*listedPage, error) {
 		if q.Select == nil {
 			return true
 		}
-		sum := it.ls.summary(it.p)
-		return q.Select(&sum)
+		pg.sum = it.ls.summary(it.p)
+		return q.Select(&pg.sum)
 	}
 	// read returns the item's record when it passes the query's Select
 	// and Filter (nil when not).
@@ -189,8 +193,8 @@ func (s *Store) listPage(q ConversationQuery) (*listedPage, error) {
 			return nil, false
 		}
 		if q.Select != nil && it.ls == nil {
-			sum := summaryOf(c)
-			if !q.Select(&sum) {
+			pg.sum = summaryOf(c)
+			if !q.Select(&pg.sum) {
 				return nil, true
 			}
 		}

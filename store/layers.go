@@ -432,9 +432,16 @@ func (s *Store) walkLocked(tx *buntdb.Tx, ref ProjectRef, prefix, lo, hi, after 
 		}
 		return k[len(prefix):]
 	}
-	var curs []*layerCursor
-	for _, ls := range s.layersOf(ref) {
-		c := &layerCursor{ls: ls, desc: desc, i: ls.searchKey(suffix(lo), true), j: ls.searchKey(suffix(hi), true)}
+	// The cursors, one per layer of the project with records in range,
+	// are values: a project has one layer per generate block, and a walk
+	// of one or two allocates none.
+	var cursBuf [2]layerCursor
+	curs := cursBuf[:0]
+	for _, ls := range s.gen {
+		if ls.ref != ref {
+			continue
+		}
+		c := layerCursor{ls: ls, desc: desc, i: ls.searchKey(suffix(lo), true), j: ls.searchKey(suffix(hi), true)}
 		if after != "" {
 			if desc {
 				c.j = min(c.j, ls.searchKey(suffix(after), true))
@@ -450,7 +457,8 @@ func (s *Store) walkLocked(tx *buntdb.Tx, ref ProjectRef, prefix, lo, hi, after 
 	// next returns the cursor whose head comes first (nil: none).
 	next := func() *layerCursor {
 		var best *layerCursor
-		for _, c := range curs {
+		for i := range curs {
+			c := &curs[i]
 			if c.done() {
 				continue
 			}
