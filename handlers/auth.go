@@ -41,7 +41,9 @@ const (
 // A valid key of another account or project is 403 in families whose
 // errors list 403 (family.forbid), else 401. An account or project that
 // does not exist at all is 404.
-func (a *API) authenticate(c *gin.Context, f *family) (*Principal, error) {
+//
+// It fills p, which the caller holds (reqState.principalVal).
+func (a *API) authenticate(c *gin.Context, f *family, p *Principal) error {
 	w := a.world()
 	key := ""
 	for _, h := range f.header {
@@ -50,30 +52,30 @@ func (a *API) authenticate(c *gin.Context, f *family) (*Principal, error) {
 		}
 	}
 	if key == "" {
-		return nil, &Error{Kind: KindUnauthorized, Code: "UNAUTHORIZED", Message: msgMissingKey}
+		return &Error{Kind: KindUnauthorized, Code: "UNAUTHORIZED", Message: msgMissingKey}
 	}
 	region, _ := regionPair(f.base, c.Param("region"))
 	cred := w.credential(key)
 	if cred == nil || cred.Kind != f.kind {
-		return nil, &Error{Kind: KindUnauthorized, Code: "UNAUTHORIZED", Message: msgInvalidKey}
+		return &Error{Kind: KindUnauthorized, Code: "UNAUTHORIZED", Message: msgInvalidKey}
 	}
 	acct := w.account(cred.Account)
 	if acct == nil || (f.base != "messaging" && acct.Region != region) {
-		return nil, &Error{Kind: KindUnauthorized, Code: "UNAUTHORIZED", Message: msgInvalidKey}
+		return &Error{Kind: KindUnauthorized, Code: "UNAUTHORIZED", Message: msgInvalidKey}
 	}
-	p := &Principal{Cred: cred, Account: acct, Region: acct.Region}
+	*p = Principal{Cred: cred, Account: acct, Region: acct.Region}
 	if cred.Project != "" {
 		p.Project = acct.Project(cred.Project)
 	}
 	if err := scopeCheck(c, w, f, p); err != nil {
-		return nil, err
+		return err
 	}
 	if f == famChat {
 		if err := a.connector(c, w, p); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return p, nil
+	return nil
 }
 
 // scopeCheck matches the path's account and project against the key's

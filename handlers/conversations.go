@@ -411,6 +411,11 @@ type convPage struct {
 	list       []*store.Conversation
 	cursor     *string
 	nextOffset *int
+	// cursorVal and offsetVal hold what cursor and nextOffset point at
+	// when the page sets them itself (keysetEnd): one allocation, the
+	// page's, instead of one per field.
+	cursorVal string
+	offsetVal int
 }
 
 // handleConversationsListV3 handles "GET {runtime}/v3/{account}/{project}/conversations".

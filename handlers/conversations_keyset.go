@@ -69,13 +69,14 @@ func keysetEnd(page *convPage, q *convQuery, hash, next string, n int, usedOffse
 	if next == "" {
 		return
 	}
-	cur := convCursor(hash, "k", next)
-	page.cursor = &cur
+	page.cursorVal = convCursor(hash, "k", next)
+	page.cursor = &page.cursorVal
 	if q.cursor == "" {
 		if usedOffset {
 			n += q.offset
 		}
-		page.nextOffset = &n
+		page.offsetVal = n
+		page.nextOffset = &page.offsetVal
 	}
 }
 

@@ -32,7 +32,10 @@ type reqState struct {
 	// read-only: the journal keeps it.
 	body      []byte
 	bodyLarge bool
-	principal *Principal
+	// principal is the authenticated caller, nil before authentication;
+	// it points at principalVal (one allocation with the state).
+	principal    *Principal
+	principalVal Principal
 	// fault is the id of the fault rule that fired; faultBody marks an
 	// answer that is its verbatim body.
 	fault     string
@@ -309,11 +312,11 @@ func (a *API) serve(c *gin.Context, f *family, h handlerFunc) error {
 		return errf(KindTooLarge, "PAYLOAD_TOO_LARGE", "Request body exceeds %d bytes.", a.world().maxBody())
 	}
 	if f.kind != "" && f.header != nil {
-		p, err := a.authenticate(c, f)
-		if err != nil {
+		st := stateOf(c)
+		if err := a.authenticate(c, f, &st.principalVal); err != nil {
 			return err
 		}
-		stateOf(c).principal = p
+		st.principal = &st.principalVal
 	}
 	return h(c)
 }
