@@ -42,7 +42,8 @@ const (
 // errors list 403 (family.forbid), else 401. An account or project that
 // does not exist at all is 404.
 //
-// It fills p, which the caller holds (reqState.principalVal).
+// It fills p, which the caller holds (reqState.principalVal); after an
+// error p may be partly filled and is not read.
 func (a *API) authenticate(c *gin.Context, f *family, p *Principal) error {
 	w := a.world()
 	key := ""
