@@ -1,9 +1,14 @@
 package store
 
 import (
+	"cmp"
 	"errors"
+	"slices"
+	"strings"
 	"testing"
 	"time"
+
+	gocmp "github.com/google/go-cmp/cmp"
 )
 
 // TestEachConversationAsList: EachConversation lends the records that
@@ -142,5 +147,92 @@ func TestGeneratedWithoutTurns(t *testing.T) {
 		return nil
 	}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestListingMergesLayers: a project with three generators (more
+// layers than the walk's cursor buffer holds) and a stored record lists
+// every record once, in key order, ascending and descending, whole and
+// in pages, with and without a Select; the reference is each
+// generator's records made one after the other.
+func TestListingMergesLayers(t *testing.T) {
+	t.Parallel()
+	s := openMem(t)
+	first := testSpec(150)
+	stored := mkConv("us", "1001", "2001", "CONV-STORED", first.From.Add(36*time.Hour))
+	if err := s.PutConversation(stored); err != nil {
+		t.Fatal(err)
+	}
+	taken := map[string]bool{stored.ID: true}
+	var want []string
+	wantOf := map[string]*Conversation{stored.ID: stored}
+	for seed := range uint64(3) {
+		sp := testSpec(150)
+		sp.Seed1 = 7 + seed
+		if err := s.Generate(sp, nil); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range sequential(t, sp, taken) {
+			wantOf[c.ID] = c
+		}
+	}
+	for id := range wantOf {
+		want = append(want, id)
+	}
+	slices.SortFunc(want, func(a, b string) int {
+		return cmp.Or(wantOf[a].StartedAt.Compare(wantOf[b].StartedAt), strings.Compare(a, b))
+	})
+	sandbox := func(sum *Summary) bool { return sum.Environment == "sandbox" }
+	var wantSandbox []string
+	for _, id := range want {
+		if wantOf[id].Environment == "sandbox" {
+			wantSandbox = append(wantSandbox, id)
+		}
+	}
+	if len(want) != 451 || len(wantSandbox) == 0 {
+		t.Fatalf("reference: %d records, %d sandbox; want 451 and some", len(want), len(wantSandbox))
+	}
+	ids := func(list []*Conversation) []string {
+		out := make([]string, len(list))
+		for i, c := range list {
+			out[i] = c.ID
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name   string
+		q      ConversationQuery
+		wantID []string
+	}{
+		{"all", ConversationQuery{}, want},
+		{"select", ConversationQuery{Select: sandbox}, wantSandbox},
+	} {
+		for _, desc := range []bool{false, true} {
+			exp := slices.Clone(tc.wantID)
+			if desc {
+				slices.Reverse(exp)
+			}
+			q := tc.q
+			q.Desc = desc
+			if got := ids(listAll(t, s, q)); !slices.Equal(got, exp) {
+				t.Errorf("%s, desc %v: whole listing differs:\n%s", tc.name, desc, gocmp.Diff(exp, got))
+			}
+			var paged []string
+			q.Region, q.AccountID, q.ProjectID, q.Limit = "us", "1001", "2001", 7
+			for range 100 {
+				page, next, err := s.ListConversations(q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				paged = append(paged, ids(page)...)
+				if next == "" {
+					break
+				}
+				q.After = next
+			}
+			if !slices.Equal(paged, exp) {
+				t.Errorf("%s, desc %v: pages of 7 differ:\n%s", tc.name, desc, gocmp.Diff(exp, paged))
+			}
+		}
 	}
 }
