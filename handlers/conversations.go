@@ -412,10 +412,20 @@ type convPage struct {
 	cursor     *string
 	nextOffset *int
 	// cursorVal and offsetVal hold what cursor and nextOffset point at
-	// when the page sets them itself (keysetEnd): one allocation, the
-	// page's, instead of one per field.
+	// (setNext): one allocation, the page's, instead of one per field.
 	cursorVal string
 	offsetVal int
+}
+
+// setNext sets the page's cursor, and its next offset when withOffset
+// (a request paged by cursor answers none).
+func (p *convPage) setNext(cursor string, offset int, withOffset bool) {
+	p.cursorVal = cursor
+	p.cursor = &p.cursorVal
+	if withOffset {
+		p.offsetVal = offset
+		p.nextOffset = &p.offsetVal
+	}
 }
 
 // handleConversationsListV3 handles "GET {runtime}/v3/{account}/{project}/conversations".
@@ -619,11 +629,7 @@ func (a *API) rankedPage(p *Principal, q *convQuery, hash string) (*convPage, er
 		page.list = append(page.list, h.conv)
 	}
 	if end < len(hits) {
-		cur := encodeConvCursor(hash, "r"+strconv.Itoa(end))
-		page.cursor = &cur
-		if q.cursor == "" {
-			page.nextOffset = &end
-		}
+		page.setNext(encodeConvCursor(hash, "r"+strconv.Itoa(end)), end, q.cursor == "")
 	}
 	return page, nil
 }

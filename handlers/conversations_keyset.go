@@ -69,15 +69,10 @@ func keysetEnd(page *convPage, q *convQuery, hash, next string, n int, usedOffse
 	if next == "" {
 		return
 	}
-	page.cursorVal = convCursor(hash, "k", next)
-	page.cursor = &page.cursorVal
-	if q.cursor == "" {
-		if usedOffset {
-			n += q.offset
-		}
-		page.offsetVal = n
-		page.nextOffset = &page.offsetVal
+	if usedOffset {
+		n += q.offset
 	}
+	page.setNext(convCursor(hash, "k", next), n, q.cursor == "")
 }
 
 func keysetErr(err error) error {

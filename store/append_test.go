@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -601,7 +602,7 @@ func TestAppendNewTurnsGenerated(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	ls := gen.layersOf(ProjectRef{"us", "1001", "2001"})[0]
+	ls := slices.Collect(gen.layersOf(ProjectRef{"us", "1001", "2001"}))[0]
 	id := ls.id(3)
 	want, err := gen.GetConversation("us", id)
 	if err != nil {

@@ -289,7 +289,7 @@ func TestSearchKey(t *testing.T) {
 	if err := s.Generate(testSpec(500), nil); err != nil {
 		t.Fatal(err)
 	}
-	ls := s.layersOf(ProjectRef{"us", "1001", "2001"})[0]
+	ls := slices.Collect(s.layersOf(ProjectRef{"us", "1001", "2001"}))[0]
 	key := func(p int) string { return ls.ts(p) + "/" + ls.id(p) }
 	keys := []string{"", "\xff", "1", "99999999999999999999999999999", "00000000000000000000000000000/x",
 		tsenc(time.Time{}), tsenc(time.Unix(-1<<40, 5)), tsenc(time.Unix(1<<40, 0)) + "/"}

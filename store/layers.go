@@ -10,6 +10,7 @@ package store
 
 import (
 	"fmt"
+	"iter"
 	"slices"
 	"strconv"
 	"strings"
@@ -93,15 +94,17 @@ func (l *shadowLog) undo(ids *convIDs) {
 	l.set, l.ids, l.fns = nil, nil, nil
 }
 
-// layersOf lists the layers of a project.
-func (s *Store) layersOf(ref ProjectRef) []*layerState {
-	var out []*layerState
-	for _, ls := range s.gen {
-		if ls.ref == ref {
-			out = append(out, ls)
+// layersOf yields the layers of a project, in the order they were
+// generated (a listing's walk makes it for each page: it allocates
+// nothing).
+func (s *Store) layersOf(ref ProjectRef) iter.Seq[*layerState] {
+	return func(yield func(*layerState) bool) {
+		for _, ls := range s.gen {
+			if ls.ref == ref && !yield(ls) {
+				return
+			}
 		}
 	}
-	return out
 }
 
 // regionEmptyLocked reports that no conversation of region is stored or
@@ -437,10 +440,7 @@ func (s *Store) walkLocked(tx *buntdb.Tx, ref ProjectRef, prefix, lo, hi, after 
 	// of one or two allocates none.
 	var cursBuf [2]layerCursor
 	curs := cursBuf[:0]
-	for _, ls := range s.gen {
-		if ls.ref != ref {
-			continue
-		}
+	for ls := range s.layersOf(ref) {
 		c := layerCursor{ls: ls, desc: desc, i: ls.searchKey(suffix(lo), true), j: ls.searchKey(suffix(hi), true)}
 		if after != "" {
 			if desc {
@@ -584,7 +584,7 @@ func (s *Store) genHandoffCountLocked(tx *buntdb.Tx) (int, error) {
 			return true
 		}
 		ref := ProjectRef{unesc(parts[0]), unesc(parts[1]), unesc(parts[2])}
-		for _, ls := range s.layersOf(ref) {
+		for ls := range s.layersOf(ref) {
 			if p := ls.find(parts[3]); p >= 0 && ls.recs[p].flags&grHandoff != 0 && !ls.dropped(p) {
 				n--
 				break
@@ -598,7 +598,7 @@ func (s *Store) genHandoffCountLocked(tx *buntdb.Tx) (int, error) {
 // genHandoffLocked returns the generated handoff state of a conversation
 // of a project, or nil.
 func (s *Store) genHandoffLocked(ref ProjectRef, id string) (*HandoffState, error) {
-	for _, ls := range s.layersOf(ref) {
+	for ls := range s.layersOf(ref) {
 		if p := ls.find(id); p >= 0 {
 			if ls.dropped(p) {
 				return nil, nil
