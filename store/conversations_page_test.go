@@ -192,13 +192,6 @@ func TestListingMergesLayers(t *testing.T) {
 	if len(want) != 451 || len(wantSandbox) == 0 {
 		t.Fatalf("reference: %d records, %d sandbox; want 451 and some", len(want), len(wantSandbox))
 	}
-	ids := func(list []*Conversation) []string {
-		out := make([]string, len(list))
-		for i, c := range list {
-			out[i] = c.ID
-		}
-		return out
-	}
 	for _, tc := range []struct {
 		name   string
 		q      ConversationQuery
