@@ -147,8 +147,8 @@ func BenchmarkServe(b *testing.B) {
 	// chat-respond-one answers every message in one conversation, which
 	// grows by a turn per iteration: an append copies the stored turns'
 	// encoding, so the time per request is the mean over a conversation
-	// of -benchtime turns (compare runs of the same -benchtime; 100x,
-	// 1000x and 10000x in docs/performance.md, "A long conversation").
+	// of -benchtime turns (compare runs of the same -benchtime; 1000x,
+	// 3000x and 10000x in docs/performance.md, "A long conversation").
 	b.Run("chat-respond-one", func(b *testing.B) {
 		h := newHarness(b)
 		benchRespond(b, h, chat, createChats(b, h, 1))
