@@ -118,7 +118,12 @@ func benchmark(ctx context.Context, cfg *config, log *slog.Logger) (*report, err
 	if err != nil {
 		return nil, err
 	}
-	rep := &report{cfg: cfg, machine: describeMachine(cfg.repo), loadBefore: loadAverage()}
+	idle := holdIdle(cfg.idle)
+	defer idle.release()
+	if cfg.idle == "poll" && !idle.polling() {
+		log.Warn("idle CPUs not held polling: ratios include the cost of waking an idle CPU", "state", idle.state)
+	}
+	rep := &report{cfg: cfg, machine: describeMachine(cfg.repo), idle: idle.state, loadBefore: loadAverage()}
 	b := &bench{cfg: cfg, log: log, tmp: tmp, mockd: mockd, self: self,
 		client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}, Timeout: time.Minute}}
 	defer b.client.CloseIdleConnections()

@@ -80,6 +80,9 @@ func TestSmoke(t *testing.T) {
 			t.Errorf("no paced row for load %s in\n%s", name, out)
 		}
 	}
+	if !strings.Contains(out, "\nidle CPUs: ") {
+		t.Errorf("no idle CPUs line in\n%s", out)
+	}
 	if !strings.Contains(out, "RSS loaded") {
 		t.Errorf("no memory table in\n%s", out)
 	}
@@ -131,7 +134,7 @@ func TestParseConfigPresetsAndOverrides(t *testing.T) {
 		{args: nil, records: []int{10_000}, pairs: 3, slice: time.Second, conns: 50, convs: 2_000, calibrate: calibrationWork},
 		{args: []string{"-mode", "full"}, records: []int{1_000, 100_000, 1_000_000}, pairs: 5, slice: 3 * time.Second,
 			conns: 50, convs: 10_000, warmup: time.Second, calibrate: calibrationWork},
-		{args: []string{"-calibrate", "none"}, records: []int{10_000}, pairs: 3, slice: time.Second, conns: 50, convs: 2_000},
+		{args: []string{"-calibrate", "none", "-idle", "os"}, records: []int{10_000}, pairs: 3, slice: time.Second, conns: 50, convs: 2_000},
 		{args: []string{"-calibrate", "5us, 1ms"}, records: []int{10_000}, pairs: 3, slice: time.Second, conns: 50,
 			convs: 2_000, calibrate: []time.Duration{5 * time.Microsecond, time.Millisecond}},
 		{args: []string{"-mode", "full", "-records", "1k,100k,1M", "-pairs", "7", "-warmup", "0s"},
@@ -145,11 +148,43 @@ func TestParseConfigPresetsAndOverrides(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%q: %v", tc.args, err)
 		}
+		if c.idle != "os" {
+			t.Errorf("%q: idle %q, want os (the default)", tc.args, c.idle)
+		}
 		if !equal(c.records, tc.records) || c.pairs != tc.pairs || c.slice != tc.slice || c.conns != tc.conns ||
 			c.convs != tc.convs || c.warmup != tc.warmup || !equal(c.loads, tc.loadNames) || !equal(c.calibrate, tc.calibrate) {
 			t.Errorf("%q: records %v pairs %d slice %v conns %d convs %d warmup %v loads %q calibrate %v", tc.args,
 				c.records, c.pairs, c.slice, c.conns, c.convs, c.warmup, c.loads, c.calibrate)
 		}
+	}
+}
+
+// TestHoldIdle: -idle os leaves the idle states and says so; -idle poll
+// either holds the latency request (root, Linux) or says why it could not.
+func TestHoldIdle(t *testing.T) {
+	h := holdIdle("os")
+	if h.polling() || !strings.HasPrefix(h.state, "the OS's idle states") || !strings.HasSuffix(h.state, "; -idle os)") {
+		t.Errorf("os: polling %v, state %q", h.polling(), h.state)
+	}
+	h.release()
+	h = holdIdle("poll")
+	defer h.release()
+	if h.polling() != strings.HasPrefix(h.state, "polling (CPU latency request 0 held") {
+		t.Errorf("poll: polling %v, state %q", h.polling(), h.state)
+	}
+	if !h.polling() && !strings.Contains(h.state, "polling not held, ") {
+		t.Errorf("poll, not held: state %q does not say why", h.state)
+	}
+	h.release()
+	if h.polling() {
+		t.Error("polling after release")
+	}
+}
+
+func TestParseConfigIdle(t *testing.T) {
+	c, err := parseConfig([]string{"-idle", "poll"}, &bytes.Buffer{})
+	if err != nil || c.idle != "poll" {
+		t.Fatalf("-idle poll: %+v, %v", c, err)
 	}
 }
 
@@ -168,6 +203,7 @@ func TestParseConfigRejects(t *testing.T) {
 		{"-calibrate", "2s"},
 		{"-calibrate", "10"},
 		{"-load-cpus", "1-2", "-conns", "1"},
+		{"-idle", "halt"},
 		{"extra"},
 	} {
 		if _, err := parseConfig(args, &bytes.Buffer{}); err == nil {

@@ -62,6 +62,7 @@ type config struct {
 	serverCPUs   string        // taskset list for mockd and the bare server
 	loadCPUs     string        // taskset list for wrk
 	pin          bool          // pin with taskset
+	idle         string        // what idle CPUs do: os or poll (idle.go)
 	format       string        // text or markdown
 	readyTimeout time.Duration // how long mockd may take to load its records
 	// calibrate is the work added to each request of the bare server in
@@ -103,6 +104,7 @@ func parseConfig(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.serverCPUs, "server-cpus", "0", "CPUs (taskset list) for mockd and the bare server")
 	fs.StringVar(&c.loadCPUs, "load-cpus", "1", "CPUs (taskset list) for wrk; one wrk thread per CPU")
 	fs.BoolVar(&c.pin, "pin", true, "pin the servers and wrk with taskset")
+	fs.StringVar(&c.idle, "idle", "os", "idle CPUs during the run: os (the OS's idle states) or poll (hold "+qosPath+" at 0, as root; see idle.go)")
 	fs.StringVar(&c.format, "format", "text", "report format: text or markdown")
 	fs.DurationVar(&c.readyTimeout, "ready-timeout", 15*time.Minute, "how long mockd may take to load its records")
 	calibrate := fs.String("calibrate", "", "work added to each request of the bare server in the calibration rows, comma-separated durations, or none (smoke none, otherwise 10µs,20µs,40µs)")
@@ -173,6 +175,8 @@ func (c *config) check() error {
 		return errors.New("-convs must be at least 1")
 	case c.format != "text" && c.format != "markdown":
 		return errors.New("-format must be text or markdown")
+	case c.idle != "poll" && c.idle != "os":
+		return errors.New("-idle must be poll or os")
 	}
 	for _, n := range c.records {
 		if n < 0 || n > 2_000_000 {

@@ -24,6 +24,7 @@ type report struct {
 	machine    machine
 	baseRSS    int64 // mockd with no records
 	worlds     []*world
+	idle       string // what idle CPUs did during the run (idle.go)
 	loadBefore string
 	loadAfter  string
 }
@@ -215,6 +216,7 @@ func (r *report) write(w io.Writer, format string) error {
 		fmt.Sprintf("machine: %d CPUs (%s), %.1f GiB, Linux %s, %s", m.cpus, m.model, float64(m.memory)/(1<<30), m.kernel, m.goVer),
 		fmt.Sprintf("%s (wrk: %d thread(s), %d connections); %d pair(s) of %v slices per load, alternating%s; medians",
 			pin, c.loadThreads(), c.conns, c.pairs, c.slice, warm),
+		"idle CPUs: " + r.idle,
 		fmt.Sprintf("load average (1 min) before %s, after %s", r.loadBefore, r.loadAfter),
 	}
 	loadsHead := []string{"records", "load", "mockd req/s", "bare req/s", "ratio", "pair ratios",
