@@ -9,15 +9,15 @@ package main
 // bare one leaves wrk idle between its answers, so each answer wakes
 // wrk's CPU, and on a virtual machine whose idle CPUs halt that wake-up
 // goes through the hypervisor and is paid in the answering server's
-// write. On the Firecracker machine of docs/performance.md it was about a
-// fifth of mockd's CPU time in chat respond (_raw_spin_unlock_irqrestore
-// under the write) and almost none of the bare server's, and it is the
-// kernel time per request that grows with the calibration rows' busy
-// work. Polling takes it out, and also slows the bare server there (16-18
-// to 17-20 µs of CPU per answer), so the ratios of one machine read higher
-// polling than not while the busy work they score as stays about the
-// same (docs/performance.md, "What a ratio means here"). The report names
-// the setting; compare ratios only between runs of the same one.
+// kernel time. On the Firecracker machine of docs/performance.md mockd's
+// kernel time per request exceeded the bare server's by 2-6 µs, and so
+// did the calibration rows' busy servers', more with more busy work;
+// polling, it was the same for every server. Polling also slowed the bare
+// server there (16-18 to 17-20 µs of CPU per answer), so the ratios of
+// one machine read higher polling than not, while the busy work a load
+// scores as stays about the same (docs/performance.md, "Idle CPUs
+// polling"). The report names the setting; compare ratios only between
+// runs of the same one.
 
 import (
 	"errors"
