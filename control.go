@@ -244,7 +244,7 @@ func (p *Platform) handleControlScenario(c *gin.Context) {
 		controlError(c, http.StatusBadRequest, "the body must be a scenario in YAML (it is empty)")
 		return
 	}
-	sc, err := scenario.Parse("<request>", data)
+	sc, err := handlers.Vocabulary().Parse("<request>", data)
 	if err == nil {
 		err = ValidateScenario(sc)
 	}
@@ -286,7 +286,7 @@ func (p *Platform) handleControlScenarioValidate(c *gin.Context) {
 	if !ok {
 		return
 	}
-	sc, err := scenario.Parse("<request>", data)
+	sc, err := handlers.Vocabulary().Parse("<request>", data)
 	if err == nil {
 		err = ValidateScenario(sc)
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"github.com/agentplatform/mockplatform/faults"
+	"github.com/agentplatform/mockplatform/handlers"
 	"github.com/agentplatform/mockplatform/scenario"
 	"github.com/agentplatform/mockplatform/store"
 )
@@ -330,7 +330,7 @@ func TestControlFaults(t *testing.T) {
 		{"bad status", map[string]any{"action": map[string]any{"status": 42}}, "faults: action.status: 42 is not an HTTP status"},
 		{"no action", map[string]any{"match": map[string]any{"family": "chat"}}, "faults: action: nothing to do (set status, body, delay, drop or preset)"},
 		{"bad family", map[string]any{"match": map[string]any{"family": "cats"}, "action": map[string]any{"drop": true}},
-			`faults: match.family: "cats" is not a family (want one of ` + strings.Join(faults.Families, ", ") + ")"},
+			`faults: match.family: "cats" is not a family (want one of ` + strings.Join(handlers.Vocabulary().Faults.Families, ", ") + ")"},
 		{"duplicate id", map[string]any{"id": "mine", "action": map[string]any{"status": 500}}, `faults: id: "mine" is already in use`},
 		{"bad delay", map[string]any{"action": map[string]any{"delay": "soon"}}, `invalid fault rule: invalid duration "soon" (want e.g. 500ms, 5m, 1h)`},
 	} {

@@ -177,7 +177,7 @@ func (req worldRequest) options() ([]Option, []string, error) {
 		if len(docs) > 1 {
 			name = "<scenario " + strconv.Itoa(i+1) + ">"
 		}
-		sc, err := scenario.Parse(name, []byte(doc))
+		sc, err := handlers.Vocabulary().Parse(name, []byte(doc))
 		if err == nil {
 			err = ValidateScenario(sc)
 		}

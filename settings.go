@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentplatform/mockplatform/scenario"
+	"github.com/agentplatform/mockplatform/handlers"
 )
 
 // One option list serves every way of running the mock: New and Start in
@@ -111,7 +111,7 @@ func (c *config) mergeScenarios() error {
 		c.sc = c.scs[0]
 		return nil
 	}
-	sc, err := scenario.Merge(c.scs...)
+	sc, err := handlers.Vocabulary().Merge(c.scs...)
 	c.sc = sc
 	return err
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/agentplatform/mockplatform"
 	"github.com/agentplatform/mockplatform/scenario"
 )
 
@@ -161,7 +162,7 @@ func TestStartErrors(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("name: bad\nbogus: true\naccounts:\n  - slug: a\n    id: \"1\"\n    region: mars\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, perr := scenario.Parse("x", []byte("bogus: 1\n"))
+	_, perr := mockplatform.Vocabulary().Parse("x", []byte("bogus: 1\n"))
 	keys := strings.TrimPrefix(fmt.Sprint(perr), "x:1:1: bogus: unknown field ")
 	busy, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -217,7 +218,7 @@ func TestValidate(t *testing.T) {
 	if err != nil || len(fixtures) < 3 {
 		t.Fatalf("fixtures: %v %v", fixtures, err)
 	}
-	_, perr := scenario.Parse("x", []byte("bogus: 1\n"))
+	_, perr := mockplatform.Vocabulary().Parse("x", []byte("bogus: 1\n"))
 	keys := strings.TrimPrefix(fmt.Sprint(perr), "x:1:1: bogus: unknown field ")
 	for _, tc := range []struct {
 		name   string

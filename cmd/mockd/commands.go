@@ -27,7 +27,7 @@ func cmdValidate(inv *invocation, o *options, files []string) int {
 	}
 	bad := 0
 	for _, f := range files {
-		sc, err := scenario.Load(f)
+		sc, err := mockplatform.Vocabulary().Load(f)
 		if err == nil {
 			err = mockplatform.ValidateScenario(sc)
 		}

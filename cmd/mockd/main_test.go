@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/agentplatform/mockplatform/scenario"
+	"github.com/agentplatform/mockplatform"
 	"github.com/agentplatform/mockplatform/store"
 )
 
@@ -149,7 +149,7 @@ func TestNeverLogsSecrets(t *testing.T) {
 			s.do("GET", "/runtime/us-1/v1/acme/support/conversations?api_key=query-secret-3", "", "Authorization", "Bearer header-secret-4")
 			s.stop()
 			out := s.stdout.String() + s.stderr.String()
-			sc := scenario.Default()
+			sc := mockplatform.Vocabulary().Default()
 			secrets := []string{"tok-secret-1", "wrong-key-secret", "query-secret-2", "query-secret-3", "header-secret-4"}
 			for _, c := range sc.Credentials {
 				secrets = append(secrets, c.Key)

@@ -306,7 +306,7 @@ func loadScenarios(paths []string) (*scenario.Scenario, error) {
 	var list []*scenario.Scenario
 	var errs []error
 	for _, path := range paths {
-		sc, err := scenario.Load(path)
+		sc, err := mockplatform.Vocabulary().Load(path)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -319,7 +319,7 @@ func loadScenarios(paths []string) (*scenario.Scenario, error) {
 	if len(list) == 1 {
 		return list[0], nil
 	}
-	return scenario.Merge(list...)
+	return mockplatform.Vocabulary().Merge(list...)
 }
 
 // displayAddr is the address to print: an unspecified host (0.0.0.0, ::)
