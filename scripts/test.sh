@@ -63,6 +63,17 @@ go vet ./...
 go test $race -count=1 "$@" ./...
 cd "$root"
 
+if [ -z "$quick" ]; then
+	if docker info >/dev/null 2>&1; then
+		scripts/build-image.sh mockd:test
+		export MOCKD_IMAGE=mockd:test
+	else
+		echo "scripts/test.sh: no Docker engine answers: the container tests will skip" >&2
+	fi
+fi
+
+# The Python and TypeScript clients against a mockd of this tree (and the
+# image, when one was built).
 scripts/test-clients.sh
 
 cd "$root/mockdcontainer"
@@ -70,12 +81,6 @@ go vet ./...
 if [ -n "$quick" ]; then
 	echo "scripts/test.sh --quick: no image build, no container tests" >&2
 else
-	if docker info >/dev/null 2>&1; then
-		"$root/scripts/build-image.sh" mockd:test
-		export MOCKD_IMAGE=mockd:test
-	else
-		echo "scripts/test.sh: no Docker engine answers: the container tests will skip" >&2
-	fi
 	go test $race -count=1 "$@" ./...
 fi
 
