@@ -1,6 +1,5 @@
 // Starting mockd: a binary (MOCKD_BIN, or mockd on PATH) or the container
 // image (the docker CLI), on a free loopback port, stopped at exit.
-import { execFile, spawn } from "node:child_process";
 import { basename, resolve } from "node:path";
 import { Host, request } from "./control.js";
 import { MockdError } from "./errors.js";
@@ -71,7 +70,10 @@ export async function startMockd(opts = {}) {
     }
     return startContainer(image, files, clock, opts.args ?? [], timeout);
 }
-function startBinary(binary, files, clock, args, timeout) {
+// node:child_process is loaded when a mockd starts: importing the package
+// stays cheap.
+async function startBinary(binary, files, clock, args, timeout) {
+    const { spawn } = await import("node:child_process");
     const argv = ["--addr", "127.0.0.1:0", "--clock", clock, ...files.flatMap((f) => ["--scenario", f]), ...args];
     const env = {};
     for (const [k, v] of Object.entries(process.env)) {
@@ -122,7 +124,8 @@ function startBinary(binary, files, clock, args, timeout) {
 function docker() {
     return process.env.MOCKD_DOCKER || "docker";
 }
-function run(file, args) {
+async function run(file, args) {
+    const { execFile } = await import("node:child_process");
     return new Promise((done, fail) => {
         execFile(file, args, (err, stdout, stderr) => {
             if (err) {

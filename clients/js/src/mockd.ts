@@ -1,7 +1,6 @@
 // Starting mockd: a binary (MOCKD_BIN, or mockd on PATH) or the container
 // image (the docker CLI), on a free loopback port, stopped at exit.
 
-import { execFile, spawn } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
 import { basename, resolve } from "node:path";
 
@@ -101,7 +100,10 @@ export async function startMockd(opts: StartOptions = {}): Promise<Mockd> {
   return startContainer(image as string, files, clock, opts.args ?? [], timeout);
 }
 
-function startBinary(binary: string, files: string[], clock: string, args: string[], timeout: number): Promise<Mockd> {
+// node:child_process is loaded when a mockd starts: importing the package
+// stays cheap.
+async function startBinary(binary: string, files: string[], clock: string, args: string[], timeout: number): Promise<Mockd> {
+  const { spawn } = await import("node:child_process");
   const argv = ["--addr", "127.0.0.1:0", "--clock", clock, ...files.flatMap((f) => ["--scenario", f]), ...args];
   const env: Record<string, string | undefined> = {};
   for (const [k, v] of Object.entries(process.env)) {
@@ -155,7 +157,8 @@ function docker(): string {
   return process.env.MOCKD_DOCKER || "docker";
 }
 
-function run(file: string, args: string[]): Promise<string> {
+async function run(file: string, args: string[]): Promise<string> {
+  const { execFile } = await import("node:child_process");
   return new Promise((done, fail) => {
     execFile(file, args, (err, stdout, stderr) => {
       if (err) {

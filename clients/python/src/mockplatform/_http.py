@@ -6,7 +6,11 @@ from __future__ import annotations
 
 import json
 import threading
-from typing import Any, Dict, Mapping, Optional, Tuple
+# typing only for the checkers: importing it would double the
+# package's import time.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Dict, Mapping, Optional, Tuple
 from urllib.parse import urlsplit
 
 from .errors import MockdError

@@ -5,13 +5,18 @@ docs/control.openapi.json): mockd's root instance (Mockd) and its worlds
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Union
+# typing only for the checkers: importing it would double the
+# package's import time.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Dict, Iterator, List, Optional, Sequence, Union
 from urllib.parse import quote, urlencode
 
 from . import _http
 from .errors import CoverageUnavailable, MockdError
 
-Duration = Union[str, float, timedelta]
+if TYPE_CHECKING:
+    Duration = Union[str, float, timedelta]
 
 #: The fault presets mockd knows (docs/scenarios.md#faults): a family's
 #: own failure mode by name; some take an argument ("name:arg").

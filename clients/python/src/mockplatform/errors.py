@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+# typing only for the checkers: importing it would double the
+# package's import time.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class MockdError(Exception):

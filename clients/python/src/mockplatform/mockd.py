@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Any, List, Optional, Sequence, Union
+# typing only for the checkers: importing it would double the
+# package's import time.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, List, Optional, Sequence, Union
 
 from . import _http
 from .client import Host

@@ -11,7 +11,11 @@ seed=..., clock=..., start=...) sets a test's world."""
 from __future__ import annotations
 
 import os
-from typing import Any, Iterator
+# typing only for the checkers: importing it would double the
+# package's import time.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Iterator
 
 import pytest
 

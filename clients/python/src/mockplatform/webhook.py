@@ -8,7 +8,11 @@ from __future__ import annotations
 import hashlib
 import hmac
 from datetime import datetime, timezone
-from typing import Mapping, Union
+# typing only for the checkers: importing it would double the
+# package's import time.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Mapping, Union
 
 from .errors import WebhookError
 
