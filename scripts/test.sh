@@ -19,8 +19,8 @@
 # their tools are there, and skip with a message otherwise.
 #
 # It takes about 7 minutes on a quiet 2-core machine, up to 20 on a busy
-# one. --quick is the development loop (about 2 minutes): no race detector,
-# no fuzzing, no image build and no container tests.
+# one. --quick is the development loop: no race detector, no fuzzing, no
+# image build and no container tests.
 #
 #	scripts/test.sh [--quick]  (extra arguments go to every go test call)
 set -eu
