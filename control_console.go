@@ -80,6 +80,7 @@ var consoleDocuments = []console.Link{
 	{Path: "scenario", Title: "scenario in force (JSON)"},
 	{Path: "scenario.schema.json", Title: "scenario JSON Schema"},
 	{Path: "openapi.json", Title: "OpenAPI of the emulated API"},
+	{Path: "control.openapi.json", Title: "OpenAPI of the control plane"},
 }
 
 // Documents lists the documents of consoleDocuments that the control

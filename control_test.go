@@ -438,3 +438,40 @@ func TestUnknownPresetRefused(t *testing.T) {
 		t.Fatalf("LoadScenarioYAML err = %v", err)
 	}
 }
+
+// TestScenarioLayer: a scenario without accounts (a layer) adds to the
+// built-in scenario in New, and to the starting scenario in LoadScenario
+// and POST /_mock/scenario; a full scenario replaces it.
+func TestScenarioLayer(t *testing.T) {
+	t.Parallel()
+	const layer = "name: flaky\nfaults:\n  - {id: f1, match: {family: chat}, action: {status: 503}}\n"
+	check := func(t *testing.T, p *Platform, name string, accounts int) {
+		t.Helper()
+		sc := p.Scenario()
+		if sc.Name != name || len(sc.Accounts) != accounts {
+			t.Errorf("scenario %q with %d accounts, want %q with %d", sc.Name, len(sc.Accounts), name, accounts)
+		}
+	}
+	p := Start(t, WithoutListener(), WithScenarioYAML([]byte(layer)))
+	check(t, p, "flaky", len(handlers.Vocabulary().Default().Accounts))
+	if f := p.Faults(); len(f) != 1 || f[0].ID != "f1" {
+		t.Errorf("faults %v, want the layer's f1", f)
+	}
+
+	base, ctl := controlClient(t, WithScenarioFile("fixtures/support-bot.yaml"))
+	r := ctl("POST", "/scenario", layer)
+	mustStatus(t, r, http.StatusOK)
+	want, err := handlers.Vocabulary().Load("fixtures/support-bot.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(t, base, "flaky", len(want.Accounts))
+	if err := base.LoadScenarioYAML([]byte("name: other\naccounts:\n  - {slug: initech, id: \"3\"}\n")); err != nil {
+		t.Fatal(err)
+	}
+	check(t, base, "other", 1)
+	if err := base.LoadScenarioYAML([]byte(layer)); err != nil { // on the start scenario again, not on "other"
+		t.Fatal(err)
+	}
+	check(t, base, "flaky", len(want.Accounts))
+}

@@ -390,10 +390,18 @@ func (p *Platform) AdvanceContext(ctx context.Context, d time.Duration) (time.Ti
 // Reset restores the scenario's initial state: data, clock, faults, journal.
 func (p *Platform) Reset() error { return p.api.Reset() }
 
-// LoadScenario replaces the scenario, then resets to its initial state.
+// LoadScenario replaces the scenario, then resets to its initial state. A
+// layer (a scenario without accounts) adds to the scenario the platform
+// started with (docs/scenarios.md#layers).
 func (p *Platform) LoadScenario(sc *Scenario) error {
 	if sc == nil {
 		return errors.New("mockplatform: nil scenario")
+	}
+	if sc.IsLayer() { // on top of the scenario the platform started with
+		var err error
+		if sc, err = handlers.Vocabulary().Compose(p.cfg.sc, sc); err != nil {
+			return err
+		}
 	}
 	if err := ValidateScenario(sc); err != nil {
 		return err
