@@ -248,10 +248,11 @@ func openPlatform(cfg config) (*Platform, error) {
 	}
 	hc := handlers.Config{Scenario: cfg.sc, DataFile: cfg.dataFile, Clock: cfg.mode,
 		Start: cfg.start, Seed: cfg.seed, Logger: cfg.logger, WebhookTargets: cfg.targets, Progress: cfg.progress}
+	var observe func(handlers.Exchange)
 	if obs, tb := testObserve, cfg.tb; obs != nil {
-		hc.Observe = func(ex handlers.Exchange) { obs(tb, ex) }
+		observe = func(ex handlers.Exchange) { obs(tb, ex) }
 	}
-	api, err := handlers.Open(hc)
+	api, err := handlers.Open(hc, observe)
 	if err != nil {
 		return nil, err
 	}

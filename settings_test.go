@@ -42,7 +42,7 @@ func TestSettingsOf(t *testing.T) {
 	if err != nil || !cmp.Equal(none, Settings{}) {
 		t.Errorf("no options: %+v, %v; want the zero Settings", none, err)
 	}
-	parsed, err := SettingsOf(WithScenario(handlers.DefaultScenario()))
+	parsed, err := SettingsOf(WithScenario(handlers.DefaultScenario(handlers.Vocabulary())))
 	if err != nil || !parsed.Parsed || parsed.Scenarios != nil {
 		t.Errorf("WithScenario: %+v, %v; want Parsed and no source", parsed, err)
 	}

@@ -146,7 +146,7 @@ type agentsState struct {
 }
 
 // resetAgents rebuilds the runtime index from the restored store.
-func (a *API) resetAgents() { a.rebuildRuntimeIndex() }
+func (a *Engine) resetAgents() { a.rebuildRuntimeIndex() }
 
 // Agents error codes (docs/api.md#agents-errors; docs/fidelity.md G13) and
 // messages that tests compare. Under the default body (builder_errors:
@@ -445,7 +445,7 @@ func (a *API) handleAgentCreate(c *gin.Context) error {
 // with the given id (hasID) or a fresh PROJECT-XXXXXXXX one; fill sets the
 // rest. A given id that is taken is 409 AGENT_ALREADY_EXISTS.
 // a.agents.mu must be held.
-func (a *API) insertAgent(p *Principal, id string, hasID bool, name string, fill func(d *agentDoc)) (*agentDoc, error) {
+func (a *Engine) insertAgent(p *Principal, id string, hasID bool, name string, fill func(d *agentDoc)) (*agentDoc, error) {
 	now := a.clock.Now()
 	var err error
 	for range 5 {

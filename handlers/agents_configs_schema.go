@@ -17,7 +17,7 @@ import (
 const schemaURL = "mem:///schemas/real-time-config.json"
 
 // compileSchema compiles a schema (draft 2020-12 unless it names another).
-func (a *API) compileSchema(raw []byte) (*jsonschema.Schema, error) {
+func (a *Engine) compileSchema(raw []byte) (*jsonschema.Schema, error) {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
 		return nil, err
@@ -41,7 +41,7 @@ func (a *API) compileSchema(raw []byte) (*jsonschema.Schema, error) {
 // validateVariables checks vars against a page's schema and returns one
 // field error per failing location ("variables/<pointer>"). A page without
 // a schema accepts any object.
-func (a *API) validateVariables(schema []byte, vars map[string]any) ([]FieldError, error) {
+func (a *Engine) validateVariables(schema []byte, vars map[string]any) ([]FieldError, error) {
 	if len(bytes.TrimSpace(schema)) == 0 || string(bytes.TrimSpace(schema)) == "null" {
 		return nil, nil
 	}

@@ -116,7 +116,7 @@ type deployment struct {
 // --- deployments ---
 
 // newUUIDv7 returns a UUIDv7 of the virtual time (docs/api.md#ids).
-func (a *API) newUUIDv7(t time.Time) string {
+func (a *Engine) newUUIDv7(t time.Time) string {
 	u := a.newUUID() // random bits, version 4 layout
 	ms := uint64(t.UnixMilli())
 	h := fmt.Sprintf("%012x", ms&0xffffffffffff)
@@ -185,7 +185,7 @@ func (a *API) handleDeploymentPublish(c *gin.Context) error {
 // alreadyPublished answers 409 DEPLOYMENTS_ALREADY_PUBLISHED when the active
 // sandbox deployment came from a merge and holds content, the main draft
 // unchanged since (merge_deploy: sandbox, docs/fidelity.md D22).
-func (a *API) alreadyPublished(region string, d *agentDoc, draft branchContent) error {
+func (a *Engine) alreadyPublished(region string, d *agentDoc, draft branchContent) error {
 	act := d.active("sandbox")
 	if act == nil || act.Metadata["deployment_type"] != "merge" {
 		return nil

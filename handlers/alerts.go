@@ -154,7 +154,7 @@ type alertsState struct {
 
 // resetAlerts forgets the state histories and arms the evaluation timer of
 // the new generation (the store's reset forgot the recorded API errors).
-func (a *API) resetAlerts() {
+func (a *Engine) resetAlerts() {
 	a.alerts.mu.Lock()
 	a.alerts.history = nil
 	a.alerts.mu.Unlock()
@@ -241,7 +241,7 @@ type alertRuleView struct {
 	CurrentValue    *int64  `json:"current_value"`
 }
 
-func (r *alertRule) view() alertRuleView {
+func ruleView(r *alertRule) alertRuleView {
 	return alertRuleView{
 		ID: r.ID, Name: r.Name, ProjectID: r.ProjectID, Metric: r.Metric, Operator: r.Operator,
 		ThresholdValue: r.ThresholdValue, WindowDuration: r.WindowDuration, Enabled: r.Enabled,
@@ -356,12 +356,12 @@ func (a *API) handleAlertRuleCreate(c *gin.Context) error {
 		return err
 	}
 	a.wakeEvaluation()
-	c.JSON(http.StatusCreated, r.view())
+	c.JSON(http.StatusCreated, ruleView(&r))
 	return nil
 }
 
 // countAccountDocs counts the documents of a kind that belong to an account.
-func (a *API) countAccountDocs(kind, region, account string) (int, error) {
+func (a *Engine) countAccountDocs(kind, region, account string) (int, error) {
 	n := 0
 	type owner struct {
 		AccountID string `json:"account_id"`
@@ -391,7 +391,7 @@ func errAlertRuleNotFound() error {
 
 // getAlertRule reads a rule of the principal's account (another account's
 // rule is not found).
-func (a *API) getAlertRule(p *Principal, id string) (*alertRule, error) {
+func (a *Engine) getAlertRule(p *Principal, id string) (*alertRule, error) {
 	var r alertRule
 	if err := a.store.GetDoc(docAlertRule, p.Region, id, &r); err != nil {
 		if errors.Is(err, store.ErrNotFound) {
@@ -415,7 +415,7 @@ func (a *API) handleAlertRuleGet(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	c.JSON(http.StatusOK, r.view())
+	c.JSON(http.StatusOK, ruleView(r))
 	return nil
 }
 
@@ -457,7 +457,7 @@ func (a *API) handleAlertRuleUpdate(c *gin.Context) error {
 	if r.Enabled {
 		a.wakeEvaluation()
 	}
-	c.JSON(http.StatusOK, r.view())
+	c.JSON(http.StatusOK, ruleView(&r))
 	return nil
 }
 
@@ -486,7 +486,7 @@ func (a *API) handleAlertRuleDelete(c *gin.Context) error {
 }
 
 // listAlertRules reads the account's rules in id order.
-func (a *API) listAlertRules(region, account string) ([]*alertRule, error) {
+func (a *Engine) listAlertRules(region, account string) ([]*alertRule, error) {
 	var out []*alertRule
 	err := store.ListDocs(a.store, docAlertRule, region, func(_ string, r *alertRule) bool {
 		if account == "" || r.AccountID == account {
@@ -552,7 +552,7 @@ func (a *API) handleAlertRuleList(c *gin.Context) error {
 	data := []alertRuleView{}
 	for _, r := range rules {
 		if q.keep(r) {
-			data = append(data, r.view())
+			data = append(data, ruleView(r))
 		}
 	}
 	c.JSON(http.StatusOK, alertRuleList{Data: data})
@@ -644,7 +644,7 @@ func seedAlerts(st *store.Store, sc *scenario.Scenario, now time.Time) error {
 			}
 		}
 		for _, s := range acct.WebhookEndpoints {
-			e := webhookEndpoint{ID: s.ID, AccountID: acct.ID, Name: s.Name, URL: s.URL, Enabled: s.Enabled == nil || *s.Enabled,
+			e := endpointRecord{ID: s.ID, AccountID: acct.ID, Name: s.Name, URL: s.URL, Enabled: s.Enabled == nil || *s.Enabled,
 				EventTypes: s.EventTypes, Headers: s.Headers, TimeoutMS: s.TimeoutMS, CreatedAt: fmtAlertTime(now),
 				UpdatedAt: fmtAlertTime(now), Secret: s.SigningSecret}
 			if e.ID == "" {

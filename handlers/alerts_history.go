@@ -44,7 +44,7 @@ func historyKey(region, id string) string { return region + "/" + id }
 
 // recordAlertStateLocked records one evaluation of a rule: before and
 // after are the stored rule around the pass. a.alerts.mu must be held.
-func (a *API) recordAlertStateLocked(region string, before, after *alertRule, now time.Time) {
+func (a *Engine) recordAlertStateLocked(region string, before, after *alertRule, now time.Time) {
 	if a.alerts.history == nil {
 		a.alerts.history = map[string]*ruleHistory{}
 	}
@@ -75,7 +75,7 @@ func (a *API) recordAlertStateLocked(region string, before, after *alertRule, no
 
 // forgetAlertHistoryLocked drops a deleted rule's history. a.alerts.mu
 // must be held.
-func (a *API) forgetAlertHistoryLocked(region, id string) {
+func (a *Engine) forgetAlertHistoryLocked(region, id string) {
 	delete(a.alerts.history, historyKey(region, id))
 }
 
@@ -114,7 +114,7 @@ type AlertRuleStatus struct {
 
 // AlertRules lists every alert rule of every region (by region, then id)
 // with its state history. The result is a copy.
-func (a *API) AlertRules() ([]AlertRuleStatus, error) {
+func (a *Engine) AlertRules() ([]AlertRuleStatus, error) {
 	a.alerts.mu.Lock()
 	defer a.alerts.mu.Unlock()
 	var out []AlertRuleStatus

@@ -38,27 +38,19 @@ import (
 	"github.com/agentplatform/mockplatform/store"
 )
 
-// deps are what the API needs from its instance (Open wires them).
+// deps are what an engine is made of (OpenEngine wires them).
 type deps struct {
-	Store   *store.Store
-	Clock   *clock.Clock
-	Faults  *faults.Set
-	Journal *Journal
-	Logger  *slog.Logger
-	Observe func(Exchange)
+	Store  *store.Store
+	Clock  *clock.Clock
+	Faults *faults.Set
+	Logger *slog.Logger
 }
 
-// API holds the state every family shares. Its data lives in the store; the
-// world (the scenario's accounts, projects and credentials) is swapped
-// atomically by SetScenario.
+// API is the HTTP edge of one platform instance: it serves the family
+// table's routes over its Engine, and journals every exchange.
 type API struct {
-	store   *store.Store
-	clock   *clock.Clock
-	faults  *faults.Set
+	*Engine
 	journal *Journal
-	log     *slog.Logger
-
-	w atomic.Pointer[World]
 
 	// tab is the family table the API serves (family.go): shared by
 	// every instance, read-only. states holds the in-memory state of the
@@ -67,6 +59,29 @@ type API struct {
 	states []FamilyState
 	// observe, when set, sees every exchange (observe.go).
 	observe func(Exchange)
+
+	// messaging is the live messaging sessions and their sockets
+	// (messaging.go); session.mu, then its sockets' rtConn.mu, then
+	// messaging.mu, after any lock of the Engine.
+	messaging messagingState
+
+	// bg is cancelled by Interrupt and Close; sockets watch it, and
+	// their goroutines register in wg.
+	bg     context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+// Engine is the domain of one platform instance, apart from HTTP: its
+// data lives in the store; the world (the scenario's accounts, projects
+// and credentials) is swapped atomically by SetScenario.
+type Engine struct {
+	store  *store.Store
+	clock  *clock.Clock
+	faults *faults.Set
+	log    *slog.Logger
+
+	w atomic.Pointer[World]
 
 	// cfg is how Open wired the instance. loadMu serialises scenario loads
 	// and resets and guards sc (the scenario as loaded) and snap (its
@@ -100,24 +115,21 @@ type API struct {
 	//	alerts.mu       held across an evaluation pass and store calls
 	//	alerts.schedMu  the evaluation timer's state: a leaf
 	//	webhooks.mu     taken under alerts.mu (a pass announces events)
-	//	session.mu      one per messaging session (messaging_session.go),
-	//	                then its sockets' rtConn.mu
-	//	messaging.mu    taken under session.mu, never the reverse
 	//	outbound.mu
 	//	concurrency.mu  held across the store reads of a cache rebuild
 	//	mu              the id streams below: a leaf
 	agents      agentsState
 	alerts      alertsState
 	webhooks    webhooksState
-	messaging   messagingState
 	outbound    outboundState
 	concurrency concurrencyState
 
-	// bg is cancelled by Interrupt and Close; webhook attempts and sockets
-	// watch it, and socket goroutines register in wg.
+	// onReset are the edge's resets (OnReset), run at the end of a reset.
+	onReset []func(sc *scenario.Scenario)
+
+	// bg is cancelled by Interrupt and Close; webhook attempts watch it.
 	bg     context.Context
 	cancel context.CancelFunc
-	wg     sync.WaitGroup
 
 	mu   sync.Mutex // guards rng and corr
 	rng  *rand.Rand // resource ids
@@ -125,41 +137,79 @@ type API struct {
 	// answers and control calls do not shift resource ids)
 }
 
-// newAPI returns an API over its dependencies serving the family table
-// tab. Open loads its scenario.
-func newAPI(d deps, tab *table) *API {
+// newEngine returns an engine over its dependencies. OpenEngine loads its
+// scenario.
+func newEngine(d deps) *Engine {
 	log := d.Logger
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	a := &API{store: d.Store, clock: d.Clock, faults: d.Faults, journal: d.Journal, log: log, tab: tab, observe: d.Observe}
+	e := &Engine{store: d.Store, clock: d.Clock, faults: d.Faults, log: log}
+	e.bg, e.cancel = context.WithCancel(context.Background())
+	e.w.Store(newWorld(&scenario.Scenario{})) // until SetScenario (parsing the default here cost a third of New)
+	e.reseed(1)
+	e.agents.idx.Store(&runtimeIndex{})
+	e.webhooks.net = defaultTargetNet()
+	e.webhooks.allow = &scenario.HostList{}
+	e.webhooks.client = e.newDeliveryClient()
+	return e
+}
+
+// Open wires an instance serving the family table, and loads its
+// scenario; observe, when set, sees every exchange it serves
+// (observe.go). Close releases it all.
+func Open(cfg Config, observe func(Exchange)) (*API, error) {
+	return openTable(cfg, observe, defaultTable())
+}
+
+// openTable is Open serving the family table tab.
+func openTable(cfg Config, observe func(Exchange), tab *table) (*API, error) {
+	cfg.Vocabulary = tab.scenario
+	e, err := OpenEngine(cfg)
+	if err != nil {
+		return nil, err
+	}
+	a := &API{Engine: e, journal: NewJournal(0, 0), tab: tab, observe: observe}
 	a.bg, a.cancel = context.WithCancel(context.Background())
-	a.w.Store(newWorld(&scenario.Scenario{})) // until SetScenario (parsing the default here cost a third of New)
-	a.reseed(1)
-	a.agents.idx.Store(&runtimeIndex{})
 	a.messaging.randomKey = make([]byte, 32)
 	crand.Read(a.messaging.randomKey) // never fails (crypto/rand crashes the process rather)
-	a.webhooks.net = defaultTargetNet()
-	a.webhooks.allow = &scenario.HostList{}
-	a.webhooks.client = a.newDeliveryClient()
 	for _, f := range tab.families {
 		if f.State != nil {
 			a.states = append(a.states, f.State(a))
 		}
 	}
-	return a
+	e.OnReset(a.resetEdge)
+	if err := e.Load(); err != nil {
+		a.Close()
+		return nil, err
+	}
+	return a, nil
+}
+
+// Journal is the instance's request journal.
+func (a *API) Journal() *Journal { return a.journal }
+
+// resetEdge brings the edge's state back to the scenario's initial state,
+// after the engine's (Engine.OnReset): the journal, the live messaging
+// sessions, the families' own states.
+func (a *API) resetEdge(sc *scenario.Scenario) {
+	a.journal.Reset(sc.Limits.JournalSize, sc.Limits.JournalBodyBytes)
+	a.resetMessaging()
+	for _, st := range a.states {
+		st.Reset()
+	}
 }
 
 // SetScenario makes sc the world (accounts, projects, credentials,
 // dialogues, limits) and reseeds the ID generator. It does not touch stored
 // data; the platform seeds and resets the store.
-func (a *API) SetScenario(sc *scenario.Scenario) {
+func (a *Engine) SetScenario(sc *scenario.Scenario) {
 	a.w.Store(newWorld(sc))
 	a.reseed(sc.Seed)
 }
 
 // reseed restarts the ID generators from a seed (0 means 1).
-func (a *API) reseed(seed int64) {
+func (a *Engine) reseed(seed int64) {
 	if seed == 0 {
 		seed = 1
 	}
@@ -170,27 +220,41 @@ func (a *API) reseed(seed int64) {
 	a.mu.Unlock()
 }
 
-func (a *API) world() *World { return a.w.Load() }
+func (a *Engine) world() *World { return a.w.Load() }
 
-// Interrupt cancels the API's background context and stops its clock,
+// Interrupt cancels the engine's background context and stops its clock,
 // without waiting: a webhook attempt in flight fails at once, and an
 // Advance in progress stops at its next timer boundary. Requests in flight
 // may still finish; Close follows.
-func (a *API) Interrupt() {
-	a.cancel()
-	a.clock.Close()
+func (e *Engine) Interrupt() {
+	e.cancel()
+	e.clock.Close()
 }
 
-// Close stops all background work of the API and waits for it, then
-// stops the clock and closes the store. Serve no request after it.
+// Close stops all background work of the engine and waits for it, then
+// stops the clock and closes the store.
+func (e *Engine) Close() {
+	e.cancel()
+	e.webhooks.client.CloseIdleConnections() // the delivery client's own pool
+	e.clock.Close()
+	if err := e.store.Close(); err != nil {
+		e.log.Error("close store", "err", err)
+	}
+}
+
+// Interrupt cancels the sockets and the engine's background work without
+// waiting (Engine.Interrupt).
+func (a *API) Interrupt() {
+	a.cancel()
+	a.Engine.Interrupt()
+}
+
+// Close stops the sockets and waits for them, then closes the engine.
+// Serve no request after it.
 func (a *API) Close() {
 	a.cancel()
 	a.wg.Wait()
-	a.webhooks.client.CloseIdleConnections() // the delivery client's own pool
-	a.clock.Close()
-	if err := a.store.Close(); err != nil {
-		a.log.Error("close store", "err", err)
-	}
+	a.Engine.Close()
 }
 
 // ServeHTTP serves the API's families (every request is journaled): the
@@ -206,18 +270,17 @@ func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // initial state (after the store has been restored and the clock reset):
 // timers are re-armed, live connections closed. The generation moves
 // first, so that timers and sends of the earlier one stop.
-func (a *API) resetFamilies() {
-	a.gen.Add(1)
-	a.resetAgents()
-	a.resetAlerts()
-	a.resetWebhooks()
-	a.resetMessaging()
-	a.resetOutbound()
-	a.resetConcurrency()
-	for _, st := range a.states {
-		st.Reset()
+func (e *Engine) resetFamilies() {
+	e.gen.Add(1)
+	e.resetAgents()
+	e.resetAlerts()
+	e.resetWebhooks()
+	e.resetOutbound()
+	e.resetConcurrency()
+	e.armRetention()
+	for _, fn := range e.onReset {
+		fn(e.sc)
 	}
-	a.armRetention()
 }
 
 // familyState is the in-memory state of type T of a family that declares
@@ -234,7 +297,7 @@ func familyState[T FamilyState](a *API) T {
 }
 
 // generation is the current reset generation.
-func (a *API) generation() uint64 { return a.gen.Load() }
+func (a *Engine) generation() uint64 { return a.gen.Load() }
 
 // regionPair resolves the request's region to its pair, per base (the
 // region table is scenario's).
@@ -281,7 +344,7 @@ func regionOf(p string) string {
 
 // newID returns prefix plus n random characters of alphabet, from the
 // instance's seeded generator: the same seed gives the same IDs.
-func (a *API) newID(prefix, alphabet string, n int) string {
+func (a *Engine) newID(prefix, alphabet string, n int) string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	var b strings.Builder
@@ -294,7 +357,7 @@ func (a *API) newID(prefix, alphabet string, n int) string {
 }
 
 // newUUID returns a random (version 4 layout) UUID from the seeded generator.
-func (a *API) newUUID() string {
+func (a *Engine) newUUID() string {
 	a.mu.Lock()
 	hi, lo := a.rng.Uint64(), a.rng.Uint64()
 	a.mu.Unlock()
@@ -302,7 +365,7 @@ func (a *API) newUUID() string {
 }
 
 // newCorrelationID returns a UUID from the correlation stream.
-func (a *API) newCorrelationID() string {
+func (a *Engine) newCorrelationID() string {
 	a.mu.Lock()
 	hi, lo := a.corr.Uint64(), a.corr.Uint64()
 	a.mu.Unlock()

@@ -59,11 +59,11 @@ func (e *JSONError) Error() string {
 // over the bytes it validated then checks nesting and keys
 // (BenchmarkCheckJSON). Only a refused body is read again, by
 // encoding/json's decoder, to say what is wrong and where.
-func CheckJSON(data []byte) error { return checkJSON(data, nil) }
+func CheckJSON(data []byte) error { return checkJSONValue(data, nil) }
 
-// checkJSON is CheckJSON, calling topKey (when not nil) with each key of
+// checkJSONValue is CheckJSON, calling topKey (when not nil) with each key of
 // a top-level object, unescaped, in order.
-func checkJSON(data []byte, topKey func(key []byte)) error {
+func checkJSONValue(data []byte, topKey func(key []byte)) error {
 	if json.Valid(data) { // the common case: no allocation
 		return checkNesting(data, topKey)
 	}
@@ -262,7 +262,7 @@ func bindJSON(c *gin.Context, v any, optional bool, code string) error {
 	// whatever their order in the body.
 	if body := stateOf(c).body; bytes.HasPrefix(bytes.TrimLeft(body, " \t\r\n"), []byte("{")) {
 		exact := true
-		err := checkJSON(body, func(k []byte) { exact = exact && known[string(k)] })
+		err := checkJSONValue(body, func(k []byte) { exact = exact && known[string(k)] })
 		if err == nil && exact && json.Unmarshal(body, v) == nil {
 			return nil
 		}

@@ -388,7 +388,7 @@ func builtinState(conv *store.Conversation) map[string]any {
 }
 
 // insertConversation gives conv a fresh CONV- id and stores it.
-func (a *API) insertConversation(conv *store.Conversation) error {
+func (a *Engine) insertConversation(conv *store.Conversation) error {
 	for range 5 {
 		conv.ID = a.newID("CONV-", digits, 10)
 		conv.State["conversation_id"] = conv.ID
@@ -401,7 +401,7 @@ func (a *API) insertConversation(conv *store.Conversation) error {
 }
 
 // writeHandoffState stores the data of a handoff for the Handoff API.
-func (a *API) writeHandoffState(conv *store.Conversation, h *handoffOutcome) {
+func (a *Engine) writeHandoffState(conv *store.Conversation, h *handoffOutcome) {
 	hs := &store.HandoffState{
 		Region: conv.Region, AccountID: conv.AccountID, ProjectID: conv.ProjectID,
 		ID: conv.ID, SharedID: h.SharedID, Data: h.Data, CreatedAt: a.clock.Now(),

@@ -72,7 +72,7 @@ type concurrencyState struct {
 // so its next rebuild reuses every entry (a key scan instead of a JSON
 // decode per record) and a test suite that resets between tests over a
 // large generated data set stays fast.
-func (a *API) resetConcurrency() {}
+func (a *Engine) resetConcurrency() {}
 
 // Concurrency constants and messages tests compare.
 const (
@@ -246,7 +246,7 @@ type variantKey struct{ id, name string }
 // concurrencySeries computes the peak series of a project for q: one
 // series when q.byVariant is false, else one per variant seen in the
 // window (sorted by id, then name) with its key.
-func (a *API) concurrencySeries(region, account, project string, q *concQuery, now time.Time) ([]variantKey, [][]int, error) {
+func (a *Engine) concurrencySeries(region, account, project string, q *concQuery, now time.Time) ([]variantKey, [][]int, error) {
 	if q.language == "" && q.phone == "" {
 		// The store's concurrency index answers from the window's
 		// intervals; the filters it does not index read the records.
@@ -273,7 +273,7 @@ func (a *API) concurrencySeries(region, account, project string, q *concQuery, n
 // concurrencyScan computes the series from the records (the filters the
 // store's index does not have: language, phone number, a variant filter
 // that several variants match).
-func (a *API) concurrencyScan(region, account, project string, q *concQuery, now time.Time) ([]variantKey, [][]int, error) {
+func (a *Engine) concurrencyScan(region, account, project string, q *concQuery, now time.Time) ([]variantKey, [][]int, error) {
 	d := &a.concurrency
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -404,7 +404,7 @@ func (e *concEntry) openSpan(now int64) (end int64, ok bool) {
 
 // concCacheLocked returns the project's cache at the store's current
 // version, rebuilding it if needed. a.concurrency.mu must be held.
-func (a *API) concCacheLocked(k concCacheKey) (*concCache, error) {
+func (a *Engine) concCacheLocked(k concCacheKey) (*concCache, error) {
 	d := &a.concurrency
 	version := a.store.ProjectVersion(k.region, k.account, k.project) // before reading (see its doc)
 	d.tick++
@@ -437,7 +437,7 @@ func (a *API) concCacheLocked(k concCacheKey) (*concCache, error) {
 
 // buildConcCache scans a project's conversations, reusing the entries of
 // old for records that have not changed.
-func (a *API) buildConcCache(k concCacheKey, version store.Version, old *concCache) (*concCache, error) {
+func (a *Engine) buildConcCache(k concCacheKey, version store.Version, old *concCache) (*concCache, error) {
 	cc := &concCache{version: version}
 	if old != nil && len(old.tab.strs) > 4*len(old.entries)+1024 {
 		old = nil // the tables hold mostly strings no record uses any more: start afresh

@@ -146,7 +146,7 @@ const (
 
 // convDefaults are a version's page size bounds (docs/api.md#limits;
 // docs/fidelity.md D9, v3_limit).
-func (a *API) convLimits(version int) (def, maxLimit int) {
+func (a *Engine) convLimits(version int) (def, maxLimit int) {
 	if version == 3 && a.world().fidelity("v3_limit") == "oas" {
 		return convOASLimit, convOASLimit
 	}
@@ -188,7 +188,7 @@ func (a *API) parseConvQuery(c *gin.Context, version int) (*convQuery, error) {
 }
 
 // parseConvValues validates list parameters (unknown ones are ignored).
-func (a *API) parseConvValues(vals url.Values, version int) (*convQuery, error) {
+func (a *Engine) parseConvValues(vals url.Values, version int) (*convQuery, error) {
 	q := &convQuery{version: version, env: "live"}
 	if err := q.readFilters(vals); err != nil {
 		return nil, err
@@ -550,7 +550,7 @@ func renderConvPage(version int, page *convPage, now time.Time, access access, l
 }
 
 // conversationPage reads the page a parsed query asks for.
-func (a *API) conversationPage(p *Principal, q *convQuery) (*convPage, error) {
+func (a *Engine) conversationPage(p *Principal, q *convQuery) (*convPage, error) {
 	hash := q.filterHash(p)
 	if q.mode() != "" {
 		return a.rankedPage(p, q, hash)
@@ -573,7 +573,7 @@ type ConversationPage struct {
 // modes), without a key: for the console, which reads every project.
 // Unknown parameters are ignored. A bad parameter is an *Error with the
 // API's message.
-func (a *API) ListConversations(accountRef, projectRef string, vals url.Values) (ConversationPage, error) {
+func (a *Engine) ListConversations(accountRef, projectRef string, vals url.Values) (ConversationPage, error) {
 	acct := a.world().account(accountRef)
 	if acct == nil {
 		return ConversationPage{}, &Error{Kind: KindNotFound, Code: "ACCOUNT_NOT_FOUND", Message: "Account ID does not exist."}
@@ -606,7 +606,7 @@ type rankedHit struct {
 // rankedPage runs a retrieval mode over the time bounds: transcript search,
 // semantic search or a random sample; the ranked result is paged by rank
 // offset (cursor or offset).
-func (a *API) rankedPage(p *Principal, q *convQuery, hash string) (*convPage, error) {
+func (a *Engine) rankedPage(p *Principal, q *convQuery, hash string) (*convPage, error) {
 	start := q.offset
 	if q.cursor != "" {
 		pos, err := decodeConvCursor(q.cursor, hash)

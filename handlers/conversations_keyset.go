@@ -16,7 +16,7 @@ import (
 // keysetPage lists in (started_at, id) order on the store's index: a page
 // costs the same at any depth when read by cursor. cursor wins over offset
 // (docs/api.md#conversations-paging).
-func (a *API) keysetPage(p *Principal, q *convQuery, hash string) (*convPage, error) {
+func (a *Engine) keysetPage(p *Principal, q *convQuery, hash string) (*convPage, error) {
 	sq, usedOffset, empty, err := a.keysetQuery(p, q, hash)
 	if err != nil || empty {
 		return &convPage{}, err
@@ -33,7 +33,7 @@ func (a *API) keysetPage(p *Principal, q *convQuery, hash string) (*convPage, er
 // keysetQuery is the store query of a keyset page: after the cursor's
 // position, or after the records the offset skips (usedOffset; empty:
 // the offset is past the last record).
-func (a *API) keysetQuery(p *Principal, q *convQuery, hash string) (sq store.ConversationQuery, usedOffset, empty bool, err error) {
+func (a *Engine) keysetQuery(p *Principal, q *convQuery, hash string) (sq store.ConversationQuery, usedOffset, empty bool, err error) {
 	sq = store.ConversationQuery{Region: p.Region, AccountID: p.Account.ID, ProjectID: p.Project.ID,
 		From: q.start, To: q.end, Select: q.selects}
 	switch {

@@ -146,7 +146,7 @@ type DialResult struct {
 // the first turn; state "dni" is the number. After the window, or for a
 // number never reserved, it returns ErrNotRouted. The reservation holds
 // for its whole window: every call during it is routed.
-func (a *API) Dial(number, from string) (*DialResult, error) {
+func (a *Engine) Dial(number, from string) (*DialResult, error) {
 	now := a.clock.Now()
 	w := a.world()
 	for _, region := range scenario.Regions {
@@ -200,7 +200,7 @@ type Reservation struct {
 
 // Reservations lists the stored reservations of every region (expired
 // ones stay until their number is reserved again), by number.
-func (a *API) Reservations() ([]Reservation, error) {
+func (a *Engine) Reservations() ([]Reservation, error) {
 	now := a.clock.Now()
 	var out []Reservation
 	for _, region := range scenario.Regions {

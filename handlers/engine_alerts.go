@@ -59,7 +59,7 @@ func (a *API) EvaluateAlerts(ctx context.Context) error {
 
 // evaluationFails reports whether a fault rule fails this pass: only
 // consulted when some rule targets EvaluationPath.
-func (a *API) evaluationFails() bool {
+func (a *Engine) evaluationFails() bool {
 	targeted := false
 	for _, st := range a.faults.List() {
 		if st.Match.Path == EvaluationPath && !st.Exhausted {
@@ -104,7 +104,7 @@ var errSkipRule = errors.New("rule changed during evaluation")
 // evaluateAlertsAt runs one evaluation pass at now over the enabled rules
 // of every region, and reports whether there was any (a pass without
 // rules does nothing, and consults no fault rule).
-func (a *API) evaluateAlertsAt(now time.Time) bool {
+func (a *Engine) evaluateAlertsAt(now time.Time) bool {
 	a.alerts.mu.Lock()
 	defer a.alerts.mu.Unlock()
 	type regionRules struct {
@@ -180,7 +180,7 @@ func breaches(value int64, op string, threshold int64) bool {
 // applyEvaluation stores one rule's evaluation result, records it in the
 // rule's state history and returns the event it causes, if any
 // (docs/fidelity.md G6). a.alerts.mu must be held.
-func (a *API) applyEvaluation(region string, listed *alertRule, now time.Time, failed bool, value int64, hasData bool) *alertEvent {
+func (a *Engine) applyEvaluation(region string, listed *alertRule, now time.Time, failed bool, value int64, hasData bool) *alertEvent {
 	var ev *alertEvent
 	triggerFromOKOnly := a.world().fidelity(switchAlertTriggerFrom) == stateOK
 	var r, before alertRule
@@ -250,7 +250,7 @@ func sameProject(x, y *string) bool {
 // call crash ("crash", which also ends the conversation) on a conversation
 // at now: inputs of the function_errors and call_crashes metrics from
 // Go and the control plane.
-func (a *API) RecordConversationEvent(id, kind string) error {
+func (a *Engine) RecordConversationEvent(id, kind string) error {
 	if kind != "function_error" && kind != "crash" {
 		return errors.New(`kind must be "function_error" or "crash"`)
 	}

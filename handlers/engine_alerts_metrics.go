@@ -16,7 +16,7 @@ import (
 // ruleValue computes a rule's metric over its window ending at now and
 // whether the window had data (docs/fidelity.md G6, M12.7): conversation
 // activity in the scope, or, for api_errors, at least one API error.
-func (a *API) ruleValue(region string, r *alertRule, now time.Time) (int64, bool) {
+func (a *Engine) ruleValue(region string, r *alertRule, now time.Time) (int64, bool) {
 	q := store.MetricsQuery{Projects: a.ruleScope(region, r), From: now.Add(-windowOf(r.WindowDuration)), To: now}
 	switch r.Metric {
 	case "turn_latency_p50":
@@ -47,7 +47,7 @@ func (a *API) ruleValue(region string, r *alertRule, now time.Time) (int64, bool
 
 // ruleScope lists the projects a rule watches: its project, or every
 // project the scenario gives its account.
-func (a *API) ruleScope(region string, r *alertRule) []store.ProjectRef {
+func (a *Engine) ruleScope(region string, r *alertRule) []store.ProjectRef {
 	if r.ProjectID != nil {
 		return []store.ProjectRef{{Region: region, AccountID: r.AccountID, ProjectID: *r.ProjectID}}
 	}
@@ -64,7 +64,7 @@ func (a *API) ruleScope(region string, r *alertRule) []store.ProjectRef {
 
 // RecordAPIError records one runtime API error of a project (an input of
 // the api_errors metric besides 5xx answers), at now.
-func (a *API) RecordAPIError(accountRef, projectRef string) error {
+func (a *Engine) RecordAPIError(accountRef, projectRef string) error {
 	acct := a.world().account(accountRef)
 	if acct == nil {
 		return errors.New("unknown account " + accountRef)

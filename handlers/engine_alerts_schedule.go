@@ -22,7 +22,7 @@ type evalSchedule struct {
 
 // armEvaluation starts the evaluation cadence of a reset generation at
 // now: the first pass is one interval later, if an enabled rule exists.
-func (a *API) armEvaluation() {
+func (a *Engine) armEvaluation() {
 	a.alerts.schedMu.Lock()
 	a.alerts.sched = evalSchedule{base: a.clock.Now()}
 	a.alerts.schedMu.Unlock()
@@ -32,7 +32,7 @@ func (a *API) armEvaluation() {
 // wakeEvaluation arms the next pass at the next grid point after now
 // unless one is pending or no enabled rule exists. Writes that create or
 // enable a rule call it.
-func (a *API) wakeEvaluation() {
+func (a *Engine) wakeEvaluation() {
 	if !a.hasEnabledRule() {
 		return
 	}
@@ -56,7 +56,7 @@ func (a *API) wakeEvaluation() {
 
 // evaluationTick is one pass of the cadence; it arms the next one while
 // there are rules to evaluate.
-func (a *API) evaluationTick(gen uint64, now time.Time) {
+func (a *Engine) evaluationTick(gen uint64, now time.Time) {
 	if a.generation() != gen || a.bg.Err() != nil {
 		return
 	}
@@ -78,7 +78,7 @@ func (a *API) evaluationTick(gen uint64, now time.Time) {
 }
 
 // hasEnabledRule reports whether any region holds an enabled alert rule.
-func (a *API) hasEnabledRule() bool {
+func (a *Engine) hasEnabledRule() bool {
 	for _, region := range scenario.Regions {
 		rules, err := a.listAlertRules(region, "")
 		if err != nil {

@@ -49,7 +49,7 @@ type userTurn struct {
 // startConversation creates a conversation record: the greeting (or the
 // answer to the initial message) is its first turn. It returns the record
 // and the agent's first words.
-func (a *API) startConversation(s convStart) (*store.Conversation, outcome, error) {
+func (a *Engine) startConversation(s convStart) (*store.Conversation, outcome, error) {
 	now := a.clock.Now()
 	conv := &store.Conversation{
 		ID:                    s.ID,
@@ -112,7 +112,7 @@ func (a *API) startConversation(s convStart) (*store.Conversation, outcome, erro
 // It returns the updated record's head (store.AppendNewTurns: its maps
 // and slices nil; what fn put in the conversation is the store's) and the
 // agent's outcome. check is given the conversation without its turns.
-func (a *API) converse(region, id string, check func(*store.Conversation) error, msg userTurn) (*store.Conversation, outcome, error) {
+func (a *Engine) converse(region, id string, check func(*store.Conversation) error, msg userTurn) (*store.Conversation, outcome, error) {
 	w := a.world()
 	now := a.clock.Now()
 	var out outcome
@@ -169,7 +169,7 @@ func (a *API) converse(region, id string, check func(*store.Conversation) error,
 
 // afterTurn applies the effects of a stored turn outside the store
 // transaction: the handoff state and the awaited event.
-func (a *API) afterTurn(conv *store.Conversation, out outcome) {
+func (a *Engine) afterTurn(conv *store.Conversation, out outcome) {
 	if out.Handoff != nil {
 		a.writeHandoffState(conv, out.Handoff)
 	}

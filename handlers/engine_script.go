@@ -52,7 +52,7 @@ func runtimeKey(region, agent, env string) string { return region + "/" + agent 
 //
 // It runs inside store transactions (converse), so it must not call the
 // store: whatever it reads must be held in memory.
-func (a *API) script(conv *store.Conversation) runtimeScript {
+func (a *Engine) script(conv *store.Conversation) runtimeScript {
 	w := a.world()
 	acct := w.account(conv.AccountID)
 	if acct == nil {
@@ -96,7 +96,7 @@ func (e *runtimeEntry) dialogueFor(proj *scenario.Project) *scenario.Dialogue {
 
 // updateIndexLocked publishes a copy of the runtime index changed by fn.
 // a.agents.mu must be held.
-func (a *API) updateIndexLocked(fn func(idx runtimeIndex)) {
+func (a *Engine) updateIndexLocked(fn func(idx runtimeIndex)) {
 	old := *a.agents.idx.Load()
 	idx := make(runtimeIndex, len(old)+len(deployEnvs))
 	maps.Copy(idx, old)
@@ -106,7 +106,7 @@ func (a *API) updateIndexLocked(fn func(idx runtimeIndex)) {
 
 // setRuntimeLocked replaces an agent's entries: topics and variables per
 // environment (nil maps drop the agent).
-func (a *API) setRuntimeLocked(region, agent string, topics map[string][]*topicRec, vars map[string]map[string]any) {
+func (a *Engine) setRuntimeLocked(region, agent string, topics map[string][]*topicRec, vars map[string]map[string]any) {
 	a.updateIndexLocked(func(idx runtimeIndex) {
 		for _, env := range deployEnvs {
 			k := runtimeKey(region, agent, env)
@@ -122,7 +122,7 @@ func (a *API) setRuntimeLocked(region, agent string, topics map[string][]*topicR
 }
 
 // setRuntimeDeploymentLocked makes topics the active content of an environment.
-func (a *API) setRuntimeDeploymentLocked(region, agent, env string, topics []*topicRec) {
+func (a *Engine) setRuntimeDeploymentLocked(region, agent, env string, topics []*topicRec) {
 	a.updateIndexLocked(func(idx runtimeIndex) {
 		k := runtimeKey(region, agent, env)
 		var vars map[string]any
@@ -134,7 +134,7 @@ func (a *API) setRuntimeDeploymentLocked(region, agent, env string, topics []*to
 }
 
 // setRuntimeVariablesLocked makes vars the real-time variables of an environment.
-func (a *API) setRuntimeVariablesLocked(region, agent, env string, vars map[string]any) {
+func (a *Engine) setRuntimeVariablesLocked(region, agent, env string, vars map[string]any) {
 	a.updateIndexLocked(func(idx runtimeIndex) {
 		k := runtimeKey(region, agent, env)
 		e := &runtimeEntry{vars: vars}
@@ -147,7 +147,7 @@ func (a *API) setRuntimeVariablesLocked(region, agent, env string, vars map[stri
 
 // rebuildRuntimeIndex reads every agent's active deployments and
 // variables from the store and publishes them as the runtime index.
-func (a *API) rebuildRuntimeIndex() {
+func (a *Engine) rebuildRuntimeIndex() {
 	a.agents.mu.Lock()
 	defer a.agents.mu.Unlock()
 	idx := runtimeIndex{}

@@ -60,7 +60,7 @@ func isVoice(conv *store.Conversation) bool {
 // findConversation returns the region pair that holds a conversation id
 // (ids are unique per region; the first region that has it wins, in the
 // order us, uk, eu).
-func (a *API) findConversation(id string) (string, error) {
+func (a *Engine) findConversation(id string) (string, error) {
 	if id == "" {
 		return "", ErrCallNotFound
 	}
@@ -104,7 +104,7 @@ func voiceError(id string, err error) error {
 // the dialogue like a chat message: a handoff rule writes the handoff
 // state and ends the call, an await_event rule registers the awaited
 // event id, an event rule matches events already received.
-func (a *API) Say(conversationID, text string) (*SayResult, error) {
+func (a *Engine) Say(conversationID, text string) (*SayResult, error) {
 	region, err := a.findConversation(conversationID)
 	if err != nil {
 		return nil, voiceError(conversationID, err)
@@ -124,7 +124,7 @@ func (a *API) Say(conversationID, text string) (*SayResult, error) {
 // now (ended_at is the current time, in_progress false) and its state
 // records closed_by "caller". A call that has already ended returns
 // ErrCallEnded and is not changed.
-func (a *API) Hangup(conversationID string) error {
+func (a *Engine) Hangup(conversationID string) error {
 	region, err := a.findConversation(conversationID)
 	if err != nil {
 		return voiceError(conversationID, err)

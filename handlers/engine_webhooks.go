@@ -78,7 +78,7 @@ type delivery struct {
 }
 
 // Deliveries returns the delivery log, oldest first.
-func (a *API) Deliveries() []DeliveryAttempt {
+func (a *Engine) Deliveries() []DeliveryAttempt {
 	a.webhooks.mu.Lock()
 	defer a.webhooks.mu.Unlock()
 	return append([]DeliveryAttempt(nil), a.webhooks.log...)
@@ -87,7 +87,7 @@ func (a *API) Deliveries() []DeliveryAttempt {
 // announce sends an event to every enabled endpoint of the account that
 // subscribes to its type: the first attempts are timers due now, so they
 // run right after the evaluation that caused them, in the same Advance.
-func (a *API) announce(e alertEvent, now time.Time) {
+func (a *Engine) announce(e alertEvent, now time.Time) {
 	body, err := json.Marshal(e.payload)
 	if err != nil {
 		a.log.Error("webhook payload", "err", err)
@@ -110,7 +110,7 @@ func (a *API) announce(e alertEvent, now time.Time) {
 }
 
 // scheduleAttempt arms attempt n of a delivery at due on the virtual clock.
-func (a *API) scheduleAttempt(d *delivery, n int, due time.Time) {
+func (a *Engine) scheduleAttempt(d *delivery, n int, due time.Time) {
 	a.clock.At(due, func(now time.Time) {
 		if a.generation() != d.gen || a.bg.Err() != nil {
 			return // a reset or Close came in between
@@ -131,10 +131,10 @@ func Sign(secret, timestamp string, body []byte) string {
 
 // attempt makes one attempt, synchronously, and arms the next when it may
 // be retried.
-func (a *API) attempt(d *delivery, n int, due time.Time) {
+func (a *Engine) attempt(d *delivery, n int, due time.Time) {
 	rec := DeliveryAttempt{Time: due, EventID: d.eventID, EventType: d.eventType, AlertRuleID: d.ruleID,
 		EndpointID: d.endpointID, Attempt: n}
-	var ep webhookEndpoint
+	var ep endpointRecord
 	if err := a.store.GetDoc(docWebhook, d.region, d.endpointID, &ep); err != nil || ep.AccountID != d.account {
 		rec.Error = "endpoint deleted"
 		a.logAttempt(d, rec)
@@ -191,7 +191,7 @@ func (a *API) attempt(d *delivery, n int, due time.Time) {
 }
 
 // post sends the signed request and returns the receiver's status.
-func (a *API) post(ctx context.Context, ep *webhookEndpoint, d *delivery, due time.Time, timeout time.Duration) (int, error) {
+func (a *Engine) post(ctx context.Context, ep *endpointRecord, d *delivery, due time.Time, timeout time.Duration) (int, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, ep.URL, bytes.NewReader(d.body))
@@ -221,7 +221,7 @@ func (a *API) post(ctx context.Context, ep *webhookEndpoint, d *delivery, due ti
 
 // logAttempt appends to the delivery log unless the delivery belongs to an
 // earlier reset; it reports whether it did.
-func (a *API) logAttempt(d *delivery, rec DeliveryAttempt) bool {
+func (a *Engine) logAttempt(d *delivery, rec DeliveryAttempt) bool {
 	a.webhooks.mu.Lock()
 	defer a.webhooks.mu.Unlock()
 	if a.generation() != d.gen {

@@ -102,12 +102,12 @@ type Error struct {
 
 func (e *Error) Error() string {
 	if e.Code != "" {
-		return fmt.Sprintf("%d %s: %s", e.status(), e.Code, e.Message)
+		return fmt.Sprintf("%d %s: %s", e.httpStatus(), e.Code, e.Message)
 	}
-	return fmt.Sprintf("%d: %s", e.status(), e.Message)
+	return fmt.Sprintf("%d: %s", e.httpStatus(), e.Message)
 }
 
-func (e *Error) status() int {
+func (e *Error) httpStatus() int {
 	if e.Status != 0 {
 		return e.Status
 	}
@@ -117,11 +117,11 @@ func (e *Error) status() int {
 	return http.StatusInternalServerError
 }
 
-func (e *Error) code() string {
+func (e *Error) errorCode() string {
 	if e.Code != "" {
 		return e.Code
 	}
-	if c, ok := defaultCodes[e.status()]; ok {
+	if c, ok := defaultCodes[e.httpStatus()]; ok {
 		return c
 	}
 	return "ERROR"
@@ -171,7 +171,7 @@ func (a *API) render(c *gin.Context, err error) {
 	for k, v := range e.Headers {
 		c.Header(k, v)
 	}
-	status := e.status()
+	status := e.httpStatus()
 	if e.Body != nil {
 		c.Data(status, "application/json", e.Body)
 		c.Abort()
@@ -190,7 +190,7 @@ func (a *API) render(c *gin.Context, err error) {
 		// without its reflection and its second pass over the
 		// MarshalJSON output.
 		buf := getJSONBuf()
-		*buf = appendEnvelope(*buf, envelope{Error: e.Message, ErrorID: correlationID(c), ErrorCode: e.code(), ErrorMessage: e.Message})
+		*buf = appendEnvelope(*buf, envelope{Error: e.Message, ErrorID: correlationID(c), ErrorCode: e.errorCode(), ErrorMessage: e.Message})
 		answerBuf(c, status, buf)
 		c.Abort()
 		return
@@ -202,7 +202,7 @@ func (a *API) render(c *gin.Context, err error) {
 func errorBody(sh shape, e *Error, status int, corr string) any {
 	switch sh {
 	case shapeEnvelope:
-		return envelope{Error: e.Message, ErrorID: corr, ErrorCode: e.code(), ErrorMessage: e.Message}
+		return envelope{Error: e.Message, ErrorID: corr, ErrorCode: e.errorCode(), ErrorMessage: e.Message}
 	case shapeBuilder:
 		fields := e.Fields
 		if fields == nil {
@@ -214,7 +214,7 @@ func errorBody(sh shape, e *Error, status int, corr string) any {
 	case shapeDNI:
 		return dniError{Error: http.StatusText(status), Message: e.Message}
 	case shapeOutbound:
-		return outboundError{Code: e.code(), Error: e.Message}
+		return outboundError{Code: e.errorCode(), Error: e.Message}
 	case shapeMessaging:
 		return messagingError{Error: e.Message, Message: e.Message}
 	default:

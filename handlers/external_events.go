@@ -439,7 +439,7 @@ func textField(body, key string) (string, bool) {
 
 // deliverEvent binds an event to its conversation (the rule at the top of
 // this file) or keeps it pending. It reports whether it was bound.
-func (a *API) deliverEvent(region, accountID, projectID string, ev store.Event) (bool, error) {
+func (a *Engine) deliverEvent(region, accountID, projectID string, ev store.Event) (bool, error) {
 	convID := ""
 	var aw awaitDoc
 	err := a.store.GetDoc(docAwait, region, eventKey(accountID, projectID, ev.ID), &aw)
@@ -486,7 +486,7 @@ func (a *API) deliverEvent(region, accountID, projectID string, ev store.Event) 
 var errOtherProject = errors.New("conversation of another project")
 
 // bindEvents appends events to a conversation and shows them in its state.
-func (a *API) bindEvents(region, accountID, projectID, convID string, evs ...store.Event) error {
+func (a *Engine) bindEvents(region, accountID, projectID, convID string, evs ...store.Event) error {
 	_, err := a.store.UpdateConversation(region, convID, func(c *store.Conversation) error {
 		if c.AccountID != accountID || c.ProjectID != projectID {
 			return errOtherProject
@@ -517,7 +517,7 @@ func (a *API) bindEvents(region, accountID, projectID, convID string, evs ...sto
 // awaitEvent registers that a conversation awaits an event id (the
 // dialogue action await_event; engine_conversation.go calls it after the turn is
 // stored) and binds the events of that id that arrived before.
-func (a *API) awaitEvent(conv *store.Conversation, eventID string) {
+func (a *Engine) awaitEvent(conv *store.Conversation, eventID string) {
 	key := eventKey(conv.AccountID, conv.ProjectID, eventID)
 	if err := a.store.PutDoc(docAwait, conv.Region, key, awaitDoc{ConversationID: conv.ID}); err != nil {
 		a.log.Error("register awaited event", "conversation", conv.ID, "err", err)

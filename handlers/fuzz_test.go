@@ -186,7 +186,7 @@ func newFuzzHarness(f *testing.F) *fuzzHarness {
 		f.Fatal(err)
 	}
 	fh := &fuzzHarness{}
-	api, err := Open(Config{Observe: func(ex Exchange) {
+	api, err := Open(Config{}, func(ex Exchange) {
 		if ex.Route != "" && !tableRoutes()[ex.Request.Method+" "+ex.Route] {
 			return
 		}
@@ -195,7 +195,7 @@ func newFuzzHarness(f *testing.F) *fuzzHarness {
 			fh.errs = append(fh.errs, err)
 			fh.mu.Unlock()
 		}
-	}})
+	})
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -71,8 +71,8 @@ func newHarnessTable(t testing.TB, scenarioYAML string, cfg Config, tab *table) 
 			t.Fatalf("scenario: %v", err)
 		}
 	}
-	cfg.Scenario, cfg.Observe = sc, conformance(t)
-	api, err := openTable(cfg, tab)
+	cfg.Scenario = sc
+	api, err := openTable(cfg, conformance(t), tab)
 	if err != nil {
 		t.Fatal(err)
 	}

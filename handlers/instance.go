@@ -1,9 +1,8 @@
 package handlers
 
-// The wiring of one platform instance, shared by mockplatform.New and this
-// package's test harness: a store, a virtual clock, a fault set, a request
-// journal and the API over them, loaded with a scenario; Reset and
-// LoadScenario bring it back to a scenario's initial state.
+// The wiring of one engine: a store, a virtual clock and a fault set,
+// loaded with a scenario; Reset and LoadScenario bring it back to a
+// scenario's initial state.
 
 import (
 	"errors"
@@ -19,9 +18,12 @@ import (
 	"github.com/agentplatform/mockplatform/store"
 )
 
-// Config is how Open wires an instance. The zero Config is the default
-// scenario in memory on the manual clock.
+// Config is how OpenEngine wires an engine. The zero Config but its
+// Vocabulary is the default scenario in memory on the manual clock.
 type Config struct {
+	// Vocabulary is what the scenario may name (required: the family
+	// table's, handlers.Vocabulary).
+	Vocabulary *scenario.Vocabulary
 	// Scenario is the scenario to serve (nil: the default scenario).
 	Scenario *scenario.Scenario
 	// DataFile persists the store (buntdb's append-only file; "": in
@@ -35,9 +37,6 @@ type Config struct {
 	Seed *int64
 	// Logger receives the instance's logs (nil: discarded).
 	Logger *slog.Logger
-	// Observe, when set, sees every exchange the API serves (observe.go);
-	// the module's tests check them against the OpenAPI document.
-	Observe func(Exchange)
 	// WebhookTargets, when not empty, is an allow-list of webhook targets
 	// (scenario.HostList syntax) on top of the scenario's
 	// webhooks.allowed_targets (docs/security.md#webhook-targets).
@@ -48,26 +47,43 @@ type Config struct {
 	Progress func(Progress)
 }
 
-// DefaultScenario is the embedded default scenario, parsed once per
-// process and shared read-only by every instance that names no other one
-// (parsing it took about two thirds of an instance's start).
-var DefaultScenario = sync.OnceValue(func() *scenario.Scenario { return Vocabulary().Default() })
+// defaults are a vocabulary's default scenario and its initial data on
+// the manual clock, made once per process (parsing the scenario cost two
+// thirds of an instance's start; a Snapshot is immutable and restores
+// into any store). Vocabularies live as long as the process: the family
+// table's, and those of tests' tables.
+type defaults struct {
+	once sync.Once
+	sc   *scenario.Scenario
+	snap *store.Snapshot
+	err  error
+}
 
-// defaultSnapshot is the default scenario's initial data on the manual
-// clock, seeded once per process (a Snapshot is immutable and restores
-// into any store).
-var defaultSnapshot = sync.OnceValues(func() (*store.Snapshot, error) {
-	sc := DefaultScenario()
-	return seedSnapshot(sc, clock.DefaultStart, nil)
-})
+var defaultsByVocabulary sync.Map // *scenario.Vocabulary → *defaults
 
-// Open wires an instance and loads its scenario. Close releases it all.
-func Open(cfg Config) (*API, error) { return openTable(cfg, defaultTable()) }
+func defaultsOf(voc *scenario.Vocabulary) *defaults {
+	v, _ := defaultsByVocabulary.LoadOrStore(voc, &defaults{})
+	d := v.(*defaults)
+	d.once.Do(func() {
+		d.sc = voc.Default()
+		d.snap, d.err = seedSnapshot(d.sc, clock.DefaultStart, nil)
+	})
+	return d
+}
 
-// openTable is Open serving the family table tab.
-func openTable(cfg Config, tab *table) (*API, error) {
+// DefaultScenario is the embedded default scenario in a vocabulary,
+// parsed once per process and shared read-only by every instance that
+// names no other one.
+func DefaultScenario(voc *scenario.Vocabulary) *scenario.Scenario { return defaultsOf(voc).sc }
+
+// OpenEngine wires an engine and loads its scenario. Close releases it
+// all.
+func OpenEngine(cfg Config) (*Engine, error) {
+	if cfg.Vocabulary == nil {
+		return nil, errors.New("mockplatform: no vocabulary")
+	}
 	if cfg.Scenario == nil {
-		cfg.Scenario = DefaultScenario()
+		cfg.Scenario = DefaultScenario(cfg.Vocabulary)
 	}
 	if cfg.Clock == "" {
 		cfg.Clock = clock.ModeManual
@@ -96,107 +112,109 @@ func openTable(cfg Config, tab *table) (*API, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mockplatform: open store: %w", err)
 	}
-	a := newAPI(deps{Store: st, Clock: clock.New(cfg.Clock, startOf(cfg, cfg.Scenario)), Faults: faults.NewSet(tab.faults, 1),
-		Journal: NewJournal(0, 0), Logger: cfg.Logger, Observe: cfg.Observe}, tab)
-	a.cfg = cfg
-	a.webhooks.allow = &targets
-	if err := a.loadScenario(cfg.Scenario, cfg.DataFile != ""); err != nil {
-		a.Close()
-		return nil, err
-	}
-	return a, nil
+	e := newEngine(deps{Store: st, Clock: clock.New(cfg.Clock, startOf(cfg, cfg.Scenario)),
+		Faults: faults.NewSet(cfg.Vocabulary.Faults, 1), Logger: cfg.Logger})
+	e.cfg = cfg
+	e.webhooks.allow = &targets
+	return e, nil
 }
 
+// Load loads the Config's scenario (keeping the data of a data file that
+// has some). Open calls it once the edge has subscribed to resets.
+func (e *Engine) Load() error { return e.loadScenario(e.cfg.Scenario, e.cfg.DataFile != "") }
+
+// OnReset subscribes fn to resets: it runs at the end of every reset and
+// scenario load, with the scenario in force, while the reset holds the
+// engine's load lock (the edge resets its own state in it). Subscribe
+// before Load, never while the engine serves.
+func (e *Engine) OnReset(fn func(sc *scenario.Scenario)) { e.onReset = append(e.onReset, fn) }
+
 // Store is the instance's store.
-func (a *API) Store() *store.Store { return a.store }
+func (e *Engine) Store() *store.Store { return e.store }
 
 // Clock is the instance's clock.
-func (a *API) Clock() *clock.Clock { return a.clock }
+func (e *Engine) Clock() *clock.Clock { return e.clock }
 
 // Faults is the instance's fault set.
-func (a *API) Faults() *faults.Set { return a.faults }
-
-// Journal is the instance's request journal.
-func (a *API) Journal() *Journal { return a.journal }
+func (e *Engine) Faults() *faults.Set { return e.faults }
 
 // Scenario is the scenario in force, as loaded (read-only; the seed
 // override of Config is not applied to it).
-func (a *API) Scenario() *scenario.Scenario {
-	a.loadMu.Lock()
-	defer a.loadMu.Unlock()
-	return a.sc
+func (e *Engine) Scenario() *scenario.Scenario {
+	e.loadMu.Lock()
+	defer e.loadMu.Unlock()
+	return e.sc
 }
 
-// Reset restores the scenario's initial state: data, clock, faults,
-// journal and the families' in-memory state.
-func (a *API) Reset() error {
-	a.loadMu.Lock()
-	defer a.loadMu.Unlock()
-	return a.resetLocked()
+// Reset restores the scenario's initial state: data, clock, faults, the
+// families' in-memory state and the edge's (OnReset).
+func (e *Engine) Reset() error {
+	e.loadMu.Lock()
+	defer e.loadMu.Unlock()
+	return e.resetLocked()
 }
 
 // LoadScenario replaces the scenario, then resets to its initial state.
-func (a *API) LoadScenario(sc *scenario.Scenario) error {
+func (e *Engine) LoadScenario(sc *scenario.Scenario) error {
 	if sc == nil {
 		return errors.New("mockplatform: nil scenario")
 	}
-	return a.loadScenario(sc, false)
+	return e.loadScenario(sc, false)
 }
 
-// resetLocked restores the initial state. a.loadMu must be held.
-func (a *API) resetLocked() error {
-	if err := a.store.Restore(a.snap); err != nil {
+// resetLocked restores the initial state. e.loadMu must be held.
+func (e *Engine) resetLocked() error {
+	if err := e.store.Restore(e.snap); err != nil {
 		return fmt.Errorf("mockplatform: reset store: %w", err)
 	}
-	a.clock.Reset(startOf(a.cfg, a.sc))
-	eff := a.effective(a.sc)
-	if err := a.faults.Replace(a.sc.Faults, eff.Seed); err != nil {
+	e.clock.Reset(startOf(e.cfg, e.sc))
+	eff := e.effective(e.sc)
+	if err := e.faults.Replace(e.sc.Faults, eff.Seed); err != nil {
 		return fmt.Errorf("mockplatform: reset faults: %w", err)
 	}
-	a.journal.Reset(a.sc.Limits.JournalSize, a.sc.Limits.JournalBodyBytes)
-	a.SetScenario(eff)
-	a.resetFamilies()
+	e.SetScenario(eff)
+	e.resetFamilies()
 	return nil
 }
 
 // loadScenario seeds the initial data of sc and resets. With keep, data
 // already in a persistent store is kept (only an empty store is seeded).
-func (a *API) loadScenario(sc *scenario.Scenario, keep bool) error {
-	if err := a.checkSeededTargets(sc); err != nil {
+func (e *Engine) loadScenario(sc *scenario.Scenario, keep bool) error {
+	if err := e.checkSeededTargets(sc); err != nil {
 		return err
 	}
-	a.loadMu.Lock()
-	defer a.loadMu.Unlock()
-	eff := a.effective(sc)
+	e.loadMu.Lock()
+	defer e.loadMu.Unlock()
+	eff := e.effective(sc)
 	var snap *store.Snapshot
 	var err error
-	if sc == DefaultScenario() && eff == sc && a.cfg.Start.IsZero() && sc.Clock.Start.IsZero() && a.clock.Mode() == clock.ModeManual {
-		snap, err = defaultSnapshot()
+	if d := defaultsOf(e.cfg.Vocabulary); sc == d.sc && eff == sc && e.cfg.Start.IsZero() && sc.Clock.Start.IsZero() &&
+		e.clock.Mode() == clock.ModeManual {
+		snap, err = d.snap, d.err
 	} else {
-		snap, err = seedSnapshot(eff, a.seedTime(sc), newProgress(a.log, a.cfg.Progress, generated(eff)))
+		snap, err = seedSnapshot(eff, e.seedTime(sc), newProgress(e.log, e.cfg.Progress, generated(eff)))
 	}
 	if err != nil {
 		return err
 	}
-	a.sc, a.snap = sc, snap
+	e.sc, e.snap = sc, snap
 	if keep {
-		if n, err := a.store.Len(); err == nil && n > 0 {
-			a.clock.Reset(startOf(a.cfg, sc))
-			if err := a.faults.Replace(sc.Faults, eff.Seed); err != nil {
+		if n, err := e.store.Len(); err == nil && n > 0 {
+			e.clock.Reset(startOf(e.cfg, sc))
+			if err := e.faults.Replace(sc.Faults, eff.Seed); err != nil {
 				return err
 			}
-			a.journal.Reset(sc.Limits.JournalSize, sc.Limits.JournalBodyBytes)
 			// Reopened data: the ID generator must not replay the IDs it
 			// issued before the restart (every create would collide), so
 			// it resumes from the seed mixed with the record count.
 			resumed := *eff
 			resumed.Seed = eff.Seed ^ int64(n)*0x5851f42d4c957f2d
-			a.SetScenario(&resumed)
-			a.resetFamilies()
+			e.SetScenario(&resumed)
+			e.resetFamilies()
 			return nil
 		}
 	}
-	return a.resetLocked()
+	return e.resetLocked()
 }
 
 // seedSnapshot seeds a scratch store from sc with the clock at start and
@@ -216,23 +234,23 @@ func seedSnapshot(sc *scenario.Scenario, start time.Time, prog *progress) (*stor
 // seedTime is the "now" of a scenario's seeds: the clock's start (the
 // manual clock's default start, or the wall time of a real clock, when
 // neither the Config nor the scenario gives one).
-func (a *API) seedTime(sc *scenario.Scenario) time.Time {
-	if start := startOf(a.cfg, sc); !start.IsZero() {
+func (e *Engine) seedTime(sc *scenario.Scenario) time.Time {
+	if start := startOf(e.cfg, sc); !start.IsZero() {
 		return start
 	}
-	if a.clock.Mode() == clock.ModeManual {
+	if e.clock.Mode() == clock.ModeManual {
 		return clock.DefaultStart
 	}
-	return a.clock.Now()
+	return e.clock.Now()
 }
 
 // effective applies the seed override of the Config to a scenario.
-func (a *API) effective(sc *scenario.Scenario) *scenario.Scenario {
-	if a.cfg.Seed == nil || sc.Seed == *a.cfg.Seed {
+func (e *Engine) effective(sc *scenario.Scenario) *scenario.Scenario {
+	if e.cfg.Seed == nil || sc.Seed == *e.cfg.Seed {
 		return sc
 	}
 	cp := *sc
-	cp.Seed = *a.cfg.Seed
+	cp.Seed = *e.cfg.Seed
 	return &cp
 }
 

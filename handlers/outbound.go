@@ -99,7 +99,7 @@ type outboundState struct {
 
 // resetOutbound forgets the rate windows and arms again the timers of the
 // stored calls (the clock dropped them).
-func (a *API) resetOutbound() {
+func (a *Engine) resetOutbound() {
 	a.outbound.mu.Lock()
 	a.outbound.rate = nil
 	a.outbound.mu.Unlock()
@@ -191,9 +191,9 @@ type outboundStatus struct {
 	Reason string `json:"reason"`
 }
 
-// outboundCall is the stored call: its plan (fixed when it is triggered)
+// callRecord is the stored call: its plan (fixed when it is triggered)
 // and its progress.
-type outboundCall struct {
+type callRecord struct {
 	SID         string            `json:"call_sid"`
 	Region      string            `json:"region"`
 	AccountID   string            `json:"account_id"`
@@ -278,7 +278,7 @@ func (a *API) handleOutboundStatus(c *gin.Context) error {
 		return errf(KindInvalid, CodeOutboundCallSID, MsgOutboundCallSID)
 	}
 	p := principal(c)
-	var call outboundCall
+	var call callRecord
 	if err := a.store.GetDoc(docOutboundCall, p.Region, sid, &call); err != nil {
 		if errors.Is(err, store.ErrNotFound) {
 			return errf(KindNotFound, CodeOutboundNotFound, MsgOutboundNotFound)
@@ -373,7 +373,7 @@ func outboundProject(p *Principal) *scenario.Project {
 
 // rateLimit counts a call against the account's sliding window (G21):
 // beyond it, 429 with Retry-After (seconds until a slot frees).
-func (a *API) rateLimit(acct *scenario.Account, now time.Time) error {
+func (a *Engine) rateLimit(acct *scenario.Account, now time.Time) error {
 	if acct.Outbound == nil || acct.Outbound.RateLimit == nil {
 		return nil
 	}
@@ -408,8 +408,8 @@ func (a *API) rateLimit(acct *scenario.Account, now time.Time) error {
 }
 
 // planCall fixes the outcome and the timeline of a call to a number.
-func planCall(o *scenario.ProjectOutbound, to string, now time.Time, retention time.Duration) *outboundCall {
-	call := &outboundCall{ToNumber: to, Outcome: scenario.OutcomeAnswered, Status: callQueued, CreatedAt: now}
+func planCall(o *scenario.ProjectOutbound, to string, now time.Time, retention time.Duration) *callRecord {
+	call := &callRecord{ToNumber: to, Outcome: scenario.OutcomeAnswered, Status: callQueued, CreatedAt: now}
 	timing := o.CallTiming
 	if d := o.Destination(to); d != nil {
 		call.Outcome, call.FailReason = d.Outcome, d.Reason
@@ -424,7 +424,7 @@ func planCall(o *scenario.ProjectOutbound, to string, now time.Time, retention t
 
 // replan computes the timeline from the creation time, the outcome and a
 // timing (zero parts take the defaults).
-func (call *outboundCall) replan(t scenario.CallTiming, retention time.Duration) {
+func (call *callRecord) replan(t scenario.CallTiming, retention time.Duration) {
 	queue, ring, talk := t.Queue.D(), t.Ring.D(), t.Talk.D()
 	if queue <= 0 {
 		queue = scenario.DefaultQueue
@@ -450,17 +450,17 @@ func (call *outboundCall) replan(t scenario.CallTiming, retention time.Duration)
 	call.RetainUntil = call.EndAt.Add(retention)
 }
 
-func (call *outboundCall) terminal() bool {
+func (call *callRecord) terminal() bool {
 	return call.Status == callSuccess || call.Status == callFailure
 }
 
-func (call *outboundCall) expired(now time.Time) bool {
+func (call *callRecord) expired(now time.Time) bool {
 	return call.terminal() && !now.Before(call.RetainUntil)
 }
 
 // next is the time of the call's next step (zero when none is left but
 // the deletion at the end of retention).
-func (call *outboundCall) next() time.Time {
+func (call *callRecord) next() time.Time {
 	switch {
 	case call.terminal():
 		return call.RetainUntil
@@ -473,7 +473,7 @@ func (call *outboundCall) next() time.Time {
 }
 
 // armCall schedules the call's next step on the virtual clock.
-func (a *API) armCall(call *outboundCall) {
+func (a *Engine) armCall(call *callRecord) {
 	region, sid := call.Region, call.SID
 	a.clock.At(call.next(), func(now time.Time) { a.stepCall(region, sid, now) })
 }
@@ -481,8 +481,8 @@ func (a *API) armCall(call *outboundCall) {
 // stepCall applies the step that is due: calling, answered (the
 // conversation starts), ended (success or failure; the conversation ends),
 // or the end of retention (the record is deleted).
-func (a *API) stepCall(region, sid string, now time.Time) {
-	var call outboundCall
+func (a *Engine) stepCall(region, sid string, now time.Time) {
+	var call callRecord
 	var answered, ended, gone bool
 	err := a.store.UpdateDoc(docOutboundCall, region, sid, &call, func() error {
 		switch {
@@ -533,12 +533,12 @@ func (a *API) stepCall(region, sid string, now time.Time) {
 // or handed off, or the callee hung up): the status becomes success at
 // that time, and retention counts from it. Other conversations are left
 // alone.
-func (a *API) outboundConversationEnded(conv *store.Conversation) {
+func (a *Engine) outboundConversationEnded(conv *store.Conversation) {
 	if !strings.HasPrefix(conv.ID, "OUT-") {
 		return
 	}
 	end := conv.EndedAt
-	var call outboundCall
+	var call callRecord
 	changed := false
 	err := a.store.UpdateDoc(docOutboundCall, conv.Region, conv.ID, &call, func() error {
 		if !call.Answered || call.terminal() || !end.Before(call.EndAt) {
@@ -563,7 +563,7 @@ func (a *API) outboundConversationEnded(conv *store.Conversation) {
 
 // answerCall starts the call's VOICE-SIP conversation (id = call sid,
 // metadata as SIP headers in its state).
-func (a *API) answerCall(call *outboundCall) {
+func (a *Engine) answerCall(call *callRecord) {
 	w := a.world()
 	acct := w.account(call.AccountID)
 	proj := acct.Project(call.ProjectID)
@@ -586,10 +586,10 @@ func (a *API) answerCall(call *outboundCall) {
 
 // rearmCalls arms the timers of the stored calls again (after a reset the
 // clock has none; with a data file the calls survive a restart).
-func (a *API) rearmCalls() {
+func (a *Engine) rearmCalls() {
 	for _, region := range scenario.Regions {
-		var calls []*outboundCall
-		err := store.ListDocs(a.store, docOutboundCall, region, func(_ string, call *outboundCall) bool {
+		var calls []*callRecord
+		err := store.ListDocs(a.store, docOutboundCall, region, func(_ string, call *callRecord) bool {
 			calls = append(calls, call)
 			return true
 		})
@@ -629,10 +629,10 @@ type OutboundCall struct {
 
 // OutboundCalls lists the stored outbound calls of every region, oldest
 // first.
-func (a *API) OutboundCalls() ([]OutboundCall, error) {
+func (a *Engine) OutboundCalls() ([]OutboundCall, error) {
 	var out []OutboundCall
 	for _, region := range scenario.Regions {
-		err := store.ListDocs(a.store, docOutboundCall, region, func(_ string, c *outboundCall) bool {
+		err := store.ListDocs(a.store, docOutboundCall, region, func(_ string, c *callRecord) bool {
 			out = append(out, OutboundCall{SID: c.SID, Region: c.Region, AccountID: c.AccountID, ProjectID: c.ProjectID,
 				ToNumber: c.ToNumber, FromNumber: c.FromNumber, Status: c.Status, Reason: c.Reason, Outcome: c.Outcome,
 				Answered: c.Answered, CreatedAt: c.CreatedAt, CallingAt: c.CallingAt, AnswerAt: c.AnswerAt, EndAt: c.EndAt,

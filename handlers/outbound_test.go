@@ -202,7 +202,7 @@ func TestOutboundValidation(t *testing.T) {
 	} {
 		sid := outCall(h, map[string]any{"to_number": tc.to, "country_code": tc.country,
 			"encryption": "UDP/RTP", "metadata": map[string]any{"a": "b"}, "extra": 1})
-		var call outboundCall
+		var call callRecord
 		if err := h.store.GetDoc(docOutboundCall, "us", sid, &call); err != nil {
 			t.Fatal(err)
 		}
@@ -210,7 +210,7 @@ func TestOutboundValidation(t *testing.T) {
 			t.Errorf("%s %s: stored %s %s, want %s", tc.to, tc.country, call.ToNumber, call.Encryption, tc.want)
 		}
 	}
-	var call outboundCall
+	var call callRecord
 	sid := outCall(h, map[string]any{"to_number": "+14155552671"})
 	_ = h.store.GetDoc(docOutboundCall, "us", sid, &call)
 	if call.Encryption != "TLS/SRTP" {

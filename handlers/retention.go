@@ -19,7 +19,7 @@ const retentionStep = time.Minute
 
 // armRetention starts the retention timer of a reset generation, when
 // the scenario sets a retention.
-func (a *API) armRetention() {
+func (a *Engine) armRetention() {
 	d := a.world().Scenario().Limits.ConversationRetention.D()
 	if d <= 0 {
 		return
@@ -31,7 +31,7 @@ func (a *API) armRetention() {
 
 // retentionNext is when the next retention pass is due after one at now:
 // when the oldest record falls due, but not before `earliest`.
-func (a *API) retentionNext(d time.Duration, now, earliest time.Time) time.Time {
+func (a *Engine) retentionNext(d time.Duration, now, earliest time.Time) time.Time {
 	oldest, ok, err := a.store.OldestConversationStart()
 	if err != nil || !ok {
 		return now.Add(d) // a record written from now on is due a retention later at the earliest
@@ -44,7 +44,7 @@ func (a *API) retentionNext(d time.Duration, now, earliest time.Time) time.Time 
 }
 
 // retentionTick is one retention pass; it arms the next.
-func (a *API) retentionTick(gen uint64, d time.Duration, now time.Time) {
+func (a *Engine) retentionTick(gen uint64, d time.Duration, now time.Time) {
 	if a.generation() != gen || a.bg.Err() != nil {
 		return
 	}

@@ -189,7 +189,7 @@ func stringList(f *fieldBody, name string) ([]string, bool) {
 
 // dropTelephonyLocked removes an agent's connectors and numbers (agent delete).
 // Called with agents.mu held.
-func (a *API) dropTelephonyLocked(region, account, agent string) error {
+func (a *Engine) dropTelephonyLocked(region, account, agent string) error {
 	var t telephonyDoc
 	err := a.store.UpdateDoc(docTelephony, region, account, &t, func() error {
 		t.Connectors = slices.DeleteFunc(t.Connectors, func(x *connectorRec) bool { return x.ProjectID == agent })
@@ -241,7 +241,7 @@ const inboundConversationPrefix = "CA"
 // "disable_handoff": true. A number that is not imported, is routed to no
 // connector, or whose agent has no runtime (an agent created through the
 // API, not in the scenario) gives an error wrapping ErrNotRouted.
-func (a *API) CallNumber(number, from string) (*DialResult, error) {
+func (a *Engine) CallNumber(number, from string) (*DialResult, error) {
 	accts := a.world().Scenario().Accounts
 	for ai := range accts {
 		acct := &accts[ai]

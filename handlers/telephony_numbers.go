@@ -143,7 +143,7 @@ func readClientEnv(f *fieldBody) string {
 // takenNumbersLocked is the set of numbers an import may not take: those of the
 // region's other accounts and every dni pool number of the scenario (a
 // number routes to one place). Called with agents.mu held.
-func (a *API) takenNumbersLocked(region, account string) (map[string]bool, error) {
+func (a *Engine) takenNumbersLocked(region, account string) (map[string]bool, error) {
 	taken := map[string]bool{}
 	for _, acct := range a.world().Scenario().Accounts {
 		for _, proj := range acct.Projects {

@@ -126,7 +126,7 @@ type webhooksState struct {
 
 // resetWebhooks empties the delivery log; attempts of the earlier
 // generation stop (engine_webhooks.go).
-func (a *API) resetWebhooks() {
+func (a *Engine) resetWebhooks() {
 	a.webhooks.mu.Lock()
 	a.webhooks.log = nil
 	a.webhooks.mu.Unlock()
@@ -170,9 +170,9 @@ const (
 // docWebhook is the store kind of webhook endpoints.
 const docWebhook = "webhook_endpoint"
 
-// webhookEndpoint is the stored endpoint. Secret is never shown after
+// endpointRecord is the stored endpoint. Secret is never shown after
 // create and rotate.
-type webhookEndpoint struct {
+type endpointRecord struct {
 	ID         string            `json:"id"`
 	AccountID  string            `json:"account_id"`
 	Name       string            `json:"name"`
@@ -200,7 +200,7 @@ type webhookView struct {
 	SigningSecret string            `json:"signing_secret,omitempty"`
 }
 
-func (e *webhookEndpoint) view() webhookView {
+func (e *endpointRecord) view() webhookView {
 	h := e.Headers
 	if h == nil {
 		h = map[string]string{}
@@ -209,7 +209,7 @@ func (e *webhookEndpoint) view() webhookView {
 		Headers: h, TimeoutMS: e.TimeoutMS, CreatedAt: e.CreatedAt, UpdatedAt: e.UpdatedAt}
 }
 
-func (e *webhookEndpoint) subscribes(eventType string) bool {
+func (e *endpointRecord) subscribes(eventType string) bool {
 	return containsStr(e.EventTypes, eventType)
 }
 
@@ -217,7 +217,7 @@ var webhookFields = bodyFields(webhookBody{})
 
 // readWebhook validates the fields of a create (all required ones) or PATCH
 // (those given) into e.
-func (a *API) readWebhook(f *fieldBody, e *webhookEndpoint, create bool) {
+func (a *API) readWebhook(f *fieldBody, e *endpointRecord, create bool) {
 	if create {
 		f.requireAll(webhookBody{})
 	}
@@ -283,7 +283,7 @@ func (w *World) webhookLimit() int {
 }
 
 // newSigningSecret returns a fresh secret: whsec_ + 32 base62 [INF].
-func (a *API) newSigningSecret() string { return a.newID("whsec_", base62, 32) }
+func (a *Engine) newSigningSecret() string { return a.newID("whsec_", base62, 32) }
 
 // handleWebhookCreate handles "POST {builder}/v1/webhook-endpoints" (201,
 // with signing_secret once).
@@ -294,7 +294,7 @@ func (a *API) handleWebhookCreate(c *gin.Context) error {
 		return err
 	}
 	now := fmtAlertTime(a.clock.Now())
-	e := webhookEndpoint{AccountID: p.Account.ID, Enabled: true, Headers: map[string]string{},
+	e := endpointRecord{AccountID: p.Account.ID, Enabled: true, Headers: map[string]string{},
 		TimeoutMS: DefaultWebhookTimeoutMS, CreatedAt: now, UpdatedAt: now}
 	a.readWebhook(f, &e, true)
 	if err := f.err(); err != nil {
@@ -338,8 +338,8 @@ func errWebhookNotFound() error { return errf(KindNotFound, CodeWebhookNotFound,
 
 // getWebhook reads an endpoint of the principal's account (another
 // account's endpoint is not found).
-func (a *API) getWebhook(p *Principal, id string) (*webhookEndpoint, error) {
-	var e webhookEndpoint
+func (a *Engine) getWebhook(p *Principal, id string) (*endpointRecord, error) {
+	var e endpointRecord
 	if err := a.store.GetDoc(docWebhook, p.Region, id, &e); err != nil {
 		if errors.Is(err, store.ErrNotFound) {
 			return nil, errWebhookNotFound()
@@ -353,8 +353,8 @@ func (a *API) getWebhook(p *Principal, id string) (*webhookEndpoint, error) {
 }
 
 // updateWebhook applies fn to an endpoint of the principal's account.
-func (a *API) updateWebhook(p *Principal, id string, fn func(e *webhookEndpoint)) (*webhookEndpoint, error) {
-	var e webhookEndpoint
+func (a *Engine) updateWebhook(p *Principal, id string, fn func(e *endpointRecord)) (*endpointRecord, error) {
+	var e endpointRecord
 	err := a.store.UpdateDoc(docWebhook, p.Region, id, &e, func() error {
 		if e.AccountID != p.Account.ID {
 			return errWebhookNotFound()
@@ -412,9 +412,9 @@ func (a *API) handleWebhookList(c *gin.Context) error {
 }
 
 // listWebhooks reads an account's endpoints in id order.
-func (a *API) listWebhooks(region, account string) ([]*webhookEndpoint, error) {
-	var out []*webhookEndpoint
-	err := store.ListDocs(a.store, docWebhook, region, func(_ string, e *webhookEndpoint) bool {
+func (a *Engine) listWebhooks(region, account string) ([]*endpointRecord, error) {
+	var out []*endpointRecord
+	err := store.ListDocs(a.store, docWebhook, region, func(_ string, e *endpointRecord) bool {
 		if e.AccountID == account {
 			out = append(out, e)
 		}
@@ -434,13 +434,13 @@ func (a *API) handleWebhookUpdate(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	var scratch webhookEndpoint
+	var scratch endpointRecord
 	a.readWebhook(f, &scratch, false)
 	if err := f.err(); err != nil {
 		return err
 	}
 	now := fmtAlertTime(a.clock.Now())
-	e, err := a.updateWebhook(p, id, func(e *webhookEndpoint) {
+	e, err := a.updateWebhook(p, id, func(e *endpointRecord) {
 		a.readWebhook(&fieldBody{raw: f.raw}, e, false)
 		e.UpdatedAt = now
 	})
@@ -484,7 +484,7 @@ func (a *API) handleWebhookRotate(c *gin.Context) error {
 	p := principal(c)
 	secret := a.newSigningSecret()
 	now := fmtAlertTime(a.clock.Now())
-	if _, err := a.updateWebhook(p, id, func(e *webhookEndpoint) {
+	if _, err := a.updateWebhook(p, id, func(e *endpointRecord) {
 		e.Secret = secret
 		e.UpdatedAt = now
 	}); err != nil {
@@ -510,10 +510,10 @@ type WebhookEndpoint struct {
 }
 
 // WebhookEndpoints lists every webhook endpoint of every region.
-func (a *API) WebhookEndpoints() ([]WebhookEndpoint, error) {
+func (a *Engine) WebhookEndpoints() ([]WebhookEndpoint, error) {
 	var out []WebhookEndpoint
 	for _, region := range scenario.Regions {
-		err := store.ListDocs(a.store, docWebhook, region, func(_ string, e *webhookEndpoint) bool {
+		err := store.ListDocs(a.store, docWebhook, region, func(_ string, e *endpointRecord) bool {
 			v := WebhookEndpoint{ID: e.ID, Region: region, AccountID: e.AccountID, Name: e.Name, URL: scenario.RedactURL(e.URL),
 				Enabled: e.Enabled, EventTypes: slices.Clone(e.EventTypes), TimeoutMS: e.TimeoutMS}
 			for name := range e.Headers {

@@ -70,7 +70,7 @@ func (e *targetRefused) Error() string { return "target refused: " + e.reason }
 // server had gone, a receiver closed or another one on the same port,
 // failed an attempt with an EOF that another run of the same session did
 // not see).
-func (a *API) newDeliveryClient() *http.Client {
+func (a *Engine) newDeliveryClient() *http.Client {
 	return &http.Client{
 		Transport: &http.Transport{
 			Proxy:               nil,
@@ -86,19 +86,19 @@ func (a *API) newDeliveryClient() *http.Client {
 // targetLists are the allow-lists in force: the scenario's
 // (webhooks.allowed_targets) and the instance's (Config.WebhookTargets);
 // a target must satisfy each that is not empty.
-func (a *API) targetLists() []*scenario.HostList {
+func (a *Engine) targetLists() []*scenario.HostList {
 	return []*scenario.HostList{a.world().targets, a.webhooks.allow}
 }
 
 // checkTargetURL applies the rules to a URL as written.
-func (a *API) checkTargetURL(u *url.URL) error {
+func (a *Engine) checkTargetURL(u *url.URL) error {
 	return scenario.CheckTargetURL(u, a.targetLists()...)
 }
 
 // dialTarget resolves a delivery's host, checks every address it
 // resolves to (all must pass, so that a name cannot mix a refused
 // address among allowed ones), and connects to the first that answers.
-func (a *API) dialTarget(ctx context.Context, network, hostport string) (net.Conn, error) {
+func (a *Engine) dialTarget(ctx context.Context, network, hostport string) (net.Conn, error) {
 	host, port, err := net.SplitHostPort(hostport)
 	if err != nil {
 		return nil, err
@@ -141,7 +141,7 @@ func (a *API) dialTarget(ctx context.Context, network, hostport string) (net.Con
 // checkSeededTargets applies the instance's allow-list to a scenario's
 // seeded endpoints (the scenario's own rules are checked when it is
 // parsed): a refused one is a problem at its url.
-func (a *API) checkSeededTargets(sc *scenario.Scenario) error {
+func (a *Engine) checkSeededTargets(sc *scenario.Scenario) error {
 	if a.webhooks.allow.Len() == 0 {
 		return nil
 	}

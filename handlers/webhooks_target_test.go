@@ -241,12 +241,12 @@ accounts:
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = Open(Config{Scenario: sc, WebhookTargets: []string{"receiver.test"}})
+	_, err = Open(Config{Scenario: sc, WebhookTargets: []string{"receiver.test"}}, nil)
 	if diff := cmp.Diff("seeded.yaml:5:24: accounts[0].webhook_endpoints[0].url: must point at an allowed target (receiver.test) "+
 		"(mockd --webhook-allow; mockplatform.WithWebhookTargets)", errString(err)); diff != "" {
 		t.Fatalf("instance list (-want +got):\n%s", diff)
 	}
-	if _, err := Open(Config{WebhookTargets: []string{"a/b"}}); err == nil {
+	if _, err := Open(Config{WebhookTargets: []string{"a/b"}}, nil); err == nil {
 		t.Fatal("a bad instance list was accepted")
 	}
 }
