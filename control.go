@@ -81,7 +81,7 @@ const (
 var errControlTooLarge = errors.New("body too large")
 
 // bindControl reads a control call's JSON body, at most limit bytes, by
-// the rules of every body the mock reads (handlers.CheckJSON: one value,
+// the rules of every body the mock reads (engine.CheckJSON: one value,
 // no key twice, bounded nesting), into v; fields v does not have are
 // refused. An absent body leaves v as it is. On a problem it answers
 // (usage, then what is wrong) and returns false.

@@ -10,14 +10,14 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/agentplatform/mockplatform/handlers"
+	"github.com/agentplatform/mockplatform/engine"
 )
 
 // DialResult is the voice conversation a dialled number started.
-type DialResult = handlers.DialResult
+type DialResult = engine.DialResult
 
 // ErrNotRouted is returned by Dial for a number with no active reservation.
-var ErrNotRouted = handlers.ErrNotRouted
+var ErrNotRouted = engine.ErrNotRouted
 
 // Dial simulates a caller (from: an E.164 number, may be empty) dialling a
 // number reserved through the dynamic number reservation API. During the
@@ -44,19 +44,19 @@ func (p *Platform) Dial(number, from string) (DialResult, error) {
 }
 
 // SayResult is the agent's answer to a caller's utterance.
-type SayResult = handlers.SayResult
+type SayResult = engine.SayResult
 
 // CallHandoff is the transfer a caller's turn caused.
-type CallHandoff = handlers.CallHandoff
+type CallHandoff = engine.CallHandoff
 
 // Errors of Say and Hangup.
 var (
 	// ErrCallNotFound: no conversation has this id.
-	ErrCallNotFound = handlers.ErrCallNotFound
+	ErrCallNotFound = engine.ErrCallNotFound
 	// ErrNotVoice: the conversation is not a voice call.
-	ErrNotVoice = handlers.ErrNotVoice
+	ErrNotVoice = engine.ErrNotVoice
 	// ErrCallEnded: the call has ended (hung up, or ended by the agent).
-	ErrCallEnded = handlers.ErrCallEnded
+	ErrCallEnded = engine.ErrCallEnded
 )
 
 // Say speaks text as the caller into an in-progress voice conversation

@@ -14,6 +14,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/agentplatform/mockplatform/console"
+	"github.com/agentplatform/mockplatform/engine"
 	"github.com/agentplatform/mockplatform/faults"
 	"github.com/agentplatform/mockplatform/handlers"
 	"github.com/agentplatform/mockplatform/store"
@@ -50,7 +51,7 @@ func (b consoleBackend) RequestsSeq() int64               { return b.p.journal.S
 func (b consoleBackend) RequestsChanged() <-chan struct{} { return b.p.journal.Changed() }
 func (b consoleBackend) FaultRules() []faults.Status      { return redactedFaults(b.p.Faults()) }
 func (b consoleBackend) Vocabulary() *faults.Vocabulary   { return handlers.Vocabulary().Faults }
-func (b consoleBackend) ListConversations(account, project string, q url.Values) (handlers.ConversationPage, error) {
+func (b consoleBackend) ListConversations(account, project string, q url.Values) (engine.ConversationPage, error) {
 	return b.api.ListConversations(account, project, q)
 }
 func (b consoleBackend) Conversation(id string) (*store.Conversation, error) {
@@ -61,18 +62,18 @@ func (b consoleBackend) Conversation(id string) (*store.Conversation, error) {
 func (b consoleBackend) HandoffState(c *store.Conversation) (*store.HandoffState, error) {
 	return b.p.store.GetHandoffState(c.Region, c.AccountID, c.ProjectID, c.ID, "")
 }
-func (b consoleBackend) AlertRules() ([]handlers.AlertRuleStatus, error) { return b.api.AlertRules() }
-func (b consoleBackend) WebhookEndpoints() ([]handlers.WebhookEndpoint, error) {
+func (b consoleBackend) AlertRules() ([]engine.AlertRuleStatus, error) { return b.api.AlertRules() }
+func (b consoleBackend) WebhookEndpoints() ([]engine.WebhookEndpoint, error) {
 	return b.api.WebhookEndpoints()
 }
-func (b consoleBackend) Deliveries() []handlers.DeliveryAttempt { return b.p.Deliveries() }
-func (b consoleBackend) OutboundCalls() ([]handlers.OutboundCall, error) {
+func (b consoleBackend) Deliveries() []engine.DeliveryAttempt { return b.p.Deliveries() }
+func (b consoleBackend) OutboundCalls() ([]engine.OutboundCall, error) {
 	return b.api.OutboundCalls()
 }
-func (b consoleBackend) MessagingSessions() []handlers.MessagingSession {
+func (b consoleBackend) MessagingSessions() []engine.MessagingSession {
 	return b.p.MessagingSessions()
 }
-func (b consoleBackend) Reservations() ([]handlers.Reservation, error) { return b.api.Reservations() }
+func (b consoleBackend) Reservations() ([]engine.Reservation, error) { return b.api.Reservations() }
 
 // consoleDocuments are the control plane's documents the console links to
 // when the control plane serves them.

@@ -8,7 +8,7 @@ package mockplatform
 import (
 	"time"
 
-	"github.com/agentplatform/mockplatform/handlers"
+	"github.com/agentplatform/mockplatform/engine"
 )
 
 // controlErrorBody is every control error: {"error": "..."}.
@@ -27,9 +27,9 @@ type healthAnswer struct {
 // status "starting", the load's progress, and an error for any request
 // but GET /_mock/health.
 type startingAnswer struct {
-	Error    string             `json:"error,omitempty"`
-	Progress *handlers.Progress `json:"progress"`
-	Status   string             `json:"status"`
+	Error    string           `json:"error,omitempty"`
+	Progress *engine.Progress `json:"progress"`
+	Status   string           `json:"status"`
 }
 
 // advanceInput is POST /_mock/clock/advance's body: duration or to.

@@ -8,11 +8,11 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/agentplatform/mockplatform/handlers"
+	"github.com/agentplatform/mockplatform/engine"
 )
 
 // DeliveryAttempt is one webhook delivery attempt of the delivery log.
-type DeliveryAttempt = handlers.DeliveryAttempt
+type DeliveryAttempt = engine.DeliveryAttempt
 
 // Deliveries returns every webhook delivery attempt since the last reset,
 // oldest first (time, endpoint, attempt, status, error). Attempts run inside

@@ -31,6 +31,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/agentplatform/mockplatform/clock"
+	"github.com/agentplatform/mockplatform/engine"
 	"github.com/agentplatform/mockplatform/faults"
 	"github.com/agentplatform/mockplatform/handlers"
 	"github.com/agentplatform/mockplatform/scenario"
@@ -176,7 +177,7 @@ func WithWebhookTargets(hosts ...string) Option {
 
 // Progress is a report of a long load while New runs: generating a
 // scenario's records or reading a data file.
-type Progress = handlers.Progress
+type Progress = engine.Progress
 
 // WithProgress calls fn with the progress of generating and loading
 // records while New runs (loads of over 100k records also log it at info
@@ -246,7 +247,7 @@ func openPlatform(cfg config) (*Platform, error) {
 			return nil, err
 		}
 	}
-	hc := handlers.Config{Scenario: cfg.sc, DataFile: cfg.dataFile, Clock: cfg.mode,
+	hc := engine.Config{Scenario: cfg.sc, DataFile: cfg.dataFile, Clock: cfg.mode,
 		Start: cfg.start, Seed: cfg.seed, Logger: cfg.logger, WebhookTargets: cfg.targets, Progress: cfg.progress}
 	var observe func(handlers.Exchange)
 	if obs, tb := testObserve, cfg.tb; obs != nil {

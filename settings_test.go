@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/agentplatform/mockplatform/engine"
 	"github.com/agentplatform/mockplatform/handlers"
 )
 
@@ -42,7 +43,7 @@ func TestSettingsOf(t *testing.T) {
 	if err != nil || !cmp.Equal(none, Settings{}) {
 		t.Errorf("no options: %+v, %v; want the zero Settings", none, err)
 	}
-	parsed, err := SettingsOf(WithScenario(handlers.DefaultScenario(handlers.Vocabulary())))
+	parsed, err := SettingsOf(WithScenario(engine.DefaultScenario(handlers.Vocabulary())))
 	if err != nil || !parsed.Parsed || parsed.Scenarios != nil {
 		t.Errorf("WithScenario: %+v, %v; want Parsed and no source", parsed, err)
 	}

@@ -7,14 +7,14 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/agentplatform/mockplatform/handlers"
+	"github.com/agentplatform/mockplatform/engine"
 )
 
 // Webhook delivery headers (docs/fidelity.md G16).
 const (
-	WebhookTimestampHeader = handlers.HeaderWebhookTimestamp
-	WebhookSignatureHeader = handlers.HeaderWebhookSignature
-	WebhookEventIDHeader   = handlers.HeaderWebhookEventID
+	WebhookTimestampHeader = engine.HeaderWebhookTimestamp
+	WebhookSignatureHeader = engine.HeaderWebhookSignature
+	WebhookEventIDHeader   = engine.HeaderWebhookEventID
 )
 
 // Errors of VerifyWebhook.
@@ -39,7 +39,7 @@ func VerifyWebhook(secret string, header http.Header, body []byte) error {
 	if _, err := strconv.ParseInt(ts, 10, 64); err != nil {
 		return ErrWebhookBadTimestamp
 	}
-	want := handlers.Sign(secret, ts, body) // the one signer, the deliveries' own
+	want := engine.Sign(secret, ts, body) // the one signer, the deliveries' own
 	if !hmac.Equal([]byte(want), []byte(sig)) {
 		return ErrWebhookBadSignature
 	}

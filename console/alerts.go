@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentplatform/mockplatform/handlers"
+	"github.com/agentplatform/mockplatform/engine"
 	"github.com/agentplatform/mockplatform/scenario"
 )
 
@@ -38,7 +38,7 @@ type timeline struct {
 }
 
 type alertRow struct {
-	handlers.AlertRuleStatus
+	engine.AlertRuleStatus
 	Scope    string
 	Timeline timeline
 }
@@ -47,8 +47,8 @@ type alertsPage struct {
 	page
 	Rules      []alertRow
 	Active     []alertRow
-	Endpoints  []handlers.WebhookEndpoint
-	Deliveries []handlers.DeliveryAttempt
+	Endpoints  []engine.WebhookEndpoint
+	Deliveries []engine.DeliveryAttempt
 	Projects   []projectOption
 	Error      string
 }
@@ -92,7 +92,7 @@ func timeOf(t *time.Time) time.Time {
 }
 
 // newTimeline lays a rule's history out between its first span and now.
-func newTimeline(rule handlers.AlertRuleStatus, now time.Time) timeline {
+func newTimeline(rule engine.AlertRuleStatus, now time.Time) timeline {
 	t := timeline{End: now, Truncated: rule.Truncated}
 	spans := rule.History
 	if len(spans) == 0 {
@@ -101,7 +101,7 @@ func newTimeline(rule handlers.AlertRuleStatus, now time.Time) timeline {
 		if rule.Since != nil {
 			from = *rule.Since
 		}
-		spans = []handlers.AlertStateSpan{{State: rule.State, From: from, To: now}}
+		spans = []engine.AlertStateSpan{{State: rule.State, From: from, To: now}}
 	}
 	t.Start = spans[0].From
 	total := float64(t.End.Sub(t.Start))
@@ -134,7 +134,7 @@ func newTimeline(rule handlers.AlertRuleStatus, now time.Time) timeline {
 }
 
 // ruleScope names what a rule watches: a project, or the whole account.
-func ruleScope(sc *scenario.Scenario, rule handlers.AlertRuleStatus) string {
+func ruleScope(sc *scenario.Scenario, rule engine.AlertRuleStatus) string {
 	if sc == nil {
 		return rule.AccountID
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentplatform/mockplatform/handlers"
+	"github.com/agentplatform/mockplatform/engine"
 	"github.com/agentplatform/mockplatform/scenario"
 	"github.com/agentplatform/mockplatform/store"
 )
@@ -20,7 +20,7 @@ type step struct {
 }
 
 type callRow struct {
-	handlers.OutboundCall
+	engine.OutboundCall
 	Steps []step
 }
 
@@ -28,8 +28,8 @@ type callsPage struct {
 	page
 	Calls        []callRow
 	Voice        []*store.Conversation
-	Sessions     []handlers.MessagingSession
-	Reservations []handlers.Reservation
+	Sessions     []engine.MessagingSession
+	Reservations []engine.Reservation
 	// Numbers are numbers worth dialling: reserved ones and those routed
 	// to a telephony connector.
 	Numbers []string
@@ -75,7 +75,7 @@ func (c *Console) handleCalls(w http.ResponseWriter, r *http.Request) {
 
 // callSteps is a call's timeline: each planned step, done once now has
 // reached it.
-func callSteps(call handlers.OutboundCall, now time.Time) []step {
+func callSteps(call engine.OutboundCall, now time.Time) []step {
 	steps := []step{{Label: "queued", At: call.CreatedAt}}
 	if !call.CallingAt.IsZero() {
 		steps = append(steps, step{Label: "calling", At: call.CallingAt})

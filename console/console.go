@@ -32,6 +32,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentplatform/mockplatform/engine"
 	"github.com/agentplatform/mockplatform/faults"
 	"github.com/agentplatform/mockplatform/handlers"
 	"github.com/agentplatform/mockplatform/scenario"
@@ -62,19 +63,19 @@ type Backend interface {
 	// parameters; Conversation reads one record by id, in any region, and
 	// HandoffState the handoff state stored for it (store.ErrNotFound when
 	// there is none).
-	ListConversations(account, project string, q url.Values) (handlers.ConversationPage, error)
+	ListConversations(account, project string, q url.Values) (engine.ConversationPage, error)
 	Conversation(id string) (*store.Conversation, error)
 	HandoffState(c *store.Conversation) (*store.HandoffState, error)
 	// AlertRules lists the alert rules with their state history,
 	// WebhookEndpoints the endpoints, Deliveries every delivery attempt.
-	AlertRules() ([]handlers.AlertRuleStatus, error)
-	WebhookEndpoints() ([]handlers.WebhookEndpoint, error)
-	Deliveries() []handlers.DeliveryAttempt
+	AlertRules() ([]engine.AlertRuleStatus, error)
+	WebhookEndpoints() ([]engine.WebhookEndpoint, error)
+	Deliveries() []engine.DeliveryAttempt
 	// OutboundCalls lists the outbound calls, MessagingSessions the live
 	// sessions, Reservations the number reservations.
-	OutboundCalls() ([]handlers.OutboundCall, error)
-	MessagingSessions() []handlers.MessagingSession
-	Reservations() ([]handlers.Reservation, error)
+	OutboundCalls() ([]engine.OutboundCall, error)
+	MessagingSessions() []engine.MessagingSession
+	Reservations() ([]engine.Reservation, error)
 	// Documents lists documents the control plane serves besides the
 	// console (the scenario as JSON, a JSON Schema, an OpenAPI document),
 	// as paths relative to the control plane ("scenario").

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentplatform/mockplatform/handlers"
+	"github.com/agentplatform/mockplatform/engine"
 	"github.com/agentplatform/mockplatform/scenario"
 	"github.com/agentplatform/mockplatform/store"
 )
@@ -153,7 +153,7 @@ func cloneValues(v url.Values) url.Values {
 // errorMessage is the message of an API error (the family's text), or the
 // error's own.
 func errorMessage(err error) string {
-	var e *handlers.Error
+	var e *engine.Error
 	if errors.As(err, &e) {
 		return e.Message
 	}

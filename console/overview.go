@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"slices"
 
+	"github.com/agentplatform/mockplatform/engine"
 	"github.com/agentplatform/mockplatform/handlers"
 )
 
@@ -23,7 +24,7 @@ type overviewPage struct {
 	page
 	Families       []familyRow
 	Errors         []handlers.Entry
-	FailedDelivery []handlers.DeliveryAttempt
+	FailedDelivery []engine.DeliveryAttempt
 	Faults         int
 	CountsErr      string
 }

@@ -14,15 +14,11 @@ package handlers
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"maps"
 	"net/http"
-	"regexp"
 	"slices"
-	"strconv"
-	"sync"
-	"sync/atomic"
-	"time"
+
+	"github.com/agentplatform/mockplatform/engine"
 
 	"github.com/gin-gonic/gin"
 
@@ -41,7 +37,7 @@ var famAgents = &Family{
 	Security: [][]string{{"builderKey"}},
 	Routes: slices.Concat(agentsRoutes, agentBranchesRoutes, agentTopicsRoutes, agentVariantsRoutes,
 		agentDeploymentsRoutes, agentConfigsRoutes, telephonyConnectorsRoutes, telephonyNumbersRoutes),
-	Counts: []Counted{countDocs("agents", docAgent)},
+	Counts: []Counted{countDocs("agents", engine.DocAgent)},
 }
 
 // builderSchemes is the credential of the builder families.
@@ -63,30 +59,27 @@ var agentsRoutes = []Route{
 var (
 	opAgentList = &Op{ID: "agentList", Summary: "List agents",
 		Doc:       "Every agent of the key's account, as a bare array (docs/api.md#agents-agents).",
-		Responses: []Response{ok(200, []agentView{})}}
+		Responses: []Response{ok(200, []engine.AgentView{})}}
 	opAgentCreate = &Op{ID: "agentCreate", Summary: "Create an agent",
 		Doc:  "An agent with an empty main branch and empty config pages (docs/api.md#agents-agents).",
 		Body: agentCreateBody{},
-		Responses: []Response{ok(201, agentCreated{}), {Status: 200, Body: agentView{},
+		Responses: []Response{ok(201, engine.AgentCreated{}), {Status: 200, Body: engine.AgentView{},
 			Doc:      "The real service's answer, with the real body rules (name 1 to 100 characters, responseSettings.greeting required, no other field).",
-			Fidelity: &Fidelity{ID: "D2", Switch: switchAgentCreate, Value: "oas", Note: "200 with the agent record"}}},
+			Fidelity: &engine.Fidelity{ID: "D2", Switch: engine.SwitchAgentCreate, Value: "oas", Note: "200 with the agent record"}}},
 		Errors: []int{400, 409}}
-	opAgentListAccount   = aliasOf(opAgentList, "agentListInAccount", accountScoped)
-	opAgentCreateAccount = aliasOf(opAgentCreate, "agentCreateInAccount", accountScoped)
-	opAgentGet           = &Op{ID: "agentGet", Summary: "Read an agent", Responses: []Response{ok(200, agentView{})}, Errors: []int{404}}
+	opAgentListAccount   = aliasOf(opAgentList, "agentListInAccount", engine.AccountScoped)
+	opAgentCreateAccount = aliasOf(opAgentCreate, "agentCreateInAccount", engine.AccountScoped)
+	opAgentGet           = &Op{ID: "agentGet", Summary: "Read an agent", Responses: []Response{ok(200, engine.AgentView{})}, Errors: []int{404}}
 	opAgentDelete        = &Op{ID: "agentDelete", Summary: "Delete an agent", Doc: "Its telephony goes with it.",
 		Responses: []Response{{Status: 204}}, Errors: []int{404}}
 	opAgentDuplicate = &Op{ID: "agentDuplicate", Summary: "Duplicate an agent",
 		Doc:  "A new agent whose main branch and config pages copy the source's (docs/api.md#agents-agents).",
-		Body: agentDuplicateBody{}, Responses: []Response{ok(200, agentView{})}, Errors: []int{400, 404, 409}}
-
-	// accountScoped marks the account-scoped paths of the Agents API.
-	accountScoped = &Fidelity{ID: "D1", Note: "the account-scoped path of the same operation; the account segment must be the key's account"}
+		Body: agentDuplicateBody{}, Responses: []Response{ok(200, engine.AgentView{})}, Errors: []int{400, 404, 409}}
 )
 
 // aliasOf documents a route that serves the same operation as op under
 // another path, marked with why it exists.
-func aliasOf(op *Op, id string, why *Fidelity) *Op {
+func aliasOf(op *Op, id string, why *engine.Fidelity) *Op {
 	cp := *op
 	cp.ID, cp.Fidelity = id, why
 	return &cp
@@ -104,21 +97,7 @@ type agentCreateBody struct {
 	ExperimentalConfig map[string]any `json:"experimentalConfig"`
 }
 
-func (agentCreateBody) FieldRules() map[string]FieldRule { return agentCreateRules }
-
-var agentCreateRules = map[string]FieldRule{
-	"name": {Required: true, MinLen: 1, MaxLen: 128,
-		Fidelity: &Fidelity{ID: "D2", Switch: switchAgentCreate, Value: "oas", Note: "1 to 100 characters"}},
-	"agentId": {Pattern: agentIDRE, Doc: "The new agent's id (default PROJECT- and 8 letters or digits)."},
-	"responseSettings": {Doc: "Accepted; under agent_create: oas required, with greeting.",
-		Fidelity: &Fidelity{ID: "D2", Switch: switchAgentCreate, Value: "oas", Note: "required: {greeting, languageCode?}"}},
-}
-
-// agentCreated is the spec's create answer: the agent and its main branch.
-type agentCreated struct {
-	agentView
-	Branch branchView `json:"branch"`
-}
+func (agentCreateBody) FieldRules() map[string]engine.FieldRule { return engine.AgentCreateRules }
 
 // agentDuplicateBody is the body of a duplicate.
 type agentDuplicateBody struct {
@@ -126,243 +105,40 @@ type agentDuplicateBody struct {
 	NewAgentID   string `json:"newAgentId"`
 }
 
-func (agentDuplicateBody) FieldRules() map[string]FieldRule { return agentDuplicateRules }
-
-var agentDuplicateRules = map[string]FieldRule{
-	"newAgentName": {Required: true, MinLen: 1, MaxLen: 100},
-	"newAgentId":   {Pattern: agentIDRE},
-}
-
-// agentsState is the agents family's in-memory state: the runtime index,
-// what the runtime answers from of the build side (engine_script.go).
-type agentsState struct {
-	// mu serialises the writes of the Agents API (telephony included)
-	// that change what the runtime answers from; it is held across store
-	// calls. The index is replaced whole under mu and read without it: script
-	// runs inside store transactions and must not wait for a writer that
-	// waits for the store.
-	mu  sync.Mutex
-	idx atomic.Pointer[runtimeIndex]
-}
-
-// resetAgents rebuilds the runtime index from the restored store.
-func (a *Engine) resetAgents() { a.rebuildRuntimeIndex() }
-
-// Agents error codes (docs/api.md#agents-errors; docs/fidelity.md G13) and
-// messages that tests compare. Under the default body (builder_errors:
-// spec, docs/fidelity.md D10) the code is not shown; the message is.
-const (
-	CodeAgentNotFound      = "AGENT_NOT_FOUND"
-	CodeBranchNotFound     = "BRANCH_NOT_FOUND"
-	CodeTopicNotFound      = "KNOWLEDGE_BASE_TOPIC_NOT_FOUND"
-	CodeTopicExists        = "KNOWLEDGE_BASE_TOPIC_ALREADY_EXISTS"
-	CodeMergeConflict      = "MERGE_BRANCH_CONFLICT"
-	CodeMainReadOnly       = "MAIN_BRANCH_READ_ONLY"
-	CodeDeploymentNotFound = "DEPLOYMENT_NOT_FOUND"
-	CodeDeployInvalidEnv   = "DEPLOYMENTS_INVALID_ENVIRONMENT"
-	CodeDeployTarget       = "DEPLOYMENTS_INVALID_TARGET"
-	CodePreReleaseNotReady = "DEPLOYMENTS_PRE_RELEASE_NOT_READY"
-	CodeConfigUnknownEnv   = "REAL_TIME_CONFIG_UNKNOWN_CLIENT_ENVIRONMENT"
-	CodeConfigInvalid      = "REAL_TIME_CONFIG_INVALID_FOR_SCHEMA"
-	CodeConfigBadSchema    = "REAL_TIME_CONFIG_INVALID_SCHEMA"
-	CodeItemNotFound       = "NOT_FOUND"
-	CodeVariantDefault     = "VARIANTS_REMOVE_DEFAULT_ERROR"
-	CodeVariantDuplicate   = "VARIANTS_DUPLICATE_NAME_ERROR"
-	CodeAttributeDuplicate = "ATTRIBUTES_DUPLICATE_NAME_ERROR"
-	CodeAlreadyPublished   = "DEPLOYMENTS_ALREADY_PUBLISHED"
-
-	MsgAgentNotFound      = "Agent not found."
-	MsgBranchNotFound     = "Branch not found."
-	MsgTopicNotFound      = "Knowledge base topic not found."
-	MsgTopicExists        = "A knowledge base topic with this name already exists."
-	MsgMergeConflict      = "Merge conflict: the branch and main both changed the same items."
-	MsgMergeMain          = "The main branch cannot be merged into itself."
-	MsgMainReadOnly       = "Cannot directly update main branch"
-	MsgDeploymentNotFound = "Deployment not found."
-	MsgDeployInvalidEnv   = "environment must be one of: sandbox, pre-release, live"
-	MsgPublishSandbox     = "Publishing goes to sandbox: environment must be sandbox."
-	MsgPreReleaseNotReady = "must deploy to pre-release before promoting to live"
-	MsgConfigUnknownEnv   = "Unknown client environment: want sandbox, pre-release or live."
-	MsgConfigInvalid      = "Config values fail JSON Schema validation."
-	MsgConfigBadSchema    = "The schema is not a valid JSON Schema."
-	MsgVariantDefault     = "The default variant cannot be removed."
-	MsgVariantDuplicate   = "A variant with this name already exists."
-	MsgAttributeDuplicate = "An attribute with this name already exists."
-	MsgItemNotFound       = "Not found."
-	MsgAlreadyPublished   = "Deployments already published"
-)
-
-// Fidelity switches of the agents family (docs/fidelity.md).
-const (
-	switchMainBranch     = "main_branch"           // "writable" (default) | "read_only" (D4)
-	switchMergeConflict  = "merge_conflict_status" // "409" (default) | "400" (D5)
-	switchDeployResponse = "deploy_response"       // "spec" (default) | "wrapped" (D6)
-	switchPromoteSkip    = "promote_skip_stage"    // "allow" (default) | "reject" (D21)
-	switchAgentCreate    = "agent_create"          // "spec" (default) | "oas" (D2)
-	switchMergeDeploy    = "merge_deploy"          // "off" (default) | "sandbox" (D22)
-)
-
-const (
-	docAgent    = "agent"
-	docSnapshot = "agent_snapshot"
-	mainBranch  = "main"
-	hexDigits   = "0123456789abcdef"
-	upperAlnum  = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-)
-
-// envOrder ranks the environments along the deployment path
-// (docs/api.md#agents-deployments).
-var envOrder = map[string]int{"sandbox": 0, "pre-release": 1, "live": 2}
-
-var deployEnvs = []string{"sandbox", "pre-release", "live"}
-
-// agentDoc is the stored agent.
-type agentDoc struct {
-	AccountID   string                 `json:"account_id"`
-	AgentID     string                 `json:"agent_id"`
-	Name        string                 `json:"name"`
-	Description string                 `json:"description,omitempty"`
-	CreatedAt   time.Time              `json:"created_at"`
-	UpdatedAt   time.Time              `json:"updated_at"`
-	Seq         int64                  `json:"seq"`
-	Branches    []*branchDoc           `json:"branches"`
-	Deployments []*deployment          `json:"deployments"` // oldest first
-	Configs     map[string]*configPage `json:"configs"`
-}
-
-// branchDoc is a branch: its content and the content of main at the
-// branch point (the merge base).
-type branchDoc struct {
-	ID        string        `json:"id"`
-	Name      string        `json:"name"`
-	CreatedAt time.Time     `json:"created_at"`
-	Content   branchContent `json:"content"`
-	Base      branchContent `json:"base"`
-}
-
-// branchContent is what a branch holds (docs/api.md#agents).
-type branchContent struct {
-	Behavior   string       `json:"behavior"`
-	Topics     []*topicRec  `json:"topics"`
-	Attributes []*attribute `json:"attributes"`
-	Variants   []*variant   `json:"variants"`
-}
-
-// agentView is the agent record (docs/api.md#agents-agents; docs/fidelity.md G4).
-type agentView struct {
-	AccountID   string `json:"accountId"`
-	AgentID     string `json:"agentId"`
-	AgentName   string `json:"agentName"`
-	Description string `json:"description,omitempty"`
-	CreatedAt   string `json:"createdAt"`
-	UpdatedAt   string `json:"updatedAt"`
-	BranchCount int    `json:"branchCount"`
-}
-
-func (d *agentDoc) view() agentView {
-	return agentView{AccountID: d.AccountID, AgentID: d.AgentID, AgentName: d.Name, Description: d.Description,
-		CreatedAt: fmtAgentTime(d.CreatedAt), UpdatedAt: fmtAgentTime(d.UpdatedAt), BranchCount: len(d.Branches)}
-}
-
-func (d *agentDoc) branch(ref string) *branchDoc {
-	for _, b := range d.Branches {
-		if b.ID == ref || (ref == mainBranch && b.ID == mainBranch) {
-			return b
-		}
-	}
-	return nil
-}
-
-// active is the newest deployment of an environment, nil if none.
-func (d *agentDoc) active(env string) *deployment {
-	for i := len(d.Deployments) - 1; i >= 0; i-- {
-		if d.Deployments[i].Environment == env {
-			return d.Deployments[i]
-		}
-	}
-	return nil
-}
-
-func (d *agentDoc) nextSeq() string {
-	d.Seq++
-	return strconv.FormatInt(d.Seq, 10)
-}
-
-// newAgentDoc is an agent with an empty main branch and empty config pages.
-func newAgentDoc(account, id, name string, now time.Time) *agentDoc {
-	d := &agentDoc{AccountID: account, AgentID: id, Name: name, CreatedAt: now, UpdatedAt: now, Seq: 1,
-		Branches:    []*branchDoc{{ID: mainBranch, Name: mainBranch, CreatedAt: now, Content: emptyContent()}},
-		Deployments: []*deployment{}, Configs: map[string]*configPage{}}
-	for _, env := range deployEnvs {
-		d.Configs[env] = &configPage{ClientEnv: env, Variables: map[string]any{}, Schema: json.RawMessage("null")}
-	}
-	return d
-}
-
-func emptyContent() branchContent {
-	return branchContent{Topics: []*topicRec{}, Attributes: []*attribute{}, Variants: []*variant{}}
-}
-
-// clone deep-copies content through JSON.
-func (c branchContent) clone() branchContent {
-	b, _ := json.Marshal(c)
-	var out branchContent
-	_ = json.Unmarshal(b, &out)
-	if out.Topics == nil {
-		out.Topics = []*topicRec{}
-	}
-	if out.Attributes == nil {
-		out.Attributes = []*attribute{}
-	}
-	if out.Variants == nil {
-		out.Variants = []*variant{}
-	}
-	return out
-}
-
-// agentRef resolves the path's agent id: a scenario project's slug, id or
-// PROJECT-<id> gives its id; anything else is taken as is.
-func agentRef(p *Principal, ref string) string {
-	if proj := p.Account.Project(ref); proj != nil {
-		return proj.ID
-	}
-	return ref
-}
-
-func errAgentNotFound() error { return errf(KindNotFound, CodeAgentNotFound, MsgAgentNotFound) }
+func (agentDuplicateBody) FieldRules() map[string]engine.FieldRule { return engine.AgentDuplicateRules }
 
 // loadAgent reads the path's agent of the principal's account.
-func (a *API) loadAgent(c *gin.Context) (*agentDoc, error) {
+func (a *API) loadAgent(c *gin.Context) (*engine.AgentDoc, error) {
 	p := principal(c)
-	var d agentDoc
-	if err := a.store.GetDoc(docAgent, p.Region, agentRef(p, c.Param("agent")), &d); err != nil {
+	var d engine.AgentDoc
+	if err := a.Store().GetDoc(engine.DocAgent, p.Region, engine.AgentRef(p, c.Param("agent")), &d); err != nil {
 		if errors.Is(err, store.ErrNotFound) {
-			return nil, errAgentNotFound()
+			return nil, engine.ErrAgentNotFound()
 		}
 		return nil, err
 	}
 	if d.AccountID != p.Account.ID {
-		return nil, &Error{Kind: KindForbidden, Code: "FORBIDDEN", Message: msgNoPermission}
+		return nil, &engine.Error{Kind: engine.KindForbidden, Code: "FORBIDDEN", Message: msgNoPermission}
 	}
 	return &d, nil
 }
 
 // updateAgent applies fn to the path's agent in one store update.
-func (a *API) updateAgent(c *gin.Context, fn func(d *agentDoc) error) (*agentDoc, error) {
+func (a *API) updateAgent(c *gin.Context, fn func(d *engine.AgentDoc) error) (*engine.AgentDoc, error) {
 	p := principal(c)
-	var d agentDoc
-	err := a.store.UpdateDoc(docAgent, p.Region, agentRef(p, c.Param("agent")), &d, func() error {
+	var d engine.AgentDoc
+	err := a.Store().UpdateDoc(engine.DocAgent, p.Region, engine.AgentRef(p, c.Param("agent")), &d, func() error {
 		if d.AccountID != p.Account.ID {
-			return &Error{Kind: KindForbidden, Code: "FORBIDDEN", Message: msgNoPermission}
+			return &engine.Error{Kind: engine.KindForbidden, Code: "FORBIDDEN", Message: msgNoPermission}
 		}
 		if err := fn(&d); err != nil {
 			return err
 		}
-		d.UpdatedAt = a.clock.Now()
+		d.UpdatedAt = a.Clock().Now()
 		return nil
 	})
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, errAgentNotFound()
+		return nil, engine.ErrAgentNotFound()
 	}
 	if err != nil {
 		return nil, err
@@ -377,10 +153,10 @@ func (a *API) updateAgent(c *gin.Context, fn func(d *agentDoc) error) (*agentDoc
 // (docs/api.md#agents-agents; docs/fidelity.md D1).
 func (a *API) handleAgentList(c *gin.Context) error {
 	p := principal(c)
-	list := []agentView{}
-	err := store.ListDocs(a.store, docAgent, p.Region, func(_ string, d *agentDoc) bool {
+	list := []engine.AgentView{}
+	err := store.ListDocs(a.Store(), engine.DocAgent, p.Region, func(_ string, d *engine.AgentDoc) bool {
 		if d.AccountID == p.Account.ID {
-			list = append(list, d.view())
+			list = append(list, d.View())
 		}
 		return true
 	})
@@ -391,15 +167,13 @@ func (a *API) handleAgentList(c *gin.Context) error {
 	return nil
 }
 
-var agentIDRE = regexp.MustCompile(`^[a-zA-Z0-9-]+$`)
-
 // handleAgentCreate handles "POST {builder}/v1/agents" (and the account
 // path): name 1-128 characters and description
 // (docs/api.md#agents-agents); the real fields responseSettings and agentId
 // are accepted too (docs/fidelity.md D2). Under agent_create: oas the real
 // body rules apply instead (createAgentOAS).
 func (a *API) handleAgentCreate(c *gin.Context) error {
-	oas := a.world().fidelity(switchAgentCreate) == "oas"
+	oas := a.World().Fidelity(engine.SwitchAgentCreate) == "oas"
 	var name, desc, id string
 	var hasID bool
 	if oas {
@@ -408,63 +182,37 @@ func (a *API) handleAgentCreate(c *gin.Context) error {
 			return err
 		}
 	} else {
-		f, err := readFields(c, false, bodyFields(agentCreateBody{})...)
+		f, err := readFields(c, false, engine.BodyFields(agentCreateBody{})...)
 		if err != nil {
 			return err
 		}
 		f.requireAll(agentCreateBody{})
-		name, _ = f.text("name", agentCreateRules["name"])
+		name, _ = f.text("name", engine.AgentCreateRules["name"])
 		desc, _ = f.str("description")
 		id, hasID = f.str("agentId")
-		if hasID && !agentIDRE.MatchString(id) {
+		if hasID && !engine.AgentIDRE.MatchString(id) {
 			f.fail("agentId", "must match ^[a-zA-Z0-9-]+$")
 		}
 		if err := f.err(); err != nil {
 			return err
 		}
 	}
-	a.agents.mu.Lock()
-	defer a.agents.mu.Unlock()
-	d, err := a.insertAgent(principal(c), id, hasID, name, func(d *agentDoc) { d.Description = desc })
+	a.Agents.Mu.Lock()
+	defer a.Agents.Mu.Unlock()
+	d, err := a.InsertAgent(principal(c), id, hasID, name, func(d *engine.AgentDoc) { d.Description = desc })
 	if err != nil {
 		return err
 	}
 	if oas {
 		// OAS CreateAgentResponse: 200, these six fields only.
-		c.JSON(http.StatusOK, d.view())
+		c.JSON(http.StatusOK, d.View())
 		return nil
 	}
-	now := fmtAgentTime(d.CreatedAt)
-	v := d.view()
+	now := engine.FmtAgentTime(d.CreatedAt)
+	v := d.View()
 	v.CreatedAt, v.UpdatedAt, v.BranchCount = now, now, 1
-	c.JSON(http.StatusCreated, agentCreated{agentView: v, Branch: d.Branches[0].view()})
+	c.JSON(http.StatusCreated, engine.AgentCreated{AgentView: v, Branch: d.Branches[0].View()})
 	return nil
-}
-
-// insertAgent stores a new agent of the principal's account named name,
-// with the given id (hasID) or a fresh PROJECT-XXXXXXXX one; fill sets the
-// rest. A given id that is taken is 409 AGENT_ALREADY_EXISTS.
-// a.agents.mu must be held.
-func (a *Engine) insertAgent(p *Principal, id string, hasID bool, name string, fill func(d *agentDoc)) (*agentDoc, error) {
-	now := a.clock.Now()
-	var err error
-	for range 5 {
-		if !hasID {
-			id = a.newID("PROJECT-", upperAlnum, 8)
-		}
-		d := newAgentDoc(p.Account.ID, id, name, now)
-		fill(d)
-		if err = a.store.InsertDoc(docAgent, p.Region, id, d); err == nil {
-			return d, nil
-		}
-		if !errors.Is(err, store.ErrExists) {
-			return nil, err
-		}
-		if hasID {
-			return nil, errf(KindConflict, "AGENT_ALREADY_EXISTS", "An agent with this id already exists.")
-		}
-	}
-	return nil, err
 }
 
 // readCreateAgentOAS validates a create-agent body by the real rules (D2,
@@ -474,21 +222,21 @@ func (a *Engine) insertAgent(p *Principal, id string, hasID bool, name string, f
 func readCreateAgentOAS(c *gin.Context) (name, id string, hasID bool, err error) {
 	known := []string{"name", "agentId", "responseSettings", "voiceSettings", "llmSettings", "experimentalConfig"}
 	// The unknown keys are errors here, not warnings.
-	raw, err := readObject(c, false, CodeValidation)
+	raw, err := readObject(c, false, engine.CodeValidation)
 	if err != nil {
 		return "", "", false, err
 	}
 	f := &fieldBody{raw: raw}
 	all := slices.Sorted(maps.Keys(raw))
 	for _, k := range all {
-		if !containsStr(known, k) {
+		if !engine.ContainsStr(known, k) {
 			f.fail(k, "is not allowed")
 		}
 	}
 	f.require("name")
 	name, _ = f.strLen("name", 1, 100)
 	id, hasID = f.str("agentId")
-	if hasID && !agentIDRE.MatchString(id) {
+	if hasID && !engine.AgentIDRE.MatchString(id) {
 		f.fail("agentId", "must match ^[a-zA-Z0-9-]+$")
 	}
 	closedObject(f, "responseSettings", true, map[string]bool{"greeting": true, "languageCode": true}, []string{"greeting"})
@@ -550,26 +298,26 @@ func (a *API) handleAgentGet(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	c.JSON(http.StatusOK, d.view())
+	c.JSON(http.StatusOK, d.View())
 	return nil
 }
 
 // handleAgentDelete handles "DELETE {builder}/v1/agents/{agentId}" (204).
 func (a *API) handleAgentDelete(c *gin.Context) error {
-	a.agents.mu.Lock()
-	defer a.agents.mu.Unlock()
+	a.Agents.Mu.Lock()
+	defer a.Agents.Mu.Unlock()
 	d, err := a.loadAgent(c)
 	if err != nil {
 		return err
 	}
 	p := principal(c)
-	if err := a.store.DeleteDoc(docAgent, p.Region, d.AgentID); err != nil {
+	if err := a.Store().DeleteDoc(engine.DocAgent, p.Region, d.AgentID); err != nil {
 		return err
 	}
-	if err := a.dropTelephonyLocked(p.Region, p.Account.ID, d.AgentID); err != nil {
+	if err := a.DropTelephonyLocked(p.Region, p.Account.ID, d.AgentID); err != nil {
 		return err
 	}
-	a.setRuntimeLocked(p.Region, d.AgentID, nil, nil)
+	a.SetRuntimeLocked(p.Region, d.AgentID, nil, nil)
 	c.Status(http.StatusNoContent)
 	return nil
 }
@@ -581,112 +329,37 @@ func (a *API) handleAgentDelete(c *gin.Context) error {
 // variables); branches other than main, deployments and telephony are not
 // copied. 200 with the CreateAgentResponse fields.
 func (a *API) handleAgentDuplicate(c *gin.Context) error {
-	f, err := readFields(c, false, bodyFields(agentDuplicateBody{})...)
+	f, err := readFields(c, false, engine.BodyFields(agentDuplicateBody{})...)
 	if err != nil {
 		return err
 	}
 	f.requireAll(agentDuplicateBody{})
-	name, _ := f.text("newAgentName", agentDuplicateRules["newAgentName"])
+	name, _ := f.text("newAgentName", engine.AgentDuplicateRules["newAgentName"])
 	id, hasID := f.str("newAgentId")
-	if hasID && !agentIDRE.MatchString(id) {
+	if hasID && !engine.AgentIDRE.MatchString(id) {
 		f.fail("newAgentId", "must match ^[a-zA-Z0-9-]+$")
 	}
 	if err := f.err(); err != nil {
 		return err
 	}
-	a.agents.mu.Lock()
-	defer a.agents.mu.Unlock()
+	a.Agents.Mu.Lock()
+	defer a.Agents.Mu.Unlock()
 	src, err := a.loadAgent(c)
 	if err != nil {
 		return err
 	}
-	d, err := a.insertAgent(principal(c), id, hasID, name, func(d *agentDoc) {
+	d, err := a.InsertAgent(principal(c), id, hasID, name, func(d *engine.AgentDoc) {
 		d.Description = src.Description
-		d.Branches[0].Content = src.branch(mainBranch).Content.clone()
+		d.Branches[0].Content = src.Branch(engine.MainBranch).Content.Clone()
 		for env, page := range src.Configs {
 			cp := *page
-			cp.Variables = cloneMap(page.Variables)
+			cp.Variables = engine.CloneMap(page.Variables)
 			d.Configs[env] = &cp
 		}
 	})
 	if err != nil {
 		return err
 	}
-	c.JSON(http.StatusOK, d.view())
+	c.JSON(http.StatusOK, d.View())
 	return nil
-}
-
-// cloneMap deep-copies a JSON object through JSON.
-func cloneMap(m map[string]any) map[string]any {
-	out := map[string]any{}
-	if b, err := json.Marshal(m); err == nil {
-		if err := json.Unmarshal(b, &out); err != nil {
-			return map[string]any{}
-		}
-	}
-	return out
-}
-
-// --- seeding ---
-
-// seedAgents writes an agent per scenario project: the agent block's main
-// branch (behavior, topics; the project's variants), its deployments and
-// its config pages; then each account's telephony (telephony.go).
-func seedAgents(st *store.Store, sc *scenario.Scenario, now time.Time) error {
-	for ai := range sc.Accounts {
-		acct := &sc.Accounts[ai]
-		for pi := range acct.Projects {
-			proj := &acct.Projects[pi]
-			name := proj.Name
-			if name == "" {
-				name = proj.Slug
-			}
-			d := newAgentDoc(acct.ID, proj.ID, name, now)
-			main := &d.Branches[0].Content
-			for _, v := range proj.Variants {
-				main.Variants = append(main.Variants, &variant{ID: v.ID, Name: v.Name, IsDefault: v.Default,
-					AttributeValues: attributeValues{Values: map[string]string{}}})
-			}
-			if ag := proj.Agent; ag != nil {
-				main.Behavior = ag.Behavior
-				for i, t := range ag.KnowledgeBase {
-					main.Topics = append(main.Topics, &topicRec{ID: fmt.Sprintf("TOPICS-%08x", i+1), Name: t.Name, Content: t.Content,
-						ExampleQueries: exampleQuries{Queries: []string{}}, IsActive: true})
-				}
-				if len(ag.Deployed) > 0 {
-					version := fmt.Sprintf("%032x", ai<<16|pi+1)
-					if err := st.PutDoc(docSnapshot, acct.Region, version, main); err != nil {
-						return err
-					}
-					for i, env := range deployEnvs {
-						if !slices.Contains(ag.Deployed, env) {
-							continue
-						}
-						d.Deployments = append(d.Deployments, &deployment{
-							ID:        fmt.Sprintf("%012x-0000-7000-8000-%012x", now.UnixMilli(), ai<<16|pi<<4|i),
-							AccountID: acct.ID, AgentID: proj.ID, Environment: env, ArtifactVersion: fmtAgentTime(now),
-							Version: version, CreatedBy: "scenario", CreatedAt: fmtAgentTime(now),
-							Metadata: map[string]any{"deployment_type": "scenario"}})
-					}
-				}
-				for env, cfg := range ag.RealTimeConfigs {
-					page := d.Configs[env]
-					if cfg.Schema != nil {
-						b, err := json.Marshal(cfg.Schema)
-						if err != nil {
-							return err
-						}
-						page.Schema = b
-					}
-					for k, v := range cfg.Variables {
-						page.Variables[k] = v
-					}
-				}
-			}
-			if err := st.PutDoc(docAgent, acct.Region, proj.ID, d); err != nil {
-				return err
-			}
-		}
-	}
-	return seedTelephony(st, sc)
 }

@@ -11,6 +11,8 @@ import (
 	"net/http"
 	"slices"
 
+	"github.com/agentplatform/mockplatform/engine"
+
 	"github.com/gin-gonic/gin"
 )
 
@@ -26,16 +28,16 @@ var agentBranchesRoutes = []Route{
 
 var (
 	opBranchList = &Op{ID: "branchList", Summary: "List branches",
-		Responses: []Response{ok(200, branchList{})}, Errors: []int{404}}
+		Responses: []Response{ok(200, engine.BranchList{})}, Errors: []int{404}}
 	opBranchCreate = &Op{ID: "branchCreate", Summary: "Create a branch",
 		Doc:  "A branch off main: a copy of main's content (docs/api.md#agents-branches).",
-		Body: branchCreateBody{}, Responses: []Response{ok(201, branchCreated{})}, Errors: []int{400, 404}}
+		Body: branchCreateBody{}, Responses: []Response{ok(201, engine.BranchCreated{})}, Errors: []int{400, 404}}
 	opBranchDelete = &Op{ID: "branchDelete", Summary: "Delete a branch",
-		Doc: "main cannot be deleted.", Responses: []Response{ok(200, branchChanged{})}, Errors: []int{400, 404}}
+		Doc: "main cannot be deleted.", Responses: []Response{ok(200, engine.BranchChanged{})}, Errors: []int{400, 404}}
 	opBranchMerge = &Op{ID: "branchMerge", Summary: "Merge a branch into main",
 		Doc: "A three-way merge into main; conflicts answer 409 with one error per conflicting path, unless " +
 			"conflictResolutions settle them (docs/api.md#agents-merge).",
-		Body: branchMergeBody{}, BodyOptional: true, Responses: []Response{ok(200, branchMerged{})},
+		Body: branchMergeBody{}, BodyOptional: true, Responses: []Response{ok(200, engine.BranchMerged{})},
 		Errors: []int{400, 404, 409}}
 	opBehaviorGet = &Op{ID: "behaviorGet", Summary: "Read a branch's behavior",
 		Responses: []Response{ok(200, behaviorText{})}, Errors: []int{404}}
@@ -43,36 +45,7 @@ var (
 		Body: behaviorText{}, Responses: []Response{ok(200, behaviorText{})}, Errors: []int{400, 404, 422}}
 )
 
-// --- branches ---
-
-// branchView is a branch as the API shows it.
-type branchView struct {
-	BranchID  string `json:"branchId"`
-	Name      string `json:"name"`
-	CreatedAt string `json:"createdAt"`
-}
-
-func (b *branchDoc) view() branchView {
-	return branchView{BranchID: b.ID, Name: b.Name, CreatedAt: fmtAgentTime(b.CreatedAt)}
-}
-
 type (
-	branchList struct {
-		Branches []branchView `json:"branches"`
-	}
-	branchCreated struct {
-		BranchID   string `json:"branchId"`
-		SequenceID string `json:"sequenceId"`
-	}
-	branchChanged struct {
-		Sequence string `json:"sequence"`
-		Message  string `json:"message"`
-	}
-	branchMerged struct {
-		Sequence   string   `json:"sequence"`
-		Message    string   `json:"message"`
-		TestRunIDs []string `json:"testRunIds"`
-	}
 	behaviorText struct {
 		Behavior string `json:"behavior"`
 	}
@@ -85,19 +58,11 @@ type branchCreateBody struct {
 	BranchName string `json:"branchName"`
 }
 
-func (branchCreateBody) FieldRules() map[string]FieldRule { return branchCreateRules }
+func (branchCreateBody) FieldRules() map[string]engine.FieldRule { return engine.BranchCreateRules }
 
-var branchCreateRules = map[string]FieldRule{
-	"name":       {MinLen: 1, MaxLen: 100, Doc: "Required unless branchName is given."},
-	"branchName": {MinLen: 1, MaxLen: 100, Doc: "The real service's name of the field.", Fidelity: &Fidelity{ID: "D3", Note: "accepted side by side with name"}},
+func (behaviorText) FieldRules() map[string]engine.FieldRule {
+	return map[string]engine.FieldRule{"behavior": {Required: true, MinLen: 1, MaxLen: engine.BehaviorMaxLen}}
 }
-
-func (behaviorText) FieldRules() map[string]FieldRule {
-	return map[string]FieldRule{"behavior": {Required: true, MinLen: 1, MaxLen: behaviorMaxLen}}
-}
-
-// behaviorMaxLen bounds a behavior text.
-const behaviorMaxLen = 1 << 20
 
 // branchMergeBody is the body of a merge.
 type branchMergeBody struct {
@@ -112,20 +77,17 @@ type conflictResolution struct {
 	Value    any      `json:"value"`
 }
 
-func (branchMergeBody) FieldRules() map[string]FieldRule {
-	return map[string]FieldRule{"conflictResolutions": {Nullable: true}}
+func (branchMergeBody) FieldRules() map[string]engine.FieldRule {
+	return map[string]engine.FieldRule{"conflictResolutions": {Nullable: true}}
 }
 
-func (conflictResolution) FieldRules() map[string]FieldRule {
-	return map[string]FieldRule{
+func (conflictResolution) FieldRules() map[string]engine.FieldRule {
+	return map[string]engine.FieldRule{
 		"path":     {Required: true, MinItems: 1, Doc: "The conflicting path, e.g. [\"knowledgeBase\", \"topics\", \"TOPICS-1\"]."},
-		"strategy": {Required: true, Enum: mergeStrategies},
+		"strategy": {Required: true, Enum: engine.MergeStrategies},
 		"value":    {Doc: "An item (or behavior text) that replaces the strategy's choice; null deletes it."},
 	}
 }
-
-// mergeStrategies are the strategies of a conflict resolution.
-var mergeStrategies = []string{"ours", "theirs", "base"}
 
 // handleBranchList handles "GET .../branches" → {"branches": [...]}.
 func (a *API) handleBranchList(c *gin.Context) error {
@@ -133,23 +95,23 @@ func (a *API) handleBranchList(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	out := []branchView{}
+	out := []engine.BranchView{}
 	for _, b := range d.Branches {
-		out = append(out, b.view())
+		out = append(out, b.View())
 	}
-	c.JSON(http.StatusOK, branchList{Branches: out})
+	c.JSON(http.StatusOK, engine.BranchList{Branches: out})
 	return nil
 }
 
 // handleBranchCreate handles "POST .../branches" with name (spec) or
 // branchName (OAS), D3: a copy of main; 201 {branchId, sequenceId}.
 func (a *API) handleBranchCreate(c *gin.Context) error {
-	f, err := readFields(c, false, bodyFields(branchCreateBody{})...)
+	f, err := readFields(c, false, engine.BodyFields(branchCreateBody{})...)
 	if err != nil {
 		return err
 	}
-	name, ok1 := f.text("name", branchCreateRules["name"])
-	bn, ok2 := f.text("branchName", branchCreateRules["branchName"])
+	name, ok1 := f.text("name", engine.BranchCreateRules["name"])
+	bn, ok2 := f.text("branchName", engine.BranchCreateRules["branchName"])
 	switch {
 	case !f.has("name") && !f.has("branchName"):
 		f.fail("name", "is required")
@@ -161,40 +123,40 @@ func (a *API) handleBranchCreate(c *gin.Context) error {
 	if err := f.err(); err != nil {
 		return err
 	}
-	now := a.clock.Now()
-	id := a.newID("BRANCH-", upperAlnum, 8)
+	now := a.Clock().Now()
+	id := a.NewID("BRANCH-", engine.UpperAlnum, 8)
 	var seq string
-	if _, err := a.updateAgent(c, func(d *agentDoc) error {
-		main := d.branch(mainBranch)
-		d.Branches = append(d.Branches, &branchDoc{ID: id, Name: name, CreatedAt: now, Content: main.Content.clone(), Base: main.Content.clone()})
-		seq = d.nextSeq()
+	if _, err := a.updateAgent(c, func(d *engine.AgentDoc) error {
+		main := d.Branch(engine.MainBranch)
+		d.Branches = append(d.Branches, &engine.BranchDoc{ID: id, Name: name, CreatedAt: now, Content: main.Content.Clone(), Base: main.Content.Clone()})
+		seq = d.NextSeq()
 		return nil
 	}); err != nil {
 		return err
 	}
-	c.JSON(http.StatusCreated, branchCreated{BranchID: id, SequenceID: seq})
+	c.JSON(http.StatusCreated, engine.BranchCreated{BranchID: id, SequenceID: seq})
 	return nil
 }
 
 // handleBranchDelete handles "DELETE .../branches/{branchId}".
 func (a *API) handleBranchDelete(c *gin.Context) error {
 	ref := c.Param("branch")
-	if ref == mainBranch {
-		return invalid(CodeValidation, "The main branch cannot be deleted.")
+	if ref == engine.MainBranch {
+		return engine.Invalid(engine.CodeValidation, "The main branch cannot be deleted.")
 	}
 	var seq string
-	if _, err := a.updateAgent(c, func(d *agentDoc) error {
-		i := slices.IndexFunc(d.Branches, func(b *branchDoc) bool { return b.ID == ref })
+	if _, err := a.updateAgent(c, func(d *engine.AgentDoc) error {
+		i := slices.IndexFunc(d.Branches, func(b *engine.BranchDoc) bool { return b.ID == ref })
 		if i < 0 {
-			return errf(KindNotFound, CodeBranchNotFound, MsgBranchNotFound)
+			return engine.Errf(engine.KindNotFound, engine.CodeBranchNotFound, engine.MsgBranchNotFound)
 		}
 		d.Branches = slices.Delete(d.Branches, i, i+1)
-		seq = d.nextSeq()
+		seq = d.NextSeq()
 		return nil
 	}); err != nil {
 		return err
 	}
-	c.JSON(http.StatusOK, branchChanged{Sequence: seq, Message: "Branch deleted"})
+	c.JSON(http.StatusOK, engine.BranchChanged{Sequence: seq, Message: "Branch deleted"})
 	return nil
 }
 
@@ -204,7 +166,7 @@ func (a *API) handleBranchDelete(c *gin.Context) error {
 // and no conflictResolutions entry settles it. Under merge_deploy:
 // sandbox (D22) a successful merge also publishes main to sandbox.
 func (a *API) handleBranchMerge(c *gin.Context) error {
-	f, err := readFields(c, true, bodyFields(branchMergeBody{})...)
+	f, err := readFields(c, true, engine.BodyFields(branchMergeBody{})...)
 	if err != nil {
 		return err
 	}
@@ -214,46 +176,46 @@ func (a *API) handleBranchMerge(c *gin.Context) error {
 		return err
 	}
 	ref := c.Param("branch")
-	if ref == mainBranch {
-		return invalid(CodeValidation, MsgMergeMain)
+	if ref == engine.MainBranch {
+		return engine.Invalid(engine.CodeValidation, engine.MsgMergeMain)
 	}
-	deploy := a.world().fidelity(switchMergeDeploy) == "sandbox"
+	deploy := a.World().Fidelity(engine.SwitchMergeDeploy) == "sandbox"
 	p := principal(c)
-	a.agents.mu.Lock()
-	defer a.agents.mu.Unlock()
-	now := a.clock.Now()
-	var dep *deployment
+	a.Agents.Mu.Lock()
+	defer a.Agents.Mu.Unlock()
+	now := a.Clock().Now()
+	var dep *engine.Deployment
 	var seq string
-	var merged branchContent
+	var merged engine.BranchContent
 	var used map[string]bool
-	d, err := a.updateAgent(c, func(d *agentDoc) error {
-		b := d.branch(ref)
+	d, err := a.updateAgent(c, func(d *engine.AgentDoc) error {
+		b := d.Branch(ref)
 		if b == nil {
-			return errf(KindNotFound, CodeBranchNotFound, MsgBranchNotFound)
+			return engine.Errf(engine.KindNotFound, engine.CodeBranchNotFound, engine.MsgBranchNotFound)
 		}
-		main := d.branch(mainBranch)
+		main := d.Branch(engine.MainBranch)
 		var conflicts []string
 		var err error
-		merged, conflicts, used, err = mergeResolve(b.Base, main.Content, b.Content, res)
+		merged, conflicts, used, err = engine.MergeResolve(b.Base, main.Content, b.Content, res)
 		if err != nil {
 			return err
 		}
 		if len(conflicts) > 0 {
-			e := &Error{Kind: KindConflict, Code: CodeMergeConflict, Message: MsgMergeConflict}
-			if a.world().fidelity(switchMergeConflict) == "400" {
-				e.Kind = KindInvalid
+			e := &engine.Error{Kind: engine.KindConflict, Code: engine.CodeMergeConflict, Message: engine.MsgMergeConflict}
+			if a.World().Fidelity(engine.SwitchMergeConflict) == "400" {
+				e.Kind = engine.KindInvalid
 			}
 			for _, p := range conflicts {
-				e.Fields = append(e.Fields, FieldError{Field: p, Message: "changed on both main and the branch"})
+				e.Fields = append(e.Fields, engine.FieldError{Field: p, Message: "changed on both main and the branch"})
 			}
 			return e
 		}
 		main.Content = merged
-		b.Content, b.Base = merged.clone(), merged.clone()
-		seq = d.nextSeq()
+		b.Content, b.Base = merged.Clone(), merged.Clone()
+		seq = d.NextSeq()
 		if deploy {
-			dep = &deployment{ID: a.newUUIDv7(now), AccountID: d.AccountID, AgentID: d.AgentID, Environment: "sandbox",
-				ArtifactVersion: fmtAgentTime(now), Version: a.newID("", hexDigits, 32), CreatedBy: "api", CreatedAt: fmtAgentTime(now),
+			dep = &engine.Deployment{ID: a.NewUUIDv7(now), AccountID: d.AccountID, AgentID: d.AgentID, Environment: "sandbox",
+				ArtifactVersion: engine.FmtAgentTime(now), Version: a.NewID("", engine.HexDigits, 32), CreatedBy: "api", CreatedAt: engine.FmtAgentTime(now),
 				Metadata: map[string]any{"deployment_message": msg, "deployment_type": "merge"}}
 			d.Deployments = append(d.Deployments, dep)
 		}
@@ -271,41 +233,41 @@ func (a *API) handleBranchMerge(c *gin.Context) error {
 	if dep != nil {
 		// The deployment is recorded; its snapshot follows (agents.mu is
 		// held, so nothing reads it in between).
-		if err := a.store.PutDoc(docSnapshot, p.Region, dep.Version, &merged); err != nil {
+		if err := a.Store().PutDoc(engine.DocSnapshot, p.Region, dep.Version, &merged); err != nil {
 			return err
 		}
-		a.setRuntimeDeploymentLocked(p.Region, d.AgentID, "sandbox", merged.Topics)
+		a.SetRuntimeDeploymentLocked(p.Region, d.AgentID, "sandbox", merged.Topics)
 		message = "Branch merged to main and deployed to sandbox"
 	}
-	c.JSON(http.StatusOK, branchMerged{Sequence: seq, Message: message, TestRunIDs: []string{}})
+	c.JSON(http.StatusOK, engine.BranchMerged{Sequence: seq, Message: message, TestRunIDs: []string{}})
 	return nil
 }
 
 // editBranch applies fn to the content of the path's branch. Writes to
 // main give 422 under main_branch: read_only (D4).
-func (a *API) editBranch(c *gin.Context, fn func(cont *branchContent) error) (*agentDoc, error) {
+func (a *API) editBranch(c *gin.Context, fn func(cont *engine.BranchContent) error) (*engine.AgentDoc, error) {
 	ref := c.Param("branch")
-	if ref == mainBranch && a.world().fidelity(switchMainBranch) == "read_only" {
-		return nil, errf(KindUnprocessable, CodeMainReadOnly, MsgMainReadOnly)
+	if ref == engine.MainBranch && a.World().Fidelity(engine.SwitchMainBranch) == "read_only" {
+		return nil, engine.Errf(engine.KindUnprocessable, engine.CodeMainReadOnly, engine.MsgMainReadOnly)
 	}
-	return a.updateAgent(c, func(d *agentDoc) error {
-		b := d.branch(ref)
+	return a.updateAgent(c, func(d *engine.AgentDoc) error {
+		b := d.Branch(ref)
 		if b == nil {
-			return errf(KindNotFound, CodeBranchNotFound, MsgBranchNotFound)
+			return engine.Errf(engine.KindNotFound, engine.CodeBranchNotFound, engine.MsgBranchNotFound)
 		}
 		return fn(&b.Content)
 	})
 }
 
 // readBranch returns the content of the path's branch.
-func (a *API) readBranch(c *gin.Context) (*branchContent, error) {
+func (a *API) readBranch(c *gin.Context) (*engine.BranchContent, error) {
 	d, err := a.loadAgent(c)
 	if err != nil {
 		return nil, err
 	}
-	b := d.branch(c.Param("branch"))
+	b := d.Branch(c.Param("branch"))
 	if b == nil {
-		return nil, errf(KindNotFound, CodeBranchNotFound, MsgBranchNotFound)
+		return nil, engine.Errf(engine.KindNotFound, engine.CodeBranchNotFound, engine.MsgBranchNotFound)
 	}
 	return &b.Content, nil
 }
@@ -322,7 +284,7 @@ func (a *API) handleBehaviorGet(c *gin.Context) error {
 
 // handleBehaviorUpdate handles "PATCH .../branches/{branch}/behavior".
 func (a *API) handleBehaviorUpdate(c *gin.Context) error {
-	f, err := readFields(c, false, bodyFields(behaviorText{})...)
+	f, err := readFields(c, false, engine.BodyFields(behaviorText{})...)
 	if err != nil {
 		return err
 	}
@@ -331,7 +293,7 @@ func (a *API) handleBehaviorUpdate(c *gin.Context) error {
 	if err := f.err(); err != nil {
 		return err
 	}
-	if _, err := a.editBranch(c, func(cont *branchContent) error { cont.Behavior = text; return nil }); err != nil {
+	if _, err := a.editBranch(c, func(cont *engine.BranchContent) error { cont.Behavior = text; return nil }); err != nil {
 		return err
 	}
 	c.JSON(http.StatusOK, behaviorText{Behavior: text})

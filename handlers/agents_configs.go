@@ -5,8 +5,9 @@ package handlers
 // variables take effect on the runtime at once.
 
 import (
-	"encoding/json"
 	"net/http"
+
+	"github.com/agentplatform/mockplatform/engine"
 
 	"github.com/gin-gonic/gin"
 )
@@ -21,22 +22,19 @@ var agentConfigsRoutes = []Route{
 
 var (
 	opConfigList = &Op{ID: "realTimeConfigList", Summary: "List real-time config pages",
-		Doc: "One page per environment (docs/api.md#agents-configs).", Responses: []Response{ok(200, configPageList{})}, Errors: []int{404}}
+		Doc: "One page per environment (docs/api.md#agents-configs).", Responses: []Response{ok(200, engine.ConfigPageList{})}, Errors: []int{404}}
 	opConfigGet = &Op{ID: "realTimeConfigGet", Summary: "Read an environment's config page",
-		Path: configPath, Responses: []Response{ok(200, configPage{})}, Errors: []int{400, 404}}
+		Path: configPath, Responses: []Response{ok(200, engine.ConfigPage{})}, Errors: []int{400, 404}}
 	opConfigSchema = &Op{ID: "realTimeConfigSchema", Summary: "Set an environment's config schema",
-		Path: configPath, Body: configSchemaBody{}, Responses: []Response{ok(200, configPage{})}, Errors: []int{400, 404}}
+		Path: configPath, Body: configSchemaBody{}, Responses: []Response{ok(200, engine.ConfigPage{})}, Errors: []int{400, 404}}
 	opConfigVariables = &Op{ID: "realTimeConfigVariables", Summary: "Change an environment's config variables",
 		Doc:  "Merges the variables given (null removes one); the result must pass the page's schema.",
-		Path: configPath, Body: configVariablesBody{}, Responses: []Response{ok(200, configPage{})}, Errors: []int{400, 404}}
+		Path: configPath, Body: configVariablesBody{}, Responses: []Response{ok(200, engine.ConfigPage{})}, Errors: []int{400, 404}}
 
-	configPath = []Param{{Name: "env", Enum: deployEnvs, Doc: "The client environment."}}
+	configPath = []Param{{Name: "env", Enum: engine.DeployEnvs, Doc: "The client environment."}}
 )
 
 type (
-	configPageList struct {
-		ConfigPages []*configPage `json:"configPages"`
-	}
 	configSchemaBody struct {
 		Schema map[string]any `json:"schema"`
 	}
@@ -45,33 +43,20 @@ type (
 	}
 )
 
-func (configSchemaBody) FieldRules() map[string]FieldRule {
-	return map[string]FieldRule{"schema": {Required: true, Doc: "A JSON Schema (draft 2020-12 unless $schema says otherwise)."}}
+func (configSchemaBody) FieldRules() map[string]engine.FieldRule {
+	return map[string]engine.FieldRule{"schema": {Required: true, Doc: "A JSON Schema (draft 2020-12 unless $schema says otherwise)."}}
 }
 
-func (configVariablesBody) FieldRules() map[string]FieldRule {
-	return map[string]FieldRule{"variables": {Required: true}}
-}
-
-func (configPage) FieldRules() map[string]FieldRule {
-	return map[string]FieldRule{"clientEnv": {Enum: deployEnvs}, "schema": {Doc: "A JSON Schema, or null."}}
-}
-
-// configPage is a real-time config page of an environment
-// (docs/api.md#agents-configs).
-type configPage struct {
-	ClientEnv   string          `json:"clientEnv"`
-	Variables   map[string]any  `json:"variables"`
-	Schema      json.RawMessage `json:"schema"`
-	LastUpdated *string         `json:"lastUpdated"`
+func (configVariablesBody) FieldRules() map[string]engine.FieldRule {
+	return map[string]engine.FieldRule{"variables": {Required: true}}
 }
 
 // --- real-time configs ---
 
 func configEnv(c *gin.Context) (string, error) {
 	env := c.Param("env")
-	if !containsStr(deployEnvs, env) {
-		return "", errf(KindInvalid, CodeConfigUnknownEnv, MsgConfigUnknownEnv)
+	if !engine.ContainsStr(engine.DeployEnvs, env) {
+		return "", engine.Errf(engine.KindInvalid, engine.CodeConfigUnknownEnv, engine.MsgConfigUnknownEnv)
 	}
 	return env, nil
 }
@@ -82,11 +67,11 @@ func (a *API) handleConfigList(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	pages := []*configPage{}
-	for _, env := range deployEnvs {
+	pages := []*engine.ConfigPage{}
+	for _, env := range engine.DeployEnvs {
 		pages = append(pages, d.Configs[env])
 	}
-	c.JSON(http.StatusOK, configPageList{ConfigPages: pages})
+	c.JSON(http.StatusOK, engine.ConfigPageList{ConfigPages: pages})
 	return nil
 }
 
@@ -110,7 +95,7 @@ func (a *API) handleConfigSchema(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	f, err := readFields(c, false, bodyFields(configSchemaBody{})...)
+	f, err := readFields(c, false, engine.BodyFields(configSchemaBody{})...)
 	if err != nil {
 		return err
 	}
@@ -121,12 +106,12 @@ func (a *API) handleConfigSchema(c *gin.Context) error {
 		return err
 	}
 	raw := f.raw["schema"]
-	if _, err := a.compileSchema(raw); err != nil {
-		return &Error{Kind: KindInvalid, Code: CodeConfigBadSchema, Message: MsgConfigBadSchema,
-			Fields: []FieldError{{Field: "schema", Message: err.Error()}}}
+	if _, err := a.CompileSchema(raw); err != nil {
+		return &engine.Error{Kind: engine.KindInvalid, Code: engine.CodeConfigBadSchema, Message: engine.MsgConfigBadSchema,
+			Fields: []engine.FieldError{{Field: "schema", Message: err.Error()}}}
 	}
-	now := fmtAgentTime(a.clock.Now())
-	d, err := a.updateAgent(c, func(d *agentDoc) error {
+	now := engine.FmtAgentTime(a.Clock().Now())
+	d, err := a.updateAgent(c, func(d *engine.AgentDoc) error {
 		d.Configs[env].Schema = raw
 		d.Configs[env].LastUpdated = &now
 		return nil
@@ -147,7 +132,7 @@ func (a *API) handleConfigVariables(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	f, err := readFields(c, false, bodyFields(configVariablesBody{})...)
+	f, err := readFields(c, false, engine.BodyFields(configVariablesBody{})...)
 	if err != nil {
 		return err
 	}
@@ -158,10 +143,10 @@ func (a *API) handleConfigVariables(c *gin.Context) error {
 		return err
 	}
 	p := principal(c)
-	a.agents.mu.Lock()
-	defer a.agents.mu.Unlock()
-	now := fmtAgentTime(a.clock.Now())
-	d, err := a.updateAgent(c, func(d *agentDoc) error {
+	a.Agents.Mu.Lock()
+	defer a.Agents.Mu.Unlock()
+	now := engine.FmtAgentTime(a.Clock().Now())
+	d, err := a.updateAgent(c, func(d *engine.AgentDoc) error {
 		page := d.Configs[env]
 		next := map[string]any{}
 		for k, v := range page.Variables {
@@ -174,10 +159,10 @@ func (a *API) handleConfigVariables(c *gin.Context) error {
 				next[k] = v
 			}
 		}
-		if fields, err := a.validateVariables(page.Schema, next); err != nil {
+		if fields, err := a.ValidateVariables(page.Schema, next); err != nil {
 			return err
 		} else if len(fields) > 0 {
-			return &Error{Kind: KindInvalid, Code: CodeConfigInvalid, Message: MsgConfigInvalid, Fields: fields}
+			return &engine.Error{Kind: engine.KindInvalid, Code: engine.CodeConfigInvalid, Message: engine.MsgConfigInvalid, Fields: fields}
 		}
 		page.Variables = next
 		page.LastUpdated = &now
@@ -186,7 +171,7 @@ func (a *API) handleConfigVariables(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	a.setRuntimeVariablesLocked(p.Region, d.AgentID, env, d.Configs[env].Variables)
+	a.SetRuntimeVariablesLocked(p.Region, d.AgentID, env, d.Configs[env].Variables)
 	c.JSON(http.StatusOK, d.Configs[env])
 	return nil
 }

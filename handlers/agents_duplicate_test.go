@@ -2,6 +2,8 @@ package handlers
 
 import (
 	"testing"
+
+	"github.com/agentplatform/mockplatform/engine"
 )
 
 // Duplicate (docs/fidelity.md G13, OAS DuplicateAgentBody): the copy has the
@@ -10,7 +12,7 @@ import (
 func TestAgentsDuplicate(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	now := fmtAgentTime(h.clock.Now())
+	now := engine.FmtAgentTime(h.clock.Now())
 	h.agentDo("PATCH", "/2001/branches/main/behavior", map[string]any{"behavior": "Be brief."}, 200)
 
 	r := h.agentDo("POST", "/2001/duplicate", map[string]any{"newAgentName": "Support copy", "newAgentId": "support-copy"}, 200)
@@ -26,10 +28,10 @@ func TestAgentsDuplicate(t *testing.T) {
 		want   any
 	}{
 		{"name missing", "/2001/duplicate", map[string]any{}, 400,
-			builderError{Message: "Validation failed", Errors: []FieldError{{Field: "newAgentName", Message: "is required"}}}},
+			builderError{Message: "Validation failed", Errors: []engine.FieldError{{Field: "newAgentName", Message: "is required"}}}},
 		{"name too long", "/2001/duplicate", map[string]any{"newAgentName": string(make([]byte, 101))}, 400, nil},
 		{"bad id", "/2001/duplicate", map[string]any{"newAgentName": "x", "newAgentId": "a b"}, 400,
-			builderError{Message: "Validation failed", Errors: []FieldError{{Field: "newAgentId", Message: "must match ^[a-zA-Z0-9-]+$"}}}},
+			builderError{Message: "Validation failed", Errors: []engine.FieldError{{Field: "newAgentId", Message: "must match ^[a-zA-Z0-9-]+$"}}}},
 		{"id taken", "/2001/duplicate", map[string]any{"newAgentName": "x", "newAgentId": "support-copy"}, 409, nil},
 		{"unknown source", "/nope/duplicate", map[string]any{"newAgentName": "x"}, 404, nil},
 	} {

@@ -8,13 +8,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentplatform/mockplatform/engine"
+
 	"github.com/google/go-cmp/cmp"
 )
 
 func TestAgentsCreateOAS(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, string(scenarioDefaultYAML())+"\nfidelity: {agent_create: oas}\n")
-	now := fmtAgentTime(h.clock.Now())
+	now := engine.FmtAgentTime(h.clock.Now())
 	// OAS CreateAgentResponse: 200 and exactly six fields.
 	r := h.agentDo("POST", "", map[string]any{"name": "Bot", "agentId": "bot-1",
 		"responseSettings": map[string]any{"greeting": "Hi!", "languageCode": "en-US"},
@@ -28,31 +30,31 @@ func TestAgentsCreateOAS(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		body any
-		want []FieldError
+		want []engine.FieldError
 	}{
-		{"empty", map[string]any{}, []FieldError{{"name", "is required"}, {"responseSettings", "is required"}}},
+		{"empty", map[string]any{}, []engine.FieldError{{Field: "name", Message: "is required"}, {Field: "responseSettings", Message: "is required"}}},
 		{"description", map[string]any{"name": "Bot", "description": "d", "responseSettings": map[string]any{"greeting": "Hi"}},
-			[]FieldError{{"description", "is not allowed"}}},
+			[]engine.FieldError{{Field: "description", Message: "is not allowed"}}},
 		{"unknown fields", map[string]any{"name": "Bot", "zeta": 1, "alpha": 2, "responseSettings": map[string]any{"greeting": "Hi"}},
-			[]FieldError{{"alpha", "is not allowed"}, {"zeta", "is not allowed"}}},
+			[]engine.FieldError{{Field: "alpha", Message: "is not allowed"}, {Field: "zeta", Message: "is not allowed"}}},
 		{"name too long", map[string]any{"name": long, "responseSettings": map[string]any{"greeting": "Hi"}},
-			[]FieldError{{"name", "must be 1 to 100 characters"}}},
+			[]engine.FieldError{{Field: "name", Message: "must be 1 to 100 characters"}}},
 		{"missing greeting", map[string]any{"name": "Bot", "responseSettings": map[string]any{}},
-			[]FieldError{{"responseSettings/greeting", "is required"}}},
+			[]engine.FieldError{{Field: "responseSettings/greeting", Message: "is required"}}},
 		{"empty greeting, extra key", map[string]any{"name": "Bot", "responseSettings": map[string]any{"greeting": "", "tone": "x"}},
-			[]FieldError{{"responseSettings/greeting", "must not be empty"}, {"responseSettings/tone", "is not allowed"}}},
+			[]engine.FieldError{{Field: "responseSettings/greeting", Message: "must not be empty"}, {Field: "responseSettings/tone", Message: "is not allowed"}}},
 		{"settings not an object", map[string]any{"name": "Bot", "responseSettings": "Hi"},
-			[]FieldError{{"responseSettings", "must be an object"}}},
+			[]engine.FieldError{{Field: "responseSettings", Message: "must be an object"}}},
 		{"voice without id", map[string]any{"name": "Bot", "responseSettings": map[string]any{"greeting": "Hi"}, "voiceSettings": map[string]any{}},
-			[]FieldError{{"voiceSettings/voiceId", "is required"}}},
+			[]engine.FieldError{{Field: "voiceSettings/voiceId", Message: "is required"}}},
 		{"experimental without configs", map[string]any{"name": "Bot", "responseSettings": map[string]any{"greeting": "Hi"}, "experimentalConfig": map[string]any{}},
-			[]FieldError{{"experimentalConfig/configs", "is required"}}},
+			[]engine.FieldError{{Field: "experimentalConfig/configs", Message: "is required"}}},
 		{"bad agentId", map[string]any{"name": "Bot", "agentId": "a b", "responseSettings": map[string]any{"greeting": "Hi"}},
-			[]FieldError{{"agentId", "must match ^[a-zA-Z0-9-]+$"}}},
+			[]engine.FieldError{{Field: "agentId", Message: "must match ^[a-zA-Z0-9-]+$"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h.unchanged(t, func() {
-				mustBody(t, h.agentDo("POST", "", tc.body, 400), builderError{Message: MsgValidationFailed, Errors: tc.want})
+				mustBody(t, h.agentDo("POST", "", tc.body, 400), builderError{Message: engine.MsgValidationFailed, Errors: tc.want})
 			})
 		})
 	}
@@ -111,7 +113,7 @@ func TestAgentsMergeResolutions(t *testing.T) {
 			mustBody(t, h.agentDo("POST", "/support/branches/"+br+"/merge", body, 200),
 				map[string]any{"sequence": "3", "message": "Branch merged to main", "testRunIds": []any{}})
 			mustBody(t, h.agentDo("GET", "/support/branches/main/behavior", nil, 200), map[string]any{"behavior": "branch behavior"})
-			var topics []topicRec
+			var topics []engine.TopicRec
 			_ = json.Unmarshal(h.agentDo("GET", "/support/branches/main/knowledge-base/topics", nil, 200).Body, &topics)
 			if tc.wantTopic == nil {
 				if len(topics) != 0 {
@@ -130,7 +132,7 @@ func TestAgentsMergeResolutions(t *testing.T) {
 		topic, br := h.mergeConflictSetup()
 		h.unchanged(t, func() {
 			mustBody(t, h.agentDo("POST", "/support/branches/"+br+"/merge", map[string]any{"conflictResolutions": []any{behaviorTheirs}}, 409),
-				builderError{Message: MsgMergeConflict, Errors: []FieldError{{"knowledgeBase/topics/" + topic, "changed on both main and the branch"}}})
+				builderError{Message: engine.MsgMergeConflict, Errors: []engine.FieldError{{Field: "knowledgeBase/topics/" + topic, Message: "changed on both main and the branch"}}})
 		})
 	})
 
@@ -156,22 +158,22 @@ func TestAgentsMergeResolutions(t *testing.T) {
 		topic, br := h.mergeConflictSetup()
 		for _, tc := range []struct {
 			res  any
-			want []FieldError
+			want []engine.FieldError
 		}{
-			{"x", []FieldError{{"conflictResolutions", "must be an array of objects"}}},
-			{[]any{map[string]any{"strategy": "ours"}}, []FieldError{{"conflictResolutions/0/path", "must be a non-empty array of strings"}}},
-			{[]any{map[string]any{"path": []string{}, "strategy": "ours"}}, []FieldError{{"conflictResolutions/0/path", "must be a non-empty array of strings"}}},
-			{[]any{map[string]any{"path": []string{"behavior"}}}, []FieldError{{"conflictResolutions/0/strategy", "is required"}}},
-			{[]any{map[string]any{"path": []string{"behavior"}, "strategy": "mine"}}, []FieldError{{"conflictResolutions/0/strategy", "must be one of: ours, theirs, base"}}},
-			{[]any{map[string]any{"path": []string{"behavior"}, "strategy": "ours", "why": 1}}, []FieldError{{"conflictResolutions/0/why", "is not allowed"}}},
+			{"x", []engine.FieldError{{Field: "conflictResolutions", Message: "must be an array of objects"}}},
+			{[]any{map[string]any{"strategy": "ours"}}, []engine.FieldError{{Field: "conflictResolutions/0/path", Message: "must be a non-empty array of strings"}}},
+			{[]any{map[string]any{"path": []string{}, "strategy": "ours"}}, []engine.FieldError{{Field: "conflictResolutions/0/path", Message: "must be a non-empty array of strings"}}},
+			{[]any{map[string]any{"path": []string{"behavior"}}}, []engine.FieldError{{Field: "conflictResolutions/0/strategy", Message: "is required"}}},
+			{[]any{map[string]any{"path": []string{"behavior"}, "strategy": "mine"}}, []engine.FieldError{{Field: "conflictResolutions/0/strategy", Message: "must be one of: ours, theirs, base"}}},
+			{[]any{map[string]any{"path": []string{"behavior"}, "strategy": "ours", "why": 1}}, []engine.FieldError{{Field: "conflictResolutions/0/why", Message: "is not allowed"}}},
 			{[]any{behaviorTheirs, map[string]any{"path": []string{"knowledgeBase", "topics", topic}, "strategy": "ours", "value": 5}},
-				[]FieldError{{"conflictResolutions/1/value", "must be a topic object with a name"}}},
+				[]engine.FieldError{{Field: "conflictResolutions/1/value", Message: "must be a topic object with a name"}}},
 			{[]any{map[string]any{"path": []string{"behavior"}, "strategy": "ours", "value": 5}},
-				[]FieldError{{"conflictResolutions/0/value", "must be a string"}}},
+				[]engine.FieldError{{Field: "conflictResolutions/0/value", Message: "must be a string"}}},
 		} {
 			h.unchanged(t, func() {
 				mustBody(t, h.agentDo("POST", "/support/branches/"+br+"/merge", map[string]any{"conflictResolutions": tc.res}, 400),
-					builderError{Message: MsgValidationFailed, Errors: tc.want})
+					builderError{Message: engine.MsgValidationFailed, Errors: tc.want})
 			})
 		}
 	})
@@ -184,7 +186,7 @@ func TestAgentsMergeDeploySandbox(t *testing.T) {
 	h.agentDo("POST", "/support/branches/"+br+"/knowledge-base/topics", map[string]any{"name": "parking", "content": "Parking is free."}, 201)
 	mustBody(t, h.agentDo("POST", "/support/branches/"+br+"/merge", map[string]any{"deploymentMessage": "add parking"}, 200),
 		map[string]any{"sequence": "3", "message": "Branch merged to main and deployed to sandbox", "testRunIds": []any{}})
-	var list struct{ Deployments []deployment }
+	var list struct{ Deployments []engine.Deployment }
 	_ = json.Unmarshal(h.agentDo("GET", "/support/deployments?environment=sandbox", nil, 200).Body, &list)
 	if len(list.Deployments) != 1 || list.Deployments[0].AgentID != "2001" || list.Deployments[0].AccountID != "1001" ||
 		!cmp.Equal(list.Deployments[0].Metadata, map[string]any{"deployment_message": "add parking", "deployment_type": "merge"}) {
@@ -200,7 +202,7 @@ func TestAgentsMergeDeploySandbox(t *testing.T) {
 	// Publishing the merged content again: 409 (docs/fidelity.md D22).
 	h.unchanged(t, func() {
 		mustBody(t, h.agentDo("POST", "/support/deployments/publish", nil, 409),
-			builderError{Message: MsgAlreadyPublished, Errors: []FieldError{}})
+			builderError{Message: engine.MsgAlreadyPublished, Errors: []engine.FieldError{}})
 	})
 	// Once main changes, publish works; the deployment can be promoted.
 	h.agentDo("PATCH", "/support/branches/main/behavior", map[string]any{"behavior": "Be brief."}, 200)

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentplatform/mockplatform/engine"
+
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -34,7 +36,7 @@ func (h *harness) chatSay(headers []string, msg string) string {
 func TestAgentsListAndCreate(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	now := fmtAgentTime(h.clock.Now())
+	now := engine.FmtAgentTime(h.clock.Now())
 	seeded := map[string]any{"accountId": "1001", "agentId": "2001", "agentName": "Support Agent", "createdAt": now, "updatedAt": now, "branchCount": 1}
 	mustBody(t, h.agentDo("GET", "", nil, 200), []any{seeded})
 	for _, acct := range []string{"acme", "ACCOUNT-1001", "ws-1001"} {
@@ -58,16 +60,16 @@ func TestAgentsListAndCreate(t *testing.T) {
 
 	for _, tc := range []struct {
 		body any
-		want []FieldError
+		want []engine.FieldError
 	}{
-		{map[string]any{}, []FieldError{{"name", "is required"}}},
-		{map[string]any{"name": ""}, []FieldError{{"name", "must be 1 to 128 characters"}}},
-		{map[string]any{"name": string(make([]byte, 129))}, []FieldError{{"name", "must be 1 to 128 characters"}}},
-		{map[string]any{"name": 5}, []FieldError{{"name", "must be a string"}}},
+		{map[string]any{}, []engine.FieldError{{Field: "name", Message: "is required"}}},
+		{map[string]any{"name": ""}, []engine.FieldError{{Field: "name", Message: "must be 1 to 128 characters"}}},
+		{map[string]any{"name": string(make([]byte, 129))}, []engine.FieldError{{Field: "name", Message: "must be 1 to 128 characters"}}},
+		{map[string]any{"name": 5}, []engine.FieldError{{Field: "name", Message: "must be a string"}}},
 	} {
 		before := h.buildDocs()
 		r := h.agentDo("POST", "", tc.body, 400)
-		mustBody(t, r, builderError{Message: MsgValidationFailed, Errors: tc.want})
+		mustBody(t, r, builderError{Message: engine.MsgValidationFailed, Errors: tc.want})
 		if diff := cmp.Diff(before, h.buildDocs()); diff != "" {
 			t.Fatal(diff)
 		}
@@ -113,7 +115,7 @@ func TestAgentsMergeMatrix(t *testing.T) {
 			r := h.do("POST", agentsBase+"/support/branches/"+br+"/merge", nil, builderHeaders...)
 			mustStatus(t, r, tc.wantStatus)
 			if tc.wantStatus == 409 {
-				mustBody(t, r, builderError{Message: MsgMergeConflict, Errors: []FieldError{{"knowledgeBase/topics/" + topic, "changed on both main and the branch"}}})
+				mustBody(t, r, builderError{Message: engine.MsgMergeConflict, Errors: []engine.FieldError{{Field: "knowledgeBase/topics/" + topic, Message: "changed on both main and the branch"}}})
 			}
 			got := h.agentDo("GET", "/support/branches/main/knowledge-base/topics/"+topic, nil, 200).Map(t)["content"]
 			if got != tc.wantMain {
@@ -129,7 +131,7 @@ func TestAgentsMergeMatrix(t *testing.T) {
 		h.agentDo("POST", "/support/branches/"+br+"/knowledge-base/topics", map[string]any{"name": "new", "content": "y"}, 201)
 		h.agentDo("PATCH", "/support/branches/main/behavior", map[string]any{"behavior": "Be nice."}, 200)
 		h.agentDo("POST", "/support/branches/"+br+"/merge", nil, 200)
-		var topics []topicRec
+		var topics []engine.TopicRec
 		_ = json.Unmarshal(h.agentDo("GET", "/support/branches/main/knowledge-base/topics", nil, 200).Body, &topics)
 		if len(topics) != 1 || topics[0].Name != "new" {
 			t.Fatalf("main topics %+v", topics)
@@ -142,7 +144,7 @@ func TestAgentsMergeMatrix(t *testing.T) {
 		h.agentDo("PATCH", "/support/branches/main/behavior", map[string]any{"behavior": "a"}, 200)
 		h.agentDo("PATCH", "/support/branches/"+br+"/behavior", map[string]any{"behavior": "b"}, 200)
 		mustBody(t, h.agentDo("POST", "/support/branches/"+br+"/merge", nil, 400),
-			builderError{Message: MsgMergeConflict, Errors: []FieldError{{"behavior", "changed on both main and the branch"}}})
+			builderError{Message: engine.MsgMergeConflict, Errors: []engine.FieldError{{Field: "behavior", Message: "changed on both main and the branch"}}})
 	})
 }
 
@@ -150,7 +152,7 @@ func TestAgentsMainReadOnly(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, string(scenarioDefaultYAML())+"\nfidelity: {main_branch: read_only}\n")
 	mustBody(t, h.agentDo("PATCH", "/support/branches/main/behavior", map[string]any{"behavior": "a"}, 422),
-		builderError{Message: MsgMainReadOnly, Errors: []FieldError{}})
+		builderError{Message: engine.MsgMainReadOnly, Errors: []engine.FieldError{}})
 	br := h.agentDo("POST", "/support/branches", map[string]any{"name": "f"}, 201).Map(t)["branchId"].(string)
 	h.agentDo("PATCH", "/support/branches/"+br+"/behavior", map[string]any{"behavior": "a"}, 200)
 }
@@ -193,13 +195,13 @@ func TestAgentsDeploymentPath(t *testing.T) {
 	}
 	// Invalid transitions.
 	mustBody(t, h.agentDo("POST", "/support/deployments/"+live["id"].(string)+"/promote", nil, 400),
-		builderError{Message: "The deployment is already live.", Errors: []FieldError{{"targetEnvironment", "must be later than live"}}})
+		builderError{Message: "The deployment is already live.", Errors: []engine.FieldError{{Field: "targetEnvironment", Message: "must be later than live"}}})
 	h.agentDo("POST", "/support/deployments/"+pre["id"].(string)+"/promote", map[string]any{"targetEnvironment": "pre-release"}, 400)
-	mustBody(t, h.agentDo("POST", "/support/deployments/nope/promote", nil, 404), builderError{Message: MsgDeploymentNotFound, Errors: []FieldError{}})
+	mustBody(t, h.agentDo("POST", "/support/deployments/nope/promote", nil, 404), builderError{Message: engine.MsgDeploymentNotFound, Errors: []engine.FieldError{}})
 	h.agentDo("POST", "/support/deployments/publish", map[string]any{"environment": "live"}, 400)
 
 	// A second publish without the topic, then rollback to the first.
-	var topics []topicRec
+	var topics []engine.TopicRec
 	_ = json.Unmarshal(h.agentDo("GET", "/support/branches/main/knowledge-base/topics", nil, 200).Body, &topics)
 	h.agentDo("DELETE", "/support/branches/main/knowledge-base/topics/"+topics[0].ID, nil, 204)
 	h.agentDo("POST", "/support/deployments/publish", nil, 201)
@@ -214,7 +216,7 @@ func TestAgentsDeploymentPath(t *testing.T) {
 		t.Fatalf("sandbox after rollback: %q", got)
 	}
 	// Listing: newest first, limit, environment required.
-	var list struct{ Deployments []deployment }
+	var list struct{ Deployments []engine.Deployment }
 	_ = json.Unmarshal(h.agentDo("GET", "/support/deployments?environment=sandbox", nil, 200).Body, &list)
 	if len(list.Deployments) != 3 || list.Deployments[0].ID != rb["id"] || list.Deployments[2].ID != dep["id"] ||
 		list.Deployments[0].Metadata["deployment_type"] != "rollback" {
@@ -233,7 +235,7 @@ func TestAgentsDeploymentPath(t *testing.T) {
 	}
 
 	// The runtime index survives a rebuild from the store (reset path).
-	h.api.rebuildRuntimeIndex()
+	h.api.RebuildRuntimeIndex()
 	if got := h.chatSay(chatHeaders, "parking"); got != "Parking is free after 6pm." {
 		t.Fatalf("live after rebuild: %q", got)
 	}
@@ -248,7 +250,7 @@ func TestAgentsDeployResponseWrapped(t *testing.T) {
 		t.Fatalf("wrapped: %v", got)
 	}
 	mustBody(t, h.agentDo("POST", "/support/deployments/"+dep["id"].(string)+"/promote", map[string]any{"targetEnvironment": "live"}, 412),
-		builderError{Message: MsgPreReleaseNotReady, Errors: []FieldError{}})
+		builderError{Message: engine.MsgPreReleaseNotReady, Errors: []engine.FieldError{}})
 }
 
 const agentsConfigScenario = `
@@ -298,7 +300,7 @@ func TestAgentsRealTimeConfigs(t *testing.T) {
 	for _, e := range body.Errors {
 		fields[e.Field] = true
 	}
-	if body.Message != MsgConfigInvalid || !fields["variables/promo"] || !fields["variables/max_tokens"] || !fields["variables"] {
+	if body.Message != engine.MsgConfigInvalid || !fields["variables/promo"] || !fields["variables/max_tokens"] || !fields["variables"] {
 		t.Fatalf("errors: %s", r.Body)
 	}
 	if diff := cmp.Diff(before, h.buildDocs()); diff != "" {
@@ -316,14 +318,14 @@ func TestAgentsRealTimeConfigs(t *testing.T) {
 	// A null removes a variable.
 	h.agentDo("PATCH", "/support/real-time-configs/live/variables", map[string]any{"variables": map[string]any{"max_tokens": nil}}, 200)
 	mustBody(t, h.agentDo("GET", "/support/real-time-configs/live", nil, 200), map[string]any{"clientEnv": "live",
-		"variables": map[string]any{"promo": "SUMMER"}, "schema": page["schema"], "lastUpdated": fmtAgentTime(h.clock.Now())})
+		"variables": map[string]any{"promo": "SUMMER"}, "schema": page["schema"], "lastUpdated": engine.FmtAgentTime(h.clock.Now())})
 	h.agentDo("PATCH", "/support/real-time-configs/staging/variables", map[string]any{"variables": map[string]any{}}, 400)
 	// Schema endpoint: a bad schema is refused; sandbox without schema takes anything.
 	h.agentDo("PUT", "/support/real-time-configs/sandbox/schema", map[string]any{"schema": map[string]any{"type": "nonsense"}}, 400)
 	h.agentDo("PATCH", "/support/real-time-configs/sandbox/variables", map[string]any{"variables": map[string]any{"x": 1}}, 200)
 	h.agentDo("PUT", "/support/real-time-configs/sandbox/schema", map[string]any{"schema": map[string]any{"type": "object", "required": []string{"y"}}}, 200)
 	r = h.agentDo("PATCH", "/support/real-time-configs/sandbox/variables", map[string]any{"variables": map[string]any{"x": 2}}, 400)
-	var list struct{ ConfigPages []configPage }
+	var list struct{ ConfigPages []engine.ConfigPage }
 	_ = json.Unmarshal(h.agentDo("GET", "/support/real-time-configs", nil, 200).Body, &list)
 	if len(list.ConfigPages) != 3 {
 		t.Fatalf("pages %+v", list)
@@ -344,19 +346,19 @@ func TestAgentsAttributesVariants(t *testing.T) {
 	other := h.agentDo("POST", "/support/branches/main/attributes", map[string]any{"name": "region"}, 201).Map(t)
 	before := h.agentDo("GET", "/support/branches/main/attributes", nil, 200).Body
 	mustBody(t, h.agentDo("PATCH", "/support/branches/main/attributes/"+other["id"].(string), map[string]any{"name": "level"}, 409),
-		builderError{Message: MsgAttributeDuplicate, Errors: []FieldError{}})
+		builderError{Message: engine.MsgAttributeDuplicate, Errors: []engine.FieldError{}})
 	if after := h.agentDo("GET", "/support/branches/main/attributes", nil, 200).Body; string(after) != string(before) {
 		t.Fatalf("a refused rename changed the attributes:\n%s\n%s", before, after)
 	}
 	h.agentDo("PATCH", "/support/branches/main/attributes/"+other["id"].(string), map[string]any{"name": "region"}, 200) // its own name
 	mustBody(t, h.agentDo("DELETE", "/support/branches/main/attributes/"+other["id"].(string), nil, 200), map[string]any{"id": other["id"]})
-	var vs struct{ Variants []variant }
+	var vs struct{ Variants []engine.Variant }
 	_ = json.Unmarshal(h.agentDo("GET", "/support/branches/main/variants", nil, 200).Body, &vs)
 	if len(vs.Variants) != 2 || vs.Variants[0].ID != "VARIANT-0000DEF0" || !vs.Variants[0].IsDefault {
 		t.Fatalf("seeded variants %+v", vs)
 	}
 	mustBody(t, h.agentDo("DELETE", "/support/branches/main/variants/VARIANT-0000DEF0", nil, 400),
-		builderError{Message: MsgVariantDefault, Errors: []FieldError{}})
+		builderError{Message: engine.MsgVariantDefault, Errors: []engine.FieldError{}})
 	h.agentDo("POST", "/support/branches/main/variants", map[string]any{"name": "Default"}, 409)
 	v := h.agentDo("POST", "/support/branches/main/variants", map[string]any{"name": "Gold", "attributeValues": map[string]any{"values": map[string]any{"level": "g"}}}, 201).Map(t)
 	mustBody(t, h.agentDo("DELETE", "/support/branches/main/variants/"+v["id"].(string), nil, 200), map[string]any{"id": v["id"]})

@@ -7,7 +7,8 @@ package handlers
 import (
 	"net/http"
 	"slices"
-	"strings"
+
+	"github.com/agentplatform/mockplatform/engine"
 
 	"github.com/gin-gonic/gin"
 )
@@ -23,11 +24,11 @@ var agentTopicsRoutes = []Route{
 
 var (
 	opTopicList = &Op{ID: "topicList", Summary: "List knowledge-base topics",
-		Doc: "A bare array (docs/api.md#agents-topics).", Responses: []Response{ok(200, []topicRec{})}, Errors: []int{404}}
+		Doc: "A bare array (docs/api.md#agents-topics).", Responses: []Response{ok(200, []engine.TopicRec{})}, Errors: []int{404}}
 	opTopicCreate = &Op{ID: "topicCreate", Summary: "Create a topic",
-		Body: topicBody{}, Responses: []Response{ok(201, topicRec{})}, Errors: []int{400, 404, 409, 422}}
+		Body: topicBody{}, Responses: []Response{ok(201, engine.TopicRec{})}, Errors: []int{400, 404, 409, 422}}
 	opTopicGet = &Op{ID: "topicGet", Summary: "Read a topic",
-		Responses: []Response{ok(200, topicRec{})}, Errors: []int{404}}
+		Responses: []Response{ok(200, engine.TopicRec{})}, Errors: []int{404}}
 	opTopicUpdate = &Op{ID: "topicUpdate", Summary: "Update a topic",
 		Body: topicBody{}, BodyPartial: true, Responses: []Response{{Status: 204}}, Errors: []int{400, 404, 409, 422}}
 	opTopicDelete = &Op{ID: "topicDelete", Summary: "Delete a topic",
@@ -37,48 +38,21 @@ var (
 // topicBody is the body of a topic create (name and content required) or
 // update; readTopic reads it field by field.
 type topicBody struct {
-	Name            string        `json:"name"`
-	Content         string        `json:"content"`
-	Actions         string        `json:"actions"`
-	ExampleQueries  exampleQuries `json:"exampleQueries"`
-	IsActive        bool          `json:"isActive"`
-	SampleQuestions any           `json:"sampleQuestions"`
+	Name            string               `json:"name"`
+	Content         string               `json:"content"`
+	Actions         string               `json:"actions"`
+	ExampleQueries  engine.ExampleQuries `json:"exampleQueries"`
+	IsActive        bool                 `json:"isActive"`
+	SampleQuestions any                  `json:"sampleQuestions"`
 }
 
-func (topicBody) FieldRules() map[string]FieldRule { return topicRules }
-
-var topicRules = map[string]FieldRule{
-	"name":            {Required: true, MinLen: 1, MaxLen: 255, Doc: "Unique in the branch, in any case."},
-	"content":         {Required: true, MinLen: 1, MaxLen: behaviorMaxLen},
-	"isActive":        {Doc: "Default true."},
-	"sampleQuestions": {Doc: "Refused (400): the field is exampleQueries."},
-}
-
-func (exampleQuries) FieldRules() map[string]FieldRule {
-	return map[string]FieldRule{"queries": {MaxItems: maxExampleQueries}}
-}
-
-// maxExampleQueries bounds a topic's example queries.
-const maxExampleQueries = 100
-
-type topicRec struct {
-	ID             string        `json:"id"`
-	Name           string        `json:"name"`
-	Content        string        `json:"content"`
-	Actions        string        `json:"actions"`
-	ExampleQueries exampleQuries `json:"exampleQueries"`
-	IsActive       bool          `json:"isActive"`
-}
-
-type exampleQuries struct {
-	Queries []string `json:"queries"`
-}
+func (topicBody) FieldRules() map[string]engine.FieldRule { return engine.TopicRules }
 
 // --- knowledge-base topics ---
 
 // readTopic validates topic fields into t (all required ones on create).
-func readTopic(c *gin.Context, t *topicRec, create bool) error {
-	f, err := readFields(c, false, bodyFields(topicBody{})...)
+func readTopic(c *gin.Context, t *engine.TopicRec, create bool) error {
+	f, err := readFields(c, false, engine.BodyFields(topicBody{})...)
 	if err != nil {
 		return err
 	}
@@ -88,20 +62,20 @@ func readTopic(c *gin.Context, t *topicRec, create bool) error {
 	if create {
 		f.requireAll(topicBody{})
 	}
-	if s, ok := f.text("name", topicRules["name"]); ok {
+	if s, ok := f.text("name", engine.TopicRules["name"]); ok {
 		t.Name = s
 	}
-	if s, ok := f.text("content", topicRules["content"]); ok {
+	if s, ok := f.text("content", engine.TopicRules["content"]); ok {
 		t.Content = s
 	}
 	if s, ok := f.str("actions"); ok {
 		t.Actions = s
 	}
 	if f.has("exampleQueries") {
-		var q exampleQuries
+		var q engine.ExampleQuries
 		if f.object("exampleQueries", &q, "must be an object {queries: [string]}") {
-			if len(q.Queries) > maxExampleQueries {
-				f.fail("exampleQueries", "at most %d queries", maxExampleQueries)
+			if len(q.Queries) > engine.MaxExampleQueries {
+				f.fail("exampleQueries", "at most %d queries", engine.MaxExampleQueries)
 			}
 			if q.Queries == nil {
 				q.Queries = []string{}
@@ -113,24 +87,6 @@ func readTopic(c *gin.Context, t *topicRec, create bool) error {
 		t.IsActive = b
 	}
 	return f.err()
-}
-
-func findTopic(cont *branchContent, id string) (int, *topicRec) {
-	for i, t := range cont.Topics {
-		if t.ID == id {
-			return i, t
-		}
-	}
-	return -1, nil
-}
-
-func topicNameTaken(cont *branchContent, name, except string) bool {
-	for _, t := range cont.Topics {
-		if t.ID != except && strings.EqualFold(t.Name, name) {
-			return true
-		}
-	}
-	return false
 }
 
 // handleTopicList handles "GET .../knowledge-base/topics" (a bare array).
@@ -145,14 +101,14 @@ func (a *API) handleTopicList(c *gin.Context) error {
 
 // handleTopicCreate handles "POST .../knowledge-base/topics" (201).
 func (a *API) handleTopicCreate(c *gin.Context) error {
-	t := &topicRec{ExampleQueries: exampleQuries{Queries: []string{}}, IsActive: true}
+	t := &engine.TopicRec{ExampleQueries: engine.ExampleQuries{Queries: []string{}}, IsActive: true}
 	if err := readTopic(c, t, true); err != nil {
 		return err
 	}
-	t.ID = a.newID("TOPICS-", hexDigits, 8)
-	if _, err := a.editBranch(c, func(cont *branchContent) error {
-		if topicNameTaken(cont, t.Name, "") {
-			return errf(KindConflict, CodeTopicExists, MsgTopicExists)
+	t.ID = a.NewID("TOPICS-", engine.HexDigits, 8)
+	if _, err := a.editBranch(c, func(cont *engine.BranchContent) error {
+		if engine.TopicNameTaken(cont, t.Name, "") {
+			return engine.Errf(engine.KindConflict, engine.CodeTopicExists, engine.MsgTopicExists)
 		}
 		cont.Topics = append(cont.Topics, t)
 		return nil
@@ -169,9 +125,9 @@ func (a *API) handleTopicGet(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	_, t := findTopic(cont, c.Param("item"))
+	_, t := engine.FindTopic(cont, c.Param("item"))
 	if t == nil {
-		return errf(KindNotFound, CodeTopicNotFound, MsgTopicNotFound)
+		return engine.Errf(engine.KindNotFound, engine.CodeTopicNotFound, engine.MsgTopicNotFound)
 	}
 	c.JSON(http.StatusOK, t)
 	return nil
@@ -180,19 +136,19 @@ func (a *API) handleTopicGet(c *gin.Context) error {
 // handleTopicUpdate handles "PATCH .../knowledge-base/topics/{topicId}"
 // (204, docs/api.md#agents-topics).
 func (a *API) handleTopicUpdate(c *gin.Context) error {
-	var patch topicRec
+	var patch engine.TopicRec
 	if err := readTopic(c, &patch, false); err != nil {
 		return err
 	}
 	id := c.Param("item")
-	if _, err := a.editBranch(c, func(cont *branchContent) error {
-		_, t := findTopic(cont, id)
+	if _, err := a.editBranch(c, func(cont *engine.BranchContent) error {
+		_, t := engine.FindTopic(cont, id)
 		if t == nil {
-			return errf(KindNotFound, CodeTopicNotFound, MsgTopicNotFound)
+			return engine.Errf(engine.KindNotFound, engine.CodeTopicNotFound, engine.MsgTopicNotFound)
 		}
 		// Apply the given fields (re-read from the body, a flat patch).
-		if patch.Name != "" && topicNameTaken(cont, patch.Name, id) {
-			return errf(KindConflict, CodeTopicExists, MsgTopicExists)
+		if patch.Name != "" && engine.TopicNameTaken(cont, patch.Name, id) {
+			return engine.Errf(engine.KindConflict, engine.CodeTopicExists, engine.MsgTopicExists)
 		}
 		return readTopic(c, t, false)
 	}); err != nil {
@@ -205,10 +161,10 @@ func (a *API) handleTopicUpdate(c *gin.Context) error {
 // handleTopicDelete handles "DELETE .../knowledge-base/topics/{topicId}" (204).
 func (a *API) handleTopicDelete(c *gin.Context) error {
 	id := c.Param("item")
-	if _, err := a.editBranch(c, func(cont *branchContent) error {
-		i, _ := findTopic(cont, id)
+	if _, err := a.editBranch(c, func(cont *engine.BranchContent) error {
+		i, _ := engine.FindTopic(cont, id)
 		if i < 0 {
-			return errf(KindNotFound, CodeTopicNotFound, MsgTopicNotFound)
+			return engine.Errf(engine.KindNotFound, engine.CodeTopicNotFound, engine.MsgTopicNotFound)
 		}
 		cont.Topics = slices.Delete(cont.Topics, i, i+1)
 		return nil

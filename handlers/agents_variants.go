@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"slices"
 
+	"github.com/agentplatform/mockplatform/engine"
+
 	"github.com/gin-gonic/gin"
 )
 
@@ -24,35 +26,26 @@ var agentVariantsRoutes = []Route{
 
 var (
 	opAttributeList = &Op{ID: "attributeList", Summary: "List attributes",
-		Responses: []Response{ok(200, attributeList{})}, Errors: []int{404}}
+		Responses: []Response{ok(200, engine.AttributeList{})}, Errors: []int{404}}
 	opAttributeCreate = &Op{ID: "attributeCreate", Summary: "Create an attribute",
-		Body: nameBody{}, Responses: []Response{ok(201, attribute{})}, Errors: []int{400, 404, 409, 422}}
+		Body: nameBody{}, Responses: []Response{ok(201, engine.Attribute{})}, Errors: []int{400, 404, 409, 422}}
 	opAttributeUpdate = &Op{ID: "attributeUpdate", Summary: "Rename an attribute",
-		Body: nameBody{}, Responses: []Response{ok(200, attribute{})}, Errors: []int{400, 404, 409, 422}}
+		Body: nameBody{}, Responses: []Response{ok(200, engine.Attribute{})}, Errors: []int{400, 404, 409, 422}}
 	opAttributeDelete = &Op{ID: "attributeDelete", Summary: "Delete an attribute",
-		Responses: []Response{ok(200, itemID{})}, Errors: []int{404, 422}}
+		Responses: []Response{ok(200, engine.ItemID{})}, Errors: []int{404, 422}}
 	opVariantList = &Op{ID: "variantList", Summary: "List variants",
-		Responses: []Response{ok(200, variantList{})}, Errors: []int{404}}
+		Responses: []Response{ok(200, engine.VariantList{})}, Errors: []int{404}}
 	opVariantCreate = &Op{ID: "variantCreate", Summary: "Create a variant",
 		Doc:  "The first variant, or one with isDefault, becomes the default.",
-		Body: variantBody{}, Responses: []Response{ok(201, variant{})}, Errors: []int{400, 404, 409, 422}}
+		Body: variantBody{}, Responses: []Response{ok(201, engine.Variant{})}, Errors: []int{400, 404, 409, 422}}
 	opVariantUpdate = &Op{ID: "variantUpdate", Summary: "Update a variant",
 		Doc:  "The default variant cannot stop being the default: make another one the default.",
-		Body: variantBody{}, BodyPartial: true, Responses: []Response{ok(200, variant{})}, Errors: []int{400, 404, 409, 422}}
+		Body: variantBody{}, BodyPartial: true, Responses: []Response{ok(200, engine.Variant{})}, Errors: []int{400, 404, 409, 422}}
 	opVariantDelete = &Op{ID: "variantDelete", Summary: "Delete a variant",
-		Doc: "The default variant cannot be deleted.", Responses: []Response{ok(200, itemID{})}, Errors: []int{400, 404, 422}}
+		Doc: "The default variant cannot be deleted.", Responses: []Response{ok(200, engine.ItemID{})}, Errors: []int{400, 404, 422}}
 )
 
 type (
-	attributeList struct {
-		Attributes []*attribute `json:"attributes"`
-	}
-	variantList struct {
-		Variants []*variant `json:"variants"`
-	}
-	itemID struct {
-		ID string `json:"id"`
-	}
 	// nameBody is the body of an attribute create or rename.
 	nameBody struct {
 		Name string `json:"name"`
@@ -60,33 +53,15 @@ type (
 	// variantBody is the body of a variant create (name required) or
 	// update.
 	variantBody struct {
-		Name            string          `json:"name"`
-		AttributeValues attributeValues `json:"attributeValues"`
-		IsDefault       bool            `json:"isDefault"`
+		Name            string                 `json:"name"`
+		AttributeValues engine.AttributeValues `json:"attributeValues"`
+		IsDefault       bool                   `json:"isDefault"`
 	}
 )
 
-func (nameBody) FieldRules() map[string]FieldRule { return nameRules }
+func (nameBody) FieldRules() map[string]engine.FieldRule { return engine.NameRules }
 
-var nameRules = map[string]FieldRule{"name": {Required: true, MinLen: 1, MaxLen: 255, Doc: "Unique in the branch."}}
-
-func (variantBody) FieldRules() map[string]FieldRule { return nameRules }
-
-type attribute struct {
-	ID   string `json:"id"`
-	Name string `json:"name"`
-}
-
-type variant struct {
-	ID              string          `json:"id"`
-	Name            string          `json:"name"`
-	IsDefault       bool            `json:"isDefault"`
-	AttributeValues attributeValues `json:"attributeValues"`
-}
-
-type attributeValues struct {
-	Values map[string]string `json:"values"`
-}
+func (variantBody) FieldRules() map[string]engine.FieldRule { return engine.NameRules }
 
 // --- attributes and variants ---
 
@@ -96,19 +71,19 @@ func (a *API) handleAttributeList(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	c.JSON(http.StatusOK, attributeList{Attributes: cont.Attributes})
+	c.JSON(http.StatusOK, engine.AttributeList{Attributes: cont.Attributes})
 	return nil
 }
 
 func readName(c *gin.Context, required bool) (string, error) {
-	f, err := readFields(c, false, bodyFields(nameBody{})...)
+	f, err := readFields(c, false, engine.BodyFields(nameBody{})...)
 	if err != nil {
 		return "", err
 	}
 	if required {
 		f.requireAll(nameBody{})
 	}
-	name, _ := f.text("name", nameRules["name"])
+	name, _ := f.text("name", engine.NameRules["name"])
 	return name, f.err()
 }
 
@@ -118,11 +93,11 @@ func (a *API) handleAttributeCreate(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	at := &attribute{ID: a.newID("ATTRIBUTE-", upperAlnum, 8), Name: name}
-	if _, err := a.editBranch(c, func(cont *branchContent) error {
+	at := &engine.Attribute{ID: a.NewID("ATTRIBUTE-", engine.UpperAlnum, 8), Name: name}
+	if _, err := a.editBranch(c, func(cont *engine.BranchContent) error {
 		for _, x := range cont.Attributes {
 			if x.Name == name {
-				return errf(KindConflict, CodeAttributeDuplicate, MsgAttributeDuplicate)
+				return engine.Errf(engine.KindConflict, engine.CodeAttributeDuplicate, engine.MsgAttributeDuplicate)
 			}
 		}
 		cont.Attributes = append(cont.Attributes, at)
@@ -141,17 +116,17 @@ func (a *API) handleAttributeUpdate(c *gin.Context) error {
 		return err
 	}
 	id := c.Param("item")
-	var out *attribute
-	if _, err := a.editBranch(c, func(cont *branchContent) error {
-		i := slices.IndexFunc(cont.Attributes, func(x *attribute) bool { return x.ID == id })
+	var out *engine.Attribute
+	if _, err := a.editBranch(c, func(cont *engine.BranchContent) error {
+		i := slices.IndexFunc(cont.Attributes, func(x *engine.Attribute) bool { return x.ID == id })
 		if i < 0 {
-			return errf(KindNotFound, CodeItemNotFound, MsgItemNotFound)
+			return engine.Errf(engine.KindNotFound, engine.CodeItemNotFound, engine.MsgItemNotFound)
 		}
 		// A rename to another attribute's name is a duplicate, as on
 		// create (docs/fidelity.md M12.20).
 		for _, x := range cont.Attributes {
 			if x.ID != id && x.Name == name {
-				return errf(KindConflict, CodeAttributeDuplicate, MsgAttributeDuplicate)
+				return engine.Errf(engine.KindConflict, engine.CodeAttributeDuplicate, engine.MsgAttributeDuplicate)
 			}
 		}
 		out = cont.Attributes[i]
@@ -167,17 +142,17 @@ func (a *API) handleAttributeUpdate(c *gin.Context) error {
 // handleAttributeDelete handles "DELETE .../attributes/{id}" (200 {id}).
 func (a *API) handleAttributeDelete(c *gin.Context) error {
 	id := c.Param("item")
-	if _, err := a.editBranch(c, func(cont *branchContent) error {
-		i := slices.IndexFunc(cont.Attributes, func(x *attribute) bool { return x.ID == id })
+	if _, err := a.editBranch(c, func(cont *engine.BranchContent) error {
+		i := slices.IndexFunc(cont.Attributes, func(x *engine.Attribute) bool { return x.ID == id })
 		if i < 0 {
-			return errf(KindNotFound, CodeItemNotFound, MsgItemNotFound)
+			return engine.Errf(engine.KindNotFound, engine.CodeItemNotFound, engine.MsgItemNotFound)
 		}
 		cont.Attributes = slices.Delete(cont.Attributes, i, i+1)
 		return nil
 	}); err != nil {
 		return err
 	}
-	c.JSON(http.StatusOK, itemID{ID: id})
+	c.JSON(http.StatusOK, engine.ItemID{ID: id})
 	return nil
 }
 
@@ -187,23 +162,23 @@ func (a *API) handleVariantList(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	c.JSON(http.StatusOK, variantList{Variants: cont.Variants})
+	c.JSON(http.StatusOK, engine.VariantList{Variants: cont.Variants})
 	return nil
 }
 
-func readVariant(c *gin.Context, v *variant, create bool) error {
-	f, err := readFields(c, false, bodyFields(variantBody{})...)
+func readVariant(c *gin.Context, v *engine.Variant, create bool) error {
+	f, err := readFields(c, false, engine.BodyFields(variantBody{})...)
 	if err != nil {
 		return err
 	}
 	if create {
 		f.requireAll(variantBody{})
 	}
-	if s, ok := f.text("name", nameRules["name"]); ok {
+	if s, ok := f.text("name", engine.NameRules["name"]); ok {
 		v.Name = s
 	}
 	if f.has("attributeValues") {
-		var av attributeValues
+		var av engine.AttributeValues
 		if f.object("attributeValues", &av, "must be an object {values: {name: string}}") {
 			if av.Values == nil {
 				av.Values = map[string]string{}
@@ -219,15 +194,15 @@ func readVariant(c *gin.Context, v *variant, create bool) error {
 
 // handleVariantCreate handles "POST .../variants" (201).
 func (a *API) handleVariantCreate(c *gin.Context) error {
-	v := &variant{AttributeValues: attributeValues{Values: map[string]string{}}}
+	v := &engine.Variant{AttributeValues: engine.AttributeValues{Values: map[string]string{}}}
 	if err := readVariant(c, v, true); err != nil {
 		return err
 	}
-	v.ID = a.newID("VARIANT-", upperAlnum, 8)
-	if _, err := a.editBranch(c, func(cont *branchContent) error {
+	v.ID = a.NewID("VARIANT-", engine.UpperAlnum, 8)
+	if _, err := a.editBranch(c, func(cont *engine.BranchContent) error {
 		for _, x := range cont.Variants {
 			if x.Name == v.Name {
-				return errf(KindConflict, CodeVariantDuplicate, MsgVariantDuplicate)
+				return engine.Errf(engine.KindConflict, engine.CodeVariantDuplicate, engine.MsgVariantDuplicate)
 			}
 		}
 		if v.IsDefault || len(cont.Variants) == 0 {
@@ -247,24 +222,24 @@ func (a *API) handleVariantCreate(c *gin.Context) error {
 
 // handleVariantUpdate handles "PATCH .../variants/{id}" (200).
 func (a *API) handleVariantUpdate(c *gin.Context) error {
-	var patch variant
+	var patch engine.Variant
 	if err := readVariant(c, &patch, false); err != nil {
 		return err
 	}
 	id := c.Param("item")
-	var out *variant
-	if _, err := a.editBranch(c, func(cont *branchContent) error {
+	var out *engine.Variant
+	if _, err := a.editBranch(c, func(cont *engine.BranchContent) error {
 		for _, x := range cont.Variants {
 			if x.ID == id {
 				out = x
 			}
 		}
 		if out == nil {
-			return errf(KindNotFound, CodeItemNotFound, MsgItemNotFound)
+			return engine.Errf(engine.KindNotFound, engine.CodeItemNotFound, engine.MsgItemNotFound)
 		}
 		for _, x := range cont.Variants {
 			if x.ID != id && patch.Name != "" && x.Name == patch.Name {
-				return errf(KindConflict, CodeVariantDuplicate, MsgVariantDuplicate)
+				return engine.Errf(engine.KindConflict, engine.CodeVariantDuplicate, engine.MsgVariantDuplicate)
 			}
 		}
 		wasDefault := out.IsDefault
@@ -277,7 +252,7 @@ func (a *API) handleVariantUpdate(c *gin.Context) error {
 			}
 		}
 		if wasDefault && !out.IsDefault {
-			return errf(KindInvalid, CodeVariantDefault, MsgVariantDefault)
+			return engine.Errf(engine.KindInvalid, engine.CodeVariantDefault, engine.MsgVariantDefault)
 		}
 		return nil
 	}); err != nil {
@@ -291,19 +266,19 @@ func (a *API) handleVariantUpdate(c *gin.Context) error {
 // default variant cannot be removed (400 VARIANTS_REMOVE_DEFAULT_ERROR).
 func (a *API) handleVariantDelete(c *gin.Context) error {
 	id := c.Param("item")
-	if _, err := a.editBranch(c, func(cont *branchContent) error {
-		i := slices.IndexFunc(cont.Variants, func(x *variant) bool { return x.ID == id })
+	if _, err := a.editBranch(c, func(cont *engine.BranchContent) error {
+		i := slices.IndexFunc(cont.Variants, func(x *engine.Variant) bool { return x.ID == id })
 		if i < 0 {
-			return errf(KindNotFound, CodeItemNotFound, MsgItemNotFound)
+			return engine.Errf(engine.KindNotFound, engine.CodeItemNotFound, engine.MsgItemNotFound)
 		}
 		if cont.Variants[i].IsDefault {
-			return errf(KindInvalid, CodeVariantDefault, MsgVariantDefault)
+			return engine.Errf(engine.KindInvalid, engine.CodeVariantDefault, engine.MsgVariantDefault)
 		}
 		cont.Variants = slices.Delete(cont.Variants, i, i+1)
 		return nil
 	}); err != nil {
 		return err
 	}
-	c.JSON(http.StatusOK, itemID{ID: id})
+	c.JSON(http.StatusOK, engine.ItemID{ID: id})
 	return nil
 }

@@ -6,15 +6,11 @@ package handlers
 // Evaluation on the virtual clock is in engine_alerts.go.
 
 import (
-	"cmp"
 	"errors"
-	"fmt"
-	"math/rand/v2"
 	"net/http"
-	"regexp"
 	"sort"
-	"sync"
-	"time"
+
+	"github.com/agentplatform/mockplatform/engine"
 
 	"github.com/gin-gonic/gin"
 
@@ -23,35 +19,19 @@ import (
 	"github.com/agentplatform/mockplatform/store"
 )
 
-// The alerts' presets, which webhook endpoints answer too
-// (docs/scenarios.md#faults).
-const (
-	// PresetAlertsLimit answers 409 as if the account's alert rule (or
-	// webhook endpoint) limit were reached.
-	PresetAlertsLimit = "alerts_limit"
-	// PresetMonitoringBackend answers 502 "Monitoring backend
-	// synchronisation failure". Matched by an evaluation pass (path
-	// "/_evaluation" of family alerts), it fails that pass.
-	PresetMonitoringBackend = "monitoring_backend_failure"
-)
-
-// nameAlerts is the alerts family's name (an evaluation pass is a request
-// of the family to fault rules).
-const nameAlerts = "alerts"
-
 // famAlerts is alert rules and the alerts they fire (docs/api.md#alerts).
 var famAlerts = &Family{
-	Name: nameAlerts, Base: "builder", Shape: shapeBuilder,
+	Name: engine.NameAlerts, Base: "builder", Shape: shapeBuilder,
 	Credential: scenario.KindBuilder, Headers: []string{"X-Api-Key"},
 	Marks:    []string{"/alert"},
 	Doc:      "Rules over metrics of running agents, and the alerts that fire (docs/api.md#alerts).",
 	Schemes:  builderSchemes,
 	Security: [][]string{{"builderKey"}},
 	Routes:   alertsRoutes,
-	Counts:   []Counted{countDocs("alert rules", docAlertRule)},
+	Counts:   []Counted{countDocs("alert rules", engine.DocAlertRule)},
 	Presets: []faults.Preset{
-		{Name: PresetAlertsLimit, Family: "alerts"},
-		{Name: PresetMonitoringBackend, Family: "alerts"},
+		{Name: engine.PresetAlertsLimit, Family: "alerts"},
+		{Name: engine.PresetMonitoringBackend, Family: "alerts"},
 	},
 	ApplyPreset: (*API).presetAlerts,
 }
@@ -82,19 +62,16 @@ var (
 		Path: alertRulePath, Responses: []Response{{Status: 204}}, Errors: []int{404, 422}}
 	opAlertList = &Op{ID: "alertList", Summary: "List active alerts",
 		Doc:   "The rules in the alert state, oldest alert first (docs/api.md#alerts-active).",
-		Query: alertRuleParams[:2], Responses: []Response{ok(200, activeAlertList{})}, Errors: []int{400}}
+		Query: alertRuleParams[:2], Responses: []Response{ok(200, engine.ActiveAlertList{})}, Errors: []int{400}}
 
-	alertRulePath   = []Param{{Name: "rule", Pattern: alertRuleIDRE, Doc: "The rule's id (ar_...); another form is 422."}}
+	alertRulePath   = []Param{{Name: "rule", Pattern: engine.AlertRuleIDRE, Doc: "The rule's id (ar_...); another form is 422."}}
 	alertRuleParams = []Param{
 		{Name: "project_id", Doc: "The monitored project (slug, id or PROJECT-<id>)."},
-		{Name: "metric", Enum: alertMetrics},
+		{Name: "metric", Enum: engine.AlertMetrics},
 		{Name: "enabled", Type: "boolean"},
-		{Name: "state", Enum: alertStates},
+		{Name: "state", Enum: engine.AlertStates},
 	}
 )
-
-// alertRuleIDRE is the form of an alert rule id.
-var alertRuleIDRE = regexp.MustCompile(`^ar_[A-Za-z0-9]+$`)
 
 // alertRuleBody is the body of an alert rule create (the required fields)
 // or update (any of them); readAlertRule reads it field by field, by the
@@ -109,118 +86,18 @@ type alertRuleBody struct {
 	Enabled        bool    `json:"enabled"`
 }
 
-func (alertRuleBody) FieldRules() map[string]FieldRule { return alertRuleRules }
-
-var alertRuleRules = map[string]FieldRule{
-	"name":            {Required: true, MinLen: 1, MaxLen: 255},
-	"project_id":      {Nullable: true, Doc: "The monitored project (slug, id or PROJECT-<id>); null or absent: every project of the account."},
-	"metric":          {Required: true, Enum: alertMetrics},
-	"operator":        {Required: true, Enum: alertOperators},
-	"threshold_value": {Required: true, Min: i64(0), Max: i64(1 << 53)},
-	"window_duration": {Required: true, Enum: alertWindows},
-	"enabled":         {Doc: "Default true."},
-}
+func (alertRuleBody) FieldRules() map[string]engine.FieldRule { return engine.AlertRuleRules }
 
 // alertRuleList and activeAlertList are the list answers.
 type (
 	alertRuleList struct {
 		Data []alertRuleView `json:"data"`
 	}
-	activeAlertList struct {
-		Data []activeAlertView `json:"data"`
-	}
 )
 
-func (alertRuleView) FieldRules() map[string]FieldRule {
-	return map[string]FieldRule{"metric": {Enum: alertMetrics}, "operator": {Enum: alertOperators},
-		"window_duration": {Enum: alertWindows}, "current_state": {Enum: alertStates}}
-}
-
-// alertsState is the alerts family's in-memory state.
-type alertsState struct {
-	// mu serialises the count-then-insert (and delete) of alert rules,
-	// whose per-account limit is checked against the store, and the
-	// evaluation passes. It is held across store calls. (The recorded API
-	// errors live in the store, store/metrics_query.go.)
-	mu sync.Mutex
-	// history is each rule's state over time (alerts_history.go), by
-	// region and id.
-	history map[string]*ruleHistory
-	// schedMu guards sched, the evaluation timer's state; a leaf, taken
-	// under mu or alone (engine_alerts_schedule.go).
-	schedMu sync.Mutex
-	sched   evalSchedule
-}
-
-// resetAlerts forgets the state histories and arms the evaluation timer of
-// the new generation (the store's reset forgot the recorded API errors).
-func (a *Engine) resetAlerts() {
-	a.alerts.mu.Lock()
-	a.alerts.history = nil
-	a.alerts.mu.Unlock()
-	a.armEvaluation()
-}
-
-// Alert rule vocabulary (docs/api.md#alert-rules), the one the scenario
-// validates by.
-var (
-	alertMetrics   = scenario.AlertMetrics
-	alertOperators = scenario.AlertOperators
-	alertWindows   = scenario.AlertWindows
-	alertStates    = scenario.AlertStates
-)
-
-// Alert states (docs/api.md#alert-states).
-const (
-	stateOK      = "ok"
-	stateAlert   = "alert"
-	stateNoData  = "no_data"
-	stateUnknown = "unknown"
-)
-
-// Alert messages and codes that tests compare.
-const (
-	CodeAlertRuleNotFound  = "ALERT_RULE_NOT_FOUND"
-	CodeAlertRuleInvalidID = "INVALID_ALERT_RULE_ID"
-	CodeAlertRuleLimit     = "ALERT_RULE_LIMIT_EXCEEDED"
-	CodeMonitoringBackend  = "MONITORING_BACKEND_ERROR"
-
-	MsgAlertRuleNotFound  = "Alert rule not found."
-	MsgAlertRuleInvalidID = "Malformed alert rule id: want ar_ followed by letters and digits."
-	MsgMonitoringBackend  = "Monitoring backend synchronisation failure."
-)
-
-// msgAlertRuleLimit is the 409 of the rule limit (docs/api.md#limits).
-func msgAlertRuleLimit(n int) string {
-	return fmt.Sprintf("Maximum number of alert rules (%d) reached", n)
-}
-
-// Fidelity switches of the alerts family (docs/fidelity.md).
-const (
-	switchInitialAlertState = "initial_alert_state" // "ok" (default) | "unknown" (D16)
-	switchAlertTriggerFrom  = "alert_trigger_from"  // "any" (default) | "ok" (D24)
-)
-
-// docAlertRule is the store kind of alert rules.
-const docAlertRule = "alert_rule"
-
-// alertRule is the stored rule.
-type alertRule struct {
-	ID              string     `json:"id"`
-	AccountID       string     `json:"account_id"`
-	Name            string     `json:"name"`
-	ProjectID       *string    `json:"project_id"`
-	Metric          string     `json:"metric"`
-	Operator        string     `json:"operator"`
-	ThresholdValue  int64      `json:"threshold_value"`
-	WindowDuration  string     `json:"window_duration"`
-	Enabled         bool       `json:"enabled"`
-	CurrentState    string     `json:"current_state"`
-	CreatedAt       time.Time  `json:"created_at"`
-	UpdatedAt       time.Time  `json:"updated_at"`
-	Since           *time.Time `json:"since"`
-	LastEvaluatedAt *time.Time `json:"last_evaluated_at"`
-	CurrentValue    *int64     `json:"current_value"`
+func (alertRuleView) FieldRules() map[string]engine.FieldRule {
+	return map[string]engine.FieldRule{"metric": {Enum: engine.AlertMetrics}, "operator": {Enum: engine.AlertOperators},
+		"window_duration": {Enum: engine.AlertWindows}, "current_state": {Enum: engine.AlertStates}}
 }
 
 // alertRuleView is a rule as the API shows it (docs/api.md#alert-rules).
@@ -241,41 +118,24 @@ type alertRuleView struct {
 	CurrentValue    *int64  `json:"current_value"`
 }
 
-func ruleView(r *alertRule) alertRuleView {
+func ruleView(r *engine.AlertRule) alertRuleView {
 	return alertRuleView{
 		ID: r.ID, Name: r.Name, ProjectID: r.ProjectID, Metric: r.Metric, Operator: r.Operator,
 		ThresholdValue: r.ThresholdValue, WindowDuration: r.WindowDuration, Enabled: r.Enabled,
-		CurrentState: r.CurrentState, CreatedAt: fmtAlertTime(r.CreatedAt), UpdatedAt: fmtAlertTime(r.UpdatedAt),
-		Since: fmtAlertTimePtr(r.Since), LastEvaluatedAt: fmtAlertTimePtr(r.LastEvaluatedAt), CurrentValue: r.CurrentValue,
+		CurrentState: r.CurrentState, CreatedAt: engine.FmtAlertTime(r.CreatedAt), UpdatedAt: engine.FmtAlertTime(r.UpdatedAt),
+		Since: engine.FmtAlertTimePtr(r.Since), LastEvaluatedAt: engine.FmtAlertTimePtr(r.LastEvaluatedAt), CurrentValue: r.CurrentValue,
 	}
 }
 
-// activeAlertView is an item of GET /v1/alerts: the spec's fields (2.3)
-// plus the OAS's metric, operator and window_duration (D17).
-type activeAlertView struct {
-	AlertRuleID     string  `json:"alert_rule_id"`
-	Name            string  `json:"name"`
-	ProjectID       *string `json:"project_id"`
-	Metric          string  `json:"metric"`
-	Operator        string  `json:"operator"`
-	ThresholdValue  int64   `json:"threshold_value"`
-	WindowDuration  string  `json:"window_duration"`
-	Since           *string `json:"since"`
-	LastEvaluatedAt *string `json:"last_evaluated_at"`
-	CurrentValue    *int64  `json:"current_value"`
-}
-
-var alertRuleFields = bodyFields(alertRuleBody{})
-
-const msgThreshold = "must be a non-negative integer"
+var alertRuleFields = engine.BodyFields(alertRuleBody{})
 
 // readAlertRule validates the fields of a create (all) or PATCH (only
 // those given) into r. It reports every bad field.
-func readAlertRule(f *fieldBody, acct *scenario.Account, r *alertRule, create bool) {
+func readAlertRule(f *fieldBody, acct *scenario.Account, r *engine.AlertRule, create bool) {
 	if create {
 		f.requireAll(alertRuleBody{})
 	}
-	if s, ok := f.text("name", alertRuleRules["name"]); ok {
+	if s, ok := f.text("name", engine.AlertRuleRules["name"]); ok {
 		r.Name = s
 	}
 	if f.has("project_id") {
@@ -290,30 +150,21 @@ func readAlertRule(f *fieldBody, acct *scenario.Account, r *alertRule, create bo
 			}
 		}
 	}
-	if s, ok := f.enum("metric", alertMetrics); ok {
+	if s, ok := f.enum("metric", engine.AlertMetrics); ok {
 		r.Metric = s
 	}
-	if s, ok := f.enum("operator", alertOperators); ok {
+	if s, ok := f.enum("operator", engine.AlertOperators); ok {
 		r.Operator = s
 	}
-	if n, ok := f.whole("threshold_value", alertRuleRules["threshold_value"], msgThreshold); ok {
+	if n, ok := f.whole("threshold_value", engine.AlertRuleRules["threshold_value"], engine.MsgThreshold); ok {
 		r.ThresholdValue = n
 	}
-	if s, ok := f.enum("window_duration", alertWindows); ok {
+	if s, ok := f.enum("window_duration", engine.AlertWindows); ok {
 		r.WindowDuration = s
 	}
 	if b, ok := f.boolean("enabled"); ok {
 		r.Enabled = b
 	}
-}
-
-// alertRuleLimit is the account's rule limit (docs/api.md#limits; the
-// scenario's limits.alert_rules).
-func (w *World) alertRuleLimit() int {
-	if n := w.sc.Limits.AlertRules; n > 0 {
-		return n
-	}
-	return 10
 }
 
 // handleAlertRuleCreate handles "POST {builder}/v1/alert-rules".
@@ -323,31 +174,31 @@ func (a *API) handleAlertRuleCreate(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	now := a.clock.Now()
-	r := alertRule{AccountID: p.Account.ID, Enabled: true, CreatedAt: now, UpdatedAt: now}
+	now := a.Clock().Now()
+	r := engine.AlertRule{AccountID: p.Account.ID, Enabled: true, CreatedAt: now, UpdatedAt: now}
 	readAlertRule(f, p.Account, &r, true)
 	if err := f.err(); err != nil {
 		return err
 	}
-	r.CurrentState = stateOK
-	if a.world().fidelity(switchInitialAlertState) == stateUnknown {
-		r.CurrentState = stateUnknown
+	r.CurrentState = engine.StateOK
+	if a.World().Fidelity(engine.SwitchInitialAlertState) == engine.StateUnknown {
+		r.CurrentState = engine.StateUnknown
 	}
 	since := now
 	r.Since = &since
 
-	a.alerts.mu.Lock()
-	defer a.alerts.mu.Unlock()
-	n, err := a.countAccountDocs(docAlertRule, p.Region, p.Account.ID)
+	a.Alerts.Mu.Lock()
+	defer a.Alerts.Mu.Unlock()
+	n, err := a.CountAccountDocs(engine.DocAlertRule, p.Region, p.Account.ID)
 	if err != nil {
 		return err
 	}
-	if limit := a.world().alertRuleLimit(); n >= limit {
-		return errf(KindConflict, CodeAlertRuleLimit, "%s", msgAlertRuleLimit(limit))
+	if limit := a.World().AlertRuleLimit(); n >= limit {
+		return engine.Errf(engine.KindConflict, engine.CodeAlertRuleLimit, "%s", engine.MsgAlertRuleLimit(limit))
 	}
 	for range 5 {
-		r.ID = a.newID("ar_", base62, 22)
-		err = a.store.InsertDoc(docAlertRule, p.Region, r.ID, &r)
+		r.ID = a.NewID("ar_", engine.Base62, 22)
+		err = a.Store().InsertDoc(engine.DocAlertRule, p.Region, r.ID, &r)
 		if !errors.Is(err, store.ErrExists) {
 			break
 		}
@@ -355,54 +206,19 @@ func (a *API) handleAlertRuleCreate(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	a.wakeEvaluation()
+	a.WakeEvaluation()
 	c.JSON(http.StatusCreated, ruleView(&r))
 	return nil
-}
-
-// countAccountDocs counts the documents of a kind that belong to an account.
-func (a *Engine) countAccountDocs(kind, region, account string) (int, error) {
-	n := 0
-	type owner struct {
-		AccountID string `json:"account_id"`
-	}
-	err := store.ListDocs(a.store, kind, region, func(_ string, o *owner) bool {
-		if o.AccountID == account {
-			n++
-		}
-		return true
-	})
-	return n, err
 }
 
 // alertRuleID checks the path's rule id (422 when malformed,
 // docs/api.md#alerts-errors).
 func alertRuleID(c *gin.Context) (string, error) {
 	id := c.Param("rule")
-	if !alertRuleIDRE.MatchString(id) {
-		return "", errf(KindUnprocessable, CodeAlertRuleInvalidID, MsgAlertRuleInvalidID)
+	if !engine.AlertRuleIDRE.MatchString(id) {
+		return "", engine.Errf(engine.KindUnprocessable, engine.CodeAlertRuleInvalidID, engine.MsgAlertRuleInvalidID)
 	}
 	return id, nil
-}
-
-func errAlertRuleNotFound() error {
-	return errf(KindNotFound, CodeAlertRuleNotFound, MsgAlertRuleNotFound)
-}
-
-// getAlertRule reads a rule of the principal's account (another account's
-// rule is not found).
-func (a *Engine) getAlertRule(p *Principal, id string) (*alertRule, error) {
-	var r alertRule
-	if err := a.store.GetDoc(docAlertRule, p.Region, id, &r); err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			return nil, errAlertRuleNotFound()
-		}
-		return nil, err
-	}
-	if r.AccountID != p.Account.ID {
-		return nil, errAlertRuleNotFound()
-	}
-	return &r, nil
 }
 
 // handleAlertRuleGet handles "GET {builder}/v1/alert-rules/{rule_id}".
@@ -411,7 +227,7 @@ func (a *API) handleAlertRuleGet(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	r, err := a.getAlertRule(principal(c), id)
+	r, err := a.GetAlertRule(principal(c), id)
 	if err != nil {
 		return err
 	}
@@ -432,16 +248,16 @@ func (a *API) handleAlertRuleUpdate(c *gin.Context) error {
 		return err
 	}
 	// Validate against a scratch rule first: nothing changes on a 400.
-	var scratch alertRule
+	var scratch engine.AlertRule
 	readAlertRule(f, p.Account, &scratch, false)
 	if err := f.err(); err != nil {
 		return err
 	}
-	now := a.clock.Now()
-	var r alertRule
-	err = a.store.UpdateDoc(docAlertRule, p.Region, id, &r, func() error {
+	now := a.Clock().Now()
+	var r engine.AlertRule
+	err = a.Store().UpdateDoc(engine.DocAlertRule, p.Region, id, &r, func() error {
 		if r.AccountID != p.Account.ID {
-			return errAlertRuleNotFound()
+			return engine.ErrAlertRuleNotFound()
 		}
 		g := &fieldBody{raw: f.raw}
 		readAlertRule(g, p.Account, &r, false)
@@ -449,13 +265,13 @@ func (a *API) handleAlertRuleUpdate(c *gin.Context) error {
 		return nil
 	})
 	if errors.Is(err, store.ErrNotFound) {
-		return errAlertRuleNotFound()
+		return engine.ErrAlertRuleNotFound()
 	}
 	if err != nil {
 		return err
 	}
 	if r.Enabled {
-		a.wakeEvaluation()
+		a.WakeEvaluation()
 	}
 	c.JSON(http.StatusOK, ruleView(&r))
 	return nil
@@ -469,72 +285,41 @@ func (a *API) handleAlertRuleDelete(c *gin.Context) error {
 		return err
 	}
 	p := principal(c)
-	a.alerts.mu.Lock()
-	defer a.alerts.mu.Unlock()
-	if _, err := a.getAlertRule(p, id); err != nil {
+	a.Alerts.Mu.Lock()
+	defer a.Alerts.Mu.Unlock()
+	if _, err := a.GetAlertRule(p, id); err != nil {
 		return err
 	}
-	if err := a.store.DeleteDoc(docAlertRule, p.Region, id); err != nil {
+	if err := a.Store().DeleteDoc(engine.DocAlertRule, p.Region, id); err != nil {
 		if errors.Is(err, store.ErrNotFound) {
-			return errAlertRuleNotFound()
+			return engine.ErrAlertRuleNotFound()
 		}
 		return err
 	}
-	a.forgetAlertHistoryLocked(p.Region, id)
+	a.ForgetAlertHistoryLocked(p.Region, id)
 	c.Status(http.StatusNoContent)
 	return nil
 }
 
-// listAlertRules reads the account's rules in id order.
-func (a *Engine) listAlertRules(region, account string) ([]*alertRule, error) {
-	var out []*alertRule
-	err := store.ListDocs(a.store, docAlertRule, region, func(_ string, r *alertRule) bool {
-		if account == "" || r.AccountID == account {
-			out = append(out, r)
-		}
-		return true
-	})
-	return out, err
-}
-
-// alertQuery reads the list filters project_id, metric, enabled and state.
-type alertQuery struct {
-	project, metric, state string
-	enabled                *bool
-}
-
-func readAlertQuery(c *gin.Context, acct *scenario.Account, withEnabled bool) (alertQuery, error) {
-	var q alertQuery
-	var errs []FieldError
+func readAlertQuery(c *gin.Context, acct *scenario.Account, withEnabled bool) (engine.AlertQuery, error) {
+	var q engine.AlertQuery
+	var errs []engine.FieldError
 	if v, ok := c.GetQuery("project_id"); ok {
 		if p := acct.Project(v); p != nil {
-			q.project = p.ID
+			q.Project = p.ID
 		} else {
-			q.project = v // matches nothing
+			q.Project = v // matches nothing
 		}
 	}
-	q.metric, _ = enumQuery(c, "metric", alertMetrics, &errs)
+	q.Metric, _ = enumQuery(c, "metric", engine.AlertMetrics, &errs)
 	if withEnabled {
-		q.enabled = boolQuery(c, "enabled", &errs)
-		q.state, _ = enumQuery(c, "state", alertStates, &errs)
+		q.Enabled = boolQuery(c, "enabled", &errs)
+		q.State, _ = enumQuery(c, "state", engine.AlertStates, &errs)
 	}
 	if errs != nil {
-		return q, invalid(CodeValidation, MsgValidationFailed, errs...)
+		return q, engine.Invalid(engine.CodeValidation, engine.MsgValidationFailed, errs...)
 	}
 	return q, nil
-}
-
-func (q alertQuery) keep(r *alertRule) bool {
-	if q.project != "" && (r.ProjectID == nil || *r.ProjectID != q.project) {
-		return false
-	}
-	if q.metric != "" && r.Metric != q.metric {
-		return false
-	}
-	if q.enabled != nil && r.Enabled != *q.enabled {
-		return false
-	}
-	return q.state == "" || r.CurrentState == q.state
 }
 
 // handleAlertRuleList handles "GET {builder}/v1/alert-rules": unpaginated
@@ -545,13 +330,13 @@ func (a *API) handleAlertRuleList(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	rules, err := a.listAlertRules(p.Region, p.Account.ID)
+	rules, err := a.ListAlertRules(p.Region, p.Account.ID)
 	if err != nil {
 		return err
 	}
 	data := []alertRuleView{}
 	for _, r := range rules {
-		if q.keep(r) {
+		if q.Keep(r) {
 			data = append(data, ruleView(r))
 		}
 	}
@@ -567,13 +352,13 @@ func (a *API) handleAlertList(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	rules, err := a.listAlertRules(p.Region, p.Account.ID)
+	rules, err := a.ListAlertRules(p.Region, p.Account.ID)
 	if err != nil {
 		return err
 	}
-	var firing []*alertRule
+	var firing []*engine.AlertRule
 	for _, r := range rules {
-		if r.CurrentState == stateAlert && q.keep(r) {
+		if r.CurrentState == engine.StateAlert && q.Keep(r) {
 			firing = append(firing, r)
 		}
 	}
@@ -581,87 +366,29 @@ func (a *API) handleAlertList(c *gin.Context) error {
 		si, sj := firing[i].Since, firing[j].Since
 		return si != nil && sj != nil && si.Before(*sj)
 	})
-	data := []activeAlertView{}
+	data := []engine.ActiveAlertView{}
 	for _, r := range firing {
-		data = append(data, activeAlertView{AlertRuleID: r.ID, Name: r.Name, ProjectID: r.ProjectID, Metric: r.Metric,
+		data = append(data, engine.ActiveAlertView{AlertRuleID: r.ID, Name: r.Name, ProjectID: r.ProjectID, Metric: r.Metric,
 			Operator: r.Operator, ThresholdValue: r.ThresholdValue, WindowDuration: r.WindowDuration,
-			Since: fmtAlertTimePtr(r.Since), LastEvaluatedAt: fmtAlertTimePtr(r.LastEvaluatedAt), CurrentValue: r.CurrentValue})
+			Since: engine.FmtAlertTimePtr(r.Since), LastEvaluatedAt: engine.FmtAlertTimePtr(r.LastEvaluatedAt), CurrentValue: r.CurrentValue})
 	}
-	c.JSON(http.StatusOK, activeAlertList{Data: data})
+	c.JSON(http.StatusOK, engine.ActiveAlertList{Data: data})
 	return nil
 }
 
 // presetAlerts returns the alerts and webhooks failure modes.
 func (a *API) presetAlerts(call faults.PresetCall) presetFunc {
 	switch call.Name {
-	case PresetAlertsLimit:
+	case engine.PresetAlertsLimit:
 		return func(c *gin.Context, _ faults.Rule) (bool, error) {
 			if f := familyOf(c); f == famWebhooks {
-				return true, errf(KindConflict, CodeWebhookLimit, "%s", msgWebhookLimit(a.world().webhookLimit()))
+				return true, engine.Errf(engine.KindConflict, engine.CodeWebhookLimit, "%s", engine.MsgWebhookLimit(a.World().WebhookLimit()))
 			}
-			return true, errf(KindConflict, CodeAlertRuleLimit, "%s", msgAlertRuleLimit(a.world().alertRuleLimit()))
+			return true, engine.Errf(engine.KindConflict, engine.CodeAlertRuleLimit, "%s", engine.MsgAlertRuleLimit(a.World().AlertRuleLimit()))
 		}
-	case PresetMonitoringBackend:
+	case engine.PresetMonitoringBackend:
 		return func(*gin.Context, faults.Rule) (bool, error) {
-			return true, errf(KindBadGateway, CodeMonitoringBackend, MsgMonitoringBackend)
-		}
-	}
-	return nil
-}
-
-// seedAlerts writes the scenario's alert rules and webhook endpoints.
-// Missing ids come from a generator seeded by the scenario's seed.
-func seedAlerts(st *store.Store, sc *scenario.Scenario, now time.Time) error {
-	seed := uint64(sc.Seed) ^ 0x5eed
-	rng := rand.New(rand.NewPCG(seed, seed^0xa1e7))
-	gen := func(prefix string) string {
-		b := []byte(prefix)
-		for range 22 {
-			b = append(b, base62[rng.IntN(len(base62))])
-		}
-		return string(b)
-	}
-	initial := stateOK
-	if sc.Fidelity[switchInitialAlertState] == stateUnknown {
-		initial = stateUnknown
-	}
-	for ai := range sc.Accounts {
-		acct := &sc.Accounts[ai]
-		for _, s := range acct.AlertRules {
-			since := now
-			r := alertRule{ID: s.ID, AccountID: acct.ID, Name: s.Name, Metric: s.Metric, Operator: s.Operator,
-				ThresholdValue: s.ThresholdValue, WindowDuration: s.WindowDuration, Enabled: s.Enabled == nil || *s.Enabled,
-				CurrentState: cmp.Or(s.State, initial), CreatedAt: now, UpdatedAt: now, Since: &since}
-			if r.ID == "" {
-				r.ID = gen("ar_")
-			}
-			if p := acct.Project(s.Project); p != nil {
-				id := p.ID
-				r.ProjectID = &id
-			}
-			if err := st.PutDoc(docAlertRule, acct.Region, r.ID, &r); err != nil {
-				return err
-			}
-		}
-		for _, s := range acct.WebhookEndpoints {
-			e := endpointRecord{ID: s.ID, AccountID: acct.ID, Name: s.Name, URL: s.URL, Enabled: s.Enabled == nil || *s.Enabled,
-				EventTypes: s.EventTypes, Headers: s.Headers, TimeoutMS: s.TimeoutMS, CreatedAt: fmtAlertTime(now),
-				UpdatedAt: fmtAlertTime(now), Secret: s.SigningSecret}
-			if e.ID == "" {
-				e.ID = gen("whe_")
-			}
-			if len(e.EventTypes) == 0 {
-				e.EventTypes = append([]string(nil), webhookEventTypes...)
-			}
-			if e.Headers == nil {
-				e.Headers = map[string]string{}
-			}
-			if e.TimeoutMS == 0 {
-				e.TimeoutMS = DefaultWebhookTimeoutMS
-			}
-			if err := st.PutDoc(docWebhook, acct.Region, e.ID, &e); err != nil {
-				return err
-			}
+			return true, engine.Errf(engine.KindBadGateway, engine.CodeMonitoringBackend, engine.MsgMonitoringBackend)
 		}
 	}
 	return nil

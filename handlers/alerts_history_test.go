@@ -4,6 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentplatform/mockplatform/engine"
+
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -31,7 +33,7 @@ func TestAlertHistory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []AlertStateSpan{
+	want := []engine.AlertStateSpan{
 		{State: "ok", From: created, To: at(1)},
 		{State: "no_data", From: at(1), To: at(2), Evaluations: 1},
 		{State: "alert", From: at(2), To: at(3), Value: int64p(3), Evaluations: 2},
@@ -51,9 +53,9 @@ func TestAlertHistory(t *testing.T) {
 	}
 
 	mustStatus(t, h.do("DELETE", builderBase+"/v1/alert-rules/"+id, nil, builderHeaders...), 204)
-	h.api.alerts.mu.Lock()
-	n := len(h.api.alerts.history)
-	h.api.alerts.mu.Unlock()
+	h.api.Alerts.Mu.Lock()
+	n := len(h.api.Alerts.History)
+	h.api.Alerts.Mu.Unlock()
 	if n != 0 {
 		t.Fatalf("history of a deleted rule kept: %d", n)
 	}
@@ -63,9 +65,9 @@ func TestAlertHistory(t *testing.T) {
 	if err := h.api.Reset(); err != nil {
 		t.Fatal(err)
 	}
-	h.api.alerts.mu.Lock()
-	n = len(h.api.alerts.history)
-	h.api.alerts.mu.Unlock()
+	h.api.Alerts.Mu.Lock()
+	n = len(h.api.Alerts.History)
+	h.api.Alerts.Mu.Unlock()
 	if n != 0 {
 		t.Fatalf("history survives a reset: %d", n)
 	}
@@ -76,20 +78,20 @@ func TestAlertHistory(t *testing.T) {
 func TestAlertHistoryBounded(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	var before, after alertRule
+	var before, after engine.AlertRule
 	before.CurrentState = "ok"
-	h.api.alerts.mu.Lock()
-	for i := range MaxAlertHistory + 10 {
+	h.api.Alerts.Mu.Lock()
+	for i := range engine.MaxAlertHistory + 10 {
 		after.ID = "ar_x"
 		after.CurrentState = []string{"alert", "ok"}[i%2]
-		h.api.recordAlertStateLocked("us", &before, &after, h.start.Add(time.Duration(i)*time.Minute))
+		h.api.RecordAlertStateLocked("us", &before, &after, h.start.Add(time.Duration(i)*time.Minute))
 	}
-	got := h.api.alerts.history[historyKey("us", "ar_x")]
-	h.api.alerts.mu.Unlock()
-	if len(got.spans) != MaxAlertHistory || !got.truncated {
-		t.Fatalf("%d spans, truncated %v", len(got.spans), got.truncated)
+	got := h.api.Alerts.History[engine.HistoryKey("us", "ar_x")]
+	h.api.Alerts.Mu.Unlock()
+	if len(got.Spans) != engine.MaxAlertHistory || !got.Truncated {
+		t.Fatalf("%d spans, truncated %v", len(got.Spans), got.Truncated)
 	}
-	if last := got.spans[len(got.spans)-1]; !last.From.Equal(h.start.Add(time.Duration(MaxAlertHistory+9) * time.Minute)) {
+	if last := got.Spans[len(got.Spans)-1]; !last.From.Equal(h.start.Add(time.Duration(engine.MaxAlertHistory+9) * time.Minute)) {
 		t.Fatalf("last span from %v", last.From)
 	}
 }

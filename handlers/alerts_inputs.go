@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentplatform/mockplatform/engine"
+
 	"github.com/gin-gonic/gin"
 )
 
@@ -24,15 +26,15 @@ func (a *API) noteRuntimeError(c *gin.Context, status int, at time.Time) {
 		return
 	}
 	path := c.Request.URL.Path
-	pair, ok := regionPair("runtime", regionOf(path))
+	pair, ok := engine.RegionPair("runtime", engine.RegionOf(path))
 	if !ok {
 		return
 	}
-	segs := strings.Split(strings.Trim(subPath(path), "/"), "/")
+	segs := strings.Split(strings.Trim(engine.SubPath(path), "/"), "/")
 	if len(segs) < 3 {
 		return
 	}
-	acct := a.world().account(segs[1])
+	acct := a.World().Account(segs[1])
 	if acct == nil || acct.Region != pair {
 		return
 	}
@@ -40,5 +42,5 @@ func (a *API) noteRuntimeError(c *gin.Context, status int, at time.Time) {
 	if proj == nil {
 		return
 	}
-	a.store.RecordAPIError(pair, acct.ID, proj.ID, at, longestWindow)
+	a.Store().RecordAPIError(pair, acct.ID, proj.ID, at, engine.LongestWindow)
 }

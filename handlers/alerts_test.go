@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentplatform/mockplatform/engine"
+
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentplatform/mockplatform/faults"
@@ -87,7 +89,7 @@ func TestAlertRuleCreateAndGet(t *testing.T) {
 	if !alertIDRE.MatchString(id) {
 		t.Fatalf("id = %q", id)
 	}
-	now := fmtAlertTime(h.clock.Now())
+	now := engine.FmtAlertTime(h.clock.Now())
 	want := map[string]any{"id": id, "name": "Volume", "project_id": "2001", "metric": "call_volume", "operator": ">=",
 		"threshold_value": 3, "window_duration": "5m", "enabled": true, "current_state": "ok",
 		"created_at": now, "updated_at": now, "since": now, "last_evaluated_at": nil, "current_value": nil}
@@ -127,22 +129,22 @@ func TestAlertRuleValidation(t *testing.T) {
 	cases := []struct {
 		name string
 		body any
-		want []FieldError
+		want []engine.FieldError
 	}{
-		{"empty object", map[string]any{}, []FieldError{
-			{"name", "is required"}, {"metric", "is required"}, {"operator", "is required"},
-			{"threshold_value", "is required"}, {"window_duration", "is required"}}},
-		{"metric and threshold", alertVolumeRule(map[string]any{"metric": "cpu", "threshold_value": -1}), []FieldError{
-			{"metric", metricMsg}, {"threshold_value", "must be a non-negative integer"}}},
-		{"threshold not integer", alertVolumeRule(map[string]any{"threshold_value": 1.5}), []FieldError{
-			{"threshold_value", "must be a non-negative integer"}}},
-		{"threshold string", alertVolumeRule(map[string]any{"threshold_value": "3"}), []FieldError{
-			{"threshold_value", "must be a non-negative integer"}}},
-		{"operator", alertVolumeRule(map[string]any{"operator": "=="}), []FieldError{{"operator", "must be one of: >, <, >=, <="}}},
-		{"window", alertVolumeRule(map[string]any{"window_duration": "15m"}), []FieldError{{"window_duration", "must be one of: 5m, 10m, 60m"}}},
-		{"enabled", alertVolumeRule(map[string]any{"enabled": "yes"}), []FieldError{{"enabled", "must be a boolean"}}},
-		{"name empty", alertVolumeRule(map[string]any{"name": ""}), []FieldError{{"name", "must be 1 to 255 characters"}}},
-		{"unknown project", alertVolumeRule(map[string]any{"project_id": "nope"}), []FieldError{{"project_id", `unknown project "nope"`}}},
+		{"empty object", map[string]any{}, []engine.FieldError{
+			{Field: "name", Message: "is required"}, {Field: "metric", Message: "is required"}, {Field: "operator", Message: "is required"},
+			{Field: "threshold_value", Message: "is required"}, {Field: "window_duration", Message: "is required"}}},
+		{"metric and threshold", alertVolumeRule(map[string]any{"metric": "cpu", "threshold_value": -1}), []engine.FieldError{
+			{Field: "metric", Message: metricMsg}, {Field: "threshold_value", Message: "must be a non-negative integer"}}},
+		{"threshold not integer", alertVolumeRule(map[string]any{"threshold_value": 1.5}), []engine.FieldError{
+			{Field: "threshold_value", Message: "must be a non-negative integer"}}},
+		{"threshold string", alertVolumeRule(map[string]any{"threshold_value": "3"}), []engine.FieldError{
+			{Field: "threshold_value", Message: "must be a non-negative integer"}}},
+		{"operator", alertVolumeRule(map[string]any{"operator": "=="}), []engine.FieldError{{Field: "operator", Message: "must be one of: >, <, >=, <="}}},
+		{"window", alertVolumeRule(map[string]any{"window_duration": "15m"}), []engine.FieldError{{Field: "window_duration", Message: "must be one of: 5m, 10m, 60m"}}},
+		{"enabled", alertVolumeRule(map[string]any{"enabled": "yes"}), []engine.FieldError{{Field: "enabled", Message: "must be a boolean"}}},
+		{"name empty", alertVolumeRule(map[string]any{"name": ""}), []engine.FieldError{{Field: "name", Message: "must be 1 to 255 characters"}}},
+		{"unknown project", alertVolumeRule(map[string]any{"project_id": "nope"}), []engine.FieldError{{Field: "project_id", Message: `unknown project "nope"`}}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -150,7 +152,7 @@ func TestAlertRuleValidation(t *testing.T) {
 			before := h.buildDocs()
 			r := h.do("POST", builderBase+"/v1/alert-rules", tc.body, builderHeaders...)
 			mustStatus(t, r, 400)
-			mustBody(t, r, builderError{Message: MsgValidationFailed, Errors: tc.want})
+			mustBody(t, r, builderError{Message: engine.MsgValidationFailed, Errors: tc.want})
 			if diff := cmp.Diff(before, h.buildDocs()); diff != "" {
 				t.Fatalf("store changed: %s", diff)
 			}
@@ -160,7 +162,7 @@ func TestAlertRuleValidation(t *testing.T) {
 	for body, msg := range map[string]string{"": "Request body is required.", "[1]": "Request body must be a JSON object.", "{": "Request body ends before its JSON value is complete (at byte 1)."} {
 		r := h.do("POST", builderBase+"/v1/alert-rules", body, builderHeaders...)
 		mustStatus(t, r, 400)
-		mustBody(t, r, builderError{Message: msg, Errors: []FieldError{}})
+		mustBody(t, r, builderError{Message: msg, Errors: []engine.FieldError{}})
 	}
 }
 
@@ -171,10 +173,10 @@ func TestAlertRuleIDsAndScope(t *testing.T) {
 	for _, m := range []string{"GET", "PATCH", "DELETE"} {
 		r := h.do(m, builderBase+"/v1/alert-rules/rule-1", map[string]any{}, builderHeaders...)
 		mustStatus(t, r, 422)
-		mustBody(t, r, builderError{Message: MsgAlertRuleInvalidID, Errors: []FieldError{}})
+		mustBody(t, r, builderError{Message: engine.MsgAlertRuleInvalidID, Errors: []engine.FieldError{}})
 		r = h.do(m, builderBase+"/v1/alert-rules/ar_doesnotexist", map[string]any{}, builderHeaders...)
 		mustStatus(t, r, 404)
-		mustBody(t, r, builderError{Message: MsgAlertRuleNotFound, Errors: []FieldError{}})
+		mustBody(t, r, builderError{Message: engine.MsgAlertRuleNotFound, Errors: []engine.FieldError{}})
 		// Another account's key does not see the rule.
 		r = h.do(m, builderBase+"/v1/alert-rules/"+id, map[string]any{}, "x-api-key", "globex-builder-key")
 		mustStatus(t, r, 404)
@@ -195,7 +197,7 @@ func TestAlertRuleLimit(t *testing.T) {
 	before := h.buildDocs()
 	r := h.do("POST", builderBase+"/v1/alert-rules", alertVolumeRule(nil), builderHeaders...)
 	mustStatus(t, r, 409)
-	mustBody(t, r, builderError{Message: "Maximum number of alert rules (2) reached", Errors: []FieldError{}})
+	mustBody(t, r, builderError{Message: "Maximum number of alert rules (2) reached", Errors: []engine.FieldError{}})
 	if diff := cmp.Diff(before, h.buildDocs()); diff != "" {
 		t.Fatalf("store changed: %s", diff)
 	}
@@ -210,7 +212,7 @@ func TestAlertRuleLimit(t *testing.T) {
 	}
 	r = h.do("POST", builderBase+"/v1/alert-rules", alertVolumeRule(nil), builderHeaders...)
 	mustStatus(t, r, 409)
-	mustBody(t, r, builderError{Message: "Maximum number of alert rules (10) reached", Errors: []FieldError{}})
+	mustBody(t, r, builderError{Message: "Maximum number of alert rules (10) reached", Errors: []engine.FieldError{}})
 }
 
 func TestAlertRulePatchListDelete(t *testing.T) {
@@ -228,7 +230,7 @@ func TestAlertRulePatchListDelete(t *testing.T) {
 	}
 	want["threshold_value"] = 7
 	want["project_id"] = nil
-	want["updated_at"] = fmtAlertTime(h.clock.Now())
+	want["updated_at"] = engine.FmtAlertTime(h.clock.Now())
 	mustBody(t, r, want)
 	mustBody(t, h.do("GET", builderBase+"/v1/alert-rules/"+id, nil, builderHeaders...), want)
 
@@ -236,7 +238,7 @@ func TestAlertRulePatchListDelete(t *testing.T) {
 	snap := h.buildDocs()
 	r = h.do("PATCH", builderBase+"/v1/alert-rules/"+id, map[string]any{"threshold_value": -3, "name": "x"}, builderHeaders...)
 	mustStatus(t, r, 400)
-	mustBody(t, r, builderError{Message: MsgValidationFailed, Errors: []FieldError{{"threshold_value", "must be a non-negative integer"}}})
+	mustBody(t, r, builderError{Message: engine.MsgValidationFailed, Errors: []engine.FieldError{{Field: "threshold_value", Message: "must be a non-negative integer"}}})
 	if diff := cmp.Diff(snap, h.buildDocs()); diff != "" {
 		t.Fatalf("store changed: %s", diff)
 	}
@@ -407,19 +409,19 @@ func TestAlertDoneWhen(t *testing.T) {
 	}
 	want := map[string]any{"event_type": "alerts.triggered", "alert": map[string]any{
 		"id": ruleID, "name": "Busy", "project_id": "2001", "metric": "call_volume", "operator": ">=",
-		"threshold_value": 3.0, "current_value": 4.0, "previous_state": "ok", "triggered_at": fmtAlertTime(now)}}
+		"threshold_value": 3.0, "current_value": 4.0, "previous_state": "ok", "triggered_at": engine.FmtAlertTime(now)}}
 	if diff := cmp.Diff(want, payload); diff != "" {
 		t.Fatalf("payload (-want +got):\n%s", diff)
 	}
 	st := h.alertGet(ruleID)
-	if st["current_state"] != "alert" || st["since"] != fmtAlertTime(now) || st["last_evaluated_at"] != fmtAlertTime(now) || st["current_value"] != 4.0 {
+	if st["current_state"] != "alert" || st["since"] != engine.FmtAlertTime(now) || st["last_evaluated_at"] != engine.FmtAlertTime(now) || st["current_value"] != 4.0 {
 		t.Fatalf("rule after trigger: %v", st)
 	}
 	r := h.do("GET", builderBase+"/v1/alerts", nil, builderHeaders...)
 	mustStatus(t, r, 200)
 	mustBody(t, r, map[string]any{"data": []any{map[string]any{"alert_rule_id": ruleID, "name": "Busy", "project_id": "2001",
 		"metric": "call_volume", "operator": ">=", "threshold_value": 3, "window_duration": "5m",
-		"since": fmtAlertTime(now), "last_evaluated_at": fmtAlertTime(now), "current_value": 4}}})
+		"since": engine.FmtAlertTime(now), "last_evaluated_at": engine.FmtAlertTime(now), "current_value": 4}}})
 
 	// Still breaching: no new event while the state holds.
 	h.advance(time.Minute)
@@ -437,7 +439,7 @@ func TestAlertDoneWhen(t *testing.T) {
 	if err := json.Unmarshal(got.Body, &payload); err != nil {
 		t.Fatal(err)
 	}
-	resolvedAt := fmtAlertTime(now.Truncate(time.Minute))
+	resolvedAt := engine.FmtAlertTime(now.Truncate(time.Minute))
 	want = map[string]any{"event_type": "alerts.resolved", "alert": map[string]any{
 		"id": ruleID, "name": "Busy", "project_id": "2001", "metric": "call_volume", "operator": ">=",
 		"threshold_value": 3.0, "current_value": 1.0, "previous_state": "alert", "resolved_at": resolvedAt}}
@@ -490,7 +492,7 @@ func TestAlertStateMoves(t *testing.T) {
 			}
 			select {
 			case got := <-rc.got:
-				var p alertEventPayload
+				var p engine.AlertEventPayload
 				_ = json.Unmarshal(got.Body, &p)
 				if p.EventType != s.wantEvent || p.Alert.PreviousState != s.wantPrev {
 					t.Fatalf("step %d: event %s prev %s, want %q %q", i, p.EventType, p.Alert.PreviousState, s.wantEvent, s.wantPrev)
@@ -504,13 +506,13 @@ func TestAlertStateMoves(t *testing.T) {
 	}
 	t.Run("default", func(t *testing.T) {
 		run(t, "", []step{
-			{0, "no_data", nil, "", ""},                        // ok → no_data: none
-			{3, "alert", 3.0, EventAlertsTriggered, "no_data"}, // no_data → alert: triggered
-			{1, "ok", 1.0, EventAlertsResolved, "alert"},       // alert → ok: resolved
-			{1, "ok", 1.0, "", ""},                             // ok → ok: none
-			{5, "alert", 5.0, EventAlertsTriggered, "ok"},      // ok → alert: triggered
-			{0, "no_data", nil, "", ""},                        // alert → no_data: none
-			{2, "ok", 2.0, "", ""},                             // no_data → ok: none
+			{0, "no_data", nil, "", ""},                               // ok → no_data: none
+			{3, "alert", 3.0, engine.EventAlertsTriggered, "no_data"}, // no_data → alert: triggered
+			{1, "ok", 1.0, engine.EventAlertsResolved, "alert"},       // alert → ok: resolved
+			{1, "ok", 1.0, "", ""},                                    // ok → ok: none
+			{5, "alert", 5.0, engine.EventAlertsTriggered, "ok"},      // ok → alert: triggered
+			{0, "no_data", nil, "", ""},                               // alert → no_data: none
+			{2, "ok", 2.0, "", ""},                                    // no_data → ok: none
 		})
 	})
 	t.Run("alert_trigger_from ok", func(t *testing.T) {
@@ -518,8 +520,8 @@ func TestAlertStateMoves(t *testing.T) {
 		run(t, yaml, []step{
 			{0, "no_data", nil, "", ""},
 			{3, "alert", 3.0, "", ""}, // no_data → alert: no event under the switch
-			{1, "ok", 1.0, EventAlertsResolved, "alert"},
-			{4, "alert", 4.0, EventAlertsTriggered, "ok"},
+			{1, "ok", 1.0, engine.EventAlertsResolved, "alert"},
+			{4, "alert", 4.0, engine.EventAlertsTriggered, "ok"},
 		})
 	})
 }
@@ -540,13 +542,13 @@ func TestAlertInitialUnknownAndFailedEvaluation(t *testing.T) {
 	evaluated := st["last_evaluated_at"]
 
 	// A monitoring fault fails one pass: unknown, value and evaluation time kept.
-	if _, err := h.faults.Add(faults.Rule{Match: faults.Match{Family: "alerts", Path: EvaluationPath},
-		Action: faults.Action{Preset: PresetMonitoringBackend}, Times: 1}); err != nil {
+	if _, err := h.faults.Add(faults.Rule{Match: faults.Match{Family: "alerts", Path: engine.EvaluationPath},
+		Action: faults.Action{Preset: engine.PresetMonitoringBackend}, Times: 1}); err != nil {
 		t.Fatal(err)
 	}
 	now := h.advance(time.Minute)
 	st = h.alertGet(id)
-	if st["current_state"] != "unknown" || st["since"] != fmtAlertTime(now) || st["last_evaluated_at"] != evaluated || st["current_value"] != 1.0 {
+	if st["current_state"] != "unknown" || st["since"] != engine.FmtAlertTime(now) || st["last_evaluated_at"] != evaluated || st["current_value"] != 1.0 {
 		t.Fatalf("after failed evaluation: %v", st)
 	}
 	// The next pass works again.
@@ -569,20 +571,20 @@ func TestAlertPresets(t *testing.T) {
 	for preset, want := range map[string]struct {
 		status int
 		msg    string
-	}{PresetAlertsLimit: {409, "Maximum number of alert rules (10) reached"}, PresetMonitoringBackend: {502, MsgMonitoringBackend}} {
+	}{engine.PresetAlertsLimit: {409, "Maximum number of alert rules (10) reached"}, engine.PresetMonitoringBackend: {502, engine.MsgMonitoringBackend}} {
 		if _, err := h.faults.Add(faults.Rule{Match: faults.Match{Family: "alerts", Method: "POST"}, Action: faults.Action{Preset: preset}, Times: 1}); err != nil {
 			t.Fatal(err)
 		}
 		r := h.do("POST", builderBase+"/v1/alert-rules", alertVolumeRule(nil), builderHeaders...)
 		mustStatus(t, r, want.status)
-		mustBody(t, r, builderError{Message: want.msg, Errors: []FieldError{}})
+		mustBody(t, r, builderError{Message: want.msg, Errors: []engine.FieldError{}})
 	}
-	if _, err := h.faults.Add(faults.Rule{Match: faults.Match{Family: "webhooks"}, Action: faults.Action{Preset: PresetAlertsLimit}, Times: 1}); err != nil {
+	if _, err := h.faults.Add(faults.Rule{Match: faults.Match{Family: "webhooks"}, Action: faults.Action{Preset: engine.PresetAlertsLimit}, Times: 1}); err != nil {
 		t.Fatal(err)
 	}
 	r := h.do("POST", builderBase+"/v1/webhook-endpoints", map[string]any{}, builderHeaders...)
 	mustStatus(t, r, 409)
-	mustBody(t, r, builderError{Message: "Maximum number of webhook endpoints (10) reached", Errors: []FieldError{}})
+	mustBody(t, r, builderError{Message: "Maximum number of webhook endpoints (10) reached", Errors: []engine.FieldError{}})
 }
 
 func TestAlertMetrics(t *testing.T) {
@@ -670,7 +672,7 @@ func TestPercentile(t *testing.T) {
 func (h *harness) buildDocs() map[string]string {
 	h.t.Helper()
 	out := map[string]string{}
-	for _, kind := range []string{docAlertRule, docWebhook, docAgent, docSnapshot} {
+	for _, kind := range []string{engine.DocAlertRule, engine.DocWebhook, engine.DocAgent, engine.DocSnapshot} {
 		for _, region := range scenario.Regions {
 			if err := store.ListDocs(h.store, kind, region, func(id string, doc *map[string]any) bool {
 				out[kind+"/"+region+"/"+id] = fmt.Sprint(*doc)

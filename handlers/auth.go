@@ -3,24 +3,12 @@ package handlers
 import (
 	"github.com/gin-gonic/gin"
 
+	"github.com/agentplatform/mockplatform/engine"
+
 	"github.com/agentplatform/mockplatform/scenario"
 )
 
-// Principal is who a request acts as, once authenticated: the credential and
-// the account and project it resolved to.
-type Principal struct {
-	Cred    *scenario.Credential
-	Account *scenario.Account
-	// Project is the path's project, or the credential's when the path
-	// names none (nil for account-wide keys on account-wide routes).
-	Project *scenario.Project
-	// Region is the region pair (us, uk, eu).
-	Region string
-	// Connector is the chat connector token (X-TOKEN), chat only.
-	Connector *scenario.Credential
-}
-
-func principal(c *gin.Context) *Principal { return stateOf(c).principal }
+func principal(c *gin.Context) *engine.Principal { return stateOf(c).principal }
 
 // Messages of authentication errors that tests compare.
 const (
@@ -44,8 +32,8 @@ const (
 //
 // It fills p, which the caller holds (reqState.principalVal); after an
 // error p may be partly filled and is not read.
-func (a *API) authenticate(c *gin.Context, f *Family, p *Principal) error {
-	w := a.world()
+func (a *API) authenticate(c *gin.Context, f *Family, p *engine.Principal) error {
+	w := a.World()
 	key := ""
 	for _, h := range f.Headers {
 		if key = c.GetHeader(h); key != "" {
@@ -53,18 +41,18 @@ func (a *API) authenticate(c *gin.Context, f *Family, p *Principal) error {
 		}
 	}
 	if key == "" {
-		return &Error{Kind: KindUnauthorized, Code: "UNAUTHORIZED", Message: msgMissingKey}
+		return &engine.Error{Kind: engine.KindUnauthorized, Code: "UNAUTHORIZED", Message: msgMissingKey}
 	}
-	region, _ := regionPair(f.Base, c.Param("region"))
-	cred := w.credential(key)
+	region, _ := engine.RegionPair(f.Base, c.Param("region"))
+	cred := w.Credential(key)
 	if cred == nil || cred.Kind != f.Credential {
-		return &Error{Kind: KindUnauthorized, Code: "UNAUTHORIZED", Message: msgInvalidKey}
+		return &engine.Error{Kind: engine.KindUnauthorized, Code: "UNAUTHORIZED", Message: msgInvalidKey}
 	}
-	acct := w.account(cred.Account)
+	acct := w.Account(cred.Account)
 	if acct == nil || (f.Base != "messaging" && acct.Region != region) {
-		return &Error{Kind: KindUnauthorized, Code: "UNAUTHORIZED", Message: msgInvalidKey}
+		return &engine.Error{Kind: engine.KindUnauthorized, Code: "UNAUTHORIZED", Message: msgInvalidKey}
 	}
-	*p = Principal{Cred: cred, Account: acct, Region: acct.Region}
+	*p = engine.Principal{Cred: cred, Account: acct, Region: acct.Region}
 	if cred.Project != "" {
 		p.Project = acct.Project(cred.Project)
 	}
@@ -81,20 +69,20 @@ func (a *API) authenticate(c *gin.Context, f *Family, p *Principal) error {
 
 // scopeCheck matches the path's account and project against the key's
 // scope and resolves p.Project from the path.
-func scopeCheck(c *gin.Context, w *World, f *Family, p *Principal) error {
+func scopeCheck(c *gin.Context, w *engine.World, f *Family, p *engine.Principal) error {
 	deny := func() error {
 		if f.Forbid {
-			return &Error{Kind: KindForbidden, Code: "FORBIDDEN", Message: msgNoPermission}
+			return &engine.Error{Kind: engine.KindForbidden, Code: "FORBIDDEN", Message: msgNoPermission}
 		}
-		return &Error{Kind: KindUnauthorized, Code: "UNAUTHORIZED", Message: msgInvalidKey}
+		return &engine.Error{Kind: engine.KindUnauthorized, Code: "UNAUTHORIZED", Message: msgInvalidKey}
 	}
 	acctRef, projRef := c.Param("account"), c.Param("project")
 	if acctRef == "" {
 		return nil
 	}
-	acct := w.account(acctRef)
+	acct := w.Account(acctRef)
 	if acct == nil {
-		return &Error{Kind: KindNotFound, Code: "ACCOUNT_NOT_FOUND", Message: "Account ID does not exist."}
+		return &engine.Error{Kind: engine.KindNotFound, Code: "ACCOUNT_NOT_FOUND", Message: "Account ID does not exist."}
 	}
 	if acct != p.Account {
 		return deny()
@@ -104,7 +92,7 @@ func scopeCheck(c *gin.Context, w *World, f *Family, p *Principal) error {
 	}
 	proj := acct.Project(projRef)
 	if proj == nil {
-		return &Error{Kind: KindNotFound, Code: "PROJECT_NOT_FOUND", Message: "Project ID does not exist."}
+		return &engine.Error{Kind: engine.KindNotFound, Code: "PROJECT_NOT_FOUND", Message: "Project ID does not exist."}
 	}
 	if p.Project != nil && p.Project != proj {
 		return deny()
@@ -116,17 +104,17 @@ func scopeCheck(c *gin.Context, w *World, f *Family, p *Principal) error {
 // connector checks the chat X-TOKEN: a connector token of the same account
 // and project (docs/api.md#auth: it fixes the client environment and
 // optionally the variant).
-func (a *API) connector(c *gin.Context, w *World, p *Principal) error {
+func (a *API) connector(c *gin.Context, w *engine.World, p *engine.Principal) error {
 	tok := c.GetHeader("X-Token")
 	if tok == "" {
-		return &Error{Kind: KindUnauthorized, Code: "UNAUTHORIZED", Message: msgMissingToken}
+		return &engine.Error{Kind: engine.KindUnauthorized, Code: "UNAUTHORIZED", Message: msgMissingToken}
 	}
-	cred := w.credential(tok)
+	cred := w.Credential(tok)
 	if cred == nil || cred.Kind != scenario.KindConnector {
-		return &Error{Kind: KindUnauthorized, Code: "UNAUTHORIZED", Message: msgInvalidToken}
+		return &engine.Error{Kind: engine.KindUnauthorized, Code: "UNAUTHORIZED", Message: msgInvalidToken}
 	}
-	if w.account(cred.Account) != p.Account || p.Project == nil || p.Account.Project(cred.Project) != p.Project {
-		return &Error{Kind: KindForbidden, Code: "FORBIDDEN", Message: msgTokenMismatch}
+	if w.Account(cred.Account) != p.Account || p.Project == nil || p.Account.Project(cred.Project) != p.Project {
+		return &engine.Error{Kind: engine.KindForbidden, Code: "FORBIDDEN", Message: msgTokenMismatch}
 	}
 	p.Connector = cred
 	return nil

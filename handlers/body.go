@@ -25,171 +25,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"reflect"
 	"sort"
 	"strings"
 
+	"github.com/agentplatform/mockplatform/engine"
+
 	"github.com/gin-gonic/gin"
 )
-
-// MaxJSONDepth is the deepest nesting of arrays and objects a JSON body
-// may have.
-const MaxJSONDepth = 64
-
-// JSONError is why CheckJSON refused a body: what is wrong with it (a
-// phrase that follows "body", as in "body has data after the JSON
-// value") and the byte offset where the problem starts.
-type JSONError struct {
-	Offset int64
-	Reason string
-}
-
-// Error is "body <reason> (at byte <offset>)".
-func (e *JSONError) Error() string {
-	return fmt.Sprintf("body %s (at byte %d)", e.Reason, e.Offset)
-}
-
-// CheckJSON reports whether data is exactly one JSON value within the
-// rules of every body the mock reads (see the file comment); it returns a
-// *JSONError when it is not. Empty data (or only white space) is an
-// error: callers decide whether a body may be absent before they call it.
-//
-// json.Valid checks the syntax (one value, nothing after it); one pass
-// over the bytes it validated then checks nesting and keys
-// (BenchmarkCheckJSON). Only a refused body is read again, by
-// encoding/json's decoder, to say what is wrong and where.
-func CheckJSON(data []byte) error { return checkJSONValue(data, nil) }
-
-// checkJSONValue is CheckJSON, calling topKey (when not nil) with each key of
-// a top-level object, unescaped, in order.
-func checkJSONValue(data []byte, topKey func(key []byte)) error {
-	if json.Valid(data) { // the common case: no allocation
-		return checkNesting(data, topKey)
-	}
-	// Say what is wrong, and where.
-	dec := json.NewDecoder(bytes.NewReader(data))
-	var raw json.RawMessage
-	switch err := dec.Decode(&raw); {
-	case errors.Is(err, io.EOF):
-		return &JSONError{Offset: 0, Reason: "holds no JSON value"}
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		return &JSONError{Offset: int64(len(data)), Reason: "ends before its JSON value is complete"}
-	case err != nil:
-		var se *json.SyntaxError
-		off := int64(0)
-		if errors.As(err, &se) {
-			off = max(se.Offset-1, 0) // the scanner counts the bad byte as read
-		}
-		return &JSONError{Offset: off, Reason: "is not valid JSON: " + err.Error()}
-	}
-	return &JSONError{Offset: skipSpace(data, dec.InputOffset()), Reason: "has data after the JSON value"}
-}
-
-// jsonFrame is an open array or object of checkNesting's pass: for an
-// object, where its keys start in the pass's key list (or its key set,
-// once it has many), and whether a key comes next.
-type jsonFrame struct {
-	object  bool
-	wantKey bool
-	keys    int
-	set     map[string]struct{}
-}
-
-// checkNesting checks the depth and the keys of the valid JSON value
-// data, in one pass over its bytes; it calls topKey with the keys of a
-// top-level object.
-func checkNesting(data []byte, topKey func(key []byte)) error {
-	var stackBuf [8]jsonFrame
-	var keysBuf [32][]byte
-	stack := stackBuf[:0]
-	keys := keysBuf[:0] // the keys of the open objects, innermost last
-	for i := 0; i < len(data); i++ {
-		switch c := data[i]; c {
-		case '{', '[':
-			if len(stack) >= MaxJSONDepth {
-				return &JSONError{Offset: int64(i), Reason: fmt.Sprintf("nests arrays and objects deeper than %d levels", MaxJSONDepth)}
-			}
-			stack = append(stack, jsonFrame{object: c == '{', wantKey: c == '{', keys: len(keys)})
-		case '}', ']':
-			keys = keys[:stack[len(stack)-1].keys]
-			stack = stack[:len(stack)-1]
-		case ',':
-			if f := &stack[len(stack)-1]; f.object {
-				f.wantKey = true
-			}
-		case '"':
-			j := i + 1
-			escaped := false
-			for ; data[j] != '"'; j++ { // valid JSON: the string ends
-				if data[j] == '\\' {
-					escaped = true
-					j++
-				}
-			}
-			if n := len(stack); n > 0 && stack[n-1].wantKey {
-				f := &stack[n-1]
-				f.wantKey = false
-				key := data[i+1 : j]
-				if escaped {
-					var k string
-					_ = json.Unmarshal(data[i:j+1], &k) // valid: it decodes
-					key = []byte(k)
-				}
-				var dup bool
-				if keys, dup = f.add(keys, key); dup {
-					return &JSONError{Offset: int64(i), Reason: fmt.Sprintf("has the key %q twice in one object", key)}
-				}
-				if n == 1 && topKey != nil {
-					topKey(key)
-				}
-			}
-			i = j
-		}
-	}
-	return nil
-}
-
-// add records a key of the object f, on the pass's key list while the
-// object has few keys and in a set of its own beyond, and reports whether
-// the object had it already.
-func (f *jsonFrame) add(keys [][]byte, key []byte) ([][]byte, bool) {
-	if f.set != nil {
-		if _, ok := f.set[string(key)]; ok {
-			return keys, true
-		}
-		f.set[string(key)] = struct{}{}
-		return keys, false
-	}
-	for _, k := range keys[f.keys:] {
-		if bytes.Equal(k, key) {
-			return keys, true
-		}
-	}
-	keys = append(keys, key)
-	if len(keys)-f.keys > 16 { // many keys: a set, not a quadratic scan
-		f.set = make(map[string]struct{}, 32)
-		for _, k := range keys[f.keys:] {
-			f.set[string(k)] = struct{}{}
-		}
-		keys = keys[:f.keys]
-	}
-	return keys, false
-}
-
-// skipSpace is the offset of the first byte at or after off that is not
-// JSON white space.
-func skipSpace(data []byte, off int64) int64 {
-	for off < int64(len(data)) {
-		switch data[off] {
-		case ' ', '\t', '\r', '\n':
-			off++
-			continue
-		}
-		break
-	}
-	return off
-}
 
 // Messages of a refused body, shared by every family.
 const (
@@ -201,12 +44,12 @@ const (
 // bodyError is the 400 of a body CheckJSON refused ("Request body has
 // data after the JSON value (at byte 11)."), with the family's envelope
 // code.
-func bodyError(code string, err error) *Error {
-	var je *JSONError
+func bodyError(code string, err error) *engine.Error {
+	var je *engine.JSONError
 	if errors.As(err, &je) {
-		return invalid(code, "Request "+je.Error()+".")
+		return engine.Invalid(code, "Request "+je.Error()+".")
 	}
-	return invalid(code, MsgBodyInvalid)
+	return engine.Invalid(code, MsgBodyInvalid)
 }
 
 // readJSON is the one reader of a request's JSON body: the bytes the
@@ -220,9 +63,9 @@ func readJSON(c *gin.Context, optional bool, code string) ([]byte, error) {
 		if optional {
 			return nil, nil
 		}
-		return nil, invalid(code, MsgBodyRequired)
+		return nil, engine.Invalid(code, MsgBodyRequired)
 	}
-	if err := CheckJSON(body); err != nil {
+	if err := engine.CheckJSON(body); err != nil {
 		return nil, bodyError(code, err)
 	}
 	return body, nil
@@ -237,13 +80,13 @@ func readObject(c *gin.Context, optional bool, code string) (map[string]json.Raw
 	}
 	var raw map[string]json.RawMessage
 	if json.Unmarshal(body, &raw) != nil {
-		return nil, invalid(code, MsgBodyNotObject)
+		return nil, engine.Invalid(code, MsgBodyNotObject)
 	}
 	if raw == nil { // null: what clients send for "no body" (json.Marshal of a nil map)
 		if optional {
 			return nil, nil
 		}
-		return nil, invalid(code, MsgBodyNotObject)
+		return nil, engine.Invalid(code, MsgBodyNotObject)
 	}
 	return raw, nil
 }
@@ -262,7 +105,7 @@ func bindJSON(c *gin.Context, v any, optional bool, code string) error {
 	// whatever their order in the body.
 	if body := stateOf(c).body; bytes.HasPrefix(bytes.TrimLeft(body, " \t\r\n"), []byte("{")) {
 		exact := true
-		err := checkJSONValue(body, func(k []byte) { exact = exact && known[string(k)] })
+		err := engine.CheckJSONValue(body, func(k []byte) { exact = exact && known[string(k)] })
 		if err == nil && exact && json.Unmarshal(body, v) == nil {
 			return nil
 		}
@@ -289,10 +132,10 @@ func bindJSON(c *gin.Context, v any, optional bool, code string) error {
 	if err := json.Unmarshal(body, v); err != nil {
 		var ute *json.UnmarshalTypeError
 		if errors.As(err, &ute) && ute.Field != "" {
-			return invalid(code, fmt.Sprintf("Field %q must be %s.", ute.Field, jsonTypeName(ute.Type)),
-				FieldError{Field: ute.Field, Message: "must be " + jsonTypeName(ute.Type)})
+			return engine.Invalid(code, fmt.Sprintf("Field %q must be %s.", ute.Field, jsonTypeName(ute.Type)),
+				engine.FieldError{Field: ute.Field, Message: "must be " + jsonTypeName(ute.Type)})
 		}
-		return invalid(code, MsgBodyInvalid)
+		return engine.Invalid(code, MsgBodyInvalid)
 	}
 	return nil
 }
@@ -302,7 +145,7 @@ func bindJSON(c *gin.Context, v any, optional bool, code string) error {
 // have. Its errors read "body has …", `unknown field "x"` or
 // `field "x" must be a string`.
 func DecodeJSON(data []byte, v any) error {
-	if err := CheckJSON(data); err != nil {
+	if err := engine.CheckJSON(data); err != nil {
 		return err
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))

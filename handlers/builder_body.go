@@ -11,28 +11,23 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"time"
+
+	"github.com/agentplatform/mockplatform/engine"
 
 	"github.com/gin-gonic/gin"
-)
-
-// Builder error messages and codes that tests compare.
-const (
-	MsgValidationFailed = "Validation failed"
-	CodeValidation      = "VALIDATION_ERROR"
 )
 
 // fieldBody is a decoded JSON object body: field name to raw value.
 type fieldBody struct {
 	raw  map[string]json.RawMessage
-	errs []FieldError
+	errs []engine.FieldError
 }
 
 // readFields reads the request body as a JSON object (readJSON's rules). known lists the
 // fields the operation knows; others are accepted and recorded as journal
 // warnings (M6). An empty body is an empty object when optional.
 func readFields(c *gin.Context, optional bool, known ...string) (*fieldBody, error) {
-	raw, err := readObject(c, optional, CodeValidation)
+	raw, err := readObject(c, optional, engine.CodeValidation)
 	if err != nil {
 		return nil, err
 	}
@@ -42,7 +37,7 @@ func readFields(c *gin.Context, optional bool, known ...string) (*fieldBody, err
 	fb := &fieldBody{raw: raw}
 	var unknown []string
 	for k := range fb.raw {
-		if !containsStr(known, k) {
+		if !engine.ContainsStr(known, k) {
 			unknown = append(unknown, k)
 		}
 	}
@@ -53,15 +48,6 @@ func readFields(c *gin.Context, optional bool, known ...string) (*fieldBody, err
 	return fb, nil
 }
 
-func containsStr(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 func (f *fieldBody) has(name string) bool { _, ok := f.raw[name]; return ok }
 
 func (f *fieldBody) isNull(name string) bool {
@@ -70,7 +56,7 @@ func (f *fieldBody) isNull(name string) bool {
 }
 
 func (f *fieldBody) fail(name, format string, args ...any) {
-	f.errs = append(f.errs, FieldError{Field: name, Message: fmt.Sprintf(format, args...)})
+	f.errs = append(f.errs, engine.FieldError{Field: name, Message: fmt.Sprintf(format, args...)})
 }
 
 // require reports a missing field; it returns whether the field is there.
@@ -111,7 +97,7 @@ func (f *fieldBody) strLen(name string, min, max int) (string, bool) {
 
 // text reads a string field by its rule: the length bounds of r (no upper
 // bound when MaxLen is 0).
-func (f *fieldBody) text(name string, r FieldRule) (string, bool) {
+func (f *fieldBody) text(name string, r engine.FieldRule) (string, bool) {
 	hi := r.MaxLen
 	if hi == 0 {
 		hi = int(^uint(0) >> 1)
@@ -120,7 +106,7 @@ func (f *fieldBody) text(name string, r FieldRule) (string, bool) {
 }
 
 // whole reads an integer field by its rule: the bounds of r.
-func (f *fieldBody) whole(name string, r FieldRule, msg string) (int64, bool) {
+func (f *fieldBody) whole(name string, r engine.FieldRule, msg string) (int64, bool) {
 	lo, hi := int64(-1<<63), int64(1<<63-1)
 	if r.Min != nil {
 		lo = *r.Min
@@ -145,7 +131,7 @@ func (f *fieldBody) enum(name string, values []string) (string, bool) {
 		return "", false
 	}
 	var s string
-	if json.Unmarshal(r, &s) != nil || !containsStr(values, s) {
+	if json.Unmarshal(r, &s) != nil || !engine.ContainsStr(values, s) {
 		f.fail(name, "must be one of: %s", strings.Join(values, ", "))
 		return "", false
 	}
@@ -210,13 +196,13 @@ func (f *fieldBody) object(name string, v any, msg string) bool {
 
 // boolQuery reads an optional true|false query parameter of a list
 // request (nil when absent); a bad value is added to errs.
-func boolQuery(c *gin.Context, name string, errs *[]FieldError) *bool {
+func boolQuery(c *gin.Context, name string, errs *[]engine.FieldError) *bool {
 	v, ok := c.GetQuery(name)
 	if !ok {
 		return nil
 	}
 	if v != "true" && v != "false" {
-		*errs = append(*errs, FieldError{Field: name, Message: "must be a boolean"})
+		*errs = append(*errs, engine.FieldError{Field: name, Message: "must be a boolean"})
 		return nil
 	}
 	b := v == "true"
@@ -225,10 +211,10 @@ func boolQuery(c *gin.Context, name string, errs *[]FieldError) *bool {
 
 // enumQuery reads an optional query parameter that must be one of values;
 // a bad value is added to errs (and returned, matching nothing).
-func enumQuery(c *gin.Context, name string, values []string, errs *[]FieldError) (string, bool) {
+func enumQuery(c *gin.Context, name string, values []string, errs *[]engine.FieldError) (string, bool) {
 	v, ok := c.GetQuery(name)
-	if ok && !containsStr(values, v) {
-		*errs = append(*errs, FieldError{Field: name, Message: "must be one of: " + strings.Join(values, ", ")})
+	if ok && !engine.ContainsStr(values, v) {
+		*errs = append(*errs, engine.FieldError{Field: name, Message: "must be one of: " + strings.Join(values, ", ")})
 	}
 	return v, ok
 }
@@ -238,28 +224,8 @@ func (f *fieldBody) err() error {
 	if len(f.errs) == 0 {
 		return nil
 	}
-	return invalid(CodeValidation, MsgValidationFailed, f.errs...)
+	return engine.Invalid(engine.CodeValidation, engine.MsgValidationFailed, f.errs...)
 }
-
-// Time formats of the builder families.
-const (
-	// alertTime is the alerts and webhooks form: 2024-03-15T10:30:00Z (docs/api.md#ids).
-	alertTime = "2006-01-02T15:04:05Z"
-	// agentTime is the Agents API form: 2026-05-11T22:18:27.225Z (docs/api.md#ids).
-	agentTime = "2006-01-02T15:04:05.000Z"
-)
-
-func fmtAlertTime(t time.Time) string { return t.UTC().Format(alertTime) }
-
-func fmtAlertTimePtr(t *time.Time) *string {
-	if t == nil {
-		return nil
-	}
-	s := fmtAlertTime(*t)
-	return &s
-}
-
-func fmtAgentTime(t time.Time) string { return t.UTC().Format(agentTime) }
 
 // isBase62ID reports whether id is prefix plus at least one base62 character
 // (the patterns ^ar_[A-Za-z0-9]+$ and ^whe_[A-Za-z0-9]+$).

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentplatform/mockplatform/engine"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
@@ -44,7 +46,7 @@ func TestChatCreate(t *testing.T) {
 	if !strings.HasPrefix(id, "CONV-") || len(id) != len("CONV-1234567890") {
 		t.Fatalf("conversation_id = %q, want CONV- and 10 digits", id)
 	}
-	mustBody(t, r, chatCreateResponse{ConversationID: id, Response: "Hi, how can I help you today?"})
+	mustBody(t, r, engine.ChatCreateResponse{ConversationID: id, Response: "Hi, how can I help you today?"})
 
 	got := h.conversation(id)
 	start := h.clock.Now()
@@ -118,7 +120,7 @@ func TestChatCreateInitialMessage(t *testing.T) {
 	before := rej.storeLen()
 	r = rej.do("POST", chatBase+"/create", map[string]any{"initial_message": "hi"}, chatHeaders...)
 	mustStatus(t, r, 400)
-	mustBody(t, r, envelopeBody(r, CodeChatInvalid, MsgChatInitialMessage))
+	mustBody(t, r, envelopeBody(r, engine.CodeChatInvalid, engine.MsgChatInitialMessage))
 	if n := rej.storeLen(); n != before {
 		t.Fatalf("a rejected create changed the store: %d -> %d items", before, n)
 	}
@@ -126,7 +128,7 @@ func TestChatCreateInitialMessage(t *testing.T) {
 
 func TestChatValidation(t *testing.T) {
 	t.Parallel()
-	long := strings.Repeat("x", DefaultMaxBodyBytes+1)
+	long := strings.Repeat("x", engine.DefaultMaxBodyBytes+1)
 	tests := []struct {
 		name   string
 		method string
@@ -136,28 +138,28 @@ func TestChatValidation(t *testing.T) {
 		code   string
 		msg    string
 	}{
-		{"create not JSON", "POST", "/create", "{", 400, CodeChatInvalid, "Request body ends before its JSON value is complete (at byte 1)."},
-		{"create array body", "POST", "/create", "[1]", 400, CodeChatInvalid, "Request body must be a JSON object."},
-		{"create bad channel", "POST", "/create", `{"channel":"fax"}`, 400, CodeChatInvalid, `Field "channel" must be one of webchat, whatsapp, sms, api.`},
-		{"create channel wrong case", "POST", "/create", `{"channel":"WEBCHAT"}`, 400, CodeChatInvalid, `Field "channel" must be one of webchat, whatsapp, sms, api.`},
-		{"create channel not string", "POST", "/create", `{"channel":3}`, 400, CodeChatInvalid, `Field "channel" must be a string.`},
-		{"create attributes not object", "POST", "/create", `{"integration_attributes":"x"}`, 400, CodeChatInvalid, `Field "integration_attributes" must be an object.`},
-		{"create asr lang only", "POST", "/create", `{"asr_lang_code":"en"}`, 400, CodeChatInvalid, `Field "asr_lang_code" must be a language plus region code such as en-GB.`},
-		{"create tts lang lower", "POST", "/create", `{"tts_lang_code":"en-gb"}`, 400, CodeChatInvalid, `Field "tts_lang_code" must be a language plus region code such as en-GB.`},
-		{"create unknown variant", "POST", "/create", `{"variant_id":"VARIANT-NOPE"}`, 400, CodeChatVariantNotFound, MsgChatVariantNotFound},
-		{"create variant by name", "POST", "/create", `{"variant_id":"Spring Promo"}`, 400, CodeChatVariantNotFound, MsgChatVariantNotFound},
-		{"create initial_message not string", "POST", "/create", `{"initial_message":1}`, 400, CodeChatInvalid, `Field "initial_message" must be a string.`},
+		{"create not JSON", "POST", "/create", "{", 400, engine.CodeChatInvalid, "Request body ends before its JSON value is complete (at byte 1)."},
+		{"create array body", "POST", "/create", "[1]", 400, engine.CodeChatInvalid, "Request body must be a JSON object."},
+		{"create bad channel", "POST", "/create", `{"channel":"fax"}`, 400, engine.CodeChatInvalid, `Field "channel" must be one of webchat, whatsapp, sms, api.`},
+		{"create channel wrong case", "POST", "/create", `{"channel":"WEBCHAT"}`, 400, engine.CodeChatInvalid, `Field "channel" must be one of webchat, whatsapp, sms, api.`},
+		{"create channel not string", "POST", "/create", `{"channel":3}`, 400, engine.CodeChatInvalid, `Field "channel" must be a string.`},
+		{"create attributes not object", "POST", "/create", `{"integration_attributes":"x"}`, 400, engine.CodeChatInvalid, `Field "integration_attributes" must be an object.`},
+		{"create asr lang only", "POST", "/create", `{"asr_lang_code":"en"}`, 400, engine.CodeChatInvalid, `Field "asr_lang_code" must be a language plus region code such as en-GB.`},
+		{"create tts lang lower", "POST", "/create", `{"tts_lang_code":"en-gb"}`, 400, engine.CodeChatInvalid, `Field "tts_lang_code" must be a language plus region code such as en-GB.`},
+		{"create unknown variant", "POST", "/create", `{"variant_id":"VARIANT-NOPE"}`, 400, engine.CodeChatVariantNotFound, engine.MsgChatVariantNotFound},
+		{"create variant by name", "POST", "/create", `{"variant_id":"Spring Promo"}`, 400, engine.CodeChatVariantNotFound, engine.MsgChatVariantNotFound},
+		{"create initial_message not string", "POST", "/create", `{"initial_message":1}`, 400, engine.CodeChatInvalid, `Field "initial_message" must be a string.`},
 		{"create body too large", "POST", "/create", `{"initial_message":"` + long + `"}`, 413, "PAYLOAD_TOO_LARGE", "Request body exceeds 1048576 bytes."},
-		{"respond no body", "POST", "/respond", nil, 400, CodeChatInvalid, "Request body is required."},
-		{"respond no id", "POST", "/respond", `{"message":"hi"}`, 400, CodeChatInvalid, MsgChatIDRequired},
-		{"respond empty id", "POST", "/respond", `{"conversation_id":""}`, 400, CodeChatInvalid, MsgChatIDRequired},
-		{"respond id not string", "POST", "/respond", `{"conversation_id":5}`, 400, CodeChatInvalid, `Field "conversation_id" must be a string.`},
-		{"respond variant", "POST", "/respond", `{"conversation_id":"CONV-1","variant_id":"VARIANT-0000DEF0"}`, 400, CodeChatInvalid, MsgChatVariantOnCreate},
-		{"respond metadata not object", "POST", "/respond", `{"conversation_id":"CONV-1","metadata":[1]}`, 400, CodeChatInvalid, `Field "metadata" must be an object.`},
-		{"respond bad lang", "POST", "/respond", `{"conversation_id":"CONV-1","asr_lang_code":"english"}`, 400, CodeChatInvalid, `Field "asr_lang_code" must be a language plus region code such as en-GB.`},
-		{"respond unknown conversation", "POST", "/respond", `{"conversation_id":"CONV-0000000000"}`, 404, CodeChatNotFound, MsgChatNotFound},
-		{"close no id", "PUT", "/close", `{}`, 400, CodeChatInvalid, MsgChatIDRequired},
-		{"close unknown conversation", "PUT", "/close", `{"conversation_id":"CONV-0000000000"}`, 404, CodeChatNotFound, MsgChatNotFound},
+		{"respond no body", "POST", "/respond", nil, 400, engine.CodeChatInvalid, "Request body is required."},
+		{"respond no id", "POST", "/respond", `{"message":"hi"}`, 400, engine.CodeChatInvalid, engine.MsgChatIDRequired},
+		{"respond empty id", "POST", "/respond", `{"conversation_id":""}`, 400, engine.CodeChatInvalid, engine.MsgChatIDRequired},
+		{"respond id not string", "POST", "/respond", `{"conversation_id":5}`, 400, engine.CodeChatInvalid, `Field "conversation_id" must be a string.`},
+		{"respond variant", "POST", "/respond", `{"conversation_id":"CONV-1","variant_id":"VARIANT-0000DEF0"}`, 400, engine.CodeChatInvalid, engine.MsgChatVariantOnCreate},
+		{"respond metadata not object", "POST", "/respond", `{"conversation_id":"CONV-1","metadata":[1]}`, 400, engine.CodeChatInvalid, `Field "metadata" must be an object.`},
+		{"respond bad lang", "POST", "/respond", `{"conversation_id":"CONV-1","asr_lang_code":"english"}`, 400, engine.CodeChatInvalid, `Field "asr_lang_code" must be a language plus region code such as en-GB.`},
+		{"respond unknown conversation", "POST", "/respond", `{"conversation_id":"CONV-0000000000"}`, 404, engine.CodeChatNotFound, engine.MsgChatNotFound},
+		{"close no id", "PUT", "/close", `{}`, 400, engine.CodeChatInvalid, engine.MsgChatIDRequired},
+		{"close unknown conversation", "PUT", "/close", `{"conversation_id":"CONV-0000000000"}`, 404, engine.CodeChatNotFound, engine.MsgChatNotFound},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -177,7 +179,7 @@ func TestChatVersion(t *testing.T) {
 	h := newHarness(t)
 	r := h.do("POST", "/runtime/us-1/v2/acme/support/chat/create", nil, chatHeaders...)
 	mustStatus(t, r, 404)
-	mustBody(t, r, envelopeBody(r, CodeChatVersion, `Unsupported API version "v2": the chat API is v1.`))
+	mustBody(t, r, envelopeBody(r, engine.CodeChatVersion, `Unsupported API version "v2": the chat API is v1.`))
 }
 
 func TestChatRespondDialogue(t *testing.T) {
@@ -187,11 +189,11 @@ func TestChatRespondDialogue(t *testing.T) {
 
 	r := h.respond(id, "Where is my order #123?")
 	mustStatus(t, r, 200)
-	mustBody(t, r, chatRespondResponse{ConversationID: id, Response: "Thanks, I found order 123. It is on its way."})
+	mustBody(t, r, engine.ChatRespondResponse{ConversationID: id, Response: "Thanks, I found order 123. It is on its way."})
 
 	h.advance(30 * time.Second)
 	r = h.respond(id, "blah blah")
-	mustBody(t, r, chatRespondResponse{ConversationID: id, Response: "Sorry, I didn't understand that. Could you rephrase?"})
+	mustBody(t, r, engine.ChatRespondResponse{ConversationID: id, Response: "Sorry, I didn't understand that. Could you rephrase?"})
 
 	h.advance(30 * time.Second)
 	r = h.do("POST", chatBase+"/respond", map[string]any{"conversation_id": id, "message": "", "metadata": map[string]any{"k": "v"}}, chatHeaders...)
@@ -206,7 +208,7 @@ func TestChatRespondDialogue(t *testing.T) {
 	}
 	t1 := c.Turns[1]
 	if t1.UserInput != "Where is my order #123?" || !t1.UserInputAt.Equal(h.start) ||
-		t1.Latency != DefaultLatency || !t1.AgentResponseAt.Equal(h.start.Add(DefaultLatency)) ||
+		t1.Latency != engine.DefaultLatency || !t1.AgentResponseAt.Equal(h.start.Add(engine.DefaultLatency)) ||
 		!cmp.Equal(t1.Intents, []string{"order_status"}) {
 		t.Errorf("turn 1 = %+v", t1)
 	}
@@ -229,14 +231,14 @@ func TestChatHandoff(t *testing.T) {
 	h.advance(time.Minute)
 	r := h.respond(id, "I want a human please")
 	mustStatus(t, r, 200)
-	mustBody(t, r, chatRespondResponse{ConversationID: id, Response: "Transferring you to a live agent.",
-		EndConversation: true, Handoff: &chatHandoff{Destination: "live_agent_queue", Reason: "customer_request"}})
+	mustBody(t, r, engine.ChatRespondResponse{ConversationID: id, Response: "Transferring you to a live agent.",
+		EndConversation: true, Handoff: &engine.ChatHandoff{Destination: "live_agent_queue", Reason: "customer_request"}})
 
 	c := h.conversation(id)
 	if !c.Handoff || c.HandoffDestination != "live_agent_queue" || c.HandoffReason != "customer_request" || c.InProgress {
 		t.Fatalf("record = handoff %v %q %q in_progress %v", c.Handoff, c.HandoffDestination, c.HandoffReason, c.InProgress)
 	}
-	if want := h.start.Add(time.Minute + DefaultLatency); !c.EndedAt.Equal(want) {
+	if want := h.start.Add(time.Minute + engine.DefaultLatency); !c.EndedAt.Equal(want) {
 		t.Errorf("ended_at = %v, want %v", c.EndedAt, want)
 	}
 	hs, err := h.store.GetHandoffState("us", "1001", "2001", id, "")
@@ -254,7 +256,7 @@ func TestChatHandoff(t *testing.T) {
 		h.do("PUT", chatBase+"/close", map[string]any{"conversation_id": id}, chatHeaders...),
 	} {
 		mustStatus(t, r, 410)
-		mustBody(t, r, envelopeBody(r, CodeChatEnded, MsgChatEnded))
+		mustBody(t, r, envelopeBody(r, engine.CodeChatEnded, engine.MsgChatEnded))
 	}
 	if diff := cmp.Diff(before, h.conversation(id)); diff != "" {
 		t.Fatalf("410 changed the record:\n%s", diff)
@@ -266,7 +268,7 @@ func TestChatEndAndClose(t *testing.T) {
 	h := newHarness(t)
 	id := h.create(nil)
 	r := h.respond(id, "ok bye")
-	mustBody(t, r, chatRespondResponse{ConversationID: id, Response: "Goodbye!", EndConversation: true})
+	mustBody(t, r, engine.ChatRespondResponse{ConversationID: id, Response: "Goodbye!", EndConversation: true})
 
 	id2 := h.create(nil)
 	h.advance(2 * time.Minute)
@@ -279,7 +281,7 @@ func TestChatEndAndClose(t *testing.T) {
 	}
 	r = h.do("PUT", chatBase+"/close", map[string]any{"conversation_id": id2}, chatHeaders...)
 	mustStatus(t, r, 410)
-	mustBody(t, r, envelopeBody(r, CodeChatEnded, MsgChatEnded))
+	mustBody(t, r, envelopeBody(r, engine.CodeChatEnded, engine.MsgChatEnded))
 }
 
 const twoProjects = `
@@ -348,7 +350,7 @@ func TestChatAuth(t *testing.T) {
 	t.Run("conversation of another project is unknown", func(t *testing.T) {
 		r := h.do("POST", "/runtime/us-1/v1/acme/sales/chat/respond", map[string]any{"conversation_id": id}, "X-API-KEY", "k-sales", "X-TOKEN", "t-sales")
 		mustStatus(t, r, 404)
-		mustBody(t, r, envelopeBody(r, CodeChatNotFound, MsgChatNotFound))
+		mustBody(t, r, envelopeBody(r, engine.CodeChatNotFound, engine.MsgChatNotFound))
 	})
 	t.Run("regions are partitions", func(t *testing.T) {
 		r := h.do("POST", "/runtime/uk-1/v1/globex/help/chat/respond", map[string]any{"conversation_id": id}, "X-API-KEY", "k-globex", "X-TOKEN", "t-globex")

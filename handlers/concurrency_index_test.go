@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentplatform/mockplatform/engine"
+
 	"github.com/gin-gonic/gin"
 	"github.com/google/go-cmp/cmp"
 
@@ -100,27 +102,27 @@ func TestConcurrencyIndexMatchesScan(t *testing.T) {
 		}
 		for range 3 {
 			start := randTime().Truncate(5 * time.Minute).Add(-time.Duration(r.IntN(24)) * time.Hour)
-			q := &concQuery{start: start, end: start.Add(time.Duration(1+r.IntN(600)) * concurrencyStep),
-				env: envs[r.IntN(len(envs))], byVariant: r.IntN(2) == 0}
+			q := &engine.ConcQuery{Start: start, End: start.Add(time.Duration(1+r.IntN(600)) * engine.ConcurrencyStep),
+				Env: envs[r.IntN(len(envs))], ByVariant: r.IntN(2) == 0}
 			switch r.IntN(4) {
 			case 0:
-				q.variantID = variants[r.IntN(len(variants))][0]
+				q.VariantID = variants[r.IntN(len(variants))][0]
 			case 1:
-				q.variantName = variants[r.IntN(len(variants))][1]
+				q.VariantName = variants[r.IntN(len(variants))][1]
 			}
 			now := h.clock.Now()
 			if r.IntN(3) == 0 {
 				now = randTime()
 			}
-			gk, gs, err := h.api.concurrencySeries("us", "1001", "2001", q, now)
+			gk, gs, err := h.api.ConcurrencySeries("us", "1001", "2001", q, now)
 			if err != nil {
 				t.Fatal(err)
 			}
-			wk, ws, err := h.api.concurrencyScan("us", "1001", "2001", q, now)
+			wk, ws, err := h.api.ConcurrencyScan("us", "1001", "2001", q, now)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if d := cmp.Diff(wk, gk, cmp.AllowUnexported(variantKey{})); d != "" {
+			if d := cmp.Diff(wk, gk, cmp.AllowUnexported(engine.VariantKey{})); d != "" {
 				t.Fatalf("op %d, query %+v: variants differ (-scan +index):\n%s", op, q, d)
 			}
 			if d := cmp.Diff(ws, gs); d != "" {
@@ -156,11 +158,11 @@ func TestConcurrencyAnswerBytes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		groups, series, err := h.api.concurrencySeries("us", "1001", "2001", q, h.clock.Now())
+		groups, series, err := h.api.ConcurrencySeries("us", "1001", "2001", q, h.clock.Now())
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := json.Marshal(concurrencyAnswer("ACCOUNT-1001", "PROJECT-2001", q, int(q.end.Sub(q.start)/concurrencyStep), groups, series))
+		want, err := json.Marshal(engine.ConcurrencyAnswer("ACCOUNT-1001", "PROJECT-2001", q, int(q.End.Sub(q.Start)/engine.ConcurrencyStep), groups, series))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/agentplatform/mockplatform/engine"
+
 	"github.com/agentplatform/mockplatform/store"
 )
 
@@ -56,7 +58,7 @@ func BenchmarkGenerateLoad(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := Seed(st, sc, sc.Clock.Start); err != nil {
+		if err := engine.Seed(st, sc, sc.Clock.Start); err != nil {
 			b.Fatal(err)
 		}
 		b.StopTimer()

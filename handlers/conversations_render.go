@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentplatform/mockplatform/engine"
+
 	"github.com/agentplatform/mockplatform/scenario"
 	"github.com/agentplatform/mockplatform/store"
 )
@@ -132,10 +134,6 @@ type turnV1 struct {
 	IsSilence             bool              `json:"is_silence"`
 }
 
-// isoTime formats a timestamp as ISO 8601 in UTC (RFC 3339, fractional
-// seconds only when present).
-func isoTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
-
 // accountRef and projectRef are the prefixed ids the data APIs answer with
 // (as in the OAS examples: ACCOUNT-t53y16r3, PROJECT-f76d75c2).
 func accountRef(id string) string { return prefixedRef("ACCOUNT-", id) }
@@ -185,7 +183,7 @@ func renderConvV3(c *store.Conversation, now time.Time, acc access, latency bool
 	out := convV3{
 		ID: c.ID, AccountID: accountRef(c.AccountID), ProjectID: projectRef(c.ProjectID),
 		VariantID: c.VariantID, VariantName: c.VariantName, Environment: c.Environment,
-		StartedAt: isoTime(c.StartedAt), Channel: c.Channel, FromNumber: c.FromNumber, ToNumber: c.ToNumber,
+		StartedAt: engine.IsoTime(c.StartedAt), Channel: c.Channel, FromNumber: c.FromNumber, ToNumber: c.ToNumber,
 		InProgress: c.InProgress, NumTurns: c.NumTurns(), TotalDuration: total, PolyaiDuration: polyai,
 		Handoff: c.Handoff, HandoffReason: c.HandoffReason, HandoffDestination: c.HandoffDestination,
 		NumSilences: c.NumSilences, NumOOD: c.NumOOD, Metrics: map[string]any{}, State: nonNil(c.State),
@@ -200,8 +198,8 @@ func renderConvV3(c *store.Conversation, now time.Time, acc access, latency bool
 	out.Turns = make([]turnV3, len(c.Turns))
 	for i, t := range c.Turns {
 		tv := turnV3{
-			UserInput: t.UserInput, UserInputDatetime: isoTime(t.UserInputAt), BargeIn: t.BargeIn,
-			AgentResponse: t.AgentResponse, AgentResponseDatetime: isoTime(t.AgentResponseAt),
+			UserInput: t.UserInput, UserInputDatetime: engine.IsoTime(t.UserInputAt), BargeIn: t.BargeIn,
+			AgentResponse: t.AgentResponse, AgentResponseDatetime: engine.IsoTime(t.AgentResponseAt),
 			Intents: t.Intents, Entities: nonNil(t.Entities), IsOOD: t.IsOOD, IsSilence: t.IsSilence,
 			TranslatedUserInput: t.TranslatedUserInput, EnglishAgentResponse: t.EnglishAgentResponse,
 		}

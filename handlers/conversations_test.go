@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentplatform/mockplatform/engine"
+
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentplatform/mockplatform/store"
@@ -305,10 +307,10 @@ func TestListConversationsGo(t *testing.T) {
 		{"nobody", "support", nil, "Account ID does not exist."},
 		{"acme", "nothing", nil, "Project ID does not exist."},
 		{"acme", "support", url.Values{"limit": {"0"}}, "limit must be an integer from 1 to 5000."},
-		{"acme", "support", url.Values{"sample": {"random"}}, MsgConvBoundsRequired},
+		{"acme", "support", url.Values{"sample": {"random"}}, engine.MsgConvBoundsRequired},
 	} {
 		_, err := h.api.ListConversations(tc.account, tc.project, tc.vals)
-		var e *Error
+		var e *engine.Error
 		if !errors.As(err, &e) || e.Message != tc.want {
 			t.Errorf("%s/%s %v: error %v, want %q", tc.account, tc.project, tc.vals, err, tc.want)
 		}
@@ -324,29 +326,29 @@ func TestConversationsValidation(t *testing.T) {
 		version, query string
 		code, msg      string
 	}{
-		{"v3", "limit=0", CodeConvInvalid, "limit must be an integer from 1 to 5000."},
-		{"v3", "limit=5001", CodeConvInvalid, "limit must be an integer from 1 to 5000."},
-		{"v3", "limit=abc", CodeConvInvalid, "limit must be an integer from 1 to 5000."},
+		{"v3", "limit=0", engine.CodeConvInvalid, "limit must be an integer from 1 to 5000."},
+		{"v3", "limit=5001", engine.CodeConvInvalid, "limit must be an integer from 1 to 5000."},
+		{"v3", "limit=abc", engine.CodeConvInvalid, "limit must be an integer from 1 to 5000."},
 		{"v1", "limit=5001", "", "limit must be an integer from 1 to 5000."},
-		{"v3", "offset=-1", CodeConvInvalid, "offset must be a non-negative integer."},
-		{"v3", "client_env=prod", CodeConvInvalid, "client_env must be one of sandbox, pre-release, live."},
-		{"v3", "in_progress=maybe", CodeConvInvalid, "in_progress must be true or false."},
-		{"v3", "include_latency=yes", CodeConvInvalid, "include_latency must be true or false."},
-		{"v3", "start_time=yesterday", CodeConvInvalid, "start_time must be an ISO 8601 date-time such as 2026-03-01T00:00:00Z."},
-		{"v3", "start_time=2026-03-02T00:00:00Z&end_time=2026-03-01T00:00:00Z", CodeConvInvalid, MsgConvEndBeforeStart},
-		{"v3", bounds + "&query_type=transcript&query=x&sample=random", CodeConvInvalid, MsgConvTwoModes},
-		{"v3", bounds + "&query_type=transcript", CodeConvInvalid, MsgConvQueryRequired},
-		{"v3", bounds + "&query=refund", CodeConvInvalid, MsgConvQueryWithout},
-		{"v3", "query_type=transcript&query=refund&start_time=2026-03-01T00:00:00Z", CodeConvInvalid, MsgConvBoundsRequired},
-		{"v3", "sample=random", CodeConvInvalid, MsgConvBoundsRequired},
-		{"v3", bounds + "&query_type=keyword&query=x", CodeConvInvalid, "query_type must be transcript or semantic."},
-		{"v3", bounds + "&sample=all", CodeConvInvalid, "sample must be random."},
-		{"v3", bounds + "&query_type=transcript&query=x&turn_type=bot", CodeConvInvalid, "turn_type must be user or agent."},
+		{"v3", "offset=-1", engine.CodeConvInvalid, "offset must be a non-negative integer."},
+		{"v3", "client_env=prod", engine.CodeConvInvalid, "client_env must be one of sandbox, pre-release, live."},
+		{"v3", "in_progress=maybe", engine.CodeConvInvalid, "in_progress must be true or false."},
+		{"v3", "include_latency=yes", engine.CodeConvInvalid, "include_latency must be true or false."},
+		{"v3", "start_time=yesterday", engine.CodeConvInvalid, "start_time must be an ISO 8601 date-time such as 2026-03-01T00:00:00Z."},
+		{"v3", "start_time=2026-03-02T00:00:00Z&end_time=2026-03-01T00:00:00Z", engine.CodeConvInvalid, engine.MsgConvEndBeforeStart},
+		{"v3", bounds + "&query_type=transcript&query=x&sample=random", engine.CodeConvInvalid, engine.MsgConvTwoModes},
+		{"v3", bounds + "&query_type=transcript", engine.CodeConvInvalid, engine.MsgConvQueryRequired},
+		{"v3", bounds + "&query=refund", engine.CodeConvInvalid, engine.MsgConvQueryWithout},
+		{"v3", "query_type=transcript&query=refund&start_time=2026-03-01T00:00:00Z", engine.CodeConvInvalid, engine.MsgConvBoundsRequired},
+		{"v3", "sample=random", engine.CodeConvInvalid, engine.MsgConvBoundsRequired},
+		{"v3", bounds + "&query_type=keyword&query=x", engine.CodeConvInvalid, "query_type must be transcript or semantic."},
+		{"v3", bounds + "&sample=all", engine.CodeConvInvalid, "sample must be random."},
+		{"v3", bounds + "&query_type=transcript&query=x&turn_type=bot", engine.CodeConvInvalid, "turn_type must be user or agent."},
 		{"v1", "cursor=abc", "", "cursor is only supported on v3."},
-		{"v2", "cursor=abc", CodeConvInvalid, "cursor is only supported on v3."},
+		{"v2", "cursor=abc", engine.CodeConvInvalid, "cursor is only supported on v3."},
 		{"v1", bounds + "&sample=random", "", "sample is only supported on v3."},
-		{"v3", "cursor=%25%25%25", CodeConvCursor, MsgConvBadCursor},
-		{"v3", "cursor=" + encodeConvCursor("0000", "kxyz"), CodeConvCursor, MsgConvCursorFilters},
+		{"v3", "cursor=%25%25%25", engine.CodeConvCursor, engine.MsgConvBadCursor},
+		{"v3", "cursor=" + engine.EncodeConvCursor("0000", "kxyz"), engine.CodeConvCursor, engine.MsgConvCursorFilters},
 	} {
 		t.Run(tc.version+"?"+tc.query, func(t *testing.T) {
 			r := h.convList(tc.version, tc.query)
@@ -432,7 +434,7 @@ func TestConversationsV3LimitSwitch(t *testing.T) {
 	h := newHarness(t, dataScenario+"fidelity: {v3_limit: oas}\n")
 	r := h.convList("v3", "limit=1001")
 	mustStatus(t, r, 400)
-	mustBody(t, r, envelopeBody(r, CodeConvInvalid, "limit must be an integer from 1 to 1000."))
+	mustBody(t, r, envelopeBody(r, engine.CodeConvInvalid, "limit must be an integer from 1 to 1000."))
 	r = h.convList("v3", "")
 	mustStatus(t, r, 200)
 	if n := len(convIDs(t, r)); n != 3 {
@@ -561,13 +563,13 @@ func TestConversationsCursorBoundToFilters(t *testing.T) {
 	for _, q := range []string{"channel=WEBCHAT", "", "channel=VOICE-SIP&in_progress=true", "channel=VOICE-SIP&client_env=sandbox"} {
 		r = h.convList("v3", q+"&cursor="+cur)
 		mustStatus(t, r, 400)
-		mustBody(t, r, envelopeBody(r, CodeConvCursor, MsgConvCursorFilters))
+		mustBody(t, r, envelopeBody(r, engine.CodeConvCursor, engine.MsgConvCursorFilters))
 	}
 	// A cursor naming another project's position is malformed for this one.
-	forged := encodeConvCursor(strings.Split(mustDecode(t, cur), "|")[1], "kYy9vdGhlcg")
+	forged := engine.EncodeConvCursor(strings.Split(mustDecode(t, cur), "|")[1], "kYy9vdGhlcg")
 	r = h.convList("v3", "channel=VOICE-SIP&cursor="+forged)
 	mustStatus(t, r, 400)
-	mustBody(t, r, envelopeBody(r, CodeConvCursor, MsgConvBadCursor))
+	mustBody(t, r, envelopeBody(r, engine.CodeConvCursor, engine.MsgConvBadCursor))
 }
 
 func mustDecode(t *testing.T, cur string) string {
@@ -681,7 +683,7 @@ func TestConversationsChatWorld(t *testing.T) {
 	conc := h.do("GET", "/runtime/us-1/v1/acme/support/conversations/concurrency?start_time=2026-03-01T12:00:00Z&end_time=2026-03-01T12:10:00Z",
 		nil, "x-api-key", "conv-key")
 	mustStatus(t, conc, 200)
-	mustBody(t, conc, concurrencyResponse{AccountID: "ACCOUNT-1001", ProjectID: "PROJECT-2001", Intervals: []concurrencyInterval{
+	mustBody(t, conc, engine.ConcurrencyResponse{AccountID: "ACCOUNT-1001", ProjectID: "PROJECT-2001", Intervals: []engine.ConcurrencyInterval{
 		{Time: "2026-03-01T12:00:00Z", Max: 2}, // the chat and the seeded in-progress call
 		{Time: "2026-03-01T12:05:00Z", Max: 0}, // after now
 	}})
@@ -692,7 +694,7 @@ func TestConversationsChatWorld(t *testing.T) {
 	}
 	hr := h.do("GET", "/runtime/us-1/v1/acme/support/handoff_state?id="+id, nil, "x-api-key", "handoff-key")
 	mustStatus(t, hr, 200)
-	mustBody(t, hr, handoffResponse{ID: id, SharedID: "ticket-2", Data: map[string]any{"customer_id": "C-77", "note": "let me talk to an agent"}})
+	mustBody(t, hr, engine.HandoffResponse{ID: id, SharedID: "ticket-2", Data: map[string]any{"customer_id": "C-77", "note": "let me talk to an agent"}})
 	r = h.convList("v3", "in_progress=false&channel=CHAT")
 	c = r.Map(t)["conversations"].([]any)[0].(map[string]any)
 	if c["handoff"] != true || c["handoff_destination"] != "queue_a" || c["handoff_reason"] != "asked" {

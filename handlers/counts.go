@@ -33,7 +33,7 @@ func countDocs(what, kind string) Counted {
 	return Counted{What: what, N: func(a *API) (int, error) {
 		n := 0
 		for _, region := range scenario.Regions {
-			k, err := a.store.CountDocs(kind, region)
+			k, err := a.Store().CountDocs(kind, region)
 			if err != nil {
 				return 0, err
 			}
@@ -47,7 +47,7 @@ func countDocs(what, kind string) Counted {
 func (a *API) countConversations() (int, error) {
 	n := 0
 	for _, region := range scenario.Regions {
-		k, err := a.store.CountConversations(region)
+		k, err := a.Store().CountConversations(region)
 		if err != nil {
 			return 0, err
 		}

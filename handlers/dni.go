@@ -14,9 +14,9 @@ package handlers
 
 import (
 	"errors"
-	"fmt"
 	"net/http"
-	"time"
+
+	"github.com/agentplatform/mockplatform/engine"
 
 	"github.com/gin-gonic/gin"
 
@@ -35,7 +35,7 @@ var famDNI = &Family{
 	},
 	Security: [][]string{{"dniKey"}},
 	Routes:   dniRoutes,
-	Counts:   []Counted{countDocs("number reservations", docDNI)},
+	Counts:   []Counted{countDocs("number reservations", engine.DocDNI)},
 }
 
 // dniRoutes are its routes.
@@ -45,173 +45,62 @@ var dniRoutes = []Route{
 
 var opDNIReserve = &Op{ID: "dniReserve", Summary: "Reserve a number",
 	Doc:  "Reserves the first free number of the key's project pool for the reservation window (docs/api.md#dni).",
-	Body: dniRequest{}, Responses: []Response{ok(200, dniResponse{})}, Errors: []int{400, 404}}
-
-// DNI messages ([OAS] 404 text; the 400 text is [INF]).
-const (
-	MsgDNINoRoute         = "no available route found"
-	MsgDNIAttributes      = "attributes is required and must be an object"
-	docDNI                = "dni"
-	dniConversationPrefix = "CA"
-)
-
-// dniReservation is the stored reservation of a number.
-type dniReservation struct {
-	Number     string         `json:"number"`
-	AccountID  string         `json:"account_id"`
-	ProjectID  string         `json:"project_id"`
-	Attributes map[string]any `json:"attributes"`
-	ReservedAt time.Time      `json:"reserved_at"`
-	ExpiresAt  time.Time      `json:"expires_at"`
-}
+	Body: dniRequest{}, Responses: []Response{ok(200, engine.DniResponse{})}, Errors: []int{400, 404}}
 
 type dniRequest struct {
 	Attributes map[string]any `json:"attributes"`
 }
 
-func (dniRequest) FieldRules() map[string]FieldRule {
-	return map[string]FieldRule{"attributes": {Required: true, Doc: "Any JSON object; nesting is allowed."}}
+func (dniRequest) FieldRules() map[string]engine.FieldRule {
+	return map[string]engine.FieldRule{"attributes": {Required: true, Doc: "Any JSON object; nesting is allowed."}}
 }
-
-type dniResponse struct {
-	DNI string `json:"dni"`
-}
-
-var errDNIBusy = errors.New("number reserved")
 
 // handleDNIReserve handles "POST {runtime}/v1/conversations/dni-reservation".
 func (a *API) handleDNIReserve(c *gin.Context) error {
 	var req dniRequest
 	if err := bindJSON(c, &req, false, ""); err != nil {
-		var e *Error
+		var e *engine.Error
 		if errors.As(err, &e) && len(e.Fields) > 0 && e.Fields[0].Field == "attributes" {
-			return &Error{Kind: KindInvalid, Message: MsgDNIAttributes}
+			return &engine.Error{Kind: engine.KindInvalid, Message: engine.MsgDNIAttributes}
 		}
 		return err
 	}
 	if req.Attributes == nil {
-		return &Error{Kind: KindInvalid, Message: MsgDNIAttributes}
+		return &engine.Error{Kind: engine.KindInvalid, Message: engine.MsgDNIAttributes}
 	}
 	p := principal(c)
 	if p.Project == nil || p.Project.DNI == nil {
-		return &Error{Kind: KindNotFound, Message: MsgDNINoRoute}
+		return &engine.Error{Kind: engine.KindNotFound, Message: engine.MsgDNINoRoute}
 	}
 	pool := p.Project.DNI
-	now := a.clock.Now()
+	now := a.Clock().Now()
 	window := pool.Window.D()
 	if window <= 0 {
 		window = scenario.DefaultDNIWindow
 	}
-	res := dniReservation{AccountID: p.Account.ID, ProjectID: p.Project.ID, Attributes: req.Attributes,
+	res := engine.DniReservation{AccountID: p.Account.ID, ProjectID: p.Project.ID, Attributes: req.Attributes,
 		ReservedAt: now, ExpiresAt: now.Add(window)}
 	for _, number := range pool.Numbers {
 		res.Number = number
-		err := a.store.InsertDoc(docDNI, p.Region, number, &res)
+		err := a.Store().InsertDoc(engine.DocDNI, p.Region, number, &res)
 		if errors.Is(err, store.ErrExists) {
-			var cur dniReservation
-			err = a.store.UpdateDoc(docDNI, p.Region, number, &cur, func() error {
+			var cur engine.DniReservation
+			err = a.Store().UpdateDoc(engine.DocDNI, p.Region, number, &cur, func() error {
 				if now.Before(cur.ExpiresAt) {
-					return errDNIBusy
+					return engine.ErrDNIBusy
 				}
 				cur = res
 				return nil
 			})
-			if errors.Is(err, errDNIBusy) || errors.Is(err, store.ErrNotFound) {
+			if errors.Is(err, engine.ErrDNIBusy) || errors.Is(err, store.ErrNotFound) {
 				continue
 			}
 		}
 		if err != nil {
 			return err
 		}
-		c.JSON(http.StatusOK, dniResponse{DNI: number})
+		c.JSON(http.StatusOK, engine.DniResponse{DNI: number})
 		return nil
 	}
-	return &Error{Kind: KindNotFound, Message: MsgDNINoRoute}
-}
-
-// ErrNotRouted is returned by Dial for a number with no active reservation.
-var ErrNotRouted = errors.New("no active reservation for this number")
-
-// DialResult is the voice conversation a dialled number started.
-type DialResult struct {
-	ConversationID string `json:"conversation_id"`
-	// Response is the agent's greeting.
-	Response string `json:"response"`
-}
-
-// Dial simulates a caller (from, an E.164 number or "") dialling a number.
-// During its reservation window the call starts a VOICE-SIP conversation of
-// the reserving agent (its default variant, client environment live), whose
-// integration attributes and state carry the reservation's attributes from
-// the first turn; state "dni" is the number. After the window, or for a
-// number never reserved, it returns ErrNotRouted. The reservation holds
-// for its whole window: every call during it is routed.
-func (a *Engine) Dial(number, from string) (*DialResult, error) {
-	now := a.clock.Now()
-	w := a.world()
-	for _, region := range scenario.Regions {
-		var res dniReservation
-		err := a.store.GetDoc(docDNI, region, number, &res)
-		if errors.Is(err, store.ErrNotFound) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		if !now.Before(res.ExpiresAt) {
-			return nil, fmt.Errorf("dial %s: reservation expired at %s: %w", number, res.ExpiresAt.Format(time.RFC3339), ErrNotRouted)
-		}
-		acct := w.account(res.AccountID)
-		proj := acct.Project(res.ProjectID)
-		if acct == nil || proj == nil {
-			return nil, fmt.Errorf("dial %s: %w", number, ErrNotRouted)
-		}
-		var variant *scenario.Variant
-		for i := range proj.Variants {
-			if proj.Variants[i].Default {
-				variant = &proj.Variants[i]
-			}
-		}
-		conv, out, err := a.startConversation(convStart{
-			Region: region, Account: acct, Project: proj, Environment: "live", Channel: "VOICE-SIP",
-			Variant: variant, FromNumber: from, ToNumber: number, Attributes: res.Attributes,
-			State: map[string]any{"dni": number},
-			ID:    dniConversationPrefix + a.newID("", "0123456789abcdef", 32),
-		})
-		if err != nil {
-			return nil, err
-		}
-		return &DialResult{ConversationID: conv.ID, Response: out.Text}, nil
-	}
-	return nil, fmt.Errorf("dial %s: %w", number, ErrNotRouted)
-}
-
-// Reservation is a stored number reservation (its attributes left out).
-type Reservation struct {
-	Number     string    `json:"number"`
-	Region     string    `json:"region"`
-	AccountID  string    `json:"account_id"`
-	ProjectID  string    `json:"project_id"`
-	ReservedAt time.Time `json:"reserved_at"`
-	ExpiresAt  time.Time `json:"expires_at"`
-	// Active reports that the window is still open: a Dial is routed.
-	Active bool `json:"active"`
-}
-
-// Reservations lists the stored reservations of every region (expired
-// ones stay until their number is reserved again), by number.
-func (a *Engine) Reservations() ([]Reservation, error) {
-	now := a.clock.Now()
-	var out []Reservation
-	for _, region := range scenario.Regions {
-		err := store.ListDocs(a.store, docDNI, region, func(_ string, r *dniReservation) bool {
-			out = append(out, Reservation{Number: r.Number, Region: region, AccountID: r.AccountID, ProjectID: r.ProjectID,
-				ReservedAt: r.ReservedAt, ExpiresAt: r.ExpiresAt, Active: now.Before(r.ExpiresAt)})
-			return true
-		})
-		if err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+	return &engine.Error{Kind: engine.KindNotFound, Message: engine.MsgDNINoRoute}
 }

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentplatform/mockplatform/engine"
+
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -20,14 +22,14 @@ func TestDNIReserveAndDial(t *testing.T) {
 	attrs := map[string]any{"shared_id": "1234", "customer": map[string]any{"name": "Ada", "age": 25.0}, "previous_calls": []any{"c1", "c2"}}
 	r := h.reserve(map[string]any{"attributes": attrs}, "dni-key")
 	mustStatus(t, r, 200)
-	mustBody(t, r, dniResponse{DNI: "+14155550100"})
+	mustBody(t, r, engine.DniResponse{DNI: "+14155550100"})
 	r = h.reserve(map[string]any{"attributes": map[string]any{}}, "dni-key")
-	mustBody(t, r, dniResponse{DNI: "+14155550101"})
+	mustBody(t, r, engine.DniResponse{DNI: "+14155550101"})
 	// Pool exhausted: the real 404 body.
 	before := h.storeDump()
 	r = h.reserve(map[string]any{"attributes": map[string]any{}}, "dni-key")
 	mustStatus(t, r, 404)
-	mustBody(t, r, dniError{Error: "Not Found", Message: MsgDNINoRoute})
+	mustBody(t, r, dniError{Error: "Not Found", Message: engine.MsgDNINoRoute})
 	if !reflect.DeepEqual(before, h.storeDump()) {
 		t.Error("a refused reservation changed the store")
 	}
@@ -61,15 +63,15 @@ func TestDNIReserveAndDial(t *testing.T) {
 
 	// After the window (10m): not routed, and the number is free again.
 	h.advance(5 * time.Minute)
-	if _, err := h.api.Dial("+14155550100", ""); !errors.Is(err, ErrNotRouted) {
+	if _, err := h.api.Dial("+14155550100", ""); !errors.Is(err, engine.ErrNotRouted) {
 		t.Errorf("dial after the window: %v, want ErrNotRouted", err)
 	}
-	if _, err := h.api.Dial("+19999999999", ""); !errors.Is(err, ErrNotRouted) {
+	if _, err := h.api.Dial("+19999999999", ""); !errors.Is(err, engine.ErrNotRouted) {
 		t.Errorf("dial of an unknown number: %v, want ErrNotRouted", err)
 	}
 	r = h.reserve(map[string]any{"attributes": map[string]any{"x": 1}}, "dni-key")
 	mustStatus(t, r, 200)
-	mustBody(t, r, dniResponse{DNI: "+14155550100"})
+	mustBody(t, r, engine.DniResponse{DNI: "+14155550100"})
 }
 
 func contains(list []string, s string) bool {
@@ -91,15 +93,15 @@ func TestDNIErrors(t *testing.T) {
 		status int
 		want   dniError
 	}{
-		{"no attributes", map[string]any{}, "dni-key", 400, dniError{Error: "Bad Request", Message: MsgDNIAttributes}},
-		{"null attributes", `{"attributes":null}`, "dni-key", 400, dniError{Error: "Bad Request", Message: MsgDNIAttributes}},
-		{"array attributes", `{"attributes":[1,2]}`, "dni-key", 400, dniError{Error: "Bad Request", Message: MsgDNIAttributes}},
-		{"string attributes", `{"attributes":"x"}`, "dni-key", 400, dniError{Error: "Bad Request", Message: MsgDNIAttributes}},
+		{"no attributes", map[string]any{}, "dni-key", 400, dniError{Error: "Bad Request", Message: engine.MsgDNIAttributes}},
+		{"null attributes", `{"attributes":null}`, "dni-key", 400, dniError{Error: "Bad Request", Message: engine.MsgDNIAttributes}},
+		{"array attributes", `{"attributes":[1,2]}`, "dni-key", 400, dniError{Error: "Bad Request", Message: engine.MsgDNIAttributes}},
+		{"string attributes", `{"attributes":"x"}`, "dni-key", 400, dniError{Error: "Bad Request", Message: engine.MsgDNIAttributes}},
 		{"not JSON", `{`, "dni-key", 400, dniError{Error: "Bad Request", Message: "Request body ends before its JSON value is complete (at byte 1)."}},
 		{"no body", nil, "dni-key", 400, dniError{Error: "Bad Request", Message: "Request body is required."}},
 		{"no key", map[string]any{"attributes": map[string]any{}}, "", 401, dniError{Error: "Unauthorized", Message: msgMissingKey}},
 		{"other family key", map[string]any{"attributes": map[string]any{}}, "conv-key", 401, dniError{Error: "Unauthorized", Message: msgInvalidKey}},
-		{"agent without pool", map[string]any{"attributes": map[string]any{}}, "dni-key-other", 404, dniError{Error: "Not Found", Message: MsgDNINoRoute}},
+		{"agent without pool", map[string]any{"attributes": map[string]any{}}, "dni-key-other", 404, dniError{Error: "Not Found", Message: engine.MsgDNINoRoute}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			n := h.storeLen()
@@ -128,7 +130,7 @@ func TestReservations(t *testing.T) {
 		t.Fatal(err)
 	}
 	at := func(m int) time.Time { return start.Add(time.Duration(m) * time.Minute) }
-	want := []Reservation{
+	want := []engine.Reservation{
 		{Number: "+14155550100", Region: "us", AccountID: "1001", ProjectID: "2001", ReservedAt: at(0), ExpiresAt: at(10)},
 		{Number: "+14155550101", Region: "us", AccountID: "1001", ProjectID: "2001", ReservedAt: at(1), ExpiresAt: at(11), Active: true},
 	}

@@ -53,7 +53,7 @@ func benchEvaluationPass(b *testing.B, n int) {
 		mustStatus(b, r, 201)
 	}
 	h.evaluate()
-	rules, _ := h.api.listAlertRules("us", "1001")
+	rules, _ := h.api.ListAlertRules("us", "1001")
 	for _, r := range rules {
 		if r.CurrentValue == nil && n >= 10_000 {
 			b.Fatalf("rule %s %s: no value (%s)", r.Metric, r.WindowDuration, r.CurrentState)

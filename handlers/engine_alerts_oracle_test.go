@@ -1,5 +1,10 @@
 package handlers
 
+// The definitions of the alert metrics (docs/fidelity.md M12.6), computed
+// the slow way: read the conversations of the rule's scope that started
+// up to MetricsLookback before the window, and the request journal. The
+// evaluator reads the store's aggregates instead; this is their oracle.
+
 import (
 	"fmt"
 	"math/rand/v2"
@@ -8,14 +13,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentplatform/mockplatform/engine"
+
 	"github.com/agentplatform/mockplatform/faults"
 	"github.com/agentplatform/mockplatform/store"
 )
-
-// The definitions of the alert metrics (docs/fidelity.md M12.6), computed
-// the slow way: read the conversations of the rule's scope that started
-// up to MetricsLookback before the window, and the request journal. The
-// evaluator reads the store's aggregates instead; this is their oracle.
 
 // apiErrorMark is one runtime API error recorded from Go or the control
 // plane (the test keeps its own list: the oracle reads no aggregate).
@@ -25,14 +27,14 @@ type apiErrorMark struct {
 }
 
 // slowRuleValue is ruleValue by the definitions.
-func (a *API) slowRuleValue(t *testing.T, region string, r *alertRule, now time.Time, recorded []apiErrorMark) (int64, bool) {
+func (a *API) slowRuleValue(t *testing.T, region string, r *engine.AlertRule, now time.Time, recorded []apiErrorMark) (int64, bool) {
 	t.Helper()
-	from := now.Add(-windowOf(r.WindowDuration))
+	from := now.Add(-engine.WindowOf(r.WindowDuration))
 	in := func(x time.Time) bool { return !x.Before(from) && !x.After(now) }
 	var projects []string
 	if r.ProjectID != nil {
 		projects = []string{*r.ProjectID}
-	} else if acct := a.world().account(r.AccountID); acct != nil {
+	} else if acct := a.World().Account(r.AccountID); acct != nil {
 		for i := range acct.Projects {
 			projects = append(projects, acct.Projects[i].ID)
 		}
@@ -40,7 +42,7 @@ func (a *API) slowRuleValue(t *testing.T, region string, r *alertRule, now time.
 	var starts, funcErrs, crashes int64
 	var lat []int64
 	for _, p := range projects {
-		list, _, err := a.store.ListConversations(store.ConversationQuery{Region: region, AccountID: r.AccountID, ProjectID: p,
+		list, _, err := a.Store().ListConversations(store.ConversationQuery{Region: region, AccountID: r.AccountID, ProjectID: p,
 			From: from.Add(-store.MetricsLookback), To: now.Add(time.Nanosecond)})
 		if err != nil {
 			t.Fatal(err)
@@ -97,20 +99,20 @@ func (a *API) slowRuleValue(t *testing.T, region string, r *alertRule, now time.
 // journal: 5xx entries of runtime families whose path names the account
 // and project (the journal must be large enough to hold them all).
 func (a *API) journalAPIErrors(region string) []apiErrorMark {
-	w := a.world()
+	w := a.World()
 	var out []apiErrorMark
 	for _, e := range a.journal.List(Filter{}) {
 		if f := a.tab.family(e.Family); e.Status < 500 || f == nil || !f.isRuntime() {
 			continue
 		}
-		if pair, _ := regionPair("runtime", e.Region); pair != region {
+		if pair, _ := engine.RegionPair("runtime", e.Region); pair != region {
 			continue
 		}
-		segs := strings.Split(strings.Trim(subPath(e.Path), "/"), "/")
+		segs := strings.Split(strings.Trim(engine.SubPath(e.Path), "/"), "/")
 		if len(segs) < 3 {
 			continue
 		}
-		acct := w.account(segs[1])
+		acct := w.Account(segs[1])
 		if acct == nil || acct.Region != region {
 			continue
 		}
@@ -192,14 +194,14 @@ func checkAlertMetricsAgainstOracle(t *testing.T, seed uint64) {
 		Action: faults.Action{Status: 500}, Probability: 0.3}); err != nil {
 		t.Fatal(err)
 	}
-	var rules []*alertRule
+	var rules []*engine.AlertRule
 	for _, metric := range []string{"call_volume", "function_errors", "call_crashes", "turn_latency_p50", "turn_latency_p95", "api_errors"} {
 		for _, win := range []string{"5m", "10m", "60m"} {
 			support, help := "2001", "4001"
 			rules = append(rules,
-				&alertRule{ID: metric + win + "-acct", AccountID: "1001", Metric: metric, WindowDuration: win},
-				&alertRule{ID: metric + win + "-support", AccountID: "1001", ProjectID: &support, Metric: metric, WindowDuration: win},
-				&alertRule{ID: metric + win + "-help", AccountID: "3001", ProjectID: &help, Metric: metric, WindowDuration: win})
+				&engine.AlertRule{ID: metric + win + "-acct", AccountID: "1001", Metric: metric, WindowDuration: win},
+				&engine.AlertRule{ID: metric + win + "-support", AccountID: "1001", ProjectID: &support, Metric: metric, WindowDuration: win},
+				&engine.AlertRule{ID: metric + win + "-help", AccountID: "3001", ProjectID: &help, Metric: metric, WindowDuration: win})
 		}
 	}
 	var recorded []apiErrorMark
@@ -240,7 +242,7 @@ func checkAlertMetricsAgainstOracle(t *testing.T, seed uint64) {
 		now := h.clock.Now()
 		for _, rule := range rules {
 			wantV, wantData := h.api.slowRuleValue(t, "us", rule, now, recorded)
-			gotV, gotData := h.api.ruleValue("us", rule, now)
+			gotV, gotData := h.api.RuleValue("us", rule, now)
 			if gotV != wantV || gotData != wantData {
 				t.Fatalf("step %d at %v: rule %s: aggregates %d (data %v), definitions %d (data %v)",
 					step, now.Sub(start), rule.ID, gotV, gotData, wantV, wantData)

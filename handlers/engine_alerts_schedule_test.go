@@ -3,6 +3,8 @@ package handlers
 import (
 	"testing"
 	"time"
+
+	"github.com/agentplatform/mockplatform/engine"
 )
 
 // TestEvaluationTimerFollowsRules: the evaluation timer runs only while an
@@ -30,7 +32,7 @@ func TestEvaluationTimerFollowsRules(t *testing.T) {
 		t.Fatalf("%d timers after creating a rule, want 1", n)
 	}
 	h.advance(30 * time.Second)
-	if got := h.alertGet(id)["last_evaluated_at"]; got != fmtAlertTime(base.Add(3*time.Minute)) {
+	if got := h.alertGet(id)["last_evaluated_at"]; got != engine.FmtAlertTime(base.Add(3*time.Minute)) {
 		t.Fatalf("first pass at %v, want the grid point +3m", got)
 	}
 
@@ -41,7 +43,7 @@ func TestEvaluationTimerFollowsRules(t *testing.T) {
 		t.Fatalf("%d timers with the only rule disabled", n)
 	}
 	h.advance(24 * time.Hour)
-	if got := h.alertGet(id)["last_evaluated_at"]; got != fmtAlertTime(base.Add(3*time.Minute)) {
+	if got := h.alertGet(id)["last_evaluated_at"]; got != engine.FmtAlertTime(base.Add(3*time.Minute)) {
 		t.Fatalf("a disabled rule was evaluated: %v", got)
 	}
 
@@ -50,12 +52,12 @@ func TestEvaluationTimerFollowsRules(t *testing.T) {
 	mustStatus(t, h.do("PATCH", builderBase+"/v1/alert-rules/"+id, map[string]any{"enabled": true}, builderHeaders...), 200)
 	want := base.Add(24*time.Hour + 5*time.Minute)
 	h.advance(want.Sub(h.clock.Now()) - time.Nanosecond)
-	if got := h.alertGet(id)["last_evaluated_at"]; got != fmtAlertTime(base.Add(3*time.Minute)) {
+	if got := h.alertGet(id)["last_evaluated_at"]; got != engine.FmtAlertTime(base.Add(3*time.Minute)) {
 		t.Fatalf("evaluated before the grid point: %v", got)
 	}
 	h.advance(time.Nanosecond)
-	if got := h.alertGet(id)["last_evaluated_at"]; got != fmtAlertTime(want) {
-		t.Fatalf("pass at %v, want %v", got, fmtAlertTime(want))
+	if got := h.alertGet(id)["last_evaluated_at"]; got != engine.FmtAlertTime(want) {
+		t.Fatalf("pass at %v, want %v", got, engine.FmtAlertTime(want))
 	}
 	if n := h.clock.Pending(); n != 1 {
 		t.Fatalf("%d timers while a rule is enabled, want 1", n)

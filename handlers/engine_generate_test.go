@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentplatform/mockplatform/engine"
+
 	"github.com/agentplatform/mockplatform/store"
 )
 
@@ -150,7 +152,7 @@ accounts:
 		t.Fatal(err)
 	}
 	defer st.Close()
-	if err := Seed(st, sc, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)); err != nil {
+	if err := engine.Seed(st, sc, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)); err != nil {
 		t.Fatal(err)
 	}
 	list := allConversations(t, st)

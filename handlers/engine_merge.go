@@ -13,24 +13,17 @@ package handlers
 // the branch point; a given value replaces the item (null deletes it).
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strings"
-)
 
-// resolution is one validated conflict resolution.
-type resolution struct {
-	index    int // in the request, for error fields
-	strategy string
-	value    json.RawMessage // nil when not given
-}
+	"github.com/agentplatform/mockplatform/engine"
+)
 
 // readResolutions validates conflictResolutions: path (array of strings,
 // at least one) and strategy (ours, theirs, base) are required. Keys are
 // the joined paths; a later resolution of the same path wins.
-func readResolutions(f *fieldBody) map[string]resolution {
+func readResolutions(f *fieldBody) map[string]engine.Resolution {
 	if !f.has("conflictResolutions") || f.isNull("conflictResolutions") {
 		return nil
 	}
@@ -39,7 +32,7 @@ func readResolutions(f *fieldBody) map[string]resolution {
 		f.fail("conflictResolutions", "must be an array of objects")
 		return nil
 	}
-	out := map[string]resolution{}
+	out := map[string]engine.Resolution{}
 	for i, item := range items {
 		at := fmt.Sprintf("conflictResolutions/%d", i)
 		if item == nil {
@@ -51,184 +44,22 @@ func readResolutions(f *fieldBody) map[string]resolution {
 			f.fail(at+"/path", "must be a non-empty array of strings")
 		}
 		sub := &fieldBody{raw: item}
-		strategy, ok := sub.enum("strategy", mergeStrategies)
+		strategy, ok := sub.enum("strategy", engine.MergeStrategies)
 		if !sub.has("strategy") {
 			f.fail(at+"/strategy", "is required")
 		} else if !ok {
-			f.fail(at+"/strategy", "must be one of: %s", strings.Join(mergeStrategies, ", "))
+			f.fail(at+"/strategy", "must be one of: %s", strings.Join(engine.MergeStrategies, ", "))
 		}
 		for k := range item {
 			if k != "path" && k != "strategy" && k != "value" {
 				f.fail(at+"/"+k, "is not allowed")
 			}
 		}
-		r := resolution{index: i, strategy: strategy}
+		r := engine.Resolution{Index: i, Strategy: strategy}
 		if v, ok := item["value"]; ok {
-			r.value = v
+			r.Value = v
 		}
 		out[strings.Join(path, "/")] = r
 	}
 	return out
-}
-
-// resolvedValue is the item value a resolution gives: the JSON of the
-// item ("" when deleted), or an error for a value of the wrong shape.
-func (r resolution) resolvedValue(path, base, ours, theirs string) (string, error) {
-	if r.value == nil {
-		switch r.strategy {
-		case "ours":
-			return ours, nil
-		case "theirs":
-			return theirs, nil
-		}
-		return base, nil
-	}
-	field := fmt.Sprintf("conflictResolutions/%d/value", r.index)
-	bad := func(want string) error {
-		return invalid(CodeValidation, MsgValidationFailed, FieldError{Field: field, Message: "must be " + want})
-	}
-	if string(bytes.TrimSpace(r.value)) == "null" {
-		if path == "behavior" {
-			return jsonOf(""), nil
-		}
-		return "", nil
-	}
-	id := path[strings.LastIndexByte(path, '/')+1:]
-	switch {
-	case path == "behavior":
-		var s string
-		if json.Unmarshal(r.value, &s) != nil {
-			return "", bad("a string")
-		}
-		return jsonOf(s), nil
-	case strings.HasPrefix(path, "knowledgeBase/topics/"):
-		x := topicRec{ExampleQueries: exampleQuries{Queries: []string{}}}
-		if json.Unmarshal(r.value, &x) != nil || x.Name == "" {
-			return "", bad("a topic object with a name")
-		}
-		x.ID = id
-		return jsonOf(x), nil
-	case strings.HasPrefix(path, "attributes/"):
-		var x attribute
-		if json.Unmarshal(r.value, &x) != nil || x.Name == "" {
-			return "", bad("an attribute object with a name")
-		}
-		x.ID = id
-		return jsonOf(x), nil
-	default: // variants/
-		x := variant{AttributeValues: attributeValues{Values: map[string]string{}}}
-		if json.Unmarshal(r.value, &x) != nil || x.Name == "" {
-			return "", bad("a variant object with a name")
-		}
-		x.ID = id
-		return jsonOf(x), nil
-	}
-}
-
-// mergeItem is one mergeable item: its path and its JSON value ("" when
-// absent).
-type mergeItems map[string]string
-
-func itemsOf(c branchContent) (mergeItems, []string) {
-	m := mergeItems{"behavior": jsonOf(c.Behavior)}
-	order := []string{"behavior"}
-	add := func(path string, v any) {
-		m[path] = jsonOf(v)
-		order = append(order, path)
-	}
-	for _, t := range c.Topics {
-		add("knowledgeBase/topics/"+t.ID, t)
-	}
-	for _, a := range c.Attributes {
-		add("attributes/"+a.ID, a)
-	}
-	for _, v := range c.Variants {
-		add("variants/"+v.ID, v)
-	}
-	return m, order
-}
-
-func jsonOf(v any) string {
-	b, _ := json.Marshal(v)
-	return string(b)
-}
-
-// mergeContent merges theirs (the branch) into ours (main) against base.
-// It returns the merged content, or the conflicting paths (sorted).
-func mergeContent(base, ours, theirs branchContent) (branchContent, []string) {
-	out, conflicts, _, _ := mergeResolve(base, ours, theirs, nil)
-	return out, conflicts
-}
-
-// mergeResolve is mergeContent with conflict resolutions: it returns the
-// merged content, the conflicts no resolution settled (sorted), the paths
-// of the resolutions used, and an error for a resolution value of the
-// wrong shape.
-func mergeResolve(base, ours, theirs branchContent, res map[string]resolution) (branchContent, []string, map[string]bool, error) {
-	used := map[string]bool{}
-	b, _ := itemsOf(base)
-	o, oOrder := itemsOf(ours)
-	t, tOrder := itemsOf(theirs)
-	result := mergeItems{}
-	var conflicts []string
-	seen := map[string]bool{}
-	var order []string
-	for _, p := range append(oOrder, tOrder...) {
-		if seen[p] {
-			continue
-		}
-		seen[p] = true
-		order = append(order, p)
-		bv, ov, tv := b[p], o[p], t[p]
-		switch {
-		case ov == tv:
-			result[p] = ov
-		case ov == bv:
-			result[p] = tv
-		case tv == bv:
-			result[p] = ov
-		default:
-			r, ok := res[p]
-			if !ok {
-				conflicts = append(conflicts, p)
-				continue
-			}
-			v, err := r.resolvedValue(p, bv, ov, tv)
-			if err != nil {
-				return branchContent{}, nil, nil, err
-			}
-			used[p] = true
-			result[p] = v
-		}
-	}
-	// Items deleted on one side and unchanged on the other are absent from
-	// both orders only when both deleted them; those stay deleted.
-	if len(conflicts) > 0 {
-		sort.Strings(conflicts)
-		return branchContent{}, conflicts, used, nil
-	}
-	out := emptyContent()
-	for _, p := range order {
-		v := result[p]
-		if v == "" {
-			continue // deleted
-		}
-		switch {
-		case p == "behavior":
-			_ = json.Unmarshal([]byte(v), &out.Behavior)
-		case len(p) > 20 && p[:20] == "knowledgeBase/topics":
-			var x topicRec
-			_ = json.Unmarshal([]byte(v), &x)
-			out.Topics = append(out.Topics, &x)
-		case len(p) > 10 && p[:10] == "attributes":
-			var x attribute
-			_ = json.Unmarshal([]byte(v), &x)
-			out.Attributes = append(out.Attributes, &x)
-		case len(p) > 8 && p[:8] == "variants":
-			var x variant
-			_ = json.Unmarshal([]byte(v), &x)
-			out.Variants = append(out.Variants, &x)
-		}
-	}
-	return out, nil, used, nil
 }

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentplatform/mockplatform/engine"
+
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -20,7 +22,7 @@ func (h *harness) voiceDial(attrs map[string]any) string {
 	return res.ConversationID
 }
 
-func (h *harness) voiceSay(id, text string) *SayResult {
+func (h *harness) voiceSay(id, text string) *engine.SayResult {
 	h.t.Helper()
 	res, err := h.api.Say(id, text)
 	if err != nil {
@@ -39,7 +41,7 @@ func TestVoiceSayRunsTheDialogue(t *testing.T) {
 	h.advance(20 * time.Second)
 
 	res := h.voiceSay(id, "can I get a refund")
-	if diff := cmp.Diff(&SayResult{ConversationID: id, Response: "Refunds take five days."}, res); diff != "" {
+	if diff := cmp.Diff(&engine.SayResult{ConversationID: id, Response: "Refunds take five days."}, res); diff != "" {
 		t.Errorf("say (-want +got):\n%s", diff)
 	}
 	c := h.conversation(id)
@@ -55,14 +57,14 @@ func TestVoiceSayRunsTheDialogue(t *testing.T) {
 
 	// "agent": the handoff rule (turn 3 of the caller).
 	res = h.voiceSay(id, "put me through to an agent")
-	want := &SayResult{ConversationID: id, Response: "Transferring you.", Ended: true,
-		Handoff: &CallHandoff{Destination: "queue_a", Reason: "asked"}}
+	want := &engine.SayResult{ConversationID: id, Response: "Transferring you.", Ended: true,
+		Handoff: &engine.CallHandoff{Destination: "queue_a", Reason: "asked"}}
 	if diff := cmp.Diff(want, res); diff != "" {
 		t.Errorf("say agent (-want +got):\n%s", diff)
 	}
 	r := h.do("GET", "/runtime/us-1/v1/acme/support/handoff_state?id="+id, nil, "x-api-key", "handoff-key")
 	mustStatus(t, r, 200)
-	mustBody(t, r, handoffResponse{ID: id, SharedID: "ticket-3",
+	mustBody(t, r, engine.HandoffResponse{ID: id, SharedID: "ticket-3",
 		Data: map[string]any{"customer_id": "C-9", "note": "put me through to an agent"}})
 	r = h.do("GET", "/runtime/us-1/v1/acme/support/handoff_state?shared_id=ticket-3", nil, "x-api-key", "handoff-key")
 	mustStatus(t, r, 200)
@@ -73,10 +75,10 @@ func TestVoiceSayRunsTheDialogue(t *testing.T) {
 
 	// The call is over: further turns and a hangup are refused, unchanged.
 	before := h.storeDump()
-	if _, err := h.api.Say(id, "hello?"); !errors.Is(err, ErrCallEnded) {
+	if _, err := h.api.Say(id, "hello?"); !errors.Is(err, engine.ErrCallEnded) {
 		t.Errorf("say after the handoff: %v, want ErrCallEnded", err)
 	}
-	if err := h.api.Hangup(id); !errors.Is(err, ErrCallEnded) {
+	if err := h.api.Hangup(id); !errors.Is(err, engine.ErrCallEnded) {
 		t.Errorf("hangup after the handoff: %v, want ErrCallEnded", err)
 	}
 	if !before.Equal(h.storeDump()) {
@@ -113,7 +115,7 @@ func TestVoiceHangup(t *testing.T) {
 	h.advance(7 * time.Minute)
 	// While in progress it counts up to now.
 	r := h.concurrency("start_time=2026-03-01T12:00:00Z&end_time=2026-03-01T12:10:00Z")
-	mustBody(t, r, concurrencyResponse{AccountID: "ACCOUNT-1001", ProjectID: "PROJECT-2001", Intervals: []concurrencyInterval{
+	mustBody(t, r, engine.ConcurrencyResponse{AccountID: "ACCOUNT-1001", ProjectID: "PROJECT-2001", Intervals: []engine.ConcurrencyInterval{
 		{Time: "2026-03-01T12:00:00Z", Max: 2}, {Time: "2026-03-01T12:05:00Z", Max: 2},
 	}})
 	if err := h.api.Hangup(id); err != nil {
@@ -125,7 +127,7 @@ func TestVoiceHangup(t *testing.T) {
 	}
 	h.advance(10 * time.Minute) // 12:17
 	r = h.concurrency("start_time=2026-03-01T12:00:00Z&end_time=2026-03-01T12:20:00Z")
-	mustBody(t, r, concurrencyResponse{AccountID: "ACCOUNT-1001", ProjectID: "PROJECT-2001", Intervals: []concurrencyInterval{
+	mustBody(t, r, engine.ConcurrencyResponse{AccountID: "ACCOUNT-1001", ProjectID: "PROJECT-2001", Intervals: []engine.ConcurrencyInterval{
 		{Time: "2026-03-01T12:00:00Z", Max: 2}, {Time: "2026-03-01T12:05:00Z", Max: 2}, // ended 12:07
 		{Time: "2026-03-01T12:10:00Z", Max: 1}, {Time: "2026-03-01T12:15:00Z", Max: 1}, // CONV-S4 only
 	}})
@@ -152,11 +154,11 @@ func TestVoiceErrors(t *testing.T) {
 		name, id string
 		want     error
 	}{
-		{"unknown id", "CA-nope", ErrCallNotFound},
-		{"empty id", "", ErrCallNotFound},
-		{"chat conversation", chat, ErrNotVoice},
-		{"ended webchat", "CONV-S2", ErrNotVoice},
-		{"ended call", "CONV-S1", ErrCallEnded},
+		{"unknown id", "CA-nope", engine.ErrCallNotFound},
+		{"empty id", "", engine.ErrCallNotFound},
+		{"chat conversation", chat, engine.ErrNotVoice},
+		{"ended webchat", "CONV-S2", engine.ErrNotVoice},
+		{"ended call", "CONV-S1", engine.ErrCallEnded},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			before := h.storeDump()

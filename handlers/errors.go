@@ -3,139 +3,13 @@ package handlers
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"strconv"
 
+	"github.com/agentplatform/mockplatform/engine"
+
 	"github.com/gin-gonic/gin"
 )
-
-// Kind is the kind of an API error. One table (kindStatus) maps kinds to
-// HTTP statuses; one renderer per family shape (render) writes the body.
-type Kind int
-
-// Error kinds.
-const (
-	KindInvalid Kind = iota + 1
-	KindUnauthorized
-	KindForbidden
-	KindNotFound
-	KindMethodNotAllowed
-	KindConflict
-	KindGone
-	KindPrecondition
-	KindTooLarge
-	KindUnsupportedMedia
-	KindUnprocessable
-	KindTooManyRequests
-	KindInternal
-	KindNotImplemented
-	KindBadGateway
-	KindUnavailable
-)
-
-// kindStatus is the one table from error kind to HTTP status.
-var kindStatus = map[Kind]int{
-	KindInvalid:          http.StatusBadRequest,
-	KindUnauthorized:     http.StatusUnauthorized,
-	KindForbidden:        http.StatusForbidden,
-	KindNotFound:         http.StatusNotFound,
-	KindMethodNotAllowed: http.StatusMethodNotAllowed,
-	KindConflict:         http.StatusConflict,
-	KindGone:             http.StatusGone,
-	KindPrecondition:     http.StatusPreconditionFailed,
-	KindTooLarge:         http.StatusRequestEntityTooLarge,
-	KindUnsupportedMedia: http.StatusUnsupportedMediaType,
-	KindUnprocessable:    http.StatusUnprocessableEntity,
-	KindTooManyRequests:  http.StatusTooManyRequests,
-	KindInternal:         http.StatusInternalServerError,
-	KindNotImplemented:   http.StatusNotImplemented,
-	KindBadGateway:       http.StatusBadGateway,
-	KindUnavailable:      http.StatusServiceUnavailable,
-}
-
-// defaultCodes are the envelope error codes used when an error names none.
-var defaultCodes = map[int]string{
-	400: "BAD_REQUEST",
-	401: "UNAUTHORIZED",
-	403: "FORBIDDEN",
-	404: "NOT_FOUND",
-	405: "METHOD_NOT_ALLOWED",
-	408: "REQUEST_TIMEOUT",
-	409: "CONFLICT",
-	410: "GONE",
-	412: "PRECONDITION_FAILED",
-	413: "PAYLOAD_TOO_LARGE",
-	415: "UNSUPPORTED_MEDIA_TYPE",
-	422: "UNPROCESSABLE_ENTITY",
-	429: "TOO_MANY_REQUESTS",
-	500: "INTERNAL_SERVER_ERROR",
-	501: "NOT_IMPLEMENTED",
-	502: "BAD_GATEWAY",
-	503: "SERVICE_UNAVAILABLE",
-	504: "GATEWAY_TIMEOUT",
-}
-
-// FieldError is one per-field problem (agents, alerts and webhooks bodies).
-type FieldError struct {
-	Field   string `json:"field"`
-	Message string `json:"message"`
-}
-
-// Error is the error value handlers return. It is rendered in the family's
-// shape by render.
-type Error struct {
-	Kind Kind
-	// Status overrides the status of Kind (fault rules use any status).
-	Status int
-	// Code is the upper-snake error code of envelope families.
-	Code string
-	// Message is the human-readable message.
-	Message string
-	// Fields are per-field problems.
-	Fields []FieldError
-	// Headers are added to the response (e.g. Retry-After).
-	Headers map[string]string
-	// Body, when set, is written verbatim instead of a rendered body.
-	Body []byte
-}
-
-func (e *Error) Error() string {
-	if e.Code != "" {
-		return fmt.Sprintf("%d %s: %s", e.httpStatus(), e.Code, e.Message)
-	}
-	return fmt.Sprintf("%d: %s", e.httpStatus(), e.Message)
-}
-
-func (e *Error) httpStatus() int {
-	if e.Status != 0 {
-		return e.Status
-	}
-	if s, ok := kindStatus[e.Kind]; ok {
-		return s
-	}
-	return http.StatusInternalServerError
-}
-
-func (e *Error) errorCode() string {
-	if e.Code != "" {
-		return e.Code
-	}
-	if c, ok := defaultCodes[e.httpStatus()]; ok {
-		return c
-	}
-	return "ERROR"
-}
-
-// errf builds an Error of a kind with an envelope code and a message.
-func errf(kind Kind, code, format string, args ...any) *Error {
-	return &Error{Kind: kind, Code: code, Message: fmt.Sprintf(format, args...)}
-}
-
-// invalid is a 400 with per-field errors (builder families) and a message.
-func invalid(code, msg string, fields ...FieldError) *Error {
-	return &Error{Kind: KindInvalid, Code: code, Message: msg, Fields: fields}
-}
 
 // shape is the error body shape of a family.
 type shape int
@@ -163,15 +37,15 @@ const (
 // render writes err in the shape of the request's family. It is the one
 // place error bodies are produced.
 func (a *API) render(c *gin.Context, err error) {
-	var e *Error
+	var e *engine.Error
 	if !errors.As(err, &e) {
-		a.log.Error("internal error", "path", c.Request.URL.Path, "err", err)
-		e = &Error{Kind: KindInternal, Message: "Internal server error."}
+		a.Log.Error("internal error", "path", c.Request.URL.Path, "err", err)
+		e = &engine.Error{Kind: engine.KindInternal, Message: "Internal server error."}
 	}
 	for k, v := range e.Headers {
 		c.Header(k, v)
 	}
-	status := e.httpStatus()
+	status := e.HttpStatus()
 	if e.Body != nil {
 		c.Data(status, "application/json", e.Body)
 		c.Abort()
@@ -180,7 +54,7 @@ func (a *API) render(c *gin.Context, err error) {
 	sh := shapeControl
 	if f := familyOf(c); f != nil {
 		sh = f.Shape
-		if sh == shapeBuilder && a.world().fidelity(switchBuilderErrors) == "envelope" {
+		if sh == shapeBuilder && a.World().Fidelity(engine.SwitchBuilderErrors) == "envelope" {
 			sh = shapeEnvelope
 		}
 	}
@@ -190,7 +64,7 @@ func (a *API) render(c *gin.Context, err error) {
 		// without its reflection and its second pass over the
 		// MarshalJSON output.
 		buf := getJSONBuf()
-		*buf = appendEnvelope(*buf, envelope{Error: e.Message, ErrorID: correlationID(c), ErrorCode: e.errorCode(), ErrorMessage: e.Message})
+		*buf = appendEnvelope(*buf, envelope{Error: e.Message, ErrorID: correlationID(c), ErrorCode: e.ErrorCode(), ErrorMessage: e.Message})
 		answerBuf(c, status, buf)
 		c.Abort()
 		return
@@ -199,14 +73,14 @@ func (a *API) render(c *gin.Context, err error) {
 }
 
 // errorBody builds the body of an error in a shape.
-func errorBody(sh shape, e *Error, status int, corr string) any {
+func errorBody(sh shape, e *engine.Error, status int, corr string) any {
 	switch sh {
 	case shapeEnvelope:
-		return envelope{Error: e.Message, ErrorID: corr, ErrorCode: e.errorCode(), ErrorMessage: e.Message}
+		return envelope{Error: e.Message, ErrorID: corr, ErrorCode: e.ErrorCode(), ErrorMessage: e.Message}
 	case shapeBuilder:
 		fields := e.Fields
 		if fields == nil {
-			fields = []FieldError{}
+			fields = []engine.FieldError{}
 		}
 		return builderError{Message: e.Message, Errors: fields}
 	case shapeErrorMessage:
@@ -214,7 +88,7 @@ func errorBody(sh shape, e *Error, status int, corr string) any {
 	case shapeDNI:
 		return dniError{Error: http.StatusText(status), Message: e.Message}
 	case shapeOutbound:
-		return outboundError{Code: e.errorCode(), Error: e.Message}
+		return outboundError{Code: e.ErrorCode(), Error: e.Message}
 	case shapeMessaging:
 		return messagingError{Error: e.Message, Message: e.Message}
 	default:
@@ -241,7 +115,7 @@ type ErrorBody struct {
 	Name string
 	Body any
 	// Fidelity marks a body that a fidelity switch selects.
-	Fidelity *Fidelity
+	Fidelity *engine.Fidelity
 }
 
 // ErrorBodies are the error bodies a family answers: its shape's first,
@@ -251,7 +125,7 @@ func (f *Family) ErrorBodies() []ErrorBody {
 	out := []ErrorBody{shapeBodies[f.Shape]}
 	if f.Shape == shapeBuilder {
 		env := shapeBodies[shapeEnvelope]
-		env.Fidelity = &Fidelity{ID: "D10", Switch: switchBuilderErrors, Value: "envelope", Note: "the standard envelope"}
+		env.Fidelity = &engine.Fidelity{ID: "D10", Switch: engine.SwitchBuilderErrors, Value: "envelope", Note: "the standard envelope"}
 		out = append(out, env)
 	}
 	return out
@@ -310,8 +184,8 @@ func appendEnvelope(b []byte, v envelope) []byte {
 }
 
 type builderError struct {
-	Message string       `json:"message"`
-	Errors  []FieldError `json:"errors"`
+	Message string              `json:"message"`
+	Errors  []engine.FieldError `json:"errors"`
 }
 
 type dniError struct {

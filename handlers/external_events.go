@@ -23,20 +23,11 @@ package handlers
 // awaits its id.
 
 import (
-	"bytes"
-	"encoding/json"
-	"encoding/xml"
-	"errors"
 	"fmt"
-	"io"
-	"maps"
-	"mime"
 	"net/http"
-	"net/url"
 	"slices"
-	"strconv"
-	"strings"
-	"unicode"
+
+	"github.com/agentplatform/mockplatform/engine"
 
 	"github.com/agentplatform/mockplatform/scenario"
 
@@ -74,43 +65,13 @@ var opExternalEvent = &Op{ID: "externalEventPost", Summary: "Push an external ev
 	Responses:    []Response{{Status: 201, Doc: "Received: bound, or queued until a conversation awaits the id."}},
 	Errors:       []int{400, 415}}
 
-// eventLocations are the places an event id may be (event_id_location).
-var eventLocations = []string{"headers", "querystring", "payload"}
-
 // eventParams are the query parameters of an event, all required.
 var eventParams = []Param{
-	{Name: "event_id_location", Enum: eventLocations, Required: true, Doc: "Where the event id is."},
+	{Name: "event_id_location", Enum: engine.EventLocations, Required: true, Doc: "Where the event id is."},
 	{Name: "event_id_path", Required: true, Doc: "The header name, query parameter or payload path of the event id."},
 	{Name: "account_id", Required: true, Doc: "The account (id, ACCOUNT-<id> or slug)."},
 	{Name: "project_id", Required: true, Doc: "The project (id, PROJECT-<id> or slug)."},
 }
-
-// External events messages ([OAS] for the two event id texts).
-const (
-	MsgEventIDNotFound   = "External event id not found in request"
-	MsgEventIDInvalid    = "External event id not valid"
-	MsgEventParamMissing = "Missing required query parameter: %s"
-	MsgEventLocation     = "event_id_location must be one of headers, querystring, payload"
-	MsgEventContentType  = "Unsupported content type %q: use application/json, application/x-www-form-urlencoded, application/xml or text/plain"
-	MsgEventBadPayload   = "Payload is not valid %s"
-	MsgEventAccount      = "Unknown account_id %q"
-	MsgEventProject      = "Unknown project_id %q"
-
-	docAwait        = "await"         // id account/project/event -> awaitDoc
-	docEventPending = "event_pending" // id account/project/event -> pendingDoc
-
-	maxEventIDLen = 256
-)
-
-type awaitDoc struct {
-	ConversationID string `json:"conversation_id"`
-}
-
-type pendingDoc struct {
-	Events []store.Event `json:"events"`
-}
-
-func eventKey(account, project, id string) string { return account + "/" + project + "/" + id }
 
 // handleExternalEventsWebhook handles "POST {runtime}/v1/external-events/webhook".
 func (a *API) handleExternalEventsWebhook(c *gin.Context) error {
@@ -119,11 +80,11 @@ func (a *API) handleExternalEventsWebhook(c *gin.Context) error {
 		return err
 	}
 	body := stateOf(c).body
-	ctype, err := eventContentType(c.GetHeader("Content-Type"), body)
+	ctype, err := engine.EventContentType(c.GetHeader("Content-Type"), body)
 	if err != nil {
 		return err
 	}
-	parsed, err := parseEventPayload(ctype, body)
+	parsed, err := engine.ParseEventPayload(ctype, body)
 	if err != nil {
 		return err
 	}
@@ -132,11 +93,11 @@ func (a *API) handleExternalEventsWebhook(c *gin.Context) error {
 		return err
 	}
 
-	ev := store.Event{ID: id, ReceivedAt: a.clock.Now(), ContentType: ctype, Payload: body}
+	ev := store.Event{ID: id, ReceivedAt: a.Clock().Now(), ContentType: ctype, Payload: body}
 	if ev.Payload == nil {
 		ev.Payload = []byte{}
 	}
-	bound, err := a.deliverEvent(principal(c).Region, t.account, t.project, ev)
+	bound, err := a.DeliverEvent(principal(c).Region, t.Account, t.Project, ev)
 	if err != nil {
 		return err
 	}
@@ -147,394 +108,65 @@ func (a *API) handleExternalEventsWebhook(c *gin.Context) error {
 	return nil
 }
 
-// eventTarget is what the query string of an event names: where its id is
-// (event_id_location, event_id_path) and the project it belongs to.
-type eventTarget struct {
-	location, path   string
-	account, project string // ids
-}
-
 // readEventTarget reads the required query parameters and checks the account
 // and project against the key (another account's, or another project's
 // for a project key, is 401 as an unknown key).
-func (a *API) readEventTarget(c *gin.Context) (eventTarget, error) {
+func (a *API) readEventTarget(c *gin.Context) (engine.EventTarget, error) {
 	params := map[string]string{}
 	for _, p := range eventParams {
 		v := c.Query(p.Name)
 		if v == "" {
-			return eventTarget{}, &Error{Kind: KindInvalid, Message: fmt.Sprintf(MsgEventParamMissing, p.Name)}
+			return engine.EventTarget{}, &engine.Error{Kind: engine.KindInvalid, Message: fmt.Sprintf(engine.MsgEventParamMissing, p.Name)}
 		}
 		params[p.Name] = v
 	}
 	loc := params["event_id_location"]
-	if !slices.Contains(eventLocations, loc) {
-		return eventTarget{}, &Error{Kind: KindInvalid, Message: MsgEventLocation}
+	if !slices.Contains(engine.EventLocations, loc) {
+		return engine.EventTarget{}, &engine.Error{Kind: engine.KindInvalid, Message: engine.MsgEventLocation}
 	}
 	p := principal(c)
-	acct := a.world().account(params["account_id"])
+	acct := a.World().Account(params["account_id"])
 	if acct == nil {
-		return eventTarget{}, &Error{Kind: KindInvalid, Message: fmt.Sprintf(MsgEventAccount, params["account_id"])}
+		return engine.EventTarget{}, &engine.Error{Kind: engine.KindInvalid, Message: fmt.Sprintf(engine.MsgEventAccount, params["account_id"])}
 	}
 	if acct != p.Account {
-		return eventTarget{}, &Error{Kind: KindUnauthorized, Message: msgInvalidKey}
+		return engine.EventTarget{}, &engine.Error{Kind: engine.KindUnauthorized, Message: msgInvalidKey}
 	}
 	proj := acct.Project(params["project_id"])
 	if proj == nil {
-		return eventTarget{}, &Error{Kind: KindInvalid, Message: fmt.Sprintf(MsgEventProject, params["project_id"])}
+		return engine.EventTarget{}, &engine.Error{Kind: engine.KindInvalid, Message: fmt.Sprintf(engine.MsgEventProject, params["project_id"])}
 	}
 	if p.Project != nil && p.Project != proj {
-		return eventTarget{}, &Error{Kind: KindUnauthorized, Message: msgInvalidKey}
+		return engine.EventTarget{}, &engine.Error{Kind: engine.KindUnauthorized, Message: msgInvalidKey}
 	}
-	return eventTarget{location: loc, path: params["event_id_path"], account: acct.ID, project: proj.ID}, nil
-}
-
-// eventContentType is the media type of the Content-Type header (text/xml
-// read as application/xml); an unsupported one is 415, and so is a body
-// without a type.
-func eventContentType(header string, body []byte) (string, error) {
-	ctype := ""
-	if header != "" {
-		mt, _, err := mime.ParseMediaType(header)
-		if err != nil {
-			return "", &Error{Kind: KindUnsupportedMedia, Message: fmt.Sprintf(MsgEventContentType, header)}
-		}
-		ctype = mt
-	}
-	if ctype == "text/xml" {
-		ctype = "application/xml"
-	}
-	switch ctype {
-	case "application/json", "application/x-www-form-urlencoded", "application/xml", "text/plain":
-	case "":
-		if len(bytes.TrimSpace(body)) > 0 {
-			return "", &Error{Kind: KindUnsupportedMedia, Message: fmt.Sprintf(MsgEventContentType, "")}
-		}
-	default:
-		return "", &Error{Kind: KindUnsupportedMedia, Message: fmt.Sprintf(MsgEventContentType, ctype)}
-	}
-	return ctype, nil
+	return engine.EventTarget{Location: loc, Path: params["event_id_path"], Account: acct.ID, Project: proj.ID}, nil
 }
 
 // eventID extracts the event id from the location the target names and
 // checks it (400 when missing or malformed).
-func eventID(c *gin.Context, t eventTarget, ctype string, body []byte, parsed any) (string, error) {
+func eventID(c *gin.Context, t engine.EventTarget, ctype string, body []byte, parsed any) (string, error) {
 	var id string
 	var found bool
-	switch t.location {
+	switch t.Location {
 	case "headers":
-		if vs := c.Request.Header.Values(t.path); len(vs) > 0 {
+		if vs := c.Request.Header.Values(t.Path); len(vs) > 0 {
 			id, found = vs[0], true
 		}
 	case "querystring":
-		if vs, ok := c.Request.URL.Query()[t.path]; ok && len(vs) > 0 {
+		if vs, ok := c.Request.URL.Query()[t.Path]; ok && len(vs) > 0 {
 			id, found = vs[0], true
 		}
 	default:
 		var err error
-		if id, found, err = eventIDFromPayload(ctype, body, parsed, t.path); err != nil {
+		if id, found, err = engine.EventIDFromPayload(ctype, body, parsed, t.Path); err != nil {
 			return "", err
 		}
 	}
 	if !found {
-		return "", &Error{Kind: KindInvalid, Message: MsgEventIDNotFound}
+		return "", &engine.Error{Kind: engine.KindInvalid, Message: engine.MsgEventIDNotFound}
 	}
-	if !validEventID(id) {
-		return "", &Error{Kind: KindInvalid, Message: MsgEventIDInvalid}
+	if !engine.ValidEventID(id) {
+		return "", &engine.Error{Kind: engine.KindInvalid, Message: engine.MsgEventIDInvalid}
 	}
 	return id, nil
-}
-
-// validEventID: 1 to 256 characters, no whitespace or control characters.
-func validEventID(id string) bool {
-	if id == "" || len(id) > maxEventIDLen {
-		return false
-	}
-	for _, r := range id {
-		if unicode.IsSpace(r) || unicode.IsControl(r) || r == unicode.ReplacementChar {
-			return false
-		}
-	}
-	return true
-}
-
-// parseEventPayload parses a body per content type: JSON value, form
-// fields, XML (checked well-formed, kept as a string) or text.
-func parseEventPayload(ctype string, body []byte) (any, error) {
-	if len(bytes.TrimSpace(body)) == 0 {
-		return nil, nil
-	}
-	switch ctype {
-	case "application/json":
-		if err := CheckJSON(body); err != nil {
-			return nil, &Error{Kind: KindInvalid, Message: fmt.Sprintf(MsgEventBadPayload, "JSON") + ": " + err.Error()}
-		}
-		dec := json.NewDecoder(bytes.NewReader(body))
-		dec.UseNumber()
-		var v any
-		if err := dec.Decode(&v); err != nil {
-			return nil, &Error{Kind: KindInvalid, Message: fmt.Sprintf(MsgEventBadPayload, "JSON")}
-		}
-		return v, nil
-	case "application/x-www-form-urlencoded":
-		vals, err := url.ParseQuery(string(body))
-		if err != nil {
-			return nil, &Error{Kind: KindInvalid, Message: fmt.Sprintf(MsgEventBadPayload, "form data")}
-		}
-		return firstValues(vals), nil
-	case "application/xml":
-		dec := xml.NewDecoder(bytes.NewReader(body))
-		for {
-			_, err := dec.Token()
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				return nil, &Error{Kind: KindInvalid, Message: fmt.Sprintf(MsgEventBadPayload, "XML")}
-			}
-		}
-		return string(body), nil
-	}
-	return string(body), nil
-}
-
-func firstValues(vals url.Values) map[string]any {
-	out := make(map[string]any, len(vals))
-	for k, v := range vals {
-		if len(v) > 0 {
-			out[k] = v[0]
-		}
-	}
-	return out
-}
-
-// eventIDFromPayload finds the event id in the body:
-//   - JSON: a top-level key equal to the path, else the dotted path
-//     through objects (and array indexes); the value must be a string or
-//     an integer;
-//   - form: the field named by the path;
-//   - XML: the element at the dotted element path, from the root element
-//     ("root.cid") or below it ("cid");
-//   - text: "key=value" pairs separated by "&" or new lines (as the OAS
-//     example "cid=evt_...&status=succeeded"), or "key: value" lines.
-func eventIDFromPayload(ctype string, body []byte, parsed any, path string) (string, bool, error) {
-	switch ctype {
-	case "application/json":
-		v, ok := jsonPath(parsed, path)
-		if !ok {
-			return "", false, nil
-		}
-		switch t := v.(type) {
-		case string:
-			return t, true, nil
-		case json.Number:
-			if _, err := strconv.ParseInt(t.String(), 10, 64); err == nil {
-				return t.String(), true, nil
-			}
-		}
-		return "", false, &Error{Kind: KindInvalid, Message: MsgEventIDInvalid}
-	case "application/x-www-form-urlencoded":
-		m, _ := parsed.(map[string]any)
-		v, ok := m[path].(string)
-		return v, ok, nil
-	case "application/xml":
-		v, ok := xmlPath(body, path)
-		return v, ok, nil
-	case "text/plain":
-		v, ok := textField(string(body), path)
-		return v, ok, nil
-	}
-	return "", false, nil
-}
-
-func jsonPath(v any, path string) (any, bool) {
-	if m, ok := v.(map[string]any); ok {
-		if x, ok := m[path]; ok {
-			return x, true
-		}
-	}
-	for _, seg := range strings.Split(path, ".") {
-		switch t := v.(type) {
-		case map[string]any:
-			x, ok := t[seg]
-			if !ok {
-				return nil, false
-			}
-			v = x
-		case []any:
-			i, err := strconv.Atoi(seg)
-			if err != nil || i < 0 || i >= len(t) {
-				return nil, false
-			}
-			v = t[i]
-		default:
-			return nil, false
-		}
-	}
-	return v, true
-}
-
-// xmlPath returns the trimmed text of the first element at path.
-func xmlPath(body []byte, path string) (string, bool) {
-	want := strings.Split(path, ".")
-	dec := xml.NewDecoder(bytes.NewReader(body))
-	var stack []string
-	var text strings.Builder
-	collecting := -1 // depth of the element being collected
-	matches := func() bool {
-		if slices.Equal(stack, want) {
-			return true
-		}
-		return len(stack) > 1 && slices.Equal(stack[1:], want)
-	}
-	for {
-		tok, err := dec.Token()
-		if err != nil {
-			return "", false
-		}
-		switch t := tok.(type) {
-		case xml.StartElement:
-			stack = append(stack, t.Name.Local)
-			if collecting < 0 && matches() {
-				collecting = len(stack)
-			}
-		case xml.CharData:
-			if collecting >= 0 {
-				text.Write(t)
-			}
-		case xml.EndElement:
-			if collecting == len(stack) {
-				return strings.TrimSpace(text.String()), true
-			}
-			stack = stack[:len(stack)-1]
-		}
-	}
-}
-
-// textField reads key=value pairs (separated by & or new lines) or
-// "key: value" lines of a text payload.
-func textField(body, key string) (string, bool) {
-	for _, line := range strings.FieldsFunc(body, func(r rune) bool { return r == '\n' || r == '\r' }) {
-		for _, pair := range strings.Split(line, "&") {
-			k, v, ok := strings.Cut(pair, "=")
-			if !ok {
-				k, v, ok = strings.Cut(pair, ":")
-			}
-			if !ok {
-				continue
-			}
-			if uk, err := url.QueryUnescape(strings.TrimSpace(k)); err == nil {
-				k = uk
-			}
-			if k == key {
-				v = strings.TrimSpace(v)
-				if uv, err := url.QueryUnescape(v); err == nil {
-					v = uv
-				}
-				return v, true
-			}
-		}
-	}
-	return "", false
-}
-
-// deliverEvent binds an event to its conversation (the rule at the top of
-// this file) or keeps it pending. It reports whether it was bound.
-func (a *Engine) deliverEvent(region, accountID, projectID string, ev store.Event) (bool, error) {
-	convID := ""
-	var aw awaitDoc
-	err := a.store.GetDoc(docAwait, region, eventKey(accountID, projectID, ev.ID), &aw)
-	switch {
-	case err == nil:
-		convID = aw.ConversationID
-	case !errors.Is(err, store.ErrNotFound):
-		return false, err
-	}
-	if convID == "" {
-		if c, err := a.store.GetConversation(region, ev.ID); err == nil && c.AccountID == accountID && c.ProjectID == projectID {
-			convID = c.ID
-		}
-	}
-	if convID == "" {
-		if hs, err := a.store.GetHandoffState(region, accountID, projectID, "", ev.ID); err == nil {
-			convID = hs.ID
-		}
-	}
-	if convID != "" {
-		err := a.bindEvents(region, accountID, projectID, convID, ev)
-		if err == nil {
-			return true, nil
-		}
-		if !errors.Is(err, store.ErrNotFound) {
-			return false, err
-		}
-	}
-	key := eventKey(accountID, projectID, ev.ID)
-	pend := pendingDoc{Events: []store.Event{ev}}
-	err = a.store.InsertDoc(docEventPending, region, key, &pend)
-	if errors.Is(err, store.ErrExists) {
-		var cur pendingDoc
-		err = a.store.UpdateDoc(docEventPending, region, key, &cur, func() error {
-			cur.Events = append(cur.Events, ev)
-			return nil
-		})
-	}
-	return false, err
-}
-
-// errOtherProject refuses to bind an event to a conversation of another
-// project.
-var errOtherProject = errors.New("conversation of another project")
-
-// bindEvents appends events to a conversation and shows them in its state.
-func (a *Engine) bindEvents(region, accountID, projectID, convID string, evs ...store.Event) error {
-	_, err := a.store.UpdateConversation(region, convID, func(c *store.Conversation) error {
-		if c.AccountID != accountID || c.ProjectID != projectID {
-			return errOtherProject
-		}
-		if c.State == nil {
-			c.State = map[string]any{}
-		}
-		all, _ := c.State["external_events"].(map[string]any)
-		all = maps.Clone(all)
-		if all == nil {
-			all = map[string]any{}
-		}
-		for _, ev := range evs {
-			c.Events = append(c.Events, ev)
-			payload, _ := parseEventPayload(ev.ContentType, ev.Payload)
-			all[ev.ID] = map[string]any{"content_type": ev.ContentType, "received_at": isoTime(ev.ReceivedAt), "payload": payload}
-			c.State["last_external_event_id"] = ev.ID
-		}
-		c.State["external_events"] = all
-		return nil
-	})
-	if errors.Is(err, errOtherProject) {
-		return store.ErrNotFound
-	}
-	return err
-}
-
-// awaitEvent registers that a conversation awaits an event id (the
-// dialogue action await_event; engine_conversation.go calls it after the turn is
-// stored) and binds the events of that id that arrived before.
-func (a *Engine) awaitEvent(conv *store.Conversation, eventID string) {
-	key := eventKey(conv.AccountID, conv.ProjectID, eventID)
-	if err := a.store.PutDoc(docAwait, conv.Region, key, awaitDoc{ConversationID: conv.ID}); err != nil {
-		a.log.Error("register awaited event", "conversation", conv.ID, "err", err)
-		return
-	}
-	var pend pendingDoc
-	if err := a.store.GetDoc(docEventPending, conv.Region, key, &pend); err != nil {
-		if !errors.Is(err, store.ErrNotFound) {
-			a.log.Error("read pending events", "conversation", conv.ID, "err", err)
-		}
-		return
-	}
-	if err := a.bindEvents(conv.Region, conv.AccountID, conv.ProjectID, conv.ID, pend.Events...); err != nil {
-		a.log.Error("bind pending events", "conversation", conv.ID, "err", err)
-		return
-	}
-	if err := a.store.DeleteDoc(docEventPending, conv.Region, key); err != nil && !errors.Is(err, store.ErrNotFound) {
-		a.log.Error("delete pending events", "conversation", conv.ID, "err", err)
-	}
 }

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentplatform/mockplatform/engine"
+
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -107,16 +109,16 @@ func TestExternalEventErrors(t *testing.T) {
 		{"no path", "event_id_location=payload&" + eeQuery, "application/json", `{"cid":"A"}`, "ee-key", 400, "Missing required query parameter: event_id_path"},
 		{"no account", "event_id_location=payload&event_id_path=cid&project_id=support", "application/json", `{"cid":"A"}`, "ee-key", 400, "Missing required query parameter: account_id"},
 		{"no project", "event_id_location=payload&event_id_path=cid&account_id=acme", "application/json", `{"cid":"A"}`, "ee-key", 400, "Missing required query parameter: project_id"},
-		{"bad location", "event_id_location=body&event_id_path=cid&" + eeQuery, "application/json", `{"cid":"A"}`, "ee-key", 400, MsgEventLocation},
-		{"id missing", ok, "application/json", `{"other":"A"}`, "ee-key", 400, MsgEventIDNotFound},
-		{"id missing empty body", ok, "application/json", "", "ee-key", 400, MsgEventIDNotFound},
-		{"id missing header", "event_id_location=headers&event_id_path=x-cid&" + eeQuery, "", "", "ee-key", 400, MsgEventIDNotFound},
-		{"id missing query", "event_id_location=querystring&event_id_path=cid&" + eeQuery, "", "", "ee-key", 400, MsgEventIDNotFound},
-		{"id object", ok, "application/json", `{"cid":{"a":1}}`, "ee-key", 400, MsgEventIDInvalid},
-		{"id float", ok, "application/json", `{"cid":1.5}`, "ee-key", 400, MsgEventIDInvalid},
-		{"id empty", ok, "application/json", `{"cid":""}`, "ee-key", 400, MsgEventIDInvalid},
-		{"id spaces", ok, "application/json", `{"cid":"a b"}`, "ee-key", 400, MsgEventIDInvalid},
-		{"id too long", ok, "application/json", `{"cid":"` + strings.Repeat("x", 257) + `"}`, "ee-key", 400, MsgEventIDInvalid},
+		{"bad location", "event_id_location=body&event_id_path=cid&" + eeQuery, "application/json", `{"cid":"A"}`, "ee-key", 400, engine.MsgEventLocation},
+		{"id missing", ok, "application/json", `{"other":"A"}`, "ee-key", 400, engine.MsgEventIDNotFound},
+		{"id missing empty body", ok, "application/json", "", "ee-key", 400, engine.MsgEventIDNotFound},
+		{"id missing header", "event_id_location=headers&event_id_path=x-cid&" + eeQuery, "", "", "ee-key", 400, engine.MsgEventIDNotFound},
+		{"id missing query", "event_id_location=querystring&event_id_path=cid&" + eeQuery, "", "", "ee-key", 400, engine.MsgEventIDNotFound},
+		{"id object", ok, "application/json", `{"cid":{"a":1}}`, "ee-key", 400, engine.MsgEventIDInvalid},
+		{"id float", ok, "application/json", `{"cid":1.5}`, "ee-key", 400, engine.MsgEventIDInvalid},
+		{"id empty", ok, "application/json", `{"cid":""}`, "ee-key", 400, engine.MsgEventIDInvalid},
+		{"id spaces", ok, "application/json", `{"cid":"a b"}`, "ee-key", 400, engine.MsgEventIDInvalid},
+		{"id too long", ok, "application/json", `{"cid":"` + strings.Repeat("x", 257) + `"}`, "ee-key", 400, engine.MsgEventIDInvalid},
 		{"bad json", ok, "application/json", `{"cid":`, "ee-key", 400, "Payload is not valid JSON: body ends before its JSON value is complete (at byte 7)"},
 		{"trailing data", ok, "application/json", `{"cid":"E1"}}}}`, "ee-key", 400, "Payload is not valid JSON: body has data after the JSON value (at byte 12)"},
 		{"two values", ok, "application/json", `{"cid":"E1"} {"cid":"E2"}`, "ee-key", 400, "Payload is not valid JSON: body has data after the JSON value (at byte 13)"},

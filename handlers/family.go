@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/agentplatform/mockplatform/engine"
+
 	"github.com/gin-gonic/gin"
 
 	"github.com/agentplatform/mockplatform/faults"
@@ -106,7 +108,7 @@ type Counted struct {
 // Scheme is an OpenAPI security scheme.
 type Scheme struct {
 	Type, In, Name, Scheme, BearerFormat, Doc string
-	Fidelity                                  *Fidelity
+	Fidelity                                  *engine.Fidelity
 }
 
 // route declares one route of a family: "METHOD /path" below the family's

@@ -1,5 +1,10 @@
 package handlers
 
+// A throwaway family, declared as a family's own file declares itself: a
+// route, a credential of its own, in-memory state that resets, a count, a
+// preset and its documentation. Adding it to the table is one line (below,
+// in widgetsTable); everything else derives from the table.
+
 import (
 	"net/http"
 	"slices"
@@ -7,15 +12,12 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/agentplatform/mockplatform/engine"
+
 	"github.com/gin-gonic/gin"
 
 	"github.com/agentplatform/mockplatform/faults"
 )
-
-// A throwaway family, declared as a family's own file declares itself: a
-// route, a credential of its own, in-memory state that resets, a count, a
-// preset and its documentation. Adding it to the table is one line (below,
-// in widgetsTable); everything else derives from the table.
 
 var famWidgets = &Family{
 	Name: "widgets", Base: "runtime", Shape: shapeErrorMessage,
@@ -66,7 +68,7 @@ func (a *API) handleWidgetAdd(c *gin.Context) error {
 }
 
 func jamWidgets(*gin.Context, faults.Rule) (bool, error) {
-	return true, &Error{Kind: KindUnavailable, Message: "Widgets are jammed."}
+	return true, &engine.Error{Kind: engine.KindUnavailable, Message: "Widgets are jammed."}
 }
 
 // widgetsTable is the table with the throwaway family: one line more.
@@ -86,7 +88,7 @@ func TestFamilyTableAddsAFamily(t *testing.T) {
 	yml := string(scenarioDefaultYAML()) + `
   - {kind: widgets, key: test-widgets-key, account: acme}
 `
-	h := newHarnessTable(t, yml, Config{}, tab)
+	h := newHarnessTable(t, yml, engine.Config{}, tab)
 	add := func() response {
 		return h.do("POST", "/runtime/us-1/v1/acme/widgets", nil, "X-Api-Key", "test-widgets-key")
 	}

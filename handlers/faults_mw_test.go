@@ -1,5 +1,10 @@
 package handlers
 
+// The fault middleware (docs/api.md#control-faults): a matched rule answers
+// with a status in the family's error body or a given body, adds headers,
+// delays on the real or virtual clock, drops the connection; counters (after,
+// times, probability) decide when it fires; every hit is journaled.
+
 import (
 	"context"
 	"errors"
@@ -10,17 +15,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentplatform/mockplatform/engine"
+
 	"github.com/gin-gonic/gin"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentplatform/mockplatform/clock"
 	"github.com/agentplatform/mockplatform/faults"
 )
-
-// The fault middleware (docs/api.md#control-faults): a matched rule answers
-// with a status in the family's error body or a given body, adds headers,
-// delays on the real or virtual clock, drops the connection; counters (after,
-// times, probability) decide when it fires; every hit is journaled.
 
 // mwFamily is a test family with one route, "METHOD /path" below fam's
 // base, in fam's name and error shape with no credential check (the
@@ -87,7 +89,7 @@ func TestFaultStatusInFamilyBody(t *testing.T) {
 		{"chat status without a default code", chatBase + "/create", chatHeaders, faults.Action{Status: 418}, 418,
 			func(r response) any { return envelopeBody(r, "ERROR", "I'm a teapot.") }},
 		{"builder", "/builder/us/fault-test/agents", nil, faults.Action{Status: 503, Code: "X_DOWN", Message: "down"}, 503,
-			func(response) any { return builderError{Message: "down", Errors: []FieldError{}} }},
+			func(response) any { return builderError{Message: "down", Errors: []engine.FieldError{}} }},
 		{"error_message", "/runtime/us-1/fault-test/concurrency", nil, faults.Action{Status: 503, Message: "down"}, 503,
 			func(response) any { return map[string]any{"error_message": "down"} }},
 		{"dni", "/runtime/us-1/fault-test/dni", nil, faults.Action{Status: 503, Message: "down"}, 503,
@@ -101,7 +103,7 @@ func TestFaultStatusInFamilyBody(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h.faults.Clear()
-			rule := h.mwAdd(faults.Rule{Match: faults.Match{Path: subPath(tc.path)}, Action: tc.action})
+			rule := h.mwAdd(faults.Rule{Match: faults.Match{Path: engine.SubPath(tc.path)}, Action: tc.action})
 			before := h.storeLen()
 			r := h.do("POST", tc.path, nil, tc.hdrs...)
 			mustStatus(t, r, tc.status)

@@ -12,102 +12,16 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/url"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/agentplatform/mockplatform/engine"
+
 	"github.com/agentplatform/mockplatform/scenario"
 )
-
-// FuzzCheckJSON: the strict reader never panics, accepts only what
-// encoding/json reads as one value, and refuses what encoding/json
-// refuses.
-func FuzzCheckJSON(f *testing.F) {
-	for _, s := range []string{`{"id":"E1"}`, `{"id":"E1"}}}}`, `{"a":1,"a":2}`, `[[[[]]]]`, `"x"`, `1e400`, `{"a":{"b":[1,{"c":null}]}}`,
-		`{"\u0061":1,"a":2}`, "\xff", `{"a" 1}`, strings.Repeat("[", 70)} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		err := CheckJSON(data)
-		valid := json.Valid(data)
-		switch {
-		case err == nil && !valid:
-			t.Fatalf("CheckJSON accepts what encoding/json refuses: %q", data)
-		case err == nil:
-			var v any
-			dec := json.NewDecoder(bytes.NewReader(data))
-			dec.UseNumber() // 1e400 is JSON, not a float64
-			if uerr := dec.Decode(&v); uerr != nil {
-				t.Fatalf("CheckJSON accepts %q, which does not decode: %v", data, uerr)
-			}
-		case err != nil:
-			var je *JSONError
-			if !asJSONError(err, &je) || je.Offset < 0 || je.Offset > int64(len(data)) {
-				t.Fatalf("CheckJSON(%q) = %v: not a JSONError within the body", data, err)
-			}
-		}
-		// A second, slower implementation (encoding/json's tokens) agrees
-		// on every valid body.
-		if valid {
-			if ref := checkJSONByTokens(data); (ref == nil) != (err == nil) || err != nil && ref.Reason != err.(*JSONError).Reason {
-				t.Fatalf("CheckJSON(%q) = %v; by tokens: %v", data, err, ref)
-			}
-		}
-	})
-}
-
-// checkJSONByTokens checks the nesting and the keys of a valid JSON value
-// with encoding/json's token reader: the reference FuzzCheckJSON compares
-// CheckJSON's single pass with.
-func checkJSONByTokens(data []byte) *JSONError {
-	type frame struct {
-		object, wantKey bool
-		keys            map[string]bool
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	var stack []*frame
-	for {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil // the end (data is valid)
-		}
-		var top *frame
-		if n := len(stack); n > 0 {
-			top = stack[n-1]
-		}
-		d, isDelim := tok.(json.Delim)
-		switch {
-		case isDelim && (d == '}' || d == ']'):
-			stack = stack[:len(stack)-1]
-			continue
-		case top != nil && top.object && top.wantKey:
-			k := tok.(string)
-			if top.keys[k] {
-				return &JSONError{Reason: fmt.Sprintf("has the key %q twice in one object", k)}
-			}
-			top.keys[k] = true
-			top.wantKey = false
-			continue
-		case top != nil && top.object:
-			top.wantKey = true
-		}
-		if isDelim {
-			if len(stack) >= MaxJSONDepth {
-				return &JSONError{Reason: fmt.Sprintf("nests arrays and objects deeper than %d levels", MaxJSONDepth)}
-			}
-			stack = append(stack, &frame{object: d == '{', wantKey: d == '{', keys: map[string]bool{}})
-		}
-	}
-}
-
-func asJSONError(err error, target **JSONError) bool {
-	je, ok := err.(*JSONError)
-	*target = je
-	return ok
-}
 
 // fuzzRoute is a route of the API that reads a body, its path filled with
 // names of the default scenario, and the credentials it needs.
@@ -186,7 +100,7 @@ func newFuzzHarness(f *testing.F) *fuzzHarness {
 		f.Fatal(err)
 	}
 	fh := &fuzzHarness{}
-	api, err := Open(Config{}, func(ex Exchange) {
+	api, err := Open(engine.Config{}, func(ex Exchange) {
 		if ex.Route != "" && !tableRoutes()[ex.Request.Method+" "+ex.Route] {
 			return
 		}

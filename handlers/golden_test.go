@@ -1,5 +1,14 @@
 package handlers
 
+// The golden pages: every version, filter, paging and retrieval mode of
+// the Conversations API, the concurrency series, handoff states, the
+// stored records as the store returns them and the alert aggregates, over
+// generated, seeded and API-created records, compared byte for byte with
+// testdata/golden_pages.txt. The file was written by the code before the
+// store's compact format and one-pass rendering: any change of a byte the
+// API answers fails here. Rewrite it (only for an intended change of the
+// answers) with go test ./handlers -run TestGoldenPages -update-golden.
+
 import (
 	"bytes"
 	"crypto/sha256"
@@ -15,15 +24,6 @@ import (
 
 	"github.com/agentplatform/mockplatform/store"
 )
-
-// The golden pages: every version, filter, paging and retrieval mode of
-// the Conversations API, the concurrency series, handoff states, the
-// stored records as the store returns them and the alert aggregates, over
-// generated, seeded and API-created records, compared byte for byte with
-// testdata/golden_pages.txt. The file was written by the code before the
-// store's compact format and one-pass rendering: any change of a byte the
-// API answers fails here. Rewrite it (only for an intended change of the
-// answers) with go test ./handlers -run TestGoldenPages -update-golden.
 
 var updateGolden = flag.Bool("update-golden", false, "rewrite testdata/golden_pages.txt")
 

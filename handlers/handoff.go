@@ -9,6 +9,8 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/agentplatform/mockplatform/engine"
+
 	"github.com/agentplatform/mockplatform/scenario"
 
 	"github.com/gin-gonic/gin"
@@ -41,34 +43,22 @@ var opHandoffGet = &Op{ID: "handoffStateGet", Summary: "Read a handoff state",
 		{Name: "id", Doc: "The conversation id."},
 		{Name: "shared_id", Doc: "The integrator-defined id of the handoff."},
 	},
-	Responses: []Response{ok(200, handoffResponse{})}, Errors: []int{400}}
-
-// Handoff messages (docs/fidelity.md G18 detail; the texts are [INF]).
-const (
-	MsgHandoffIDRequired = "Either id or shared_id is required."
-	MsgHandoffNotFound   = "No handoff state found."
-)
-
-type handoffResponse struct {
-	ID       string         `json:"id"`
-	SharedID string         `json:"shared_id,omitempty"`
-	Data     map[string]any `json:"data"`
-}
+	Responses: []Response{ok(200, engine.HandoffResponse{})}, Errors: []int{400}}
 
 // handleHandoffGet handles "GET {runtime}/v1/{account}/{project}/handoff_state".
 func (a *API) handleHandoffGet(c *gin.Context) error {
 	id, shared := c.Query("id"), c.Query("shared_id")
 	if id == "" && shared == "" {
-		return &Error{Kind: KindInvalid, Message: MsgHandoffIDRequired}
+		return &engine.Error{Kind: engine.KindInvalid, Message: engine.MsgHandoffIDRequired}
 	}
 	p := principal(c)
-	hs, err := a.store.GetHandoffState(p.Region, p.Account.ID, p.Project.ID, id, shared)
+	hs, err := a.Store().GetHandoffState(p.Region, p.Account.ID, p.Project.ID, id, shared)
 	if errors.Is(err, store.ErrNotFound) {
-		return &Error{Kind: KindNotFound, Message: MsgHandoffNotFound}
+		return &engine.Error{Kind: engine.KindNotFound, Message: engine.MsgHandoffNotFound}
 	}
 	if err != nil {
 		return err
 	}
-	c.JSON(http.StatusOK, handoffResponse{ID: hs.ID, SharedID: hs.SharedID, Data: nonNil(hs.Data)})
+	c.JSON(http.StatusOK, engine.HandoffResponse{ID: hs.ID, SharedID: hs.SharedID, Data: nonNil(hs.Data)})
 	return nil
 }

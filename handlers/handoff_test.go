@@ -2,6 +2,8 @@ package handlers
 
 import (
 	"testing"
+
+	"github.com/agentplatform/mockplatform/engine"
 )
 
 func (h *harness) handoff(query string, headers ...string) response {
@@ -15,7 +17,7 @@ func (h *harness) handoff(query string, headers ...string) response {
 func TestHandoffState(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, dataScenario)
-	seeded := handoffResponse{ID: "CONV-S1", SharedID: "tk-88", Data: map[string]any{"customer_id": "C-1", "topic": "billing"}}
+	seeded := engine.HandoffResponse{ID: "CONV-S1", SharedID: "tk-88", Data: map[string]any{"customer_id": "C-1", "topic": "billing"}}
 	for _, tc := range []struct {
 		query  string
 		status int
@@ -24,10 +26,10 @@ func TestHandoffState(t *testing.T) {
 		{"id=CONV-S1", 200, seeded},
 		{"shared_id=tk-88", 200, seeded},
 		{"id=CONV-NOPE&shared_id=tk-88", 200, seeded}, // shared_id wins
-		{"id=CONV-S1&shared_id=nope", 404, map[string]any{"error_message": MsgHandoffNotFound}},
-		{"id=CONV-S2", 404, map[string]any{"error_message": MsgHandoffNotFound}},
-		{"", 400, map[string]any{"error_message": MsgHandoffIDRequired}},
-		{"id=&shared_id=", 400, map[string]any{"error_message": MsgHandoffIDRequired}},
+		{"id=CONV-S1&shared_id=nope", 404, map[string]any{"error_message": engine.MsgHandoffNotFound}},
+		{"id=CONV-S2", 404, map[string]any{"error_message": engine.MsgHandoffNotFound}},
+		{"", 400, map[string]any{"error_message": engine.MsgHandoffIDRequired}},
+		{"id=&shared_id=", 400, map[string]any{"error_message": engine.MsgHandoffIDRequired}},
 	} {
 		r := h.handoff(tc.query)
 		mustStatus(t, r, tc.status)
@@ -49,7 +51,7 @@ func TestHandoffStateFromChat(t *testing.T) {
 	h := newHarness(t, dataScenario)
 	id := h.dataCreate(map[string]any{"integration_attributes": map[string]any{"customer_id": "C-9"}})
 	h.dataRespond(id, "agent please")
-	want := handoffResponse{ID: id, SharedID: "ticket-1", Data: map[string]any{"customer_id": "C-9", "note": "agent please"}}
+	want := engine.HandoffResponse{ID: id, SharedID: "ticket-1", Data: map[string]any{"customer_id": "C-9", "note": "agent please"}}
 	for _, q := range []string{"id=" + id, "shared_id=ticket-1"} {
 		r := h.handoff(q)
 		mustStatus(t, r, 200)

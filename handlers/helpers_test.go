@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentplatform/mockplatform/engine"
+
 	"github.com/gin-gonic/gin"
 	"github.com/google/go-cmp/cmp"
 
@@ -43,25 +45,25 @@ func newHarness(t testing.TB, scenarioYAML ...string) *harness {
 	if len(scenarioYAML) > 0 {
 		yml = scenarioYAML[0]
 	}
-	return newHarnessConfig(t, yml, Config{})
+	return newHarnessConfig(t, yml, engine.Config{})
 }
 
 // newHarnessFamilies is newHarness on the default scenario with test
 // families served besides the table's (a table of their own).
 func newHarnessFamilies(t testing.TB, fams ...*Family) *harness {
 	t.Helper()
-	return newHarnessTable(t, "", Config{}, newTable(append(slices.Clone(families), fams...)))
+	return newHarnessTable(t, "", engine.Config{}, newTable(append(slices.Clone(families), fams...)))
 }
 
 // newHarnessConfig is newHarness with a Config (its scenario and Observe
 // are the harness's).
-func newHarnessConfig(t testing.TB, scenarioYAML string, cfg Config) *harness {
+func newHarnessConfig(t testing.TB, scenarioYAML string, cfg engine.Config) *harness {
 	t.Helper()
 	return newHarnessTable(t, scenarioYAML, cfg, defaultTable())
 }
 
 // newHarnessTable is newHarnessConfig serving a family table.
-func newHarnessTable(t testing.TB, scenarioYAML string, cfg Config, tab *table) *harness {
+func newHarnessTable(t testing.TB, scenarioYAML string, cfg engine.Config, tab *table) *harness {
 	t.Helper()
 	var sc *scenario.Scenario
 	if scenarioYAML != "" {

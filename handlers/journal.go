@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentplatform/mockplatform/engine"
+
 	"github.com/gin-gonic/gin"
 
 	"github.com/agentplatform/mockplatform/scenario"
@@ -268,7 +270,7 @@ func (j *Journal) add(c *gin.Context, st *reqState) {
 		Time:          rec.at,
 		Method:        r.Method,
 		Path:          r.URL.Path,
-		Region:        regionOf(r.URL.Path),
+		Region:        engine.RegionOf(r.URL.Path),
 		Status:        rec.Status(),
 		CorrelationID: st.correlation,
 		Fault:         st.fault,

@@ -1,5 +1,10 @@
 package handlers
 
+// The request journal (docs/api.md#control-journal): every request and
+// response with the virtual time, family, method, path, status, redacted
+// headers, bounded bodies, the fault applied and warnings; a bounded ring;
+// filters.
+
 import (
 	"fmt"
 	"net/http"
@@ -9,14 +14,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentplatform/mockplatform/engine"
+
 	"github.com/gin-gonic/gin"
 	"github.com/google/go-cmp/cmp"
 )
-
-// The request journal (docs/api.md#control-journal): every request and
-// response with the virtual time, family, method, path, status, redacted
-// headers, bounded bodies, the fault applied and warnings; a bounded ring;
-// filters.
 
 // journalAll returns every entry.
 func (h *harness) journalAll() []Entry {
@@ -340,7 +342,7 @@ func TestJournalUnroutedAndPanics(t *testing.T) {
 	mustStatus(t, h.do("DELETE", chatBase+"/create", nil), http.StatusMethodNotAllowed)
 	r := h.do("GET", "/builder/us/journal-test/panic", nil)
 	mustStatus(t, r, http.StatusInternalServerError)
-	mustBody(t, r, builderError{Message: "Internal server error.", Errors: []FieldError{}})
+	mustBody(t, r, builderError{Message: "Internal server error.", Errors: []engine.FieldError{}})
 
 	type row struct {
 		Family, Path, Region string
@@ -377,19 +379,6 @@ func TestJournalConcurrent(t *testing.T) {
 	got := j.List(Filter{})
 	if len(got) != 50 || got[0].Seq != 751 || got[49].Seq != 800 {
 		t.Fatalf("after 800 appends: %d entries, seq %d..%d", len(got), got[0].Seq, got[len(got)-1].Seq)
-	}
-}
-
-// TestFormatUUID: correlation ids and resource UUIDs have the version 4
-// layout, as fmt writes it.
-func TestFormatUUID(t *testing.T) {
-	t.Parallel()
-	for _, v := range [][2]uint64{{0, 0}, {^uint64(0), ^uint64(0)}, {0x0123456789abcdef, 0xfedcba9876543210}, {1 << 63, 1}} {
-		hi, lo := v[0]&^0xf000|0x4000, v[1]&^(0xc<<60)|0x8<<60
-		want := fmt.Sprintf("%08x-%04x-%04x-%04x-%012x", hi>>32, (hi>>16)&0xffff, hi&0xffff, lo>>48, lo&0xffffffffffff)
-		if got := formatUUID(v[0], v[1]); got != want {
-			t.Errorf("formatUUID(%#x, %#x) = %s, want %s", v[0], v[1], got, want)
-		}
 	}
 }
 

@@ -8,6 +8,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/agentplatform/mockplatform/engine"
+
 	"github.com/agentplatform/mockplatform/store"
 )
 
@@ -105,7 +107,7 @@ func TestJSONWriterMatches(t *testing.T) {
 		acc := access{transcripts: r.IntN(4) != 0, metrics: r.IntN(4) != 0}
 		cur := "abc"
 		off := 7
-		page := &convPage{list: []*store.Conversation{c, c}, cursor: []*string{nil, &cur}[r.IntN(2)], nextOffset: []*int{nil, &off}[r.IntN(2)]}
+		page := &engine.ConvPage{List: []*store.Conversation{c, c}, Cursor: []*string{nil, &cur}[r.IntN(2)], NextOffset: []*int{nil, &off}[r.IntN(2)]}
 		for _, version := range []int{1, 2, 3} {
 			latency := r.IntN(2) == 0
 			want, err := json.Marshal(renderConvPage(version, page, now, acc, latency))

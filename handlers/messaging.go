@@ -9,21 +9,17 @@ package handlers
 // conversation record.
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"math/rand/v2"
-	"net"
 	"net/http"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
+
+	"github.com/agentplatform/mockplatform/engine"
 
 	"github.com/gin-gonic/gin"
 	"github.com/golang-jwt/jwt/v5"
 
-	"github.com/agentplatform/mockplatform/faults"
 	"github.com/agentplatform/mockplatform/scenario"
 )
 
@@ -41,7 +37,7 @@ var famMessaging = &Family{
 	},
 	Routes:      messagingRoutes,
 	Counts:      []Counted{{What: "live sessions", N: (*API).countSessions}},
-	Presets:     messagingPresets,
+	Presets:     engine.MessagingPresets,
 	ApplyPreset: markPreset,
 }
 
@@ -59,11 +55,11 @@ var (
 		Headers:      []Param{{Name: "X-Host", Required: true, Doc: "A registered domain or app namespace of the connector token (subdomains match)."}},
 		Body:         new(any),
 		BodyOptional: true,
-		Responses:    []Response{ok(200, accessTokenResponse{})}, Errors: []int{400, 401}}
+		Responses:    []Response{ok(200, engine.AccessTokenResponse{})}, Errors: []int{400, 401}}
 	opMessagingSession = &Op{Security: [][]string{{"messagingBearer"}}, ID: "messagingSessionCreate", Summary: "Create a session",
 		Doc:  "A bearer access token creates an active session (docs/api.md#messaging-session).",
-		Body: sessionCreateRequest{}, BodyOptional: true,
-		Responses: []Response{ok(200, sessionCreateResponse{})}, Errors: []int{400, 401}}
+		Body: engine.SessionCreateRequest{}, BodyOptional: true,
+		Responses: []Response{ok(200, engine.SessionCreateResponse{})}, Errors: []int{400, 401}}
 	opMessagingSocket = &Op{Security: [][]string{{"messagingSocket"}}, ID: "messagingSocket", Summary: "Open the session's WebSocket",
 		Doc: "Upgrades to a WebSocket that streams the session's events and takes the user's messages " +
 			"(docs/api.md#messaging-ws). Handshake problems are HTTP errors.",
@@ -92,7 +88,7 @@ type messagingState struct {
 	secret    []byte
 	// world is the World the secret and rng were derived from; a new world
 	// (scenario load, reset) derives them again.
-	world *World
+	world *engine.World
 	rng   *rand.Rand
 	// tokenGen numbers the access tokens issued over the instance's life
 	// (a reset does not restart it); a token is valid only with a number
@@ -105,24 +101,21 @@ type messagingState struct {
 	// rest of a session request): a token is parsed once, and its time
 	// checks run again at each use. A new world (a new key) empties it; it
 	// is emptied too when it reaches maxVerifiedTokens.
-	verified map[string]accessClaims
+	verified map[string]engine.AccessClaims
 }
-
-// maxVerifiedTokens bounds messagingState.verified.
-const maxVerifiedTokens = 1024
 
 // messagingLocked derives the per-world secret and id stream when the
 // world has changed. a.messaging.mu must be held.
 func (a *API) messagingLocked() *messagingState {
 	m := &a.messaging
-	w := a.world()
+	w := a.World()
 	if m.world != w {
-		seed := uint64(w.sc.Seed)
+		seed := uint64(w.Sc.Seed)
 		if seed == 0 {
 			seed = 1
 		}
 		m.secret = m.randomKey
-		if k := w.sc.MessagingConfig().SigningKey; k != "" {
+		if k := w.Sc.MessagingConfig().SigningKey; k != "" {
 			m.secret = []byte(k)
 		}
 		// A stream of its own, so that messaging traffic does not shift the
@@ -154,7 +147,7 @@ func (a *API) eventID(t time.Time) string {
 	ms := uint64(t.UnixMilli())
 	hi = ms<<16 | 0x7000 | hi&0x0fff
 	lo = lo&^(0xc<<60) | 0x8<<60
-	return formatUUIDBits(hi, lo)
+	return engine.FormatUUIDBits(hi, lo)
 }
 
 // messageID returns a message id like the real "msg_abc123".
@@ -193,96 +186,15 @@ func (a *API) resetMessaging() {
 	}
 }
 
-// Messaging's presets (docs/scenarios.md#faults).
-const (
-	// PresetExpireSession expires the session of the request at once: on
-	// POST /api/v1/sessions the new session, on /ws the session right after
-	// the socket's history batch.
-	PresetExpireSession = "messaging.expire_session"
-	// PresetExpireSessionAfter expires the session after N more answered
-	// user messages ("messaging.expire_session_after:N").
-	PresetExpireSessionAfter = "messaging.expire_session_after"
-	// PresetExpireToken on /api/v1/access-token issues a token that has
-	// already expired; on /api/v1/sessions and /ws the presented token is
-	// refused as expired.
-	PresetExpireToken = "messaging.expire_token"
-	// PresetDropSocket (on /ws) drops the socket without a close frame in
-	// the middle of the next agent reply.
-	PresetDropSocket = "messaging.drop_socket"
-	// PresetStallChunks (on /ws) stops delivering on the socket after the
-	// first chunk of the next streamed reply; the socket stays open.
-	PresetStallChunks = "messaging.stall_chunks"
-	// PresetDelayChunks (on /ws) waits this long (wall time) before each
-	// chunk ("messaging.delay_chunks:200ms").
-	PresetDelayChunks = "messaging.delay_chunks"
-)
-
-var messagingPresets = []faults.Preset{
-	{Name: PresetExpireSession, Family: "messaging"},
-	{Name: PresetExpireSessionAfter, Family: "messaging", Arg: faults.ArgCount},
-	{Name: PresetExpireToken, Family: "messaging"},
-	{Name: PresetDropSocket, Family: "messaging"},
-	{Name: PresetStallChunks, Family: "messaging"},
-	{Name: PresetDelayChunks, Family: "messaging", Arg: faults.ArgDuration},
-}
-
-// Messaging error texts (docs/api.md#messaging-errors; docs/fidelity.md G20).
-// The real service sends them in both "error" and "message".
-const (
-	MsgMessagingMissingHeaders = "Missing authentication headers"
-	MsgMessagingNoConnector    = "Connector token does not exist"
-	MsgMessagingHostMismatch   = "Failed to validate connector"
-	MsgMessagingNoHost         = "Connector missing host domain"
-	MsgMessagingMissingToken   = "Missing access token"
-	MsgMessagingInvalidToken   = "Invalid access token"
-	MsgMessagingParse          = "Error parsing request"
-	MsgMessagingNoSession      = "session not found"
-	MsgMessagingAuthFailed     = "authentication failed"
-	MsgMessagingTooMany        = "connection limit exceeded for session"
-	MsgMessagingBadParams      = "invalid connection parameters"
-)
-
-// switchHostMatch selects how X-Host is matched (docs/fidelity.md D23):
-// "subdomain" (default, the real service) or "exact" (the spec's wording).
-const switchHostMatch = "messaging_host_match"
-
-type accessTokenResponse struct {
-	AccessToken string `json:"access_token"`
-	ExpiresIn   int64  `json:"expires_in"`
-	TokenType   string `json:"token_type"`
-}
-
-// accessClaims are the claims of an access token.
-type accessClaims struct {
-	AccountID   string `json:"account_id"`
-	ProjectID   string `json:"project_id"`
-	Environment string `json:"client_env"`
-	ConnectorID string `json:"connector_id"`
-	VariantID   string `json:"variant_id,omitempty"`
-	Host        string `json:"host"`
-	Gen         uint64 `json:"gen"`
-	jwt.RegisteredClaims
-}
-
-// tokenIssuer is the iss of access tokens; the audience is "messaging".
-const tokenIssuer = "mockplatform"
-
-// connectorID names a connector token in tokens and records without
-// revealing it: CONNECTOR- and the first 12 hex digits of its SHA-256.
-func connectorID(key string) string {
-	sum := sha256.Sum256([]byte(key))
-	return "CONNECTOR-" + hex.EncodeToString(sum[:6])
-}
-
 // msgParseError is the messaging family's answer to a body it cannot
 // read: the real service's fixed text, with the reason in the journal's
 // warnings.
 func msgParseError(c *gin.Context, err error) error {
-	var e *Error
+	var e *engine.Error
 	if errors.As(err, &e) {
 		addWarning(c, "%s", e.Message)
 	}
-	return msgError(http.StatusBadRequest, MsgMessagingParse)
+	return engine.MsgError(http.StatusBadRequest, engine.MsgMessagingParse)
 }
 
 // handleMessagingAccessToken handles "POST {messaging}/api/v1/access-token"
@@ -295,27 +207,27 @@ func (a *API) handleMessagingAccessToken(c *gin.Context) error {
 	}
 	tok, host := c.GetHeader("X-Token"), c.GetHeader("X-Host")
 	if tok == "" || host == "" {
-		return msgError(http.StatusUnauthorized, MsgMessagingMissingHeaders)
+		return engine.MsgError(http.StatusUnauthorized, engine.MsgMessagingMissingHeaders)
 	}
-	w := a.world()
-	cred := w.credential(tok)
+	w := a.World()
+	cred := w.Credential(tok)
 	if cred == nil || cred.Kind != scenario.KindConnector {
-		return msgError(http.StatusUnauthorized, MsgMessagingNoConnector)
+		return engine.MsgError(http.StatusUnauthorized, engine.MsgMessagingNoConnector)
 	}
 	if len(cred.Hosts) == 0 {
-		return msgError(http.StatusUnauthorized, MsgMessagingNoHost)
+		return engine.MsgError(http.StatusUnauthorized, engine.MsgMessagingNoHost)
 	}
-	if !hostAllowed(cred.Hosts, host, w.fidelity(switchHostMatch) != "exact") {
-		return msgError(http.StatusUnauthorized, MsgMessagingHostMismatch)
+	if !engine.HostAllowed(cred.Hosts, host, w.Fidelity(engine.SwitchHostMatch) != "exact") {
+		return engine.MsgError(http.StatusUnauthorized, engine.MsgMessagingHostMismatch)
 	}
-	acct := w.account(cred.Account)
+	acct := w.Account(cred.Account)
 	proj := acct.Project(cred.Project)
 	if acct == nil || proj == nil {
-		return msgError(http.StatusUnauthorized, MsgMessagingNoConnector)
+		return engine.MsgError(http.StatusUnauthorized, engine.MsgMessagingNoConnector)
 	}
-	now := a.clock.Now()
-	ttl := w.sc.MessagingConfig().TokenTTL.D()
-	if p, ok := requestPreset(c); ok && p.Name == PresetExpireToken {
+	now := a.Clock().Now()
+	ttl := w.Sc.MessagingConfig().TokenTTL.D()
+	if p, ok := requestPreset(c); ok && p.Name == engine.PresetExpireToken {
 		ttl = 0
 	}
 	a.messaging.mu.Lock()
@@ -327,80 +239,29 @@ func (a *API) handleMessagingAccessToken(c *gin.Context) error {
 	if v := proj.Variant(variant); v != nil {
 		variant = v.ID
 	}
-	claims := accessClaims{
-		AccountID: acct.ID, ProjectID: proj.ID, Environment: cred.ClientEnv, ConnectorID: connectorID(cred.Key),
-		VariantID: variant, Host: normalizeHost(host), Gen: gen,
+	claims := engine.AccessClaims{
+		AccountID: acct.ID, ProjectID: proj.ID, Environment: cred.ClientEnv, ConnectorID: engine.ConnectorID(cred.Key),
+		VariantID: variant, Host: engine.NormalizeHost(host), Gen: gen,
 		RegisteredClaims: jwt.RegisteredClaims{
-			Issuer: tokenIssuer, Subject: connectorID(cred.Key), Audience: jwt.ClaimStrings{"messaging"},
+			Issuer: engine.TokenIssuer, Subject: engine.ConnectorID(cred.Key), Audience: jwt.ClaimStrings{"messaging"},
 			IssuedAt: jwt.NewNumericDate(now), NotBefore: jwt.NewNumericDate(now),
-			ExpiresAt: jwt.NewNumericDate(now.Add(ttl)), ID: a.newUUID(),
+			ExpiresAt: jwt.NewNumericDate(now.Add(ttl)), ID: a.NewUUID(),
 		},
 	}
 	signed, err := jwt.NewWithClaims(jwt.SigningMethodHS256, claims).SignedString(secret)
 	if err != nil {
-		return msgError(http.StatusInternalServerError, "Failed to create access token")
+		return engine.MsgError(http.StatusInternalServerError, "Failed to create access token")
 	}
-	c.JSON(http.StatusOK, accessTokenResponse{AccessToken: signed, ExpiresIn: int64(ttl / time.Second), TokenType: "Bearer"})
+	c.JSON(http.StatusOK, engine.AccessTokenResponse{AccessToken: signed, ExpiresIn: int64(ttl / time.Second), TokenType: "Bearer"})
 	return nil
 }
-
-// msgError is a messaging error with the real text (in both keys).
-func msgError(status int, text string) *Error {
-	return &Error{Status: status, Message: text}
-}
-
-// normalizeHost lowercases a host and drops a scheme, a path and a port.
-func normalizeHost(h string) string {
-	h = strings.ToLower(strings.TrimSpace(h))
-	if _, rest, ok := strings.Cut(h, "://"); ok {
-		h = rest
-	}
-	h, _, _ = strings.Cut(h, "/")
-	if host, port, err := net.SplitHostPort(h); err == nil {
-		if _, err := strconv.Atoi(port); err == nil {
-			h = host
-		}
-	}
-	return strings.TrimSuffix(h, ".")
-}
-
-// hostAllowed matches X-Host against a connector's registered hosts:
-// equal (case-insensitive, any port), or, with subdomains, a subdomain of
-// a registered domain ("app.example.com" for "example.com";
-// "dev.localhost" for "localhost").
-func hostAllowed(hosts []string, host string, subdomains bool) bool {
-	h := normalizeHost(host)
-	if h == "" {
-		return false
-	}
-	for _, reg := range hosts {
-		r := normalizeHost(reg)
-		if r == "" {
-			continue
-		}
-		if h == r || subdomains && strings.HasSuffix(h, "."+r) {
-			return true
-		}
-	}
-	return false
-}
-
-// bearer is what a verified access token grants.
-type bearer struct {
-	claims    accessClaims
-	account   *scenario.Account
-	project   *scenario.Project
-	connector *scenario.Credential
-}
-
-var errTokenExpired = errors.New("access token expired")
 
 // verifyToken checks an access token: HS256 with the instance's key, not
 // expired on the virtual clock, a generation this mock issued and did not
 // revoke, and its connector still known and enabled.
-func (a *API) verifyToken(c *gin.Context, raw string) (*bearer, error) {
-	checks := []jwt.ParserOption{jwt.WithTimeFunc(a.clock.Now), jwt.WithExpirationRequired(),
-		jwt.WithIssuer(tokenIssuer), jwt.WithAudience("messaging")}
+func (a *API) verifyToken(c *gin.Context, raw string) (*engine.Bearer, error) {
+	checks := []jwt.ParserOption{jwt.WithTimeFunc(a.Clock().Now), jwt.WithExpirationRequired(),
+		jwt.WithIssuer(engine.TokenIssuer), jwt.WithAudience("messaging")}
 	a.messaging.mu.Lock()
 	cl, known := a.messagingLocked().verified[raw]
 	a.messaging.mu.Unlock()
@@ -417,15 +278,15 @@ func (a *API) verifyToken(c *gin.Context, raw string) (*bearer, error) {
 		}
 		a.messaging.mu.Lock()
 		if m := a.messagingLocked(); string(m.secret) == string(secret) { // the key it was verified with
-			if len(m.verified) >= maxVerifiedTokens || m.verified == nil {
-				m.verified = map[string]accessClaims{}
+			if len(m.verified) >= engine.MaxVerifiedTokens || m.verified == nil {
+				m.verified = map[string]engine.AccessClaims{}
 			}
 			m.verified[raw] = cl
 		}
 		a.messaging.mu.Unlock()
 	}
-	if p, ok := requestPreset(c); ok && p.Name == PresetExpireToken {
-		return nil, errTokenExpired
+	if p, ok := requestPreset(c); ok && p.Name == engine.PresetExpireToken {
+		return nil, engine.ErrTokenExpired
 	}
 	a.messaging.mu.Lock()
 	m := a.messagingLocked()
@@ -435,23 +296,23 @@ func (a *API) verifyToken(c *gin.Context, raw string) (*bearer, error) {
 		return nil, errors.New("access token not issued by this mock")
 	}
 	if revoked {
-		return nil, errTokenExpired
+		return nil, engine.ErrTokenExpired
 	}
-	w := a.world()
-	b := &bearer{claims: cl}
-	for i := range w.sc.Credentials {
-		cr := &w.sc.Credentials[i]
-		if cr.Kind == scenario.KindConnector && !cr.Disabled && connectorID(cr.Key) == cl.ConnectorID {
-			b.connector = cr
+	w := a.World()
+	b := &engine.Bearer{Claims: cl}
+	for i := range w.Sc.Credentials {
+		cr := &w.Sc.Credentials[i]
+		if cr.Kind == scenario.KindConnector && !cr.Disabled && engine.ConnectorID(cr.Key) == cl.ConnectorID {
+			b.Connector = cr
 			break
 		}
 	}
-	if b.connector == nil {
+	if b.Connector == nil {
 		return nil, errors.New("connector unknown")
 	}
-	b.account = w.account(cl.AccountID)
-	b.project = b.account.Project(cl.ProjectID)
-	if b.account == nil || b.project == nil {
+	b.Account = w.Account(cl.AccountID)
+	b.Project = b.Account.Project(cl.ProjectID)
+	if b.Account == nil || b.Project == nil {
 		return nil, errors.New("project unknown")
 	}
 	return b, nil

@@ -5,12 +5,13 @@ package handlers
 // attached to a session are in messaging_socket.go.
 
 import (
-	"encoding/json"
 	"errors"
 	"net/http"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/agentplatform/mockplatform/engine"
 
 	"github.com/coder/websocket"
 	"github.com/gin-gonic/gin"
@@ -18,63 +19,48 @@ import (
 	"github.com/agentplatform/mockplatform/store"
 )
 
-// sessionPlatforms are the session platform values: the spec's four and the
-// real service's two "-web" ones (D12).
-var sessionPlatforms = map[string]bool{"web": true, "ios": true, "android": true, "custom": true,
-	"ios-web": true, "android-web": true}
-
-type sessionCreateRequest struct {
-	Platform         *string `json:"platform"`
-	StreamingEnabled *bool   `json:"streaming_enabled"`
-	DeviceType       *string `json:"device_type"`
-}
-
-type sessionCreateResponse struct {
-	SessionID string `json:"session_id"`
-}
-
 // handleMessagingSessionCreate handles "POST {messaging}/api/v1/sessions"
 // (docs/api.md#messaging-session): a valid bearer access token creates an
 // active session.
 func (a *API) handleMessagingSessionCreate(c *gin.Context) error {
 	auth := c.GetHeader("Authorization")
 	if auth == "" {
-		return msgError(http.StatusBadRequest, MsgMessagingMissingToken)
+		return engine.MsgError(http.StatusBadRequest, engine.MsgMessagingMissingToken)
 	}
 	scheme, raw, ok := strings.Cut(strings.TrimSpace(auth), " ")
 	raw = strings.TrimSpace(raw)
 	if !ok || !strings.EqualFold(scheme, "Bearer") || raw == "" {
-		return msgError(http.StatusUnauthorized, MsgMessagingMissingHeaders)
+		return engine.MsgError(http.StatusUnauthorized, engine.MsgMessagingMissingHeaders)
 	}
 	b, err := a.verifyToken(c, raw)
 	if err != nil {
-		return msgError(http.StatusUnauthorized, MsgMessagingInvalidToken)
+		return engine.MsgError(http.StatusUnauthorized, engine.MsgMessagingInvalidToken)
 	}
-	var req sessionCreateRequest
+	var req engine.SessionCreateRequest
 	if err := bindJSON(c, &req, true, ""); err != nil {
 		return msgParseError(c, err)
 	}
 	platform := "web"
 	if req.Platform != nil {
-		if !sessionPlatforms[*req.Platform] {
+		if !engine.SessionPlatforms[*req.Platform] {
 			addWarning(c, "platform %q is not one of web, ios, android, ios-web, android-web, custom", *req.Platform)
-			return msgError(http.StatusBadRequest, MsgMessagingParse)
+			return engine.MsgError(http.StatusBadRequest, engine.MsgMessagingParse)
 		}
 		platform = *req.Platform
 	}
 	s := a.newSession(b, platform, req.StreamingEnabled != nil && *req.StreamingEnabled,
-		deref(req.DeviceType), c.GetHeader("User-Agent"))
+		engine.Deref(req.DeviceType), c.GetHeader("User-Agent"))
 	if p, ok := requestPreset(c); ok {
 		switch p.Name {
-		case PresetExpireSession:
+		case engine.PresetExpireSession:
 			a.expireSession(s, -1)
-		case PresetExpireSessionAfter:
+		case engine.PresetExpireSessionAfter:
 			s.mu.Lock()
 			s.expireAfter = p.N
 			s.mu.Unlock()
 		}
 	}
-	c.JSON(http.StatusOK, sessionCreateResponse{SessionID: s.id})
+	c.JSON(http.StatusOK, engine.SessionCreateResponse{SessionID: s.id})
 	return nil
 }
 
@@ -94,7 +80,7 @@ type rtSession struct {
 	left     bool // the agent left (handoff)
 	ended    bool // ended or expired: no new sockets, no more events
 	seq      int
-	history  []histEvent
+	history  []engine.HistEvent
 	conns    map[*rtConn]struct{}
 	stopIdle func() bool
 	idleGen  int
@@ -103,28 +89,23 @@ type rtSession struct {
 	expireAfter int
 }
 
-type histEvent struct {
-	seq  int
-	data json.RawMessage
-}
-
 // newSession registers a session and arms its inactivity timer
 // (docs/api.md#messaging-session).
-func (a *API) newSession(b *bearer, platform string, streaming bool, device, ua string) *rtSession {
-	now := a.clock.Now()
+func (a *API) newSession(b *engine.Bearer, platform string, streaming bool, device, ua string) *rtSession {
+	now := a.Clock().Now()
 	s := &rtSession{
-		id: a.newUUID(), region: b.account.Region, accountID: b.account.ID, projectID: b.project.ID,
-		environment: b.claims.Environment, variantID: b.claims.VariantID, platform: platform,
-		connectorID: b.claims.ConnectorID, deviceType: device, userAgent: ua, streaming: streaming,
-		createdAt: now, agent: b.project.Name, conns: map[*rtConn]struct{}{},
+		id: a.NewUUID(), region: b.Account.Region, accountID: b.Account.ID, projectID: b.Project.ID,
+		environment: b.Claims.Environment, variantID: b.Claims.VariantID, platform: platform,
+		connectorID: b.Claims.ConnectorID, deviceType: device, userAgent: ua, streaming: streaming,
+		createdAt: now, agent: b.Project.Name, conns: map[*rtConn]struct{}{},
 	}
-	if m := b.project.Messaging; m != nil {
+	if m := b.Project.Messaging; m != nil {
 		if m.AgentName != "" {
 			s.agent = m.AgentName
 		}
 		s.avatar = m.AgentAvatarURL
 	}
-	cfg := a.world().sc.MessagingConfig()
+	cfg := a.World().Sc.MessagingConfig()
 	s.mu.Lock()
 	a.emitLocked(s, nil, evSessionStart, map[string]any{"capabilities": map[string]any{
 		"streaming": streaming, "max_message_size_bytes": cfg.MaxMessageBytes,
@@ -152,7 +133,7 @@ func (a *API) touchLocked(s *rtSession) {
 	}
 	s.idleGen++
 	gen := s.idleGen
-	s.stopIdle = a.clock.AfterFunc(a.world().sc.SessionIdle(), func(time.Time) { a.expireSession(s, gen) })
+	s.stopIdle = a.Clock().AfterFunc(a.World().Sc.SessionIdle(), func(time.Time) { a.expireSession(s, gen) })
 }
 
 // expireSession ends a session for inactivity (gen is the timer generation
@@ -180,46 +161,24 @@ func (a *API) ExpireMessagingSession(id string) error {
 	return nil
 }
 
-// MessagingSession describes a live session for the control plane.
-type MessagingSession struct {
-	ID             string    `json:"session_id"`
-	AccountID      string    `json:"account_id"`
-	ProjectID      string    `json:"project_id"`
-	ConversationID string    `json:"conversation_id,omitempty"`
-	Streaming      bool      `json:"streaming_enabled"`
-	Platform       string    `json:"platform"`
-	CreatedAt      time.Time `json:"created_at"`
-	Connections    int       `json:"connections"`
-	Events         int       `json:"events"`
-}
-
 // MessagingSessions lists the live sessions, oldest first.
-func (a *API) MessagingSessions() []MessagingSession {
+func (a *API) MessagingSessions() []engine.MessagingSession {
 	a.messaging.mu.Lock()
 	list := make([]*rtSession, 0, len(a.messaging.sessions))
 	for _, s := range a.messaging.sessions {
 		list = append(list, s)
 	}
 	a.messaging.mu.Unlock()
-	out := make([]MessagingSession, 0, len(list))
+	out := make([]engine.MessagingSession, 0, len(list))
 	for _, s := range list {
 		s.mu.Lock()
-		out = append(out, MessagingSession{ID: s.id, AccountID: s.accountID, ProjectID: s.projectID,
+		out = append(out, engine.MessagingSession{ID: s.id, AccountID: s.accountID, ProjectID: s.projectID,
 			ConversationID: s.convID, Streaming: s.streaming, Platform: s.platform, CreatedAt: s.createdAt,
 			Connections: len(s.conns), Events: s.seq})
 		s.mu.Unlock()
 	}
-	sortSessions(out)
+	engine.SortSessions(out)
 	return out
-}
-
-func sortSessions(l []MessagingSession) {
-	for i := 1; i < len(l); i++ {
-		for j := i; j > 0 && (l[j].CreatedAt.Before(l[j-1].CreatedAt) ||
-			l[j].CreatedAt.Equal(l[j-1].CreatedAt) && l[j].ID < l[j-1].ID); j-- {
-			l[j], l[j-1] = l[j-1], l[j]
-		}
-	}
 }
 
 // endSessionLocked sends SESSION_END, closes the sockets, ends the
@@ -234,10 +193,10 @@ func (a *API) endSessionLocked(s *rtSession, reason string, code websocket.Statu
 		c.closeWith(code, text)
 	}
 	if s.convID != "" {
-		now := a.clock.Now()
-		_, err := a.store.UpdateConversation(s.region, s.convID, func(conv *store.Conversation) error {
+		now := a.Clock().Now()
+		_, err := a.Store().UpdateConversation(s.region, s.convID, func(conv *store.Conversation) error {
 			if conv.InProgress {
-				endConversation(conv, now)
+				engine.EndConversation(conv, now)
 				if conv.State == nil {
 					conv.State = map[string]any{}
 				}
@@ -246,7 +205,7 @@ func (a *API) endSessionLocked(s *rtSession, reason string, code websocket.Statu
 			return nil
 		})
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
-			a.log.Error("end messaging conversation", "session", s.id, "err", err)
+			a.Log.Error("end messaging conversation", "session", s.id, "err", err)
 		}
 	}
 	a.messaging.mu.Lock()

@@ -25,10 +25,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentplatform/mockplatform/engine"
+
 	"github.com/coder/websocket"
 	"github.com/gin-gonic/gin"
 
-	"github.com/agentplatform/mockplatform/scenario"
 	"github.com/agentplatform/mockplatform/store"
 )
 
@@ -161,7 +162,7 @@ const (
 // sequence) do not. to nil broadcasts to every socket of the session.
 // s.mu must be held.
 func (a *API) emitLocked(s *rtSession, to *rtConn, typ string, payload any, meta map[string]any, persist bool, kind int) {
-	now := a.clock.Now()
+	now := a.Clock().Now()
 	if meta == nil {
 		meta = map[string]any{}
 	}
@@ -179,12 +180,12 @@ func (a *API) emitLocked(s *rtSession, to *rtConn, typ string, payload any, meta
 	if !ok {
 		var err error
 		if data, err = json.Marshal(ev); err != nil {
-			a.log.Error("encode messaging event", "type", typ, "err", err)
+			a.Log.Error("encode messaging event", "type", typ, "err", err)
 			return
 		}
 	}
 	if persist {
-		s.history = append(s.history, histEvent{seq: s.seq, data: data})
+		s.history = append(s.history, engine.HistEvent{Seq: s.seq, Data: data})
 	}
 	if to != nil {
 		to.push(wsItem{data: data, kind: kind})
@@ -266,39 +267,39 @@ func (a *API) handleMessagingSocket(c *gin.Context) error {
 	q := c.Request.URL.Query()
 	sid := q.Get("session_id")
 	if sid == "" {
-		return msgError(http.StatusBadRequest, MsgMessagingBadParams)
+		return engine.MsgError(http.StatusBadRequest, engine.MsgMessagingBadParams)
 	}
 	raw := q.Get("access_token")
 	if raw == "" {
-		return msgError(http.StatusUnauthorized, MsgMessagingAuthFailed)
+		return engine.MsgError(http.StatusUnauthorized, engine.MsgMessagingAuthFailed)
 	}
 	b, err := a.verifyToken(c, raw)
 	if err != nil {
-		return msgError(http.StatusUnauthorized, MsgMessagingAuthFailed)
+		return engine.MsgError(http.StatusUnauthorized, engine.MsgMessagingAuthFailed)
 	}
 	cursor := parseCursor(q.Get("cursor"))
 	s := a.session(sid)
 	if s == nil {
-		return msgError(http.StatusNotFound, MsgMessagingNoSession)
+		return engine.MsgError(http.StatusNotFound, engine.MsgMessagingNoSession)
 	}
-	if s.accountID != b.account.ID || s.projectID != b.project.ID {
-		return msgError(http.StatusUnauthorized, MsgMessagingAuthFailed)
+	if s.accountID != b.Account.ID || s.projectID != b.Project.ID {
+		return engine.MsgError(http.StatusUnauthorized, engine.MsgMessagingAuthFailed)
 	}
 	if !strings.EqualFold(c.GetHeader("Upgrade"), "websocket") {
-		return msgError(http.StatusBadRequest, MsgMessagingBadParams)
+		return engine.MsgError(http.StatusBadRequest, engine.MsgMessagingBadParams)
 	}
 	if a.bg.Err() != nil {
-		return msgError(http.StatusServiceUnavailable, "Service Unavailable")
+		return engine.MsgError(http.StatusServiceUnavailable, "Service Unavailable")
 	}
-	cfg := a.world().sc.MessagingConfig()
+	cfg := a.World().Sc.MessagingConfig()
 	s.mu.Lock()
 	if s.ended {
 		s.mu.Unlock()
-		return msgError(http.StatusNotFound, MsgMessagingNoSession)
+		return engine.MsgError(http.StatusNotFound, engine.MsgMessagingNoSession)
 	}
 	if len(s.conns) >= cfg.MaxConnections {
 		s.mu.Unlock()
-		return msgError(http.StatusTooManyRequests, MsgMessagingTooMany)
+		return engine.MsgError(http.StatusTooManyRequests, engine.MsgMessagingTooMany)
 	}
 	// Accept while holding the session, so that the socket is registered
 	// and its history batch queued before any later event. The socket's
@@ -319,15 +320,15 @@ func (a *API) handleMessagingSocket(c *gin.Context) error {
 	expireNow := false
 	if p, ok := requestPreset(c); ok {
 		switch p.Name {
-		case PresetDropSocket:
+		case engine.PresetDropSocket:
 			conn.drop = true
-		case PresetStallChunks:
+		case engine.PresetStallChunks:
 			conn.stall = true
-		case PresetDelayChunks:
+		case engine.PresetDelayChunks:
 			conn.delay = p.D
-		case PresetExpireSession:
+		case engine.PresetExpireSession:
 			expireNow = true
-		case PresetExpireSessionAfter:
+		case engine.PresetExpireSessionAfter:
 			s.expireAfter = p.N
 		}
 	}
@@ -366,10 +367,10 @@ func parseCursor(v string) int {
 // replayLocked queues the history after cursor as EVENT_BATCH events of up
 // to batchSize events; the first batch always starts with SESSION_START.
 func (a *API) replayLocked(s *rtSession, c *rtConn, cursor int) {
-	events := []json.RawMessage{s.history[0].data}
+	events := []json.RawMessage{s.history[0].Data}
 	for _, h := range s.history[1:] {
-		if h.seq > cursor {
-			events = append(events, h.data)
+		if h.Seq > cursor {
+			events = append(events, h.Data)
 		}
 	}
 	for len(events) > 0 {
@@ -479,7 +480,7 @@ func (a *API) handleEvent(c *rtConn, data []byte) {
 		return
 	}
 	var ev clientEvent
-	if CheckJSON(data) != nil || json.Unmarshal(data, &ev) != nil || ev.Type == "" {
+	if engine.CheckJSON(data) != nil || json.Unmarshal(data, &ev) != nil || ev.Type == "" {
 		a.systemLocked(s, c, levelError, MsgWSInvalid)
 		return
 	}
@@ -535,39 +536,26 @@ func (a *API) joinLocked(s *rtSession, c *rtConn) {
 		a.systemLocked(s, c, levelWarning, MsgWSAlreadyIn)
 		return
 	}
-	w := a.world()
-	acct := w.account(s.accountID)
+	w := a.World()
+	acct := w.Account(s.accountID)
 	proj := acct.Project(s.projectID)
 	if acct == nil || proj == nil {
-		a.systemLocked(s, c, levelError, MsgMessagingNoSession)
+		a.systemLocked(s, c, levelError, engine.MsgMessagingNoSession)
 		return
 	}
-	conv, out, err := a.startConversation(convStart{
+	conv, out, err := a.StartConversation(engine.ConvStart{
 		Region: s.region, Account: acct, Project: proj, Environment: s.environment,
-		Channel: "WEBCHAT", ChatChannel: "webchat", Variant: sessionVariant(proj, s.variantID),
+		Channel: "WEBCHAT", ChatChannel: "webchat", Variant: engine.SessionVariant(proj, s.variantID),
 		State: map[string]any{"messaging_session_id": s.id, "platform": s.platform},
 	})
 	if err != nil {
-		a.log.Error("start messaging conversation", "session", s.id, "err", err)
+		a.Log.Error("start messaging conversation", "session", s.id, "err", err)
 		a.systemLocked(s, c, levelError, "Our system is experiencing high load. Please try again in a moment.")
 		return
 	}
 	s.joined, s.convID = true, conv.ID
 	a.emitLocked(s, nil, evAgentJoined, map[string]any{"agent_name": s.agent, "agent_avatar_url": s.avatar}, nil, true, itemOther)
 	a.replyLocked(s, conv, out)
-}
-
-// sessionVariant is the token's variant, else the project's default.
-func sessionVariant(proj *scenario.Project, id string) *scenario.Variant {
-	if v := proj.Variant(id); v != nil {
-		return v
-	}
-	for i := range proj.Variants {
-		if proj.Variants[i].Default {
-			return &proj.Variants[i]
-		}
-	}
-	return nil
 }
 
 // userMessageLocked runs a user message through the dialogue engine.
@@ -584,13 +572,13 @@ func (a *API) userMessageLocked(s *rtSession, c *rtConn, text string, meta map[s
 	if custom, ok := meta["custom"].(map[string]any); ok {
 		md = custom
 	}
-	conv, out, err := a.converse(s.region, s.convID, nil, userTurn{Text: text, Metadata: md})
+	conv, out, err := a.Converse(s.region, s.convID, nil, engine.UserTurn{Text: text, Metadata: md})
 	if err != nil {
-		if errors.Is(err, errConversationEnded) || errors.Is(err, store.ErrNotFound) {
+		if errors.Is(err, engine.ErrConversationEnded) || errors.Is(err, store.ErrNotFound) {
 			a.systemLocked(s, c, levelWarning, MsgWSConvEnded)
 			return
 		}
-		a.log.Error("messaging turn", "session", s.id, "err", err)
+		a.Log.Error("messaging turn", "session", s.id, "err", err)
 		a.systemLocked(s, c, levelError, "Our system is experiencing high load. Please try again in a moment.")
 		return
 	}
@@ -608,12 +596,12 @@ func (a *API) userMessageLocked(s *rtSession, c *rtConn, text string, meta map[s
 
 // replyLocked sends the agent's outcome: thinking, the message (or its
 // chunks), then a handoff or the end of the session.
-func (a *API) replyLocked(s *rtSession, conv *store.Conversation, out outcome) {
+func (a *API) replyLocked(s *rtSession, conv *store.Conversation, out engine.Outcome) {
 	a.emitLocked(s, nil, evAgentThinking, map[string]any{}, nil, false, itemOther)
 	id := a.messageID()
 	msg := agentMessage{MessageID: id, Text: out.Text, Attachments: []any{}, ResponseSuggestions: []any{}}
 	if s.streaming {
-		chunks := chunkText(out.Text, a.world().sc.MessagingConfig().ChunkWords)
+		chunks := chunkText(out.Text, a.World().Sc.MessagingConfig().ChunkWords)
 		for i, t := range chunks {
 			kind := itemChunk
 			if i == 0 {

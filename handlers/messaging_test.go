@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentplatform/mockplatform/engine"
+
 	"github.com/coder/websocket"
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/google/go-cmp/cmp"
@@ -255,16 +257,16 @@ credentials:
 		{"app namespace", "ct", "com.example.app", "{}", 200, ""},
 		{"localhost with port", "ct", "localhost:3000", "{}", 200, ""},
 		{"subdomain of localhost", "ct", "dev.localhost", "{}", 200, ""},
-		{"suffix that is no subdomain", "ct", "badexample.com", "{}", 401, MsgMessagingHostMismatch},
-		{"parent domain", "ct", "com", "{}", 401, MsgMessagingHostMismatch},
-		{"loopback ip", "ct", "127.0.0.1", "{}", 401, MsgMessagingHostMismatch},
-		{"no X-Token", "", "example.com", "{}", 401, MsgMessagingMissingHeaders},
-		{"no X-Host", "ct", "", "{}", 401, MsgMessagingMissingHeaders},
-		{"unknown token", "nope", "example.com", "{}", 401, MsgMessagingNoConnector},
-		{"disabled token", "off", "example.com", "{}", 401, MsgMessagingNoConnector},
-		{"chat key", "chatkey", "example.com", "{}", 401, MsgMessagingNoConnector},
-		{"no hosts", "nohost", "example.com", "{}", 401, MsgMessagingNoHost},
-		{"bad json", "ct", "example.com", "{", 400, MsgMessagingParse},
+		{"suffix that is no subdomain", "ct", "badexample.com", "{}", 401, engine.MsgMessagingHostMismatch},
+		{"parent domain", "ct", "com", "{}", 401, engine.MsgMessagingHostMismatch},
+		{"loopback ip", "ct", "127.0.0.1", "{}", 401, engine.MsgMessagingHostMismatch},
+		{"no X-Token", "", "example.com", "{}", 401, engine.MsgMessagingMissingHeaders},
+		{"no X-Host", "ct", "", "{}", 401, engine.MsgMessagingMissingHeaders},
+		{"unknown token", "nope", "example.com", "{}", 401, engine.MsgMessagingNoConnector},
+		{"disabled token", "off", "example.com", "{}", 401, engine.MsgMessagingNoConnector},
+		{"chat key", "chatkey", "example.com", "{}", 401, engine.MsgMessagingNoConnector},
+		{"no hosts", "nohost", "example.com", "{}", 401, engine.MsgMessagingNoHost},
+		{"bad json", "ct", "example.com", "{", 400, engine.MsgMessagingParse},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var hdr []string
@@ -297,7 +299,7 @@ credentials:
 	mustStatus(t, h.do("POST", msgBase+"/access-token", "{}", "X-Token", "ct", "X-Host", "example.com"), 200)
 	r := h.do("POST", msgBase+"/access-token", "{}", "X-Token", "ct", "X-Host", "app.example.com")
 	mustStatus(t, r, 401)
-	mustBody(t, r, msgErr(MsgMessagingHostMismatch))
+	mustBody(t, r, msgErr(engine.MsgMessagingHostMismatch))
 }
 
 func TestMessagingTokenExpiry(t *testing.T) {
@@ -309,7 +311,7 @@ func TestMessagingTokenExpiry(t *testing.T) {
 	h.advance(time.Second)
 	r := h.do("POST", msgBase+"/sessions", "{}", "Authorization", "Bearer "+tok)
 	mustStatus(t, r, 401)
-	mustBody(t, r, msgErr(MsgMessagingInvalidToken))
+	mustBody(t, r, msgErr(engine.MsgMessagingInvalidToken))
 
 	// Revocation of every token issued so far.
 	tok2 := msgToken(h)
@@ -327,7 +329,7 @@ func keyedScenario(key string) string {
 const testSigningKey = "0123456789abcdef0123456789abcdef-test"
 
 // signLike signs claims with key the way the mock signs access tokens.
-func signLike(t *testing.T, key string, cl accessClaims) string {
+func signLike(t *testing.T, key string, cl engine.AccessClaims) string {
 	t.Helper()
 	tok, err := jwt.NewWithClaims(jwt.SigningMethodHS256, cl).SignedString([]byte(key))
 	if err != nil {
@@ -337,9 +339,9 @@ func signLike(t *testing.T, key string, cl accessClaims) string {
 }
 
 // claimsOf reads a token's claims without checking it.
-func claimsOf(t *testing.T, tok string) accessClaims {
+func claimsOf(t *testing.T, tok string) engine.AccessClaims {
 	t.Helper()
-	var cl accessClaims
+	var cl engine.AccessClaims
 	if _, _, err := jwt.NewParser().ParseUnverified(tok, &cl); err != nil {
 		t.Fatal(err)
 	}
@@ -467,7 +469,7 @@ func TestMessagingPresetExpireToken(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	srv := msgServer(h)
-	msgFault(h, "/api/v1/access-token", PresetExpireToken)
+	msgFault(h, "/api/v1/access-token", engine.PresetExpireToken)
 	r := h.do("POST", msgBase+"/access-token", "{}", "X-Token", "test-connector-token", "X-Host", "localhost")
 	mustStatus(t, r, 200)
 	if r.Map(t)["expires_in"] != float64(0) {
@@ -479,8 +481,8 @@ func TestMessagingPresetExpireToken(t *testing.T) {
 	h.faults.Clear()
 	tok := msgToken(h)
 	sid := msgSession(h, tok, false)
-	msgFault(h, "/ws", PresetExpireToken)
-	msgHandshake(t, srv, sid, tok, "", 401, MsgMessagingAuthFailed)
+	msgFault(h, "/ws", engine.PresetExpireToken)
+	msgHandshake(t, srv, sid, tok, "", 401, engine.MsgMessagingAuthFailed)
 }
 
 // faultRule is a preset rule of a family on a path.

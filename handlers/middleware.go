@@ -14,6 +14,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentplatform/mockplatform/engine"
+
 	"github.com/gin-gonic/gin"
 
 	"github.com/agentplatform/mockplatform/faults"
@@ -41,8 +43,8 @@ type reqState struct {
 	bodyLarge bool
 	// principal is the authenticated caller, nil before authentication;
 	// it points at principalVal (one allocation with the state).
-	principal    *Principal
-	principalVal Principal
+	principal    *engine.Principal
+	principalVal engine.Principal
 	// fault is the id of the fault rule that fired; faultBody marks an
 	// answer that is its verbatim body.
 	fault     string
@@ -162,9 +164,6 @@ const CorrelationHeader = "X-PolyAI-Correlation-Id"
 // without being rewritten first.
 const correlationKey = "X-Polyai-Correlation-Id"
 
-// DefaultMaxBodyBytes bounds request bodies unless the scenario says otherwise.
-const DefaultMaxBodyBytes = 1 << 20
-
 func familyOf(c *gin.Context) *Family { return stateOf(c).family }
 
 func correlationID(c *gin.Context) string { return stateOf(c).correlation }
@@ -185,8 +184,8 @@ func recovery(c *gin.Context) {
 				panic(r)
 			}
 			a := stateOf(c).api
-			a.log.Error("handler panic", "path", c.Request.URL.Path, "panic", fmt.Sprint(r))
-			a.render(c, &Error{Kind: KindInternal, Message: "Internal server error."})
+			a.Log.Error("handler panic", "path", c.Request.URL.Path, "panic", fmt.Sprint(r))
+			a.render(c, &engine.Error{Kind: engine.KindInternal, Message: "Internal server error."})
 		}
 	}()
 	c.Next()
@@ -197,7 +196,7 @@ func correlation(c *gin.Context) {
 	st := stateOf(c)
 	id := c.GetHeader(correlationKey)
 	if id == "" || len(id) > 200 {
-		id = st.api.newCorrelationID()
+		id = st.api.NewCorrelationID()
 	}
 	st.correlation, st.correlationHeader[0] = id, id
 	c.Writer.Header()[correlationKey] = st.correlationHeader[:] // as c.Header: the key is canonical
@@ -209,7 +208,7 @@ func correlation(c *gin.Context) {
 func record(c *gin.Context) {
 	st := stateOf(c)
 	a := st.api
-	limit := a.world().maxBody()
+	limit := a.World().MaxBody()
 	if c.Request.Body != nil && c.Request.Body != http.NoBody {
 		data, err := readBody(c.Request.Body, c.Request.ContentLength, limit+1)
 		if err != nil {
@@ -228,7 +227,7 @@ func record(c *gin.Context) {
 	// A protocol switch (a WebSocket upgrade) is journaled when its 101 is
 	// written, before the client can read it (recorder.WriteHeader).
 	rec := &st.rec
-	rec.limit, rec.a, rec.c, rec.at = a.journal.BodyLimit(), a, c, a.clock.Now()
+	rec.limit, rec.a, rec.c, rec.at = a.journal.BodyLimit(), a, c, a.Clock().Now()
 	defer func() {
 		if v := recover(); v != nil {
 			// A dropped connection (fault rule) or a handler panic is
@@ -345,7 +344,7 @@ func dispatch(r Route) gin.HandlerFunc {
 
 func (a *API) serve(c *gin.Context, f *Family, h handlerFunc) error {
 	if f.Base != "messaging" {
-		if _, ok := regionPair(f.Base, c.Param("region")); !ok {
+		if _, ok := engine.RegionPair(f.Base, c.Param("region")); !ok {
 			return regionError(f, c.Param("region"))
 		}
 	}
@@ -353,7 +352,7 @@ func (a *API) serve(c *gin.Context, f *Family, h handlerFunc) error {
 		return err
 	}
 	if stateOf(c).bodyLarge {
-		return errf(KindTooLarge, "PAYLOAD_TOO_LARGE", "Request body exceeds %d bytes.", a.world().maxBody())
+		return engine.Errf(engine.KindTooLarge, "PAYLOAD_TOO_LARGE", "Request body exceeds %d bytes.", a.World().MaxBody())
 	}
 	if f.Headers != nil {
 		st := stateOf(c)
@@ -367,31 +366,31 @@ func (a *API) serve(c *gin.Context, f *Family, h handlerFunc) error {
 
 // regionError is the answer to an address without a valid region
 // (docs/api.md#addresses; docs/fidelity.md M1.5).
-func regionError(f *Family, region string) *Error {
+func regionError(f *Family, region string) *engine.Error {
 	valid := "us-1, uk-1 or euw-1"
 	base := "runtime"
 	if f.Base == "builder" {
 		valid, base = "us, uk or eu", "builder"
 	}
-	return &Error{Kind: KindNotFound, Code: "REGION_REQUIRED",
+	return &engine.Error{Kind: engine.KindNotFound, Code: "REGION_REQUIRED",
 		Message: fmt.Sprintf("Unknown region %q: use /%s/{region}/... with region %s.", region, base, valid)}
 }
 
 // applyFault applies the first fault rule that fires for the request. done
 // reports that the request was answered (or dropped) by the rule.
 func (a *API) applyFault(c *gin.Context, f *Family) (done bool, err error) {
-	if a.faults.Len() == 0 {
+	if a.Faults().Len() == 0 {
 		return false, nil // the common case: no request to build
 	}
 	req := faults.Request{
 		Family: f.Name,
 		Method: c.Request.Method,
-		Path:   subPath(c.Request.URL.Path),
+		Path:   engine.SubPath(c.Request.URL.Path),
 		Region: c.Param("region"),
 		Header: c.GetHeader,
 		Query:  c.GetQuery,
 	}
-	rule, ok := a.faults.Match(req)
+	rule, ok := a.Faults().Match(req)
 	if !ok {
 		return false, nil
 	}
@@ -399,7 +398,7 @@ func (a *API) applyFault(c *gin.Context, f *Family) (done bool, err error) {
 	act := rule.Action
 	if d := act.Delay.D(); d > 0 {
 		if act.DelayClock == "virtual" {
-			if _, err := a.clock.Advance(c.Request.Context(), d); err != nil {
+			if _, err := a.Clock().Advance(c.Request.Context(), d); err != nil {
 				// Stopped at a timer boundary: the client went away or the
 				// server is shutting down. Dropped, as a wall-time delay.
 				panic(http.ErrAbortHandler)
@@ -419,12 +418,12 @@ func (a *API) applyFault(c *gin.Context, f *Family) (done bool, err error) {
 		if p := a.preset(act.Preset); p != nil {
 			return p(c, rule)
 		}
-		return true, &Error{Kind: KindInternal, Message: fmt.Sprintf("unknown fault preset %q", act.Preset)}
+		return true, &engine.Error{Kind: engine.KindInternal, Message: fmt.Sprintf("unknown fault preset %q", act.Preset)}
 	}
 	if act.Status == 0 && act.Body == "" {
 		return false, nil // a pure delay
 	}
-	e := &Error{Status: act.Status, Code: act.Code, Message: act.Message, Headers: act.Headers}
+	e := &engine.Error{Status: act.Status, Code: act.Code, Message: act.Message, Headers: act.Headers}
 	if e.Status == 0 {
 		e.Status = http.StatusInternalServerError
 	}
@@ -492,7 +491,9 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 
 // fieldNames holds jsonFields per struct type: facts about types, the
 // same for every instance (as encoding/json's own cache of them).
-var fieldNames sync.Map // reflect.Type → map[string]bool, read-only
+var fieldNames sync.Map
+
+// reflect.Type → map[string]bool, read-only
 
 // jsonFields lists the json names of a struct type's fields.
 func jsonFields(t reflect.Type) map[string]bool {
@@ -549,13 +550,13 @@ func handleNoRoute(c *gin.Context) {
 	if f != nil {
 		st.family = f
 		if f.Base != "messaging" {
-			if _, ok := regionPair(f.Base, regionOf(p)); !ok {
-				a.render(c, regionError(f, regionOf(p)))
+			if _, ok := engine.RegionPair(f.Base, engine.RegionOf(p)); !ok {
+				a.render(c, regionError(f, engine.RegionOf(p)))
 				return
 			}
 		}
 	}
-	a.render(c, &Error{Kind: KindNotFound, Code: "NOT_FOUND",
+	a.render(c, &engine.Error{Kind: engine.KindNotFound, Code: "NOT_FOUND",
 		Message: fmt.Sprintf("No route for %s %s.", c.Request.Method, p)})
 }
 
@@ -567,6 +568,6 @@ func handleNoMethod(c *gin.Context) {
 	if f := a.tab.familyOfPath(c.Request.URL.Path); f != nil {
 		st.family = f
 	}
-	a.render(c, &Error{Kind: KindMethodNotAllowed, Code: "METHOD_NOT_ALLOWED",
+	a.render(c, &engine.Error{Kind: engine.KindMethodNotAllowed, Code: "METHOD_NOT_ALLOWED",
 		Message: fmt.Sprintf("Method %s is not allowed here; allowed: %s.", c.Request.Method, c.Writer.Header().Get("Allow"))})
 }

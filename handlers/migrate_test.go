@@ -1,18 +1,5 @@
 package handlers
 
-import (
-	"bytes"
-	"crypto/sha256"
-	"flag"
-	"fmt"
-	"io"
-	"os"
-	"path/filepath"
-	"strings"
-	"testing"
-	"time"
-)
-
 // Data files written by earlier versions of the store open with today's
 // code, which migrates them: the answers read from each are those its
 // version gave (testdata/datafile_<version>_pages.txt, written with the
@@ -27,13 +14,29 @@ import (
 //     conversation records as JSON (the code before the compact
 //     encoding of stored records).
 
+import (
+	"bytes"
+	"crypto/sha256"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentplatform/mockplatform/engine"
+)
+
 var writeDataFileFixture = flag.String("write-datafile-fixture", "", "write testdata/datafile_<version>.db and its pages with the code of now")
 
 // dataFileVersions are the fixtures' versions.
 var dataFileVersions = []string{"v1", "v2"}
 
 func fixtureDataFile(version string) string { return "testdata/datafile_" + version + ".db" }
-func fixturePages(version string) string    { return "testdata/datafile_" + version + "_pages.txt" }
+
+func fixturePages(version string) string { return "testdata/datafile_" + version + "_pages.txt" }
 
 // fixtureScenario is the golden scenario with fewer generated records.
 var fixtureScenario = strings.NewReplacer("count: 3000", "count: 120", "count: 600", "count: 80", "count: 200", "count: 20").Replace(goldenScenario)
@@ -75,7 +78,7 @@ func fixtureReads(t *testing.T, h *harness) []byte {
 // openDataFile opens an API on a data file with the fixture's scenario.
 func openDataFile(t *testing.T, path string) *harness {
 	t.Helper()
-	h := newHarnessConfig(t, fixtureScenario, Config{DataFile: path, Start: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)})
+	h := newHarnessConfig(t, fixtureScenario, engine.Config{DataFile: path, Start: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)})
 	return h
 }
 

@@ -3,6 +3,8 @@ package handlers
 import (
 	"testing"
 	"time"
+
+	"github.com/agentplatform/mockplatform/engine"
 )
 
 // An answered outbound call whose conversation ends early (the callee hangs
@@ -41,7 +43,7 @@ func TestOutboundConversationEndsCall(t *testing.T) {
 			// The planned end (25 s of talk) changes nothing any more.
 			h.advance(30 * time.Second)
 			outStatus(h, sid, "success", "")
-			h.advance(2*time.Hour - 30*time.Second + DefaultLatency)
+			h.advance(2*time.Hour - 30*time.Second + engine.DefaultLatency)
 			outGone(h, sid)
 		})
 	}

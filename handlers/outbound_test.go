@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentplatform/mockplatform/engine"
+
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentplatform/mockplatform/store"
@@ -47,7 +49,7 @@ func outGone(h *harness, sid string) {
 	h.t.Helper()
 	r := h.do("GET", outBase+"/"+sid+"/status", nil, outHeaders...)
 	mustStatus(h.t, r, 404)
-	mustBody(h.t, r, outErr(CodeOutboundNotFound, MsgOutboundNotFound))
+	mustBody(h.t, r, outErr(engine.CodeOutboundNotFound, engine.MsgOutboundNotFound))
 }
 
 func TestOutboundLifecycle(t *testing.T) {
@@ -86,7 +88,7 @@ func TestOutboundLifecycle(t *testing.T) {
 	outStatus(h, sid, "success", "")
 	h.advance(time.Nanosecond)
 	outGone(h, sid)
-	if n, _ := h.store.CountDocs(docOutboundCall, "us"); n != 0 {
+	if n, _ := h.store.CountDocs(engine.DocOutboundCall, "us"); n != 0 {
 		t.Fatalf("%d call records kept past retention", n)
 	}
 	// The conversation record stays.
@@ -150,7 +152,7 @@ credentials:
 func TestOutboundPresetOutcome(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	if _, err := h.faults.Add(faultRule("outbound", "/v1/outbound-calling", PresetOutboundOutcome+":rejected")); err != nil {
+	if _, err := h.faults.Add(faultRule("outbound", "/v1/outbound-calling", engine.PresetOutboundOutcome+":rejected")); err != nil {
 		t.Fatal(err)
 	}
 	sid := outCall(h, map[string]any{"to_number": "+14155552671"})
@@ -169,19 +171,19 @@ func TestOutboundValidation(t *testing.T) {
 		code   string
 		msg    string
 	}{
-		{"no body", nil, 400, CodeOutboundInvalid, "Request body is required."},
-		{"bad json", "{", 400, CodeOutboundInvalid, "Request body ends before its JSON value is complete (at byte 1)."},
-		{"no to_number", map[string]any{}, 400, CodeOutboundInvalid, MsgOutboundToNumber},
-		{"to_number not string", map[string]any{"to_number": 14155552671}, 400, CodeOutboundInvalid, `Field "to_number" must be a string.`},
-		{"national without country", map[string]any{"to_number": "4155552671"}, 400, CodeOutboundPhone, MsgOutboundPhone},
-		{"letters", map[string]any{"to_number": "+1415CALLNOW"}, 400, CodeOutboundPhone, MsgOutboundPhone},
-		{"too short", map[string]any{"to_number": "+1234"}, 400, CodeOutboundPhone, MsgOutboundPhone},
-		{"unknown country", map[string]any{"to_number": "0123", "country_code": "XX"}, 400, CodeOutboundInvalid, MsgOutboundCountry},
-		{"metadata number", map[string]any{"to_number": "+14155552671", "metadata": map[string]any{"n": 1}}, 400, CodeOutboundMetadata, `metadata value of "n" must be a string.`},
-		{"metadata numbers: the first key in order", map[string]any{"to_number": "+14155552671", "metadata": map[string]any{"z": 1, "b": true, "k": 2, "a": "ok"}}, 400, CodeOutboundMetadata, `metadata value of "b" must be a string.`},
-		{"metadata too large", map[string]any{"to_number": "+14155552671", "metadata": big}, 400, CodeOutboundMetadataSize, MsgOutboundMetaSize},
-		{"metadata not object", map[string]any{"to_number": "+14155552671", "metadata": "x"}, 400, CodeOutboundInvalid, `Field "metadata" must be an object.`},
-		{"bad encryption", map[string]any{"to_number": "+14155552671", "encryption": "TLS"}, 400, CodeOutboundInvalid, MsgOutboundEncryption},
+		{"no body", nil, 400, engine.CodeOutboundInvalid, "Request body is required."},
+		{"bad json", "{", 400, engine.CodeOutboundInvalid, "Request body ends before its JSON value is complete (at byte 1)."},
+		{"no to_number", map[string]any{}, 400, engine.CodeOutboundInvalid, engine.MsgOutboundToNumber},
+		{"to_number not string", map[string]any{"to_number": 14155552671}, 400, engine.CodeOutboundInvalid, `Field "to_number" must be a string.`},
+		{"national without country", map[string]any{"to_number": "4155552671"}, 400, engine.CodeOutboundPhone, engine.MsgOutboundPhone},
+		{"letters", map[string]any{"to_number": "+1415CALLNOW"}, 400, engine.CodeOutboundPhone, engine.MsgOutboundPhone},
+		{"too short", map[string]any{"to_number": "+1234"}, 400, engine.CodeOutboundPhone, engine.MsgOutboundPhone},
+		{"unknown country", map[string]any{"to_number": "0123", "country_code": "XX"}, 400, engine.CodeOutboundInvalid, engine.MsgOutboundCountry},
+		{"metadata number", map[string]any{"to_number": "+14155552671", "metadata": map[string]any{"n": 1}}, 400, engine.CodeOutboundMetadata, `metadata value of "n" must be a string.`},
+		{"metadata numbers: the first key in order", map[string]any{"to_number": "+14155552671", "metadata": map[string]any{"z": 1, "b": true, "k": 2, "a": "ok"}}, 400, engine.CodeOutboundMetadata, `metadata value of "b" must be a string.`},
+		{"metadata too large", map[string]any{"to_number": "+14155552671", "metadata": big}, 400, engine.CodeOutboundMetadataSize, engine.MsgOutboundMetaSize},
+		{"metadata not object", map[string]any{"to_number": "+14155552671", "metadata": "x"}, 400, engine.CodeOutboundInvalid, `Field "metadata" must be an object.`},
+		{"bad encryption", map[string]any{"to_number": "+14155552671", "encryption": "TLS"}, 400, engine.CodeOutboundInvalid, engine.MsgOutboundEncryption},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			before := h.storeDump()
@@ -202,17 +204,17 @@ func TestOutboundValidation(t *testing.T) {
 	} {
 		sid := outCall(h, map[string]any{"to_number": tc.to, "country_code": tc.country,
 			"encryption": "UDP/RTP", "metadata": map[string]any{"a": "b"}, "extra": 1})
-		var call callRecord
-		if err := h.store.GetDoc(docOutboundCall, "us", sid, &call); err != nil {
+		var call engine.CallRecord
+		if err := h.store.GetDoc(engine.DocOutboundCall, "us", sid, &call); err != nil {
 			t.Fatal(err)
 		}
 		if call.ToNumber != tc.want || call.Encryption != "UDP/RTP" {
 			t.Errorf("%s %s: stored %s %s, want %s", tc.to, tc.country, call.ToNumber, call.Encryption, tc.want)
 		}
 	}
-	var call callRecord
+	var call engine.CallRecord
 	sid := outCall(h, map[string]any{"to_number": "+14155552671"})
-	_ = h.store.GetDoc(docOutboundCall, "us", sid, &call)
+	_ = h.store.GetDoc(engine.DocOutboundCall, "us", sid, &call)
 	if call.Encryption != "TLS/SRTP" {
 		t.Errorf("default encryption %q", call.Encryption)
 	}
@@ -255,7 +257,7 @@ credentials:
 		{"missing", nil, 401, "UNAUTHORIZED", msgMissingKey},
 		{"unknown", []string{"X-Service-Auth-Token", "nope"}, 401, "UNAUTHORIZED", msgInvalidKey},
 		{"other family", []string{"X-Service-Auth-Token", "conv"}, 401, "UNAUTHORIZED", msgInvalidKey},
-		{"project without outbound", []string{"X-Service-Auth-Token", "sales"}, 401, CodeOutboundNotEnabled, MsgOutboundNotEnabled},
+		{"project without outbound", []string{"X-Service-Auth-Token", "sales"}, 401, engine.CodeOutboundNotEnabled, engine.MsgOutboundNotEnabled},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := h.do("POST", outBase, body, tc.headers...)
@@ -270,7 +272,7 @@ credentials:
 	sid := r.Map(t)["call_sid"].(string)
 	r = h.do("GET", outBase+"/"+sid+"/status", nil, "X-Service-Auth-Token", "other")
 	mustStatus(t, r, 404)
-	mustBody(t, r, outErr(CodeOutboundNotFound, MsgOutboundNotFound))
+	mustBody(t, r, outErr(engine.CodeOutboundNotFound, engine.MsgOutboundNotFound))
 	mustStatus(t, h.do("GET", outBase+"/"+sid+"/status", nil, "X-Service-Auth-Token", "tok"), 200)
 	r = h.do("GET", "/runtime/us-1/v2/outbound-calling/"+sid+"/status", nil, "X-Service-Auth-Token", "tok")
 	mustStatus(t, r, 404)
@@ -284,7 +286,7 @@ func TestOutboundStatusErrors(t *testing.T) {
 	for _, sid := range []string{"CA123", "OUT-123", "out-550e8400-e29b-41d4-a716-446655440000x"} {
 		r := h.do("GET", outBase+"/"+sid+"/status", nil, outHeaders...)
 		mustStatus(t, r, 400)
-		mustBody(t, r, outErr(CodeOutboundCallSID, MsgOutboundCallSID))
+		mustBody(t, r, outErr(engine.CodeOutboundCallSID, engine.MsgOutboundCallSID))
 	}
 	outGone(h, "OUT-550e8400-e29b-41d4-a716-446655440000")
 }
@@ -310,7 +312,7 @@ credentials:
 		before := h.storeDump()
 		r := h.do("POST", outBase, body, hdr...)
 		mustStatus(t, r, 429)
-		mustBody(t, r, outErr(CodeOutboundRateLimited, MsgOutboundRateLimited))
+		mustBody(t, r, outErr(engine.CodeOutboundRateLimited, engine.MsgOutboundRateLimited))
 		if got := r.Header.Get("Retry-After"); got != retry {
 			t.Fatalf("Retry-After = %q, want %q", got, retry)
 		}
@@ -343,7 +345,7 @@ func TestOutboundCallsList(t *testing.T) {
 		t.Fatal(err)
 	}
 	at := func(s int) time.Time { return start.Add(time.Duration(s) * time.Second) }
-	want := []OutboundCall{{SID: sid, Region: "us", AccountID: "1001", ProjectID: "2001", ToNumber: "+14155552671",
+	want := []engine.OutboundCall{{SID: sid, Region: "us", AccountID: "1001", ProjectID: "2001", ToNumber: "+14155552671",
 		Status: "calling", Outcome: "answered", Answered: true, CreatedAt: at(0), CallingAt: at(5), AnswerAt: at(10),
 		EndAt: at(35), RetainUntil: at(35).Add(2 * time.Hour)}}
 	if diff := cmp.Diff(want, got); diff != "" {

@@ -11,10 +11,11 @@ package handlers
 
 import (
 	"net/http"
-	"reflect"
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/agentplatform/mockplatform/engine"
 )
 
 // Route is one registered route.
@@ -70,7 +71,7 @@ type Op struct {
 	Errors []int
 	// Fidelity marks a route or an operation that exists, or is shaped, by
 	// a choice of the mock (x-mock-fidelity).
-	Fidelity *Fidelity
+	Fidelity *engine.Fidelity
 	// Security, when set, are the credentials the operation accepts
 	// instead of its family's (alternatives of scheme names).
 	Security [][]string
@@ -84,20 +85,7 @@ type Response struct {
 	// Doc says when it is answered.
 	Doc string
 	// Fidelity marks an answer that a fidelity switch selects.
-	Fidelity *Fidelity
-}
-
-// Fidelity says why a route, an answer or a header exists in the mock: an
-// entry of the fidelity register (docs/fidelity.md) and the switch that
-// selects it, if any.
-type Fidelity struct {
-	// ID is the register's entry ("D6", "M1.2").
-	ID string `json:"id"`
-	// Switch and Value are the fidelity switch that selects it.
-	Switch string `json:"switch,omitempty"`
-	Value  string `json:"value,omitempty"`
-	// Note says what is chosen.
-	Note string `json:"note"`
+	Fidelity *engine.Fidelity
 }
 
 // Param is a query parameter or a header: its schema and the rules its
@@ -119,59 +107,25 @@ type Param struct {
 	// Doc describes it.
 	Doc string
 	// Fidelity marks a parameter of the mock's choosing.
-	Fidelity *Fidelity
-}
-
-// FieldRule is a rule a handler checks on one field of a request body: the
-// handler reads the same values (enum lists, patterns, bounds), and the
-// document publishes them. A body type lists its rules in a fieldRules
-// method.
-type FieldRule struct {
-	Required bool
-	Enum     []string
-	Pattern  *regexp.Regexp
-	// MinLen and MaxLen bound a string's length in characters (0: none).
-	MinLen, MaxLen int
-	// Min and Max bound a number.
-	Min, Max *int64
-	// MinItems and MaxItems bound an array (0: none).
-	MinItems, MaxItems int
-	// Nullable allows null (which clears the field).
-	Nullable bool
-	Doc      string
-	Fidelity *Fidelity
+	Fidelity *engine.Fidelity
 }
 
 // RuledBody is a body type with rules.
-type RuledBody interface{ FieldRules() map[string]FieldRule }
-
-// bodyFields lists the json names of a body type's fields, in order.
-func bodyFields(body any) []string {
-	t := reflect.TypeOf(body)
-	out := make([]string, 0, t.NumField())
-	for f := range t.Fields() {
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if name != "" && name != "-" {
-			out = append(out, name)
-		}
-	}
-	return out
+type RuledBody interface {
+	FieldRules() map[string]engine.FieldRule
 }
 
 // requiredFields lists the required fields of a body type, in order.
 func requiredFields(body RuledBody) []string {
 	rules := body.FieldRules()
 	var out []string
-	for _, name := range bodyFields(body) {
+	for _, name := range engine.BodyFields(body) {
 		if rules[name].Required {
 			out = append(out, name)
 		}
 	}
 	return out
 }
-
-// i64 is a bound of a FieldRule or Param.
-func i64(v int64) *int64 { return &v }
 
 // ok is a success answer.
 func ok(status int, body any) Response { return Response{Status: status, Body: body} }
@@ -198,11 +152,3 @@ func paramNames(ps []Param) map[string]bool {
 
 // statusText documents a status for answers with no Doc.
 func statusText(status int) string { return http.StatusText(status) }
-
-// oneOfWords formats a list as "a, b or c".
-func oneOfWords(list []string) string {
-	if len(list) < 2 {
-		return strings.Join(list, "")
-	}
-	return strings.Join(list[:len(list)-1], ", ") + " or " + list[len(list)-1]
-}

@@ -17,9 +17,11 @@ type discardWriter struct {
 	status int
 }
 
-func (w *discardWriter) Header() http.Header         { return w.header }
+func (w *discardWriter) Header() http.Header { return w.header }
+
 func (w *discardWriter) Write(b []byte) (int, error) { return len(b), nil }
-func (w *discardWriter) WriteHeader(code int)        { w.status = code }
+
+func (w *discardWriter) WriteHeader(code int) { w.status = code }
 
 // benchServe serves one request per iteration straight to the API's
 // ServeHTTP, as net/http hands it over (a fresh header map and body), and

@@ -26,112 +26,24 @@ package handlers
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
-	"slices"
+
+	"github.com/agentplatform/mockplatform/engine"
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/agentplatform/mockplatform/scenario"
 	"github.com/agentplatform/mockplatform/store"
 )
 
-// Telephony error codes and messages (agents OpenAPI examples; the
-// already-exists message is not shown there).
-const (
-	CodeConnectorNotFound = "CONNECTORS_NOT_FOUND"
-	CodeConnectorInvalid  = "CONNECTORS_VALIDATION_FAILED"
-	CodePhoneInvalid      = "PHONE_NUMBERS_INVALID_PHONE_NUMBER_FORMAT"
-	CodePhoneExists       = "PHONE_NUMBERS_ALREADY_EXISTS"
-	CodePhoneNotFound     = "PHONE_NUMBERS_NOT_FOUND"
-
-	MsgConnectorNotFound = "Connector ID does not exist."
-	MsgConnectorInvalid  = "Connector request body failed validation."
-	MsgPhoneInvalid      = "Number is not in valid E.164 format."
-	MsgPhoneNotFound     = "Phone number does not exist."
-	MsgPhoneExists       = "Phone number already exists."
-	MsgPhoneNoConnector  = "No connector routes this phone number."
-)
-
-const docTelephony = "telephony"
-
-// connectorRec is a connector, every field of docs/api.md#agents-connectors.
-type connectorRec struct {
-	ConnectorID    string `json:"connectorId"`
-	Name           string `json:"name"`
-	AccountID      string `json:"accountId"`
-	ProjectID      string `json:"projectId"`
-	ClientEnv      string `json:"clientEnv"`
-	VariantID      string `json:"variantId"`
-	ASRLangCode    string `json:"asrLangCode"`
-	TTSLangCode    string `json:"ttsLangCode"`
-	VoiceName      string `json:"voiceName"`
-	DisableHandoff bool   `json:"disableHandoff"`
-}
-
-// phoneNumberRec is a phone number of a project (OAS PhoneNumberResponse).
-type phoneNumberRec struct {
-	Number      string `json:"number"`
-	ProjectID   string `json:"projectId"`
-	AccountID   string `json:"accountId"`
-	ClientEnv   string `json:"clientEnv"`
-	ConnectorID string `json:"connectorId,omitempty"`
-}
-
-// telephonyDoc is the stored telephony of an account, in creation order.
-type telephonyDoc struct {
-	AccountID  string            `json:"account_id"`
-	Connectors []*connectorRec   `json:"connectors"`
-	Numbers    []*phoneNumberRec `json:"numbers"`
-}
-
-func (t *telephonyDoc) connector(agent, id string) *connectorRec {
-	for _, c := range t.Connectors {
-		if c.ConnectorID == id && c.ProjectID == agent {
-			return c
-		}
-	}
-	return nil
-}
-
-func (t *telephonyDoc) number(agent, n string) (int, *phoneNumberRec) {
-	for i, x := range t.Numbers {
-		if x.Number == n && x.ProjectID == agent {
-			return i, x
-		}
-	}
-	return -1, nil
-}
-
-func (t *telephonyDoc) hasNumber(n string) bool {
-	return slices.ContainsFunc(t.Numbers, func(x *phoneNumberRec) bool { return x.Number == n })
-}
-
-func errConnectorNotFound() error {
-	return errf(KindNotFound, CodeConnectorNotFound, MsgConnectorNotFound)
-}
-
-// errConnectorInvalid is the 400 of a connector body's field errors.
-func errConnectorInvalid(fields ...FieldError) error {
-	return invalid(CodeConnectorInvalid, MsgConnectorInvalid, fields...)
-}
-
-func errPhoneNotFound() error { return errf(KindNotFound, CodePhoneNotFound, MsgPhoneNotFound) }
-
-func errPhoneInvalid(field string) error {
-	return &Error{Kind: KindInvalid, Code: CodePhoneInvalid, Message: MsgPhoneInvalid,
-		Fields: []FieldError{{Field: field, Message: "must be an E.164 number, e.g. +14155550100"}}}
-}
-
 // readTelephony returns the path's agent (404 or 403 as the Agents API
 // does) and its account's telephony.
-func (a *API) readTelephony(c *gin.Context) (*agentDoc, *telephonyDoc, error) {
+func (a *API) readTelephony(c *gin.Context) (*engine.AgentDoc, *engine.TelephonyDoc, error) {
 	d, err := a.loadAgent(c)
 	if err != nil {
 		return nil, nil, err
 	}
 	p := principal(c)
-	t := &telephonyDoc{AccountID: p.Account.ID}
-	if err := a.store.GetDoc(docTelephony, p.Region, p.Account.ID, t); err != nil && !errors.Is(err, store.ErrNotFound) {
+	t := &engine.TelephonyDoc{AccountID: p.Account.ID}
+	if err := a.Store().GetDoc(engine.DocTelephony, p.Region, p.Account.ID, t); err != nil && !errors.Is(err, store.ErrNotFound) {
 		return nil, nil, err
 	}
 	return d, t, nil
@@ -141,27 +53,27 @@ func (a *API) readTelephony(c *gin.Context) (*agentDoc, *telephonyDoc, error) {
 // update, for the path's agent. Telephony writes are serialised with the
 // other Agents writes (agents.mu), so the checks made before the update
 // (other agents, other accounts' numbers) still hold when it runs.
-func (a *API) updateTelephony(c *gin.Context, fn func(d *agentDoc, t *telephonyDoc) error) error {
-	a.agents.mu.Lock()
-	defer a.agents.mu.Unlock()
+func (a *API) updateTelephony(c *gin.Context, fn func(d *engine.AgentDoc, t *engine.TelephonyDoc) error) error {
+	a.Agents.Mu.Lock()
+	defer a.Agents.Mu.Unlock()
 	return a.updateTelephonyLocked(c, fn)
 }
 
-func (a *API) updateTelephonyLocked(c *gin.Context, fn func(d *agentDoc, t *telephonyDoc) error) error {
+func (a *API) updateTelephonyLocked(c *gin.Context, fn func(d *engine.AgentDoc, t *engine.TelephonyDoc) error) error {
 	d, err := a.loadAgent(c)
 	if err != nil {
 		return err
 	}
 	p := principal(c)
 	for range 2 {
-		var t telephonyDoc
-		err = a.store.UpdateDoc(docTelephony, p.Region, p.Account.ID, &t, func() error { return fn(d, &t) })
+		var t engine.TelephonyDoc
+		err = a.Store().UpdateDoc(engine.DocTelephony, p.Region, p.Account.ID, &t, func() error { return fn(d, &t) })
 		if !errors.Is(err, store.ErrNotFound) {
 			return err
 		}
 		// Not seeded (an account added after the seed): create it empty.
-		if err := a.store.InsertDoc(docTelephony, p.Region, p.Account.ID, &telephonyDoc{AccountID: p.Account.ID,
-			Connectors: []*connectorRec{}, Numbers: []*phoneNumberRec{}}); err != nil && !errors.Is(err, store.ErrExists) {
+		if err := a.Store().InsertDoc(engine.DocTelephony, p.Region, p.Account.ID, &engine.TelephonyDoc{AccountID: p.Account.ID,
+			Connectors: []*engine.ConnectorRec{}, Numbers: []*engine.PhoneNumberRec{}}); err != nil && !errors.Is(err, store.ErrExists) {
 			return err
 		}
 	}
@@ -183,108 +95,4 @@ func stringList(f *fieldBody, name string) ([]string, bool) {
 		return nil, false
 	}
 	return list, true
-}
-
-// --- agent deletion, seeding, inbound calls ---
-
-// dropTelephonyLocked removes an agent's connectors and numbers (agent delete).
-// Called with agents.mu held.
-func (a *Engine) dropTelephonyLocked(region, account, agent string) error {
-	var t telephonyDoc
-	err := a.store.UpdateDoc(docTelephony, region, account, &t, func() error {
-		t.Connectors = slices.DeleteFunc(t.Connectors, func(x *connectorRec) bool { return x.ProjectID == agent })
-		t.Numbers = slices.DeleteFunc(t.Numbers, func(x *phoneNumberRec) bool { return x.ProjectID == agent })
-		return nil
-	})
-	if errors.Is(err, store.ErrNotFound) {
-		return nil
-	}
-	return err
-}
-
-// seedTelephony writes the telephony document of every account: the
-// connectors of its projects' scenario blocks, with their numbers.
-func seedTelephony(st *store.Store, sc *scenario.Scenario) error {
-	for ai := range sc.Accounts {
-		acct := &sc.Accounts[ai]
-		t := &telephonyDoc{AccountID: acct.ID, Connectors: []*connectorRec{}, Numbers: []*phoneNumberRec{}}
-		for pi := range acct.Projects {
-			proj := &acct.Projects[pi]
-			for _, cn := range proj.Connectors {
-				t.Connectors = append(t.Connectors, &connectorRec{ConnectorID: cn.ID, Name: cn.Name, AccountID: acct.ID,
-					ProjectID: proj.ID, ClientEnv: cn.ClientEnv, VariantID: cn.Variant, ASRLangCode: cn.ASRLangCode,
-					TTSLangCode: cn.TTSLangCode, VoiceName: cn.VoiceName, DisableHandoff: cn.DisableHandoff})
-				for _, n := range cn.PhoneNumbers {
-					t.Numbers = append(t.Numbers, &phoneNumberRec{Number: n, ProjectID: proj.ID, AccountID: acct.ID,
-						ClientEnv: cn.ClientEnv, ConnectorID: cn.ID})
-				}
-			}
-		}
-		if err := st.PutDoc(docTelephony, acct.Region, acct.ID, t); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// inboundConversationPrefix starts the ids of inbound voice calls (CA +
-// 32 hex, as the real voice conversations; docs/api.md#ids).
-const inboundConversationPrefix = "CA"
-
-// CallNumber simulates a caller (from: an E.164 number, may be empty)
-// dialling a phone number imported into an agent and routed to one of its
-// connectors: the call starts a VOICE-SIP conversation of that agent in
-// the connector's client environment (so it answers from the deployment
-// active there), with the connector's variant (the project's default
-// variant when unassigned), ASR and TTS languages; its state carries
-// "connector_id" and, when the connector disables handoff,
-// "disable_handoff": true. A number that is not imported, is routed to no
-// connector, or whose agent has no runtime (an agent created through the
-// API, not in the scenario) gives an error wrapping ErrNotRouted.
-func (a *Engine) CallNumber(number, from string) (*DialResult, error) {
-	accts := a.world().Scenario().Accounts
-	for ai := range accts {
-		acct := &accts[ai]
-		var t telephonyDoc
-		err := a.store.GetDoc(docTelephony, acct.Region, acct.ID, &t)
-		if errors.Is(err, store.ErrNotFound) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		i := slices.IndexFunc(t.Numbers, func(n *phoneNumberRec) bool { return n.Number == number })
-		if i < 0 {
-			continue
-		}
-		num := t.Numbers[i]
-		cn := t.connector(num.ProjectID, num.ConnectorID)
-		if cn == nil {
-			return nil, fmt.Errorf("call %s: the number is routed to no connector: %w", number, ErrNotRouted)
-		}
-		proj := acct.Project(num.ProjectID)
-		if proj == nil {
-			return nil, fmt.Errorf("call %s: agent %s has no runtime in the scenario: %w", number, num.ProjectID, ErrNotRouted)
-		}
-		var vr *scenario.Variant
-		for k := range proj.Variants {
-			if v := &proj.Variants[k]; (cn.VariantID != "" && v.ID == cn.VariantID) || (cn.VariantID == "" && v.Default) {
-				vr = v
-			}
-		}
-		state := map[string]any{"connector_id": cn.ConnectorID}
-		if cn.DisableHandoff {
-			state["disable_handoff"] = true
-		}
-		conv, out, err := a.startConversation(convStart{
-			Region: acct.Region, Account: acct, Project: proj, Environment: cn.ClientEnv, Channel: "VOICE-SIP",
-			Variant: vr, Language: cn.ASRLangCode, TTSLanguage: cn.TTSLangCode, FromNumber: from, ToNumber: number,
-			State: state, ID: inboundConversationPrefix + a.newID("", hexDigits, 32),
-		})
-		if err != nil {
-			return nil, err
-		}
-		return &DialResult{ConversationID: conv.ID, Response: out.Text}, nil
-	}
-	return nil, fmt.Errorf("call %s: no agent has this number: %w", number, ErrNotRouted)
 }

@@ -12,6 +12,8 @@ import (
 	"net/http"
 	"slices"
 
+	"github.com/agentplatform/mockplatform/engine"
+
 	"github.com/gin-gonic/gin"
 
 	"github.com/agentplatform/mockplatform/scenario"
@@ -31,33 +33,26 @@ var telephonyConnectorsRoutes = []Route{
 
 var (
 	opConnectorList = &Op{ID: "connectorList", Summary: "List telephony connectors",
-		Doc: "The agent's connectors (docs/api.md#agents-connectors).", Responses: []Response{ok(200, connectorList{})}, Errors: []int{404}}
+		Doc: "The agent's connectors (docs/api.md#agents-connectors).", Responses: []Response{ok(200, engine.ConnectorList{})}, Errors: []int{404}}
 	opConnectorBatchGet = &Op{ID: "connectorBatchGet", Summary: "Read connectors by id",
-		Body: connectorIDsBody{}, Responses: []Response{ok(200, connectorsFound{})}, Errors: []int{400, 404}}
+		Body: connectorIDsBody{}, Responses: []Response{ok(200, engine.ConnectorsFound{})}, Errors: []int{400, 404}}
 	opConnectorBatchUpdate = &Op{ID: "connectorBatchUpdate", Summary: "Update several connectors",
 		Doc:  "Each update succeeds or fails on its own; the answer has one result per update.",
-		Body: connectorUpdatesBody{}, Responses: []Response{ok(200, connectorResults{})}, Errors: []int{400, 404}}
+		Body: connectorUpdatesBody{}, Responses: []Response{ok(200, engine.ConnectorResults{})}, Errors: []int{400, 404}}
 	opConnectorLookup = &Op{ID: "connectorLookup", Summary: "Find the connector of a phone number",
-		Body: phoneNumberBody{}, Responses: []Response{ok(200, connectorRec{})}, Errors: []int{400, 404}}
+		Body: phoneNumberBody{}, Responses: []Response{ok(200, engine.ConnectorRec{})}, Errors: []int{400, 404}}
 	opConnectorGet = &Op{ID: "connectorGet", Summary: "Read a connector",
-		Responses: []Response{ok(200, connectorRec{})}, Errors: []int{404}}
+		Responses: []Response{ok(200, engine.ConnectorRec{})}, Errors: []int{404}}
 	opConnectorUpdate = &Op{ID: "connectorUpdate", Summary: "Update a connector",
 		Doc:  "Changes its variant, speech settings, or moves it (with its numbers) to another agent of the account.",
-		Body: connectorPatchBody{}, Responses: []Response{ok(200, connectorRec{})}, Errors: []int{400, 404}}
+		Body: connectorPatchBody{}, Responses: []Response{ok(200, engine.ConnectorRec{})}, Errors: []int{400, 404}}
 	opConnectorDelete = &Op{ID: "connectorDelete", Summary: "Delete a connector",
-		Doc: "Its phone numbers go with it.", Responses: []Response{ok(200, connectorDeleted{})}, Errors: []int{404}}
+		Doc: "Its phone numbers go with it.", Responses: []Response{ok(200, engine.ConnectorDeleted{})}, Errors: []int{404}}
 )
 
 type (
-	connectorList struct {
-		Connectors []*connectorRec `json:"connectors"`
-	}
 	connectorIDsBody struct {
 		ConnectorIDs []string `json:"connectorIds"`
-	}
-	connectorsFound struct {
-		Found    []*connectorRec `json:"found"`
-		NotFound []string        `json:"notFound"`
 	}
 	// connectorPatchBody is the body of a connector update (and, with
 	// connectorId, an item of a batch update); readConnectorPatch reads it.
@@ -74,52 +69,34 @@ type (
 	connectorUpdatesBody struct {
 		Updates []connectorUpdate `json:"updates"`
 	}
-	connectorResults struct {
-		Results []batchResult `json:"results"`
-	}
 	phoneNumberBody struct {
 		PhoneNumber string `json:"phoneNumber"`
 	}
-	connectorDeleted struct {
-		DeletedConnector    string   `json:"deletedConnector"`
-		DeletedPhoneNumbers []string `json:"deletedPhoneNumbers"`
-	}
 )
 
-func (connectorIDsBody) FieldRules() map[string]FieldRule {
-	return map[string]FieldRule{"connectorIds": {Required: true}}
+func (connectorIDsBody) FieldRules() map[string]engine.FieldRule {
+	return map[string]engine.FieldRule{"connectorIds": {Required: true}}
 }
 
-func (connectorPatchBody) FieldRules() map[string]FieldRule { return connectorPatchRules }
-
-var connectorPatchRules = map[string]FieldRule{
-	"variantId":   {Nullable: true, Doc: "A variant of the connector's agent; null or \"\" unassigns it."},
-	"asrLangCode": {Pattern: scenario.LangCodeRE},
-	"voiceName":   {Pattern: scenario.VoiceNameRE, Doc: "Also sets ttsLangCode (its language prefix)."},
-	"projectId":   {MinLen: 1, Doc: "Another agent of the account to move the connector to."},
-}
+func (connectorPatchBody) FieldRules() map[string]engine.FieldRule { return engine.ConnectorPatchRules }
 
 // An update of a batch that breaks a rule of connectorPatchRules fails on
 // its own: its result says why, and the batch answers 200.
-func (connectorUpdate) FieldRules() map[string]FieldRule {
-	r := map[string]FieldRule{"connectorId": {Required: true, MinLen: 1}}
-	for name, rule := range connectorPatchRules {
+func (connectorUpdate) FieldRules() map[string]engine.FieldRule {
+	r := map[string]engine.FieldRule{"connectorId": {Required: true, MinLen: 1}}
+	for name, rule := range engine.ConnectorPatchRules {
 		rule.Pattern, rule.MinLen = nil, 0
 		r[name] = rule
 	}
 	return r
 }
 
-func (connectorUpdatesBody) FieldRules() map[string]FieldRule {
-	return map[string]FieldRule{"updates": {Required: true, MinItems: 1}}
+func (connectorUpdatesBody) FieldRules() map[string]engine.FieldRule {
+	return map[string]engine.FieldRule{"updates": {Required: true, MinItems: 1}}
 }
 
-func (phoneNumberBody) FieldRules() map[string]FieldRule {
-	return map[string]FieldRule{"phoneNumber": {Required: true, Pattern: e164RE}}
-}
-
-func (connectorRec) FieldRules() map[string]FieldRule {
-	return map[string]FieldRule{"clientEnv": {Enum: scenario.Environments}}
+func (phoneNumberBody) FieldRules() map[string]engine.FieldRule {
+	return map[string]engine.FieldRule{"phoneNumber": {Required: true, Pattern: engine.E164RE}}
 }
 
 // --- connectors ---
@@ -130,13 +107,13 @@ func (a *API) handleConnectorList(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	out := []*connectorRec{}
+	out := []*engine.ConnectorRec{}
 	for _, x := range t.Connectors {
 		if x.ProjectID == d.AgentID {
 			out = append(out, x)
 		}
 	}
-	c.JSON(http.StatusOK, connectorList{Connectors: out})
+	c.JSON(http.StatusOK, engine.ConnectorList{Connectors: out})
 	return nil
 }
 
@@ -148,9 +125,9 @@ func (a *API) handleConnectorGet(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	x := t.connector(d.AgentID, c.Param("connector"))
+	x := t.Connector(d.AgentID, c.Param("connector"))
 	if x == nil {
-		return errConnectorNotFound()
+		return engine.ErrConnectorNotFound()
 	}
 	c.JSON(http.StatusOK, x)
 	return nil
@@ -159,68 +136,61 @@ func (a *API) handleConnectorGet(c *gin.Context) error {
 // handleConnectorBatchGet handles "POST .../telephony/connectors/batch"
 // {connectorIds} → {found: [connector], notFound: [id]}, in request order.
 func (a *API) handleConnectorBatchGet(c *gin.Context) error {
-	f, err := readFields(c, false, bodyFields(connectorIDsBody{})...)
+	f, err := readFields(c, false, engine.BodyFields(connectorIDsBody{})...)
 	if err != nil {
 		return err
 	}
 	ids, _ := stringList(f, "connectorIds")
 	if len(f.errs) > 0 {
-		return errConnectorInvalid(f.errs...)
+		return engine.ErrConnectorInvalid(f.errs...)
 	}
 	d, t, err := a.readTelephony(c)
 	if err != nil {
 		return err
 	}
-	found, notFound := []*connectorRec{}, []string{}
+	found, notFound := []*engine.ConnectorRec{}, []string{}
 	for _, id := range ids {
-		if x := t.connector(d.AgentID, id); x != nil {
+		if x := t.Connector(d.AgentID, id); x != nil {
 			found = append(found, x)
 		} else {
 			notFound = append(notFound, id)
 		}
 	}
-	c.JSON(http.StatusOK, connectorsFound{Found: found, NotFound: notFound})
+	c.JSON(http.StatusOK, engine.ConnectorsFound{Found: found, NotFound: notFound})
 	return nil
 }
 
-// connectorPatch is a validated connector update (OAS UpdateConnectorBody:
-// only the given fields change; variantId null unassigns).
-type connectorPatch struct {
-	variant, asr, voice, project *string
-	target                       *agentDoc // the agent of project, when given
-}
-
-var connectorPatchFields = bodyFields(connectorPatchBody{})
+var connectorPatchFields = engine.BodyFields(connectorPatchBody{})
 
 // readConnectorPatch reads the patch fields of f. It reports field errors
 // in f; the variant is checked against the agents by apply.
-func readConnectorPatch(f *fieldBody) connectorPatch {
-	var cp connectorPatch
+func readConnectorPatch(f *fieldBody) engine.ConnectorPatch {
+	var cp engine.ConnectorPatch
 	if f.isNull("variantId") {
 		empty := ""
-		cp.variant = &empty
+		cp.Variant = &empty
 	} else if s, ok := f.str("variantId"); ok {
-		cp.variant = &s
+		cp.Variant = &s
 	}
 	if s, ok := f.str("asrLangCode"); ok {
 		if !scenario.LangCodeRE.MatchString(s) {
 			f.fail("asrLangCode", "must be a language code such as en-US")
 		} else {
-			cp.asr = &s
+			cp.Asr = &s
 		}
 	}
 	if s, ok := f.str("voiceName"); ok {
 		if !scenario.VoiceNameRE.MatchString(s) {
 			f.fail("voiceName", "must be a voice name such as en-US-Neural2-A")
 		} else {
-			cp.voice = &s
+			cp.Voice = &s
 		}
 	}
 	if s, ok := f.str("projectId"); ok {
 		if s == "" {
 			f.fail("projectId", "must not be empty")
 		} else {
-			cp.project = &s
+			cp.Project = &s
 		}
 	}
 	return cp
@@ -229,61 +199,21 @@ func readConnectorPatch(f *fieldBody) connectorPatch {
 // resolveTarget loads the agent a patch moves the connector to: an agent
 // of the key's account ("API key must have access to both projects").
 // An unknown agent is a field error; a store failure is the error.
-func (a *API) resolveTarget(c *gin.Context, cp *connectorPatch) (*FieldError, error) {
-	if cp.project == nil {
+func (a *API) resolveTarget(c *gin.Context, cp *engine.ConnectorPatch) (*engine.FieldError, error) {
+	if cp.Project == nil {
 		return nil, nil
 	}
 	p := principal(c)
-	var d agentDoc
-	err := a.store.GetDoc(docAgent, p.Region, agentRef(p, *cp.project), &d)
+	var d engine.AgentDoc
+	err := a.Store().GetDoc(engine.DocAgent, p.Region, engine.AgentRef(p, *cp.Project), &d)
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return nil, err
 	}
 	if err != nil || d.AccountID != p.Account.ID {
-		return &FieldError{Field: "projectId", Message: "no agent with this id in the account"}, nil
+		return &engine.FieldError{Field: "projectId", Message: "no agent with this id in the account"}, nil
 	}
-	cp.target = &d
+	cp.Target = &d
 	return nil, nil
-}
-
-// apply changes x by the patch (the agent is x's current agent); it
-// returns a field error, leaving x unchanged, when the variant is not one
-// of the (target) agent's main-branch variants.
-func (cp connectorPatch) apply(t *telephonyDoc, cur *agentDoc, x *connectorRec) *FieldError {
-	owner := cur
-	if cp.target != nil {
-		owner = cp.target
-	}
-	if cp.variant != nil && *cp.variant != "" {
-		main := owner.branch(mainBranch)
-		if main == nil || !slices.ContainsFunc(main.Content.Variants, func(v *variant) bool { return v.ID == *cp.variant }) {
-			return &FieldError{Field: "variantId", Message: "not a variant of agent " + owner.AgentID}
-		}
-	}
-	if cp.variant != nil {
-		x.VariantID = *cp.variant
-	} else if cp.target != nil && cp.target.AgentID != cur.AgentID {
-		// The variant ids of one agent mean nothing to another.
-		x.VariantID = ""
-	}
-	if cp.asr != nil {
-		x.ASRLangCode = *cp.asr
-	}
-	if cp.voice != nil {
-		// "tts_lang_code is auto-derived from the voice name prefix" (OAS).
-		x.VoiceName = *cp.voice
-		x.TTSLangCode = scenario.VoiceNameRE.FindStringSubmatch(*cp.voice)[1]
-	}
-	if cp.target != nil && cp.target.AgentID != x.ProjectID {
-		// The connector's numbers move with it.
-		for _, n := range t.Numbers {
-			if n.ConnectorID == x.ConnectorID && n.ProjectID == x.ProjectID {
-				n.ProjectID = cp.target.AgentID
-			}
-		}
-		x.ProjectID = cp.target.AgentID
-	}
-	return nil
 }
 
 // handleConnectorUpdate handles "PATCH .../telephony/connectors/{connectorId}"
@@ -296,26 +226,26 @@ func (a *API) handleConnectorUpdate(c *gin.Context) error {
 	}
 	cp := readConnectorPatch(f)
 	if len(f.errs) > 0 {
-		return errConnectorInvalid(f.errs...)
+		return engine.ErrConnectorInvalid(f.errs...)
 	}
 	// The target agent is read under agents.mu, so it still exists when the
 	// connector moves.
-	a.agents.mu.Lock()
-	defer a.agents.mu.Unlock()
+	a.Agents.Mu.Lock()
+	defer a.Agents.Mu.Unlock()
 	if fe, err := a.resolveTarget(c, &cp); err != nil {
 		return err
 	} else if fe != nil {
-		return errConnectorInvalid(*fe)
+		return engine.ErrConnectorInvalid(*fe)
 	}
 	id := c.Param("connector")
-	var out connectorRec
-	if err := a.updateTelephonyLocked(c, func(d *agentDoc, t *telephonyDoc) error {
-		x := t.connector(d.AgentID, id)
+	var out engine.ConnectorRec
+	if err := a.updateTelephonyLocked(c, func(d *engine.AgentDoc, t *engine.TelephonyDoc) error {
+		x := t.Connector(d.AgentID, id)
 		if x == nil {
-			return errConnectorNotFound()
+			return engine.ErrConnectorNotFound()
 		}
-		if fe := cp.apply(t, d, x); fe != nil {
-			return errConnectorInvalid(*fe)
+		if fe := cp.Apply(t, d, x); fe != nil {
+			return engine.ErrConnectorInvalid(*fe)
 		}
 		out = *x
 		return nil
@@ -326,24 +256,13 @@ func (a *API) handleConnectorUpdate(c *gin.Context) error {
 	return nil
 }
 
-// batchResult is one item of a batch connector update.
-type batchResult struct {
-	ConnectorID string        `json:"connectorId"`
-	Success     bool          `json:"success"`
-	Data        *connectorRec `json:"data,omitempty"`
-	Error       string        `json:"error,omitempty"`
-}
-
-// fieldText is a field error as one batch item's error text.
-func fieldText(fe FieldError) string { return fe.Field + ": " + fe.Message }
-
 // handleConnectorBatchUpdate handles "PATCH .../telephony/connectors/batch"
 // {updates: [{connectorId, variantId?, asrLangCode?, voiceName?, projectId?}]}
 // → {results: [{connectorId, success, data?, error?}]}: each update is
 // applied on its own (partial success), in order, in one store update. A
 // malformed body (no updates, an item without connectorId) gives 400.
 func (a *API) handleConnectorBatchUpdate(c *gin.Context) error {
-	f, err := readFields(c, false, bodyFields(connectorUpdatesBody{})...)
+	f, err := readFields(c, false, engine.BodyFields(connectorUpdatesBody{})...)
 	if err != nil {
 		return err
 	}
@@ -357,7 +276,7 @@ func (a *API) handleConnectorBatchUpdate(c *gin.Context) error {
 	}
 	type update struct {
 		id  string
-		cp  connectorPatch
+		cp  engine.ConnectorPatch
 		bad string // the item's validation error, if any
 	}
 	var updates []update
@@ -373,21 +292,21 @@ func (a *API) handleConnectorBatchUpdate(c *gin.Context) error {
 			continue
 		}
 		for k := range item {
-			if k != "connectorId" && !containsStr(connectorPatchFields, k) {
+			if k != "connectorId" && !engine.ContainsStr(connectorPatchFields, k) {
 				addWarning(c, "unknown field %q in updates[%d] (ignored, as the real service does)", k, i)
 			}
 		}
 		u := update{id: id, cp: readConnectorPatch(sub)}
 		if len(sub.errs) > 0 {
-			u.bad = fieldText(sub.errs[0])
+			u.bad = engine.FieldText(sub.errs[0])
 		}
 		updates = append(updates, u)
 	}
 	if len(f.errs) > 0 {
-		return errConnectorInvalid(f.errs...)
+		return engine.ErrConnectorInvalid(f.errs...)
 	}
-	a.agents.mu.Lock()
-	defer a.agents.mu.Unlock()
+	a.Agents.Mu.Lock()
+	defer a.Agents.Mu.Unlock()
 	for i := range updates {
 		if u := &updates[i]; u.bad == "" {
 			fe, err := a.resolveTarget(c, &u.cp)
@@ -395,24 +314,24 @@ func (a *API) handleConnectorBatchUpdate(c *gin.Context) error {
 				return err
 			}
 			if fe != nil {
-				u.bad = fieldText(*fe)
+				u.bad = engine.FieldText(*fe)
 			}
 		}
 	}
-	var results []batchResult
-	if err := a.updateTelephonyLocked(c, func(d *agentDoc, t *telephonyDoc) error {
+	var results []engine.BatchResult
+	if err := a.updateTelephonyLocked(c, func(d *engine.AgentDoc, t *engine.TelephonyDoc) error {
 		results = results[:0]
 		for _, u := range updates {
-			r := batchResult{ConnectorID: u.id}
-			x := t.connector(d.AgentID, u.id)
+			r := engine.BatchResult{ConnectorID: u.id}
+			x := t.Connector(d.AgentID, u.id)
 			switch {
 			case x == nil:
-				r.Error = MsgConnectorNotFound
+				r.Error = engine.MsgConnectorNotFound
 			case u.bad != "":
 				r.Error = u.bad
 			default:
-				if fe := u.cp.apply(t, d, x); fe != nil {
-					r.Error = fieldText(*fe)
+				if fe := u.cp.Apply(t, d, x); fe != nil {
+					r.Error = engine.FieldText(*fe)
 				} else {
 					cp := *x
 					r.Success, r.Data = true, &cp
@@ -424,7 +343,7 @@ func (a *API) handleConnectorBatchUpdate(c *gin.Context) error {
 	}); err != nil {
 		return err
 	}
-	c.JSON(http.StatusOK, connectorResults{Results: results})
+	c.JSON(http.StatusOK, engine.ConnectorResults{Results: results})
 	return nil
 }
 
@@ -433,29 +352,29 @@ func (a *API) handleConnectorBatchUpdate(c *gin.Context) error {
 // that is not E.164 gives 400, an unknown one 404 PHONE_NUMBERS_NOT_FOUND,
 // a number routed to no connector 404 CONNECTORS_NOT_FOUND.
 func (a *API) handleConnectorLookup(c *gin.Context) error {
-	f, err := readFields(c, false, bodyFields(phoneNumberBody{})...)
+	f, err := readFields(c, false, engine.BodyFields(phoneNumberBody{})...)
 	if err != nil {
 		return err
 	}
 	f.requireAll(phoneNumberBody{})
 	n, ok := f.str("phoneNumber")
 	if len(f.errs) > 0 {
-		return errConnectorInvalid(f.errs...)
+		return engine.ErrConnectorInvalid(f.errs...)
 	}
-	if ok && !e164RE.MatchString(n) {
-		return errPhoneInvalid("phoneNumber")
+	if ok && !engine.E164RE.MatchString(n) {
+		return engine.ErrPhoneInvalid("phoneNumber")
 	}
 	d, t, err := a.readTelephony(c)
 	if err != nil {
 		return err
 	}
-	_, num := t.number(d.AgentID, n)
+	_, num := t.Number(d.AgentID, n)
 	if num == nil {
-		return errPhoneNotFound()
+		return engine.ErrPhoneNotFound()
 	}
-	x := t.connector(d.AgentID, num.ConnectorID)
+	x := t.Connector(d.AgentID, num.ConnectorID)
 	if x == nil {
-		return errf(KindNotFound, CodeConnectorNotFound, MsgPhoneNoConnector)
+		return engine.Errf(engine.KindNotFound, engine.CodeConnectorNotFound, engine.MsgPhoneNoConnector)
 	}
 	c.JSON(http.StatusOK, x)
 	return nil
@@ -467,14 +386,14 @@ func (a *API) handleConnectorLookup(c *gin.Context) error {
 func (a *API) handleConnectorDelete(c *gin.Context) error {
 	id := c.Param("connector")
 	deleted := []string{}
-	if err := a.updateTelephony(c, func(d *agentDoc, t *telephonyDoc) error {
-		x := t.connector(d.AgentID, id)
+	if err := a.updateTelephony(c, func(d *engine.AgentDoc, t *engine.TelephonyDoc) error {
+		x := t.Connector(d.AgentID, id)
 		if x == nil {
-			return errConnectorNotFound()
+			return engine.ErrConnectorNotFound()
 		}
-		t.Connectors = slices.DeleteFunc(t.Connectors, func(y *connectorRec) bool { return y == x })
+		t.Connectors = slices.DeleteFunc(t.Connectors, func(y *engine.ConnectorRec) bool { return y == x })
 		deleted = deleted[:0]
-		t.Numbers = slices.DeleteFunc(t.Numbers, func(n *phoneNumberRec) bool {
+		t.Numbers = slices.DeleteFunc(t.Numbers, func(n *engine.PhoneNumberRec) bool {
 			if n.ConnectorID == id && n.ProjectID == d.AgentID {
 				deleted = append(deleted, n.Number)
 				return true
@@ -485,6 +404,6 @@ func (a *API) handleConnectorDelete(c *gin.Context) error {
 	}); err != nil {
 		return err
 	}
-	c.JSON(http.StatusOK, connectorDeleted{DeletedConnector: id, DeletedPhoneNumbers: deleted})
+	c.JSON(http.StatusOK, engine.ConnectorDeleted{DeletedConnector: id, DeletedPhoneNumbers: deleted})
 	return nil
 }

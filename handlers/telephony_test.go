@@ -4,6 +4,8 @@ import (
 	"errors"
 	"regexp"
 	"testing"
+
+	"github.com/agentplatform/mockplatform/engine"
 )
 
 const telBase = agentsBase + "/support/telephony"
@@ -92,12 +94,12 @@ func TestTelephonyConnectorGet(t *testing.T) {
 	}
 	mustBody(t, h.telDo("GET", "/connectors", nil, 200), map[string]any{"connectors": []any{telDefaultConnector}})
 	mustBody(t, h.telDo("GET", "/connectors/CONNECTOR-NOPE", nil, 404),
-		builderError{Message: MsgConnectorNotFound, Errors: []FieldError{}})
+		builderError{Message: engine.MsgConnectorNotFound, Errors: []engine.FieldError{}})
 	// "batch" and "lookup" are no connector ids for GET.
 	h.telDo("GET", "/connectors/batch", nil, 404)
 	r := h.do("GET", agentsBase+"/nope/telephony/connectors/CONNECTOR-00000001", nil, builderHeaders...)
 	mustStatus(t, r, 404)
-	mustBody(t, r, builderError{Message: MsgAgentNotFound, Errors: []FieldError{}})
+	mustBody(t, r, builderError{Message: engine.MsgAgentNotFound, Errors: []engine.FieldError{}})
 	mustStatus(t, h.do("GET", telBase+"/connectors/CONNECTOR-00000001", nil), 401)
 	mustBody(t, h.telDo("GET", "/phone-numbers", nil, 200),
 		map[string]any{"phoneNumbers": []any{telNumber("+14155550150", "live", "CONNECTOR-00000001")}})
@@ -108,13 +110,13 @@ func TestTelephonyEnvelopeErrors(t *testing.T) {
 	h := newHarness(t, string(scenarioDefaultYAML())+"\nfidelity: {builder_errors: envelope}\n")
 	r := h.telDo("GET", "/connectors/CONNECTOR-NOPE", nil, 404)
 	// The OAS example, with error_id = the correlation id.
-	mustBody(t, r, envelopeBody(r, CodeConnectorNotFound, MsgConnectorNotFound))
+	mustBody(t, r, envelopeBody(r, engine.CodeConnectorNotFound, engine.MsgConnectorNotFound))
 	r = h.telDo("POST", "/phone-numbers", map[string]any{"phoneNumbers": []string{"555-0100"}}, 400)
-	mustBody(t, r, envelopeBody(r, CodePhoneInvalid, MsgPhoneInvalid))
+	mustBody(t, r, envelopeBody(r, engine.CodePhoneInvalid, engine.MsgPhoneInvalid))
 	r = h.telDo("GET", "/phone-numbers/+14155559999", nil, 404)
-	mustBody(t, r, envelopeBody(r, CodePhoneNotFound, MsgPhoneNotFound))
+	mustBody(t, r, envelopeBody(r, engine.CodePhoneNotFound, engine.MsgPhoneNotFound))
 	r = h.telDo("POST", "/phone-numbers/+14155550150", nil, 409)
-	mustBody(t, r, envelopeBody(r, CodePhoneExists, MsgPhoneExists))
+	mustBody(t, r, envelopeBody(r, engine.CodePhoneExists, engine.MsgPhoneExists))
 }
 
 func TestTelephonyConnectorBatchGet(t *testing.T) {
@@ -130,15 +132,15 @@ func TestTelephonyConnectorBatchGet(t *testing.T) {
 	mustBody(t, r, map[string]any{"found": found, "notFound": []any{"CONN-GLOBEX", "x"}})
 	for _, tc := range []struct {
 		body any
-		want FieldError
+		want engine.FieldError
 	}{
-		{map[string]any{}, FieldError{"connectorIds", "is required"}},
-		{map[string]any{"connectorIds": []string{}}, FieldError{"connectorIds", "must have at least 1 item"}},
-		{map[string]any{"connectorIds": "CONN-LIVE"}, FieldError{"connectorIds", "must be an array of strings"}},
-		{map[string]any{"connectorIds": []any{1}}, FieldError{"connectorIds", "must be an array of strings"}},
+		{map[string]any{}, engine.FieldError{Field: "connectorIds", Message: "is required"}},
+		{map[string]any{"connectorIds": []string{}}, engine.FieldError{Field: "connectorIds", Message: "must have at least 1 item"}},
+		{map[string]any{"connectorIds": "CONN-LIVE"}, engine.FieldError{Field: "connectorIds", Message: "must be an array of strings"}},
+		{map[string]any{"connectorIds": []any{1}}, engine.FieldError{Field: "connectorIds", Message: "must be an array of strings"}},
 	} {
 		mustBody(t, h.telDo("POST", "/connectors/batch", tc.body, 400),
-			builderError{Message: MsgConnectorInvalid, Errors: []FieldError{tc.want}})
+			builderError{Message: engine.MsgConnectorInvalid, Errors: []engine.FieldError{tc.want}})
 	}
 }
 
@@ -183,25 +185,25 @@ func TestTelephonyConnectorUpdate(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		body any
-		want []FieldError
+		want []engine.FieldError
 	}{
-		{"unknown variant", map[string]any{"variantId": "VARIANT-NOPE"}, []FieldError{{"variantId", "not a variant of agent 2001"}}},
-		{"bad voice", map[string]any{"voiceName": "robot"}, []FieldError{{"voiceName", "must be a voice name such as en-US-Neural2-A"}}},
-		{"bad asr", map[string]any{"asrLangCode": "English"}, []FieldError{{"asrLangCode", "must be a language code such as en-US"}}},
-		{"wrong types", map[string]any{"asrLangCode": 1, "variantId": true}, []FieldError{{"variantId", "must be a string"}, {"asrLangCode", "must be a string"}}},
-		{"other account's project", map[string]any{"projectId": "help"}, []FieldError{{"projectId", "no agent with this id in the account"}}},
-		{"unknown project", map[string]any{"projectId": "nope"}, []FieldError{{"projectId", "no agent with this id in the account"}}},
-		{"variant of the source agent on a move", map[string]any{"projectId": "sales", "variantId": "VARIANT-00000B2B"}, []FieldError{{"variantId", "not a variant of agent 2002"}}},
+		{"unknown variant", map[string]any{"variantId": "VARIANT-NOPE"}, []engine.FieldError{{Field: "variantId", Message: "not a variant of agent 2001"}}},
+		{"bad voice", map[string]any{"voiceName": "robot"}, []engine.FieldError{{Field: "voiceName", Message: "must be a voice name such as en-US-Neural2-A"}}},
+		{"bad asr", map[string]any{"asrLangCode": "English"}, []engine.FieldError{{Field: "asrLangCode", Message: "must be a language code such as en-US"}}},
+		{"wrong types", map[string]any{"asrLangCode": 1, "variantId": true}, []engine.FieldError{{Field: "variantId", Message: "must be a string"}, {Field: "asrLangCode", Message: "must be a string"}}},
+		{"other account's project", map[string]any{"projectId": "help"}, []engine.FieldError{{Field: "projectId", Message: "no agent with this id in the account"}}},
+		{"unknown project", map[string]any{"projectId": "nope"}, []engine.FieldError{{Field: "projectId", Message: "no agent with this id in the account"}}},
+		{"variant of the source agent on a move", map[string]any{"projectId": "sales", "variantId": "VARIANT-00000B2B"}, []engine.FieldError{{Field: "variantId", Message: "not a variant of agent 2002"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h.unchanged(t, func() {
-				mustBody(t, h.telDo("PATCH", "/connectors/CONN-LIVE", tc.body, 400), builderError{Message: MsgConnectorInvalid, Errors: tc.want})
+				mustBody(t, h.telDo("PATCH", "/connectors/CONN-LIVE", tc.body, 400), builderError{Message: engine.MsgConnectorInvalid, Errors: tc.want})
 			})
 		})
 	}
 	h.unchanged(t, func() {
 		mustBody(t, h.telDo("PATCH", "/connectors/CONN-NOPE", map[string]any{"asrLangCode": "en-US"}, 404),
-			builderError{Message: MsgConnectorNotFound, Errors: []FieldError{}})
+			builderError{Message: engine.MsgConnectorNotFound, Errors: []engine.FieldError{}})
 		h.telDo("PATCH", "/connectors/CONN-LIVE", "[]", 400)
 	})
 
@@ -235,7 +237,7 @@ func TestTelephonyConnectorBatchUpdate(t *testing.T) {
 		"clientEnv": "live", "variantId": "", "asrLangCode": "de-DE", "ttsLangCode": "en-GB", "voiceName": "en-GB-Wavenet-B", "disableHandoff": false}
 	mustBody(t, r, map[string]any{"results": []any{
 		map[string]any{"connectorId": "CONN-LIVE", "success": true, "data": live},
-		map[string]any{"connectorId": "CONN-NOPE", "success": false, "error": MsgConnectorNotFound},
+		map[string]any{"connectorId": "CONN-NOPE", "success": false, "error": engine.MsgConnectorNotFound},
 		map[string]any{"connectorId": "CONN-SANDBOX", "success": false, "error": "voiceName: must be a voice name such as en-US-Neural2-A"},
 		map[string]any{"connectorId": "CONN-SANDBOX", "success": false, "error": "variantId: not a variant of agent 2001"},
 		map[string]any{"connectorId": "CONN-SANDBOX", "success": false, "error": "projectId: no agent with this id in the account"},
@@ -247,15 +249,15 @@ func TestTelephonyConnectorBatchUpdate(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		body any
-		want FieldError
+		want engine.FieldError
 	}{
-		{map[string]any{}, FieldError{"updates", "is required"}},
-		{map[string]any{"updates": []any{}}, FieldError{"updates", "must have at least 1 item"}},
-		{map[string]any{"updates": "x"}, FieldError{"updates", "must be an array of objects"}},
-		{map[string]any{"updates": []any{map[string]any{"asrLangCode": "en-US"}}}, FieldError{"updates/0/connectorId", "is required"}},
+		{map[string]any{}, engine.FieldError{Field: "updates", Message: "is required"}},
+		{map[string]any{"updates": []any{}}, engine.FieldError{Field: "updates", Message: "must have at least 1 item"}},
+		{map[string]any{"updates": "x"}, engine.FieldError{Field: "updates", Message: "must be an array of objects"}},
+		{map[string]any{"updates": []any{map[string]any{"asrLangCode": "en-US"}}}, engine.FieldError{Field: "updates/0/connectorId", Message: "is required"}},
 	} {
 		h.unchanged(t, func() {
-			mustBody(t, h.telDo("PATCH", "/connectors/batch", tc.body, 400), builderError{Message: MsgConnectorInvalid, Errors: []FieldError{tc.want}})
+			mustBody(t, h.telDo("PATCH", "/connectors/batch", tc.body, 400), builderError{Message: engine.MsgConnectorInvalid, Errors: []engine.FieldError{tc.want}})
 		})
 	}
 }
@@ -268,15 +270,15 @@ func TestTelephonyLookup(t *testing.T) {
 		t.Fatalf("lookup %s", r.Body)
 	}
 	mustBody(t, h.telDo("POST", "/connectors/lookup", map[string]any{"phoneNumber": "4155550160"}, 400),
-		builderError{Message: MsgPhoneInvalid, Errors: []FieldError{{"phoneNumber", "must be an E.164 number, e.g. +14155550100"}}})
+		builderError{Message: engine.MsgPhoneInvalid, Errors: []engine.FieldError{{Field: "phoneNumber", Message: "must be an E.164 number, e.g. +14155550100"}}})
 	mustBody(t, h.telDo("POST", "/connectors/lookup", map[string]any{}, 400),
-		builderError{Message: MsgConnectorInvalid, Errors: []FieldError{{"phoneNumber", "is required"}}})
+		builderError{Message: engine.MsgConnectorInvalid, Errors: []engine.FieldError{{Field: "phoneNumber", Message: "is required"}}})
 	// Another account's number is not found here.
 	mustBody(t, h.telDo("POST", "/connectors/lookup", map[string]any{"phoneNumber": "+14155550170"}, 404),
-		builderError{Message: MsgPhoneNotFound, Errors: []FieldError{}})
+		builderError{Message: engine.MsgPhoneNotFound, Errors: []engine.FieldError{}})
 	h.telDo("POST", "/phone-numbers/+14155550180", nil, 201)
 	mustBody(t, h.telDo("POST", "/connectors/lookup", map[string]any{"phoneNumber": "+14155550180"}, 404),
-		builderError{Message: MsgPhoneNoConnector, Errors: []FieldError{}})
+		builderError{Message: engine.MsgPhoneNoConnector, Errors: []engine.FieldError{}})
 }
 
 func TestTelephonyPhoneNumbers(t *testing.T) {
@@ -303,19 +305,19 @@ func TestTelephonyPhoneNumbers(t *testing.T) {
 		want   builderError
 	}{
 		{"not E.164", "", map[string]any{"phoneNumbers": []string{"+442071234570", "020 7123 4567"}}, 400,
-			builderError{MsgPhoneInvalid, []FieldError{{"phoneNumbers/1", "must be an E.164 number, e.g. +14155550100"}}}},
+			builderError{engine.MsgPhoneInvalid, []engine.FieldError{{Field: "phoneNumbers/1", Message: "must be an E.164 number, e.g. +14155550100"}}}},
 		{"single not E.164", "/0207", nil, 400,
-			builderError{MsgPhoneInvalid, []FieldError{{"phoneNumber", "must be an E.164 number, e.g. +14155550100"}}}},
+			builderError{engine.MsgPhoneInvalid, []engine.FieldError{{Field: "phoneNumber", Message: "must be an E.164 number, e.g. +14155550100"}}}},
 		{"already here", "", map[string]any{"phoneNumbers": []string{"+442071234570", "+14155550150"}}, 409,
-			builderError{MsgPhoneExists, []FieldError{{"phoneNumbers", "+14155550150 already exists"}}}},
+			builderError{engine.MsgPhoneExists, []engine.FieldError{{Field: "phoneNumbers", Message: "+14155550150 already exists"}}}},
 		{"another account's", "/+14155550170", nil, 409,
-			builderError{MsgPhoneExists, []FieldError{{"phoneNumber", "+14155550170 already exists"}}}},
+			builderError{engine.MsgPhoneExists, []engine.FieldError{{Field: "phoneNumber", Message: "+14155550170 already exists"}}}},
 		{"a dni pool number", "/+14155550100", nil, 409,
-			builderError{MsgPhoneExists, []FieldError{{"phoneNumber", "+14155550100 already exists"}}}},
-		{"missing", "", map[string]any{}, 400, builderError{MsgValidationFailed, []FieldError{{"phoneNumbers", "is required"}}}},
-		{"empty", "", map[string]any{"phoneNumbers": []string{}}, 400, builderError{MsgValidationFailed, []FieldError{{"phoneNumbers", "must have at least 1 item"}}}},
+			builderError{engine.MsgPhoneExists, []engine.FieldError{{Field: "phoneNumber", Message: "+14155550100 already exists"}}}},
+		{"missing", "", map[string]any{}, 400, builderError{engine.MsgValidationFailed, []engine.FieldError{{Field: "phoneNumbers", Message: "is required"}}}},
+		{"empty", "", map[string]any{"phoneNumbers": []string{}}, 400, builderError{engine.MsgValidationFailed, []engine.FieldError{{Field: "phoneNumbers", Message: "must have at least 1 item"}}}},
 		{"bad env", "", map[string]any{"phoneNumbers": []string{"+442071234570"}, "clientEnv": "prod"}, 400,
-			builderError{MsgValidationFailed, []FieldError{{"clientEnv", "must be one of: sandbox, pre-release, live"}}}},
+			builderError{engine.MsgValidationFailed, []engine.FieldError{{Field: "clientEnv", Message: "must be one of: sandbox, pre-release, live"}}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h.unchanged(t, func() {
@@ -334,11 +336,11 @@ func TestTelephonyPhoneNumbers(t *testing.T) {
 		telNumber("+442071234567", "live", "CONN-SANDBOX"))
 	h.unchanged(t, func() {
 		mustBody(t, h.telDo("PATCH", "/phone-numbers/+442071234567", map[string]any{"connectorId": "CONN-GLOBEX"}, 404),
-			builderError{MsgConnectorNotFound, []FieldError{}})
+			builderError{engine.MsgConnectorNotFound, []engine.FieldError{}})
 		mustBody(t, h.telDo("PATCH", "/phone-numbers/+449999999999", map[string]any{"connectorId": "CONN-LIVE"}, 404),
-			builderError{MsgPhoneNotFound, []FieldError{}})
+			builderError{engine.MsgPhoneNotFound, []engine.FieldError{}})
 		mustBody(t, h.telDo("PATCH", "/phone-numbers/+442071234567", map[string]any{}, 400),
-			builderError{MsgValidationFailed, []FieldError{{"connectorId", "is required"}}})
+			builderError{engine.MsgValidationFailed, []engine.FieldError{{Field: "connectorId", Message: "is required"}}})
 		h.telDo("GET", "/phone-numbers/+14155550170", nil, 404) // another account's
 	})
 	if got := h.telDo("POST", "/connectors/lookup", map[string]any{"phoneNumber": "+442071234567"}, 200).Map(t)["connectorId"]; got != "CONN-SANDBOX" {
@@ -350,8 +352,8 @@ func TestTelephonyPhoneNumbers(t *testing.T) {
 	h.telDo("DELETE", "/phone-numbers/+442071234569", nil, 404)
 	mustBody(t, h.telDo("DELETE", "/phone-numbers", map[string]any{"phoneNumbers": []string{"+442071234568", "+449999999999", "bad"}}, 200),
 		map[string]any{"deleted": []any{"+442071234568"}, "errors": []any{
-			map[string]any{"phoneNumber": "+449999999999", "error": MsgPhoneNotFound},
-			map[string]any{"phoneNumber": "bad", "error": MsgPhoneInvalid}}})
+			map[string]any{"phoneNumber": "+449999999999", "error": engine.MsgPhoneNotFound},
+			map[string]any{"phoneNumber": "bad", "error": engine.MsgPhoneInvalid}}})
 	mustBody(t, h.telDo("DELETE", "/phone-numbers", map[string]any{"phoneNumbers": []string{"+442071234567"}}, 200),
 		map[string]any{"deleted": []any{"+442071234567"}})
 	h.telDo("DELETE", "/phone-numbers", map[string]any{}, 400)
@@ -418,7 +420,7 @@ func TestTelephonyCallNumber(t *testing.T) {
 	// Not routed: unknown, imported without a connector.
 	h.telDo("POST", "/phone-numbers/+14155550190", nil, 201)
 	for _, n := range []string{"+14155550190", "+19999999999"} {
-		if _, err := h.api.CallNumber(n, ""); !errors.Is(err, ErrNotRouted) {
+		if _, err := h.api.CallNumber(n, ""); !errors.Is(err, engine.ErrNotRouted) {
 			t.Fatalf("CallNumber(%s) = %v, want ErrNotRouted", n, err)
 		}
 	}

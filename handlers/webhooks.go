@@ -11,10 +11,10 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"regexp"
 	"slices"
 	"strings"
-	"sync"
+
+	"github.com/agentplatform/mockplatform/engine"
 
 	"github.com/gin-gonic/gin"
 
@@ -32,7 +32,7 @@ var famWebhooks = &Family{
 	Schemes:  builderSchemes,
 	Security: [][]string{{"builderKey"}},
 	Routes:   webhooksRoutes,
-	Counts:   []Counted{countDocs("webhook endpoints", docWebhook)},
+	Counts:   []Counted{countDocs("webhook endpoints", engine.DocWebhook)},
 }
 
 // webhooksRoutes are its routes.
@@ -49,26 +49,23 @@ var (
 	opWebhookCreate = &Op{ID: "webhookEndpointCreate", Summary: "Create a webhook endpoint",
 		Doc: "An address that receives signed alert notifications; the answer carries the signing secret, " +
 			"the only time it is shown (docs/api.md#webhook-endpoints).",
-		Body: webhookBody{}, Responses: []Response{ok(201, webhookView{})}, Errors: []int{400, 409}}
+		Body: webhookBody{}, Responses: []Response{ok(201, engine.WebhookView{})}, Errors: []int{400, 409}}
 	opWebhookList = &Op{ID: "webhookEndpointList", Summary: "List webhook endpoints",
-		Query:     []Param{{Name: "enabled", Type: "boolean"}, {Name: "event_type", Enum: webhookEventTypes}},
-		Responses: []Response{ok(200, webhookList{})}, Errors: []int{400}}
+		Query:     []Param{{Name: "enabled", Type: "boolean"}, {Name: "event_type", Enum: engine.WebhookEventTypes}},
+		Responses: []Response{ok(200, engine.WebhookList{})}, Errors: []int{400}}
 	opWebhookGet = &Op{ID: "webhookEndpointGet", Summary: "Read a webhook endpoint",
-		Path: webhookPath, Responses: []Response{ok(200, webhookView{})}, Errors: []int{404, 422}}
+		Path: webhookPath, Responses: []Response{ok(200, engine.WebhookView{})}, Errors: []int{404, 422}}
 	opWebhookUpdate = &Op{ID: "webhookEndpointUpdate", Summary: "Update a webhook endpoint",
 		Path: webhookPath, Body: webhookBody{}, BodyPartial: true,
-		Responses: []Response{ok(200, webhookView{})}, Errors: []int{400, 404, 422}}
+		Responses: []Response{ok(200, engine.WebhookView{})}, Errors: []int{400, 404, 422}}
 	opWebhookDelete = &Op{ID: "webhookEndpointDelete", Summary: "Delete a webhook endpoint",
 		Path: webhookPath, Responses: []Response{{Status: 204}}, Errors: []int{404, 422}}
 	opWebhookRotate = &Op{ID: "webhookEndpointRotateSecret", Summary: "Rotate the signing secret",
 		Doc:  "A new signing secret, shown once; deliveries sign with it from now on.",
-		Path: webhookPath, Responses: []Response{ok(200, webhookSecret{})}, Errors: []int{404, 422}}
+		Path: webhookPath, Responses: []Response{ok(200, engine.WebhookSecret{})}, Errors: []int{404, 422}}
 
-	webhookPath = []Param{{Name: "endpoint", Pattern: webhookIDRE, Doc: "The endpoint's id (whe_...); another form is 422."}}
+	webhookPath = []Param{{Name: "endpoint", Pattern: engine.WebhookIDRE, Doc: "The endpoint's id (whe_...); another form is 422."}}
 )
-
-// webhookIDRE is the form of a webhook endpoint id.
-var webhookIDRE = regexp.MustCompile(`^whe_[A-Za-z0-9]+$`)
 
 // webhookBody is the body of a webhook endpoint create (the required
 // fields) or update (any of them); readWebhook reads it field by field.
@@ -81,159 +78,29 @@ type webhookBody struct {
 	Enabled    bool              `json:"enabled"`
 }
 
-func (webhookBody) FieldRules() map[string]FieldRule { return webhookRules }
+func (webhookBody) FieldRules() map[string]engine.FieldRule { return engine.WebhookRules }
 
-var webhookRules = map[string]FieldRule{
-	"name": {Required: true, MinLen: 1, MaxLen: 255},
-	"url": {Required: true, Pattern: webhookURLRE, Doc: "An absolute http or https URL.",
-		Fidelity: &Fidelity{ID: "G2", Switch: switchWebhookURL, Value: "https", Note: "https only"}},
-	"event_types": {Required: true, Enum: webhookEventTypes, MinItems: 1},
-	"headers":     {Doc: "Added to every delivery."},
-	"timeout_ms":  {Min: i64(minWebhookTimeoutMS), Max: i64(maxWebhookTimeoutMS), Doc: fmt.Sprintf("Default %d.", DefaultWebhookTimeoutMS)},
-	"enabled":     {Doc: "Default true."},
-}
-
-// webhookURLRE is the form the document gives a url (readWebhook parses
-// it: an absolute http or https URL with a host).
-var webhookURLRE = regexp.MustCompile(`^[hH][tT][tT][pP][sS]?://[^/?#]`)
-
-type (
-	webhookList struct {
-		Data []webhookView `json:"data"`
-	}
-	webhookSecret struct {
-		SigningSecret string `json:"signing_secret"`
-	}
-)
-
-// webhooksState is the webhooks family's in-memory state: the delivery log
-// and the attempts in flight (engine_webhooks.go).
-type webhooksState struct {
-	// mu serialises the count-then-insert (and delete) of endpoints, whose
-	// per-account limit is checked against the store (held across store
-	// calls), and guards the fields below.
-	mu  sync.Mutex
-	log []DeliveryAttempt
-	// client sends the deliveries (newDeliveryClient: no proxy, no
-	// redirects, no connection kept between attempts, connections through
-	// dialTarget); net is how it resolves and dials (tests replace it);
-	// allow is the instance's allow-list of targets (Config.WebhookTargets;
-	// set by Open, read-only after).
-	client *http.Client
-	net    targetNet
-	allow  *scenario.HostList
-}
-
-// resetWebhooks empties the delivery log; attempts of the earlier
-// generation stop (engine_webhooks.go).
-func (a *Engine) resetWebhooks() {
-	a.webhooks.mu.Lock()
-	a.webhooks.log = nil
-	a.webhooks.mu.Unlock()
-}
-
-// Webhook event types (docs/api.md#webhook-endpoints).
-const (
-	EventAlertsTriggered = "alerts.triggered"
-	EventAlertsResolved  = "alerts.resolved"
-)
-
-// webhookEventTypes is scenario's list, which the scenario loader reads too.
-var webhookEventTypes = scenario.WebhookEvents
-
-// Webhook messages and codes that tests compare.
-const (
-	CodeWebhookNotFound  = "WEBHOOK_ENDPOINT_NOT_FOUND"
-	CodeWebhookInvalidID = "INVALID_WEBHOOK_ENDPOINT_ID"
-	CodeWebhookLimit     = "WEBHOOK_ENDPOINT_LIMIT_EXCEEDED"
-
-	MsgWebhookNotFound  = "Webhook endpoint not found."
-	MsgWebhookInvalidID = "Malformed webhook endpoint id: want whe_ followed by letters and digits."
-)
-
-func msgWebhookLimit(n int) string {
-	return fmt.Sprintf("Maximum number of webhook endpoints (%d) reached", n)
-}
-
-// switchWebhookURL selects the url rule: "any" (default: http or https,
-// so that tests can use plain-http httptest receivers) or "https" (the
-// OAS pattern ^https://). G2.
-const switchWebhookURL = "webhook_url"
-
-// Webhook endpoint defaults and bounds (docs/fidelity.md G2).
-const (
-	DefaultWebhookTimeoutMS = 5000
-	minWebhookTimeoutMS     = scenario.WebhookTimeoutMinMS
-	maxWebhookTimeoutMS     = scenario.WebhookTimeoutMaxMS
-)
-
-// docWebhook is the store kind of webhook endpoints.
-const docWebhook = "webhook_endpoint"
-
-// endpointRecord is the stored endpoint. Secret is never shown after
-// create and rotate.
-type endpointRecord struct {
-	ID         string            `json:"id"`
-	AccountID  string            `json:"account_id"`
-	Name       string            `json:"name"`
-	URL        string            `json:"url"`
-	Enabled    bool              `json:"enabled"`
-	EventTypes []string          `json:"event_types"`
-	Headers    map[string]string `json:"headers"`
-	TimeoutMS  int64             `json:"timeout_ms"`
-	CreatedAt  string            `json:"created_at"`
-	UpdatedAt  string            `json:"updated_at"`
-	Secret     string            `json:"secret"`
-}
-
-// webhookView is an endpoint as the API shows it (docs/fidelity.md G2).
-type webhookView struct {
-	ID            string            `json:"id"`
-	Name          string            `json:"name"`
-	URL           string            `json:"url"`
-	Enabled       bool              `json:"enabled"`
-	EventTypes    []string          `json:"event_types"`
-	Headers       map[string]string `json:"headers"`
-	TimeoutMS     int64             `json:"timeout_ms"`
-	CreatedAt     string            `json:"created_at"`
-	UpdatedAt     string            `json:"updated_at"`
-	SigningSecret string            `json:"signing_secret,omitempty"`
-}
-
-func (e *endpointRecord) view() webhookView {
-	h := e.Headers
-	if h == nil {
-		h = map[string]string{}
-	}
-	return webhookView{ID: e.ID, Name: e.Name, URL: e.URL, Enabled: e.Enabled, EventTypes: e.EventTypes,
-		Headers: h, TimeoutMS: e.TimeoutMS, CreatedAt: e.CreatedAt, UpdatedAt: e.UpdatedAt}
-}
-
-func (e *endpointRecord) subscribes(eventType string) bool {
-	return containsStr(e.EventTypes, eventType)
-}
-
-var webhookFields = bodyFields(webhookBody{})
+var webhookFields = engine.BodyFields(webhookBody{})
 
 // readWebhook validates the fields of a create (all required ones) or PATCH
 // (those given) into e.
-func (a *API) readWebhook(f *fieldBody, e *endpointRecord, create bool) {
+func (a *API) readWebhook(f *fieldBody, e *engine.EndpointRecord, create bool) {
 	if create {
 		f.requireAll(webhookBody{})
 	}
-	if s, ok := f.text("name", webhookRules["name"]); ok {
+	if s, ok := f.text("name", engine.WebhookRules["name"]); ok {
 		e.Name = s
 	}
 	if s, ok := f.str("url"); ok {
 		u, err := url.Parse(s)
-		httpsOnly := a.world().fidelity(switchWebhookURL) == "https"
+		httpsOnly := a.World().Fidelity(engine.SwitchWebhookURL) == "https"
 		switch {
 		case err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https"):
 			f.fail("url", "must be an absolute http or https URL")
 		case httpsOnly && u.Scheme != "https":
 			f.fail("url", "must start with https://")
 		default:
-			if err := a.checkTargetURL(u); err != nil {
+			if err := a.CheckTargetURL(u); err != nil {
 				f.fail("url", "%v", err)
 				break
 			}
@@ -242,11 +109,11 @@ func (a *API) readWebhook(f *fieldBody, e *endpointRecord, create bool) {
 	}
 	if r, ok := f.raw["event_types"]; ok {
 		var list []string
-		unknown := func(t string) bool { return !containsStr(webhookEventTypes, t) }
+		unknown := func(t string) bool { return !engine.ContainsStr(engine.WebhookEventTypes, t) }
 		if err := json.Unmarshal(r, &list); err != nil || len(list) == 0 || slices.ContainsFunc(list, unknown) {
-			f.fail("event_types", "must be a non-empty array of: %s", strings.Join(webhookEventTypes, ", "))
+			f.fail("event_types", "must be a non-empty array of: %s", strings.Join(engine.WebhookEventTypes, ", "))
 		} else {
-			e.EventTypes = dedupe(list)
+			e.EventTypes = engine.Dedupe(list)
 		}
 	}
 	if f.has("headers") {
@@ -255,35 +122,14 @@ func (a *API) readWebhook(f *fieldBody, e *endpointRecord, create bool) {
 			e.Headers = h
 		}
 	}
-	if n, ok := f.whole("timeout_ms", webhookRules["timeout_ms"],
-		fmt.Sprintf("must be an integer from %d to %d", minWebhookTimeoutMS, maxWebhookTimeoutMS)); ok {
+	if n, ok := f.whole("timeout_ms", engine.WebhookRules["timeout_ms"],
+		fmt.Sprintf("must be an integer from %d to %d", engine.MinWebhookTimeoutMS, engine.MaxWebhookTimeoutMS)); ok {
 		e.TimeoutMS = n
 	}
 	if b, ok := f.boolean("enabled"); ok {
 		e.Enabled = b
 	}
 }
-
-func dedupe(list []string) []string {
-	var out []string
-	for _, s := range list {
-		if !containsStr(out, s) {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-// webhookLimit is the account's endpoint limit (docs/fidelity.md G22: 10).
-func (w *World) webhookLimit() int {
-	if n := w.sc.Limits.WebhookEndpoints; n > 0 {
-		return n
-	}
-	return 10
-}
-
-// newSigningSecret returns a fresh secret: whsec_ + 32 base62 [INF].
-func (a *Engine) newSigningSecret() string { return a.newID("whsec_", base62, 32) }
 
 // handleWebhookCreate handles "POST {builder}/v1/webhook-endpoints" (201,
 // with signing_secret once).
@@ -293,26 +139,26 @@ func (a *API) handleWebhookCreate(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	now := fmtAlertTime(a.clock.Now())
-	e := endpointRecord{AccountID: p.Account.ID, Enabled: true, Headers: map[string]string{},
-		TimeoutMS: DefaultWebhookTimeoutMS, CreatedAt: now, UpdatedAt: now}
+	now := engine.FmtAlertTime(a.Clock().Now())
+	e := engine.EndpointRecord{AccountID: p.Account.ID, Enabled: true, Headers: map[string]string{},
+		TimeoutMS: engine.DefaultWebhookTimeoutMS, CreatedAt: now, UpdatedAt: now}
 	a.readWebhook(f, &e, true)
 	if err := f.err(); err != nil {
 		return err
 	}
-	a.webhooks.mu.Lock()
-	defer a.webhooks.mu.Unlock()
-	n, err := a.countAccountDocs(docWebhook, p.Region, p.Account.ID)
+	a.Webhooks.Mu.Lock()
+	defer a.Webhooks.Mu.Unlock()
+	n, err := a.CountAccountDocs(engine.DocWebhook, p.Region, p.Account.ID)
 	if err != nil {
 		return err
 	}
-	if limit := a.world().webhookLimit(); n >= limit {
-		return errf(KindConflict, CodeWebhookLimit, "%s", msgWebhookLimit(limit))
+	if limit := a.World().WebhookLimit(); n >= limit {
+		return engine.Errf(engine.KindConflict, engine.CodeWebhookLimit, "%s", engine.MsgWebhookLimit(limit))
 	}
-	e.Secret = a.newSigningSecret()
+	e.Secret = a.NewSigningSecret()
 	for range 5 {
-		e.ID = a.newID("whe_", base62, 22)
-		err = a.store.InsertDoc(docWebhook, p.Region, e.ID, &e)
+		e.ID = a.NewID("whe_", engine.Base62, 22)
+		err = a.Store().InsertDoc(engine.DocWebhook, p.Region, e.ID, &e)
 		if !errors.Is(err, store.ErrExists) {
 			break
 		}
@@ -320,7 +166,7 @@ func (a *API) handleWebhookCreate(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	v := e.view()
+	v := e.View()
 	v.SigningSecret = e.Secret
 	c.JSON(http.StatusCreated, v)
 	return nil
@@ -328,47 +174,10 @@ func (a *API) handleWebhookCreate(c *gin.Context) error {
 
 func webhookID(c *gin.Context) (string, error) {
 	id := c.Param("endpoint")
-	if !webhookIDRE.MatchString(id) {
-		return "", errf(KindUnprocessable, CodeWebhookInvalidID, MsgWebhookInvalidID)
+	if !engine.WebhookIDRE.MatchString(id) {
+		return "", engine.Errf(engine.KindUnprocessable, engine.CodeWebhookInvalidID, engine.MsgWebhookInvalidID)
 	}
 	return id, nil
-}
-
-func errWebhookNotFound() error { return errf(KindNotFound, CodeWebhookNotFound, MsgWebhookNotFound) }
-
-// getWebhook reads an endpoint of the principal's account (another
-// account's endpoint is not found).
-func (a *Engine) getWebhook(p *Principal, id string) (*endpointRecord, error) {
-	var e endpointRecord
-	if err := a.store.GetDoc(docWebhook, p.Region, id, &e); err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			return nil, errWebhookNotFound()
-		}
-		return nil, err
-	}
-	if e.AccountID != p.Account.ID {
-		return nil, errWebhookNotFound()
-	}
-	return &e, nil
-}
-
-// updateWebhook applies fn to an endpoint of the principal's account.
-func (a *Engine) updateWebhook(p *Principal, id string, fn func(e *endpointRecord)) (*endpointRecord, error) {
-	var e endpointRecord
-	err := a.store.UpdateDoc(docWebhook, p.Region, id, &e, func() error {
-		if e.AccountID != p.Account.ID {
-			return errWebhookNotFound()
-		}
-		fn(&e)
-		return nil
-	})
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, errWebhookNotFound()
-	}
-	if err != nil {
-		return nil, err
-	}
-	return &e, nil
 }
 
 // handleWebhookGet handles "GET {builder}/v1/webhook-endpoints/{endpoint_id}".
@@ -377,11 +186,11 @@ func (a *API) handleWebhookGet(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	e, err := a.getWebhook(principal(c), id)
+	e, err := a.GetWebhook(principal(c), id)
 	if err != nil {
 		return err
 	}
-	c.JSON(http.StatusOK, e.view())
+	c.JSON(http.StatusOK, e.View())
 	return nil
 }
 
@@ -390,37 +199,25 @@ func (a *API) handleWebhookGet(c *gin.Context) error {
 // {"data": [...]}.
 func (a *API) handleWebhookList(c *gin.Context) error {
 	p := principal(c)
-	var errs []FieldError
+	var errs []engine.FieldError
 	enabled := boolQuery(c, "enabled", &errs)
-	eventType, hasType := enumQuery(c, "event_type", webhookEventTypes, &errs)
+	eventType, hasType := enumQuery(c, "event_type", engine.WebhookEventTypes, &errs)
 	if errs != nil {
-		return invalid(CodeValidation, MsgValidationFailed, errs...)
+		return engine.Invalid(engine.CodeValidation, engine.MsgValidationFailed, errs...)
 	}
-	list, err := a.listWebhooks(p.Region, p.Account.ID)
+	list, err := a.ListWebhooks(p.Region, p.Account.ID)
 	if err != nil {
 		return err
 	}
-	data := []webhookView{}
+	data := []engine.WebhookView{}
 	for _, e := range list {
-		if enabled != nil && e.Enabled != *enabled || hasType && !e.subscribes(eventType) {
+		if enabled != nil && e.Enabled != *enabled || hasType && !e.Subscribes(eventType) {
 			continue
 		}
-		data = append(data, e.view())
+		data = append(data, e.View())
 	}
-	c.JSON(http.StatusOK, webhookList{Data: data})
+	c.JSON(http.StatusOK, engine.WebhookList{Data: data})
 	return nil
-}
-
-// listWebhooks reads an account's endpoints in id order.
-func (a *Engine) listWebhooks(region, account string) ([]*endpointRecord, error) {
-	var out []*endpointRecord
-	err := store.ListDocs(a.store, docWebhook, region, func(_ string, e *endpointRecord) bool {
-		if e.AccountID == account {
-			out = append(out, e)
-		}
-		return true
-	})
-	return out, err
 }
 
 // handleWebhookUpdate handles "PATCH {builder}/v1/webhook-endpoints/{endpoint_id}".
@@ -434,20 +231,20 @@ func (a *API) handleWebhookUpdate(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	var scratch endpointRecord
+	var scratch engine.EndpointRecord
 	a.readWebhook(f, &scratch, false)
 	if err := f.err(); err != nil {
 		return err
 	}
-	now := fmtAlertTime(a.clock.Now())
-	e, err := a.updateWebhook(p, id, func(e *endpointRecord) {
+	now := engine.FmtAlertTime(a.Clock().Now())
+	e, err := a.UpdateWebhook(p, id, func(e *engine.EndpointRecord) {
 		a.readWebhook(&fieldBody{raw: f.raw}, e, false)
 		e.UpdatedAt = now
 	})
 	if err != nil {
 		return err
 	}
-	c.JSON(http.StatusOK, e.view())
+	c.JSON(http.StatusOK, e.View())
 	return nil
 }
 
@@ -458,14 +255,14 @@ func (a *API) handleWebhookDelete(c *gin.Context) error {
 		return err
 	}
 	p := principal(c)
-	a.webhooks.mu.Lock()
-	defer a.webhooks.mu.Unlock()
-	if _, err := a.getWebhook(p, id); err != nil {
+	a.Webhooks.Mu.Lock()
+	defer a.Webhooks.Mu.Unlock()
+	if _, err := a.GetWebhook(p, id); err != nil {
 		return err
 	}
-	if err := a.store.DeleteDoc(docWebhook, p.Region, id); err != nil {
+	if err := a.Store().DeleteDoc(engine.DocWebhook, p.Region, id); err != nil {
 		if errors.Is(err, store.ErrNotFound) {
-			return errWebhookNotFound()
+			return engine.ErrWebhookNotFound()
 		}
 		return err
 	}
@@ -482,50 +279,14 @@ func (a *API) handleWebhookRotate(c *gin.Context) error {
 		return err
 	}
 	p := principal(c)
-	secret := a.newSigningSecret()
-	now := fmtAlertTime(a.clock.Now())
-	if _, err := a.updateWebhook(p, id, func(e *endpointRecord) {
+	secret := a.NewSigningSecret()
+	now := engine.FmtAlertTime(a.Clock().Now())
+	if _, err := a.UpdateWebhook(p, id, func(e *engine.EndpointRecord) {
 		e.Secret = secret
 		e.UpdatedAt = now
 	}); err != nil {
 		return err
 	}
-	c.JSON(http.StatusOK, webhookSecret{SigningSecret: secret})
+	c.JSON(http.StatusOK, engine.WebhookSecret{SigningSecret: secret})
 	return nil
-}
-
-// WebhookEndpoint is a webhook endpoint as the console shows it: never
-// its signing secret, its custom headers by name only (their values may
-// be credentials) and its URL without a password.
-type WebhookEndpoint struct {
-	ID          string   `json:"id"`
-	Region      string   `json:"region"`
-	AccountID   string   `json:"account_id"`
-	Name        string   `json:"name"`
-	URL         string   `json:"url"`
-	Enabled     bool     `json:"enabled"`
-	EventTypes  []string `json:"event_types"`
-	HeaderNames []string `json:"header_names,omitempty"`
-	TimeoutMS   int64    `json:"timeout_ms"`
-}
-
-// WebhookEndpoints lists every webhook endpoint of every region.
-func (a *Engine) WebhookEndpoints() ([]WebhookEndpoint, error) {
-	var out []WebhookEndpoint
-	for _, region := range scenario.Regions {
-		err := store.ListDocs(a.store, docWebhook, region, func(_ string, e *endpointRecord) bool {
-			v := WebhookEndpoint{ID: e.ID, Region: region, AccountID: e.AccountID, Name: e.Name, URL: scenario.RedactURL(e.URL),
-				Enabled: e.Enabled, EventTypes: slices.Clone(e.EventTypes), TimeoutMS: e.TimeoutMS}
-			for name := range e.Headers {
-				v.HeaderNames = append(v.HeaderNames, name)
-			}
-			slices.SortFunc(v.HeaderNames, strings.Compare)
-			out = append(out, v)
-			return true
-		})
-		if err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
 }

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentplatform/mockplatform/engine"
+
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -16,14 +18,14 @@ import (
 // Advance, with one event id. Twenty fresh runs give the same log.
 func TestWebhookOneAdvanceRunsEveryAttempt(t *testing.T) {
 	t.Parallel()
-	var first []DeliveryAttempt
+	var first []engine.DeliveryAttempt
 	for run := range 20 {
 		h := newHarness(t)
 		var mu sync.Mutex
 		var ids []string
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			mu.Lock()
-			ids = append(ids, r.Header.Get(HeaderWebhookEventID))
+			ids = append(ids, r.Header.Get(engine.HeaderWebhookEventID))
 			mu.Unlock()
 			w.WriteHeader(http.StatusServiceUnavailable)
 		}))

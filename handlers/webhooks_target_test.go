@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/agentplatform/mockplatform/engine"
+
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -31,7 +33,7 @@ type fakeNet struct {
 }
 
 func (f *fakeNet) install(h *harness) {
-	h.api.webhooks.net = targetNet{lookup: f.lookup, dial: f.dial}
+	h.api.Webhooks.Net = engine.TargetNet{Lookup: f.lookup, Dial: f.dial}
 }
 
 func (f *fakeNet) lookup(_ context.Context, host string) ([]netip.Addr, error) {
@@ -104,7 +106,7 @@ func TestWebhookTargetURLs(t *testing.T) {
 		{"http://127.0.0.1:8080/_MOCK/reset", ruleControl},
 	} {
 		t.Run(tc.url, func(t *testing.T) {
-			want := builderError{Message: MsgValidationFailed, Errors: []FieldError{{"url", tc.rule}}}
+			want := builderError{Message: engine.MsgValidationFailed, Errors: []engine.FieldError{{Field: "url", Message: tc.rule}}}
 			h.unchanged(t, func() {
 				r := h.do("POST", builderBase+"/v1/webhook-endpoints",
 					map[string]any{"name": "x", "url": tc.url, "event_types": []string{"alerts.triggered"}}, builderHeaders...)
@@ -195,7 +197,7 @@ func TestWebhookTargetAllowList(t *testing.T) {
 	} {
 		r := h.do("POST", builderBase+"/v1/webhook-endpoints", map[string]any{"name": "x", "url": url, "event_types": []string{"alerts.triggered"}}, builderHeaders...)
 		mustStatus(t, r, 400)
-		mustBody(t, r, builderError{Message: MsgValidationFailed, Errors: []FieldError{{"url", rule}}})
+		mustBody(t, r, builderError{Message: engine.MsgValidationFailed, Errors: []engine.FieldError{{Field: "url", Message: rule}}})
 	}
 	for _, url := range []string{"http://receiver.test/x", "http://a.hooks.test/x", "http://127.0.0.2:9/x"} {
 		r := h.do("POST", builderBase+"/v1/webhook-endpoints", map[string]any{"name": "x", "url": url, "event_types": []string{"alerts.resolved"}}, builderHeaders...)
@@ -241,12 +243,12 @@ accounts:
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = Open(Config{Scenario: sc, WebhookTargets: []string{"receiver.test"}}, nil)
+	_, err = Open(engine.Config{Scenario: sc, WebhookTargets: []string{"receiver.test"}}, nil)
 	if diff := cmp.Diff("seeded.yaml:5:24: accounts[0].webhook_endpoints[0].url: must point at an allowed target (receiver.test) "+
 		"(mockd --webhook-allow; mockplatform.WithWebhookTargets)", errString(err)); diff != "" {
 		t.Fatalf("instance list (-want +got):\n%s", diff)
 	}
-	if _, err := Open(Config{WebhookTargets: []string{"a/b"}}, nil); err == nil {
+	if _, err := Open(engine.Config{WebhookTargets: []string{"a/b"}}, nil); err == nil {
 		t.Fatal("a bad instance list was accepted")
 	}
 }
@@ -271,7 +273,7 @@ func TestTargetControl(t *testing.T) {
 		"192.0.2.10:443":      "",
 		"not an address:1234": "target refused: unreadable address not an address:1234",
 	} {
-		if got := errString(targetControl("tcp", addr, nil)); got != want {
+		if got := errString(engine.TargetControl("tcp", addr, nil)); got != want {
 			t.Errorf("targetControl(%s) = %q, want %q", addr, got, want)
 		}
 	}

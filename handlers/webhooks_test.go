@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentplatform/mockplatform/engine"
+
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -25,7 +27,7 @@ func TestWebhookCRUD(t *testing.T) {
 	if !newWebhookIDRE.MatchString(id) || !webhookSecretRE.MatchString(secret) {
 		t.Fatalf("id %q secret %q", id, secret)
 	}
-	now := fmtAlertTime(h.clock.Now())
+	now := engine.FmtAlertTime(h.clock.Now())
 	view := map[string]any{"id": id, "name": "ops", "url": "https://example.com/hook", "enabled": true,
 		"event_types": []string{"alerts.triggered"}, "headers": map[string]any{}, "timeout_ms": 5000,
 		"created_at": now, "updated_at": now}
@@ -42,7 +44,7 @@ func TestWebhookCRUD(t *testing.T) {
 	r := h.do("PATCH", builderBase+"/v1/webhook-endpoints/"+id, map[string]any{"enabled": false, "timeout_ms": 1000,
 		"headers": map[string]string{"X-A": "b"}}, builderHeaders...)
 	mustStatus(t, r, 200)
-	view["enabled"], view["timeout_ms"], view["headers"], view["updated_at"] = false, 1000, map[string]any{"X-A": "b"}, fmtAlertTime(h.clock.Now())
+	view["enabled"], view["timeout_ms"], view["headers"], view["updated_at"] = false, 1000, map[string]any{"X-A": "b"}, engine.FmtAlertTime(h.clock.Now())
 	mustBody(t, r, view)
 	for q, n := range map[string]int{"?enabled=false": 1, "?enabled=true": 0, "?event_type=alerts.triggered": 1, "?event_type=alerts.resolved": 0} {
 		r := h.do("GET", builderBase+"/v1/webhook-endpoints"+q, nil, builderHeaders...)
@@ -66,7 +68,7 @@ func TestWebhookCRUD(t *testing.T) {
 	mustStatus(t, h.do("POST", builderBase+"/v1/webhook-endpoints/hook1/rotate-secret", nil, builderHeaders...), 422)
 	r = h.do("GET", builderBase+"/v1/webhook-endpoints/whe_unknown", nil, builderHeaders...)
 	mustStatus(t, r, 404)
-	mustBody(t, r, builderError{Message: MsgWebhookNotFound, Errors: []FieldError{}})
+	mustBody(t, r, builderError{Message: engine.MsgWebhookNotFound, Errors: []engine.FieldError{}})
 	mustStatus(t, h.do("GET", builderBase+"/v1/webhook-endpoints/"+id, nil, "x-api-key", "globex-builder-key"), 404)
 	mustStatus(t, h.do("POST", builderBase+"/v1/webhook-endpoints/"+id+"/rotate-secret", nil, "x-api-key", "globex-builder-key"), 404)
 	mustStatus(t, h.do("DELETE", builderBase+"/v1/webhook-endpoints/"+id, nil, "x-api-key", "globex-builder-key"), 404)
@@ -80,16 +82,16 @@ func TestWebhookValidationAndLimit(t *testing.T) {
 	cases := []struct {
 		name string
 		body map[string]any
-		want []FieldError
+		want []engine.FieldError
 	}{
-		{"empty", map[string]any{}, []FieldError{{"name", "is required"}, {"url", "is required"}, {"event_types", "is required"}}},
-		{"bad event", map[string]any{"name": "a", "url": "https://x.io", "event_types": []string{"alerts.fired"}}, []FieldError{{"event_types", evMsg}}},
-		{"no events", map[string]any{"name": "a", "url": "https://x.io", "event_types": []string{}}, []FieldError{{"event_types", evMsg}}},
-		{"bad url", map[string]any{"name": "a", "url": "ftp://x.io", "event_types": []string{"alerts.resolved"}}, []FieldError{{"url", "must be an absolute http or https URL"}}},
+		{"empty", map[string]any{}, []engine.FieldError{{Field: "name", Message: "is required"}, {Field: "url", Message: "is required"}, {Field: "event_types", Message: "is required"}}},
+		{"bad event", map[string]any{"name": "a", "url": "https://x.io", "event_types": []string{"alerts.fired"}}, []engine.FieldError{{Field: "event_types", Message: evMsg}}},
+		{"no events", map[string]any{"name": "a", "url": "https://x.io", "event_types": []string{}}, []engine.FieldError{{Field: "event_types", Message: evMsg}}},
+		{"bad url", map[string]any{"name": "a", "url": "ftp://x.io", "event_types": []string{"alerts.resolved"}}, []engine.FieldError{{Field: "url", Message: "must be an absolute http or https URL"}}},
 		{"timeout", map[string]any{"name": "a", "url": "https://x.io", "event_types": []string{"alerts.resolved"}, "timeout_ms": 999},
-			[]FieldError{{"timeout_ms", "must be an integer from 1000 to 30000"}}},
+			[]engine.FieldError{{Field: "timeout_ms", Message: "must be an integer from 1000 to 30000"}}},
 		{"headers", map[string]any{"name": "a", "url": "https://x.io", "event_types": []string{"alerts.resolved"}, "headers": map[string]any{"a": 1}},
-			[]FieldError{{"headers", "must be an object of string values"}}},
+			[]engine.FieldError{{Field: "headers", Message: "must be an object of string values"}}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -97,7 +99,7 @@ func TestWebhookValidationAndLimit(t *testing.T) {
 			before := h.buildDocs()
 			r := h.do("POST", builderBase+"/v1/webhook-endpoints", tc.body, builderHeaders...)
 			mustStatus(t, r, 400)
-			mustBody(t, r, builderError{Message: MsgValidationFailed, Errors: tc.want})
+			mustBody(t, r, builderError{Message: engine.MsgValidationFailed, Errors: tc.want})
 			if diff := cmp.Diff(before, h.buildDocs()); diff != "" {
 				t.Fatal(diff)
 			}
@@ -109,14 +111,14 @@ func TestWebhookValidationAndLimit(t *testing.T) {
 	h := newHarness(t, string(scenarioDefaultYAML())+"\nfidelity: {webhook_url: https}\n")
 	r := h.do("POST", builderBase+"/v1/webhook-endpoints", ok, builderHeaders...)
 	mustStatus(t, r, 400)
-	mustBody(t, r, builderError{Message: MsgValidationFailed, Errors: []FieldError{{"url", "must start with https://"}}})
+	mustBody(t, r, builderError{Message: engine.MsgValidationFailed, Errors: []engine.FieldError{{Field: "url", Message: "must start with https://"}}})
 
 	h = newHarness(t, alertsTwoAccounts)
 	h.webhookCreate(ok)
 	h.webhookCreate(ok)
 	r = h.do("POST", builderBase+"/v1/webhook-endpoints", ok, builderHeaders...)
 	mustStatus(t, r, 409)
-	mustBody(t, r, builderError{Message: "Maximum number of webhook endpoints (2) reached", Errors: []FieldError{}})
+	mustBody(t, r, builderError{Message: "Maximum number of webhook endpoints (2) reached", Errors: []engine.FieldError{}})
 }
 
 // webhookTrigger creates a rule and enough conversations, and advances to
@@ -159,7 +161,7 @@ func TestWebhookRetries(t *testing.T) {
 	log := h.api.Deliveries()
 	var attempts []int
 	for _, l := range log {
-		if l.EventType == EventAlertsTriggered {
+		if l.EventType == engine.EventAlertsTriggered {
 			attempts = append(attempts, l.Status)
 		}
 	}
@@ -284,7 +286,7 @@ func TestWebhookEndpointsList(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []WebhookEndpoint{{ID: ep["id"].(string), Region: "us", AccountID: "1001", Name: "ops", URL: "http://127.0.0.1:1/hooks",
+	want := []engine.WebhookEndpoint{{ID: ep["id"].(string), Region: "us", AccountID: "1001", Name: "ops", URL: "http://127.0.0.1:1/hooks",
 		Enabled: true, EventTypes: []string{"alerts.triggered"}, HeaderNames: []string{"X-Team", "X-Token"}, TimeoutMS: 5000}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("endpoints (-want +got):\n%s", diff)

@@ -19,6 +19,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentplatform/mockplatform"
+	"github.com/agentplatform/mockplatform/engine"
 	"github.com/agentplatform/mockplatform/faults"
 	"github.com/agentplatform/mockplatform/handlers"
 )
@@ -186,7 +187,7 @@ func suiteChatRoundTrip(t *testing.T, m mockplatform.Mock) {
 
 	r = ChatRespond(t, m, id, "hello again")
 	MustStatus(t, r, http.StatusGone)
-	MustBody(t, r, suiteEnvelope(r, handlers.CodeChatEnded, handlers.MsgChatEnded))
+	MustBody(t, r, suiteEnvelope(r, engine.CodeChatEnded, engine.MsgChatEnded))
 }
 
 // suiteValidationError: a respond without conversation_id is refused
@@ -194,11 +195,11 @@ func suiteChatRoundTrip(t *testing.T, m mockplatform.Mock) {
 func suiteValidationError(t *testing.T, m mockplatform.Mock) {
 	r := Do(t, m, "POST", m.RuntimeURL("us-1")+suiteChatPath+"/respond", map[string]any{"message": "hi"})
 	MustStatus(t, r, http.StatusBadRequest)
-	MustBody(t, r, suiteEnvelope(r, handlers.CodeChatInvalid, handlers.MsgChatIDRequired))
+	MustBody(t, r, suiteEnvelope(r, engine.CodeChatInvalid, engine.MsgChatIDRequired))
 
 	r = ChatRespond(t, m, "CONV-0000000000", "hi")
 	MustStatus(t, r, http.StatusNotFound)
-	MustBody(t, r, suiteEnvelope(r, handlers.CodeChatNotFound, handlers.MsgChatNotFound))
+	MustBody(t, r, suiteEnvelope(r, engine.CodeChatNotFound, engine.MsgChatNotFound))
 
 	// Nothing was created: the first conversation still gets the
 	// greeting, and the journal holds the three calls with their statuses.
@@ -333,7 +334,7 @@ func suiteReset(t *testing.T, m mockplatform.Mock) {
 	}
 	r := ChatRespond(t, m, id, "hi")
 	MustStatus(t, r, http.StatusNotFound)
-	MustBody(t, r, suiteEnvelope(r, handlers.CodeChatNotFound, handlers.MsgChatNotFound))
+	MustBody(t, r, suiteEnvelope(r, engine.CodeChatNotFound, engine.MsgChatNotFound))
 }
 
 // suiteJournal: entries, filters, redaction and warnings.

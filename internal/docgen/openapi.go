@@ -18,6 +18,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/agentplatform/mockplatform/engine"
 	"github.com/agentplatform/mockplatform/handlers"
 
 	"github.com/invopop/jsonschema"
@@ -140,7 +141,7 @@ func (g *docGen) applyTypes(t reflect.Type, defs obj, input bool, done map[refle
 	}
 	done[t] = true
 	def, _ := defs[componentName(t)].(obj)
-	var rules map[string]handlers.FieldRule
+	var rules map[string]engine.FieldRule
 	if rb, ok := reflect.New(t).Elem().Interface().(handlers.RuledBody); ok {
 		rules = rb.FieldRules()
 	}
@@ -190,7 +191,7 @@ func (g *docGen) applyTypes(t reflect.Type, defs obj, input bool, done map[refle
 
 // applyRule writes a rule into a property schema (into its items for an
 // array's enum and pattern).
-func applyRule(p obj, r handlers.FieldRule) {
+func applyRule(p obj, r engine.FieldRule) {
 	target := p
 	if p["type"] == "array" {
 		if items, ok := p["items"].(obj); ok {

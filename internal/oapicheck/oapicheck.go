@@ -1,7 +1,7 @@
 // Package oapicheck checks exchanges (a request and its answer) against
 // the OpenAPI document of the emulated API (docs/openapi.json), with
 // kin-openapi. The test suites of handlers and of the root package hand
-// it every exchange they cause (handlers.Config.Observe), so that the
+// it every exchange they cause (engine.Config.Observe), so that the
 // document cannot drift from the code: an answer that the document does
 // not describe fails the test that caused it.
 //

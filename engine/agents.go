@@ -1,0 +1,352 @@
+package engine
+
+// Agents API: agents, branches, deployments, real-time configs
+// (docs/api.md#agents; docs/fidelity.md G4, G8, G13, D1–D6, D21, D22). Agent
+// ID = project ID (docs/fidelity.md M12.1): every project of the scenario is
+// an agent (its chat agent answers from the deployment active in the
+// conversation's environment, engine_script.go); agents created through the
+// API exist on the build side only.
+//
+// An agent is one "agent" document (its branches, deployments and config
+// pages); each published content is an "agent_snapshot" document keyed by
+// its version, shared by the deployments that promote or roll back to it.
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/agentplatform/mockplatform/scenario"
+	"github.com/agentplatform/mockplatform/store"
+)
+
+var (
+	// accountScoped marks the account-scoped paths of the Agents API.
+	AccountScoped = &Fidelity{ID: "D1", Note: "the account-scoped path of the same operation; the account segment must be the key's account"}
+)
+
+var AgentCreateRules = map[string]FieldRule{
+	"name": {Required: true, MinLen: 1, MaxLen: 128,
+		Fidelity: &Fidelity{ID: "D2", Switch: SwitchAgentCreate, Value: "oas", Note: "1 to 100 characters"}},
+	"agentId": {Pattern: AgentIDRE, Doc: "The new agent's id (default PROJECT- and 8 letters or digits)."},
+	"responseSettings": {Doc: "Accepted; under agent_create: oas required, with greeting.",
+		Fidelity: &Fidelity{ID: "D2", Switch: SwitchAgentCreate, Value: "oas", Note: "required: {greeting, languageCode?}"}},
+}
+
+// agentCreated is the spec's create answer: the agent and its main branch.
+type AgentCreated struct {
+	AgentView
+	Branch BranchView `json:"branch"`
+}
+
+var AgentDuplicateRules = map[string]FieldRule{
+	"newAgentName": {Required: true, MinLen: 1, MaxLen: 100},
+	"newAgentId":   {Pattern: AgentIDRE},
+}
+
+// agentsState is the agents family's in-memory state: the runtime index,
+// what the runtime answers from of the build side (engine_script.go).
+type agentsState struct {
+	// mu serialises the writes of the Agents API (telephony included)
+	// that change what the runtime answers from; it is held across store
+	// calls. The index is replaced whole under mu and read without it: script
+	// runs inside store transactions and must not wait for a writer that
+	// waits for the store.
+	Mu  sync.Mutex
+	idx atomic.Pointer[runtimeIndex]
+}
+
+// resetAgents rebuilds the runtime index from the restored store.
+func (a *Engine) resetAgents() { a.RebuildRuntimeIndex() }
+
+// Agents error codes (docs/api.md#agents-errors; docs/fidelity.md G13) and
+// messages that tests compare. Under the default body (builder_errors:
+// spec, docs/fidelity.md D10) the code is not shown; the message is.
+const (
+	CodeAgentNotFound      = "AGENT_NOT_FOUND"
+	CodeBranchNotFound     = "BRANCH_NOT_FOUND"
+	CodeTopicNotFound      = "KNOWLEDGE_BASE_TOPIC_NOT_FOUND"
+	CodeTopicExists        = "KNOWLEDGE_BASE_TOPIC_ALREADY_EXISTS"
+	CodeMergeConflict      = "MERGE_BRANCH_CONFLICT"
+	CodeMainReadOnly       = "MAIN_BRANCH_READ_ONLY"
+	CodeDeploymentNotFound = "DEPLOYMENT_NOT_FOUND"
+	CodeDeployInvalidEnv   = "DEPLOYMENTS_INVALID_ENVIRONMENT"
+	CodeDeployTarget       = "DEPLOYMENTS_INVALID_TARGET"
+	CodePreReleaseNotReady = "DEPLOYMENTS_PRE_RELEASE_NOT_READY"
+	CodeConfigUnknownEnv   = "REAL_TIME_CONFIG_UNKNOWN_CLIENT_ENVIRONMENT"
+	CodeConfigInvalid      = "REAL_TIME_CONFIG_INVALID_FOR_SCHEMA"
+	CodeConfigBadSchema    = "REAL_TIME_CONFIG_INVALID_SCHEMA"
+	CodeItemNotFound       = "NOT_FOUND"
+	CodeVariantDefault     = "VARIANTS_REMOVE_DEFAULT_ERROR"
+	CodeVariantDuplicate   = "VARIANTS_DUPLICATE_NAME_ERROR"
+	CodeAttributeDuplicate = "ATTRIBUTES_DUPLICATE_NAME_ERROR"
+	CodeAlreadyPublished   = "DEPLOYMENTS_ALREADY_PUBLISHED"
+
+	MsgAgentNotFound      = "Agent not found."
+	MsgBranchNotFound     = "Branch not found."
+	MsgTopicNotFound      = "Knowledge base topic not found."
+	MsgTopicExists        = "A knowledge base topic with this name already exists."
+	MsgMergeConflict      = "Merge conflict: the branch and main both changed the same items."
+	MsgMergeMain          = "The main branch cannot be merged into itself."
+	MsgMainReadOnly       = "Cannot directly update main branch"
+	MsgDeploymentNotFound = "Deployment not found."
+	MsgDeployInvalidEnv   = "environment must be one of: sandbox, pre-release, live"
+	MsgPublishSandbox     = "Publishing goes to sandbox: environment must be sandbox."
+	MsgPreReleaseNotReady = "must deploy to pre-release before promoting to live"
+	MsgConfigUnknownEnv   = "Unknown client environment: want sandbox, pre-release or live."
+	MsgConfigInvalid      = "Config values fail JSON Schema validation."
+	MsgConfigBadSchema    = "The schema is not a valid JSON Schema."
+	MsgVariantDefault     = "The default variant cannot be removed."
+	MsgVariantDuplicate   = "A variant with this name already exists."
+	MsgAttributeDuplicate = "An attribute with this name already exists."
+	MsgItemNotFound       = "Not found."
+	MsgAlreadyPublished   = "Deployments already published"
+)
+
+// Fidelity switches of the agents family (docs/fidelity.md).
+const (
+	SwitchMainBranch     = "main_branch"           // "writable" (default) | "read_only" (D4)
+	SwitchMergeConflict  = "merge_conflict_status" // "409" (default) | "400" (D5)
+	SwitchDeployResponse = "deploy_response"       // "spec" (default) | "wrapped" (D6)
+	SwitchPromoteSkip    = "promote_skip_stage"    // "allow" (default) | "reject" (D21)
+	SwitchAgentCreate    = "agent_create"          // "spec" (default) | "oas" (D2)
+	SwitchMergeDeploy    = "merge_deploy"          // "off" (default) | "sandbox" (D22)
+)
+
+const (
+	DocAgent    = "agent"
+	DocSnapshot = "agent_snapshot"
+	MainBranch  = "main"
+	HexDigits   = "0123456789abcdef"
+	UpperAlnum  = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+)
+
+// envOrder ranks the environments along the deployment path
+// (docs/api.md#agents-deployments).
+var EnvOrder = map[string]int{"sandbox": 0, "pre-release": 1, "live": 2}
+
+var DeployEnvs = []string{"sandbox", "pre-release", "live"}
+
+// agentDoc is the stored agent.
+type AgentDoc struct {
+	AccountID   string                 `json:"account_id"`
+	AgentID     string                 `json:"agent_id"`
+	Name        string                 `json:"name"`
+	Description string                 `json:"description,omitempty"`
+	CreatedAt   time.Time              `json:"created_at"`
+	UpdatedAt   time.Time              `json:"updated_at"`
+	Seq         int64                  `json:"seq"`
+	Branches    []*BranchDoc           `json:"branches"`
+	Deployments []*Deployment          `json:"deployments"` // oldest first
+	Configs     map[string]*ConfigPage `json:"configs"`
+}
+
+// branchDoc is a branch: its content and the content of main at the
+// branch point (the merge base).
+type BranchDoc struct {
+	ID        string        `json:"id"`
+	Name      string        `json:"name"`
+	CreatedAt time.Time     `json:"created_at"`
+	Content   BranchContent `json:"content"`
+	Base      BranchContent `json:"base"`
+}
+
+// branchContent is what a branch holds (docs/api.md#agents).
+type BranchContent struct {
+	Behavior   string       `json:"behavior"`
+	Topics     []*TopicRec  `json:"topics"`
+	Attributes []*Attribute `json:"attributes"`
+	Variants   []*Variant   `json:"variants"`
+}
+
+// agentView is the agent record (docs/api.md#agents-agents; docs/fidelity.md G4).
+type AgentView struct {
+	AccountID   string `json:"accountId"`
+	AgentID     string `json:"agentId"`
+	AgentName   string `json:"agentName"`
+	Description string `json:"description,omitempty"`
+	CreatedAt   string `json:"createdAt"`
+	UpdatedAt   string `json:"updatedAt"`
+	BranchCount int    `json:"branchCount"`
+}
+
+func (d *AgentDoc) View() AgentView {
+	return AgentView{AccountID: d.AccountID, AgentID: d.AgentID, AgentName: d.Name, Description: d.Description,
+		CreatedAt: FmtAgentTime(d.CreatedAt), UpdatedAt: FmtAgentTime(d.UpdatedAt), BranchCount: len(d.Branches)}
+}
+
+func (d *AgentDoc) Branch(ref string) *BranchDoc {
+	for _, b := range d.Branches {
+		if b.ID == ref || (ref == MainBranch && b.ID == MainBranch) {
+			return b
+		}
+	}
+	return nil
+}
+
+// active is the newest deployment of an environment, nil if none.
+func (d *AgentDoc) Active(env string) *Deployment {
+	for i := len(d.Deployments) - 1; i >= 0; i-- {
+		if d.Deployments[i].Environment == env {
+			return d.Deployments[i]
+		}
+	}
+	return nil
+}
+
+func (d *AgentDoc) NextSeq() string {
+	d.Seq++
+	return strconv.FormatInt(d.Seq, 10)
+}
+
+// newAgentDoc is an agent with an empty main branch and empty config pages.
+func newAgentDoc(account, id, name string, now time.Time) *AgentDoc {
+	d := &AgentDoc{AccountID: account, AgentID: id, Name: name, CreatedAt: now, UpdatedAt: now, Seq: 1,
+		Branches:    []*BranchDoc{{ID: MainBranch, Name: MainBranch, CreatedAt: now, Content: emptyContent()}},
+		Deployments: []*Deployment{}, Configs: map[string]*ConfigPage{}}
+	for _, env := range DeployEnvs {
+		d.Configs[env] = &ConfigPage{ClientEnv: env, Variables: map[string]any{}, Schema: json.RawMessage("null")}
+	}
+	return d
+}
+
+func emptyContent() BranchContent {
+	return BranchContent{Topics: []*TopicRec{}, Attributes: []*Attribute{}, Variants: []*Variant{}}
+}
+
+// clone deep-copies content through JSON.
+func (c BranchContent) Clone() BranchContent {
+	b, _ := json.Marshal(c)
+	var out BranchContent
+	_ = json.Unmarshal(b, &out)
+	if out.Topics == nil {
+		out.Topics = []*TopicRec{}
+	}
+	if out.Attributes == nil {
+		out.Attributes = []*Attribute{}
+	}
+	if out.Variants == nil {
+		out.Variants = []*Variant{}
+	}
+	return out
+}
+
+// agentRef resolves the path's agent id: a scenario project's slug, id or
+// PROJECT-<id> gives its id; anything else is taken as is.
+func AgentRef(p *Principal, ref string) string {
+	if proj := p.Account.Project(ref); proj != nil {
+		return proj.ID
+	}
+	return ref
+}
+
+func ErrAgentNotFound() error { return Errf(KindNotFound, CodeAgentNotFound, MsgAgentNotFound) }
+
+var AgentIDRE = regexp.MustCompile(`^[a-zA-Z0-9-]+$`)
+
+// insertAgent stores a new agent of the principal's account named name,
+// with the given id (hasID) or a fresh PROJECT-XXXXXXXX one; fill sets the
+// rest. A given id that is taken is 409 AGENT_ALREADY_EXISTS.
+// a.agents.mu must be held.
+func (a *Engine) InsertAgent(p *Principal, id string, hasID bool, name string, fill func(d *AgentDoc)) (*AgentDoc, error) {
+	now := a.clock.Now()
+	var err error
+	for range 5 {
+		if !hasID {
+			id = a.NewID("PROJECT-", UpperAlnum, 8)
+		}
+		d := newAgentDoc(p.Account.ID, id, name, now)
+		fill(d)
+		if err = a.store.InsertDoc(DocAgent, p.Region, id, d); err == nil {
+			return d, nil
+		}
+		if !errors.Is(err, store.ErrExists) {
+			return nil, err
+		}
+		if hasID {
+			return nil, Errf(KindConflict, "AGENT_ALREADY_EXISTS", "An agent with this id already exists.")
+		}
+	}
+	return nil, err
+}
+
+// cloneMap deep-copies a JSON object through JSON.
+func CloneMap(m map[string]any) map[string]any {
+	out := map[string]any{}
+	if b, err := json.Marshal(m); err == nil {
+		if err := json.Unmarshal(b, &out); err != nil {
+			return map[string]any{}
+		}
+	}
+	return out
+}
+
+// --- seeding ---
+
+// seedAgents writes an agent per scenario project: the agent block's main
+// branch (behavior, topics; the project's variants), its deployments and
+// its config pages; then each account's telephony (telephony.go).
+func seedAgents(st *store.Store, sc *scenario.Scenario, now time.Time) error {
+	for ai := range sc.Accounts {
+		acct := &sc.Accounts[ai]
+		for pi := range acct.Projects {
+			proj := &acct.Projects[pi]
+			name := proj.Name
+			if name == "" {
+				name = proj.Slug
+			}
+			d := newAgentDoc(acct.ID, proj.ID, name, now)
+			main := &d.Branches[0].Content
+			for _, v := range proj.Variants {
+				main.Variants = append(main.Variants, &Variant{ID: v.ID, Name: v.Name, IsDefault: v.Default,
+					AttributeValues: AttributeValues{Values: map[string]string{}}})
+			}
+			if ag := proj.Agent; ag != nil {
+				main.Behavior = ag.Behavior
+				for i, t := range ag.KnowledgeBase {
+					main.Topics = append(main.Topics, &TopicRec{ID: fmt.Sprintf("TOPICS-%08x", i+1), Name: t.Name, Content: t.Content,
+						ExampleQueries: ExampleQuries{Queries: []string{}}, IsActive: true})
+				}
+				if len(ag.Deployed) > 0 {
+					version := fmt.Sprintf("%032x", ai<<16|pi+1)
+					if err := st.PutDoc(DocSnapshot, acct.Region, version, main); err != nil {
+						return err
+					}
+					for i, env := range DeployEnvs {
+						if !slices.Contains(ag.Deployed, env) {
+							continue
+						}
+						d.Deployments = append(d.Deployments, &Deployment{
+							ID:        fmt.Sprintf("%012x-0000-7000-8000-%012x", now.UnixMilli(), ai<<16|pi<<4|i),
+							AccountID: acct.ID, AgentID: proj.ID, Environment: env, ArtifactVersion: FmtAgentTime(now),
+							Version: version, CreatedBy: "scenario", CreatedAt: FmtAgentTime(now),
+							Metadata: map[string]any{"deployment_type": "scenario"}})
+					}
+				}
+				for env, cfg := range ag.RealTimeConfigs {
+					page := d.Configs[env]
+					if cfg.Schema != nil {
+						b, err := json.Marshal(cfg.Schema)
+						if err != nil {
+							return err
+						}
+						page.Schema = b
+					}
+					for k, v := range cfg.Variables {
+						page.Variables[k] = v
+					}
+				}
+			}
+			if err := st.PutDoc(DocAgent, acct.Region, proj.ID, d); err != nil {
+				return err
+			}
+		}
+	}
+	return seedTelephony(st, sc)
+}

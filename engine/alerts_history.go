@@ -1,0 +1,142 @@
+package engine
+
+// The state history of alert rules: each evaluation pass records the state
+// it left a rule in, on the virtual clock, so that the console can draw a
+// rule's state over time. The history is in memory (alertsState), bounded
+// per rule, forgotten by a reset and by the rule's deletion.
+
+import (
+	"slices"
+	"time"
+
+	"github.com/agentplatform/mockplatform/scenario"
+)
+
+// MaxAlertHistory is how many state spans a rule keeps; older ones are
+// dropped first.
+const MaxAlertHistory = 100
+
+// AlertStateSpan is a stretch of virtual time an alert rule spent in one
+// state. Spans follow each other: a span ends where the next begins.
+type AlertStateSpan struct {
+	State string    `json:"state"`
+	From  time.Time `json:"from"`
+	// To is the next span's From, or, for the last span, the last
+	// evaluation that found the state.
+	To time.Time `json:"to"`
+	// Value is the metric value of the span's last evaluation (nil when it
+	// had none: no data, unknown, or the state the rule had before its
+	// first recorded evaluation).
+	Value *int64 `json:"value"`
+	// Evaluations counts the passes that found the state (0 for the span
+	// before the first recorded evaluation).
+	Evaluations int `json:"evaluations"`
+}
+
+// ruleHistory is one rule's recorded spans.
+type ruleHistory struct {
+	Spans     []AlertStateSpan
+	Truncated bool
+}
+
+// historyKey names a rule's history: ids are per region.
+func HistoryKey(region, id string) string { return region + "/" + id }
+
+// recordAlertStateLocked records one evaluation of a rule: before and
+// after are the stored rule around the pass. a.alerts.mu must be held.
+func (a *Engine) RecordAlertStateLocked(region string, before, after *AlertRule, now time.Time) {
+	if a.Alerts.History == nil {
+		a.Alerts.History = map[string]*ruleHistory{}
+	}
+	key := HistoryKey(region, after.ID)
+	h := a.Alerts.History[key]
+	if h == nil {
+		from := before.CreatedAt
+		if before.Since != nil {
+			from = *before.Since
+		}
+		h = &ruleHistory{Spans: []AlertStateSpan{{State: before.CurrentState, From: from, To: now, Value: before.CurrentValue}}}
+		a.Alerts.History[key] = h
+	}
+	value := copyInt64(after.CurrentValue)
+	last := &h.Spans[len(h.Spans)-1]
+	if last.State == after.CurrentState {
+		last.To, last.Value = now, value
+		last.Evaluations++
+		return
+	}
+	last.To = now
+	h.Spans = append(h.Spans, AlertStateSpan{State: after.CurrentState, From: now, To: now, Value: value, Evaluations: 1})
+	if n := len(h.Spans) - MaxAlertHistory; n > 0 {
+		h.Spans = slices.Delete(h.Spans, 0, n)
+		h.Truncated = true
+	}
+}
+
+// forgetAlertHistoryLocked drops a deleted rule's history. a.alerts.mu
+// must be held.
+func (a *Engine) ForgetAlertHistoryLocked(region, id string) {
+	delete(a.Alerts.History, HistoryKey(region, id))
+}
+
+func copyInt64(p *int64) *int64 {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
+}
+
+// AlertRuleStatus is an alert rule, its current state and its recorded
+// state history (for the console).
+type AlertRuleStatus struct {
+	ID              string     `json:"id"`
+	Region          string     `json:"region"`
+	AccountID       string     `json:"account_id"`
+	Name            string     `json:"name"`
+	ProjectID       *string    `json:"project_id"`
+	Metric          string     `json:"metric"`
+	Operator        string     `json:"operator"`
+	ThresholdValue  int64      `json:"threshold_value"`
+	WindowDuration  string     `json:"window_duration"`
+	Enabled         bool       `json:"enabled"`
+	State           string     `json:"state"`
+	CreatedAt       time.Time  `json:"created_at"`
+	Since           *time.Time `json:"since"`
+	LastEvaluatedAt *time.Time `json:"last_evaluated_at"`
+	CurrentValue    *int64     `json:"current_value"`
+	// History is the state over time, oldest first (empty until the first
+	// evaluation of the rule).
+	History []AlertStateSpan `json:"history"`
+	// Truncated reports that older spans were dropped (MaxAlertHistory).
+	Truncated bool `json:"truncated"`
+}
+
+// AlertRules lists every alert rule of every region (by region, then id)
+// with its state history. The result is a copy.
+func (a *Engine) AlertRules() ([]AlertRuleStatus, error) {
+	a.Alerts.Mu.Lock()
+	defer a.Alerts.Mu.Unlock()
+	var out []AlertRuleStatus
+	for _, region := range scenario.Regions {
+		rules, err := a.ListAlertRules(region, "")
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rules {
+			s := AlertRuleStatus{ID: r.ID, Region: region, AccountID: r.AccountID, Name: r.Name, ProjectID: r.ProjectID,
+				Metric: r.Metric, Operator: r.Operator, ThresholdValue: r.ThresholdValue, WindowDuration: r.WindowDuration,
+				Enabled: r.Enabled, State: r.CurrentState, CreatedAt: r.CreatedAt, Since: r.Since,
+				LastEvaluatedAt: r.LastEvaluatedAt, CurrentValue: r.CurrentValue}
+			if h := a.Alerts.History[HistoryKey(region, r.ID)]; h != nil {
+				s.History = slices.Clone(h.Spans)
+				for i := range s.History {
+					s.History[i].Value = copyInt64(s.History[i].Value)
+				}
+				s.Truncated = h.Truncated
+			}
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,97 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestCheckJSON(t *testing.T) {
+	t.Parallel()
+	deep := strings.Repeat("[", MaxJSONDepth) + strings.Repeat("]", MaxJSONDepth)
+	tooDeep := strings.Repeat(`{"a":`, MaxJSONDepth) + "[" + "]" + strings.Repeat("}", MaxJSONDepth)
+	for _, tc := range []struct {
+		in   string
+		want *JSONError
+	}{
+		{`{"id":"E1"}`, nil},
+		{` {"id":"E1"} ` + "\n", nil},
+		{`[1,"a",null,true,{"a":{"a":1}},[]]`, nil},
+		{`"text"`, nil},
+		{`12.5e3`, nil},
+		{`null`, nil},
+		{`{"a":1,"b":{"a":2},"c":[{"a":3},{"a":4}]}`, nil}, // one key per object
+		{deep, nil},
+		{``, &JSONError{0, "holds no JSON value"}},
+		{`   `, &JSONError{0, "holds no JSON value"}},
+		{`{"id":"E1"}}}}`, &JSONError{11, "has data after the JSON value"}},
+		{`{"id":"E1"} {"id":"E2"}`, &JSONError{12, "has data after the JSON value"}},
+		{`1 2`, &JSONError{2, "has data after the JSON value"}},
+		{`{"id":"E1"}x`, &JSONError{11, "has data after the JSON value"}},
+		{`{"id":"E1","id":"E2"}`, &JSONError{11, `has the key "id" twice in one object`}},
+		{`{"id":"E1","\u0069d":"E2"}`, &JSONError{11, `has the key "id" twice in one object`}},
+		{`{"a":[{"b":1, "b":2}]}`, &JSONError{14, `has the key "b" twice in one object`}},
+		{tooDeep, &JSONError{int64(5 * MaxJSONDepth), "nests arrays and objects deeper than 64 levels"}},
+		{`{"a":`, &JSONError{5, "ends before its JSON value is complete"}},
+		{`[1,2`, &JSONError{4, "ends before its JSON value is complete"}},
+		{`{"a" 1}`, &JSONError{5, "is not valid JSON: invalid character '1' after object key"}},
+		{"\x00", &JSONError{0, "is not valid JSON: invalid character '\\x00' looking for beginning of value"}},
+	} {
+		err := CheckJSON([]byte(tc.in))
+		if tc.want == nil {
+			if err != nil {
+				t.Errorf("CheckJSON(%.40q) = %v, want nil", tc.in, err)
+			}
+			continue
+		}
+		got, ok := err.(*JSONError)
+		if !ok {
+			t.Errorf("CheckJSON(%.40q) = %v, want %v", tc.in, err, tc.want)
+			continue
+		}
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("CheckJSON(%.40q) (-want +got):\n%s", tc.in, diff)
+		}
+	}
+}
+
+// BenchmarkCheckJSON measures the strict reader on a chat message and on
+// a body of about 1 MiB (the default body limit), against encoding/json's
+// own validity check.
+func BenchmarkCheckJSON(b *testing.B) {
+	small := []byte(`{"conversation_id":"CONV-5061916695","message":"I want to check my order 12345","metadata":{"channel":"web"}}`)
+	var big strings.Builder
+	big.WriteString(`{"items":[`)
+	for i := 0; big.Len() < 1<<20; i++ {
+		if i > 0 {
+			big.WriteByte(',')
+		}
+		fmt.Fprintf(&big, `{"id":"item-%d","name":"a name","tags":["x","y"],"n":%d}`, i, i)
+	}
+	big.WriteString(`]}`)
+	for _, tc := range []struct {
+		name string
+		data []byte
+	}{{"chat", small}, {"1MiB", []byte(big.String())}} {
+		b.Run(tc.name+"/CheckJSON", func(b *testing.B) {
+			b.SetBytes(int64(len(tc.data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := CheckJSON(tc.data); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(tc.name+"/json.Valid", func(b *testing.B) {
+			b.SetBytes(int64(len(tc.data)))
+			for b.Loop() {
+				if !json.Valid(tc.data) {
+					b.Fatal("invalid")
+				}
+			}
+		})
+	}
+}

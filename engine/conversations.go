@@ -1,0 +1,486 @@
+package engine
+
+// Conversations API v1/v2/v3 (docs/api.md#conversations; docs/fidelity.md
+// G5, D9, D19, M11). It reads the one conversation record
+// (store.Conversation) that chat, voice calls, messaging sessions and
+// scenario seeds write.
+//
+// A request uses at most one retrieval mode
+// (docs/api.md#conversations-retrieval). Paging
+// (docs/api.md#conversations-paging): a first request carries no cursor;
+// each later one sends back the cursor of the answer before it, with the
+// other filters unchanged, until an answer's cursor is null. Cursors are
+// opaque URL-safe strings that only the server makes. Offset paging sends
+// an answer's next_offset back as offset.
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/agentplatform/mockplatform/scenario"
+	"github.com/agentplatform/mockplatform/store"
+)
+
+// Page sizes of the list (docs/api.md#limits): 1 to convMaxLimit, default
+// convDefaultLimit; on v3 under v3_limit: oas, 1 to convOASLimit, default
+// convOASLimit (D9).
+const (
+	ConvDefaultLimit = 5
+	ConvMaxLimit     = 5000
+	ConvOASLimit     = 1000
+)
+
+// Values of the v3 retrieval parameters.
+var (
+	ConvQueryTypes = []string{"transcript", "semantic"}
+	ConvSamples    = []string{"random"}
+	ConvTurnTypes  = []string{"user", "agent"}
+)
+
+// Conversations error codes (envelope of v2/v3; v1 renders the message as
+// {"error_message"}) and messages tests compare. The codes are [INF]
+// (the real service's documented GET_CONVERSATIONS_* codes do not cover
+// these cases; docs/api.md#conversations-errors).
+const (
+	CodeConvInvalid = "GET_CONVERSATIONS_INVALID_PARAMETER"
+	CodeConvCursor  = "GET_CONVERSATIONS_INVALID_CURSOR"
+
+	MsgConvBadCursor      = "Malformed cursor."
+	MsgConvCursorFilters  = "The cursor was issued for other filters: keep every other parameter identical while paging."
+	MsgConvTwoModes       = "Only one retrieval mode may be used per request: query_type and sample are mutually exclusive."
+	MsgConvQueryRequired  = "query is required when query_type is set."
+	MsgConvQueryWithout   = "query needs query_type (transcript or semantic)."
+	MsgConvBoundsRequired = "start_time and end_time are required with a retrieval mode (query_type or sample)."
+	MsgConvEndBeforeStart = "end_time must not be before start_time."
+	MsgConvV3Only         = "%s is only supported on v3."
+)
+
+// convDefaults are a version's page size bounds (docs/api.md#limits;
+// docs/fidelity.md D9, v3_limit).
+func (a *Engine) convLimits(version int) (def, maxLimit int) {
+	if version == 3 && a.World().Fidelity("v3_limit") == "oas" {
+		return ConvOASLimit, ConvOASLimit
+	}
+	return ConvDefaultLimit, ConvMaxLimit
+}
+
+// convQuery is a parsed list request.
+type ConvQuery struct {
+	version        int
+	start, end     time.Time // zero: unbounded
+	env            string
+	channels       []string
+	variantID      string
+	variantName    string
+	inProgress     *bool
+	limit, offset  int
+	cursor         string
+	IncludeLatency bool
+	queryType      string // transcript | semantic
+	sample         string // random
+	query          string
+	turnType       string // user | agent | "" (both)
+}
+
+func convInvalid(format string, args ...any) *Error {
+	return &Error{Kind: KindInvalid, Code: CodeConvInvalid, Message: fmt.Sprintf(format, args...)}
+}
+
+// parseConvValues validates list parameters (unknown ones are ignored).
+func (a *Engine) ParseConvValues(vals url.Values, version int) (*ConvQuery, error) {
+	q := &ConvQuery{version: version, env: "live"}
+	if err := q.readFilters(vals); err != nil {
+		return nil, err
+	}
+	def, maxLimit := a.convLimits(version)
+	if err := q.readPaging(vals, def, maxLimit); err != nil {
+		return nil, err
+	}
+	q.queryType, q.sample, q.query, q.turnType = vals.Get("query_type"), vals.Get("sample"), vals.Get("query"), vals.Get("turn_type")
+	if version != 3 {
+		for _, p := range []string{"cursor", "query_type", "sample", "query", "turn_type"} {
+			if vals.Has(p) {
+				return nil, convInvalid(MsgConvV3Only, p)
+			}
+		}
+		return q, nil
+	}
+	if err := q.checkRetrieval(); err != nil {
+		return nil, err
+	}
+	return q, nil
+}
+
+// readFilters reads the record filters: time bounds, client_env, channel,
+// variant_id, variant_name and in_progress.
+func (q *ConvQuery) readFilters(vals url.Values) error {
+	var err error
+	if q.start, err = parseTimeParam("start_time", vals.Get("start_time")); err != nil {
+		return err
+	}
+	if q.end, err = parseTimeParam("end_time", vals.Get("end_time")); err != nil {
+		return err
+	}
+	if !q.start.IsZero() && !q.end.IsZero() && q.end.Before(q.start) {
+		return convInvalid(MsgConvEndBeforeStart)
+	}
+	if v := vals.Get("client_env"); v != "" {
+		if !slices.Contains(scenario.Environments, v) {
+			return convInvalid("client_env must be one of sandbox, pre-release, live.")
+		}
+		q.env = v
+	}
+	for _, ch := range vals["channel"] {
+		if ch != "" {
+			q.channels = append(q.channels, ch)
+		}
+	}
+	q.variantID, q.variantName = vals.Get("variant_id"), vals.Get("variant_name")
+	if v := vals.Get("in_progress"); v != "" {
+		b, err := parseBoolParam("in_progress", v)
+		if err != nil {
+			return err
+		}
+		q.inProgress = &b
+	}
+	return nil
+}
+
+// readPaging reads limit (def when absent), offset, include_latency and
+// cursor.
+func (q *ConvQuery) readPaging(vals url.Values, def, maxLimit int) error {
+	q.limit = def
+	if v := vals.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > maxLimit {
+			return convInvalid("limit must be an integer from 1 to %d.", maxLimit)
+		}
+		q.limit = n
+	}
+	if v := vals.Get("offset"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return convInvalid("offset must be a non-negative integer.")
+		}
+		q.offset = n
+	}
+	if v := vals.Get("include_latency"); v != "" {
+		b, err := parseBoolParam("include_latency", v)
+		if err != nil {
+			return err
+		}
+		q.IncludeLatency = b
+	}
+	q.cursor = vals.Get("cursor")
+	return nil
+}
+
+// checkRetrieval validates the v3 retrieval parameters
+// (docs/api.md#conversations-retrieval: one mode per request).
+func (q *ConvQuery) checkRetrieval() error {
+	if q.queryType != "" && !slices.Contains(ConvQueryTypes, q.queryType) {
+		return convInvalid("query_type must be %s.", oneOfWords(ConvQueryTypes))
+	}
+	if q.sample != "" && !slices.Contains(ConvSamples, q.sample) {
+		return convInvalid("sample must be %s.", oneOfWords(ConvSamples))
+	}
+	if q.turnType != "" && !slices.Contains(ConvTurnTypes, q.turnType) {
+		return convInvalid("turn_type must be %s.", oneOfWords(ConvTurnTypes))
+	}
+	if q.queryType != "" && q.sample != "" {
+		return convInvalid(MsgConvTwoModes)
+	}
+	if q.queryType != "" && strings.TrimSpace(q.query) == "" {
+		return convInvalid(MsgConvQueryRequired)
+	}
+	if q.queryType == "" && q.query != "" {
+		return convInvalid(MsgConvQueryWithout)
+	}
+	if q.Mode() != "" && (q.start.IsZero() || q.end.IsZero()) {
+		return convInvalid(MsgConvBoundsRequired)
+	}
+	return nil
+}
+
+// parseBoolParam parses a true|false parameter.
+func parseBoolParam(name, v string) (bool, error) {
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, convInvalid("%s must be true or false.", name)
+	}
+	return b, nil
+}
+
+// parseTimeParam parses an ISO 8601 (RFC 3339) date-time parameter.
+func parseTimeParam(name, v string) (time.Time, error) {
+	if v == "" {
+		return time.Time{}, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, v)
+	if err != nil {
+		return time.Time{}, convInvalid("%s must be an ISO 8601 date-time such as 2026-03-01T00:00:00Z.", name)
+	}
+	return t.UTC(), nil
+}
+
+// mode is the retrieval mode ("" for a plain listing).
+func (q *ConvQuery) Mode() string {
+	if q.queryType != "" {
+		return q.queryType
+	}
+	return q.sample
+}
+
+// match applies the record filters (everything but the time bounds, which
+// the store applies on its index).
+func (q *ConvQuery) match(c *store.Conversation) bool {
+	return q.selects(&store.Summary{Environment: c.Environment, Channel: c.Channel, VariantID: c.VariantID,
+		VariantName: c.VariantName, InProgress: c.InProgress})
+}
+
+// selects applies the record filters to a record's summary.
+func (q *ConvQuery) selects(c *store.Summary) bool {
+	if c.Environment != q.env {
+		return false
+	}
+	if len(q.channels) > 0 && !slices.ContainsFunc(q.channels, func(ch string) bool { return strings.EqualFold(ch, c.Channel) }) {
+		return false
+	}
+	if q.variantID != "" && c.VariantID != q.variantID {
+		return false
+	}
+	if q.variantName != "" && c.VariantName != q.variantName {
+		return false
+	}
+	if q.inProgress != nil && c.InProgress != *q.inProgress {
+		return false
+	}
+	return true
+}
+
+// filterHash binds cursors to the filters they were issued for: every
+// parameter except limit, offset, cursor and include_latency, and the
+// project.
+func (q *ConvQuery) FilterHash(p *Principal) string {
+	var buf [512]byte
+	b := strconv.AppendInt(buf[:0], int64(q.version), 10)
+	b = append(b, 0)
+	for _, s := range [...]string{p.Region, p.Account.ID, p.Project.ID} {
+		b = append(append(b, s...), 0)
+	}
+	b = appendTimeKey(b, q.start)
+	b = append(b, 0)
+	b = appendTimeKey(b, q.end)
+	b = append(b, 0)
+	b = append(append(b, q.env...), 0)
+	if len(q.channels) > 0 {
+		chans := slices.Clone(q.channels)
+		for i := range chans {
+			chans[i] = strings.ToUpper(chans[i])
+		}
+		slices.Sort(chans)
+		b = append(b, strings.Join(chans, ",")...)
+	}
+	b = append(b, 0)
+	b = append(append(b, q.variantID...), 0)
+	b = append(append(b, q.variantName...), 0)
+	if q.inProgress != nil {
+		b = strconv.AppendBool(b, *q.inProgress)
+	}
+	b = append(b, 0)
+	for _, s := range [...]string{q.queryType, q.sample, q.query, q.turnType} {
+		b = append(append(b, s...), 0)
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:8])
+}
+
+// appendTimeKey appends a time bound to a filter hash's input ("" when
+// unbounded, else its Unix nanoseconds).
+func appendTimeKey(b []byte, t time.Time) []byte {
+	if t.IsZero() {
+		return b
+	}
+	return strconv.AppendInt(b, t.UnixNano(), 10)
+}
+
+// Cursors: base64url("c1|<filter hash>|<position>"), where the position is
+// the store's keyset position ("k" + opaque) or a rank offset of a
+// retrieval mode ("r" + n).
+func EncodeConvCursor(hash, pos string) string { return convCursor(hash, "", pos) }
+
+// convCursor is encodeConvCursor(hash, kind+pos), built on the stack
+// (one allocation: the string).
+func convCursor(hash, kind, pos string) string {
+	var raw, enc [256]byte
+	r := append(raw[:0], "c1|"...)
+	r = append(append(r, hash...), '|')
+	r = append(append(r, kind...), pos...)
+	return string(base64.RawURLEncoding.AppendEncode(enc[:0], r))
+}
+
+func errConvBadCursor() *Error {
+	return &Error{Kind: KindInvalid, Code: CodeConvCursor, Message: MsgConvBadCursor}
+}
+
+func decodeConvCursor(cur, hash string) (string, error) {
+	b, err := base64.RawURLEncoding.DecodeString(cur)
+	if err != nil {
+		return "", errConvBadCursor()
+	}
+	parts := strings.SplitN(string(b), "|", 3)
+	if len(parts) != 3 || parts[0] != "c1" || len(parts[2]) < 2 {
+		return "", errConvBadCursor()
+	}
+	if parts[1] != hash {
+		return "", &Error{Kind: KindInvalid, Code: CodeConvCursor, Message: MsgConvCursorFilters}
+	}
+	return parts[2], nil
+}
+
+// convPage is one page of a listing.
+type ConvPage struct {
+	List       []*store.Conversation
+	Cursor     *string
+	NextOffset *int
+	// cursorVal and offsetVal hold what cursor and nextOffset point at
+	// (setNext): one allocation, the page's, instead of one per field.
+	cursorVal string
+	offsetVal int
+}
+
+// setNext sets the page's cursor, and its next offset when withOffset
+// (a request paged by cursor answers none).
+func (p *ConvPage) setNext(cursor string, offset int, withOffset bool) {
+	p.cursorVal = cursor
+	p.Cursor = &p.cursorVal
+	if withOffset {
+		p.offsetVal = offset
+		p.NextOffset = &p.offsetVal
+	}
+}
+
+// conversationPage reads the page a parsed query asks for.
+func (a *Engine) ConversationPage(p *Principal, q *ConvQuery) (*ConvPage, error) {
+	hash := q.FilterHash(p)
+	if q.Mode() != "" {
+		return a.rankedPage(p, q, hash)
+	}
+	return a.KeysetPage(p, q, hash)
+}
+
+// ConversationPage is one page of ListConversations.
+type ConversationPage struct {
+	// Conversations are the page's records (copies).
+	Conversations []*store.Conversation
+	// Cursor reads the next page (pass it as "cursor" with the same
+	// other parameters); empty on the last page.
+	Cursor string
+}
+
+// ListConversations lists a project's conversations as
+// GET {runtime}/v3/{account}/{project}/conversations does with the query
+// parameters vals (its filters, limit, offset, cursor and retrieval
+// modes), without a key: for the console, which reads every project.
+// Unknown parameters are ignored. A bad parameter is an *Error with the
+// API's message.
+func (a *Engine) ListConversations(accountRef, projectRef string, vals url.Values) (ConversationPage, error) {
+	acct := a.World().Account(accountRef)
+	if acct == nil {
+		return ConversationPage{}, &Error{Kind: KindNotFound, Code: "ACCOUNT_NOT_FOUND", Message: "Account ID does not exist."}
+	}
+	proj := acct.Project(projectRef)
+	if proj == nil {
+		return ConversationPage{}, &Error{Kind: KindNotFound, Code: "PROJECT_NOT_FOUND", Message: "Project ID does not exist."}
+	}
+	q, err := a.ParseConvValues(vals, 3)
+	if err != nil {
+		return ConversationPage{}, err
+	}
+	page, err := a.ConversationPage(&Principal{Account: acct, Project: proj, Region: acct.Region}, q)
+	if err != nil {
+		return ConversationPage{}, err
+	}
+	out := ConversationPage{Conversations: page.List}
+	if page.Cursor != nil {
+		out.Cursor = *page.Cursor
+	}
+	return out, nil
+}
+
+// rankedHit is one result of a retrieval mode.
+type rankedHit struct {
+	conv  *store.Conversation
+	score float64
+}
+
+// rankedPage runs a retrieval mode over the time bounds: transcript search,
+// semantic search or a random sample; the ranked result is paged by rank
+// offset (cursor or offset).
+func (a *Engine) rankedPage(p *Principal, q *ConvQuery, hash string) (*ConvPage, error) {
+	start := q.offset
+	if q.cursor != "" {
+		pos, err := decodeConvCursor(q.cursor, hash)
+		if err != nil {
+			return nil, err
+		}
+		n, err := strconv.Atoi(pos[1:])
+		if pos[0] != 'r' || err != nil || n < 0 {
+			return nil, errConvBadCursor()
+		}
+		start = n
+	}
+	var score func(*store.Conversation) (float64, bool)
+	switch q.Mode() {
+	case "transcript":
+		score = transcriptScorer(q.query, q.turnType)
+	case "semantic":
+		score = semanticScorer(q.query)
+	default:
+		score = sampleScorer(a.World().Scenario().Seed, hash)
+	}
+	var hits []rankedHit
+	_, _, err := a.store.ListConversations(store.ConversationQuery{Region: p.Region, AccountID: p.Account.ID,
+		ProjectID: p.Project.ID, From: q.start, To: q.end, Filter: func(c *store.Conversation) bool {
+			if q.match(c) {
+				if s, ok := score(c); ok {
+					hits = append(hits, rankedHit{c, s})
+				}
+			}
+			return false
+		}})
+	if err != nil {
+		return nil, err
+	}
+	slices.SortStableFunc(hits, func(x, y rankedHit) int {
+		switch {
+		case x.score > y.score:
+			return -1
+		case x.score < y.score:
+			return 1
+		}
+		if c := x.conv.StartedAt.Compare(y.conv.StartedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(x.conv.ID, y.conv.ID)
+	})
+	page := &ConvPage{}
+	if start >= len(hits) {
+		return page, nil
+	}
+	end := min(start+q.limit, len(hits))
+	for _, h := range hits[start:end] {
+		page.List = append(page.List, h.conv)
+	}
+	if end < len(hits) {
+		page.setNext(EncodeConvCursor(hash, "r"+strconv.Itoa(end)), end, q.cursor == "")
+	}
+	return page, nil
+}

@@ -1,0 +1,133 @@
+package engine
+
+// Dynamic number reservation (docs/api.md#dni; docs/fidelity.md G19,
+// M11.9). A DNI key belongs to one project; a reservation holds one of that
+// project's numbers for a window, and a call to the number within the
+// window reaches that project's agent in a conversation that has the
+// reservation's attributes from its first turn.
+//
+// The numbers come from the project's pool in the scenario (dni.numbers);
+// a reservation is a store document (kind "dni", keyed by the number) that
+// holds until its expiry on the virtual clock (dni.window, default 15m).
+// Expired reservations are reclaimed lazily, so no timer is needed and
+// Reset (which restores the store) drops them all.
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/agentplatform/mockplatform/scenario"
+	"github.com/agentplatform/mockplatform/store"
+)
+
+// DNI messages ([OAS] 404 text; the 400 text is [INF]).
+const (
+	MsgDNINoRoute         = "no available route found"
+	MsgDNIAttributes      = "attributes is required and must be an object"
+	DocDNI                = "dni"
+	dniConversationPrefix = "CA"
+)
+
+// dniReservation is the stored reservation of a number.
+type DniReservation struct {
+	Number     string         `json:"number"`
+	AccountID  string         `json:"account_id"`
+	ProjectID  string         `json:"project_id"`
+	Attributes map[string]any `json:"attributes"`
+	ReservedAt time.Time      `json:"reserved_at"`
+	ExpiresAt  time.Time      `json:"expires_at"`
+}
+
+type DniResponse struct {
+	DNI string `json:"dni"`
+}
+
+var ErrDNIBusy = errors.New("number reserved")
+
+// ErrNotRouted is returned by Dial for a number with no active reservation.
+var ErrNotRouted = errors.New("no active reservation for this number")
+
+// DialResult is the voice conversation a dialled number started.
+type DialResult struct {
+	ConversationID string `json:"conversation_id"`
+	// Response is the agent's greeting.
+	Response string `json:"response"`
+}
+
+// Dial simulates a caller (from, an E.164 number or "") dialling a number.
+// During its reservation window the call starts a VOICE-SIP conversation of
+// the reserving agent (its default variant, client environment live), whose
+// integration attributes and state carry the reservation's attributes from
+// the first turn; state "dni" is the number. After the window, or for a
+// number never reserved, it returns ErrNotRouted. The reservation holds
+// for its whole window: every call during it is routed.
+func (a *Engine) Dial(number, from string) (*DialResult, error) {
+	now := a.clock.Now()
+	w := a.World()
+	for _, region := range scenario.Regions {
+		var res DniReservation
+		err := a.store.GetDoc(DocDNI, region, number, &res)
+		if errors.Is(err, store.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if !now.Before(res.ExpiresAt) {
+			return nil, fmt.Errorf("dial %s: reservation expired at %s: %w", number, res.ExpiresAt.Format(time.RFC3339), ErrNotRouted)
+		}
+		acct := w.Account(res.AccountID)
+		proj := acct.Project(res.ProjectID)
+		if acct == nil || proj == nil {
+			return nil, fmt.Errorf("dial %s: %w", number, ErrNotRouted)
+		}
+		var variant *scenario.Variant
+		for i := range proj.Variants {
+			if proj.Variants[i].Default {
+				variant = &proj.Variants[i]
+			}
+		}
+		conv, out, err := a.StartConversation(ConvStart{
+			Region: region, Account: acct, Project: proj, Environment: "live", Channel: "VOICE-SIP",
+			Variant: variant, FromNumber: from, ToNumber: number, Attributes: res.Attributes,
+			State: map[string]any{"dni": number},
+			ID:    dniConversationPrefix + a.NewID("", "0123456789abcdef", 32),
+		})
+		if err != nil {
+			return nil, err
+		}
+		return &DialResult{ConversationID: conv.ID, Response: out.Text}, nil
+	}
+	return nil, fmt.Errorf("dial %s: %w", number, ErrNotRouted)
+}
+
+// Reservation is a stored number reservation (its attributes left out).
+type Reservation struct {
+	Number     string    `json:"number"`
+	Region     string    `json:"region"`
+	AccountID  string    `json:"account_id"`
+	ProjectID  string    `json:"project_id"`
+	ReservedAt time.Time `json:"reserved_at"`
+	ExpiresAt  time.Time `json:"expires_at"`
+	// Active reports that the window is still open: a Dial is routed.
+	Active bool `json:"active"`
+}
+
+// Reservations lists the stored reservations of every region (expired
+// ones stay until their number is reserved again), by number.
+func (a *Engine) Reservations() ([]Reservation, error) {
+	now := a.clock.Now()
+	var out []Reservation
+	for _, region := range scenario.Regions {
+		err := store.ListDocs(a.store, DocDNI, region, func(_ string, r *DniReservation) bool {
+			out = append(out, Reservation{Number: r.Number, Region: region, AccountID: r.AccountID, ProjectID: r.ProjectID,
+				ReservedAt: r.ReservedAt, ExpiresAt: r.ExpiresAt, Active: now.Before(r.ExpiresAt)})
+			return true
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}

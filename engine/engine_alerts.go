@@ -1,0 +1,257 @@
+package engine
+
+// Alert rule evaluation on the virtual clock (docs/api.md#alert-evaluation;
+// docs/fidelity.md G6, M12.6; docs/time.md). Every evaluation interval
+// (scenario alerts.evaluation_interval, default 1m) each enabled rule
+// computes its metric over its window and moves its state; a move into
+// alert sends alerts.triggered, alert → ok sends alerts.resolved. The
+// metrics come from the store's per-project aggregates (store/metrics.go),
+// so a pass costs O(rules × minutes in the window), not O(conversations).
+// The cadence timer runs only while an enabled rule exists
+// (engine_alerts_schedule.go).
+
+import (
+	"errors"
+	"slices"
+	"time"
+
+	"github.com/agentplatform/mockplatform/faults"
+	"github.com/agentplatform/mockplatform/scenario"
+	"github.com/agentplatform/mockplatform/store"
+)
+
+// DefaultEvaluationInterval is the evaluation cadence unless the scenario
+// sets alerts.evaluation_interval.
+const DefaultEvaluationInterval = time.Minute
+
+// EvaluationPath is the path a fault rule of family alerts matches to fail
+// an evaluation pass (the rules move to unknown), e.g.
+// {match: {family: alerts, path: /_evaluation}, action: {preset: monitoring_backend_failure}, times: 1}.
+const EvaluationPath = "/_evaluation"
+
+// evaluationInterval is the cadence of evaluation passes. Scenario files
+// are validated to 1s or more; a scenario built in Go skips that check, so
+// the floor is applied here too (a nanosecond cadence would never let an
+// Advance finish).
+func (w *World) evaluationInterval() time.Duration {
+	if d := w.Sc.Alerts.EvaluationInterval.D(); d > 0 {
+		return max(d, scenario.MinClockSetting)
+	}
+	return DefaultEvaluationInterval
+}
+
+// evaluationFails reports whether a fault rule fails this pass: only
+// consulted when some rule targets EvaluationPath.
+func (a *Engine) evaluationFails() bool {
+	targeted := false
+	for _, st := range a.faults.List() {
+		if st.Match.Path == EvaluationPath && !st.Exhausted {
+			targeted = true
+		}
+	}
+	if !targeted {
+		return false
+	}
+	_, ok := a.faults.Match(faults.Request{Family: NameAlerts, Method: "POST", Path: EvaluationPath})
+	return ok
+}
+
+// alertEvent is a state move to announce.
+type alertEvent struct {
+	region, account string
+	payload         AlertEventPayload
+}
+
+// alertEventPayload is the body of alerts.triggered and alerts.resolved
+// (docs/api.md#webhook-delivery).
+type AlertEventPayload struct {
+	EventType string         `json:"event_type"`
+	Alert     alertEventBody `json:"alert"`
+}
+
+type alertEventBody struct {
+	ID             string  `json:"id"`
+	Name           string  `json:"name"`
+	ProjectID      *string `json:"project_id"`
+	Metric         string  `json:"metric"`
+	Operator       string  `json:"operator"`
+	ThresholdValue int64   `json:"threshold_value"`
+	CurrentValue   *int64  `json:"current_value"`
+	PreviousState  string  `json:"previous_state"`
+	TriggeredAt    string  `json:"triggered_at,omitempty"`
+	ResolvedAt     string  `json:"resolved_at,omitempty"`
+}
+
+var errSkipRule = errors.New("rule changed during evaluation")
+
+// evaluateAlertsAt runs one evaluation pass at now over the enabled rules
+// of every region, and reports whether there was any (a pass without
+// rules does nothing, and consults no fault rule).
+func (a *Engine) EvaluateAlertsAt(now time.Time) bool {
+	a.Alerts.Mu.Lock()
+	defer a.Alerts.Mu.Unlock()
+	type regionRules struct {
+		region string
+		rules  []*AlertRule
+	}
+	var work []regionRules
+	for _, region := range scenario.Regions {
+		rules, err := a.ListAlertRules(region, "")
+		if err != nil {
+			a.Log.Error("alert evaluation: list rules", "err", err)
+			continue
+		}
+		rules = slices.DeleteFunc(rules, func(r *AlertRule) bool { return !r.Enabled })
+		if len(rules) > 0 {
+			work = append(work, regionRules{region, rules})
+		}
+	}
+	if len(work) == 0 {
+		return false
+	}
+	failed := a.evaluationFails()
+	a.store.PruneAPIErrors(now.Add(-LongestWindow))
+	var events []alertEvent
+	for _, rr := range work {
+		for _, r := range rr.rules {
+			value, hasData := int64(0), false
+			if !failed {
+				value, hasData = a.RuleValue(rr.region, r, now)
+			}
+			if e := a.applyEvaluation(rr.region, r, now, failed, value, hasData); e != nil {
+				events = append(events, *e)
+			}
+		}
+	}
+	for _, e := range events {
+		a.announce(e, now)
+	}
+	return true
+}
+
+// longestWindow is the longest window_duration: recorded API errors older
+// than that can never count again.
+const LongestWindow = time.Hour
+
+func WindowOf(s string) time.Duration {
+	switch s {
+	case "5m":
+		return 5 * time.Minute
+	case "10m":
+		return 10 * time.Minute
+	case "60m":
+		return time.Hour
+	}
+	return 5 * time.Minute
+}
+
+// breaches applies a rule's operator.
+func breaches(value int64, op string, threshold int64) bool {
+	switch op {
+	case ">":
+		return value > threshold
+	case "<":
+		return value < threshold
+	case ">=":
+		return value >= threshold
+	case "<=":
+		return value <= threshold
+	}
+	return false
+}
+
+// applyEvaluation stores one rule's evaluation result, records it in the
+// rule's state history and returns the event it causes, if any
+// (docs/fidelity.md G6). a.alerts.mu must be held.
+func (a *Engine) applyEvaluation(region string, listed *AlertRule, now time.Time, failed bool, value int64, hasData bool) *alertEvent {
+	var ev *alertEvent
+	triggerFromOKOnly := a.World().Fidelity(switchAlertTriggerFrom) == StateOK
+	var r, before AlertRule
+	err := a.store.UpdateDoc(DocAlertRule, region, listed.ID, &r, func() error {
+		before = r
+		if !r.Enabled || r.Metric != listed.Metric || r.WindowDuration != listed.WindowDuration ||
+			!sameProject(r.ProjectID, listed.ProjectID) {
+			return errSkipRule // changed since the metric was computed: next pass
+		}
+		prev := r.CurrentState
+		next := prev
+		switch {
+		case failed:
+			// The evaluation did not complete: the state is unknown,
+			// last_evaluated_at and current_value stay as they were.
+			next = StateUnknown
+		case !hasData:
+			next = stateNoData
+			r.CurrentValue = nil
+			r.LastEvaluatedAt = &now
+		default:
+			v := value
+			r.CurrentValue = &v
+			r.LastEvaluatedAt = &now
+			if breaches(value, r.Operator, r.ThresholdValue) {
+				next = StateAlert
+			} else {
+				next = StateOK
+			}
+		}
+		if next == prev {
+			return nil
+		}
+		r.CurrentState = next
+		since := now
+		r.Since = &since
+		body := alertEventBody{ID: r.ID, Name: r.Name, ProjectID: r.ProjectID, Metric: r.Metric, Operator: r.Operator,
+			ThresholdValue: r.ThresholdValue, CurrentValue: r.CurrentValue, PreviousState: prev}
+		switch {
+		case next == StateAlert && (prev == StateOK || !triggerFromOKOnly):
+			body.TriggeredAt = FmtAlertTime(now)
+			ev = &alertEvent{region: region, account: r.AccountID, payload: AlertEventPayload{EventType: EventAlertsTriggered, Alert: body}}
+		case prev == StateAlert && next == StateOK:
+			body.ResolvedAt = FmtAlertTime(now)
+			ev = &alertEvent{region: region, account: r.AccountID, payload: AlertEventPayload{EventType: EventAlertsResolved, Alert: body}}
+		}
+		return nil
+	})
+	if err != nil {
+		if !errors.Is(err, errSkipRule) && !errors.Is(err, store.ErrNotFound) {
+			a.Log.Error("alert evaluation: update rule", "rule", listed.ID, "err", err)
+		}
+		return nil
+	}
+	a.RecordAlertStateLocked(region, &before, &r, now)
+	return ev
+}
+
+func sameProject(x, y *string) bool {
+	if x == nil || y == nil {
+		return x == nil && y == nil
+	}
+	return *x == *y
+}
+
+// RecordConversationEvent records a function error ("function_error") or a
+// call crash ("crash", which also ends the conversation) on a conversation
+// at now: inputs of the function_errors and call_crashes metrics from
+// Go and the control plane.
+func (a *Engine) RecordConversationEvent(id, kind string) error {
+	if kind != "function_error" && kind != "crash" {
+		return errors.New(`kind must be "function_error" or "crash"`)
+	}
+	now := a.clock.Now()
+	for _, region := range scenario.Regions {
+		_, err := a.store.UpdateConversation(region, id, func(c *store.Conversation) error {
+			if kind == "crash" {
+				c.Crashes = append(c.Crashes, now)
+				EndConversation(c, now)
+			} else {
+				c.FunctionErrors = append(c.FunctionErrors, now)
+			}
+			return nil
+		})
+		if errors.Is(err, store.ErrNotFound) {
+			continue
+		}
+		return err
+	}
+	return store.ErrNotFound
+}

@@ -1,0 +1,78 @@
+package engine
+
+// The inputs of the alert metrics (docs/fidelity.md M12.6): the store's
+// per-project aggregates of conversation data, and the domain record of
+// runtime API errors (5xx answers of runtime families that name an account
+// and project, noted by alerts_inputs.go, and RecordAPIError), kept in the
+// store for the longest window whatever the request journal keeps.
+
+import (
+	"errors"
+	"time"
+
+	"github.com/agentplatform/mockplatform/store"
+)
+
+// ruleValue computes a rule's metric over its window ending at now and
+// whether the window had data (docs/fidelity.md G6, M12.7): conversation
+// activity in the scope, or, for api_errors, at least one API error.
+func (a *Engine) RuleValue(region string, r *AlertRule, now time.Time) (int64, bool) {
+	q := store.MetricsQuery{Projects: a.ruleScope(region, r), From: now.Add(-WindowOf(r.WindowDuration)), To: now}
+	switch r.Metric {
+	case "turn_latency_p50":
+		q.Percentiles = []int{50}
+	case "turn_latency_p95":
+		q.Percentiles = []int{95}
+	}
+	m, err := a.store.QueryMetrics(q)
+	if err != nil {
+		a.Log.Error("alert evaluation: metrics", "rule", r.ID, "err", err)
+		return 0, false
+	}
+	activity := m.Starts > 0 || m.Turns > 0 || m.FunctionErrors > 0 || m.Crashes > 0
+	switch r.Metric {
+	case "call_volume":
+		return m.Starts, activity
+	case "function_errors":
+		return m.FunctionErrors, activity
+	case "call_crashes":
+		return m.Crashes, activity
+	case "turn_latency_p50", "turn_latency_p95":
+		return m.Percentiles[0], m.Turns > 0
+	case "api_errors":
+		return m.APIErrors, activity || m.APIErrors > 0
+	}
+	return 0, false
+}
+
+// ruleScope lists the projects a rule watches: its project, or every
+// project the scenario gives its account.
+func (a *Engine) ruleScope(region string, r *AlertRule) []store.ProjectRef {
+	if r.ProjectID != nil {
+		return []store.ProjectRef{{Region: region, AccountID: r.AccountID, ProjectID: *r.ProjectID}}
+	}
+	acct := a.World().Account(r.AccountID)
+	if acct == nil {
+		return nil
+	}
+	out := make([]store.ProjectRef, len(acct.Projects))
+	for i := range acct.Projects {
+		out[i] = store.ProjectRef{Region: region, AccountID: r.AccountID, ProjectID: acct.Projects[i].ID}
+	}
+	return out
+}
+
+// RecordAPIError records one runtime API error of a project (an input of
+// the api_errors metric besides 5xx answers), at now.
+func (a *Engine) RecordAPIError(accountRef, projectRef string) error {
+	acct := a.World().Account(accountRef)
+	if acct == nil {
+		return errors.New("unknown account " + accountRef)
+	}
+	proj := acct.Project(projectRef)
+	if proj == nil {
+		return errors.New("unknown project " + projectRef)
+	}
+	a.store.RecordAPIError(acct.Region, acct.ID, proj.ID, a.clock.Now(), LongestWindow)
+	return nil
+}

@@ -1,0 +1,95 @@
+package engine
+
+// The cadence of alert evaluation (docs/time.md). Passes fall on the grid
+// reset time + k × evaluation interval. The timer runs only while an
+// enabled rule exists: a pass that finds none stops it, and creating or
+// enabling a rule arms it again at the next grid point, so an idle world
+// advances a year without a single pass, and the passes that do run fall
+// where an always-running timer would have put them.
+
+import (
+	"time"
+
+	"github.com/agentplatform/mockplatform/scenario"
+)
+
+// evalSchedule is the state of the evaluation timer, guarded by
+// alertsState.schedMu.
+type evalSchedule struct {
+	base  time.Time // the grid's origin: the clock at the last reset
+	armed bool      // a pass is pending on the clock
+}
+
+// armEvaluation starts the evaluation cadence of a reset generation at
+// now: the first pass is one interval later, if an enabled rule exists.
+func (a *Engine) armEvaluation() {
+	a.Alerts.schedMu.Lock()
+	a.Alerts.sched = evalSchedule{base: a.clock.Now()}
+	a.Alerts.schedMu.Unlock()
+	a.WakeEvaluation()
+}
+
+// wakeEvaluation arms the next pass at the next grid point after now
+// unless one is pending or no enabled rule exists. Writes that create or
+// enable a rule call it.
+func (a *Engine) WakeEvaluation() {
+	if !a.hasEnabledRule() {
+		return
+	}
+	interval := a.World().evaluationInterval()
+	al := &a.Alerts
+	al.schedMu.Lock()
+	if al.sched.armed {
+		al.schedMu.Unlock()
+		return
+	}
+	al.sched.armed = true
+	gen := a.Generation()
+	now := a.clock.Now()
+	next := al.sched.base.Add(interval)
+	if !next.After(now) {
+		next = al.sched.base.Add((now.Sub(al.sched.base)/interval + 1) * interval)
+	}
+	al.schedMu.Unlock()
+	a.clock.At(next, func(t time.Time) { a.evaluationTick(gen, t) })
+}
+
+// evaluationTick is one pass of the cadence; it arms the next one while
+// there are rules to evaluate.
+func (a *Engine) evaluationTick(gen uint64, now time.Time) {
+	if a.Generation() != gen || a.bg.Err() != nil {
+		return
+	}
+	if a.EvaluateAlertsAt(now) {
+		a.clock.At(now.Add(a.World().evaluationInterval()), func(t time.Time) { a.evaluationTick(gen, t) })
+		return
+	}
+	a.Alerts.schedMu.Lock()
+	stale := a.Generation() != gen
+	if !stale {
+		a.Alerts.sched.armed = false
+	}
+	a.Alerts.schedMu.Unlock()
+	if !stale {
+		// A rule created while this pass listed none has seen the timer
+		// armed and left it to us.
+		a.WakeEvaluation()
+	}
+}
+
+// hasEnabledRule reports whether any region holds an enabled alert rule.
+func (a *Engine) hasEnabledRule() bool {
+	for _, region := range scenario.Regions {
+		rules, err := a.ListAlertRules(region, "")
+		if err != nil {
+			a.Log.Error("alert evaluation: list rules", "err", err)
+			return true // evaluate: the pass reports what is wrong
+		}
+		for _, r := range rules {
+			if r.Enabled {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,193 @@
+package engine
+
+// The conversation engine: every family that holds a conversation (chat,
+// messaging sessions, voice calls from number reservation and outbound
+// calling) starts it and feeds it user turns through these two functions, so
+// there is one world: one record shape, one dialogue engine.
+
+import (
+	"errors"
+	"maps"
+
+	"github.com/agentplatform/mockplatform/scenario"
+	"github.com/agentplatform/mockplatform/store"
+)
+
+// convStart describes a new conversation.
+type ConvStart struct {
+	Region      string
+	Account     *scenario.Account
+	Project     *scenario.Project
+	Environment string // live (default), pre-release, sandbox
+	Channel     string // analytics label: CHAT, WEBCHAT, VOICE-SIP, ...
+	ChatChannel string // chat API channel field, when any
+	Variant     *scenario.Variant
+	Language    string
+	TTSLanguage string
+	FromNumber  string
+	ToNumber    string
+	Attributes  map[string]any // integration attributes
+	// State is extra initial state (e.g. reservation attributes, SIP
+	// headers), merged over the built-in keys.
+	State map[string]any
+	// ID fixes the conversation id (e.g. an outbound call sid); empty means
+	// a fresh CONV- id.
+	ID string
+	// InitialMessage, when set, is the first user turn; the agent answers
+	// it instead of greeting.
+	InitialMessage *string
+}
+
+// userTurn is one user message of a running conversation.
+type UserTurn struct {
+	Text       string
+	Metadata   map[string]any
+	Attributes map[string]any
+	Asr, Tts   *string
+}
+
+// startConversation creates a conversation record: the greeting (or the
+// answer to the initial message) is its first turn. It returns the record
+// and the agent's first words.
+func (a *Engine) StartConversation(s ConvStart) (*store.Conversation, Outcome, error) {
+	now := a.clock.Now()
+	conv := &store.Conversation{
+		ID:                    s.ID,
+		Region:                s.Region,
+		AccountID:             s.Account.ID,
+		ProjectID:             s.Project.ID,
+		Environment:           s.Environment,
+		Channel:               s.Channel,
+		ChatChannel:           s.ChatChannel,
+		StartedAt:             now,
+		InProgress:            true,
+		FromNumber:            s.FromNumber,
+		ToNumber:              s.ToNumber,
+		Language:              s.Language,
+		TTSLanguage:           s.TTSLanguage,
+		IntegrationAttributes: s.Attributes,
+		Metrics:               map[string]any{},
+		Turns:                 []store.Turn{},
+	}
+	if conv.Environment == "" {
+		conv.Environment = "live"
+	}
+	if s.Variant != nil {
+		conv.VariantID, conv.VariantName = s.Variant.ID, s.Variant.Name
+	}
+	conv.State = builtinState(conv)
+	maps.Copy(conv.State, s.State)
+
+	w := a.World()
+	script := a.script(conv)
+	in := turnInput{Attributes: conv.IntegrationAttributes, State: conv.State, Metadata: map[string]any{}, Variables: script.Variables}
+	var out Outcome
+	if s.InitialMessage != nil {
+		in.Message, in.Turn = *s.InitialMessage, 1
+		out = w.respond(script.Dialogue, conv.VariantID, in).withoutHandoff(conv.State)
+	} else {
+		text, err := w.greeting(script.Dialogue, conv.VariantID, in)
+		if err != nil {
+			text = DefaultGreeting
+		}
+		out = Outcome{Text: text}
+	}
+	applyTurn(conv, now, in, out, nil)
+	var err error
+	if s.ID != "" {
+		conv.State["conversation_id"] = conv.ID
+		err = a.store.InsertConversation(conv)
+	} else {
+		err = a.insertConversation(conv)
+	}
+	if err != nil {
+		return nil, Outcome{}, err
+	}
+	a.afterTurn(conv, out)
+	return conv, out, nil
+}
+
+// converse runs one user turn on a stored conversation in one store
+// update: check (which may refuse the conversation) sees the record first.
+// It returns the updated record's head (store.AppendNewTurns: its maps
+// and slices nil; what fn put in the conversation is the store's) and the
+// agent's outcome. check is given the conversation without its turns.
+func (a *Engine) Converse(region, id string, check func(*store.Conversation) error, msg UserTurn) (*store.Conversation, Outcome, error) {
+	w := a.World()
+	now := a.clock.Now()
+	var out Outcome
+	conv, err := a.store.AppendNewTurns(region, id, func(conv *store.Conversation, prior store.PriorTurns) error {
+		if check != nil {
+			if err := check(conv); err != nil {
+				return err
+			}
+		}
+		if !conv.InProgress {
+			return ErrConversationEnded
+		}
+		if conv.State == nil {
+			conv.State = map[string]any{}
+		}
+		if len(msg.Attributes) > 0 {
+			if conv.IntegrationAttributes == nil {
+				conv.IntegrationAttributes = map[string]any{}
+			}
+			maps.Copy(conv.IntegrationAttributes, msg.Attributes)
+			conv.State["integration_attributes"] = conv.IntegrationAttributes
+		}
+		if msg.Asr != nil {
+			conv.Language = *msg.Asr
+			conv.State["asr_lang_code"] = conv.Language
+		}
+		if msg.Tts != nil {
+			conv.TTSLanguage = *msg.Tts
+			conv.State["tts_lang_code"] = conv.TTSLanguage
+		}
+		script := a.script(conv)
+		in := turnInput{
+			Message:    msg.Text,
+			Turn:       prior.UserTurns() + 1,
+			Metadata:   msg.Metadata,
+			Attributes: conv.IntegrationAttributes,
+			State:      conv.State,
+			Events:     conv.Events,
+			Variables:  script.Variables,
+		}
+		if in.Metadata == nil {
+			in.Metadata = map[string]any{}
+		}
+		out = w.respond(script.Dialogue, conv.VariantID, in).withoutHandoff(conv.State)
+		applyTurn(conv, now, in, out, msg.Metadata)
+		return nil
+	})
+	if err != nil {
+		return nil, Outcome{}, err
+	}
+	a.afterTurn(conv, out)
+	return conv, out, nil
+}
+
+// afterTurn applies the effects of a stored turn outside the store
+// transaction: the handoff state and the awaited event.
+func (a *Engine) afterTurn(conv *store.Conversation, out Outcome) {
+	if out.Handoff != nil {
+		a.writeHandoffState(conv, out.Handoff)
+	}
+	if out.AwaitEvent != "" {
+		a.awaitEvent(conv, out.AwaitEvent) // external_events.go
+	}
+	if !conv.InProgress {
+		a.outboundConversationEnded(conv) // outbound.go
+	}
+}
+
+// errConversationEnded is returned by converse for a finished conversation;
+// each family renders it in its own way.
+var ErrConversationEnded = errors.New("conversation ended")
+
+// runtimeScript is what an agent answers from: a dialogue and the
+// real-time variables of its environment.
+type runtimeScript struct {
+	Dialogue  *scenario.Dialogue
+	Variables map[string]any
+}

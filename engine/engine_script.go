@@ -1,0 +1,190 @@
+package engine
+
+// The build side drives the runtime: a project's agent in an environment
+// answers from the deployment active in that environment. A user message
+// that names a knowledge-base topic of that deployment (contains the
+// topic's name, case-insensitively) is answered with the topic's content
+// (a template, like replies); topics are tried after the variant's rules
+// and before the project's dialogue rules. The real-time variables of the
+// environment are .Variables in templates and take effect at once.
+//
+// script runs inside store transactions (converse), so it reads only the
+// in-memory index below, which the Agents API replaces after each publish,
+// promote, rollback and variables PATCH (under agents.mu), and
+// resetAgents rebuilds from the store.
+
+import (
+	"maps"
+	"slices"
+	"strings"
+	"sync/atomic"
+
+	"github.com/agentplatform/mockplatform/scenario"
+	"github.com/agentplatform/mockplatform/store"
+)
+
+// runtimeIndex maps region/agent/environment (runtimeKey) to what the
+// agent answers from there. An index is never changed once published:
+// writers copy it (updateIndexLocked).
+type runtimeIndex map[string]*runtimeEntry
+
+// runtimeEntry is what an agent answers from in one environment.
+type runtimeEntry struct {
+	topics []*TopicRec
+	vars   map[string]any
+
+	// built caches the dialogue built for the last project value asked
+	// (a new world gives new project values).
+	built atomic.Pointer[builtDialogue]
+}
+
+// builtDialogue is a project's dialogue with an entry's topics as rules.
+type builtDialogue struct {
+	project  *scenario.Project
+	dialogue *scenario.Dialogue
+}
+
+func runtimeKey(region, agent, env string) string { return region + "/" + agent + "/" + env }
+
+// script returns what the agent of a conversation answers from: the
+// project's dialogue of the scenario, with the active deployment's topics,
+// and its real-time variables.
+//
+// It runs inside store transactions (converse), so it must not call the
+// store: whatever it reads must be held in memory.
+func (a *Engine) script(conv *store.Conversation) runtimeScript {
+	w := a.World()
+	acct := w.Account(conv.AccountID)
+	if acct == nil {
+		return runtimeScript{Dialogue: &emptyDialogue}
+	}
+	proj := acct.Project(conv.ProjectID)
+	if proj == nil {
+		return runtimeScript{Dialogue: &emptyDialogue}
+	}
+	env := conv.Environment
+	if env == "" {
+		env = "live"
+	}
+	e := (*a.Agents.idx.Load())[runtimeKey(conv.Region, proj.ID, env)]
+	if e == nil {
+		return runtimeScript{Dialogue: &proj.Dialogue}
+	}
+	return runtimeScript{Dialogue: e.dialogueFor(proj), Variables: e.vars}
+}
+
+// dialogueFor is the project's dialogue with the topics as rules before
+// the project's rules, built once per project value (two callers that
+// race may both build it; either result is the same).
+func (e *runtimeEntry) dialogueFor(proj *scenario.Project) *scenario.Dialogue {
+	if b := e.built.Load(); b != nil && b.project == proj {
+		return b.dialogue
+	}
+	d := proj.Dialogue
+	var rules []scenario.Rule
+	for _, t := range e.topics {
+		if !t.IsActive || strings.TrimSpace(t.Name) == "" {
+			continue
+		}
+		rules = append(rules, scenario.Rule{Name: "kb:" + t.Name, When: scenario.Match{Contains: t.Name},
+			Then: scenario.Actions{Reply: t.Content}})
+	}
+	d.Rules = append(rules, slices.Clone(proj.Dialogue.Rules)...)
+	e.built.Store(&builtDialogue{project: proj, dialogue: &d})
+	return &d
+}
+
+// updateIndexLocked publishes a copy of the runtime index changed by fn.
+// a.agents.mu must be held.
+func (a *Engine) updateIndexLocked(fn func(idx runtimeIndex)) {
+	old := *a.Agents.idx.Load()
+	idx := make(runtimeIndex, len(old)+len(DeployEnvs))
+	maps.Copy(idx, old)
+	fn(idx)
+	a.Agents.idx.Store(&idx)
+}
+
+// setRuntimeLocked replaces an agent's entries: topics and variables per
+// environment (nil maps drop the agent).
+func (a *Engine) SetRuntimeLocked(region, agent string, topics map[string][]*TopicRec, vars map[string]map[string]any) {
+	a.updateIndexLocked(func(idx runtimeIndex) {
+		for _, env := range DeployEnvs {
+			k := runtimeKey(region, agent, env)
+			t, hasT := topics[env]
+			v := vars[env]
+			if !hasT && len(v) == 0 {
+				delete(idx, k)
+				continue
+			}
+			idx[k] = &runtimeEntry{topics: t, vars: v}
+		}
+	})
+}
+
+// setRuntimeDeploymentLocked makes topics the active content of an environment.
+func (a *Engine) SetRuntimeDeploymentLocked(region, agent, env string, topics []*TopicRec) {
+	a.updateIndexLocked(func(idx runtimeIndex) {
+		k := runtimeKey(region, agent, env)
+		var vars map[string]any
+		if old := idx[k]; old != nil {
+			vars = old.vars
+		}
+		idx[k] = &runtimeEntry{topics: topics, vars: vars}
+	})
+}
+
+// setRuntimeVariablesLocked makes vars the real-time variables of an environment.
+func (a *Engine) SetRuntimeVariablesLocked(region, agent, env string, vars map[string]any) {
+	a.updateIndexLocked(func(idx runtimeIndex) {
+		k := runtimeKey(region, agent, env)
+		e := &runtimeEntry{vars: vars}
+		if old := idx[k]; old != nil {
+			e.topics = old.topics
+		}
+		idx[k] = e
+	})
+}
+
+// rebuildRuntimeIndex reads every agent's active deployments and
+// variables from the store and publishes them as the runtime index.
+func (a *Engine) RebuildRuntimeIndex() {
+	a.Agents.Mu.Lock()
+	defer a.Agents.Mu.Unlock()
+	idx := runtimeIndex{}
+	for _, region := range scenario.Regions {
+		var agents []*AgentDoc
+		err := store.ListDocs(a.store, DocAgent, region, func(_ string, d *AgentDoc) bool {
+			agents = append(agents, d)
+			return true
+		})
+		if err != nil {
+			a.Log.Error("runtime index: list agents", "region", region, "err", err)
+		}
+		snaps := map[string][]*TopicRec{}
+		for _, d := range agents {
+			for _, env := range DeployEnvs {
+				var e runtimeEntry
+				has := false
+				if dep := d.Active(env); dep != nil {
+					t, ok := snaps[dep.Version]
+					if !ok {
+						var c BranchContent
+						if err := a.store.GetDoc(DocSnapshot, region, dep.Version, &c); err != nil {
+							a.Log.Error("runtime index: snapshot", "version", dep.Version, "err", err)
+						}
+						t = c.Topics
+						snaps[dep.Version] = t
+					}
+					e.topics, has = t, true
+				}
+				if p := d.Configs[env]; p != nil && len(p.Variables) > 0 {
+					e.vars, has = p.Variables, true
+				}
+				if has {
+					idx[runtimeKey(region, d.AgentID, env)] = &runtimeEntry{topics: e.topics, vars: e.vars}
+				}
+			}
+		}
+	}
+	a.Agents.idx.Store(&idx)
+}

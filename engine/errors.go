@@ -1,0 +1,133 @@
+package engine
+
+import (
+	"fmt"
+	"net/http"
+)
+
+// Kind is the kind of an API error. One table (kindStatus) maps kinds to
+// HTTP statuses; one renderer per family shape (render) writes the body.
+type Kind int
+
+// Error kinds.
+const (
+	KindInvalid Kind = iota + 1
+	KindUnauthorized
+	KindForbidden
+	KindNotFound
+	KindMethodNotAllowed
+	KindConflict
+	KindGone
+	KindPrecondition
+	KindTooLarge
+	KindUnsupportedMedia
+	KindUnprocessable
+	KindTooManyRequests
+	KindInternal
+	KindNotImplemented
+	KindBadGateway
+	KindUnavailable
+)
+
+// kindStatus is the one table from error kind to HTTP status.
+var kindStatus = map[Kind]int{
+	KindInvalid:          http.StatusBadRequest,
+	KindUnauthorized:     http.StatusUnauthorized,
+	KindForbidden:        http.StatusForbidden,
+	KindNotFound:         http.StatusNotFound,
+	KindMethodNotAllowed: http.StatusMethodNotAllowed,
+	KindConflict:         http.StatusConflict,
+	KindGone:             http.StatusGone,
+	KindPrecondition:     http.StatusPreconditionFailed,
+	KindTooLarge:         http.StatusRequestEntityTooLarge,
+	KindUnsupportedMedia: http.StatusUnsupportedMediaType,
+	KindUnprocessable:    http.StatusUnprocessableEntity,
+	KindTooManyRequests:  http.StatusTooManyRequests,
+	KindInternal:         http.StatusInternalServerError,
+	KindNotImplemented:   http.StatusNotImplemented,
+	KindBadGateway:       http.StatusBadGateway,
+	KindUnavailable:      http.StatusServiceUnavailable,
+}
+
+// defaultCodes are the envelope error codes used when an error names none.
+var defaultCodes = map[int]string{
+	400: "BAD_REQUEST",
+	401: "UNAUTHORIZED",
+	403: "FORBIDDEN",
+	404: "NOT_FOUND",
+	405: "METHOD_NOT_ALLOWED",
+	408: "REQUEST_TIMEOUT",
+	409: "CONFLICT",
+	410: "GONE",
+	412: "PRECONDITION_FAILED",
+	413: "PAYLOAD_TOO_LARGE",
+	415: "UNSUPPORTED_MEDIA_TYPE",
+	422: "UNPROCESSABLE_ENTITY",
+	429: "TOO_MANY_REQUESTS",
+	500: "INTERNAL_SERVER_ERROR",
+	501: "NOT_IMPLEMENTED",
+	502: "BAD_GATEWAY",
+	503: "SERVICE_UNAVAILABLE",
+	504: "GATEWAY_TIMEOUT",
+}
+
+// FieldError is one per-field problem (agents, alerts and webhooks bodies).
+type FieldError struct {
+	Field   string `json:"field"`
+	Message string `json:"message"`
+}
+
+// Error is the error value handlers return. It is rendered in the family's
+// shape by render.
+type Error struct {
+	Kind Kind
+	// Status overrides the status of Kind (fault rules use any status).
+	Status int
+	// Code is the upper-snake error code of envelope families.
+	Code string
+	// Message is the human-readable message.
+	Message string
+	// Fields are per-field problems.
+	Fields []FieldError
+	// Headers are added to the response (e.g. Retry-After).
+	Headers map[string]string
+	// Body, when set, is written verbatim instead of a rendered body.
+	Body []byte
+}
+
+func (e *Error) Error() string {
+	if e.Code != "" {
+		return fmt.Sprintf("%d %s: %s", e.HttpStatus(), e.Code, e.Message)
+	}
+	return fmt.Sprintf("%d: %s", e.HttpStatus(), e.Message)
+}
+
+func (e *Error) HttpStatus() int {
+	if e.Status != 0 {
+		return e.Status
+	}
+	if s, ok := kindStatus[e.Kind]; ok {
+		return s
+	}
+	return http.StatusInternalServerError
+}
+
+func (e *Error) ErrorCode() string {
+	if e.Code != "" {
+		return e.Code
+	}
+	if c, ok := defaultCodes[e.HttpStatus()]; ok {
+		return c
+	}
+	return "ERROR"
+}
+
+// errf builds an Error of a kind with an envelope code and a message.
+func Errf(kind Kind, code, format string, args ...any) *Error {
+	return &Error{Kind: kind, Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// invalid is a 400 with per-field errors (builder families) and a message.
+func Invalid(code, msg string, fields ...FieldError) *Error {
+	return &Error{Kind: KindInvalid, Code: code, Message: msg, Fields: fields}
+}

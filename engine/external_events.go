@@ -1,0 +1,400 @@
+package engine
+
+// External events (docs/api.md#external-events; docs/fidelity.md M11.10).
+// A third party posts an event with its key; the mock checks the key, reads
+// the event's identifier where the query parameters say it is (a header, a
+// query parameter or a path in the body), attaches the payload to a
+// conversation and updates that conversation's state, so that its dialogue
+// can go on or come to an end.
+//
+// Binding rule (docs/fidelity.md M11.10): the event id is looked up, in the
+// project given by account_id and project_id, as
+//  1. an id a conversation awaits (the dialogue action await_event, which
+//     writes a store document of kind "await" keyed by the event id);
+//  2. else a conversation id;
+//  3. else a handoff state's shared_id (its conversation).
+//
+// The payload is stored opaque on the conversation (conv.Events) and the
+// state gets external_events[<id>] = {content_type, received_at, payload}
+// (JSON parsed, form fields as a map, XML and text as a string), so a rule
+// `when: {event: <id>}` matches on the next turn. An event that binds to
+// no conversation is still accepted (201: "received and queued") and kept
+// pending in the store; it binds when a conversation of the project later
+// awaits its id.
+
+import (
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"mime"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/agentplatform/mockplatform/store"
+)
+
+// eventLocations are the places an event id may be (event_id_location).
+var EventLocations = []string{"headers", "querystring", "payload"}
+
+// External events messages ([OAS] for the two event id texts).
+const (
+	MsgEventIDNotFound   = "External event id not found in request"
+	MsgEventIDInvalid    = "External event id not valid"
+	MsgEventParamMissing = "Missing required query parameter: %s"
+	MsgEventLocation     = "event_id_location must be one of headers, querystring, payload"
+	MsgEventContentType  = "Unsupported content type %q: use application/json, application/x-www-form-urlencoded, application/xml or text/plain"
+	MsgEventBadPayload   = "Payload is not valid %s"
+	MsgEventAccount      = "Unknown account_id %q"
+	MsgEventProject      = "Unknown project_id %q"
+
+	docAwait        = "await"         // id account/project/event -> awaitDoc
+	docEventPending = "event_pending" // id account/project/event -> pendingDoc
+
+	maxEventIDLen = 256
+)
+
+type awaitDoc struct {
+	ConversationID string `json:"conversation_id"`
+}
+
+type pendingDoc struct {
+	Events []store.Event `json:"events"`
+}
+
+func eventKey(account, project, id string) string { return account + "/" + project + "/" + id }
+
+// eventTarget is what the query string of an event names: where its id is
+// (event_id_location, event_id_path) and the project it belongs to.
+type EventTarget struct {
+	Location, Path   string
+	Account, Project string // ids
+}
+
+// eventContentType is the media type of the Content-Type header (text/xml
+// read as application/xml); an unsupported one is 415, and so is a body
+// without a type.
+func EventContentType(header string, body []byte) (string, error) {
+	ctype := ""
+	if header != "" {
+		mt, _, err := mime.ParseMediaType(header)
+		if err != nil {
+			return "", &Error{Kind: KindUnsupportedMedia, Message: fmt.Sprintf(MsgEventContentType, header)}
+		}
+		ctype = mt
+	}
+	if ctype == "text/xml" {
+		ctype = "application/xml"
+	}
+	switch ctype {
+	case "application/json", "application/x-www-form-urlencoded", "application/xml", "text/plain":
+	case "":
+		if len(bytes.TrimSpace(body)) > 0 {
+			return "", &Error{Kind: KindUnsupportedMedia, Message: fmt.Sprintf(MsgEventContentType, "")}
+		}
+	default:
+		return "", &Error{Kind: KindUnsupportedMedia, Message: fmt.Sprintf(MsgEventContentType, ctype)}
+	}
+	return ctype, nil
+}
+
+// validEventID: 1 to 256 characters, no whitespace or control characters.
+func ValidEventID(id string) bool {
+	if id == "" || len(id) > maxEventIDLen {
+		return false
+	}
+	for _, r := range id {
+		if unicode.IsSpace(r) || unicode.IsControl(r) || r == unicode.ReplacementChar {
+			return false
+		}
+	}
+	return true
+}
+
+// parseEventPayload parses a body per content type: JSON value, form
+// fields, XML (checked well-formed, kept as a string) or text.
+func ParseEventPayload(ctype string, body []byte) (any, error) {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return nil, nil
+	}
+	switch ctype {
+	case "application/json":
+		if err := CheckJSON(body); err != nil {
+			return nil, &Error{Kind: KindInvalid, Message: fmt.Sprintf(MsgEventBadPayload, "JSON") + ": " + err.Error()}
+		}
+		dec := json.NewDecoder(bytes.NewReader(body))
+		dec.UseNumber()
+		var v any
+		if err := dec.Decode(&v); err != nil {
+			return nil, &Error{Kind: KindInvalid, Message: fmt.Sprintf(MsgEventBadPayload, "JSON")}
+		}
+		return v, nil
+	case "application/x-www-form-urlencoded":
+		vals, err := url.ParseQuery(string(body))
+		if err != nil {
+			return nil, &Error{Kind: KindInvalid, Message: fmt.Sprintf(MsgEventBadPayload, "form data")}
+		}
+		return firstValues(vals), nil
+	case "application/xml":
+		dec := xml.NewDecoder(bytes.NewReader(body))
+		for {
+			_, err := dec.Token()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				return nil, &Error{Kind: KindInvalid, Message: fmt.Sprintf(MsgEventBadPayload, "XML")}
+			}
+		}
+		return string(body), nil
+	}
+	return string(body), nil
+}
+
+func firstValues(vals url.Values) map[string]any {
+	out := make(map[string]any, len(vals))
+	for k, v := range vals {
+		if len(v) > 0 {
+			out[k] = v[0]
+		}
+	}
+	return out
+}
+
+// eventIDFromPayload finds the event id in the body:
+//   - JSON: a top-level key equal to the path, else the dotted path
+//     through objects (and array indexes); the value must be a string or
+//     an integer;
+//   - form: the field named by the path;
+//   - XML: the element at the dotted element path, from the root element
+//     ("root.cid") or below it ("cid");
+//   - text: "key=value" pairs separated by "&" or new lines (as the OAS
+//     example "cid=evt_...&status=succeeded"), or "key: value" lines.
+func EventIDFromPayload(ctype string, body []byte, parsed any, path string) (string, bool, error) {
+	switch ctype {
+	case "application/json":
+		v, ok := jsonPath(parsed, path)
+		if !ok {
+			return "", false, nil
+		}
+		switch t := v.(type) {
+		case string:
+			return t, true, nil
+		case json.Number:
+			if _, err := strconv.ParseInt(t.String(), 10, 64); err == nil {
+				return t.String(), true, nil
+			}
+		}
+		return "", false, &Error{Kind: KindInvalid, Message: MsgEventIDInvalid}
+	case "application/x-www-form-urlencoded":
+		m, _ := parsed.(map[string]any)
+		v, ok := m[path].(string)
+		return v, ok, nil
+	case "application/xml":
+		v, ok := xmlPath(body, path)
+		return v, ok, nil
+	case "text/plain":
+		v, ok := textField(string(body), path)
+		return v, ok, nil
+	}
+	return "", false, nil
+}
+
+func jsonPath(v any, path string) (any, bool) {
+	if m, ok := v.(map[string]any); ok {
+		if x, ok := m[path]; ok {
+			return x, true
+		}
+	}
+	for _, seg := range strings.Split(path, ".") {
+		switch t := v.(type) {
+		case map[string]any:
+			x, ok := t[seg]
+			if !ok {
+				return nil, false
+			}
+			v = x
+		case []any:
+			i, err := strconv.Atoi(seg)
+			if err != nil || i < 0 || i >= len(t) {
+				return nil, false
+			}
+			v = t[i]
+		default:
+			return nil, false
+		}
+	}
+	return v, true
+}
+
+// xmlPath returns the trimmed text of the first element at path.
+func xmlPath(body []byte, path string) (string, bool) {
+	want := strings.Split(path, ".")
+	dec := xml.NewDecoder(bytes.NewReader(body))
+	var stack []string
+	var text strings.Builder
+	collecting := -1 // depth of the element being collected
+	matches := func() bool {
+		if slices.Equal(stack, want) {
+			return true
+		}
+		return len(stack) > 1 && slices.Equal(stack[1:], want)
+	}
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return "", false
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			stack = append(stack, t.Name.Local)
+			if collecting < 0 && matches() {
+				collecting = len(stack)
+			}
+		case xml.CharData:
+			if collecting >= 0 {
+				text.Write(t)
+			}
+		case xml.EndElement:
+			if collecting == len(stack) {
+				return strings.TrimSpace(text.String()), true
+			}
+			stack = stack[:len(stack)-1]
+		}
+	}
+}
+
+// textField reads key=value pairs (separated by & or new lines) or
+// "key: value" lines of a text payload.
+func textField(body, key string) (string, bool) {
+	for _, line := range strings.FieldsFunc(body, func(r rune) bool { return r == '\n' || r == '\r' }) {
+		for _, pair := range strings.Split(line, "&") {
+			k, v, ok := strings.Cut(pair, "=")
+			if !ok {
+				k, v, ok = strings.Cut(pair, ":")
+			}
+			if !ok {
+				continue
+			}
+			if uk, err := url.QueryUnescape(strings.TrimSpace(k)); err == nil {
+				k = uk
+			}
+			if k == key {
+				v = strings.TrimSpace(v)
+				if uv, err := url.QueryUnescape(v); err == nil {
+					v = uv
+				}
+				return v, true
+			}
+		}
+	}
+	return "", false
+}
+
+// deliverEvent binds an event to its conversation (the rule at the top of
+// this file) or keeps it pending. It reports whether it was bound.
+func (a *Engine) DeliverEvent(region, accountID, projectID string, ev store.Event) (bool, error) {
+	convID := ""
+	var aw awaitDoc
+	err := a.store.GetDoc(docAwait, region, eventKey(accountID, projectID, ev.ID), &aw)
+	switch {
+	case err == nil:
+		convID = aw.ConversationID
+	case !errors.Is(err, store.ErrNotFound):
+		return false, err
+	}
+	if convID == "" {
+		if c, err := a.store.GetConversation(region, ev.ID); err == nil && c.AccountID == accountID && c.ProjectID == projectID {
+			convID = c.ID
+		}
+	}
+	if convID == "" {
+		if hs, err := a.store.GetHandoffState(region, accountID, projectID, "", ev.ID); err == nil {
+			convID = hs.ID
+		}
+	}
+	if convID != "" {
+		err := a.bindEvents(region, accountID, projectID, convID, ev)
+		if err == nil {
+			return true, nil
+		}
+		if !errors.Is(err, store.ErrNotFound) {
+			return false, err
+		}
+	}
+	key := eventKey(accountID, projectID, ev.ID)
+	pend := pendingDoc{Events: []store.Event{ev}}
+	err = a.store.InsertDoc(docEventPending, region, key, &pend)
+	if errors.Is(err, store.ErrExists) {
+		var cur pendingDoc
+		err = a.store.UpdateDoc(docEventPending, region, key, &cur, func() error {
+			cur.Events = append(cur.Events, ev)
+			return nil
+		})
+	}
+	return false, err
+}
+
+// errOtherProject refuses to bind an event to a conversation of another
+// project.
+var errOtherProject = errors.New("conversation of another project")
+
+// bindEvents appends events to a conversation and shows them in its state.
+func (a *Engine) bindEvents(region, accountID, projectID, convID string, evs ...store.Event) error {
+	_, err := a.store.UpdateConversation(region, convID, func(c *store.Conversation) error {
+		if c.AccountID != accountID || c.ProjectID != projectID {
+			return errOtherProject
+		}
+		if c.State == nil {
+			c.State = map[string]any{}
+		}
+		all, _ := c.State["external_events"].(map[string]any)
+		all = maps.Clone(all)
+		if all == nil {
+			all = map[string]any{}
+		}
+		for _, ev := range evs {
+			c.Events = append(c.Events, ev)
+			payload, _ := ParseEventPayload(ev.ContentType, ev.Payload)
+			all[ev.ID] = map[string]any{"content_type": ev.ContentType, "received_at": IsoTime(ev.ReceivedAt), "payload": payload}
+			c.State["last_external_event_id"] = ev.ID
+		}
+		c.State["external_events"] = all
+		return nil
+	})
+	if errors.Is(err, errOtherProject) {
+		return store.ErrNotFound
+	}
+	return err
+}
+
+// awaitEvent registers that a conversation awaits an event id (the
+// dialogue action await_event; engine_conversation.go calls it after the turn is
+// stored) and binds the events of that id that arrived before.
+func (a *Engine) awaitEvent(conv *store.Conversation, eventID string) {
+	key := eventKey(conv.AccountID, conv.ProjectID, eventID)
+	if err := a.store.PutDoc(docAwait, conv.Region, key, awaitDoc{ConversationID: conv.ID}); err != nil {
+		a.Log.Error("register awaited event", "conversation", conv.ID, "err", err)
+		return
+	}
+	var pend pendingDoc
+	if err := a.store.GetDoc(docEventPending, conv.Region, key, &pend); err != nil {
+		if !errors.Is(err, store.ErrNotFound) {
+			a.Log.Error("read pending events", "conversation", conv.ID, "err", err)
+		}
+		return
+	}
+	if err := a.bindEvents(conv.Region, conv.AccountID, conv.ProjectID, conv.ID, pend.Events...); err != nil {
+		a.Log.Error("bind pending events", "conversation", conv.ID, "err", err)
+		return
+	}
+	if err := a.store.DeleteDoc(docEventPending, conv.Region, key); err != nil && !errors.Is(err, store.ErrNotFound) {
+		a.Log.Error("delete pending events", "conversation", conv.ID, "err", err)
+	}
+}

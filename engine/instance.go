@@ -1,0 +1,266 @@
+package engine
+
+// The wiring of one engine: a store, a virtual clock and a fault set,
+// loaded with a scenario; Reset and LoadScenario bring it back to a
+// scenario's initial state.
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/agentplatform/mockplatform/clock"
+	"github.com/agentplatform/mockplatform/faults"
+	"github.com/agentplatform/mockplatform/scenario"
+	"github.com/agentplatform/mockplatform/store"
+)
+
+// Config is how OpenEngine wires an engine. The zero Config but its
+// Vocabulary is the default scenario in memory on the manual clock.
+type Config struct {
+	// Vocabulary is what the scenario may name (required: the family
+	// table's, handlers.Vocabulary).
+	Vocabulary *scenario.Vocabulary
+	// Scenario is the scenario to serve (nil: the default scenario).
+	Scenario *scenario.Scenario
+	// DataFile persists the store (buntdb's append-only file; "": in
+	// memory). Data already in it is kept; an empty file is seeded.
+	DataFile string
+	// Clock is the clock mode ("": manual).
+	Clock clock.Mode
+	// Start overrides the scenario's clock start.
+	Start time.Time
+	// Seed overrides the scenario's seed.
+	Seed *int64
+	// Logger receives the instance's logs (nil: discarded).
+	Logger *slog.Logger
+	// WebhookTargets, when not empty, is an allow-list of webhook targets
+	// (scenario.HostList syntax) on top of the scenario's
+	// webhooks.allowed_targets (docs/security.md#webhook-targets).
+	WebhookTargets []string
+	// Progress, when set, sees the progress of generating and loading
+	// records while Open runs (progress.go); loads of over 100k records
+	// also log it at info level.
+	Progress func(Progress)
+}
+
+// defaults are a vocabulary's default scenario and its initial data on
+// the manual clock, made once per process (parsing the scenario cost two
+// thirds of an instance's start; a Snapshot is immutable and restores
+// into any store). Vocabularies live as long as the process: the family
+// table's, and those of tests' tables.
+type defaults struct {
+	once sync.Once
+	sc   *scenario.Scenario
+	snap *store.Snapshot
+	err  error
+}
+
+var defaultsByVocabulary sync.Map
+
+// *scenario.Vocabulary → *defaults
+
+func defaultsOf(voc *scenario.Vocabulary) *defaults {
+	v, _ := defaultsByVocabulary.LoadOrStore(voc, &defaults{})
+	d := v.(*defaults)
+	d.once.Do(func() {
+		d.sc = voc.Default()
+		d.snap, d.err = seedSnapshot(d.sc, clock.DefaultStart, nil)
+	})
+	return d
+}
+
+// DefaultScenario is the embedded default scenario in a vocabulary,
+// parsed once per process and shared read-only by every instance that
+// names no other one.
+func DefaultScenario(voc *scenario.Vocabulary) *scenario.Scenario { return defaultsOf(voc).sc }
+
+// OpenEngine wires an engine and loads its scenario. Close releases it
+// all.
+func OpenEngine(cfg Config) (*Engine, error) {
+	if cfg.Vocabulary == nil {
+		return nil, errors.New("mockplatform: no vocabulary")
+	}
+	if cfg.Scenario == nil {
+		cfg.Scenario = DefaultScenario(cfg.Vocabulary)
+	}
+	if cfg.Clock == "" {
+		cfg.Clock = clock.ModeManual
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	var targets scenario.HostList
+	for _, h := range cfg.WebhookTargets {
+		if err := targets.Add(h); err != nil {
+			return nil, fmt.Errorf("mockplatform: webhook target %q: %w", h, err)
+		}
+	}
+	var st *store.Store
+	var err error
+	if cfg.DataFile != "" {
+		cfg.Logger.Info("reading the data file", "file", cfg.DataFile)
+		prog := newProgress(cfg.Logger, cfg.Progress, 0)
+		st, err = store.OpenProgress(cfg.DataFile, func(done, total int) {
+			prog.total = total
+			prog.report("reading the data file", done)
+		})
+	} else {
+		st, err = store.Open("")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("mockplatform: open store: %w", err)
+	}
+	e := newEngine(deps{Store: st, Clock: clock.New(cfg.Clock, startOf(cfg, cfg.Scenario)),
+		Faults: faults.NewSet(cfg.Vocabulary.Faults, 1), Logger: cfg.Logger})
+	e.cfg = cfg
+	e.Webhooks.allow = &targets
+	return e, nil
+}
+
+// Load loads the Config's scenario (keeping the data of a data file that
+// has some). Open calls it once the edge has subscribed to resets.
+func (e *Engine) Load() error { return e.loadScenario(e.cfg.Scenario, e.cfg.DataFile != "") }
+
+// OnReset subscribes fn to resets: it runs at the end of every reset and
+// scenario load, with the scenario in force, while the reset holds the
+// engine's load lock (the edge resets its own state in it). Subscribe
+// before Load, never while the engine serves.
+func (e *Engine) OnReset(fn func(sc *scenario.Scenario)) { e.onReset = append(e.onReset, fn) }
+
+// Store is the instance's store.
+func (e *Engine) Store() *store.Store { return e.store }
+
+// Clock is the instance's clock.
+func (e *Engine) Clock() *clock.Clock { return e.clock }
+
+// Faults is the instance's fault set.
+func (e *Engine) Faults() *faults.Set { return e.faults }
+
+// Scenario is the scenario in force, as loaded (read-only; the seed
+// override of Config is not applied to it).
+func (e *Engine) Scenario() *scenario.Scenario {
+	e.loadMu.Lock()
+	defer e.loadMu.Unlock()
+	return e.sc
+}
+
+// Reset restores the scenario's initial state: data, clock, faults, the
+// families' in-memory state and the edge's (OnReset).
+func (e *Engine) Reset() error {
+	e.loadMu.Lock()
+	defer e.loadMu.Unlock()
+	return e.resetLocked()
+}
+
+// LoadScenario replaces the scenario, then resets to its initial state.
+func (e *Engine) LoadScenario(sc *scenario.Scenario) error {
+	if sc == nil {
+		return errors.New("mockplatform: nil scenario")
+	}
+	return e.loadScenario(sc, false)
+}
+
+// resetLocked restores the initial state. e.loadMu must be held.
+func (e *Engine) resetLocked() error {
+	if err := e.store.Restore(e.snap); err != nil {
+		return fmt.Errorf("mockplatform: reset store: %w", err)
+	}
+	e.clock.Reset(startOf(e.cfg, e.sc))
+	eff := e.effective(e.sc)
+	if err := e.faults.Replace(e.sc.Faults, eff.Seed); err != nil {
+		return fmt.Errorf("mockplatform: reset faults: %w", err)
+	}
+	e.SetScenario(eff)
+	e.resetFamilies()
+	return nil
+}
+
+// loadScenario seeds the initial data of sc and resets. With keep, data
+// already in a persistent store is kept (only an empty store is seeded).
+func (e *Engine) loadScenario(sc *scenario.Scenario, keep bool) error {
+	if err := e.checkSeededTargets(sc); err != nil {
+		return err
+	}
+	e.loadMu.Lock()
+	defer e.loadMu.Unlock()
+	eff := e.effective(sc)
+	var snap *store.Snapshot
+	var err error
+	if d := defaultsOf(e.cfg.Vocabulary); sc == d.sc && eff == sc && e.cfg.Start.IsZero() && sc.Clock.Start.IsZero() &&
+		e.clock.Mode() == clock.ModeManual {
+		snap, err = d.snap, d.err
+	} else {
+		snap, err = seedSnapshot(eff, e.seedTime(sc), newProgress(e.Log, e.cfg.Progress, generated(eff)))
+	}
+	if err != nil {
+		return err
+	}
+	e.sc, e.snap = sc, snap
+	if keep {
+		if n, err := e.store.Len(); err == nil && n > 0 {
+			e.clock.Reset(startOf(e.cfg, sc))
+			if err := e.faults.Replace(sc.Faults, eff.Seed); err != nil {
+				return err
+			}
+			// Reopened data: the ID generator must not replay the IDs it
+			// issued before the restart (every create would collide), so
+			// it resumes from the seed mixed with the record count.
+			resumed := *eff
+			resumed.Seed = eff.Seed ^ int64(n)*0x5851f42d4c957f2d
+			e.SetScenario(&resumed)
+			e.resetFamilies()
+			return nil
+		}
+	}
+	return e.resetLocked()
+}
+
+// seedSnapshot seeds a scratch store from sc with the clock at start and
+// returns its data.
+func seedSnapshot(sc *scenario.Scenario, start time.Time, prog *progress) (*store.Snapshot, error) {
+	seedStore, err := store.Open("")
+	if err != nil {
+		return nil, err
+	}
+	defer seedStore.Close()
+	if err := seed(seedStore, sc, start, prog); err != nil {
+		return nil, fmt.Errorf("mockplatform: seed scenario: %w", err)
+	}
+	return seedStore.Snapshot()
+}
+
+// seedTime is the "now" of a scenario's seeds: the clock's start (the
+// manual clock's default start, or the wall time of a real clock, when
+// neither the Config nor the scenario gives one).
+func (e *Engine) seedTime(sc *scenario.Scenario) time.Time {
+	if start := startOf(e.cfg, sc); !start.IsZero() {
+		return start
+	}
+	if e.clock.Mode() == clock.ModeManual {
+		return clock.DefaultStart
+	}
+	return e.clock.Now()
+}
+
+// effective applies the seed override of the Config to a scenario.
+func (e *Engine) effective(sc *scenario.Scenario) *scenario.Scenario {
+	if e.cfg.Seed == nil || sc.Seed == *e.cfg.Seed {
+		return sc
+	}
+	cp := *sc
+	cp.Seed = *e.cfg.Seed
+	return &cp
+}
+
+// startOf is the clock start: the Config's, else the scenario's, else the
+// clock's default (manual: 2026-01-01; real: wall time).
+func startOf(cfg Config, sc *scenario.Scenario) time.Time {
+	if !cfg.Start.IsZero() {
+		return cfg.Start
+	}
+	return sc.Clock.Start
+}

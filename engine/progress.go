@@ -1,0 +1,104 @@
+package engine
+
+// Progress of long work: generating or loading many conversation
+// records. Over progressLogMin records, the instance logs at info level
+// now and then (records, rate, time left), and a Config.Progress callback
+// sees every report (mockd's /_mock/health says "starting" with it).
+
+import (
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/agentplatform/mockplatform/clock"
+	"github.com/agentplatform/mockplatform/scenario"
+)
+
+// Progress is a report of a long load.
+type Progress struct {
+	// Stage is what runs: "generating conversations" or "reading the
+	// data file".
+	Stage string `json:"stage"`
+	// Records of Total are done.
+	Records int `json:"records"`
+	Total   int `json:"total"`
+	// Rate is records per second so far; SecondsLeft the time left at
+	// that rate.
+	Rate        float64 `json:"rate"`
+	SecondsLeft float64 `json:"seconds_left"`
+}
+
+// progressLogMin is the size of a load that logs its progress.
+const progressLogMin = 100_000
+
+// progressLogEvery is the least time between two progress logs.
+const progressLogEvery = time.Second
+
+// progress reports one load.
+type progress struct {
+	log     *slog.Logger
+	fn      func(Progress)
+	total   int
+	elapsed func() time.Duration
+
+	mu      sync.Mutex
+	base    int // records of earlier parts (generators)
+	lastLog time.Duration
+}
+
+func newProgress(log *slog.Logger, fn func(Progress), total int) *progress {
+	return &progress{log: log, fn: fn, total: total, elapsed: clock.Stopwatch()}
+}
+
+// generated is the number of records a scenario's generators make.
+func generated(sc *scenario.Scenario) int {
+	n := 0
+	for _, a := range sc.Accounts {
+		for _, p := range a.Projects {
+			for _, g := range p.Generate {
+				n += g.Count
+			}
+		}
+	}
+	return n
+}
+
+// part returns the callback of one part of the load (a generator of n
+// records); its reports count after the earlier parts'.
+func (p *progress) part(stage string, n int) func(done, total int) {
+	if p == nil || (p.fn == nil && p.total < progressLogMin) {
+		return nil
+	}
+	p.mu.Lock()
+	base := p.base
+	p.base += n
+	p.mu.Unlock()
+	return func(done, _ int) { p.report(stage, base+done) }
+}
+
+func (p *progress) report(stage string, done int) {
+	el := p.elapsed()
+	r := Progress{Stage: stage, Records: done, Total: p.total}
+	if s := el.Seconds(); s > 0 {
+		r.Rate = float64(done) / s
+		if r.Rate > 0 {
+			r.SecondsLeft = float64(p.total-done) / r.Rate
+		}
+	}
+	if p.fn != nil {
+		p.fn(r)
+	}
+	if p.total < progressLogMin {
+		return
+	}
+	p.mu.Lock()
+	due := done == p.total || el-p.lastLog >= progressLogEvery
+	if due {
+		p.lastLog = el
+	}
+	p.mu.Unlock()
+	if due {
+		p.log.Info(stage, "records", done, "total", p.total, "rate_per_s", int(r.Rate),
+			"left", (time.Duration(r.SecondsLeft * float64(time.Second))).Round(100*time.Millisecond).String())
+	}
+}
