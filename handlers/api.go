@@ -11,12 +11,9 @@
 // telephony_numbers.go, messaging_socket.go). Handlers return an error
 // value; one renderer per family shape writes it.
 //
-// Files prefixed engine_ hold the HTTP-free engine the handlers call: the
-// conversation engine and its dialogue and script, seeding and generation,
-// branch merges, simulated voice callers, alert evaluation and webhook
-// delivery. They never see a request (no gin import: engine_test.go checks
-// it), so a request travels one way: edge (middleware) → family handler →
-// engine → store, and back.
+// Handlers are the HTTP edge of package engine, which holds the domain: a
+// request travels one way, edge (middleware) → family handler → engine →
+// store, and back (the module's imports test keeps it so).
 package handlers
 
 import (

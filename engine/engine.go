@@ -1,22 +1,14 @@
-// Package handlers serves every family of the agent platform API. Each
-// family declares itself once, in its own file, as a Family: its routes
-// (one line each, as miniredis lists its commands), credentials, error
-// shape, state, counts, presets and documentation; the family table
-// (family.go) lists them, and the router, the vocabularies of faults and
-// scenarios and the OpenAPI document derive from it. The table's gin
-// engine is built once per process and shared: each API (one per platform
-// instance) serves through it, and every handler is a method expression
-// bound at dispatch to the API that received the request. A sub-resource
-// with routes of its own has its own file (agents_branches.go,
-// telephony_numbers.go, messaging_socket.go). Handlers return an error
-// value; one renderer per family shape writes it.
-//
-// Files prefixed engine_ hold the HTTP-free engine the handlers call: the
-// conversation engine and its dialogue and script, seeding and generation,
-// branch merges, simulated voice callers, alert evaluation and webhook
-// delivery. They never see a request (no gin import: engine_test.go checks
-// it), so a request travels one way: edge (middleware) → family handler →
-// engine → store, and back.
+// Package engine is the agent platform's domain, apart from HTTP: the
+// conversation engine (dialogue, scripts, the conversation rules), agents
+// with their branches, merges and deployments, alert rules and their
+// evaluation, webhook scheduling, delivery and signing, outbound calls and
+// simulated voice callers, number reservations, external events, the
+// concurrency series, seeding and scenario loading. One Engine is one
+// platform instance's domain state; the HTTP edge (package handlers)
+// decodes, validates and authenticates a request, calls the engine and
+// answers. The engine never sees a request: it imports neither gin nor
+// the edge, and every callback it runs inside a store transaction is its
+// own. Everything timed runs on the instance's virtual clock.
 package engine
 
 import (
