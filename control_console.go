@@ -70,7 +70,7 @@ func (b consoleBackend) Deliveries() []engine.DeliveryAttempt { return b.p.Deliv
 func (b consoleBackend) OutboundCalls() ([]engine.OutboundCall, error) {
 	return b.api.OutboundCalls()
 }
-func (b consoleBackend) MessagingSessions() []engine.MessagingSession {
+func (b consoleBackend) MessagingSessions() []handlers.MessagingSession {
 	return b.p.MessagingSessions()
 }
 func (b consoleBackend) Reservations() ([]engine.Reservation, error) { return b.api.Reservations() }

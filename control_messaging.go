@@ -6,12 +6,12 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/agentplatform/mockplatform/engine"
+	"github.com/agentplatform/mockplatform/handlers"
 	"github.com/agentplatform/mockplatform/store"
 )
 
 // MessagingSession describes a live messaging session.
-type MessagingSession = engine.MessagingSession
+type MessagingSession = handlers.MessagingSession
 
 // ErrNoSession is returned for an unknown, ended or expired messaging session.
 var ErrNoSession = errors.New("mockplatform: messaging session not found")

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentplatform/mockplatform/engine"
+	"github.com/agentplatform/mockplatform/handlers"
 	"github.com/agentplatform/mockplatform/scenario"
 	"github.com/agentplatform/mockplatform/store"
 )
@@ -28,7 +29,7 @@ type callsPage struct {
 	page
 	Calls        []callRow
 	Voice        []*store.Conversation
-	Sessions     []engine.MessagingSession
+	Sessions     []handlers.MessagingSession
 	Reservations []engine.Reservation
 	// Numbers are numbers worth dialling: reserved ones and those routed
 	// to a telephony connector.

@@ -74,7 +74,7 @@ type Backend interface {
 	// OutboundCalls lists the outbound calls, MessagingSessions the live
 	// sessions, Reservations the number reservations.
 	OutboundCalls() ([]engine.OutboundCall, error)
-	MessagingSessions() []engine.MessagingSession
+	MessagingSessions() []handlers.MessagingSession
 	Reservations() ([]engine.Reservation, error)
 	// Documents lists documents the control plane serves besides the
 	// console (the scenario as JSON, a JSON Schema, an OpenAPI document),

@@ -42,9 +42,9 @@ func TestStrictBodies(t *testing.T) {
 		// Messaging answers the real service's fixed text; the reason is
 		// a journal warning (checked below).
 		{"messaging", "POST", msgBase + "/access-token", []string{"X-Token", "test-connector-token", "X-Host", "localhost"},
-			func(response, string) any { return msgErr(engine.MsgMessagingParse) }},
-		{"messaging", "POST", msgBase + "/sessions", []string{"Authorization", "Bearer " + tok},
-			func(response, string) any { return msgErr(engine.MsgMessagingParse) }},
+			func(response, string) any { return msgErr(MsgMessagingParse) }},
+		{"messaging", "POST", msgBase + "/sessions", []string{"Authorization", "bearer " + tok},
+			func(response, string) any { return msgErr(MsgMessagingParse) }},
 		{"agents", "POST", "/builder/us/v1/agents", builderHeaders,
 			func(_ response, p string) any { return builderError{Message: msg(p), Errors: []engine.FieldError{}} }},
 		{"agents", "PATCH", "/builder/us/v1/agents/2001/telephony/connectors/CONNECTOR-00000001", builderHeaders,

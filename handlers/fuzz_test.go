@@ -48,7 +48,7 @@ func fuzzRoutes(h *harness) []fuzzRoute {
 		fr := fuzzRoute{method: r.Method, path: fillPath(r.Path), headers: []string{"Content-Type", "application/json"}}
 		switch {
 		case r.fam.Name == "messaging":
-			fr.headers = append(fr.headers, "X-Token", creds[scenario.KindConnector], "X-Host", "localhost", "Authorization", "Bearer "+tok)
+			fr.headers = append(fr.headers, "X-Token", creds[scenario.KindConnector], "X-Host", "localhost", "Authorization", "bearer "+tok)
 		case r.fam.Name == "chat":
 			fr.headers = append(fr.headers, "X-API-KEY", creds[scenario.KindChat], "X-TOKEN", creds[scenario.KindConnector])
 		case r.fam.Headers != nil:

@@ -98,7 +98,7 @@ func TestJournalRedactsResponseSecrets(t *testing.T) {
 			"endpoint": gin.H{"signing_secret": "whsec_x", "url": "http://x"}})
 		return nil
 	}))
-	r := h.do("POST", "/messaging/journal-test/token", `{"secret":"s3"}`, "Authorization", "Bearer b-secret", "Cookie", "c=1",
+	r := h.do("POST", "/messaging/journal-test/token", `{"secret":"s3"}`, "Authorization", "bearer b-secret", "Cookie", "c=1",
 		"X-Service-Auth-Token", "svc", "X-PolyAi-Auth-Token", "pa")
 	mustStatus(t, r, http.StatusCreated)
 	e := h.journalOne()

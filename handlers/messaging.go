@@ -11,11 +11,15 @@ package handlers
 import (
 	"errors"
 	"math/rand/v2"
+	"net"
 	"net/http"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/agentplatform/mockplatform/engine"
+	"github.com/agentplatform/mockplatform/faults"
 
 	"github.com/gin-gonic/gin"
 	"github.com/golang-jwt/jwt/v5"
@@ -37,7 +41,7 @@ var famMessaging = &Family{
 	},
 	Routes:      messagingRoutes,
 	Counts:      []Counted{{What: "live sessions", N: (*API).countSessions}},
-	Presets:     engine.MessagingPresets,
+	Presets:     messagingPresets,
 	ApplyPreset: markPreset,
 }
 
@@ -55,11 +59,11 @@ var (
 		Headers:      []Param{{Name: "X-Host", Required: true, Doc: "A registered domain or app namespace of the connector token (subdomains match)."}},
 		Body:         new(any),
 		BodyOptional: true,
-		Responses:    []Response{ok(200, engine.AccessTokenResponse{})}, Errors: []int{400, 401}}
+		Responses:    []Response{ok(200, accessTokenResponse{})}, Errors: []int{400, 401}}
 	opMessagingSession = &Op{Security: [][]string{{"messagingBearer"}}, ID: "messagingSessionCreate", Summary: "Create a session",
 		Doc:  "A bearer access token creates an active session (docs/api.md#messaging-session).",
-		Body: engine.SessionCreateRequest{}, BodyOptional: true,
-		Responses: []Response{ok(200, engine.SessionCreateResponse{})}, Errors: []int{400, 401}}
+		Body: sessionCreateRequest{}, BodyOptional: true,
+		Responses: []Response{ok(200, sessionCreateResponse{})}, Errors: []int{400, 401}}
 	opMessagingSocket = &Op{Security: [][]string{{"messagingSocket"}}, ID: "messagingSocket", Summary: "Open the session's WebSocket",
 		Doc: "Upgrades to a WebSocket that streams the session's events and takes the user's messages " +
 			"(docs/api.md#messaging-ws). Handshake problems are HTTP errors.",
@@ -101,7 +105,7 @@ type messagingState struct {
 	// rest of a session request): a token is parsed once, and its time
 	// checks run again at each use. A new world (a new key) empties it; it
 	// is emptied too when it reaches maxVerifiedTokens.
-	verified map[string]engine.AccessClaims
+	verified map[string]accessClaims
 }
 
 // messagingLocked derives the per-world secret and id stream when the
@@ -194,7 +198,7 @@ func msgParseError(c *gin.Context, err error) error {
 	if errors.As(err, &e) {
 		addWarning(c, "%s", e.Message)
 	}
-	return engine.MsgError(http.StatusBadRequest, engine.MsgMessagingParse)
+	return msgError(http.StatusBadRequest, MsgMessagingParse)
 }
 
 // handleMessagingAccessToken handles "POST {messaging}/api/v1/access-token"
@@ -207,27 +211,27 @@ func (a *API) handleMessagingAccessToken(c *gin.Context) error {
 	}
 	tok, host := c.GetHeader("X-Token"), c.GetHeader("X-Host")
 	if tok == "" || host == "" {
-		return engine.MsgError(http.StatusUnauthorized, engine.MsgMessagingMissingHeaders)
+		return msgError(http.StatusUnauthorized, MsgMessagingMissingHeaders)
 	}
 	w := a.World()
 	cred := w.Credential(tok)
 	if cred == nil || cred.Kind != scenario.KindConnector {
-		return engine.MsgError(http.StatusUnauthorized, engine.MsgMessagingNoConnector)
+		return msgError(http.StatusUnauthorized, MsgMessagingNoConnector)
 	}
 	if len(cred.Hosts) == 0 {
-		return engine.MsgError(http.StatusUnauthorized, engine.MsgMessagingNoHost)
+		return msgError(http.StatusUnauthorized, MsgMessagingNoHost)
 	}
-	if !engine.HostAllowed(cred.Hosts, host, w.Fidelity(engine.SwitchHostMatch) != "exact") {
-		return engine.MsgError(http.StatusUnauthorized, engine.MsgMessagingHostMismatch)
+	if !hostAllowed(cred.Hosts, host, w.Fidelity(switchHostMatch) != "exact") {
+		return msgError(http.StatusUnauthorized, MsgMessagingHostMismatch)
 	}
 	acct := w.Account(cred.Account)
 	proj := acct.Project(cred.Project)
 	if acct == nil || proj == nil {
-		return engine.MsgError(http.StatusUnauthorized, engine.MsgMessagingNoConnector)
+		return msgError(http.StatusUnauthorized, MsgMessagingNoConnector)
 	}
 	now := a.Clock().Now()
 	ttl := w.Sc.MessagingConfig().TokenTTL.D()
-	if p, ok := requestPreset(c); ok && p.Name == engine.PresetExpireToken {
+	if p, ok := requestPreset(c); ok && p.Name == PresetExpireToken {
 		ttl = 0
 	}
 	a.messaging.mu.Lock()
@@ -239,29 +243,29 @@ func (a *API) handleMessagingAccessToken(c *gin.Context) error {
 	if v := proj.Variant(variant); v != nil {
 		variant = v.ID
 	}
-	claims := engine.AccessClaims{
+	claims := accessClaims{
 		AccountID: acct.ID, ProjectID: proj.ID, Environment: cred.ClientEnv, ConnectorID: engine.ConnectorID(cred.Key),
-		VariantID: variant, Host: engine.NormalizeHost(host), Gen: gen,
+		VariantID: variant, Host: normalizeHost(host), Gen: gen,
 		RegisteredClaims: jwt.RegisteredClaims{
-			Issuer: engine.TokenIssuer, Subject: engine.ConnectorID(cred.Key), Audience: jwt.ClaimStrings{"messaging"},
+			Issuer: tokenIssuer, Subject: engine.ConnectorID(cred.Key), Audience: jwt.ClaimStrings{"messaging"},
 			IssuedAt: jwt.NewNumericDate(now), NotBefore: jwt.NewNumericDate(now),
 			ExpiresAt: jwt.NewNumericDate(now.Add(ttl)), ID: a.NewUUID(),
 		},
 	}
 	signed, err := jwt.NewWithClaims(jwt.SigningMethodHS256, claims).SignedString(secret)
 	if err != nil {
-		return engine.MsgError(http.StatusInternalServerError, "Failed to create access token")
+		return msgError(http.StatusInternalServerError, "Failed to create access token")
 	}
-	c.JSON(http.StatusOK, engine.AccessTokenResponse{AccessToken: signed, ExpiresIn: int64(ttl / time.Second), TokenType: "Bearer"})
+	c.JSON(http.StatusOK, accessTokenResponse{AccessToken: signed, ExpiresIn: int64(ttl / time.Second), TokenType: "bearer"})
 	return nil
 }
 
 // verifyToken checks an access token: HS256 with the instance's key, not
 // expired on the virtual clock, a generation this mock issued and did not
 // revoke, and its connector still known and enabled.
-func (a *API) verifyToken(c *gin.Context, raw string) (*engine.Bearer, error) {
+func (a *API) verifyToken(c *gin.Context, raw string) (*bearer, error) {
 	checks := []jwt.ParserOption{jwt.WithTimeFunc(a.Clock().Now), jwt.WithExpirationRequired(),
-		jwt.WithIssuer(engine.TokenIssuer), jwt.WithAudience("messaging")}
+		jwt.WithIssuer(tokenIssuer), jwt.WithAudience("messaging")}
 	a.messaging.mu.Lock()
 	cl, known := a.messagingLocked().verified[raw]
 	a.messaging.mu.Unlock()
@@ -278,15 +282,15 @@ func (a *API) verifyToken(c *gin.Context, raw string) (*engine.Bearer, error) {
 		}
 		a.messaging.mu.Lock()
 		if m := a.messagingLocked(); string(m.secret) == string(secret) { // the key it was verified with
-			if len(m.verified) >= engine.MaxVerifiedTokens || m.verified == nil {
-				m.verified = map[string]engine.AccessClaims{}
+			if len(m.verified) >= maxVerifiedTokens || m.verified == nil {
+				m.verified = map[string]accessClaims{}
 			}
 			m.verified[raw] = cl
 		}
 		a.messaging.mu.Unlock()
 	}
-	if p, ok := requestPreset(c); ok && p.Name == engine.PresetExpireToken {
-		return nil, engine.ErrTokenExpired
+	if p, ok := requestPreset(c); ok && p.Name == PresetExpireToken {
+		return nil, errTokenExpired
 	}
 	a.messaging.mu.Lock()
 	m := a.messagingLocked()
@@ -296,10 +300,10 @@ func (a *API) verifyToken(c *gin.Context, raw string) (*engine.Bearer, error) {
 		return nil, errors.New("access token not issued by this mock")
 	}
 	if revoked {
-		return nil, engine.ErrTokenExpired
+		return nil, errTokenExpired
 	}
 	w := a.World()
-	b := &engine.Bearer{Claims: cl}
+	b := &bearer{Claims: cl}
 	for i := range w.Sc.Credentials {
 		cr := &w.Sc.Credentials[i]
 		if cr.Kind == scenario.KindConnector && !cr.Disabled && engine.ConnectorID(cr.Key) == cl.ConnectorID {
@@ -326,3 +330,131 @@ func (a *API) ExpireMessagingTokens() {
 	rt.revokedGen = rt.tokenGen
 	a.messaging.mu.Unlock()
 }
+
+// maxVerifiedTokens bounds messagingState.verified.
+const maxVerifiedTokens = 1024
+
+// Messaging's presets (docs/scenarios.md#faults).
+const (
+	// PresetExpireSession expires the session of the request at once: on
+	// POST /api/v1/sessions the new session, on /ws the session right after
+	// the socket's history batch.
+	PresetExpireSession = "messaging.expire_session"
+	// PresetExpireSessionAfter expires the session after N more answered
+	// user messages ("messaging.expire_session_after:N").
+	PresetExpireSessionAfter = "messaging.expire_session_after"
+	// PresetExpireToken on /api/v1/access-token issues a token that has
+	// already expired; on /api/v1/sessions and /ws the presented token is
+	// refused as expired.
+	PresetExpireToken = "messaging.expire_token"
+	// PresetDropSocket (on /ws) drops the socket without a close frame in
+	// the middle of the next agent reply.
+	PresetDropSocket = "messaging.drop_socket"
+	// PresetStallChunks (on /ws) stops delivering on the socket after the
+	// first chunk of the next streamed reply; the socket stays open.
+	PresetStallChunks = "messaging.stall_chunks"
+	// PresetDelayChunks (on /ws) waits this long (wall time) before each
+	// chunk ("messaging.delay_chunks:200ms").
+	PresetDelayChunks = "messaging.delay_chunks"
+)
+
+var messagingPresets = []faults.Preset{
+	{Name: PresetExpireSession, Family: "messaging"},
+	{Name: PresetExpireSessionAfter, Family: "messaging", Arg: faults.ArgCount},
+	{Name: PresetExpireToken, Family: "messaging"},
+	{Name: PresetDropSocket, Family: "messaging"},
+	{Name: PresetStallChunks, Family: "messaging"},
+	{Name: PresetDelayChunks, Family: "messaging", Arg: faults.ArgDuration},
+}
+
+// Messaging error texts (docs/api.md#messaging-errors; docs/fidelity.md G20).
+// The real service sends them in both "error" and "message".
+const (
+	MsgMessagingMissingHeaders = "Missing authentication headers"
+	MsgMessagingNoConnector    = "Connector token does not exist"
+	MsgMessagingHostMismatch   = "Failed to validate connector"
+	MsgMessagingNoHost         = "Connector missing host domain"
+	MsgMessagingMissingToken   = "Missing access token"
+	MsgMessagingInvalidToken   = "Invalid access token"
+	MsgMessagingParse          = "Error parsing request"
+	MsgMessagingNoSession      = "session not found"
+	MsgMessagingAuthFailed     = "authentication failed"
+	MsgMessagingTooMany        = "connection limit exceeded for session"
+	MsgMessagingBadParams      = "invalid connection parameters"
+)
+
+// switchHostMatch selects how X-Host is matched (docs/fidelity.md D23):
+// "subdomain" (default, the real service) or "exact" (the spec's wording).
+const switchHostMatch = "messaging_host_match"
+
+type accessTokenResponse struct {
+	AccessToken string `json:"access_token"`
+	ExpiresIn   int64  `json:"expires_in"`
+	TokenType   string `json:"token_type"`
+}
+
+// accessClaims are the claims of an access token.
+type accessClaims struct {
+	AccountID   string `json:"account_id"`
+	ProjectID   string `json:"project_id"`
+	Environment string `json:"client_env"`
+	ConnectorID string `json:"connector_id"`
+	VariantID   string `json:"variant_id,omitempty"`
+	Host        string `json:"host"`
+	Gen         uint64 `json:"gen"`
+	jwt.RegisteredClaims
+}
+
+// tokenIssuer is the iss of access tokens; the audience is "messaging".
+const tokenIssuer = "mockplatform"
+
+// msgError is a messaging error with the real text (in both keys).
+func msgError(status int, text string) *engine.Error {
+	return &engine.Error{Status: status, Message: text}
+}
+
+// normalizeHost lowercases a host and drops a scheme, a path and a port.
+func normalizeHost(h string) string {
+	h = strings.ToLower(strings.TrimSpace(h))
+	if _, rest, ok := strings.Cut(h, "://"); ok {
+		h = rest
+	}
+	h, _, _ = strings.Cut(h, "/")
+	if host, port, err := net.SplitHostPort(h); err == nil {
+		if _, err := strconv.Atoi(port); err == nil {
+			h = host
+		}
+	}
+	return strings.TrimSuffix(h, ".")
+}
+
+// hostAllowed matches X-Host against a connector's registered hosts:
+// equal (case-insensitive, any port), or, with subdomains, a subdomain of
+// a registered domain ("app.example.com" for "example.com";
+// "dev.localhost" for "localhost").
+func hostAllowed(hosts []string, host string, subdomains bool) bool {
+	h := normalizeHost(host)
+	if h == "" {
+		return false
+	}
+	for _, reg := range hosts {
+		r := normalizeHost(reg)
+		if r == "" {
+			continue
+		}
+		if h == r || subdomains && strings.HasSuffix(h, "."+r) {
+			return true
+		}
+	}
+	return false
+}
+
+// bearer is what a verified access token grants.
+type bearer struct {
+	Claims    accessClaims
+	Account   *scenario.Account
+	Project   *scenario.Project
+	Connector *scenario.Credential
+}
+
+var errTokenExpired = errors.New("access token expired")

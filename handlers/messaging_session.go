@@ -5,6 +5,7 @@ package handlers
 // attached to a session are in messaging_socket.go.
 
 import (
+	"encoding/json"
 	"errors"
 	"net/http"
 	"strings"
@@ -25,26 +26,26 @@ import (
 func (a *API) handleMessagingSessionCreate(c *gin.Context) error {
 	auth := c.GetHeader("Authorization")
 	if auth == "" {
-		return engine.MsgError(http.StatusBadRequest, engine.MsgMessagingMissingToken)
+		return msgError(http.StatusBadRequest, MsgMessagingMissingToken)
 	}
 	scheme, raw, ok := strings.Cut(strings.TrimSpace(auth), " ")
 	raw = strings.TrimSpace(raw)
-	if !ok || !strings.EqualFold(scheme, "Bearer") || raw == "" {
-		return engine.MsgError(http.StatusUnauthorized, engine.MsgMessagingMissingHeaders)
+	if !ok || !strings.EqualFold(scheme, "bearer") || raw == "" {
+		return msgError(http.StatusUnauthorized, MsgMessagingMissingHeaders)
 	}
 	b, err := a.verifyToken(c, raw)
 	if err != nil {
-		return engine.MsgError(http.StatusUnauthorized, engine.MsgMessagingInvalidToken)
+		return msgError(http.StatusUnauthorized, MsgMessagingInvalidToken)
 	}
-	var req engine.SessionCreateRequest
+	var req sessionCreateRequest
 	if err := bindJSON(c, &req, true, ""); err != nil {
 		return msgParseError(c, err)
 	}
 	platform := "web"
 	if req.Platform != nil {
-		if !engine.SessionPlatforms[*req.Platform] {
+		if !sessionPlatforms[*req.Platform] {
 			addWarning(c, "platform %q is not one of web, ios, android, ios-web, android-web, custom", *req.Platform)
-			return engine.MsgError(http.StatusBadRequest, engine.MsgMessagingParse)
+			return msgError(http.StatusBadRequest, MsgMessagingParse)
 		}
 		platform = *req.Platform
 	}
@@ -52,15 +53,15 @@ func (a *API) handleMessagingSessionCreate(c *gin.Context) error {
 		engine.Deref(req.DeviceType), c.GetHeader("User-Agent"))
 	if p, ok := requestPreset(c); ok {
 		switch p.Name {
-		case engine.PresetExpireSession:
+		case PresetExpireSession:
 			a.expireSession(s, -1)
-		case engine.PresetExpireSessionAfter:
+		case PresetExpireSessionAfter:
 			s.mu.Lock()
 			s.expireAfter = p.N
 			s.mu.Unlock()
 		}
 	}
-	c.JSON(http.StatusOK, engine.SessionCreateResponse{SessionID: s.id})
+	c.JSON(http.StatusOK, sessionCreateResponse{SessionID: s.id})
 	return nil
 }
 
@@ -80,7 +81,7 @@ type rtSession struct {
 	left     bool // the agent left (handoff)
 	ended    bool // ended or expired: no new sockets, no more events
 	seq      int
-	history  []engine.HistEvent
+	history  []histEvent
 	conns    map[*rtConn]struct{}
 	stopIdle func() bool
 	idleGen  int
@@ -91,7 +92,7 @@ type rtSession struct {
 
 // newSession registers a session and arms its inactivity timer
 // (docs/api.md#messaging-session).
-func (a *API) newSession(b *engine.Bearer, platform string, streaming bool, device, ua string) *rtSession {
+func (a *API) newSession(b *bearer, platform string, streaming bool, device, ua string) *rtSession {
 	now := a.Clock().Now()
 	s := &rtSession{
 		id: a.NewUUID(), region: b.Account.Region, accountID: b.Account.ID, projectID: b.Project.ID,
@@ -162,22 +163,22 @@ func (a *API) ExpireMessagingSession(id string) error {
 }
 
 // MessagingSessions lists the live sessions, oldest first.
-func (a *API) MessagingSessions() []engine.MessagingSession {
+func (a *API) MessagingSessions() []MessagingSession {
 	a.messaging.mu.Lock()
 	list := make([]*rtSession, 0, len(a.messaging.sessions))
 	for _, s := range a.messaging.sessions {
 		list = append(list, s)
 	}
 	a.messaging.mu.Unlock()
-	out := make([]engine.MessagingSession, 0, len(list))
+	out := make([]MessagingSession, 0, len(list))
 	for _, s := range list {
 		s.mu.Lock()
-		out = append(out, engine.MessagingSession{ID: s.id, AccountID: s.accountID, ProjectID: s.projectID,
+		out = append(out, MessagingSession{ID: s.id, AccountID: s.accountID, ProjectID: s.projectID,
 			ConversationID: s.convID, Streaming: s.streaming, Platform: s.platform, CreatedAt: s.createdAt,
 			Connections: len(s.conns), Events: s.seq})
 		s.mu.Unlock()
 	}
-	engine.SortSessions(out)
+	sortSessions(out)
 	return out
 }
 
@@ -213,4 +214,46 @@ func (a *API) endSessionLocked(s *rtSession, reason string, code websocket.Statu
 		delete(a.messaging.sessions, s.id)
 	}
 	a.messaging.mu.Unlock()
+}
+
+// sessionPlatforms are the session platform values: the spec's four and the
+// real service's two "-web" ones (D12).
+var sessionPlatforms = map[string]bool{"web": true, "ios": true, "android": true, "custom": true,
+	"ios-web": true, "android-web": true}
+
+type sessionCreateRequest struct {
+	Platform         *string `json:"platform"`
+	StreamingEnabled *bool   `json:"streaming_enabled"`
+	DeviceType       *string `json:"device_type"`
+}
+
+type sessionCreateResponse struct {
+	SessionID string `json:"session_id"`
+}
+
+type histEvent struct {
+	Seq  int
+	Data json.RawMessage
+}
+
+// MessagingSession describes a live session for the control plane.
+type MessagingSession struct {
+	ID             string    `json:"session_id"`
+	AccountID      string    `json:"account_id"`
+	ProjectID      string    `json:"project_id"`
+	ConversationID string    `json:"conversation_id,omitempty"`
+	Streaming      bool      `json:"streaming_enabled"`
+	Platform       string    `json:"platform"`
+	CreatedAt      time.Time `json:"created_at"`
+	Connections    int       `json:"connections"`
+	Events         int       `json:"events"`
+}
+
+func sortSessions(l []MessagingSession) {
+	for i := 1; i < len(l); i++ {
+		for j := i; j > 0 && (l[j].CreatedAt.Before(l[j-1].CreatedAt) ||
+			l[j].CreatedAt.Equal(l[j-1].CreatedAt) && l[j].ID < l[j-1].ID); j-- {
+			l[j], l[j-1] = l[j-1], l[j]
+		}
+	}
 }

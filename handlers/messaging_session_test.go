@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentplatform/mockplatform/engine"
-
 	"github.com/coder/websocket"
 	"github.com/golang-jwt/jwt/v5"
 )
@@ -20,7 +18,7 @@ func TestMessagingSessionCreate(t *testing.T) {
 	h := newHarness(t)
 	tok := msgToken(h)
 	forged, _ := jwt.NewWithClaims(jwt.SigningMethodHS256, jwt.MapClaims{"account_id": "1001",
-		"exp": h.clock.Now().Add(time.Hour).Unix(), "iss": engine.TokenIssuer, "aud": "messaging"}).SignedString([]byte("other secret"))
+		"exp": h.clock.Now().Add(time.Hour).Unix(), "iss": tokenIssuer, "aud": "messaging"}).SignedString([]byte("other secret"))
 	none, _ := jwt.NewWithClaims(jwt.SigningMethodNone, jwt.MapClaims{"exp": h.clock.Now().Add(time.Hour).Unix()}).
 		SignedString(jwt.UnsafeAllowNoneSignatureType)
 	parts := strings.Split(tok, ".")
@@ -31,20 +29,20 @@ func TestMessagingSessionCreate(t *testing.T) {
 		status     int
 		text       string
 	}{
-		{"no body", "Bearer " + tok, nil, 200, ""},
-		{"empty object", "Bearer " + tok, "{}", 200, ""},
+		{"no body", "bearer " + tok, nil, 200, ""},
+		{"empty object", "bearer " + tok, "{}", 200, ""},
 		{"lowercase scheme", "bearer " + tok, "{}", 200, ""},
-		{"all fields", "Bearer " + tok, map[string]any{"platform": "ios", "streaming_enabled": true, "device_type": "mobile"}, 200, ""},
-		{"no authorization", "", "{}", 400, engine.MsgMessagingMissingToken},
-		{"not bearer", "Basic " + tok, "{}", 401, engine.MsgMessagingMissingHeaders},
-		{"bearer without token", "Bearer ", "{}", 401, engine.MsgMessagingMissingHeaders},
-		{"garbage", "Bearer abc.def.ghi", "{}", 401, engine.MsgMessagingInvalidToken},
-		{"forged", "Bearer " + forged, "{}", 401, engine.MsgMessagingInvalidToken},
-		{"alg none", "Bearer " + none, "{}", 401, engine.MsgMessagingInvalidToken},
-		{"tampered", "Bearer " + tampered, "{}", 401, engine.MsgMessagingInvalidToken},
-		{"bad platform", "Bearer " + tok, map[string]any{"platform": "windows"}, 400, engine.MsgMessagingParse},
-		{"streaming not bool", "Bearer " + tok, map[string]any{"streaming_enabled": "yes"}, 400, engine.MsgMessagingParse},
-		{"bad json", "Bearer " + tok, "{", 400, engine.MsgMessagingParse},
+		{"all fields", "bearer " + tok, map[string]any{"platform": "ios", "streaming_enabled": true, "device_type": "mobile"}, 200, ""},
+		{"no authorization", "", "{}", 400, MsgMessagingMissingToken},
+		{"not bearer", "Basic " + tok, "{}", 401, MsgMessagingMissingHeaders},
+		{"bearer without token", "bearer ", "{}", 401, MsgMessagingMissingHeaders},
+		{"garbage", "bearer abc.def.ghi", "{}", 401, MsgMessagingInvalidToken},
+		{"forged", "bearer " + forged, "{}", 401, MsgMessagingInvalidToken},
+		{"alg none", "bearer " + none, "{}", 401, MsgMessagingInvalidToken},
+		{"tampered", "bearer " + tampered, "{}", 401, MsgMessagingInvalidToken},
+		{"bad platform", "bearer " + tok, map[string]any{"platform": "windows"}, 400, MsgMessagingParse},
+		{"streaming not bool", "bearer " + tok, map[string]any{"streaming_enabled": "yes"}, 400, MsgMessagingParse},
+		{"bad json", "bearer " + tok, "{", 400, MsgMessagingParse},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			before := len(h.api.MessagingSessions())
@@ -68,7 +66,7 @@ func TestMessagingSessionCreate(t *testing.T) {
 		})
 	}
 	for _, p := range []string{"web", "ios", "android", "custom", "ios-web", "android-web"} {
-		r := h.do("POST", msgBase+"/sessions", map[string]any{"platform": p}, "Authorization", "Bearer "+tok)
+		r := h.do("POST", msgBase+"/sessions", map[string]any{"platform": p}, "Authorization", "bearer "+tok)
 		mustStatus(t, r, 200)
 	}
 }
@@ -99,7 +97,7 @@ func TestMessagingSessionExpiry(t *testing.T) {
 	if conv, _ := h.store.GetConversation("us", convID); conv.InProgress || conv.State["closed_by"] != "expired" {
 		t.Fatalf("conversation = %+v", conv)
 	}
-	msgHandshake(t, srv, sid, tok, "", 404, engine.MsgMessagingNoSession)
+	msgHandshake(t, srv, sid, tok, "", 404, MsgMessagingNoSession)
 	if n := len(h.api.MessagingSessions()); n != 0 {
 		t.Fatalf("%d sessions left", n)
 	}
@@ -120,7 +118,7 @@ credentials:
 	tok := msgToken2(h, "ct")
 	sid := msgSession(h, tok, false)
 	h.advance(time.Minute)
-	msgHandshake(t, srv, sid, tok, "", 404, engine.MsgMessagingNoSession)
+	msgHandshake(t, srv, sid, tok, "", 404, MsgMessagingNoSession)
 }
 
 func TestMessagingCloseAndReset(t *testing.T) {
@@ -174,7 +172,7 @@ func TestMessagingPresetExpireAfterMessages(t *testing.T) {
 	srv := msgServer(h)
 	tok := msgToken(h)
 	sid := msgSession(h, tok, false)
-	msgFault(h, "/ws", engine.PresetExpireSessionAfter+":1")
+	msgFault(h, "/ws", PresetExpireSessionAfter+":1")
 	ws := msgJoin(t, srv, sid, tok)
 	ws.send(evUserMessage, map[string]any{"text": "hours"})
 	ws.expect(evUserMessage, 5, nil)
@@ -190,14 +188,14 @@ func TestMessagingPresetExpireNow(t *testing.T) {
 	srv := msgServer(h)
 	tok := msgToken(h)
 	sid := msgSession(h, tok, false)
-	msgFault(h, "/ws", engine.PresetExpireSession)
+	msgFault(h, "/ws", PresetExpireSession)
 	ws := msgDial(t, srv, sid, tok, "")
 	ws.expect(evBatch, -1, nil)
 	ws.expect(evSessionEnd, 2, map[string]any{"reason": reasonAbandoned})
 	ws.expectClose(wsCloseExpired)
 
 	h.faults.Clear()
-	msgFault(h, "/api/v1/sessions", engine.PresetExpireSession)
+	msgFault(h, "/api/v1/sessions", PresetExpireSession)
 	sid = msgSession(h, tok, false)
-	msgHandshake(t, srv, sid, tok, "", 404, engine.MsgMessagingNoSession)
+	msgHandshake(t, srv, sid, tok, "", 404, MsgMessagingNoSession)
 }

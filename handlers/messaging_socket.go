@@ -185,7 +185,7 @@ func (a *API) emitLocked(s *rtSession, to *rtConn, typ string, payload any, meta
 		}
 	}
 	if persist {
-		s.history = append(s.history, engine.HistEvent{Seq: s.seq, Data: data})
+		s.history = append(s.history, histEvent{Seq: s.seq, Data: data})
 	}
 	if to != nil {
 		to.push(wsItem{data: data, kind: kind})
@@ -267,39 +267,39 @@ func (a *API) handleMessagingSocket(c *gin.Context) error {
 	q := c.Request.URL.Query()
 	sid := q.Get("session_id")
 	if sid == "" {
-		return engine.MsgError(http.StatusBadRequest, engine.MsgMessagingBadParams)
+		return msgError(http.StatusBadRequest, MsgMessagingBadParams)
 	}
 	raw := q.Get("access_token")
 	if raw == "" {
-		return engine.MsgError(http.StatusUnauthorized, engine.MsgMessagingAuthFailed)
+		return msgError(http.StatusUnauthorized, MsgMessagingAuthFailed)
 	}
 	b, err := a.verifyToken(c, raw)
 	if err != nil {
-		return engine.MsgError(http.StatusUnauthorized, engine.MsgMessagingAuthFailed)
+		return msgError(http.StatusUnauthorized, MsgMessagingAuthFailed)
 	}
 	cursor := parseCursor(q.Get("cursor"))
 	s := a.session(sid)
 	if s == nil {
-		return engine.MsgError(http.StatusNotFound, engine.MsgMessagingNoSession)
+		return msgError(http.StatusNotFound, MsgMessagingNoSession)
 	}
 	if s.accountID != b.Account.ID || s.projectID != b.Project.ID {
-		return engine.MsgError(http.StatusUnauthorized, engine.MsgMessagingAuthFailed)
+		return msgError(http.StatusUnauthorized, MsgMessagingAuthFailed)
 	}
 	if !strings.EqualFold(c.GetHeader("Upgrade"), "websocket") {
-		return engine.MsgError(http.StatusBadRequest, engine.MsgMessagingBadParams)
+		return msgError(http.StatusBadRequest, MsgMessagingBadParams)
 	}
 	if a.bg.Err() != nil {
-		return engine.MsgError(http.StatusServiceUnavailable, "Service Unavailable")
+		return msgError(http.StatusServiceUnavailable, "Service Unavailable")
 	}
 	cfg := a.World().Sc.MessagingConfig()
 	s.mu.Lock()
 	if s.ended {
 		s.mu.Unlock()
-		return engine.MsgError(http.StatusNotFound, engine.MsgMessagingNoSession)
+		return msgError(http.StatusNotFound, MsgMessagingNoSession)
 	}
 	if len(s.conns) >= cfg.MaxConnections {
 		s.mu.Unlock()
-		return engine.MsgError(http.StatusTooManyRequests, engine.MsgMessagingTooMany)
+		return msgError(http.StatusTooManyRequests, MsgMessagingTooMany)
 	}
 	// Accept while holding the session, so that the socket is registered
 	// and its history batch queued before any later event. The socket's
@@ -320,15 +320,15 @@ func (a *API) handleMessagingSocket(c *gin.Context) error {
 	expireNow := false
 	if p, ok := requestPreset(c); ok {
 		switch p.Name {
-		case engine.PresetDropSocket:
+		case PresetDropSocket:
 			conn.drop = true
-		case engine.PresetStallChunks:
+		case PresetStallChunks:
 			conn.stall = true
-		case engine.PresetDelayChunks:
+		case PresetDelayChunks:
 			conn.delay = p.D
-		case engine.PresetExpireSession:
+		case PresetExpireSession:
 			expireNow = true
-		case engine.PresetExpireSessionAfter:
+		case PresetExpireSessionAfter:
 			s.expireAfter = p.N
 		}
 	}
@@ -540,7 +540,7 @@ func (a *API) joinLocked(s *rtSession, c *rtConn) {
 	acct := w.Account(s.accountID)
 	proj := acct.Project(s.projectID)
 	if acct == nil || proj == nil {
-		a.systemLocked(s, c, levelError, engine.MsgMessagingNoSession)
+		a.systemLocked(s, c, levelError, MsgMessagingNoSession)
 		return
 	}
 	conv, out, err := a.StartConversation(engine.ConvStart{

@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentplatform/mockplatform/engine"
-
 	"github.com/coder/websocket"
 	"github.com/google/go-cmp/cmp"
 )
@@ -95,7 +93,7 @@ func TestMessagingSocketSequence(t *testing.T) {
 		t.Fatalf("conversation not ended: %+v", conv)
 	}
 	// An ended session cannot be resumed.
-	msgHandshake(t, srv, sid, tok, "", 404, engine.MsgMessagingNoSession)
+	msgHandshake(t, srv, sid, tok, "", 404, MsgMessagingNoSession)
 }
 
 func TestMessagingSocketStreaming(t *testing.T) {
@@ -197,22 +195,22 @@ credentials:
 	tok := msgToken2(h, "ct")
 	other := msgToken2(h, "ct2")
 	sid := msgSession(h, tok, false)
-	msgHandshake(t, srv, "", tok, "", 400, engine.MsgMessagingBadParams)
-	msgHandshake(t, srv, sid, "", "", 401, engine.MsgMessagingAuthFailed)
-	msgHandshake(t, srv, sid, "x.y.z", "", 401, engine.MsgMessagingAuthFailed)
-	msgHandshake(t, srv, sid, other, "", 401, engine.MsgMessagingAuthFailed)
-	msgHandshake(t, srv, "00000000-0000-4000-8000-000000000000", tok, "", 404, engine.MsgMessagingNoSession)
+	msgHandshake(t, srv, "", tok, "", 400, MsgMessagingBadParams)
+	msgHandshake(t, srv, sid, "", "", 401, MsgMessagingAuthFailed)
+	msgHandshake(t, srv, sid, "x.y.z", "", 401, MsgMessagingAuthFailed)
+	msgHandshake(t, srv, sid, other, "", 401, MsgMessagingAuthFailed)
+	msgHandshake(t, srv, "00000000-0000-4000-8000-000000000000", tok, "", 404, MsgMessagingNoSession)
 
 	// A plain GET without the upgrade is refused in JSON.
 	r := h.do("GET", "/messaging/ws?session_id="+sid+"&access_token="+tok, nil)
 	mustStatus(t, r, 400)
-	mustBody(t, r, msgErr(engine.MsgMessagingBadParams))
+	mustBody(t, r, msgErr(MsgMessagingBadParams))
 
 	// Ten connections per session; the eleventh is refused.
 	for range 10 {
 		msgDial(t, srv, sid, tok, "")
 	}
-	msgHandshake(t, srv, sid, tok, "", 429, engine.MsgMessagingTooMany)
+	msgHandshake(t, srv, sid, tok, "", 429, MsgMessagingTooMany)
 
 	// The access token never reaches the journal in clear.
 	for _, e := range h.journal.List(Filter{Path: "/messaging/ws"}) {
@@ -344,7 +342,7 @@ func TestMessagingPresetDropSocket(t *testing.T) {
 	srv := msgServer(h)
 	tok := msgToken(h)
 	sid := msgSession(h, tok, true)
-	msgFault(h, "/ws", engine.PresetDropSocket)
+	msgFault(h, "/ws", PresetDropSocket)
 	ws := msgDial(t, srv, sid, tok, "")
 	ws.expect(evBatch, -1, nil)
 	ws.send(evJoinRequest, map[string]any{})
@@ -370,10 +368,10 @@ func TestMessagingPresetStallAndDelay(t *testing.T) {
 	srv := msgServer(h)
 	tok := msgToken(h)
 	sid := msgSession(h, tok, true)
-	msgFault(h, "/ws", engine.PresetStallChunks)
+	msgFault(h, "/ws", PresetStallChunks)
 	stalled := msgDial(t, srv, sid, tok, "")
 	h.faults.Clear()
-	msgFault(h, "/ws", engine.PresetDelayChunks+":30ms")
+	msgFault(h, "/ws", PresetDelayChunks+":30ms")
 	slow := msgDial(t, srv, sid, tok, "")
 	stalled.expect(evBatch, -1, nil)
 	slow.expect(evBatch, -1, nil)

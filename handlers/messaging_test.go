@@ -12,8 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentplatform/mockplatform/engine"
-
 	"github.com/coder/websocket"
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/google/go-cmp/cmp"
@@ -40,7 +38,7 @@ func msgToken(h *harness) string {
 // msgSession creates a session and returns its id.
 func msgSession(h *harness, tok string, streaming bool) string {
 	h.t.Helper()
-	r := h.do("POST", msgBase+"/sessions", map[string]any{"streaming_enabled": streaming}, "Authorization", "Bearer "+tok)
+	r := h.do("POST", msgBase+"/sessions", map[string]any{"streaming_enabled": streaming}, "Authorization", "bearer "+tok)
 	mustStatus(h.t, r, 200)
 	return r.Map(h.t)["session_id"].(string)
 }
@@ -191,7 +189,7 @@ func TestMessagingAccessToken(t *testing.T) {
 	r := h.do("POST", msgBase+"/access-token", "{}", "X-Token", "test-connector-token", "X-Host", "localhost")
 	mustStatus(t, r, 200)
 	body := r.Map(t)
-	if body["expires_in"] != float64(86400) || body["token_type"] != "Bearer" {
+	if body["expires_in"] != float64(86400) || body["token_type"] != "bearer" {
 		t.Fatalf("body = %v", body)
 	}
 	tok := body["access_token"].(string)
@@ -257,16 +255,16 @@ credentials:
 		{"app namespace", "ct", "com.example.app", "{}", 200, ""},
 		{"localhost with port", "ct", "localhost:3000", "{}", 200, ""},
 		{"subdomain of localhost", "ct", "dev.localhost", "{}", 200, ""},
-		{"suffix that is no subdomain", "ct", "badexample.com", "{}", 401, engine.MsgMessagingHostMismatch},
-		{"parent domain", "ct", "com", "{}", 401, engine.MsgMessagingHostMismatch},
-		{"loopback ip", "ct", "127.0.0.1", "{}", 401, engine.MsgMessagingHostMismatch},
-		{"no X-Token", "", "example.com", "{}", 401, engine.MsgMessagingMissingHeaders},
-		{"no X-Host", "ct", "", "{}", 401, engine.MsgMessagingMissingHeaders},
-		{"unknown token", "nope", "example.com", "{}", 401, engine.MsgMessagingNoConnector},
-		{"disabled token", "off", "example.com", "{}", 401, engine.MsgMessagingNoConnector},
-		{"chat key", "chatkey", "example.com", "{}", 401, engine.MsgMessagingNoConnector},
-		{"no hosts", "nohost", "example.com", "{}", 401, engine.MsgMessagingNoHost},
-		{"bad json", "ct", "example.com", "{", 400, engine.MsgMessagingParse},
+		{"suffix that is no subdomain", "ct", "badexample.com", "{}", 401, MsgMessagingHostMismatch},
+		{"parent domain", "ct", "com", "{}", 401, MsgMessagingHostMismatch},
+		{"loopback ip", "ct", "127.0.0.1", "{}", 401, MsgMessagingHostMismatch},
+		{"no X-Token", "", "example.com", "{}", 401, MsgMessagingMissingHeaders},
+		{"no X-Host", "ct", "", "{}", 401, MsgMessagingMissingHeaders},
+		{"unknown token", "nope", "example.com", "{}", 401, MsgMessagingNoConnector},
+		{"disabled token", "off", "example.com", "{}", 401, MsgMessagingNoConnector},
+		{"chat key", "chatkey", "example.com", "{}", 401, MsgMessagingNoConnector},
+		{"no hosts", "nohost", "example.com", "{}", 401, MsgMessagingNoHost},
+		{"bad json", "ct", "example.com", "{", 400, MsgMessagingParse},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var hdr []string
@@ -299,7 +297,7 @@ credentials:
 	mustStatus(t, h.do("POST", msgBase+"/access-token", "{}", "X-Token", "ct", "X-Host", "example.com"), 200)
 	r := h.do("POST", msgBase+"/access-token", "{}", "X-Token", "ct", "X-Host", "app.example.com")
 	mustStatus(t, r, 401)
-	mustBody(t, r, msgErr(engine.MsgMessagingHostMismatch))
+	mustBody(t, r, msgErr(MsgMessagingHostMismatch))
 }
 
 func TestMessagingTokenExpiry(t *testing.T) {
@@ -307,17 +305,17 @@ func TestMessagingTokenExpiry(t *testing.T) {
 	h := newHarness(t)
 	tok := msgToken(h)
 	h.advance(24*time.Hour - time.Second)
-	mustStatus(t, h.do("POST", msgBase+"/sessions", "{}", "Authorization", "Bearer "+tok), 200)
+	mustStatus(t, h.do("POST", msgBase+"/sessions", "{}", "Authorization", "bearer "+tok), 200)
 	h.advance(time.Second)
-	r := h.do("POST", msgBase+"/sessions", "{}", "Authorization", "Bearer "+tok)
+	r := h.do("POST", msgBase+"/sessions", "{}", "Authorization", "bearer "+tok)
 	mustStatus(t, r, 401)
-	mustBody(t, r, msgErr(engine.MsgMessagingInvalidToken))
+	mustBody(t, r, msgErr(MsgMessagingInvalidToken))
 
 	// Revocation of every token issued so far.
 	tok2 := msgToken(h)
 	h.api.ExpireMessagingTokens()
-	mustStatus(t, h.do("POST", msgBase+"/sessions", "{}", "Authorization", "Bearer "+tok2), 401)
-	mustStatus(t, h.do("POST", msgBase+"/sessions", "{}", "Authorization", "Bearer "+msgToken(h)), 200)
+	mustStatus(t, h.do("POST", msgBase+"/sessions", "{}", "Authorization", "bearer "+tok2), 401)
+	mustStatus(t, h.do("POST", msgBase+"/sessions", "{}", "Authorization", "bearer "+msgToken(h)), 200)
 }
 
 // keyedScenario is the default scenario with a messaging signing key, so
@@ -329,7 +327,7 @@ func keyedScenario(key string) string {
 const testSigningKey = "0123456789abcdef0123456789abcdef-test"
 
 // signLike signs claims with key the way the mock signs access tokens.
-func signLike(t *testing.T, key string, cl engine.AccessClaims) string {
+func signLike(t *testing.T, key string, cl accessClaims) string {
 	t.Helper()
 	tok, err := jwt.NewWithClaims(jwt.SigningMethodHS256, cl).SignedString([]byte(key))
 	if err != nil {
@@ -339,9 +337,9 @@ func signLike(t *testing.T, key string, cl engine.AccessClaims) string {
 }
 
 // claimsOf reads a token's claims without checking it.
-func claimsOf(t *testing.T, tok string) engine.AccessClaims {
+func claimsOf(t *testing.T, tok string) accessClaims {
 	t.Helper()
-	var cl engine.AccessClaims
+	var cl accessClaims
 	if _, _, err := jwt.NewParser().ParseUnverified(tok, &cl); err != nil {
 		t.Fatal(err)
 	}
@@ -356,7 +354,7 @@ func TestMessagingTokenGenerations(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, keyedScenario(testSigningKey))
 	session := func(tok string) int {
-		return h.do("POST", msgBase+"/sessions", "{}", "Authorization", "Bearer "+tok).Status
+		return h.do("POST", msgBase+"/sessions", "{}", "Authorization", "bearer "+tok).Status
 	}
 	tok := msgToken(h)
 	cl := claimsOf(t, tok)
@@ -419,7 +417,7 @@ func TestMessagingSigningKey(t *testing.T) {
 	if tokA == tokB {
 		t.Fatal("two instances of the same scenario and seed issued the same token")
 	}
-	if got := b.do("POST", msgBase+"/sessions", "{}", "Authorization", "Bearer "+tokA).Status; got != 401 {
+	if got := b.do("POST", msgBase+"/sessions", "{}", "Authorization", "bearer "+tokA).Status; got != 401 {
 		t.Fatalf("instance A's token on instance B: %d, want 401", got)
 	}
 	if !bytes.Equal(a.api.messaging.secret, a.api.messaging.randomKey) || len(a.api.messaging.secret) != 32 {
@@ -469,20 +467,20 @@ func TestMessagingPresetExpireToken(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	srv := msgServer(h)
-	msgFault(h, "/api/v1/access-token", engine.PresetExpireToken)
+	msgFault(h, "/api/v1/access-token", PresetExpireToken)
 	r := h.do("POST", msgBase+"/access-token", "{}", "X-Token", "test-connector-token", "X-Host", "localhost")
 	mustStatus(t, r, 200)
 	if r.Map(t)["expires_in"] != float64(0) {
 		t.Fatalf("expires_in = %v", r.Map(t)["expires_in"])
 	}
 	expired := r.Map(t)["access_token"].(string)
-	mustStatus(t, h.do("POST", msgBase+"/sessions", "{}", "Authorization", "Bearer "+expired), 401)
+	mustStatus(t, h.do("POST", msgBase+"/sessions", "{}", "Authorization", "bearer "+expired), 401)
 
 	h.faults.Clear()
 	tok := msgToken(h)
 	sid := msgSession(h, tok, false)
-	msgFault(h, "/ws", engine.PresetExpireToken)
-	msgHandshake(t, srv, sid, tok, "", 401, engine.MsgMessagingAuthFailed)
+	msgFault(h, "/ws", PresetExpireToken)
+	msgHandshake(t, srv, sid, tok, "", 401, MsgMessagingAuthFailed)
 }
 
 // faultRule is a preset rule of a family on a path.

@@ -159,7 +159,7 @@ func BenchmarkServe(b *testing.B) {
 		h := newHarness(b)
 		tok := msgToken(h)
 		benchServe(b, h, "POST", msgBase+"/sessions",
-			http.Header{"Authorization": {"Bearer " + tok}, "Content-Type": {"application/json"}},
+			http.Header{"Authorization": {"bearer " + tok}, "Content-Type": {"application/json"}},
 			func(int) string { return `{"platform":"web"}` })
 	})
 }
