@@ -19,10 +19,7 @@ import (
 //
 //	go test -run xxx -bench 'Start|ChatRespond|BareJSON|Reset' -benchtime 2s -count 3 .
 //
-// Targets: BenchmarkStart at most 2x BenchmarkStartFloor; the in-memory
-// start at most 100 µs; BenchmarkChatRespond at least 0.6 of
-// BenchmarkBareJSON's rate; BenchmarkReset (1,000 seeded conversations)
-// under 1 ms.
+// The targets and latest figures: docs/performance.md#go-benchmarks.
 
 // benchClient is a client with its own connection pool, closed by done.
 func benchClient() (c *http.Client, done func()) {

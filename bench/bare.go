@@ -91,16 +91,6 @@ func (h bareHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(a.Body) // a write error is the client's disconnect
 }
 
-// spinning is h after spin of busy work (on its CPU) for each request:
-// the calibration's servers (calibrate.go).
-func spinning(h http.Handler, spin time.Duration) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		for start := time.Now(); time.Since(start) < spin; {
-		}
-		h.ServeHTTP(w, r)
-	})
-}
-
 // bareMain serves the answers of a file (a JSON object of answerKey to
 // answer) on -addr until SIGTERM; it prints "listening on ADDR" first.
 func bareMain(args []string, stdout, stderr io.Writer) int {
@@ -108,7 +98,6 @@ func bareMain(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	path := fs.String("answers", "", "answers file")
 	addr := fs.String("addr", "127.0.0.1:0", "listen address")
-	spin := fs.Duration("spin", 0, "busy work before each answer (the calibration)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -129,11 +118,7 @@ func bareMain(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	var handler http.Handler = h
-	if *spin > 0 {
-		handler = spinning(h, *spin)
-	}
-	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintln(stdout, "listening on", ln.Addr())
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

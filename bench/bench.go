@@ -38,8 +38,6 @@ type world struct {
 	// RSS it added meanwhile (0: the load did not run).
 	created int64
 	grown   int64
-	// calibration is the calibration rows, run on the first world only.
-	calibration []calibration
 }
 
 // result is one load's slices on both servers, in the order they ran, and
@@ -118,12 +116,7 @@ func benchmark(ctx context.Context, cfg *config, log *slog.Logger) (*report, err
 	if err != nil {
 		return nil, err
 	}
-	idle := holdIdle(cfg.idle)
-	defer idle.release()
-	if cfg.idle == "poll" && !idle.polling() {
-		log.Warn("idle CPUs not held polling: ratios include the cost of waking an idle CPU", "state", idle.state)
-	}
-	rep := &report{cfg: cfg, machine: describeMachine(cfg.repo), idle: idle.state, loadBefore: loadAverage()}
+	rep := &report{cfg: cfg, machine: describeMachine(cfg.repo), loadBefore: loadAverage()}
 	b := &bench{cfg: cfg, log: log, tmp: tmp, mockd: mockd, self: self,
 		client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}, Timeout: time.Minute}}
 	defer b.client.CloseIdleConnections()
@@ -161,8 +154,6 @@ type bench struct {
 	mockd  string
 	self   string
 	client *http.Client
-	// calibrated is set once the calibration ran.
-	calibrated bool
 }
 
 // startMockd starts mockd with a world of n generated records.
@@ -212,12 +203,6 @@ func (b *bench) world(ctx context.Context, n int) (*world, error) {
 	if w.after, err = readMemory(s.pid); err != nil {
 		return nil, err
 	}
-	if len(b.cfg.calibrate) > 0 && !b.calibrated {
-		b.calibrated = true
-		if w.calibration, err = b.calibrate(ctx, s); err != nil {
-			return nil, err
-		}
-	}
 	return w, nil
 }
 
@@ -233,7 +218,7 @@ func (b *bench) load(ctx context.Context, s *server, l *load) (*result, error) {
 	if err != nil {
 		return nil, err
 	}
-	bare, want, err := b.startBare(ctx, s, l.name, set, 0)
+	bare, want, err := b.startBare(ctx, s, l.name, set)
 	if err != nil {
 		return nil, err
 	}
@@ -266,10 +251,9 @@ func (b *bench) load(ctx context.Context, s *server, l *load) (*result, error) {
 }
 
 // startBare captures mockd's answer to the load's first request and starts
-// a bare server that gives it for each of the load's requests (after spin
-// of busy work, for the calibration), after checking that it answers the
-// same bytes.
-func (b *bench) startBare(ctx context.Context, s *server, name string, set *requestSet, spin time.Duration) (*server, *answer, error) {
+// a bare server that gives it for each of the load's requests, after
+// checking that it answers the same bytes.
+func (b *bench) startBare(ctx context.Context, s *server, name string, set *requestSet) (*server, *answer, error) {
 	it := set.items[0]
 	resp, err := send(ctx, b.client, s.addr, set.method, set.header, it)
 	if err != nil {
@@ -294,12 +278,8 @@ func (b *bench) startBare(ctx context.Context, s *server, name string, set *requ
 	if err := os.WriteFile(ansPath, ans, 0o644); err != nil {
 		return nil, nil, err
 	}
-	srvName, logName := "bare server", "bare.log"
-	if spin > 0 {
-		srvName, logName = "bare server +"+spin.String(), "bare-spin.log"
-	}
-	bare, err := startServer(ctx, srvName, b.cfg, []string{bareEnv + "=1"}, filepath.Join(b.tmp, logName),
-		30*time.Second, b.self, "-answers", ansPath, "-spin", spin.String())
+	bare, err := startServer(ctx, "bare server", b.cfg, []string{bareEnv + "=1"}, filepath.Join(b.tmp, "bare.log"),
+		30*time.Second, b.self, "-answers", ansPath)
 	if err != nil {
 		return nil, nil, err
 	}

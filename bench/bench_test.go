@@ -35,7 +35,7 @@ func TestSmoke(t *testing.T) {
 	if _, err := exec.LookPath("wrk"); err != nil {
 		t.Skip("wrk is not on PATH (apt-get install wrk): the load benchmark cannot run")
 	}
-	args := []string{"-mode", "smoke", "-calibrate", "20us"}
+	args := []string{"-mode", "smoke"}
 	if _, err := exec.LookPath("taskset"); err != nil || runtime.NumCPU() < 2 {
 		args = append(args, "-pin=false")
 	}
@@ -80,23 +80,11 @@ func TestSmoke(t *testing.T) {
 			t.Errorf("no paced row for load %s in\n%s", name, out)
 		}
 	}
-	if !strings.Contains(out, "\nidle CPUs: ") {
-		t.Errorf("no idle CPUs line in\n%s", out)
-	}
 	if !strings.Contains(out, "RSS loaded") {
 		t.Errorf("no memory table in\n%s", out)
 	}
 	if !strings.Contains(out, "targets (docs/performance.md#targets)") || !strings.Contains(out, ratioTarget("chat-create")) {
 		t.Errorf("no targets table in\n%s", out)
-	}
-	calibrated := false
-	for line := range strings.Lines(out) {
-		if f := strings.Fields(line); len(f) >= 13 && f[0] == "20µs" && f[8] != "—" {
-			calibrated = true
-		}
-	}
-	if !calibrated {
-		t.Errorf("no calibration row for 20µs in\n%s", out)
 	}
 }
 
@@ -129,17 +117,12 @@ func TestParseConfigPresetsAndOverrides(t *testing.T) {
 		convs     int
 		warmup    time.Duration
 		loadNames []string
-		calibrate []time.Duration
 	}{
-		{args: nil, records: []int{10_000}, pairs: 3, slice: time.Second, conns: 50, convs: 2_000, calibrate: calibrationWork},
+		{args: nil, records: []int{10_000}, pairs: 3, slice: time.Second, conns: 50, convs: 2_000},
 		{args: []string{"-mode", "full"}, records: []int{1_000, 100_000, 1_000_000}, pairs: 5, slice: 3 * time.Second,
-			conns: 50, convs: 10_000, warmup: time.Second, calibrate: calibrationWork},
-		{args: []string{"-calibrate", "none", "-idle", "os"}, records: []int{10_000}, pairs: 3, slice: time.Second, conns: 50, convs: 2_000},
-		{args: []string{"-calibrate", "5us, 1ms"}, records: []int{10_000}, pairs: 3, slice: time.Second, conns: 50,
-			convs: 2_000, calibrate: []time.Duration{5 * time.Microsecond, time.Millisecond}},
+			conns: 50, convs: 10_000, warmup: time.Second},
 		{args: []string{"-mode", "full", "-records", "1k,100k,1M", "-pairs", "7", "-warmup", "0s"},
-			records: []int{1_000, 100_000, 1_000_000}, pairs: 7, slice: 3 * time.Second, conns: 50, convs: 10_000,
-			calibrate: calibrationWork},
+			records: []int{1_000, 100_000, 1_000_000}, pairs: 7, slice: 3 * time.Second, conns: 50, convs: 10_000},
 		{args: []string{"-mode", "smoke", "-loads", "chat-create,v3-page-1", "-conns", "4"},
 			records: []int{200}, pairs: 1, slice: time.Second, conns: 4, convs: 20,
 			loadNames: []string{"chat-create", "v3-page-1"}},
@@ -148,43 +131,11 @@ func TestParseConfigPresetsAndOverrides(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%q: %v", tc.args, err)
 		}
-		if c.idle != "os" {
-			t.Errorf("%q: idle %q, want os (the default)", tc.args, c.idle)
-		}
 		if !equal(c.records, tc.records) || c.pairs != tc.pairs || c.slice != tc.slice || c.conns != tc.conns ||
-			c.convs != tc.convs || c.warmup != tc.warmup || !equal(c.loads, tc.loadNames) || !equal(c.calibrate, tc.calibrate) {
-			t.Errorf("%q: records %v pairs %d slice %v conns %d convs %d warmup %v loads %q calibrate %v", tc.args,
-				c.records, c.pairs, c.slice, c.conns, c.convs, c.warmup, c.loads, c.calibrate)
+			c.convs != tc.convs || c.warmup != tc.warmup || !equal(c.loads, tc.loadNames) {
+			t.Errorf("%q: records %v pairs %d slice %v conns %d convs %d warmup %v loads %q", tc.args,
+				c.records, c.pairs, c.slice, c.conns, c.convs, c.warmup, c.loads)
 		}
-	}
-}
-
-// TestHoldIdle: -idle os leaves the idle states and says so; -idle poll
-// either holds the latency request (root, Linux) or says why it could not.
-func TestHoldIdle(t *testing.T) {
-	h := holdIdle("os")
-	if h.polling() || !strings.HasPrefix(h.state, "the OS's idle states") || !strings.HasSuffix(h.state, "; -idle os)") {
-		t.Errorf("os: polling %v, state %q", h.polling(), h.state)
-	}
-	h.release()
-	h = holdIdle("poll")
-	defer h.release()
-	if h.polling() != strings.HasPrefix(h.state, "polling (CPU latency request 0 held") {
-		t.Errorf("poll: polling %v, state %q", h.polling(), h.state)
-	}
-	if !h.polling() && !strings.Contains(h.state, "polling not held, ") {
-		t.Errorf("poll, not held: state %q does not say why", h.state)
-	}
-	h.release()
-	if h.polling() {
-		t.Error("polling after release")
-	}
-}
-
-func TestParseConfigIdle(t *testing.T) {
-	c, err := parseConfig([]string{"-idle", "poll"}, &bytes.Buffer{})
-	if err != nil || c.idle != "poll" {
-		t.Fatalf("-idle poll: %+v, %v", c, err)
 	}
 }
 
@@ -199,11 +150,7 @@ func TestParseConfigRejects(t *testing.T) {
 		{"-loads", "chat-delete"},
 		{"-format", "html"},
 		{"-convs", "0"},
-		{"-calibrate", "0s"},
-		{"-calibrate", "2s"},
-		{"-calibrate", "10"},
 		{"-load-cpus", "1-2", "-conns", "1"},
-		{"-idle", "halt"},
 		{"extra"},
 	} {
 		if _, err := parseConfig(args, &bytes.Buffer{}); err == nil {
@@ -284,24 +231,18 @@ func TestBareAnswersMockdBytes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		h := bareHandler{answerKey("POST", uri): want}
-		// The calibration's busy server answers the same bytes.
-		busy := httptest.NewServer(spinning(h, 50*time.Microsecond))
-		bare := httptest.NewServer(h)
-		for _, srv := range []*httptest.Server{bare, busy} {
-			resp, err = http.Post(srv.URL+uri, "application/json", strings.NewReader(`{"other":"body"}`))
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := captureAnswer(resp)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := sameAnswer(want, got); diff != "" {
-				t.Errorf("%s: %s", uri, diff)
-			}
+		bare := httptest.NewServer(bareHandler{answerKey("POST", uri): want})
+		resp, err = http.Post(bare.URL+uri, "application/json", strings.NewReader(`{"other":"body"}`))
+		if err != nil {
+			t.Fatal(err)
 		}
-		busy.Close()
+		got, err := captureAnswer(resp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := sameAnswer(want, got); diff != "" {
+			t.Errorf("%s: %s", uri, diff)
+		}
 		resp, err = http.Get(bare.URL + uri)
 		if err != nil {
 			t.Fatal(err)

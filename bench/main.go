@@ -62,24 +62,16 @@ type config struct {
 	serverCPUs   string        // taskset list for mockd and the bare server
 	loadCPUs     string        // taskset list for wrk
 	pin          bool          // pin with taskset
-	idle         string        // what idle CPUs do: os or poll (idle.go)
 	format       string        // text or markdown
 	readyTimeout time.Duration // how long mockd may take to load its records
-	// calibrate is the work added to each request of the bare server in
-	// the calibration rows (calibrate.go); empty: no calibration.
-	calibrate []time.Duration
 }
-
-// calibrationWork is the work added per request in the calibration rows
-// of the quick and full modes.
-var calibrationWork = []time.Duration{10 * time.Microsecond, 20 * time.Microsecond, 40 * time.Microsecond}
 
 // presets are the modes' defaults; flags given on the command line win.
 var presets = map[string]config{
 	"smoke": {records: []int{200}, pairs: 1, slice: time.Second, conns: 8, convs: 20},
-	"quick": {records: []int{10_000}, pairs: 3, slice: time.Second, conns: 50, convs: 2_000, calibrate: calibrationWork},
+	"quick": {records: []int{10_000}, pairs: 3, slice: time.Second, conns: 50, convs: 2_000},
 	"full": {records: []int{1_000, 100_000, 1_000_000}, pairs: 5, slice: 3 * time.Second, warmup: time.Second,
-		conns: 50, convs: 10_000, calibrate: calibrationWork},
+		conns: 50, convs: 10_000},
 }
 
 func parseConfig(args []string, stderr io.Writer) (*config, error) {
@@ -104,10 +96,8 @@ func parseConfig(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.serverCPUs, "server-cpus", "0", "CPUs (taskset list) for mockd and the bare server")
 	fs.StringVar(&c.loadCPUs, "load-cpus", "1", "CPUs (taskset list) for wrk; one wrk thread per CPU")
 	fs.BoolVar(&c.pin, "pin", true, "pin the servers and wrk with taskset")
-	fs.StringVar(&c.idle, "idle", "os", "idle CPUs during the run: os (the OS's idle states) or poll (hold "+qosPath+" at 0, as root; see idle.go)")
 	fs.StringVar(&c.format, "format", "text", "report format: text or markdown")
 	fs.DurationVar(&c.readyTimeout, "ready-timeout", 15*time.Minute, "how long mockd may take to load its records")
-	calibrate := fs.String("calibrate", "", "work added to each request of the bare server in the calibration rows, comma-separated durations, or none (smoke none, otherwise 10µs,20µs,40µs)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -134,13 +124,6 @@ func parseConfig(args []string, stderr io.Writer) (*config, error) {
 	}
 	if !set["convs"] {
 		c.convs = p.convs
-	}
-	c.calibrate = p.calibrate
-	if set["calibrate"] {
-		var err error
-		if c.calibrate, err = parseDurations(*calibrate); err != nil {
-			return nil, fmt.Errorf("-calibrate: %w", err)
-		}
 	}
 	c.records = p.records
 	if set["records"] {
@@ -175,8 +158,6 @@ func (c *config) check() error {
 		return errors.New("-convs must be at least 1")
 	case c.format != "text" && c.format != "markdown":
 		return errors.New("-format must be text or markdown")
-	case c.idle != "poll" && c.idle != "os":
-		return errors.New("-idle must be poll or os")
 	}
 	for _, n := range c.records {
 		if n < 0 || n > 2_000_000 {

@@ -24,7 +24,6 @@ type report struct {
 	machine    machine
 	baseRSS    int64 // mockd with no records
 	worlds     []*world
-	idle       string // what idle CPUs did during the run (idle.go)
 	loadBefore string
 	loadAfter  string
 }
@@ -216,7 +215,6 @@ func (r *report) write(w io.Writer, format string) error {
 		fmt.Sprintf("machine: %d CPUs (%s), %.1f GiB, Linux %s, %s", m.cpus, m.model, float64(m.memory)/(1<<30), m.kernel, m.goVer),
 		fmt.Sprintf("%s (wrk: %d thread(s), %d connections); %d pair(s) of %v slices per load, alternating%s; medians",
 			pin, c.loadThreads(), c.conns, c.pairs, c.slice, warm),
-		"idle CPUs: " + r.idle,
 		fmt.Sprintf("load average (1 min) before %s, after %s", r.loadBefore, r.loadAfter),
 	}
 	loadsHead := []string{"records", "load", "mockd req/s", "bare req/s", "ratio", "pair ratios",
@@ -254,21 +252,6 @@ func (r *report) write(w io.Writer, format string) error {
 	}
 	pacedNote := fmt.Sprintf("latency at a fixed rate: the same loads offered to both servers at %g× mockd's throughput above "+
 		"(each connection waits a random time before each request), in the same pairs of slices", pacedShare)
-	calHead := []string{"added work", "req/s", "bare req/s", "ratio", "pair ratios", "CPU/req", "bare CPU/req", "CPU ratio",
-		"kernel/req", "bare kernel/req", "p99", "bare p99", "p99 ratio", "notes"}
-	var calRows [][]string
-	for _, wd := range r.worlds {
-		for _, cal := range wd.calibration {
-			s := summarize(&cal.result)
-			calRows = append(calRows, []string{
-				cal.spin.String(), fmt.Sprintf("%.0f", s.mockdRPS), fmt.Sprintf("%.0f", s.bareRPS),
-				num(s.ratio, 2), num(s.pairMin, 2) + "–" + num(s.pairMax, 2),
-				dur(s.mockdCPU), dur(s.bareCPU), num(s.cpuRatio, 2), dur(s.mockdSys), dur(s.bareSys),
-				dur(s.mockdP99), dur(s.bareP99), num(s.p99Ratio, 1), strings.Join(cal.result.notes, "; ")})
-		}
-	}
-	calNote := "calibration: the bare server with busy work added before each answer (" + calibrationLoad +
-		"'s answer), loaded against the plain bare server as mockd is: the ratio a server that did only that much more work per request would score on this machine"
 	memHead := []string{"records", "ready in", "RSS loaded", "per record", "per record added over HTTP", "RSS after loads", "peak RSS"}
 	var memRows [][]string
 	for _, wd := range r.worlds {
@@ -304,12 +287,6 @@ func (r *report) write(w io.Writer, format string) error {
 			mdTable(w, pacedHead, pacedRows)
 			fmt.Fprintln(w)
 		}
-		if len(calRows) > 0 {
-			fmt.Fprintln(w, calNote+".")
-			fmt.Fprintln(w)
-			mdTable(w, calHead, calRows)
-			fmt.Fprintln(w)
-		}
 		fmt.Fprintln(w, memNote+".")
 		fmt.Fprintln(w)
 		mdTable(w, memHead, memRows)
@@ -330,13 +307,6 @@ func (r *report) write(w io.Writer, format string) error {
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, pacedNote)
 		if err := textTable(w, pacedHead, pacedRows); err != nil {
-			return err
-		}
-	}
-	if len(calRows) > 0 {
-		fmt.Fprintln(w)
-		fmt.Fprintln(w, calNote)
-		if err := textTable(w, calHead, calRows); err != nil {
 			return err
 		}
 	}

@@ -1,7 +1,7 @@
 package store
 
 // The compact encoding of stored conversation records (the values of the
-// c/ keys; docs/performance.md, "Storage").
+// c/ keys; why: the package comment in store.go).
 //
 // A record's key already holds its region, account, project, start
 // instant and id (convKey), so the value does not repeat them: the

@@ -12,10 +12,10 @@ import (
 	json "github.com/goccy/go-json"
 )
 
-// A hand-written JSON encoder for Conversation (the format of stored
-// records before the compact one; now the JSON round trip the compact
-// encoder takes for values it cannot write exactly), byte-for-byte identical to
-// json.Marshal (goccy/go-json) of the same value, about three times faster:
+// A hand-written JSON encoder for Conversation (the JSON round trip the
+// compact encoder takes for values it cannot write exactly),
+// byte-for-byte identical to json.Marshal (goccy/go-json) of the same
+// value, about three times faster:
 // it formats times directly (goccy calls time.Time.MarshalJSON and then
 // re-scans its output) and walks the fixed struct without reflection.
 // Anything it is not sure to reproduce exactly (a string needing escapes, a

@@ -11,7 +11,7 @@ package store
 // read: the same draws give the same record, byte for byte (genRecord).
 // A generated record that is written (updated, replaced, deleted) becomes
 // an ordinary stored record, and the generated one is shadowed (a bit per
-// record). docs/performance.md, "Storage", has the figures.
+// record). docs/performance.md#memory has the figures.
 
 import (
 	"encoding/binary"

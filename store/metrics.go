@@ -656,7 +656,7 @@ func (s *Store) ensureMetrics() error {
 // snapshotLocked returns a copy of valid aggregates for a snapshot (nil
 // when not valid), API errors excluded. It first sorts every bucket,
 // builds the latency histograms and freezes them, so that the copy shares
-// them (copy on write: a snapshot of a large world used to copy all its
+// them (copy on write: a snapshot of a large world does not copy its
 // events) and a restore shares them again. metrics.mu must be held.
 func (m *metrics) snapshotLocked() map[ProjectRef]*projMetrics {
 	if !m.valid {

@@ -28,7 +28,6 @@ import (
 )
 
 func main() {
-	tuneGC(os.Getenv, gcHeadroom) // process-wide: in main, not in run (tests run many servers)
 	os.Exit(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr, os.Getenv, nil))
 }
 
