@@ -199,10 +199,10 @@ var arrayIndex = regexp.MustCompile(`/[0-9]+(/|:)`)
 // says so when they differ. It returns the exit code.
 func finishParity(code int) int {
 	got := realapi.NewCoverage(parity.exercised, parity.realChecked, parity.contradictions)
-	whole := flagValue("test.run") == "" && flagValue("test.skip") == "" && !testing.Short()
+	whole := flagValue("test.run") == "" && flagValue("test.skip") == "" && flagValue("test.list") == "" && !testing.Short()
 	if *updateParity {
 		if !whole || code != 0 {
-			fmt.Fprintln(os.Stderr, "-update-parity: needs a whole, passing run of the package (no -run, -skip or -short)")
+			fmt.Fprintln(os.Stderr, "-update-parity: needs a whole, passing run of the package (no -run, -skip, -list or -short)")
 			return 1
 		}
 		b, err := got.Marshal()
