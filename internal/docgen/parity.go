@@ -212,6 +212,17 @@ func fidelityMarks(doc []byte, routes []realapi.Route) (map[string][]string, err
 		}
 		ids := map[string]bool{}
 		collectMarks(d, op, ids, map[string]bool{})
+		// The credentials' schemes the operation accepts.
+		comps, _ := d["components"].(map[string]any)
+		schemes, _ := comps["securitySchemes"].(map[string]any)
+		opm, _ := op.(map[string]any)
+		sec, _ := opm["security"].([]any)
+		for _, alt := range sec {
+			names, _ := alt.(map[string]any)
+			for name := range names {
+				collectMarks(d, schemes[name], ids, map[string]bool{})
+			}
+		}
 		if len(ids) > 0 {
 			out[r.Key()] = slices.Collect(maps.Keys(ids))
 		}
