@@ -23,9 +23,13 @@ var (
 	orphans  []string
 )
 
-// observeConformance checks one exchange of the API. A benchmark's
+// observeConformance checks one exchange of the API (and, under the real
+// profile, against the real document too: parity_test.go). A benchmark's
 // exchanges are not checked: the check would be what it measures.
-func observeConformance(tb TB, ex handlers.Exchange) { checkConformance(tb, ex, oapiChecker) }
+func observeConformance(tb TB, sc *Scenario, ex handlers.Exchange) {
+	checkConformance(tb, ex, oapiChecker)
+	observeParity(tb, sc, ex)
+}
 
 // observeControlConformance checks one exchange of the control plane.
 func observeControlConformance(tb TB, ex handlers.Exchange) { checkConformance(tb, ex, controlChecker) }

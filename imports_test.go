@@ -18,9 +18,9 @@ const testOnlyAllowed = "mocktest"
 // testTools are packages that only tests and the document generator
 // (internal/docgen, which go generate runs) import: they generate and
 // check the committed documents (docs/scenario.schema.json,
-// docs/openapi.json, docs/control.openapi.json) with libraries that no
-// binary needs.
-var testTools = []string{"internal/schemagen", "internal/oapicheck", "internal/docgen", "internal/openapigen"}
+// docs/openapi.json, docs/control.openapi.json, docs/parity.md) with
+// libraries and data (internal/realapi's facts) that no binary needs.
+var testTools = []string{"internal/schemagen", "internal/oapicheck", "internal/docgen", "internal/openapigen", "internal/realapi"}
 
 // TestNoTestingInBinaries fails when a non-test Go file of the module,
 // outside mocktest, imports testing or go-cmp, or one of the test tools:

@@ -18,8 +18,9 @@ var leakOptions = []goleak.Option{goleak.IgnoreAnyFunction(store.LeakIgnoreFunct
 
 // TestMain checks every exchange of every platform the tests start
 // against the OpenAPI document (conformance_test.go), and fails the
-// package when any test leaves a goroutine behind or an exchange of a
-// platform no test owns did not conform.
+// package when any test leaves a goroutine behind, an exchange of a
+// platform no test owns did not conform, or a whole run's coverage of the
+// real operations differs from the committed one (parity_test.go).
 func TestMain(m *testing.M) {
 	testObserve = observeConformance
 	testObserveControl = observeControlConformance
@@ -41,7 +42,7 @@ func TestMain(m *testing.M) {
 			len(orphans), strings.Join(orphans, "\n"))
 		code = 1
 	}
-	os.Exit(code)
+	os.Exit(finishParity(code))
 }
 
 // TestCloseStopsEveryGoroutine starts platforms in every mode, uses them

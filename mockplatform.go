@@ -100,9 +100,10 @@ type config struct {
 
 // testObserve is set by this package's tests only (their TestMain), before
 // any platform starts, and never changed after: it sees every exchange of
-// every platform they start, with the test that started it (nil for New),
-// and checks it against the OpenAPI document (docs/openapi.md).
-var testObserve func(tb TB, ex handlers.Exchange)
+// every platform they start, with the test that started it (nil for New)
+// and the scenario it started with, and checks it against the OpenAPI
+// document (docs/openapi.md).
+var testObserve func(tb TB, sc *Scenario, ex handlers.Exchange)
 
 // WithScenario uses a parsed scenario instead of the default one. Scenario
 // options (this one, WithScenarioFile, WithScenarioYAML) add up: several
@@ -250,8 +251,8 @@ func openPlatform(cfg config) (*Platform, error) {
 	hc := engine.Config{Scenario: cfg.sc, DataFile: cfg.dataFile, Clock: cfg.mode,
 		Start: cfg.start, Seed: cfg.seed, Logger: cfg.logger, WebhookTargets: cfg.targets, Progress: cfg.progress}
 	var observe func(handlers.Exchange)
-	if obs, tb := testObserve, cfg.tb; obs != nil {
-		observe = func(ex handlers.Exchange) { obs(tb, ex) }
+	if obs, tb, sc := testObserve, cfg.tb, cfg.sc; obs != nil {
+		observe = func(ex handlers.Exchange) { obs(tb, sc, ex) }
 	}
 	api, err := handlers.Open(hc, observe)
 	if err != nil {

@@ -246,7 +246,7 @@ func seedAlerts(st *store.Store, sc *scenario.Scenario, now time.Time) error {
 		return string(b)
 	}
 	initial := StateOK
-	if sc.Fidelity[SwitchInitialAlertState] == StateUnknown {
+	if sc.Switch(SwitchInitialAlertState) == StateUnknown {
 		initial = StateUnknown
 	}
 	for ai := range sc.Accounts {

@@ -34,7 +34,7 @@ func newWorld(sc *scenario.Scenario) *World {
 func (w *World) Scenario() *scenario.Scenario { return w.Sc }
 
 // fidelity returns the value of a fidelity switch ("" when unset).
-func (w *World) Fidelity(name string) string { return w.Sc.Fidelity[name] }
+func (w *World) Fidelity(name string) string { return w.Sc.Switch(name) }
 
 // account resolves an account path segment: slug, id, ACCOUNT-<id> or ws-<id>.
 func (w *World) Account(ref string) *scenario.Account { return w.Sc.Account(ref) }

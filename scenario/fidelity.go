@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 )
@@ -26,22 +27,104 @@ var Switches = map[string][]string{
 	"merge_deploy":          {"off", "sandbox"},
 }
 
-// fidelity validates the switches: an unknown name or value is an error (a
-// typo would otherwise silently select the default).
+// RealValues is the value of every switch under the real profile: the
+// real service's behaviour, as docs/fidelity.md (section 1.2) gives it
+// with its basis. Four of them are the default too: initial_alert_state
+// (the real documentation: new rules start ok), alert_trigger_from (the
+// real payload allowed any previous state), promote_skip_stage (the real
+// quickstart promotes sandbox straight to live) and messaging_host_match.
+var RealValues = map[string]string{
+	"builder_errors":        "envelope",
+	"initial_message":       "reject",
+	"v3_limit":              "oas",
+	"initial_alert_state":   "ok",
+	"alert_trigger_from":    "any",
+	"webhook_url":           "https",
+	"merge_conflict_status": "400",
+	"main_branch":           "read_only",
+	"deploy_response":       "wrapped",
+	"promote_skip_stage":    "allow",
+	"messaging_host_match":  "subdomain",
+	"agent_create":          "oas",
+	"merge_deploy":          "sandbox",
+}
+
+// ProfileKey is the fidelity key that sets every switch at once:
+// "fidelity: {profile: real}" gives each switch its RealValues value, and
+// any switch the map names keeps its own value (docs/fidelity.md, section
+// 1.1).
+const ProfileKey = "profile"
+
+// The profiles: spec (the default: every switch at its default) and real.
+const (
+	ProfileSpec = "spec"
+	ProfileReal = "real"
+)
+
+// Profiles are the values of the profile key, the default first.
+var Profiles = []string{ProfileSpec, ProfileReal}
+
+// Profile is the fidelity profile of s: ProfileReal or ProfileSpec.
+func (s *Scenario) Profile() string {
+	if s != nil && s.Fidelity[ProfileKey] == ProfileReal {
+		return ProfileReal
+	}
+	return ProfileSpec
+}
+
+// Switch is the value the switch name takes in s: the scenario's own key,
+// else the profile's value, else the default ("" for an unknown name). A
+// scenario made by Parse or Merge has the profile's values in its map
+// already; Switch gives the same answer for one built in Go.
+func (s *Scenario) Switch(name string) string {
+	if s != nil {
+		if v := s.Fidelity[name]; v != "" {
+			return v
+		}
+		if v, ok := RealValues[name]; ok && s.Profile() == ProfileReal {
+			return v
+		}
+	}
+	if vals := Switches[name]; len(vals) > 0 {
+		return vals[0]
+	}
+	return ""
+}
+
+// fidelity validates the switches and the profile (an unknown name or
+// value is an error: a typo would otherwise silently select the default),
+// then fills in the switches the profile sets and the map does not name
+// (v.filled lists them, for Merge).
 func (v *validator) fidelity(s *Scenario) {
-	names := make([]string, 0, len(Switches))
+	names := make([]string, 0, len(Switches)+1)
 	for n := range Switches {
 		names = append(names, n)
 	}
+	names = append(names, ProfileKey)
 	sort.Strings(names)
+	ok := true
 	for name, val := range s.Fidelity {
 		p := path{"fidelity", name}
-		vals, ok := Switches[name]
+		vals, known := Switches[name]
+		if name == ProfileKey {
+			vals, known = Profiles, true
+		}
 		switch {
-		case !ok:
+		case !known:
 			v.report(p, true, fmt.Sprintf("unknown fidelity switch %q (want %s)", name, oneOf(names)))
+			ok = false
 		case !slices.Contains(vals, val):
 			v.reportf(p, "unknown value %q for %s (want %s)", val, name, oneOf(vals))
+			ok = false
+		}
+	}
+	if !ok || s.Profile() != ProfileReal {
+		return
+	}
+	for _, name := range slices.Sorted(maps.Keys(RealValues)) {
+		if _, set := s.Fidelity[name]; !set {
+			s.Fidelity[name] = RealValues[name]
+			v.filled = append(v.filled, name)
 		}
 	}
 }

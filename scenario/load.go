@@ -48,14 +48,14 @@ func (es Errors) Error() string {
 // nil and an Errors value holding every problem it found, sorted by
 // position. Validation fills in defaults (see docs/scenarios.md).
 func (voc *Vocabulary) Parse(name string, data []byte) (*Scenario, error) {
-	s, _, errs := voc.parse(name, data)
+	s, _, filled, errs := voc.parse(name, data)
 	if len(errs) > 0 {
 		return nil, errs
 	}
 	// The node tree (about 40 bytes of memory per byte of YAML) is not
 	// kept: positions asked for later (Merge, ErrorAt) parse the document
 	// again, which only a problem found after loading needs.
-	remember(s, &lazyLocator{file: name, data: data})
+	remember(s, &lazyLocator{file: name, data: data}, filled)
 	return s, nil
 }
 
@@ -71,7 +71,9 @@ func (voc *Vocabulary) Load(path string) (*Scenario, error) {
 // Merge combines several scenarios (for mockd --scenario a.yaml --scenario
 // b.yaml): accounts, credentials and faults are appended in order; name,
 // seed, clock.start, every non-zero limits field and every fidelity key of a
-// later scenario win over an earlier one (zero values do not override). The
+// later scenario win over an earlier one (zero values do not override;
+// fidelity keys are the ones each scenario set itself; the result's
+// profile then fills in the rest, docs/fidelity.md section 1.1). The
 // result is validated again, so a slug, id or key defined in two scenarios
 // is an error, reported at its position in the file that introduced it
 // (file:1:1 for a scenario not made by Parse). The inputs are not modified.
@@ -113,7 +115,7 @@ func (voc *Vocabulary) Merge(list ...*Scenario) (*Scenario, error) {
 		mergeMessaging(out, s)
 		mergeOutbound(out, s)
 		mergeWebhooks(out, s)
-		for k, v := range s.Fidelity {
+		for k, v := range writtenFidelity(s) {
 			if out.Fidelity == nil {
 				out.Fidelity = make(map[string]string)
 			}
@@ -125,7 +127,7 @@ func (voc *Vocabulary) Merge(list ...*Scenario) (*Scenario, error) {
 	if errs := v.result(); len(errs) > 0 {
 		return nil, errs
 	}
-	remember(out, ml)
+	remember(out, ml, v.filled)
 	return out, nil
 }
 
@@ -167,10 +169,11 @@ func cloneAccount(a Account) Account {
 }
 
 // parse decodes and validates data; it returns the scenario, the locator of
-// its nodes and the problems found.
-func (voc *Vocabulary) parse(name string, data []byte) (*Scenario, *fileLocator, Errors) {
+// its nodes, the fidelity switches its profile filled in and the problems
+// found.
+func (voc *Vocabulary) parse(name string, data []byte) (*Scenario, *fileLocator, []string, Errors) {
 	if len(data) > MaxScenarioBytes {
-		return nil, nil, Errors{{File: name, Line: 1, Column: 1, Msg: fmt.Sprintf(
+		return nil, nil, nil, Errors{{File: name, Line: 1, Column: 1, Msg: fmt.Sprintf(
 			"the scenario is %d bytes, more than the %d allowed (generate large data sets with generate:)", len(data), MaxScenarioBytes)}}
 	}
 	loc := &fileLocator{file: name}
@@ -178,9 +181,9 @@ func (voc *Vocabulary) parse(name string, data []byte) (*Scenario, *fileLocator,
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&doc); err != nil {
 		if errors.Is(err, io.EOF) {
-			return nil, nil, Errors{{File: name, Line: 1, Column: 1, Msg: "empty scenario"}}
+			return nil, nil, nil, Errors{{File: name, Line: 1, Column: 1, Msg: "empty scenario"}}
 		}
-		return nil, nil, Errors{syntaxError(name, err)}
+		return nil, nil, nil, Errors{syntaxError(name, err)}
 	}
 	for {
 		// Trailing empty documents ("---" at the end) are harmless.
@@ -190,7 +193,7 @@ func (voc *Vocabulary) parse(name string, data []byte) (*Scenario, *fileLocator,
 			break
 		}
 		if err != nil {
-			return nil, nil, Errors{syntaxError(name, err)}
+			return nil, nil, nil, Errors{syntaxError(name, err)}
 		}
 		if c := deref(&extra); c.Kind == yaml.ScalarNode && c.ShortTag() == "!!null" {
 			continue
@@ -199,14 +202,14 @@ func (voc *Vocabulary) parse(name string, data []byte) (*Scenario, *fileLocator,
 		if l == 0 {
 			l, c = 1, 1
 		}
-		return nil, nil, Errors{{File: name, Line: l, Column: c, Msg: "more than one document (use one file per scenario)"}}
+		return nil, nil, nil, Errors{{File: name, Line: l, Column: c, Msg: "more than one document (use one file per scenario)"}}
 	}
 	top := &doc
 	if top.Kind == yaml.DocumentNode && len(top.Content) > 0 {
 		top = top.Content[0]
 	}
 	if top.Kind == 0 || top.Kind == yaml.DocumentNode || (top.Kind == yaml.ScalarNode && top.ShortTag() == "!!null") {
-		return nil, nil, Errors{{File: name, Line: 1, Column: 1, Msg: "empty scenario"}}
+		return nil, nil, nil, Errors{{File: name, Line: 1, Column: 1, Msg: "empty scenario"}}
 	}
 	loc.root = top
 
@@ -224,9 +227,9 @@ func (voc *Vocabulary) parse(name string, data []byte) (*Scenario, *fileLocator,
 	}
 	v.scenario(s)
 	if errs := v.result(); len(errs) > 0 {
-		return nil, nil, errs
+		return nil, nil, nil, errs
 	}
-	return s, loc, nil
+	return s, loc, v.filled, nil
 }
 
 var lineRE = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)

@@ -323,20 +323,48 @@ func (m *mergeLocator) locate(p path, key bool) (pos, path) {
 	return m.parts[len(m.parts)-1].loc.locate(p, key)
 }
 
-// sources remembers the locator of every scenario made by Parse or Merge,
+// sources remembers the source of every scenario made by Parse or Merge,
 // keyed weakly so that it never keeps a scenario alive. Scenario values
 // themselves carry no source data, so that tests can compare them.
-var sources sync.Map // weak.Pointer[Scenario] -> locator
+var sources sync.Map // weak.Pointer[Scenario] -> source
 
-func remember(s *Scenario, l locator) {
+// source is what a scenario was made from: where its elements were
+// written, and the fidelity switches that its profile filled in
+// (fidelity.go).
+type source struct {
+	loc    locator
+	filled []string
+}
+
+func remember(s *Scenario, l locator, filled []string) {
 	wp := weak.Make(s)
-	sources.Store(wp, l)
+	sources.Store(wp, source{loc: l, filled: filled})
 	runtime.AddCleanup(s, func(wp weak.Pointer[Scenario]) { sources.Delete(wp) }, wp)
 }
 
 func lookupSource(s *Scenario) locator {
-	if l, ok := sources.Load(weak.Make(s)); ok {
-		return l.(locator)
+	if src, ok := sources.Load(weak.Make(s)); ok {
+		return src.(source).loc
 	}
 	return nil
+}
+
+// writtenFidelity is the fidelity map of s without the switches its real
+// profile filled in (Parse or Merge did, fidelity.go) and that still hold
+// the profile's value: the keys the scenario set itself, which Merge
+// combines. For a scenario built in Go it is the map as it is.
+func writtenFidelity(s *Scenario) map[string]string {
+	src, ok := sources.Load(weak.Make(s))
+	if !ok || len(src.(source).filled) == 0 || s.Profile() != ProfileReal {
+		return s.Fidelity
+	}
+	filled := src.(source).filled
+	out := make(map[string]string, len(s.Fidelity))
+	for k, v := range s.Fidelity {
+		if slices.Contains(filled, k) && v == RealValues[k] {
+			continue
+		}
+		out[k] = v
+	}
+	return out
 }

@@ -152,6 +152,7 @@ func TestScenarioSchemaRefuses(t *testing.T) {
 		{"fraction in an integer", "limits: {max_body_bytes: 1.5}\n", `want an integer, got "1.5"`, "/limits/max_body_bytes"},
 		{"fidelity switch", "fidelity: {v3_limt: oas}\n", `unknown fidelity switch "v3_limt"`, "/fidelity"},
 		{"fidelity value", "fidelity: {v3_limit: maybe}\n", `unknown value "maybe" for v3_limit`, "/fidelity/v3_limit"},
+		{"fidelity profile", "fidelity: {profile: live}\n", `unknown value "live" for profile`, "/fidelity/profile"},
 		{"fault preset", "faults: [{action: {preset: messaging.nope}}]\n", `unknown fault preset "messaging.nope"`, "/faults/0/action/preset"},
 		{"fault preset argument", "faults: [{action: {preset: \"outbound.outcome:maybe\"}}]\n", "unknown fault preset", "/faults/0/action/preset"},
 		{"fault does nothing", "faults: [{match: {family: chat}, action: {}}]\n", "fault does nothing", "/faults/0/action"},

@@ -126,6 +126,9 @@ type validator struct {
 	// so that a document with a problem in every record costs no more
 	// than one with a few.
 	skip, skipUp map[string]bool
+	// filled are the fidelity switches the profile filled in
+	// (fidelity.go).
+	filled []string
 }
 
 // skipPath marks a path whose problem is reported.

@@ -1,8 +1,9 @@
 // Package docgen generates the documents the repository publishes from
 // the code that serves them: the OpenAPI document of the emulated API
-// (docs/openapi.json) from the family table, and the JSON Schema of
-// scenario files (docs/scenario.schema.json) from the scenario types, the
-// validator's rules and the table's vocabulary. go generate writes them;
+// (docs/openapi.json) from the family table, the JSON Schema of scenario
+// files (docs/scenario.schema.json) from the scenario types, the
+// validator's rules and the table's vocabulary, and the parity table with
+// the real service (docs/parity.md, parity.go). go generate writes them;
 // a test fails when a committed one is stale. Only the generator and the
 // tests import it, so neither the reflection library nor this package
 // reaches mockd.
@@ -25,5 +26,6 @@ func Documents(root string) []Document {
 	return []Document{
 		{File: "docs/openapi.json", Generate: func() ([]byte, error) { return OpenAPI(handlers.Families()) }},
 		{File: "docs/scenario.schema.json", Generate: func() ([]byte, error) { return ScenarioSchema(root, handlers.Vocabulary()) }},
+		{File: "docs/parity.md", Generate: func() ([]byte, error) { return Parity(handlers.Families()) }},
 	}
 }

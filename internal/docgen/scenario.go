@@ -62,7 +62,8 @@ func applyRules(root *schemagen.Schema, voc *scenario.Vocabulary) {
 	}
 	one := uint64(1)
 
-	// Fidelity switches: a known name with one of its values.
+	// Fidelity switches: a known name with one of its values, and the
+	// profile that sets them all.
 	fid := prop("", "fidelity")
 	fid.AdditionalProperties = schemagen.FalseSchema
 	names := make([]string, 0, len(scenario.Switches))
@@ -71,9 +72,13 @@ func applyRules(root *schemagen.Schema, voc *scenario.Vocabulary) {
 	}
 	sort.Strings(names)
 	fid.Properties = schemagen.NewProperties()
+	fid.Properties.Set(scenario.ProfileKey, &schemagen.Schema{Type: "string", Enum: enum(scenario.Profiles),
+		Description: fmt.Sprintf("%s (default: every switch at its default) or %s (every switch at the real service's value; a switch given here keeps its own value); see docs/fidelity.md.",
+			scenario.Profiles[0], oneOf(scenario.Profiles[1:]))})
 	for _, n := range names {
 		fid.Properties.Set(n, &schemagen.Schema{Type: "string", Enum: enum(scenario.Switches[n]),
-			Description: fmt.Sprintf("%s (default) or %s; see docs/fidelity.md.", scenario.Switches[n][0], oneOf(scenario.Switches[n][1:]))})
+			Description: fmt.Sprintf("%s (default) or %s; %s under profile real; see docs/fidelity.md.",
+				scenario.Switches[n][0], oneOf(scenario.Switches[n][1:]), scenario.RealValues[n])})
 	}
 
 	required("Account", "slug", "id")

@@ -27,6 +27,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // Exchange is one request and its answer, as the API served it.
@@ -232,7 +233,7 @@ func (c *Checker) check(ex Exchange) (err error, refused bool) {
 	path := openAPIPath(ex.Route)
 	item := c.doc.Paths.Value(path)
 	if item == nil || item.GetOperation(ex.Request.Method) == nil {
-		return fmt.Errorf("route %s %s is not in the document", ex.Request.Method, path), false
+		return &Failure{Kind: KindRoute, err: fmt.Errorf("route %s %s is not in the document", ex.Request.Method, path)}, false
 	}
 	op := item.GetOperation(ex.Request.Method)
 	route := &routers.Route{Spec: c.doc, Path: path, PathItem: item, Method: ex.Request.Method, Operation: op}
@@ -265,10 +266,11 @@ func (c *Checker) check(ex Exchange) (err error, refused bool) {
 	}
 	status := strconv.Itoa(ex.Status)
 	if ex.Fault == "" && op.Responses.Value(status) == nil {
-		return fmt.Errorf("status %d is not documented for %s %s (only fault rules answer the default)", ex.Status, ex.Request.Method, path), false
+		return &Failure{Kind: KindStatus, err: fmt.Errorf("status %d is not documented for %s %s (only fault rules answer the default)", ex.Status, ex.Request.Method, path)}, false
 	}
 	if reqErr != nil && ex.Status < 400 {
-		return fmt.Errorf("the document refuses the request, the mock answered %d: %s", ex.Status, short(reqErr)), false
+		return &Failure{Kind: KindRequest, Causes: []string{short(reqErr)},
+			err: fmt.Errorf("the document refuses the request, the mock answered %d: %s", ex.Status, short(reqErr))}, false
 	}
 	respSchema := responseSchema(op, ex)
 	respOpts := *opts
@@ -283,7 +285,8 @@ func (c *Checker) check(ex Exchange) (err error, refused bool) {
 		}
 	}
 	if respErr != nil {
-		return fmt.Errorf("the answer does not conform: %s\nbody: %s", short(respErr), clip(ex.Response)), false
+		return &Failure{Kind: KindAnswer, Causes: causes(respErr),
+			err: fmt.Errorf("the answer does not conform: %s\nbody: %s", short(respErr), clip(ex.Response))}, false
 	}
 	return nil, reqErr != nil
 }
@@ -338,6 +341,61 @@ func openAPIPath(p string) string {
 		}
 	}
 	return strings.Join(segs, "/")
+}
+
+// Failure is the error Check returns for an exchange that does not
+// conform: its message, and what kind of thing failed with every cause.
+type Failure struct {
+	Kind FailureKind
+	// Causes are, for KindAnswer, every place of the answer's JSON body
+	// that does not conform ("at /a/0/b: got null, want object", sorted),
+	// or the whole reason for other answers' problems; for KindRequest,
+	// the reason the document refuses the request.
+	Causes []string
+	err    error
+}
+
+// FailureKind says what of an exchange does not conform.
+type FailureKind int
+
+const (
+	// KindRoute: the route is not in the document.
+	KindRoute FailureKind = iota + 1
+	// KindStatus: the status is not declared for the operation.
+	KindStatus
+	// KindRequest: the document refuses a request the mock accepted.
+	KindRequest
+	// KindAnswer: the answer does not conform.
+	KindAnswer
+)
+
+func (f *Failure) Error() string { return f.err.Error() }
+
+// causes lists every place of a JSON body that does not conform (the
+// leaves of the validator's output; their containers only say
+// "validation failed"), or the short reason of another error.
+func causes(err error) []string {
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return []string{short(err)}
+	}
+	var out []string
+	var walk func(u jsonschema.OutputUnit)
+	walk = func(u jsonschema.OutputUnit) {
+		if u.Error != nil && len(u.Errors) == 0 {
+			at := u.InstanceLocation
+			if at == "" {
+				at = "/"
+			}
+			out = append(out, "at "+at+": "+u.Error.String())
+		}
+		for _, c := range u.Errors {
+			walk(c)
+		}
+	}
+	walk(*ve.DetailedOutput())
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // short trims kin-openapi's errors, which quote whole schemas.

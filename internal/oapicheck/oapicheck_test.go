@@ -1,9 +1,11 @@
 package oapicheck
 
 import (
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -88,5 +90,35 @@ func TestRefusedRequestAnsweredWithError(t *testing.T) {
 	ex.Status = 400
 	if err := c.Check(ex); err == nil || !strings.Contains(err.Error(), "response body") {
 		t.Errorf("an envelope without its required fields: %v", err)
+	}
+}
+
+// TestFailureCauses: a failure says what failed, and every place of the
+// answer's body that does not conform, sorted.
+func TestFailureCauses(t *testing.T) {
+	c := newChecker(t)
+	for _, tc := range []struct {
+		name   string
+		ex     Exchange
+		kind   FailureKind
+		causes []string
+	}{
+		{"two places", chatCreate(`{}`, `{"conversation_id":1,"response":2}`), KindAnswer,
+			[]string{"at /conversation_id: got number, want string", "at /response: got number, want string"}},
+		{"status", func() Exchange { ex := chatCreate(`{}`, `{}`); ex.Status = 418; return ex }(), KindStatus, nil},
+		{"request", chatCreate(`{"channel":"fax"}`, `{"conversation_id":"C","response":"R"}`), KindRequest, nil},
+	} {
+		err := c.Check(tc.ex)
+		var f *Failure
+		if !errors.As(err, &f) {
+			t.Errorf("%s: %v is not a *Failure", tc.name, err)
+			continue
+		}
+		if f.Kind != tc.kind {
+			t.Errorf("%s: kind %d, want %d", tc.name, f.Kind, tc.kind)
+		}
+		if tc.causes != nil && !slices.Equal(f.Causes, tc.causes) {
+			t.Errorf("%s: causes %q, want %q", tc.name, f.Causes, tc.causes)
+		}
 	}
 }
