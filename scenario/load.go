@@ -69,7 +69,8 @@ func (voc *Vocabulary) Load(path string) (*Scenario, error) {
 }
 
 // Merge combines several scenarios (for mockd --scenario a.yaml --scenario
-// b.yaml): accounts, credentials and faults are appended in order; name,
+// b.yaml): accounts, credentials, faults and timeline entries are appended
+// in order; name,
 // seed, clock.start, every non-zero limits field and every fidelity key of a
 // later scenario win over an earlier one (zero values do not override). The
 // result is validated again, so a slug, id or key defined in two scenarios
@@ -93,6 +94,7 @@ func (voc *Vocabulary) Merge(list ...*Scenario) (*Scenario, error) {
 			accounts:    len(out.Accounts),
 			credentials: len(out.Credentials),
 			faults:      len(out.Faults),
+			timeline:    len(out.Timeline),
 		})
 		if s.Name != "" {
 			out.Name = s.Name
@@ -108,6 +110,7 @@ func (voc *Vocabulary) Merge(list ...*Scenario) (*Scenario, error) {
 		}
 		out.Credentials = append(out.Credentials, s.Credentials...)
 		out.Faults = append(out.Faults, s.Faults...)
+		mergeTimeline(out, s)
 		mergeLimits(&out.Limits, s.Limits)
 		mergeAlerts(out, s)
 		mergeMessaging(out, s)
