@@ -13,7 +13,8 @@ import (
 // voc is the vocabulary of these tests' scenarios (the platform's comes
 // from its family table).
 var voc = &scenario.Vocabulary{
-	Kinds:        []string{scenario.KindChat, scenario.KindConnector, scenario.KindBuilder, scenario.KindOutbound},
+	Kinds: []string{scenario.KindChat, scenario.KindConnector, scenario.KindBuilder, scenario.KindConversations,
+		scenario.KindOutbound},
 	ProjectKinds: []string{scenario.KindChat, scenario.KindConnector},
 	Faults:       &faults.Vocabulary{Families: []string{"chat", "messaging", "agents", "webhooks", "outbound"}},
 }
