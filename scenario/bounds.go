@@ -66,6 +66,10 @@ const (
 	// MaxThink bounds a pause of background traffic or an inbound call
 	// (think) and the pace of an outbound campaign.
 	MaxThink = time.Hour
+	// MaxConversationLength bounds the longest conversation of background
+	// traffic: (the most turns + 1) × the longest pause. It bounds what a
+	// schedule computes to start in the middle of a run.
+	MaxConversationLength = time.Hour
 	// MaxCampaignCalls bounds the calls of one run of an outbound
 	// campaign.
 	MaxCampaignCalls = 10_000
@@ -171,6 +175,11 @@ func (v *validator) timelineBounds(s *Scenario) {
 		v.atMost(fp.with("turns"), int64(f.Turns.Max), MaxTrafficTurns)
 		v.tooMany(fp.with("messages"), len(f.Messages), MaxTrafficMessages, "messages")
 		v.atMostThink(fp.with("think"), f.Think)
+		if f.Turns.Max <= MaxTrafficTurns && f.Think.Max.D() <= MaxThink {
+			if d := time.Duration(f.Turns.Max+1) * f.Think.Max.D(); d > MaxConversationLength {
+				v.reportf(fp.with("think"), "a conversation may last %s ((turns + 1) × think), more than %s", d, MaxConversationLength)
+			}
+		}
 		if span := (e.Until - e.From).D(); span > 0 && rate >= 0 && end >= 0 {
 			expected += (rate + end) / 2 * span.Minutes()
 		}

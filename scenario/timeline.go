@@ -325,12 +325,13 @@ type OutboundCampaign struct {
 const DefaultCampaignPace = time.Second
 
 // CampaignNumbers lists the numbers a campaign calls, in order (Numbers,
-// or Count numbers from First; nil when First is not a number).
+// or Count numbers from First; nil when First is not a number or Count
+// is out of its bounds).
 func (c *OutboundCampaign) CampaignNumbers() []string {
 	if len(c.Numbers) > 0 {
 		return c.Numbers
 	}
-	if !E164RE.MatchString(c.First) || c.Count < 1 {
+	if !E164RE.MatchString(c.First) || c.Count < 1 || c.Count > MaxCampaignCalls {
 		return nil
 	}
 	digits := c.First[1:]

@@ -355,3 +355,14 @@ func TestTimelineSchema(t *testing.T) {
 		})
 	}
 }
+
+// TestConversationLength: a background conversation lasts at most an
+// hour.
+func TestConversationLength(t *testing.T) {
+	t.Parallel()
+	got := problems(t, timelineBase+"timeline:\n  - {until: 2h, traffic: {project: support, chats_per_minute: 1, turns: 10-20, think: 1m-3m}}\n")
+	want := "t.yaml:16:87: timeline[0].traffic.think: a conversation may last 1h3m0s ((turns + 1) × think), more than 1h0m0s"
+	if len(got) != 1 || got[0] != want {
+		t.Errorf("problems %v, want %s", got, want)
+	}
+}

@@ -93,8 +93,25 @@ func newTrafficSource(start time.Time, e *entry, off int64) *trafficSource {
 	pcg := rand.NewPCG(0, 0)
 	src := &trafficSource{e: e, start: start, arr: newArrivals(t), pcg: pcg, r: rand.New(pcg)}
 	// Conversations that started up to the longest one before off may
-	// still have steps at or after it.
-	src.arr.seek(t.expected(off - t.longest))
+	// still have steps at or after it: each is planned and joins at its
+	// first step from off on.
+	a := src.arr
+	at := start.Add(time.Duration(off))
+	for a.seek(t.expected(off - t.longest)); !a.done && a.off < off; a.next() {
+		c := t.conversation(start, a.off, a.ord, src.r, src.pcg)
+		p := pendingStep{at: c.Start, ord: a.ord, conv: c}
+		for p.step <= len(c.Turns) && p.at.Before(at) {
+			p.step++
+			if p.step <= len(c.Turns) {
+				p.at = c.Turns[p.step-1].At
+			} else {
+				p.at = c.End
+			}
+		}
+		if !p.at.Before(at) {
+			src.pending.push(p)
+		}
+	}
 	return src
 }
 

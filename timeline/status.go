@@ -19,7 +19,8 @@ type EntryStatus struct {
 	Kind   string `json:"kind"`
 	Action string `json:"action,omitempty"`
 	// Last is its latest firing at or before the time; Next its first
-	// after it (zero: none).
+	// after it (zero: none). For background traffic they are the last
+	// and next conversation starts.
 	Last time.Time `json:"last,omitzero"`
 	Next time.Time `json:"next,omitzero"`
 	// Occurrences counts the repetitions (windows, actions) or the
@@ -37,12 +38,12 @@ func (s *Schedule) Status(now time.Time) []EntryStatus {
 	off := int64(now.Sub(s.start))
 	for _, e := range s.entries {
 		st := EntryStatus{Entry: e.index, ID: e.id, Kind: e.kind, Action: e.action}
-		if f, ok := s.sourceAt(e, now.Add(time.Nanosecond)).head(); ok {
-			st.Next = f.At
-		}
 		if e.traffic != nil {
-			s.trafficStatus(e, now, off, &st)
+			s.trafficStatus(e, off, &st)
 		} else {
+			if f, ok := s.sourceAt(e, now.Add(time.Nanosecond)).head(); ok {
+				st.Next = f.At
+			}
 			s.periodicStatus(e, now, off, &st)
 		}
 		out = append(out, st)
@@ -86,56 +87,44 @@ func (s *Schedule) periodicStatus(e *entry, now time.Time, off int64, st *EntryS
 	}
 }
 
-func (s *Schedule) trafficStatus(e *entry, now time.Time, off int64, st *EntryStatus) {
+// trafficStatus fills in the status of background traffic from its
+// arrivals alone (cheap at any rate and any length of conversation).
+func (s *Schedule) trafficStatus(e *entry, off int64, st *EntryStatus) {
 	t := e.traffic
 	st.Active = off >= t.from && off < t.until
-	// Arrivals at or before now.
 	a := newArrivals(t)
 	a.seek(t.expected(off))
 	for !a.done && a.off <= off {
 		a.next()
 	}
 	st.Occurrences = a.ord
-	// The latest step at or before now is at or after the start of the
-	// last conversation begun by now, so it belongs to a conversation
-	// that started up to the longest one before that.
-	c, ok := s.lastConversationBefore(e, off+1)
-	if !ok {
-		return
+	if !a.done {
+		st.Next = s.start.Add(time.Duration(a.off))
 	}
-	src := newTrafficSource(s.start, e, int64(c.Start.Sub(s.start)))
-	for {
-		f, ok := src.head()
-		if !ok || f.At.After(now) {
-			break
-		}
-		st.Last = f.At
-		src.pop()
+	if last, ok := lastArrivalBefore(t, off+1); ok {
+		st.Last = s.start.Add(time.Duration(last))
 	}
 }
 
-// lastConversationBefore is the plan of the last conversation that
-// arrives before off.
-func (s *Schedule) lastConversationBefore(e *entry, off int64) (*Conversation, bool) {
-	t := e.traffic
+// lastArrivalBefore is the offset of the last arrival before off.
+func lastArrivalBefore(t *traffic, off int64) (int64, bool) {
 	if off <= t.from {
-		return nil, false
+		return 0, false
 	}
-	u := t.expected(off)
 	a := newArrivals(t)
 	// Walk back a block at a time until one has an arrival before off.
-	for from := u; ; from -= blockSize {
+	for from := t.expected(off); ; from -= blockSize {
 		a.seek(max(from-blockSize, 0))
-		var ord, at int64 = -1, 0
+		at, found := int64(0), false
 		for !a.done && a.off < off {
-			ord, at = a.ord, a.off
+			at, found = a.off, true
 			a.next()
 		}
-		if ord >= 0 {
-			return t.conversation(s.start, at, ord, a.r, a.pcg), true
+		if found {
+			return at, true
 		}
 		if from-blockSize <= 0 {
-			return nil, false
+			return 0, false
 		}
 	}
 }

@@ -179,9 +179,11 @@ type entry struct {
 }
 
 // New compiles a timeline for a start time and a seed (0 means 1, as in
-// a scenario). It refuses a timeline that validation would refuse in a
-// way that would make the schedule endless or unbounded (the scenario
-// package's checks are the full ones).
+// a scenario). It takes the timeline as validation leaves it, defaults
+// filled in (a zero turns or think is no message or no pause). It refuses
+// a timeline that validation would refuse in a way that would make the
+// schedule endless or unbounded (the scenario package's checks are the
+// full ones).
 func New(tl []scenario.TimelineEntry, start time.Time, seed int64) (*Schedule, error) {
 	if seed == 0 {
 		seed = 1
@@ -262,17 +264,14 @@ func compile(i int, src scenario.TimelineEntry, seed int64) (*entry, error) {
 			e.span = int64(a.For)
 		case scenario.ActionInboundCall:
 			think := a.InboundCall.Think
-			if think == (scenario.DurationSpan{}) {
-				think = scenario.DefaultThink
-			}
-			if len(a.InboundCall.Say) > scenario.MaxCallLines || think.Max.D() > scenario.MaxThink {
+			if len(a.InboundCall.Say) > scenario.MaxCallLines || think.Min < 0 || think.Max < think.Min || think.Max.D() > scenario.MaxThink {
 				return nil, fmt.Errorf("inbound_call over its bounds")
 			}
 			e.span = int64(len(a.InboundCall.Say)+1) * int64(think.Max)
 		case scenario.ActionOutboundCampaign:
 			c := a.OutboundCampaign
 			e.numbers, e.pace = c.CampaignNumbers(), int64(c.CampaignPace())
-			if len(e.numbers) > scenario.MaxCampaignCalls || e.pace < 0 || e.pace > int64(scenario.MaxThink) {
+			if len(e.numbers) == 0 || len(e.numbers) > scenario.MaxCampaignCalls || e.pace < 0 || e.pace > int64(scenario.MaxThink) {
 				return nil, fmt.Errorf("outbound_campaign over its bounds")
 			}
 			e.span = int64(max(len(e.numbers)-1, 0)) * e.pace
@@ -329,12 +328,8 @@ func (e *entry) steps(start time.Time, k int64, out []Firing) []Firing {
 		return out
 	case scenario.ActionInboundCall:
 		c := a.InboundCall
-		think := c.Think
-		if think == (scenario.DurationSpan{}) {
-			think = scenario.DefaultThink
-		}
 		r := newRand(mix(e.seed, uint64(k)))
-		conv := plan(r, start.Add(time.Duration(off)), len(c.Say), think, true, c.From)
+		conv := plan(r, start.Add(time.Duration(off)), len(c.Say), c.Think, true, c.From)
 		for i := range conv.Turns {
 			conv.Turns[i].Message = c.Say[i]
 		}

@@ -357,7 +357,7 @@ func TestNewRefuses(t *testing.T) {
 		{"too much traffic", scenario.TimelineEntry{Until: d(8000 * time.Hour), Calls: &scenario.CallTraffic{CallsPerMinute: 100}},
 			"timeline: 48000000 conversations expected, more than 1000000"},
 		{"turns", scenario.TimelineEntry{Until: d(time.Hour), Calls: &scenario.CallTraffic{CallsPerMinute: 1, Flow: scenario.Flow{Turns: scenario.Range{Min: 1, Max: 1000}}}},
-			"timeline[0]: turns 1-1000 or think 10s-30s out of range"},
+			"timeline[0]: turns 1-1000 or think 0s out of range"},
 	} {
 		if _, err := New([]scenario.TimelineEntry{tc.e}, t0, 1); err == nil || err.Error() != tc.want {
 			t.Errorf("%s: New = %v, want %q", tc.name, err, tc.want)

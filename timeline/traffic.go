@@ -75,14 +75,10 @@ func newTraffic(e *entry, src scenario.TimelineEntry) (*traffic, error) {
 	if t.total <= 0 {
 		return nil, fmt.Errorf("no traffic: the rate is 0 throughout")
 	}
+	// Validation has filled in the defaults: zero turns and think are
+	// kept (no message, no pause); only an empty messages list falls back.
 	t.even = f.Arrivals == scenario.ArrivalsEven
 	t.turns, t.think, t.messages = f.Turns, f.Think, f.Messages
-	if t.turns == (scenario.Range{}) {
-		t.turns = scenario.DefaultTurns
-	}
-	if t.think == (scenario.DurationSpan{}) {
-		t.think = scenario.DefaultThink
-	}
 	if len(t.messages) == 0 {
 		t.messages = scenario.DefaultMessages
 	}
@@ -95,6 +91,9 @@ func newTraffic(e *entry, src scenario.TimelineEntry) (*traffic, error) {
 		t.seed = mix(uint64(f.Seed), 0)
 	}
 	t.longest = int64(t.turns.Max+1) * int64(t.think.Max)
+	if t.longest > int64(scenario.MaxConversationLength) {
+		return nil, fmt.Errorf("a conversation may last %s, more than %s", time.Duration(t.longest), scenario.MaxConversationLength)
+	}
 	return t, nil
 }
 
