@@ -25,6 +25,29 @@
 //   - Receiver says whether a webhook receiver is down at a time (and
 //     what it answers), for the delivery of a webhook attempt.
 //
+// The runtime's part, in outline: at every reset, compile the timeline
+// from the clock's start, load the fault windows with the scenario's
+// faults (set.ReplaceWindowed(s.FaultRules(), sc.Faults, seed); requests
+// carry faults.Request.Time, the clock's now), and follow a fresh cursor
+// with one timer at a time:
+//
+//	cur := s.Cursor()
+//	var arm func()
+//	arm = func() {
+//		if at, ok := cur.Next(); ok {
+//			clk.At(at, func(now time.Time) {
+//				for _, f := range cur.Take(now, nil) {
+//					run(f) // the engine call or control operation of the step
+//				}
+//				arm()
+//			})
+//		}
+//	}
+//	arm()
+//
+// A timer armed from a callback fires in the same Advance when it falls
+// due by its target, so an Advance runs every firing up to its target.
+//
 // A firing is one step of an entry's occurrence. Fault windows and
 // webhook_receiver down windows open and close (StepOpen, StepClose);
 // conversations of background traffic and inbound calls start, turn and
@@ -85,29 +108,30 @@ var stepRank = map[Step]int{StepClose: 0, StepOpen: 1, StepStart: 2, StepTurn: 3
 // Firing is one step of an entry, due at At.
 type Firing struct {
 	// At is when it is due.
-	At time.Time
+	At time.Time `json:"at"`
 	// Entry is the entry's index in the timeline; ID its id.
-	Entry int
-	ID    string
+	Entry int    `json:"entry"`
+	ID    string `json:"id,omitempty"`
 	// Kind is the entry's kind (scenario.EntryFault, EntryTraffic,
 	// EntryCalls, EntrySessions, EntryAction); Action the action's name
 	// for EntryAction.
-	Kind, Action string
+	Kind   string `json:"kind"`
+	Action string `json:"action,omitempty"`
 	// Step is what happens.
-	Step Step
+	Step Step `json:"step"`
 	// Occurrence numbers the entry's repetitions (windows, actions) or
 	// its conversations (traffic), from 0.
-	Occurrence int64
+	Occurrence int64 `json:"occurrence"`
 	// Turn is the user's turn, from 1, of a StepTurn.
-	Turn int
+	Turn int `json:"turn,omitempty"`
 	// Call is the call's index in its campaign run, from 0, of a
 	// StepCall; Number the number called.
-	Call   int
-	Number string
+	Call   int    `json:"call,omitempty"`
+	Number string `json:"number,omitempty"`
 	// Conversation is the plan of the conversation a StepStart, StepTurn
 	// or StepEnd belongs to (background traffic and inbound calls),
 	// shared by its steps.
-	Conversation *Conversation
+	Conversation *Conversation `json:"-"`
 }
 
 // Message is what the user says at a StepTurn ("" otherwise).
@@ -121,18 +145,19 @@ func (f *Firing) Message() string {
 // Conversation is the plan of one conversation.
 type Conversation struct {
 	// Start is when it starts; End when the user ends it.
-	Start, End time.Time
+	Start time.Time `json:"start"`
+	End   time.Time `json:"end"`
 	// Turns are the user's messages.
-	Turns []Turn
+	Turns []Turn `json:"turns"`
 	// From is the caller's number (calls and inbound calls; "" for chats
 	// and sessions).
-	From string
+	From string `json:"from,omitempty"`
 }
 
 // Turn is one message of the user.
 type Turn struct {
-	At      time.Time
-	Message string
+	At      time.Time `json:"at"`
+	Message string    `json:"message"`
 }
 
 // less orders firings: time, entry, occurrence, step, turn or call.

@@ -1,6 +1,7 @@
 package timeline
 
 import (
+	"encoding/json"
 	"math"
 	"reflect"
 	"regexp"
@@ -67,8 +68,16 @@ func TestInboundCall(t *testing.T) {
 	if got != want {
 		t.Errorf("firings:\n%s\nwant:\n%s", got, want)
 	}
-	if c := s.Between(t0, at(t, "2h"))[0].Conversation; c.From != "+447700900123" || !c.End.Equal(at(t, "1h0m30s")) {
+	fs := s.Between(t0, at(t, "2h"))
+	if c := fs[0].Conversation; c.From != "+447700900123" || !c.End.Equal(at(t, "1h0m30s")) {
 		t.Errorf("plan %+v", c)
+	}
+	b, err := json.Marshal(fs[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"at":"2026-01-01T01:00:10Z","entry":0,"kind":"do","action":"inbound_call","step":"turn","occurrence":0,"turn":1}`; string(b) != want {
+		t.Errorf("JSON %s, want %s", b, want)
 	}
 }
 
