@@ -66,7 +66,8 @@
 // ramp, and any window is computed from its own blocks. Each
 // conversation's plan (turns, pauses, messages) is drawn from a generator
 // seeded by its number. So the cost of a window is proportional to the
-// conversations in it.
+// conversations in it and those under way at its start (a conversation
+// lasts an hour at most).
 //
 // Schedule's methods are safe for concurrent use; a Cursor is not.
 package timeline
