@@ -3,7 +3,8 @@
 // A scenario declares the world a platform instance starts from: regions,
 // accounts and projects, credentials per family, dialogue scripts, seeded
 // conversation records, limit overrides, fault rules, the clock start and the
-// random seed. Load and Parse only parse and validate; applying a scenario is
+// random seed, and a timeline of what happens later (fault windows,
+// background traffic, scheduled actions). Load and Parse only parse and validate; applying a scenario is
 // the platform's job. Every error is reported as "file:line:column: message".
 //
 // YAML is confined to this package (gopkg.in/yaml.v3 today; its continuation
@@ -35,6 +36,10 @@ type Scenario struct {
 	Limits Limits `yaml:"limits" json:"limits"`
 	// Faults are fault rules active from the start (and after every reset).
 	Faults []faults.Rule `yaml:"faults" json:"faults"`
+	// Timeline is what happens at a virtual time after the start (and
+	// after every reset): fault windows, background traffic and scheduled
+	// actions (timeline.go).
+	Timeline []TimelineEntry `yaml:"timeline" json:"timeline,omitempty"`
 	// Fidelity selects alternative behaviours where the spec and the real
 	// service differ (see docs/fidelity.md). Keys are switch names.
 	Fidelity map[string]string `yaml:"fidelity" json:"fidelity,omitempty"`

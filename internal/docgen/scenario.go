@@ -24,7 +24,8 @@ func ScenarioSchema(root string, voc *scenario.Vocabulary) ([]byte, error) {
 			{ImportPath: "github.com/agentplatform/mockplatform/scenario", Dir: filepath.Join(root, "scenario")},
 			{ImportPath: "github.com/agentplatform/mockplatform/faults", Dir: filepath.Join(root, "faults")},
 		},
-		Names: map[string]string{"faults.Rule": "FaultRule", "faults.Match": "FaultMatch", "faults.Action": "FaultAction"},
+		Names:  map[string]string{"faults.Rule": "FaultRule", "faults.Match": "FaultMatch", "faults.Action": "FaultAction"},
+		Mapper: timelineTypes,
 	})
 	if err != nil {
 		return nil, err
@@ -117,6 +118,7 @@ func applyRules(root *schemagen.Schema, voc *scenario.Vocabulary) {
 	prop("", "accounts").MaxItems = maxItems(scenario.MaxAccounts)
 	prop("", "credentials").MaxItems = maxItems(scenario.MaxCredentials)
 	prop("", "faults").MaxItems = maxItems(scenario.MaxFaults)
+	prop("", "timeline").MaxItems = maxItems(scenario.MaxTimelineEntries)
 
 	// Fault rules: the rule table of faults and the validator's lists.
 	prop("FaultMatch", "family").Enum = enum(voc.Faults.Families)
@@ -190,6 +192,8 @@ func applyRules(root *schemagen.Schema, voc *scenario.Vocabulary) {
 	prop("RateLimit", "calls").Maximum = num(scenario.MaxRateLimitCalls)
 	required("OutboundDestination", "match")
 	prop("OutboundDestination", "outcome").Enum = enum(scenario.Outcomes)
+
+	applyTimelineRules(root)
 }
 
 func props(kv ...any) *schemagen.Properties {
