@@ -4,7 +4,7 @@ package engine
 // (docs/api.md#agents; docs/fidelity.md G4, G8, G13, D1–D6, D21, D22). Agent
 // ID = project ID (docs/fidelity.md M12.1): every project of the scenario is
 // an agent (its chat agent answers from the deployment active in the
-// conversation's environment, engine_script.go); agents created through the
+// conversation's environment, script.go); agents created through the
 // API exist on the build side only.
 //
 // An agent is one "agent" document (its branches, deployments and config
@@ -51,14 +51,14 @@ var AgentDuplicateRules = map[string]FieldRule{
 }
 
 // agentsState is the agents family's in-memory state: the runtime index,
-// what the runtime answers from of the build side (engine_script.go).
+// what the runtime answers from of the build side (script.go).
 type agentsState struct {
 	// mu serialises the writes of the Agents API (telephony included)
 	// that change what the runtime answers from; it is held across store
 	// calls. The index is replaced whole under mu and read without it: script
 	// runs inside store transactions and must not wait for a writer that
 	// waits for the store.
-	Mu  sync.Mutex
+	mu  sync.Mutex
 	idx atomic.Pointer[runtimeIndex]
 }
 
@@ -123,13 +123,13 @@ const (
 	DocAgent    = "agent"
 	DocSnapshot = "agent_snapshot"
 	MainBranch  = "main"
-	HexDigits   = "0123456789abcdef"
-	UpperAlnum  = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	hexDigits   = "0123456789abcdef"
+	upperAlnum  = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 )
 
 // envOrder ranks the environments along the deployment path
 // (docs/api.md#agents-deployments).
-var EnvOrder = map[string]int{"sandbox": 0, "pre-release": 1, "live": 2}
+var envOrder = map[string]int{"sandbox": 0, "pre-release": 1, "live": 2}
 
 var DeployEnvs = []string{"sandbox", "pre-release", "live"}
 
@@ -191,7 +191,7 @@ func (d *AgentDoc) Branch(ref string) *BranchDoc {
 }
 
 // active is the newest deployment of an environment, nil if none.
-func (d *AgentDoc) Active(env string) *Deployment {
+func (d *AgentDoc) active(env string) *Deployment {
 	for i := len(d.Deployments) - 1; i >= 0; i-- {
 		if d.Deployments[i].Environment == env {
 			return d.Deployments[i]
@@ -200,7 +200,7 @@ func (d *AgentDoc) Active(env string) *Deployment {
 	return nil
 }
 
-func (d *AgentDoc) NextSeq() string {
+func (d *AgentDoc) nextSeq() string {
 	d.Seq++
 	return strconv.FormatInt(d.Seq, 10)
 }
@@ -221,7 +221,7 @@ func emptyContent() BranchContent {
 }
 
 // clone deep-copies content through JSON.
-func (c BranchContent) Clone() BranchContent {
+func (c BranchContent) clone() BranchContent {
 	b, _ := json.Marshal(c)
 	var out BranchContent
 	_ = json.Unmarshal(b, &out)
@@ -239,27 +239,35 @@ func (c BranchContent) Clone() BranchContent {
 
 // agentRef resolves the path's agent id: a scenario project's slug, id or
 // PROJECT-<id> gives its id; anything else is taken as is.
-func AgentRef(p *Principal, ref string) string {
+func agentRef(p *Principal, ref string) string {
 	if proj := p.Account.Project(ref); proj != nil {
 		return proj.ID
 	}
 	return ref
 }
 
-func ErrAgentNotFound() error { return Errf(KindNotFound, CodeAgentNotFound, MsgAgentNotFound) }
+func errAgentNotFound() error { return Errf(KindNotFound, CodeAgentNotFound, MsgAgentNotFound) }
+
+// MsgNoPermission is the message of a 403: a valid key of another account
+// or project.
+const MsgNoPermission = "The API key does not have permission for this resource."
+
+func errNoPermission() error {
+	return &Error{Kind: KindForbidden, Code: "FORBIDDEN", Message: MsgNoPermission}
+}
 
 var AgentIDRE = regexp.MustCompile(`^[a-zA-Z0-9-]+$`)
 
-// insertAgent stores a new agent of the principal's account named name,
-// with the given id (hasID) or a fresh PROJECT-XXXXXXXX one; fill sets the
-// rest. A given id that is taken is 409 AGENT_ALREADY_EXISTS.
+// insertAgentLocked stores a new agent of the principal's account named
+// name, with the given id (hasID) or a fresh PROJECT-XXXXXXXX one; fill
+// sets the rest. A given id that is taken is 409 AGENT_ALREADY_EXISTS.
 // a.agents.mu must be held.
-func (a *Engine) InsertAgent(p *Principal, id string, hasID bool, name string, fill func(d *AgentDoc)) (*AgentDoc, error) {
+func (a *Engine) insertAgentLocked(p *Principal, id string, hasID bool, name string, fill func(d *AgentDoc)) (*AgentDoc, error) {
 	now := a.clock.Now()
 	var err error
 	for range 5 {
 		if !hasID {
-			id = a.NewID("PROJECT-", UpperAlnum, 8)
+			id = a.NewID("PROJECT-", upperAlnum, 8)
 		}
 		d := newAgentDoc(p.Account.ID, id, name, now)
 		fill(d)
@@ -277,7 +285,7 @@ func (a *Engine) InsertAgent(p *Principal, id string, hasID bool, name string, f
 }
 
 // cloneMap deep-copies a JSON object through JSON.
-func CloneMap(m map[string]any) map[string]any {
+func cloneMap(m map[string]any) map[string]any {
 	out := map[string]any{}
 	if b, err := json.Marshal(m); err == nil {
 		if err := json.Unmarshal(b, &out); err != nil {
@@ -285,6 +293,115 @@ func CloneMap(m map[string]any) map[string]any {
 		}
 	}
 	return out
+}
+
+// --- agent operations ---
+
+// AgentInput is a new agent: its name and description, and its id (empty
+// for a fresh PROJECT-XXXXXXXX one).
+type AgentInput struct {
+	ID, Name, Description string
+}
+
+// Agent reads an Agent of the principal's account by its path reference:
+// 404 AGENT_NOT_FOUND, or 403 when it belongs to another account.
+func (a *Engine) Agent(p *Principal, ref string) (*AgentDoc, error) {
+	var d AgentDoc
+	if err := a.store.GetDoc(DocAgent, p.Region, agentRef(p, ref), &d); err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return nil, errAgentNotFound()
+		}
+		return nil, err
+	}
+	if d.AccountID != p.Account.ID {
+		return nil, errNoPermission()
+	}
+	return &d, nil
+}
+
+// updateAgent applies fn to an agent of the principal's account in one
+// store update, and stamps its update time.
+func (a *Engine) updateAgent(p *Principal, ref string, fn func(d *AgentDoc) error) (*AgentDoc, error) {
+	var d AgentDoc
+	err := a.store.UpdateDoc(DocAgent, p.Region, agentRef(p, ref), &d, func() error {
+		if d.AccountID != p.Account.ID {
+			return errNoPermission()
+		}
+		if err := fn(&d); err != nil {
+			return err
+		}
+		d.UpdatedAt = a.clock.Now()
+		return nil
+	})
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, errAgentNotFound()
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &d, nil
+}
+
+// Agents lists the agents of the principal's account
+// (docs/api.md#agents-agents).
+func (a *Engine) Agents(p *Principal) ([]AgentView, error) {
+	list := []AgentView{}
+	err := store.ListDocs(a.store, DocAgent, p.Region, func(_ string, d *AgentDoc) bool {
+		if d.AccountID == p.Account.ID {
+			list = append(list, d.View())
+		}
+		return true
+	})
+	return list, err
+}
+
+// CreateAgent stores a new agent with an empty main branch and empty
+// config pages; a given id that is taken is 409 AGENT_ALREADY_EXISTS.
+func (a *Engine) CreateAgent(p *Principal, in AgentInput) (*AgentDoc, error) {
+	a.agents.mu.Lock()
+	defer a.agents.mu.Unlock()
+	return a.insertAgentLocked(p, in.ID, in.ID != "", in.Name, func(d *AgentDoc) { d.Description = in.Description })
+}
+
+// DeleteAgent deletes an agent with its telephony, and drops it from the
+// runtime.
+func (a *Engine) DeleteAgent(p *Principal, ref string) error {
+	a.agents.mu.Lock()
+	defer a.agents.mu.Unlock()
+	d, err := a.Agent(p, ref)
+	if err != nil {
+		return err
+	}
+	if err := a.store.DeleteDoc(DocAgent, p.Region, d.AgentID); err != nil {
+		return err
+	}
+	if err := a.dropTelephonyLocked(p.Region, p.Account.ID, d.AgentID); err != nil {
+		return err
+	}
+	a.setRuntimeLocked(p.Region, d.AgentID, nil, nil)
+	return nil
+}
+
+// DuplicateAgent stores a new agent (its id empty for a fresh one) whose main
+// branch copies the source's main branch, with its real-time config
+// pages (schemas and variables); branches other than main, deployments
+// and telephony are not copied (docs/fidelity.md G13).
+func (a *Engine) DuplicateAgent(p *Principal, ref, id, name string) (*AgentDoc, error) {
+	a.agents.mu.Lock()
+	defer a.agents.mu.Unlock()
+	src, err := a.Agent(p, ref)
+	if err != nil {
+		return nil, err
+	}
+	return a.insertAgentLocked(p, id, id != "", name, func(d *AgentDoc) {
+		d.Description = src.Description
+		d.Branches[0].Content = src.Branch(MainBranch).Content.clone()
+		for env, page := range src.Configs {
+			cp := *page
+			cp.Variables = cloneMap(page.Variables)
+			d.Configs[env] = &cp
+		}
+	})
 }
 
 // --- seeding ---

@@ -82,7 +82,7 @@ type Engine struct {
 	//	outbound.mu
 	//	concurrency.mu  held across the store reads of a cache rebuild
 	//	mu              the id streams below: a leaf
-	Agents      agentsState
+	agents      agentsState
 	Alerts      alertsState
 	Webhooks    webhooksState
 	outbound    outboundState
@@ -112,7 +112,7 @@ func newEngine(d deps) *Engine {
 	e.bg, e.cancel = context.WithCancel(context.Background())
 	e.w.Store(newWorld(&scenario.Scenario{})) // until SetScenario (parsing the default here cost a third of New)
 	e.reseed(1)
-	e.Agents.idx.Store(&runtimeIndex{})
+	e.agents.idx.Store(&runtimeIndex{})
 	e.Webhooks.Net = defaultTargetNet()
 	e.Webhooks.allow = &scenario.HostList{}
 	e.Webhooks.client = e.newDeliveryClient()

@@ -16,7 +16,7 @@ const (
 	msgInvalidKey    = "Invalid API key."
 	msgMissingToken  = "Missing connector token."
 	msgInvalidToken  = "Invalid connector token."
-	msgNoPermission  = "The API key does not have permission for this resource."
+	msgNoPermission  = engine.MsgNoPermission
 	msgTokenMismatch = "The connector token does not belong to this project."
 )
 
