@@ -8,6 +8,7 @@ package engine
 import (
 	"errors"
 	"maps"
+	"time"
 
 	"github.com/agentplatform/mockplatform/scenario"
 	"github.com/agentplatform/mockplatform/store"
@@ -190,4 +191,43 @@ var ErrConversationEnded = errors.New("conversation ended")
 type runtimeScript struct {
 	Dialogue  *scenario.Dialogue
 	Variables map[string]any
+}
+
+// closeConversation ends a conversation now on behalf of closedBy (its
+// state's closed_by), after check (which may refuse it) sees the record.
+func (a *Engine) closeConversation(region, id, closedBy string, check func(*store.Conversation) error) (*store.Conversation, error) {
+	now := a.clock.Now()
+	return a.store.UpdateConversation(region, id, func(conv *store.Conversation) error {
+		if err := check(conv); err != nil {
+			return err
+		}
+		closeAt(conv, now, closedBy)
+		return nil
+	})
+}
+
+// closeAt ends a conversation at t on behalf of closedBy.
+func closeAt(conv *store.Conversation, t time.Time, closedBy string) {
+	EndConversation(conv, t)
+	if conv.State == nil {
+		conv.State = map[string]any{}
+	}
+	conv.State["closed_by"] = closedBy
+}
+
+// EndSessionConversation ends the conversation of a messaging session that
+// ended or expired (docs/api.md#messaging-session), on behalf of closedBy;
+// one already ended or gone is left as it is. A store failure is logged:
+// the session ends all the same.
+func (a *Engine) EndSessionConversation(sessionID, region, id, closedBy string) {
+	now := a.clock.Now()
+	_, err := a.store.UpdateConversation(region, id, func(conv *store.Conversation) error {
+		if conv.InProgress {
+			closeAt(conv, now, closedBy)
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		a.Log.Error("end messaging conversation", "session", sessionID, "err", err)
+	}
 }

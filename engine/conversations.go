@@ -268,7 +268,7 @@ func (q *ConvQuery) selects(c *store.Summary) bool {
 // filterHash binds cursors to the filters they were issued for: every
 // parameter except limit, offset, cursor and include_latency, and the
 // project.
-func (q *ConvQuery) FilterHash(p *Principal) string {
+func (q *ConvQuery) filterHash(p *Principal) string {
 	var buf [512]byte
 	b := strconv.AppendInt(buf[:0], int64(q.version), 10)
 	b = append(b, 0)
@@ -369,11 +369,11 @@ func (p *ConvPage) setNext(cursor string, offset int, withOffset bool) {
 
 // conversationPage reads the page a parsed query asks for.
 func (a *Engine) ConversationPage(p *Principal, q *ConvQuery) (*ConvPage, error) {
-	hash := q.FilterHash(p)
+	hash := q.filterHash(p)
 	if q.Mode() != "" {
 		return a.rankedPage(p, q, hash)
 	}
-	return a.KeysetPage(p, q, hash)
+	return a.keysetPage(p, q, hash)
 }
 
 // ConversationPage is one page of ListConversations.

@@ -77,6 +77,43 @@ type EventTarget struct {
 	Account, Project string // ids
 }
 
+// msgEventKey refuses an event of another account, or of another project
+// for a project key: as an unknown key (the edge's authentication text).
+const msgEventKey = "Invalid API key."
+
+// ResolveEventTarget resolves the query string of p's event: the account and
+// project references (id, prefixed id or slug) must name p's account and,
+// for a project key, its project (else 401 as an unknown key); unknown
+// ones are 400.
+func (a *Engine) ResolveEventTarget(p *Principal, location, path, accountRef, projectRef string) (EventTarget, error) {
+	acct := a.World().Account(accountRef)
+	if acct == nil {
+		return EventTarget{}, &Error{Kind: KindInvalid, Message: fmt.Sprintf(MsgEventAccount, accountRef)}
+	}
+	if acct != p.Account {
+		return EventTarget{}, &Error{Kind: KindUnauthorized, Message: msgEventKey}
+	}
+	proj := acct.Project(projectRef)
+	if proj == nil {
+		return EventTarget{}, &Error{Kind: KindInvalid, Message: fmt.Sprintf(MsgEventProject, projectRef)}
+	}
+	if p.Project != nil && p.Project != proj {
+		return EventTarget{}, &Error{Kind: KindUnauthorized, Message: msgEventKey}
+	}
+	return EventTarget{Location: location, Path: path, Account: acct.ID, Project: proj.ID}, nil
+}
+
+// PostEvent records an event received now with its id, content type and
+// raw payload: bound to its conversation, or kept pending (bound false;
+// the binding rule at the top of this file).
+func (a *Engine) PostEvent(region string, t EventTarget, id, ctype string, payload []byte) (bound bool, err error) {
+	ev := store.Event{ID: id, ReceivedAt: a.clock.Now(), ContentType: ctype, Payload: payload}
+	if ev.Payload == nil {
+		ev.Payload = []byte{}
+	}
+	return a.deliverEvent(region, t.Account, t.Project, ev)
+}
+
 // eventContentType is the media type of the Content-Type header (text/xml
 // read as application/xml); an unsupported one is 415, and so is a body
 // without a type.
@@ -299,7 +336,7 @@ func textField(body, key string) (string, bool) {
 
 // deliverEvent binds an event to its conversation (the rule at the top of
 // this file) or keeps it pending. It reports whether it was bound.
-func (a *Engine) DeliverEvent(region, accountID, projectID string, ev store.Event) (bool, error) {
+func (a *Engine) deliverEvent(region, accountID, projectID string, ev store.Event) (bool, error) {
 	convID := ""
 	var aw awaitDoc
 	err := a.store.GetDoc(docAwait, region, eventKey(accountID, projectID, ev.ID), &aw)

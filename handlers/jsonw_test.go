@@ -104,7 +104,7 @@ func TestJSONWriterMatches(t *testing.T) {
 			}
 			c.Turns = append(c.Turns, tn)
 		}
-		acc := access{transcripts: r.IntN(4) != 0, metrics: r.IntN(4) != 0}
+		acc := engine.DataAccess{Transcripts: r.IntN(4) != 0, Metrics: r.IntN(4) != 0}
 		cur := "abc"
 		off := 7
 		page := &engine.ConvPage{List: []*store.Conversation{c, c}, Cursor: []*string{nil, &cur}[r.IntN(2)], NextOffset: []*int{nil, &off}[r.IntN(2)]}

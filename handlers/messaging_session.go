@@ -6,7 +6,6 @@ package handlers
 
 import (
 	"encoding/json"
-	"errors"
 	"net/http"
 	"strings"
 	"sync"
@@ -194,20 +193,7 @@ func (a *API) endSessionLocked(s *rtSession, reason string, code websocket.Statu
 		c.closeWith(code, text)
 	}
 	if s.convID != "" {
-		now := a.Clock().Now()
-		_, err := a.Store().UpdateConversation(s.region, s.convID, func(conv *store.Conversation) error {
-			if conv.InProgress {
-				engine.EndConversation(conv, now)
-				if conv.State == nil {
-					conv.State = map[string]any{}
-				}
-				conv.State["closed_by"] = closedBy
-			}
-			return nil
-		})
-		if err != nil && !errors.Is(err, store.ErrNotFound) {
-			a.Log.Error("end messaging conversation", "session", s.id, "err", err)
-		}
+		a.EndSessionConversation(s.id, s.region, s.convID, closedBy)
 	}
 	a.messaging.mu.Lock()
 	if a.messaging.sessions[s.id] == s {
