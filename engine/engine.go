@@ -57,7 +57,7 @@ type Engine struct {
 	snap   *store.Snapshot
 
 	// gen counts resets: timers and background sends of an earlier
-	// generation stop (engine_alerts.go, engine_webhooks.go).
+	// generation stop (alerts_schedule.go, webhooks_delivery.go).
 	gen atomic.Uint64
 
 	// Each family's in-memory state (what is not stored data: indexes,
@@ -83,8 +83,8 @@ type Engine struct {
 	//	concurrency.mu  held across the store reads of a cache rebuild
 	//	mu              the id streams below: a leaf
 	agents      agentsState
-	Alerts      alertsState
-	Webhooks    webhooksState
+	alerts      alertsState
+	webhooks    webhooksState
 	outbound    outboundState
 	Concurrency concurrencyState
 
@@ -113,9 +113,9 @@ func newEngine(d deps) *Engine {
 	e.w.Store(newWorld(&scenario.Scenario{})) // until SetScenario (parsing the default here cost a third of New)
 	e.reseed(1)
 	e.agents.idx.Store(&runtimeIndex{})
-	e.Webhooks.Net = defaultTargetNet()
-	e.Webhooks.allow = &scenario.HostList{}
-	e.Webhooks.client = e.newDeliveryClient()
+	e.webhooks.net = defaultTargetNet()
+	e.webhooks.allow = &scenario.HostList{}
+	e.webhooks.client = e.newDeliveryClient()
 	return e
 }
 
@@ -154,7 +154,7 @@ func (e *Engine) Interrupt() {
 // stops the clock and closes the store.
 func (e *Engine) Close() {
 	e.cancel()
-	e.Webhooks.client.CloseIdleConnections() // the delivery client's own pool
+	e.webhooks.client.CloseIdleConnections() // the delivery client's own pool
 	e.clock.Close()
 	if err := e.store.Close(); err != nil {
 		e.Log.Error("close store", "err", err)

@@ -117,7 +117,7 @@ func OpenEngine(cfg Config) (*Engine, error) {
 	e := newEngine(deps{Store: st, Clock: clock.New(cfg.Clock, startOf(cfg, cfg.Scenario)),
 		Faults: faults.NewSet(cfg.Vocabulary.Faults, 1), Logger: cfg.Logger})
 	e.cfg = cfg
-	e.Webhooks.allow = &targets
+	e.webhooks.allow = &targets
 	return e, nil
 }
 
