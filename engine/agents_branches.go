@@ -126,7 +126,7 @@ func (a *Engine) MergeBranch(p *Principal, agent, ref, msg string, res map[strin
 	if ref == MainBranch {
 		return Merged{}, Invalid(CodeValidation, MsgMergeMain)
 	}
-	deploy := a.World().Fidelity(SwitchMergeDeploy) == "sandbox"
+	deploy := a.View().Fidelity(SwitchMergeDeploy) == "sandbox"
 	a.agents.mu.Lock()
 	defer a.agents.mu.Unlock()
 	now := a.clock.Now()
@@ -187,7 +187,7 @@ func (a *Engine) MergeBranch(p *Principal, agent, ref, msg string, res map[strin
 // editBranch applies fn to the content of an agent's branch in one store
 // update. Writes to main give 422 under main_branch: read_only (D4).
 func (a *Engine) editBranch(p *Principal, agent, ref string, fn func(cont *BranchContent) error) error {
-	if ref == MainBranch && a.World().Fidelity(SwitchMainBranch) == "read_only" {
+	if ref == MainBranch && a.View().Fidelity(SwitchMainBranch) == "read_only" {
 		return Errf(KindUnprocessable, CodeMainReadOnly, MsgMainReadOnly)
 	}
 	_, err := a.updateAgent(p, agent, func(d *AgentDoc) error {

@@ -105,7 +105,7 @@ func (a *Engine) Publish(p *Principal, agent, msg string) (*Deployment, error) {
 		return nil, err
 	}
 	snap := cur.Branch(MainBranch).Content
-	if a.World().Fidelity(SwitchMergeDeploy) == "sandbox" {
+	if a.View().Fidelity(SwitchMergeDeploy) == "sandbox" {
 		if err := a.alreadyPublished(p.Region, cur, snap); err != nil {
 			return nil, err
 		}
@@ -183,7 +183,7 @@ func (a *Engine) Promote(p *Principal, agent, id, target, msg string) (*Deployme
 				Message: fmt.Sprintf("Cannot promote a %s deployment to %s.", from.Environment, target),
 				Fields:  []FieldError{{Field: "targetEnvironment", Message: "must be later than " + from.Environment}}}
 		}
-		if target == "live" && from.Environment == "sandbox" && a.World().Fidelity(SwitchPromoteSkip) == "reject" {
+		if target == "live" && from.Environment == "sandbox" && a.View().Fidelity(SwitchPromoteSkip) == "reject" {
 			return "", Errf(KindPrecondition, CodePreReleaseNotReady, MsgPreReleaseNotReady)
 		}
 		return target, nil

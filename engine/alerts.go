@@ -140,8 +140,8 @@ const MsgThreshold = "must be a non-negative integer"
 
 // alertRuleLimit is the account's rule limit (docs/api.md#limits; the
 // scenario's limits.alert_rules).
-func (w *World) alertRuleLimit() int {
-	if n := w.Sc.Limits.AlertRules; n > 0 {
+func (w *View) alertRuleLimit() int {
+	if n := w.sc.Limits.AlertRules; n > 0 {
 		return n
 	}
 	return 10
@@ -288,7 +288,7 @@ func (a *Engine) CreateAlertRule(p *Principal, in AlertRuleInput) (*AlertRule, e
 	since := now
 	r := AlertRule{AccountID: p.Account.ID, Enabled: true, CreatedAt: now, UpdatedAt: now, CurrentState: stateOK, Since: &since}
 	in.apply(&r)
-	if a.World().Fidelity(switchInitialAlertState) == stateUnknown {
+	if a.View().Fidelity(switchInitialAlertState) == stateUnknown {
 		r.CurrentState = stateUnknown
 	}
 	a.alerts.mu.Lock()
@@ -297,7 +297,7 @@ func (a *Engine) CreateAlertRule(p *Principal, in AlertRuleInput) (*AlertRule, e
 	if err != nil {
 		return nil, err
 	}
-	if n >= a.World().alertRuleLimit() {
+	if n >= a.View().alertRuleLimit() {
 		return nil, a.ErrAlertRuleLimit()
 	}
 	if err := a.insertWithNewID(DocAlertRule, p.Region, "ar_", &r.ID, &r); err != nil {
@@ -353,7 +353,7 @@ func (a *Engine) DeleteAlertRule(p *Principal, id string) error {
 // ErrAlertRuleLimit is the 409 of an account at its limit of alert rules
 // (docs/api.md#limits), which the alerts_limit preset answers too.
 func (a *Engine) ErrAlertRuleLimit() error {
-	return Errf(KindConflict, codeAlertRuleLimit, "%s", msgAlertRuleLimit(a.World().alertRuleLimit()))
+	return Errf(KindConflict, codeAlertRuleLimit, "%s", msgAlertRuleLimit(a.View().alertRuleLimit()))
 }
 
 // ErrMonitoringBackend is the 502 of the monitoring_backend_failure

@@ -34,8 +34,8 @@ const EvaluationPath = "/_evaluation"
 // are validated to 1s or more; a scenario built in Go skips that check, so
 // the floor is applied here too (a nanosecond cadence would never let an
 // Advance finish).
-func (w *World) evaluationInterval() time.Duration {
-	if d := w.Sc.Alerts.EvaluationInterval.D(); d > 0 {
+func (w *View) evaluationInterval() time.Duration {
+	if d := w.sc.Alerts.EvaluationInterval.D(); d > 0 {
 		return max(d, scenario.MinClockSetting)
 	}
 	return defaultEvaluationInterval
@@ -183,7 +183,7 @@ func breaches(value int64, op string, threshold int64) bool {
 // (docs/fidelity.md G6). a.alerts.mu must be held.
 func (a *Engine) applyEvaluation(region string, listed *AlertRule, now time.Time, failed bool, value int64, hasData bool) *alertEvent {
 	var ev *alertEvent
-	triggerFromOKOnly := a.World().Fidelity(switchAlertTriggerFrom) == stateOK
+	triggerFromOKOnly := a.View().Fidelity(switchAlertTriggerFrom) == stateOK
 	var r, before AlertRule
 	err := a.store.UpdateDoc(DocAlertRule, region, listed.ID, &r, func() error {
 		before = r

@@ -44,7 +44,7 @@ func (a *Engine) historyLen() int {
 func TestAlertHistoryForgotten(t *testing.T) {
 	t.Parallel()
 	e := openTestEngine(t)
-	acct := e.World().Account("1001")
+	acct := e.View().Account("1001")
 	p := &Principal{Account: acct, Region: acct.Region}
 	name, metric, op, window := "volume", "call_volume", ">", "5m"
 	var threshold int64 = 2

@@ -53,7 +53,7 @@ func (a *Engine) ruleScope(region string, r *AlertRule) []store.ProjectRef {
 	if r.ProjectID != nil {
 		return []store.ProjectRef{{Region: region, AccountID: r.AccountID, ProjectID: *r.ProjectID}}
 	}
-	acct := a.World().Account(r.AccountID)
+	acct := a.View().Account(r.AccountID)
 	if acct == nil {
 		return nil
 	}
@@ -67,7 +67,7 @@ func (a *Engine) ruleScope(region string, r *AlertRule) []store.ProjectRef {
 // RecordAPIError records one runtime API error of a project (an input of
 // the api_errors metric besides 5xx answers), at now.
 func (a *Engine) RecordAPIError(accountRef, projectRef string) error {
-	acct := a.World().Account(accountRef)
+	acct := a.View().Account(accountRef)
 	if acct == nil {
 		return errors.New("unknown account " + accountRef)
 	}
@@ -99,7 +99,7 @@ func (a *Engine) NoteRuntimeAnswer(ans RuntimeAnswer) {
 	if !ok {
 		return
 	}
-	acct := a.World().Account(ans.Account)
+	acct := a.View().Account(ans.Account)
 	if acct == nil || acct.Region != pair {
 		return
 	}

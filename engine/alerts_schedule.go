@@ -36,7 +36,7 @@ func (a *Engine) wakeEvaluation() {
 	if !a.hasEnabledRule() {
 		return
 	}
-	interval := a.World().evaluationInterval()
+	interval := a.View().evaluationInterval()
 	al := &a.alerts
 	al.schedMu.Lock()
 	if al.sched.armed {
@@ -61,7 +61,7 @@ func (a *Engine) evaluationTick(gen uint64, now time.Time) {
 		return
 	}
 	if a.evaluateAlertsAt(now) {
-		a.clock.At(now.Add(a.World().evaluationInterval()), func(t time.Time) { a.evaluationTick(gen, t) })
+		a.clock.At(now.Add(a.View().evaluationInterval()), func(t time.Time) { a.evaluationTick(gen, t) })
 		return
 	}
 	a.alerts.schedMu.Lock()

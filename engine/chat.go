@@ -173,7 +173,7 @@ func (a *Engine) CreateChat(p *Principal, in ChatStart) (*store.Conversation, Ou
 	if in.Channel != nil {
 		label, chatChannel = chatChannelLabel(*in.Channel), *in.Channel
 	}
-	if in.InitialMessage != nil && a.World().Fidelity(SwitchInitialMessage) == "reject" {
+	if in.InitialMessage != nil && a.View().Fidelity(SwitchInitialMessage) == "reject" {
 		return nil, Outcome{}, Invalid(CodeChatInvalid, MsgChatInitialMessage)
 	}
 	variant, err := chatVariant(p, in.VariantID)

@@ -79,7 +79,7 @@ func (a *Engine) StartConversation(s ConvStart) (*store.Conversation, Outcome, e
 	conv.State = builtinState(conv)
 	maps.Copy(conv.State, s.State)
 
-	w := a.World()
+	w := a.View()
 	script := a.script(conv)
 	in := turnInput{Attributes: conv.IntegrationAttributes, State: conv.State, Metadata: map[string]any{}, Variables: script.Variables}
 	var out Outcome
@@ -114,7 +114,7 @@ func (a *Engine) StartConversation(s ConvStart) (*store.Conversation, Outcome, e
 // and slices nil; what fn put in the conversation is the store's) and the
 // agent's outcome. check is given the conversation without its turns.
 func (a *Engine) Converse(region, id string, check func(*store.Conversation) error, msg UserTurn) (*store.Conversation, Outcome, error) {
-	w := a.World()
+	w := a.View()
 	now := a.clock.Now()
 	var out Outcome
 	conv, err := a.store.AppendNewTurns(region, id, func(conv *store.Conversation, prior store.PriorTurns) error {

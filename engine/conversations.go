@@ -65,7 +65,7 @@ const (
 // convDefaults are a version's page size bounds (docs/api.md#limits;
 // docs/fidelity.md D9, v3_limit).
 func (a *Engine) convLimits(version int) (def, maxLimit int) {
-	if version == 3 && a.World().Fidelity("v3_limit") == "oas" {
+	if version == 3 && a.View().Fidelity("v3_limit") == "oas" {
 		return ConvOASLimit, ConvOASLimit
 	}
 	return ConvDefaultLimit, ConvMaxLimit
@@ -392,7 +392,7 @@ type ConversationPage struct {
 // Unknown parameters are ignored. A bad parameter is an *Error with the
 // API's message.
 func (a *Engine) ListConversations(accountRef, projectRef string, vals url.Values) (ConversationPage, error) {
-	acct := a.World().Account(accountRef)
+	acct := a.View().Account(accountRef)
 	if acct == nil {
 		return ConversationPage{}, &Error{Kind: KindNotFound, Code: "ACCOUNT_NOT_FOUND", Message: "Account ID does not exist."}
 	}
@@ -444,7 +444,7 @@ func (a *Engine) rankedPage(p *Principal, q *ConvQuery, hash string) (*ConvPage,
 	case "semantic":
 		score = semanticScorer(q.query)
 	default:
-		score = sampleScorer(a.World().Scenario().Seed, hash)
+		score = sampleScorer(a.View().Scenario().Seed, hash)
 	}
 	var hits []rankedHit
 	_, _, err := a.store.ListConversations(store.ConversationQuery{Region: p.Region, AccountID: p.Account.ID,

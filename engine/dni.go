@@ -105,7 +105,7 @@ type DialResult struct {
 // for its whole window: every call during it is routed.
 func (a *Engine) Dial(number, from string) (*DialResult, error) {
 	now := a.clock.Now()
-	w := a.World()
+	w := a.View()
 	for _, region := range scenario.Regions {
 		var res dniReservation
 		err := a.store.GetDoc(DocDNI, region, number, &res)

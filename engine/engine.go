@@ -37,7 +37,7 @@ type deps struct {
 }
 
 // Engine is the domain of one platform instance, apart from HTTP: its
-// data lives in the store; the world (the scenario's accounts, projects
+// data lives in the store; the view (the scenario's accounts, projects
 // and credentials) is swapped atomically by SetScenario.
 type Engine struct {
 	store  *store.Store
@@ -45,7 +45,7 @@ type Engine struct {
 	faults *faults.Set
 	Log    *slog.Logger
 
-	w atomic.Pointer[World]
+	w atomic.Pointer[View]
 
 	// cfg is how Open wired the instance. loadMu serialises scenario loads
 	// and resets and guards sc (the scenario as loaded) and snap (its
@@ -110,7 +110,7 @@ func newEngine(d deps) *Engine {
 	}
 	e := &Engine{store: d.Store, clock: d.Clock, faults: d.Faults, Log: log}
 	e.bg, e.cancel = context.WithCancel(context.Background())
-	e.w.Store(newWorld(&scenario.Scenario{})) // until SetScenario (parsing the default here cost a third of New)
+	e.w.Store(newView(&scenario.Scenario{})) // until SetScenario (parsing the default here cost a third of New)
 	e.reseed(1)
 	e.agents.idx.Store(&runtimeIndex{})
 	e.webhooks.net = defaultTargetNet()
@@ -119,11 +119,11 @@ func newEngine(d deps) *Engine {
 	return e
 }
 
-// SetScenario makes sc the world (accounts, projects, credentials,
+// SetScenario makes sc the view (accounts, projects, credentials,
 // dialogues, limits) and reseeds the ID generator. It does not touch stored
 // data; the platform seeds and resets the store.
 func (a *Engine) SetScenario(sc *scenario.Scenario) {
-	a.w.Store(newWorld(sc))
+	a.w.Store(newView(sc))
 	a.reseed(sc.Seed)
 }
 
@@ -139,7 +139,7 @@ func (a *Engine) reseed(seed int64) {
 	a.mu.Unlock()
 }
 
-func (a *Engine) World() *World { return a.w.Load() }
+func (a *Engine) View() *View { return a.w.Load() }
 
 // Interrupt cancels the engine's background context and stops its clock,
 // without waiting: a webhook attempt in flight fails at once, and an

@@ -86,7 +86,7 @@ const msgEventKey = "Invalid API key."
 // for a project key, its project (else 401 as an unknown key); unknown
 // ones are 400.
 func (a *Engine) ResolveEventTarget(p *Principal, location, path, accountRef, projectRef string) (EventTarget, error) {
-	acct := a.World().Account(accountRef)
+	acct := a.View().Account(accountRef)
 	if acct == nil {
 		return EventTarget{}, &Error{Kind: KindInvalid, Message: fmt.Sprintf(MsgEventAccount, accountRef)}
 	}

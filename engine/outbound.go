@@ -278,7 +278,7 @@ func (a *Engine) PlaceCall(p *Principal, in CallRequest) (string, error) {
 	if err := a.rateLimit(p.Account, now); err != nil {
 		return "", err
 	}
-	retention := a.World().Sc.OutboundRetention()
+	retention := a.View().sc.OutboundRetention()
 	call := planCall(proj.Outbound, in.To, now, retention)
 	call.SID = "OUT-" + a.NewUUID()
 	call.Region, call.AccountID, call.ProjectID = p.Region, p.Account.ID, proj.ID
@@ -469,7 +469,7 @@ func (a *Engine) outboundConversationEnded(conv *store.Conversation) {
 // answerCall starts the call's VOICE-SIP conversation (id = call sid,
 // metadata as SIP headers in its state).
 func (a *Engine) answerCall(call *callRecord) {
-	w := a.World()
+	w := a.View()
 	acct := w.Account(call.AccountID)
 	proj := acct.Project(call.ProjectID)
 	if acct == nil || proj == nil {

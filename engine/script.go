@@ -53,7 +53,7 @@ func runtimeKey(region, agent, env string) string { return region + "/" + agent 
 // It runs inside store transactions (converse), so it must not call the
 // store: whatever it reads must be held in memory.
 func (a *Engine) script(conv *store.Conversation) runtimeScript {
-	w := a.World()
+	w := a.View()
 	acct := w.Account(conv.AccountID)
 	if acct == nil {
 		return runtimeScript{Dialogue: &emptyDialogue}

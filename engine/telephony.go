@@ -220,7 +220,7 @@ const inboundConversationPrefix = "CA"
 // connector, or whose agent has no runtime (an agent created through the
 // API, not in the scenario) gives an error wrapping ErrNotRouted.
 func (a *Engine) CallNumber(number, from string) (*DialResult, error) {
-	accts := a.World().Scenario().Accounts
+	accts := a.View().Scenario().Accounts
 	for ai := range accts {
 		acct := &accts[ai]
 		var t telephonyDoc

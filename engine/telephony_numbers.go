@@ -47,7 +47,7 @@ func (PhoneNumberRec) FieldRules() map[string]FieldRule {
 // number routes to one place). Called with agents.mu held.
 func (a *Engine) takenNumbersLocked(region, account string) (map[string]bool, error) {
 	taken := map[string]bool{}
-	for _, acct := range a.World().Scenario().Accounts {
+	for _, acct := range a.View().Scenario().Accounts {
 		for _, proj := range acct.Projects {
 			if proj.DNI != nil {
 				for _, n := range proj.DNI.Numbers {

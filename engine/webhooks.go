@@ -130,8 +130,8 @@ func dedupe(list []string) []string {
 }
 
 // webhookLimit is the account's endpoint limit (docs/fidelity.md G22: 10).
-func (w *World) webhookLimit() int {
-	if n := w.Sc.Limits.WebhookEndpoints; n > 0 {
+func (w *View) webhookLimit() int {
+	if n := w.sc.Limits.WebhookEndpoints; n > 0 {
 		return n
 	}
 	return 10
@@ -250,7 +250,7 @@ func (a *Engine) CreateWebhook(p *Principal, in WebhookInput) (*EndpointRecord, 
 	if err != nil {
 		return nil, err
 	}
-	if n >= a.World().webhookLimit() {
+	if n >= a.View().webhookLimit() {
 		return nil, a.ErrWebhookLimit()
 	}
 	e.Secret = a.newSigningSecret()
@@ -304,7 +304,7 @@ func (a *Engine) DeleteWebhook(p *Principal, id string) error {
 // ErrWebhookLimit is the 409 of an account at its limit of webhook
 // endpoints, which the alerts_limit preset answers too.
 func (a *Engine) ErrWebhookLimit() error {
-	return Errf(KindConflict, codeWebhookLimit, "%s", msgWebhookLimit(a.World().webhookLimit()))
+	return Errf(KindConflict, codeWebhookLimit, "%s", msgWebhookLimit(a.View().webhookLimit()))
 }
 
 // SetTargetNet replaces how deliveries resolve and dial (tests: a fake

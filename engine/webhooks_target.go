@@ -87,7 +87,7 @@ func (a *Engine) newDeliveryClient() *http.Client {
 // (webhooks.allowed_targets) and the instance's (Config.WebhookTargets);
 // a target must satisfy each that is not empty.
 func (a *Engine) targetLists() []*scenario.HostList {
-	return []*scenario.HostList{a.World().targets, a.webhooks.allow}
+	return []*scenario.HostList{a.View().targets, a.webhooks.allow}
 }
 
 // CheckWebhookURL checks an endpoint's url as written: an absolute http
@@ -98,7 +98,7 @@ func (a *Engine) CheckWebhookURL(s string) error {
 	switch {
 	case err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https"):
 		return errors.New("must be an absolute http or https URL")
-	case a.World().Fidelity(switchWebhookURL) == "https" && u.Scheme != "https":
+	case a.View().Fidelity(switchWebhookURL) == "https" && u.Scheme != "https":
 		return errors.New("must start with https://")
 	}
 	return a.checkTargetURL(u)

@@ -119,7 +119,7 @@ func (a *API) handleAgentList(c *gin.Context) error {
 // are accepted too (docs/fidelity.md D2). Under agent_create: oas the real
 // body rules apply instead (createAgentOAS).
 func (a *API) handleAgentCreate(c *gin.Context) error {
-	oas := a.World().Fidelity(engine.SwitchAgentCreate) == "oas"
+	oas := a.View().Fidelity(engine.SwitchAgentCreate) == "oas"
 	var name, desc, id string
 	if oas {
 		var err error

@@ -152,7 +152,7 @@ func (a *API) handleBranchMerge(c *gin.Context) error {
 	}
 	out, err := a.MergeBranch(principal(c), c.Param("agent"), c.Param("branch"), msg, res)
 	var e *engine.Error
-	if errors.As(err, &e) && e.Code == engine.CodeMergeConflict && a.World().Fidelity(engine.SwitchMergeConflict) == "400" {
+	if errors.As(err, &e) && e.Code == engine.CodeMergeConflict && a.View().Fidelity(engine.SwitchMergeConflict) == "400" {
 		e.Kind = engine.KindInvalid
 	}
 	if err != nil {

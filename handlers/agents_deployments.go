@@ -76,7 +76,7 @@ func (promoteBody) FieldRules() map[string]engine.FieldRule {
 
 // renderDeployment answers a deployment per deploy_response (D6).
 func (a *API) renderDeployment(c *gin.Context, status int, d *engine.Deployment) {
-	if a.World().Fidelity(engine.SwitchDeployResponse) == "wrapped" {
+	if a.View().Fidelity(engine.SwitchDeployResponse) == "wrapped" {
 		c.JSON(status, engine.WrappedDeployment{Deployment: d, TestRunIDs: []string{}})
 		return
 	}

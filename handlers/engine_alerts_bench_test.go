@@ -54,7 +54,7 @@ func benchEvaluationPass(b *testing.B, n int) {
 		mustStatus(b, r, 201)
 	}
 	h.evaluate()
-	rules, _ := h.api.ListAlertRules(&engine.Principal{Region: "us", Account: h.api.World().Account("1001")}, engine.AlertQuery{})
+	rules, _ := h.api.ListAlertRules(&engine.Principal{Region: "us", Account: h.api.View().Account("1001")}, engine.AlertQuery{})
 	for _, r := range rules {
 		if r.CurrentValue == nil && n >= 10_000 {
 			b.Fatalf("rule %s %s: no value (%s)", r.Metric, r.WindowDuration, r.CurrentState)

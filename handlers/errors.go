@@ -54,7 +54,7 @@ func (a *API) render(c *gin.Context, err error) {
 	sh := shapeControl
 	if f := familyOf(c); f != nil {
 		sh = f.Shape
-		if sh == shapeBuilder && a.World().Fidelity(engine.SwitchBuilderErrors) == "envelope" {
+		if sh == shapeBuilder && a.View().Fidelity(engine.SwitchBuilderErrors) == "envelope" {
 			sh = shapeEnvelope
 		}
 	}

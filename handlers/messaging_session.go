@@ -15,8 +15,6 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/gin-gonic/gin"
-
-	"github.com/agentplatform/mockplatform/store"
 )
 
 // handleMessagingSessionCreate handles "POST {messaging}/api/v1/sessions"
@@ -105,7 +103,7 @@ func (a *API) newSession(b *bearer, platform string, streaming bool, device, ua 
 		}
 		s.avatar = m.AgentAvatarURL
 	}
-	cfg := a.World().Sc.MessagingConfig()
+	cfg := a.View().Scenario().MessagingConfig()
 	s.mu.Lock()
 	a.emitLocked(s, nil, evSessionStart, map[string]any{"capabilities": map[string]any{
 		"streaming": streaming, "max_message_size_bytes": cfg.MaxMessageBytes,
@@ -133,7 +131,7 @@ func (a *API) touchLocked(s *rtSession) {
 	}
 	s.idleGen++
 	gen := s.idleGen
-	s.stopIdle = a.Clock().AfterFunc(a.World().Sc.SessionIdle(), func(time.Time) { a.expireSession(s, gen) })
+	s.stopIdle = a.Clock().AfterFunc(a.View().Scenario().SessionIdle(), func(time.Time) { a.expireSession(s, gen) })
 }
 
 // expireSession ends a session for inactivity (gen is the timer generation
@@ -155,7 +153,7 @@ func (a *API) expireSession(s *rtSession, gen int) {
 func (a *API) ExpireMessagingSession(id string) error {
 	s := a.session(id)
 	if s == nil {
-		return store.ErrNotFound
+		return engine.ErrNotFound
 	}
 	a.expireSession(s, -1)
 	return nil

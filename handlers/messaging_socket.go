@@ -29,8 +29,6 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/gin-gonic/gin"
-
-	"github.com/agentplatform/mockplatform/store"
 )
 
 // WebSocket close codes the mock uses (docs/fidelity.md).
@@ -291,7 +289,7 @@ func (a *API) handleMessagingSocket(c *gin.Context) error {
 	if a.bg.Err() != nil {
 		return msgError(http.StatusServiceUnavailable, "Service Unavailable")
 	}
-	cfg := a.World().Sc.MessagingConfig()
+	cfg := a.View().Scenario().MessagingConfig()
 	s.mu.Lock()
 	if s.ended {
 		s.mu.Unlock()
@@ -536,7 +534,7 @@ func (a *API) joinLocked(s *rtSession, c *rtConn) {
 		a.systemLocked(s, c, levelWarning, MsgWSAlreadyIn)
 		return
 	}
-	w := a.World()
+	w := a.View()
 	acct := w.Account(s.accountID)
 	proj := acct.Project(s.projectID)
 	if acct == nil || proj == nil {
@@ -574,7 +572,7 @@ func (a *API) userMessageLocked(s *rtSession, c *rtConn, text string, meta map[s
 	}
 	conv, out, err := a.Converse(s.region, s.convID, nil, engine.UserTurn{Text: text, Metadata: md})
 	if err != nil {
-		if errors.Is(err, engine.ErrConversationEnded) || errors.Is(err, store.ErrNotFound) {
+		if errors.Is(err, engine.ErrConversationEnded) || errors.Is(err, engine.ErrNotFound) {
 			a.systemLocked(s, c, levelWarning, MsgWSConvEnded)
 			return
 		}
@@ -596,12 +594,12 @@ func (a *API) userMessageLocked(s *rtSession, c *rtConn, text string, meta map[s
 
 // replyLocked sends the agent's outcome: thinking, the message (or its
 // chunks), then a handoff or the end of the session.
-func (a *API) replyLocked(s *rtSession, conv *store.Conversation, out engine.Outcome) {
+func (a *API) replyLocked(s *rtSession, conv *engine.Conversation, out engine.Outcome) {
 	a.emitLocked(s, nil, evAgentThinking, map[string]any{}, nil, false, itemOther)
 	id := a.messageID()
 	msg := agentMessage{MessageID: id, Text: out.Text, Attachments: []any{}, ResponseSuggestions: []any{}}
 	if s.streaming {
-		chunks := chunkText(out.Text, a.World().Sc.MessagingConfig().ChunkWords)
+		chunks := chunkText(out.Text, a.View().Scenario().MessagingConfig().ChunkWords)
 		for i, t := range chunks {
 			kind := itemChunk
 			if i == 0 {

@@ -208,7 +208,7 @@ func correlation(c *gin.Context) {
 func record(c *gin.Context) {
 	st := stateOf(c)
 	a := st.api
-	limit := a.World().MaxBody()
+	limit := a.View().MaxBody()
 	if c.Request.Body != nil && c.Request.Body != http.NoBody {
 		data, err := readBody(c.Request.Body, c.Request.ContentLength, limit+1)
 		if err != nil {
@@ -352,7 +352,7 @@ func (a *API) serve(c *gin.Context, f *Family, h handlerFunc) error {
 		return err
 	}
 	if stateOf(c).bodyLarge {
-		return engine.Errf(engine.KindTooLarge, "PAYLOAD_TOO_LARGE", "Request body exceeds %d bytes.", a.World().MaxBody())
+		return engine.Errf(engine.KindTooLarge, "PAYLOAD_TOO_LARGE", "Request body exceeds %d bytes.", a.View().MaxBody())
 	}
 	if f.Headers != nil {
 		st := stateOf(c)
