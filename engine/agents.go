@@ -27,7 +27,7 @@ import (
 )
 
 var (
-	// accountScoped marks the account-scoped paths of the Agents API.
+	// AccountScoped marks the account-scoped paths of the Agents API.
 	AccountScoped = &Fidelity{ID: "D1", Note: "the account-scoped path of the same operation; the account segment must be the key's account"}
 )
 
@@ -39,7 +39,7 @@ var AgentCreateRules = map[string]FieldRule{
 		Fidelity: &Fidelity{ID: "D2", Switch: SwitchAgentCreate, Value: "oas", Note: "required: {greeting, languageCode?}"}},
 }
 
-// agentCreated is the spec's create answer: the agent and its main branch.
+// AgentCreated is the spec's create answer: the agent and its main branch.
 type AgentCreated struct {
 	AgentView
 	Branch BranchView `json:"branch"`
@@ -133,7 +133,7 @@ var envOrder = map[string]int{"sandbox": 0, "pre-release": 1, "live": 2}
 
 var DeployEnvs = []string{"sandbox", "pre-release", "live"}
 
-// agentDoc is the stored agent.
+// AgentDoc is the stored agent.
 type AgentDoc struct {
 	AccountID   string                 `json:"account_id"`
 	AgentID     string                 `json:"agent_id"`
@@ -147,7 +147,7 @@ type AgentDoc struct {
 	Configs     map[string]*ConfigPage `json:"configs"`
 }
 
-// branchDoc is a branch: its content and the content of main at the
+// BranchDoc is a branch: its content and the content of main at the
 // branch point (the merge base).
 type BranchDoc struct {
 	ID        string        `json:"id"`
@@ -157,7 +157,7 @@ type BranchDoc struct {
 	Base      BranchContent `json:"base"`
 }
 
-// branchContent is what a branch holds (docs/api.md#agents).
+// BranchContent is what a branch holds (docs/api.md#agents).
 type BranchContent struct {
 	Behavior   string       `json:"behavior"`
 	Topics     []*TopicRec  `json:"topics"`
@@ -165,7 +165,7 @@ type BranchContent struct {
 	Variants   []*Variant   `json:"variants"`
 }
 
-// agentView is the agent record (docs/api.md#agents-agents; docs/fidelity.md G4).
+// AgentView is the agent record (docs/api.md#agents-agents; docs/fidelity.md G4).
 type AgentView struct {
 	AccountID   string `json:"accountId"`
 	AgentID     string `json:"agentId"`

@@ -13,7 +13,7 @@ import (
 
 // --- branches ---
 
-// branchView is a branch as the API shows it.
+// BranchView is a branch as the API shows it.
 type BranchView struct {
 	BranchID  string `json:"branchId"`
 	Name      string `json:"name"`
@@ -48,10 +48,10 @@ var BranchCreateRules = map[string]FieldRule{
 	"branchName": {MinLen: 1, MaxLen: 100, Doc: "The real service's name of the field.", Fidelity: &Fidelity{ID: "D3", Note: "accepted side by side with name"}},
 }
 
-// behaviorMaxLen bounds a behavior text.
+// BehaviorMaxLen bounds a behavior text.
 const BehaviorMaxLen = 1 << 20
 
-// mergeStrategies are the strategies of a conflict resolution.
+// MergeStrategies are the strategies of a conflict resolution.
 var MergeStrategies = []string{"ours", "theirs", "base"}
 
 // errBranchNotFound is 404 BRANCH_NOT_FOUND.

@@ -19,7 +19,7 @@ func (ConfigPage) FieldRules() map[string]FieldRule {
 	return map[string]FieldRule{"clientEnv": {Enum: DeployEnvs}, "schema": {Doc: "A JSON Schema, or null."}}
 }
 
-// configPage is a real-time config page of an environment
+// ConfigPage is a real-time config page of an environment
 // (docs/api.md#agents-configs).
 type ConfigPage struct {
 	ClientEnv   string          `json:"clientEnv"`

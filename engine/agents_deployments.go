@@ -24,7 +24,7 @@ type (
 	ActiveDeploymentsView struct {
 		ActiveDeployments ActiveDeployments `json:"activeDeployments"`
 	}
-	// activeDeployments is the newest deployment per environment.
+	// ActiveDeployments is the newest deployment per environment.
 	ActiveDeployments struct {
 		Sandbox    *Deployment `json:"sandbox"`
 		PreRelease *Deployment `json:"pre-release"`
@@ -32,14 +32,14 @@ type (
 	}
 )
 
-// promoteTargets are the environments a deployment may be promoted to.
+// PromoteTargets are the environments a deployment may be promoted to.
 var PromoteTargets = DeployEnvs[1:]
 
 func (Deployment) FieldRules() map[string]FieldRule {
 	return map[string]FieldRule{"environment": {Enum: DeployEnvs}, "metadata": {Nullable: true}}
 }
 
-// deployment is a deployment record (docs/api.md#agents-deployments).
+// Deployment is a deployment record (docs/api.md#agents-deployments).
 type Deployment struct {
 	ID              string         `json:"id"`
 	AccountID       string         `json:"accountId"`

@@ -20,7 +20,7 @@ func (ExampleQuries) FieldRules() map[string]FieldRule {
 	return map[string]FieldRule{"queries": {MaxItems: MaxExampleQueries}}
 }
 
-// maxExampleQueries bounds a topic's example queries.
+// MaxExampleQueries bounds a topic's example queries.
 const MaxExampleQueries = 100
 
 type TopicRec struct {

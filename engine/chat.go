@@ -33,7 +33,7 @@ const (
 	MsgChatInitialMessage  = "initial_message is not a supported field."
 )
 
-// chatChannelNames is the channel enum (docs/api.md#chat-create); each
+// ChatChannelNames is the channel enum (docs/api.md#chat-create); each
 // conversation gets an analytics label, the name in upper case ("api":
 // "CHAT"); no channel gives "CHAT".
 var ChatChannelNames = []string{"webchat", "whatsapp", "sms", "api"}
@@ -45,7 +45,7 @@ func chatChannelLabel(name string) string {
 	return strings.ToUpper(name)
 }
 
-// langCode is a language plus region code (docs/api.md#chat-create), e.g. en-GB.
+// LangCode is a language plus region code (docs/api.md#chat-create), e.g. en-GB.
 var LangCode = regexp.MustCompile(`^[a-z]{2,3}-[A-Z]{2}$`)
 
 type ChatCreateResponse struct {

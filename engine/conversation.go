@@ -14,7 +14,7 @@ import (
 	"github.com/agentplatform/mockplatform/store"
 )
 
-// convStart describes a new conversation.
+// ConvStart describes a new conversation.
 type ConvStart struct {
 	Region      string
 	Account     *scenario.Account
@@ -39,7 +39,7 @@ type ConvStart struct {
 	InitialMessage *string
 }
 
-// userTurn is one user message of a running conversation.
+// UserTurn is one user message of a running conversation.
 type UserTurn struct {
 	Text       string
 	Metadata   map[string]any
@@ -47,7 +47,7 @@ type UserTurn struct {
 	Asr, Tts   *string
 }
 
-// startConversation creates a conversation record: the greeting (or the
+// StartConversation creates a conversation record: the greeting (or the
 // answer to the initial message) is its first turn. It returns the record
 // and the agent's first words.
 func (a *Engine) StartConversation(s ConvStart) (*store.Conversation, Outcome, error) {
@@ -108,7 +108,7 @@ func (a *Engine) StartConversation(s ConvStart) (*store.Conversation, Outcome, e
 	return conv, out, nil
 }
 
-// converse runs one user turn on a stored conversation in one store
+// Converse runs one user turn on a stored conversation in one store
 // update: check (which may refuse the conversation) sees the record first.
 // It returns the updated record's head (store.AppendNewTurns: its maps
 // and slices nil; what fn put in the conversation is the store's) and the
@@ -182,7 +182,7 @@ func (a *Engine) afterTurn(conv *store.Conversation, out Outcome) {
 	}
 }
 
-// errConversationEnded is returned by converse for a finished conversation;
+// ErrConversationEnded is returned by converse for a finished conversation;
 // each family renders it in its own way.
 var ErrConversationEnded = errors.New("conversation ended")
 

@@ -71,7 +71,7 @@ func (a *Engine) convLimits(version int) (def, maxLimit int) {
 	return ConvDefaultLimit, ConvMaxLimit
 }
 
-// convQuery is a parsed list request.
+// ConvQuery is a parsed list request.
 type ConvQuery struct {
 	version        int
 	start, end     time.Time // zero: unbounded
@@ -93,7 +93,7 @@ func convInvalid(format string, args ...any) *Error {
 	return &Error{Kind: KindInvalid, Code: CodeConvInvalid, Message: fmt.Sprintf(format, args...)}
 }
 
-// parseConvValues validates list parameters (unknown ones are ignored).
+// ParseConvValues validates list parameters (unknown ones are ignored).
 func (a *Engine) ParseConvValues(vals url.Values, version int) (*ConvQuery, error) {
 	q := &ConvQuery{version: version, env: "live"}
 	if err := q.readFilters(vals); err != nil {
@@ -230,7 +230,7 @@ func parseTimeParam(name, v string) (time.Time, error) {
 	return t.UTC(), nil
 }
 
-// mode is the retrieval mode ("" for a plain listing).
+// Mode is the retrieval mode ("" for a plain listing).
 func (q *ConvQuery) Mode() string {
 	if q.queryType != "" {
 		return q.queryType
@@ -345,7 +345,7 @@ func decodeConvCursor(cur, hash string) (string, error) {
 	return parts[2], nil
 }
 
-// convPage is one page of a listing.
+// ConvPage is one page of a listing.
 type ConvPage struct {
 	List       []*store.Conversation
 	Cursor     *string
@@ -367,7 +367,7 @@ func (p *ConvPage) setNext(cursor string, offset int, withOffset bool) {
 	}
 }
 
-// conversationPage reads the page a parsed query asks for.
+// ConversationPage reads the page a parsed query asks for.
 func (a *Engine) ConversationPage(p *Principal, q *ConvQuery) (*ConvPage, error) {
 	hash := q.filterHash(p)
 	if q.Mode() != "" {

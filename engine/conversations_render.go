@@ -37,6 +37,6 @@ func Durations(c *store.Conversation, now time.Time) (total, polyai int) {
 	return s, s
 }
 
-// isoTime formats a timestamp as ISO 8601 in UTC (RFC 3339, fractional
+// IsoTime formats a timestamp as ISO 8601 in UTC (RFC 3339, fractional
 // seconds only when present).
 func IsoTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }

@@ -37,7 +37,7 @@ type turnInput struct {
 	Variables  map[string]any
 }
 
-// outcome is what the agent does in reply.
+// Outcome is what the agent does in reply.
 type Outcome struct {
 	Text          string
 	Rule          string
@@ -405,7 +405,7 @@ func addMetric(conv *store.Conversation, k, v string) {
 	}
 }
 
-// endConversation marks a conversation finished at t.
+// EndConversation marks a conversation finished at t.
 func EndConversation(conv *store.Conversation, t time.Time) {
 	if !conv.InProgress {
 		return

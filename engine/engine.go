@@ -178,10 +178,10 @@ func (e *Engine) resetFamilies() {
 	}
 }
 
-// generation is the current reset generation.
+// Generation is the current reset generation.
 func (a *Engine) Generation() uint64 { return a.gen.Load() }
 
-// regionPair resolves the request's region to its pair, per base (the
+// RegionPair resolves the request's region to its pair, per base (the
 // region table is scenario's).
 func RegionPair(base, region string) (string, bool) {
 	switch base {
@@ -193,7 +193,7 @@ func RegionPair(base, region string) (string, bool) {
 	return "", true
 }
 
-// subPath is the path below the family's base address: "/v1/..." for
+// SubPath is the path below the family's base address: "/v1/..." for
 // "/runtime/us-1/v1/...".
 func SubPath(p string) string {
 	for _, base := range []string{"/runtime/", "/builder/"} {
@@ -213,7 +213,7 @@ func SubPath(p string) string {
 	return p
 }
 
-// regionOf is the region segment of a path ("" when the base has none).
+// RegionOf is the region segment of a path ("" when the base has none).
 func RegionOf(p string) string {
 	for _, base := range []string{"/runtime/", "/builder/"} {
 		if rest, ok := strings.CutPrefix(p, base); ok {
@@ -224,7 +224,7 @@ func RegionOf(p string) string {
 	return ""
 }
 
-// newID returns prefix plus n random characters of alphabet, from the
+// NewID returns prefix plus n random characters of alphabet, from the
 // instance's seeded generator: the same seed gives the same IDs.
 func (a *Engine) NewID(prefix, alphabet string, n int) string {
 	a.mu.Lock()
@@ -238,7 +238,7 @@ func (a *Engine) NewID(prefix, alphabet string, n int) string {
 	return b.String()
 }
 
-// newUUID returns a random (version 4 layout) UUID from the seeded generator.
+// NewUUID returns a random (version 4 layout) UUID from the seeded generator.
 func (a *Engine) NewUUID() string {
 	a.mu.Lock()
 	hi, lo := a.rng.Uint64(), a.rng.Uint64()
@@ -246,7 +246,7 @@ func (a *Engine) NewUUID() string {
 	return formatUUID(hi, lo)
 }
 
-// newCorrelationID returns a UUID from the correlation stream.
+// NewCorrelationID returns a UUID from the correlation stream.
 func (a *Engine) NewCorrelationID() string {
 	a.mu.Lock()
 	hi, lo := a.corr.Uint64(), a.corr.Uint64()
@@ -258,7 +258,7 @@ func formatUUID(hi, lo uint64) string {
 	return FormatUUIDBits(hi&^0xf000|0x4000, lo&^(0xc<<60)|0x8<<60)
 }
 
-// formatUUIDBits formats 128 bits as a UUID (8-4-4-4-12 hex digits),
+// FormatUUIDBits formats 128 bits as a UUID (8-4-4-4-12 hex digits),
 // unchanged.
 func FormatUUIDBits(hi, lo uint64) string {
 	var u [16]byte

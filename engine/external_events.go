@@ -40,7 +40,7 @@ import (
 	"github.com/agentplatform/mockplatform/store"
 )
 
-// eventLocations are the places an event id may be (event_id_location).
+// EventLocations are the places an event id may be (event_id_location).
 var EventLocations = []string{"headers", "querystring", "payload"}
 
 // External events messages ([OAS] for the two event id texts).
@@ -70,7 +70,7 @@ type pendingDoc struct {
 
 func eventKey(account, project, id string) string { return account + "/" + project + "/" + id }
 
-// eventTarget is what the query string of an event names: where its id is
+// EventTarget is what the query string of an event names: where its id is
 // (event_id_location, event_id_path) and the project it belongs to.
 type EventTarget struct {
 	Location, Path   string
@@ -114,7 +114,7 @@ func (a *Engine) PostEvent(region string, t EventTarget, id, ctype string, paylo
 	return a.deliverEvent(region, t.Account, t.Project, ev)
 }
 
-// eventContentType is the media type of the Content-Type header (text/xml
+// EventContentType is the media type of the Content-Type header (text/xml
 // read as application/xml); an unsupported one is 415, and so is a body
 // without a type.
 func EventContentType(header string, body []byte) (string, error) {
@@ -141,7 +141,7 @@ func EventContentType(header string, body []byte) (string, error) {
 	return ctype, nil
 }
 
-// validEventID: 1 to 256 characters, no whitespace or control characters.
+// ValidEventID: 1 to 256 characters, no whitespace or control characters.
 func ValidEventID(id string) bool {
 	if id == "" || len(id) > maxEventIDLen {
 		return false
@@ -154,7 +154,7 @@ func ValidEventID(id string) bool {
 	return true
 }
 
-// parseEventPayload parses a body per content type: JSON value, form
+// ParseEventPayload parses a body per content type: JSON value, form
 // fields, XML (checked well-formed, kept as a string) or text.
 func ParseEventPayload(ctype string, body []byte) (any, error) {
 	if len(bytes.TrimSpace(body)) == 0 {
@@ -204,7 +204,7 @@ func firstValues(vals url.Values) map[string]any {
 	return out
 }
 
-// eventIDFromPayload finds the event id in the body:
+// EventIDFromPayload finds the event id in the body:
 //   - JSON: a top-level key equal to the path, else the dotted path
 //     through objects (and array indexes); the value must be a string or
 //     an integer;

@@ -56,7 +56,7 @@ func (e *JSONError) Error() string {
 // encoding/json's decoder, to say what is wrong and where.
 func CheckJSON(data []byte) error { return CheckJSONValue(data, nil) }
 
-// checkJSONValue is CheckJSON, calling topKey (when not nil) with each key of
+// CheckJSONValue is CheckJSON, calling topKey (when not nil) with each key of
 // a top-level object, unescaped, in order.
 func CheckJSONValue(data []byte, topKey func(key []byte)) error {
 	if json.Valid(data) { // the common case: no allocation

@@ -20,7 +20,7 @@ import (
 	"strings"
 )
 
-// resolution is one validated conflict resolution.
+// Resolution is one validated conflict resolution.
 type Resolution struct {
 	Index    int // in the request, for error fields
 	Strategy string

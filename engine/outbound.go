@@ -29,7 +29,7 @@ import (
 // of the call ("outbound.outcome:no_answer").
 const PresetOutboundOutcome = "outbound.outcome"
 
-// callStatuses are the statuses of a call, in order.
+// CallStatuses are the statuses of a call, in order.
 var CallStatuses = []string{callQueued, callCalling, callSuccess, callFailure}
 
 // outboundState is the outbound family's in-memory state: the rate-limit
@@ -82,7 +82,7 @@ const (
 	callFailure = "failure"
 )
 
-// docOutboundCall is the store kind of outbound calls.
+// DocOutboundCall is the store kind of outbound calls.
 const DocOutboundCall = "outbound_call"
 
 // maxMetadataBase64 bounds the base64 form of the metadata (docs/fidelity.md
@@ -91,7 +91,7 @@ const maxMetadataBase64 = 26 * 1024
 
 var (
 	E164RE = regexp.MustCompile(`^\+[1-9][0-9]{6,14}$`)
-	// countryCodeRE is the form of a country_code (countryCodes lists the
+	// CountryCodeRE is the form of a country_code (countryCodes lists the
 	// supported ones).
 	CountryCodeRE = regexp.MustCompile(`^[A-Za-z]{2}$`)
 	CallSIDRE     = regexp.MustCompile(`^OUT-[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
@@ -99,10 +99,10 @@ var (
 	phonePunct = strings.NewReplacer(" ", "", "-", "", "(", "", ")", "", ".", "")
 )
 
-// encryptions is the encryption enum; the first is the default.
+// Encryptions is the encryption enum; the first is the default.
 var Encryptions = []string{"TLS/SRTP", "UDP/RTP", "UDP/SRTP", "TLS/RTP"}
 
-// countryCodes maps ISO 3166-1 alpha-2 codes to calling codes, for national
+// CountryCodes maps ISO 3166-1 alpha-2 codes to calling codes, for national
 // numbers (a common subset; docs/fidelity.md).
 var CountryCodes = map[string]string{
 	"US": "1", "CA": "1", "GB": "44", "IE": "353", "FR": "33", "DE": "49", "ES": "34", "IT": "39",
@@ -147,7 +147,7 @@ type callRecord struct {
 	RetainUntil time.Time         `json:"retain_until"`
 }
 
-// outboundNumber validates to_number (E.164, or national with
+// OutboundNumber validates to_number (E.164, or national with
 // country_code) and returns it in E.164.
 func OutboundNumber(to, country *string) (string, error) {
 	if to == nil || strings.TrimSpace(*to) == "" {
@@ -176,7 +176,7 @@ func OutboundNumber(to, country *string) (string, error) {
 	return n, nil
 }
 
-// outboundMetadata checks that every value is a string and that the base64
+// OutboundMetadata checks that every value is a string and that the base64
 // form of the metadata is under 26 KB.
 func OutboundMetadata(m map[string]any) (map[string]string, error) {
 	if m == nil {

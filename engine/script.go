@@ -145,7 +145,7 @@ func (a *Engine) setRuntimeVariablesLocked(region, agent, env string, vars map[s
 	})
 }
 
-// rebuildRuntimeIndex reads every agent's active deployments and
+// RebuildRuntimeIndex reads every agent's active deployments and
 // variables from the store and publishes them as the runtime index.
 func (a *Engine) RebuildRuntimeIndex() {
 	a.agents.mu.Lock()

@@ -51,7 +51,7 @@ const (
 
 const docTelephony = "telephony"
 
-// connectorRec is a connector, every field of docs/api.md#agents-connectors.
+// ConnectorRec is a connector, every field of docs/api.md#agents-connectors.
 type ConnectorRec struct {
 	ConnectorID    string `json:"connectorId"`
 	Name           string `json:"name"`
@@ -65,7 +65,7 @@ type ConnectorRec struct {
 	DisableHandoff bool   `json:"disableHandoff"`
 }
 
-// phoneNumberRec is a phone number of a project (OAS PhoneNumberResponse).
+// PhoneNumberRec is a phone number of a project (OAS PhoneNumberResponse).
 type PhoneNumberRec struct {
 	Number      string `json:"number"`
 	ProjectID   string `json:"projectId"`
@@ -107,7 +107,7 @@ func errConnectorNotFound() error {
 	return Errf(KindNotFound, CodeConnectorNotFound, MsgConnectorNotFound)
 }
 
-// errConnectorInvalid is the 400 of a connector body's field errors.
+// ErrConnectorInvalid is the 400 of a connector body's field errors.
 func ErrConnectorInvalid(fields ...FieldError) error {
 	return Invalid(CodeConnectorInvalid, MsgConnectorInvalid, fields...)
 }

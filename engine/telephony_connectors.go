@@ -41,7 +41,7 @@ func (ConnectorRec) FieldRules() map[string]FieldRule {
 	return map[string]FieldRule{"clientEnv": {Enum: scenario.Environments}}
 }
 
-// connectorPatch is a validated connector update (OAS UpdateConnectorBody:
+// ConnectorPatch is a validated connector update (OAS UpdateConnectorBody:
 // only the given fields change; variantId null unassigns).
 type ConnectorPatch struct {
 	Variant, Asr, Voice, Project *string
@@ -88,7 +88,7 @@ func (cp ConnectorPatch) apply(t *telephonyDoc, cur *AgentDoc, x *ConnectorRec) 
 	return nil
 }
 
-// batchResult is one item of a batch connector update.
+// BatchResult is one item of a batch connector update.
 type BatchResult struct {
 	ConnectorID string        `json:"connectorId"`
 	Success     bool          `json:"success"`
@@ -96,7 +96,7 @@ type BatchResult struct {
 	Error       string        `json:"error,omitempty"`
 }
 
-// fieldText is a field error as one batch item's error text.
+// FieldText is a field error as one batch item's error text.
 func FieldText(fe FieldError) string { return fe.Field + ": " + fe.Message }
 
 // Connectors lists an agent's connectors (docs/api.md#agents-connectors).

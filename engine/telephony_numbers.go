@@ -68,7 +68,7 @@ func (a *Engine) takenNumbersLocked(region, account string) (map[string]bool, er
 	return taken, err
 }
 
-// deleteError is one number a batch delete could not release.
+// DeleteError is one number a batch delete could not release.
 type DeleteError struct {
 	PhoneNumber string `json:"phoneNumber"`
 	Error       string `json:"error"`

@@ -33,13 +33,13 @@ func newView(sc *scenario.Scenario) *View {
 // Scenario returns the view's scenario (read-only).
 func (w *View) Scenario() *scenario.Scenario { return w.sc }
 
-// fidelity returns the value of a fidelity switch ("" when unset).
+// Fidelity returns the value of a fidelity switch ("" when unset).
 func (w *View) Fidelity(name string) string { return w.sc.Switch(name) }
 
-// account resolves an account path segment: slug, id, ACCOUNT-<id> or ws-<id>.
+// Account resolves an account path segment: slug, id, ACCOUNT-<id> or ws-<id>.
 func (w *View) Account(ref string) *scenario.Account { return w.sc.Account(ref) }
 
-// credential returns the credential with this key, nil when unknown or
+// Credential returns the credential with this key, nil when unknown or
 // disabled.
 func (w *View) Credential(key string) *scenario.Credential {
 	c := w.creds[key]
@@ -49,7 +49,7 @@ func (w *View) Credential(key string) *scenario.Credential {
 	return c
 }
 
-// maxBody is the request body limit in bytes.
+// MaxBody is the request body limit in bytes.
 func (w *View) MaxBody() int64 {
 	if n := w.sc.Limits.MaxBodyBytes; n > 0 {
 		return n
