@@ -321,7 +321,7 @@ func FuzzSocketEvents(f *testing.F) {
 	tok := msgToken(h)
 	sid := msgSession(h, tok, true)
 	s := h.api.session(sid)
-	conn := &rtConn{s: s, wake: make(chan struct{}, 1)}
+	conn := &rtConn{s: s, wake: make(chan struct{}, 1), bound: queueSize{items: 1 << 20, bytes: 1 << 40}}
 	s.mu.Lock()
 	s.conns[conn] = struct{}{}
 	s.mu.Unlock()
@@ -336,7 +336,7 @@ func FuzzSocketEvents(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		h.api.handleEvent(conn, data)
 		conn.mu.Lock()
-		conn.queue = nil
+		conn.queue, conn.held = nil, queueSize{}
 		conn.mu.Unlock()
 		s.mu.Lock()
 		ended := s.ended
@@ -350,6 +350,6 @@ func FuzzSocketEvents(f *testing.F) {
 		if len(conn.queue) != 1 || !bytes.Contains(conn.queue[0].data, []byte(evHeartbeat)) {
 			t.Fatalf("after %q the heartbeat got %d events", data, len(conn.queue))
 		}
-		conn.queue = nil
+		conn.queue, conn.held = nil, queueSize{}
 	})
 }

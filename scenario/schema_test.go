@@ -128,13 +128,16 @@ func applyRules(root *schemagen.Schema) {
 		Properties: props("kind", &schemagen.Schema{Enum: enum(projectKinds)})}
 	def("Credential").Then = &schemagen.Schema{Required: []string{"project"}}
 
-	nonNegative("Limits", "alert_rules", "webhook_endpoints", "max_body_bytes", "journal_size", "journal_body_bytes")
+	nonNegative("Limits", "alert_rules", "webhook_endpoints", "max_body_bytes", "journal_size", "journal_body_bytes",
+		"ws_send_queue_messages", "ws_send_queue_bytes")
 	// Bounds (bounds.go).
 	prop("Limits", "alert_rules").Maximum = num(MaxAlertRules)
 	prop("Limits", "webhook_endpoints").Maximum = num(MaxWebhookEndpoints)
 	prop("Limits", "max_body_bytes").Maximum = num(MaxBodyBytes)
 	prop("Limits", "journal_size").Maximum = num(MaxJournalSize)
 	prop("Limits", "journal_body_bytes").Maximum = num(MaxJournalBodyBytes)
+	prop("Limits", "ws_send_queue_messages").Maximum = num(MaxWSSendQueueMessages)
+	prop("Limits", "ws_send_queue_bytes").Maximum = num(MaxWSSendQueueBytes)
 	maxItems := func(n uint64) *uint64 { return &n }
 	prop("", "accounts").MaxItems = maxItems(MaxAccounts)
 	prop("", "credentials").MaxItems = maxItems(MaxCredentials)
