@@ -188,6 +188,44 @@ func TestOpenAtEveryCut(t *testing.T) {
 	t.Logf("%d cuts from byte %d to %d, %d inside a record", int64(len(data))-from+1, from, len(data), torn)
 }
 
+// writeOf runs one write on a store over a copy of data and returns the
+// records it appended, by key, and the keys of its string table entries.
+func writeOf(t *testing.T, data []byte, write func(s *Store) error) (map[string][]byte, []string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "whole.db")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := write(s); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	whole, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmds, _, _ := aofScan(whole[len(data):])
+	recs := map[string][]byte{}
+	var strKeys []string
+	for _, c := range cmds {
+		recs[c.parts[1]] = whole[len(data)+int(c.off) : len(data)+int(c.end)]
+		if strings.HasPrefix(c.parts[1], pfxStr) {
+			strKeys = append(strKeys, c.parts[1])
+		}
+	}
+	if len(strKeys) == 0 {
+		t.Fatal("the write enters no string")
+	}
+	slices.SortFunc(strKeys, func(a, b string) int { x, _ := strIndexOf(a); y, _ := strIndexOf(b); return x - y })
+	return recs, strKeys
+}
+
 // TestOpenMendsCutWrite: the records a write cut between two of its
 // records leaves inconsistent are set right, and Recovery says so (no
 // torn record: the file lost records, and start-up says which).
@@ -198,52 +236,29 @@ func TestOpenMendsCutWrite(t *testing.T) {
 	for i := range c4.Turns {
 		c4.Turns[i].AgentResponse = "A reply only this conversation has." // a new string, twice: it enters the table
 	}
-	// The records of c4's create, written by another store, appended one
-	// by one: a cut write.
-	path := filepath.Join(t.TempDir(), "whole.db")
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.InsertConversation(c4); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	whole, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	write, _, _ := aofScan(whole[len(data):])
-	rec := func(key string) []byte {
-		for _, c := range write {
-			if len(c.parts) > 1 && c.parts[1] == key {
-				return whole[len(data)+int(c.off) : len(data)+int(c.end)]
-			}
-		}
-		t.Fatalf("no record %q in the write", key)
-		return nil
-	}
+	create, created := writeOf(t, data, func(s *Store) error { return s.InsertConversation(c4) })
 	var strs [][]byte
-	var strKeys []string
-	for _, c := range write {
-		if k := c.parts[1]; strings.HasPrefix(k, pfxStr) {
-			strs = append(strs, rec(k))
-			strKeys = append(strKeys, k)
-		}
+	for _, k := range created {
+		strs = append(strs, create[k])
 	}
-	if len(strs) == 0 {
-		t.Fatal("c4's write enters no string")
+	c3 := mkConv("us", "acc", "proj", "c3", base)
+	update, updated := writeOf(t, data, func(s *Store) error {
+		_, err := s.AppendTurns("us", "c3", func(c *Conversation) error {
+			for range 2 {
+				c.Turns = append(c.Turns, Turn{UserInput: "a new question", AgentResponse: "A new answer.", UserInputAt: base, AgentResponseAt: base})
+			}
+			return nil
+		})
+		return err
+	})
+	lacks := func(strKey string) string {
+		return "decode conversation: a string (" + strings.TrimPrefix(strKey, pfxStr) + ") that the string table lacks"
 	}
-	convRec, idxRec := rec(convKey(c4)), rec(convIDKey("us", "c4"))
+	convRec, idxRec := create[convKey(c4)], create[convIDKey("us", "c4")]
 	for _, tc := range []struct {
 		name    string
 		records [][]byte
-		found   bool
+		found   bool // c4 is there, as created
 		mended  []Mend
 		rebuilt []string
 	}{
@@ -251,8 +266,11 @@ func TestOpenMendsCutWrite(t *testing.T) {
 		{"the index without its conversation", [][]byte{idxRec}, false,
 			[]Mend{{Key: convIDKey("us", "c4"), Reason: fmt.Sprintf("index of a record that is not there (%q)", convKey(c4))}}, nil},
 		{"the conversation and its index without its strings", [][]byte{convRec, idxRec}, false, []Mend{
-			{Key: convKey(c4), Reason: "decode conversation: a string (" + strKeys[0][2:] + ") that the string table lacks"},
+			{Key: convKey(c4), Reason: lacks(created[0])},
 			{Key: convIDKey("us", "c4"), Reason: fmt.Sprintf("index of a record that is not there (%q)", convKey(c4))},
+		}, nil},
+		{"an update without its new strings", [][]byte{update[convKey(c3)]}, false, []Mend{
+			{Key: convKey(c3), Reason: lacks(updated[0]), Restored: true},
 		}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -270,8 +288,8 @@ func TestOpenMendsCutWrite(t *testing.T) {
 			if tc.found && (err != nil || !cmp.Equal(got, c4, cmpOpts...)) || !tc.found && !errors.Is(err, ErrNotFound) {
 				t.Fatalf("c4: %v %v", got, err)
 			}
-			if _, err := s.GetConversation("us", "c3"); err != nil {
-				t.Fatalf("c3: %v", err)
+			if got, err := s.GetConversation("us", "c3"); err != nil || !cmp.Equal(got, c3, cmpOpts...) {
+				t.Fatalf("c3 is not as it was before the cut write: %v %s", err, cmp.Diff(c3, got, cmpOpts...))
 			}
 			want := &Recovery{Mended: tc.mended, Rebuilt: tc.rebuilt}
 			if diff := cmp.Diff(want, s.Recovery()); diff != "" {
