@@ -15,19 +15,27 @@ import (
 
 var (
 	oapiChecker = sync.OnceValues(func() (*oapicheck.Checker, error) { return oapicheck.New(openAPIDocument) })
+	// controlChecker checks the control plane's exchanges against its own
+	// document (docs/control.openapi.json).
+	controlChecker = sync.OnceValues(func() (*oapicheck.Checker, error) { return oapicheck.New(controlOpenAPIDocument) })
 
 	orphanMu sync.Mutex
 	orphans  []string
 )
 
-// observeConformance checks one exchange. A benchmark's exchanges are not
-// checked: the check would be what it measures.
-func observeConformance(tb TB, ex handlers.Exchange) {
+// observeConformance checks one exchange of the API. A benchmark's
+// exchanges are not checked: the check would be what it measures.
+func observeConformance(tb TB, ex handlers.Exchange) { checkConformance(tb, ex, oapiChecker) }
+
+// observeControlConformance checks one exchange of the control plane.
+func observeControlConformance(tb TB, ex handlers.Exchange) { checkConformance(tb, ex, controlChecker) }
+
+func checkConformance(tb TB, ex handlers.Exchange, checker func() (*oapicheck.Checker, error)) {
 	switch tb.(type) {
 	case *benchTB, *testing.B:
 		return
 	}
-	chk, err := oapiChecker()
+	chk, err := checker()
 	if err == nil {
 		err = chk.Check(oapicheck.Exchange{Request: ex.Request, Body: ex.Body, Route: ex.Route, Params: ex.Params,
 			Status: ex.Status, Header: ex.Header, Response: ex.Response, Fault: ex.Fault, FaultBody: ex.FaultBody})

@@ -37,11 +37,15 @@ func (p *Platform) newControl() *gin.Engine {
 	e.NoRoute(func(c *gin.Context) {
 		controlError(c, http.StatusNotFound, "No route for "+c.Request.Method+" "+c.Request.URL.Path+".")
 	})
+	if obs := testObserveControl; obs != nil {
+		tb := p.cfg.tb
+		e.Use(observeControl(func(ex handlers.Exchange) { obs(tb, ex) }))
+	}
 	e.NoMethod(func(c *gin.Context) {
 		controlError(c, http.StatusMethodNotAllowed, "Method "+c.Request.Method+" is not allowed here; allowed: "+c.Writer.Header().Get("Allow")+".")
 	})
 	g := e.Group(controlPrefix, controlRecovery, boundControlBody, p.guardControl)
-	p.registerControl(g)
+	p.registerControl(g) // control_routes.go
 	p.registerControlConsole(g, e)
 	return e
 }
@@ -52,39 +56,18 @@ func isControl(path string) bool {
 	return ok && (rest == "" || rest[0] == '/')
 }
 
-func (p *Platform) registerControl(g *gin.RouterGroup) {
-	g.GET("/health", p.handleControlHealth)
-	g.GET("/clock", p.handleControlClock)
-	g.POST("/clock/advance", p.handleControlAdvance)
-	g.POST("/reset", p.handleControlReset)
-	g.POST("/scenario", p.handleControlScenario)
-	g.GET("/scenario", p.handleControlScenarioGet)
-	g.POST("/scenario/validate", p.handleControlScenarioValidate)
-	g.GET("/requests", p.handleControlRequests)
-	g.GET("/faults", p.handleControlFaults)
-	g.POST("/faults", p.handleControlFaultAdd)
-	g.DELETE("/faults", p.handleControlFaultsClear)
-	g.DELETE("/faults/:id", p.handleControlFaultRemove)
-	p.registerControlCalls(g)
-	p.registerControlAlerts(g)
-	p.registerControlWebhooks(g)
-	p.registerControlMessaging(g)
-	p.registerControlDocs(g)
-	p.registerControlWorlds(g)
-}
-
 // controlRecovery answers a panic in a control handler with JSON.
 func controlRecovery(c *gin.Context) {
 	defer func() {
 		if r := recover(); r != nil {
-			c.AbortWithStatusJSON(http.StatusInternalServerError, gin.H{"error": "internal error"})
+			c.AbortWithStatusJSON(http.StatusInternalServerError, controlErrorBody{Error: "internal error"})
 		}
 	}()
 	c.Next()
 }
 
 func controlError(c *gin.Context, status int, msg string) {
-	c.AbortWithStatusJSON(status, gin.H{"error": msg})
+	c.AbortWithStatusJSON(status, controlErrorBody{Error: msg})
 }
 
 // Bounds of control-plane JSON bodies (a scenario upload has its own,
@@ -174,10 +157,11 @@ func (p *Platform) clockBody() clockResponse {
 // many worlds it has, a world its id.
 func (p *Platform) handleControlHealth(c *gin.Context) {
 	if m := p.cfg.mount; m != nil {
-		c.JSON(http.StatusOK, gin.H{"status": "ok", "world": m.id})
+		c.JSON(http.StatusOK, healthAnswer{Status: "ok", World: m.id})
 		return
 	}
-	c.JSON(http.StatusOK, gin.H{"status": "ok", "worlds": p.worldCount()})
+	n := p.worldCount()
+	c.JSON(http.StatusOK, healthAnswer{Status: "ok", Worlds: &n})
 }
 
 // handleControlClock handles "GET /_mock/clock".
@@ -192,10 +176,7 @@ func (p *Platform) handleControlClock(c *gin.Context) {
 // stopped one 503 {error, now, mode, cancelled: true}, now being where the
 // clock stopped.
 func (p *Platform) handleControlAdvance(c *gin.Context) {
-	var req struct {
-		Duration string `json:"duration"`
-		To       string `json:"to"`
-	}
+	var req advanceInput
 	if !bindControl(c, maxControlSmall, &req, `body must be {"duration":"5m"} or {"to":"<RFC 3339 time>"}`) {
 		return
 	}
@@ -252,7 +233,7 @@ func (p *Platform) handleControlReset(c *gin.Context) {
 		controlError(c, http.StatusInternalServerError, err.Error())
 		return
 	}
-	c.JSON(http.StatusOK, gin.H{"status": "ok", "now": p.Now().Format(time.RFC3339Nano)})
+	c.JSON(http.StatusOK, resetAnswer{Status: "ok", Now: p.Now().Format(time.RFC3339Nano)})
 }
 
 // handleControlScenario handles "POST /_mock/scenario" (a YAML body): it
@@ -273,7 +254,7 @@ func (p *Platform) handleControlScenario(c *gin.Context) {
 		controlError(c, http.StatusBadRequest, "the body must be a scenario in YAML (it is empty)")
 		return
 	}
-	sc, err := scenario.Parse("<request>", data)
+	sc, err := handlers.Vocabulary().Parse("<request>", data)
 	if err == nil {
 		err = ValidateScenario(sc)
 	}
@@ -287,13 +268,13 @@ func (p *Platform) handleControlScenario(c *gin.Context) {
 			for i, e := range list {
 				problems[i] = e.Error()
 			}
-			c.AbortWithStatusJSON(http.StatusBadRequest, gin.H{"error": "invalid scenario", "problems": problems})
+			c.AbortWithStatusJSON(http.StatusBadRequest, problemsAnswer{Error: "invalid scenario", Problems: problems})
 			return
 		}
 		controlError(c, http.StatusBadRequest, err.Error())
 		return
 	}
-	c.JSON(http.StatusOK, gin.H{"status": "ok", "name": sc.Name, "now": p.Now().Format(time.RFC3339Nano)})
+	c.JSON(http.StatusOK, scenarioLoaded{Status: "ok", Name: sc.Name, Now: p.Now().Format(time.RFC3339Nano)})
 }
 
 // scenarioProblem is one problem of a scenario, at its line and column
@@ -315,12 +296,12 @@ func (p *Platform) handleControlScenarioValidate(c *gin.Context) {
 	if !ok {
 		return
 	}
-	sc, err := scenario.Parse("<request>", data)
+	sc, err := handlers.Vocabulary().Parse("<request>", data)
 	if err == nil {
 		err = ValidateScenario(sc)
 	}
 	if err == nil {
-		c.JSON(http.StatusOK, gin.H{"valid": true, "name": sc.Name})
+		c.JSON(http.StatusOK, scenarioValid{Valid: true, Name: sc.Name})
 		return
 	}
 	problems := []scenarioProblem{}
@@ -332,7 +313,7 @@ func (p *Platform) handleControlScenarioValidate(c *gin.Context) {
 	} else {
 		problems = append(problems, scenarioProblem{Message: err.Error()})
 	}
-	c.JSON(http.StatusOK, gin.H{"valid": false, "problems": problems})
+	c.JSON(http.StatusOK, scenarioInvalid{Valid: false, Problems: problems})
 }
 
 // scenarioTooLarge is the answer to a scenario upload over maxControlBody.
@@ -387,7 +368,7 @@ func (p *Platform) handleControlRequests(c *gin.Context) {
 	if list == nil {
 		list = []Request{}
 	}
-	c.JSON(http.StatusOK, gin.H{"requests": list})
+	c.JSON(http.StatusOK, requestsAnswer{Requests: list})
 }
 
 // handleControlFaults handles "GET /_mock/faults".
@@ -396,7 +377,7 @@ func (p *Platform) handleControlFaults(c *gin.Context) {
 	if list == nil {
 		list = []FaultStatus{}
 	}
-	c.JSON(http.StatusOK, gin.H{"faults": redactedFaults(list)})
+	c.JSON(http.StatusOK, faultsAnswer{Faults: redactedFaults(list)})
 }
 
 // handleControlFaultAdd handles "POST /_mock/faults" (a JSON fault rule).

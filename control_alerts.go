@@ -38,12 +38,6 @@ func (p *Platform) RecordAPIError(account, project string) error {
 	return p.api.RecordAPIError(account, project)
 }
 
-// registerControlAlerts adds the alerts family's control-plane routes.
-func (p *Platform) registerControlAlerts(g *gin.RouterGroup) {
-	g.POST("/alerts/evaluate", p.handleControlEvaluate)
-	g.POST("/alerts/inputs", p.handleControlAlertInput)
-}
-
 // handleControlEvaluate handles "POST /_mock/alerts/evaluate": one pass
 // now, with its webhook attempts, under the request's context.
 func (p *Platform) handleControlEvaluate(c *gin.Context) {
@@ -51,19 +45,14 @@ func (p *Platform) handleControlEvaluate(c *gin.Context) {
 		controlError(c, http.StatusServiceUnavailable, err.Error())
 		return
 	}
-	c.JSON(http.StatusOK, gin.H{"evaluated_at": p.Now()})
+	c.JSON(http.StatusOK, evaluatedAnswer{EvaluatedAt: p.Now()})
 }
 
 // handleControlAlertInput handles "POST /_mock/alerts/inputs" with
 // {"kind":"function_error"|"crash","conversation_id"} or
 // {"kind":"api_error","account","project"}.
 func (p *Platform) handleControlAlertInput(c *gin.Context) {
-	var req struct {
-		Kind           string `json:"kind"`
-		ConversationID string `json:"conversation_id"`
-		Account        string `json:"account"`
-		Project        string `json:"project"`
-	}
+	var req alertInput
 	if !bindControl(c, maxControlSmall, &req, "body must be JSON: {kind, conversation_id} or {kind, account, project}") {
 		return
 	}
@@ -87,5 +76,5 @@ func (p *Platform) handleControlAlertInput(c *gin.Context) {
 		controlError(c, http.StatusBadRequest, err.Error())
 		return
 	}
-	c.JSON(http.StatusOK, gin.H{"recorded": req.Kind})
+	c.JSON(http.StatusOK, recordedAnswer{Recorded: req.Kind})
 }

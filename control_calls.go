@@ -82,13 +82,6 @@ func (p *Platform) Hangup(conversationID string) error {
 	return p.api.Hangup(conversationID)
 }
 
-// registerControlCalls adds the voice calls' control-plane routes.
-func (p *Platform) registerControlCalls(g *gin.RouterGroup) {
-	g.POST("/dni/dial", p.handleControlDial)
-	g.POST("/calls/:id/say", p.handleControlSay)
-	g.POST("/calls/:id/hangup", p.handleControlHangup)
-}
-
 // callErrorStatus maps the errors of Say and Hangup to control-plane
 // statuses: 404 unknown id, 409 not a voice call, 410 call ended.
 func callErrorStatus(err error) int {
@@ -108,9 +101,7 @@ func callErrorStatus(err error) int {
 // empty text is a silent turn; 400 without "text", 404/409/410 (see
 // callErrorStatus).
 func (p *Platform) handleControlSay(c *gin.Context) {
-	var req struct {
-		Text *string `json:"text"`
-	}
+	var req sayInput
 	const usage = `body must be {"text":"what the caller says"} ("" for silence)`
 	if !bindControl(c, maxControlSmall, &req, usage) {
 		return
@@ -135,16 +126,13 @@ func (p *Platform) handleControlHangup(c *gin.Context) {
 		controlError(c, callErrorStatus(err), err.Error())
 		return
 	}
-	c.JSON(http.StatusOK, gin.H{"conversation_id": id, "ended": true})
+	c.JSON(http.StatusOK, hangupAnswer{ConversationID: id, Ended: true})
 }
 
 // handleControlDial handles "POST /_mock/dni/dial" {"number":"+1...","from":"+1..."}:
 // 200 {"conversation_id","response"}, 404 when the number is not routed.
 func (p *Platform) handleControlDial(c *gin.Context) {
-	var req struct {
-		Number string `json:"number"`
-		From   string `json:"from"`
-	}
+	var req dialInput
 	const usage = `body must be {"number":"+14155550100","from":"+14155550199"} (from optional)`
 	if !bindControl(c, maxControlSmall, &req, usage) {
 		return

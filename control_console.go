@@ -49,6 +49,7 @@ func (b consoleBackend) Requests(f handlers.Filter) []handlers.Entry {
 func (b consoleBackend) RequestsSeq() int64               { return b.p.journal.Seq() }
 func (b consoleBackend) RequestsChanged() <-chan struct{} { return b.p.journal.Changed() }
 func (b consoleBackend) FaultRules() []faults.Status      { return redactedFaults(b.p.Faults()) }
+func (b consoleBackend) Vocabulary() *faults.Vocabulary   { return handlers.Vocabulary().Faults }
 func (b consoleBackend) ListConversations(account, project string, q url.Values) (handlers.ConversationPage, error) {
 	return b.api.ListConversations(account, project, q)
 }
@@ -79,6 +80,7 @@ var consoleDocuments = []console.Link{
 	{Path: "scenario", Title: "scenario in force (JSON)"},
 	{Path: "scenario.schema.json", Title: "scenario JSON Schema"},
 	{Path: "openapi.json", Title: "OpenAPI of the emulated API"},
+	{Path: "control.openapi.json", Title: "OpenAPI of the control plane"},
 }
 
 // Documents lists the documents of consoleDocuments that the control

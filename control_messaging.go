@@ -37,16 +37,13 @@ func (p *Platform) ExpireMessagingSession(id string) error {
 // Open sockets stay open.
 func (p *Platform) ExpireMessagingTokens() { p.api.ExpireMessagingTokens() }
 
-// registerControlMessaging adds the messaging family's control-plane routes.
-func (p *Platform) registerControlMessaging(g *gin.RouterGroup) {
-	g.GET("/messaging/sessions", p.handleControlMessagingSessions)
-	g.POST("/messaging/sessions/:id/expire", p.handleControlMessagingExpire)
-	g.POST("/messaging/tokens/expire", p.handleControlMessagingTokensExpire)
-}
-
 // handleControlMessagingSessions handles "GET /_mock/messaging/sessions".
 func (p *Platform) handleControlMessagingSessions(c *gin.Context) {
-	c.JSON(http.StatusOK, gin.H{"sessions": p.MessagingSessions()})
+	list := p.MessagingSessions()
+	if list == nil {
+		list = []MessagingSession{}
+	}
+	c.JSON(http.StatusOK, sessionsAnswer{Sessions: list})
 }
 
 // handleControlMessagingExpire handles "POST /_mock/messaging/sessions/{id}/expire".
@@ -55,11 +52,11 @@ func (p *Platform) handleControlMessagingExpire(c *gin.Context) {
 		controlError(c, http.StatusNotFound, "messaging session not found")
 		return
 	}
-	c.JSON(http.StatusOK, gin.H{"session_id": c.Param("id"), "expired": true})
+	c.JSON(http.StatusOK, sessionExpired{SessionID: c.Param("id"), Expired: true})
 }
 
 // handleControlMessagingTokensExpire handles "POST /_mock/messaging/tokens/expire".
 func (p *Platform) handleControlMessagingTokensExpire(c *gin.Context) {
 	p.ExpireMessagingTokens()
-	c.JSON(http.StatusOK, gin.H{"expired": true})
+	c.JSON(http.StatusOK, tokensExpired{Expired: true})
 }

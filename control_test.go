@@ -13,7 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"github.com/agentplatform/mockplatform/faults"
+	"github.com/agentplatform/mockplatform/handlers"
 	"github.com/agentplatform/mockplatform/scenario"
 	"github.com/agentplatform/mockplatform/store"
 )
@@ -331,7 +331,7 @@ func TestControlFaults(t *testing.T) {
 		{"bad status", map[string]any{"action": map[string]any{"status": 42}}, "faults: action.status: 42 is not an HTTP status"},
 		{"no action", map[string]any{"match": map[string]any{"family": "chat"}}, "faults: action: nothing to do (set status, body, delay, drop or preset)"},
 		{"bad family", map[string]any{"match": map[string]any{"family": "cats"}, "action": map[string]any{"drop": true}},
-			`faults: match.family: "cats" is not a family (want one of ` + strings.Join(faults.Families, ", ") + ")"},
+			`faults: match.family: "cats" is not a family (want one of ` + strings.Join(handlers.Vocabulary().Faults.Families, ", ") + ")"},
 		{"duplicate id", map[string]any{"id": "mine", "action": map[string]any{"status": 500}}, `faults: id: "mine" is already in use`},
 		{"bad delay", map[string]any{"action": map[string]any{"delay": "soon"}}, `invalid fault rule: invalid duration "soon" (want e.g. 500ms, 5m, 1h)`},
 	} {
@@ -438,4 +438,41 @@ func TestUnknownPresetRefused(t *testing.T) {
 	if err := p.LoadScenarioYAML([]byte(y)); err == nil || !strings.Contains(err.Error(), `<scenario>:4:30: faults[0].action.preset: unknown fault preset "bogus"`) {
 		t.Fatalf("LoadScenarioYAML err = %v", err)
 	}
+}
+
+// TestScenarioLayer: a scenario without accounts (a layer) adds to the
+// built-in scenario in New, and to the starting scenario in LoadScenario
+// and POST /_mock/scenario; a full scenario replaces it.
+func TestScenarioLayer(t *testing.T) {
+	t.Parallel()
+	const layer = "name: flaky\nfaults:\n  - {id: f1, match: {family: chat}, action: {status: 503}}\n"
+	check := func(t *testing.T, p *Platform, name string, accounts int) {
+		t.Helper()
+		sc := p.Scenario()
+		if sc.Name != name || len(sc.Accounts) != accounts {
+			t.Errorf("scenario %q with %d accounts, want %q with %d", sc.Name, len(sc.Accounts), name, accounts)
+		}
+	}
+	p := Start(t, WithoutListener(), WithScenarioYAML([]byte(layer)))
+	check(t, p, "flaky", len(handlers.Vocabulary().Default().Accounts))
+	if f := p.Faults(); len(f) != 1 || f[0].ID != "f1" {
+		t.Errorf("faults %v, want the layer's f1", f)
+	}
+
+	base, ctl := controlClient(t, WithScenarioFile("fixtures/support-bot.yaml"))
+	r := ctl("POST", "/scenario", layer)
+	mustStatus(t, r, http.StatusOK)
+	want, err := handlers.Vocabulary().Load("fixtures/support-bot.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(t, base, "flaky", len(want.Accounts))
+	if err := base.LoadScenarioYAML([]byte("name: other\naccounts:\n  - {slug: initech, id: \"3\"}\n")); err != nil {
+		t.Fatal(err)
+	}
+	check(t, base, "other", 1)
+	if err := base.LoadScenarioYAML([]byte(layer)); err != nil { // on the start scenario again, not on "other"
+		t.Fatal(err)
+	}
+	check(t, base, "flaky", len(want.Accounts))
 }

@@ -11,11 +11,6 @@ import (
 	"github.com/agentplatform/mockplatform/handlers"
 )
 
-// registerControlWebhooks adds the webhooks family's control-plane routes.
-func (p *Platform) registerControlWebhooks(g *gin.RouterGroup) {
-	g.GET("/webhooks/deliveries", p.handleControlDeliveries)
-}
-
 // DeliveryAttempt is one webhook delivery attempt of the delivery log.
 type DeliveryAttempt = handlers.DeliveryAttempt
 
@@ -32,5 +27,5 @@ func (p *Platform) handleControlDeliveries(c *gin.Context) {
 	if list == nil {
 		list = []DeliveryAttempt{}
 	}
-	c.JSON(http.StatusOK, gin.H{"deliveries": list})
+	c.JSON(http.StatusOK, deliveriesAnswer{Deliveries: list})
 }

@@ -20,13 +20,6 @@ import (
 // Platform method a Go test would call (NewWorld, Worlds, WorldByID,
 // DeleteWorld). docs/worlds.md describes them for users.
 
-func (p *Platform) registerControlWorlds(g *gin.RouterGroup) {
-	g.GET("/worlds", p.handleWorldsList)
-	g.POST("/worlds", p.handleWorldCreate)
-	g.GET("/worlds/:id", p.handleWorldGet)
-	g.DELETE("/worlds/:id", p.handleWorldDelete)
-}
-
 // worldRegions are the region names of a world's addresses, runtime and
 // builder, in the order the addresses are listed.
 var worldRegions = []struct{ runtime, builder string }{{"us-1", "us"}, {"uk-1", "uk"}, {"euw-1", "eu"}}
@@ -133,7 +126,7 @@ func (p *Platform) handleWorldCreate(c *gin.Context) {
 	}
 	opts, problems, err := req.options()
 	if len(problems) > 0 {
-		c.AbortWithStatusJSON(http.StatusBadRequest, gin.H{"error": "invalid scenario", "problems": problems})
+		c.AbortWithStatusJSON(http.StatusBadRequest, problemsAnswer{Error: "invalid scenario", Problems: problems})
 		return
 	}
 	if err != nil {
@@ -142,9 +135,9 @@ func (p *Platform) handleWorldCreate(c *gin.Context) {
 	}
 	w, err := p.NewWorld(opts...)
 	if errors.Is(err, ErrTooManyWorlds) {
-		c.AbortWithStatusJSON(http.StatusTooManyRequests, gin.H{
-			"error": fmt.Sprintf("world limit reached: %d worlds are alive; delete the worlds you no longer need (DELETE /_mock/worlds/{id}) or start mockd with a higher --max-worlds", p.worlds.limits.max),
-			"limit": p.worlds.limits.max,
+		c.AbortWithStatusJSON(http.StatusTooManyRequests, tooManyWorlds{
+			Error: fmt.Sprintf("world limit reached: %d worlds are alive; delete the worlds you no longer need (DELETE /_mock/worlds/{id}) or start mockd with a higher --max-worlds", p.worlds.limits.max),
+			Limit: p.worlds.limits.max,
 		})
 		return
 	}
@@ -177,7 +170,7 @@ func (req worldRequest) options() ([]Option, []string, error) {
 		if len(docs) > 1 {
 			name = "<scenario " + strconv.Itoa(i+1) + ">"
 		}
-		sc, err := scenario.Parse(name, []byte(doc))
+		sc, err := handlers.Vocabulary().Parse(name, []byte(doc))
 		if err == nil {
 			err = ValidateScenario(sc)
 		}
@@ -226,9 +219,9 @@ func (p *Platform) handleWorldsList(c *gin.Context) {
 	for _, info := range p.Worlds() {
 		list = append(list, worldBody(info, base))
 	}
-	body := gin.H{"worlds": list, "max": p.worlds.limits.max}
+	body := worldsAnswer{Worlds: list, Max: p.worlds.limits.max}
 	if p.worlds.limits.idle > 0 {
-		body["idle_timeout"] = p.worlds.limits.idle.String()
+		body.IdleTimeout = p.worlds.limits.idle.String()
 	}
 	c.JSON(http.StatusOK, body)
 }

@@ -33,7 +33,11 @@ import (
 //     upload also takes application/yaml, application/x-yaml or
 //     text/yaml). A page may send text/plain or a form to any site without
 //     asking (no CORS preflight); any other type needs a preflight, which
-//     the control plane never grants. DELETE always needs one.
+//     the control plane never grants. DELETE always needs one. A POST
+//     whose body is optional (POST /_mock/worlds) may come without a body
+//     and without a type: it changes no existing state, and a browser
+//     names its page's Origin on every POST, which the Origin rule refuses
+//     cross-site.
 //   - With a control token (WithControlToken; mockd --control-token):
 //     Authorization: Bearer <token>, or HTTP Basic with the token as the
 //     password, which a browser sends once its user signed in (the web
@@ -158,10 +162,14 @@ func (p *Platform) guardControl(c *gin.Context) {
 	switch r.Method {
 	case http.MethodPost, http.MethodPut, http.MethodPatch:
 		want := []string{"application/json"}
-		if c.FullPath() == "/_mock/scenario" || c.FullPath() == "/_mock/scenario/validate" {
-			want = scenarioTypes
+		op := controlOp(r.Method, c.FullPath())
+		if op != nil && len(op.BodyTypes) > 0 {
+			want = op.BodyTypes
 		}
 		ct := r.Header.Get("Content-Type")
+		if ct == "" && op != nil && op.BodyOptional && bodiless(r) {
+			return // no body to send cross-site; the Origin rule above holds
+		}
 		mt, _, err := mime.ParseMediaType(ct)
 		ok := false
 		for _, w := range want {
@@ -177,6 +185,12 @@ func (p *Platform) guardControl(c *gin.Context) {
 			return
 		}
 	}
+}
+
+// bodiless reports that a request has no body: no Content-Length but 0,
+// no Transfer-Encoding.
+func bodiless(r *http.Request) bool {
+	return r.ContentLength == 0 && len(r.TransferEncoding) == 0
 }
 
 // presentedToken is the control token a request presents: Authorization:

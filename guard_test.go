@@ -44,6 +44,7 @@ type guardWorld struct {
 	Conversations int
 	Faults        int
 	Scenario      string
+	Worlds        int
 }
 
 // guardPlatform starts a platform with a conversation, a fault rule and
@@ -68,7 +69,7 @@ func guardState(t *testing.T, p *Platform) guardWorld {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return guardWorld{Now: p.Now(), Conversations: n, Faults: len(p.Faults()), Scenario: p.Scenario().Name}
+	return guardWorld{Now: p.Now(), Conversations: n, Faults: len(p.Faults()), Scenario: p.Scenario().Name, Worlds: len(p.Worlds())}
 }
 
 // guardDo sends a request over the platform's socket; the pair "Host", h
@@ -197,6 +198,14 @@ func TestControlGuard(t *testing.T) {
 			headers: []string{"Content-Type", "text/plain"}, status: 415, err: typeRefused(scenarioTypeS, `"text/plain"`)},
 		{name: "scenario validation as YAML", method: "POST", path: "/_mock/scenario/validate", body: yamlScenario,
 			headers: []string{"Content-Type", "application/yaml"}, status: 200},
+		{name: "a world without a body needs no type", method: "POST", path: "/_mock/worlds", status: 201},
+		{name: "a world with a body needs one", method: "POST", path: "/_mock/worlds", body: "{}", status: 415, err: typeRefused(jsonType, "none")},
+		{name: "a world as text", method: "POST", path: "/_mock/worlds", body: "{}", headers: []string{"Content-Type", "text/plain"},
+			status: 415, err: typeRefused(jsonType, `"text/plain"`)},
+		{name: "a world without a body, cross-site", method: "POST", path: "/_mock/worlds", headers: []string{"Origin", "http://evil.example"},
+			status: 403, err: originRefused("http://evil.example", "$host")},
+		{name: "a world without a body, foreign host", method: "POST", path: "/_mock/worlds", headers: []string{"Host", "evil.example"},
+			status: 403, err: hostRefused("evil.example")},
 
 		// The web console: its pages and assets are control-plane reads.
 		{name: "console, foreign host", method: "GET", path: "/_mock/ui/", headers: []string{"Host", "evil.example"},

@@ -22,6 +22,7 @@ var leakOptions = []goleak.Option{goleak.IgnoreAnyFunction(store.LeakIgnoreFunct
 // platform no test owns did not conform.
 func TestMain(m *testing.M) {
 	testObserve = observeConformance
+	testObserveControl = observeControlConformance
 	code := m.Run()
 	if code == 0 {
 		if err := goleak.Find(leakOptions...); err != nil {
@@ -31,6 +32,9 @@ func TestMain(m *testing.M) {
 	}
 	if chk, err := oapiChecker(); err == nil {
 		fmt.Printf("OpenAPI conformance (root): %s\n", chk.Counts())
+	}
+	if chk, err := controlChecker(); err == nil {
+		fmt.Printf("OpenAPI conformance (control plane): %s\n", chk.Counts())
 	}
 	if orphans := conformanceOrphans(); len(orphans) > 0 {
 		fmt.Fprintf(os.Stderr, "OpenAPI conformance: %d exchanges of platforms started without a test did not conform:\n%s\n",

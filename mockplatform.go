@@ -123,7 +123,7 @@ func WithScenarioFile(paths ...string) Option {
 				c.err = errors.Join(c.err, fmt.Errorf("scenario: %w", err))
 				continue
 			}
-			sc, err := scenario.Parse(path, data)
+			sc, err := handlers.Vocabulary().Parse(path, data)
 			c.err = errors.Join(c.err, err)
 			c.scs = append(c.scs, sc)
 			c.sources = append(c.sources, ScenarioSource{Name: path, YAML: data})
@@ -142,7 +142,7 @@ func WithScenarioYAML(data []byte) Option {
 }
 
 func parseScenario(data []byte) (*scenario.Scenario, error) {
-	return scenario.Parse("<scenario>", data)
+	return handlers.Vocabulary().Parse("<scenario>", data)
 }
 
 // WithClock sets the clock mode (default manual in New and Start; mockd
@@ -214,17 +214,9 @@ type Platform struct {
 	inflight sync.WaitGroup
 }
 
-var ginModeOnce sync.Once
-
 // quietGin sets gin's process-wide mode to release once, unless GIN_MODE
-// is set: gin's debug mode prints every route into users' test output.
-func quietGin() {
-	ginModeOnce.Do(func() {
-		if os.Getenv(gin.EnvGinMode) == "" {
-			gin.SetMode(gin.ReleaseMode)
-		}
-	})
-}
+// is set (handlers.QuietGin).
+func quietGin() { handlers.QuietGin() }
 
 // New returns a platform serving its scenario (the default one unless an
 // option gives another).
@@ -405,10 +397,18 @@ func (p *Platform) AdvanceContext(ctx context.Context, d time.Duration) (time.Ti
 // Reset restores the scenario's initial state: data, clock, faults, journal.
 func (p *Platform) Reset() error { return p.api.Reset() }
 
-// LoadScenario replaces the scenario, then resets to its initial state.
+// LoadScenario replaces the scenario, then resets to its initial state. A
+// layer (a scenario without accounts) adds to the scenario the platform
+// started with (docs/scenarios.md#layers).
 func (p *Platform) LoadScenario(sc *Scenario) error {
 	if sc == nil {
 		return errors.New("mockplatform: nil scenario")
+	}
+	if sc.IsLayer() { // on top of the scenario the platform started with
+		var err error
+		if sc, err = handlers.Vocabulary().Compose(p.cfg.sc, sc); err != nil {
+			return err
+		}
 	}
 	if err := ValidateScenario(sc); err != nil {
 		return err
@@ -424,7 +424,7 @@ func (p *Platform) Requests(f RequestFilter) []Request { return p.journal.List(f
 
 // AddFault adds a fault rule and returns it with its id.
 func (p *Platform) AddFault(r Fault) (Fault, error) {
-	if err := faults.CheckPresets([]Fault{r}); err != nil {
+	if err := handlers.Vocabulary().Faults.CheckPresets([]Fault{r}); err != nil {
 		return Fault{}, fmt.Errorf("faults: action.preset: %w", err)
 	}
 	return p.faults.Add(r)

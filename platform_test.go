@@ -19,6 +19,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/agentplatform/mockplatform/handlers"
 	"github.com/agentplatform/mockplatform/scenario"
 	"github.com/agentplatform/mockplatform/store"
 )
@@ -103,7 +104,7 @@ func TestNewScenarioSources(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	parsed, err := scenario.Load(file)
+	parsed, err := handlers.Vocabulary().Load(file)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +186,7 @@ func TestNewScenarioErrors(t *testing.T) {
 // blocks, so it is taken from the loader itself.
 func topLevelKeys(t testing.TB) string {
 	t.Helper()
-	_, err := scenario.Parse("x", []byte("bogus: 1\n"))
+	_, err := handlers.Vocabulary().Parse("x", []byte("bogus: 1\n"))
 	msg := fmt.Sprint(err)
 	const head = "x:1:1: bogus: unknown field "
 	if !strings.HasPrefix(msg, head+"(want name, seed, clock, accounts, credentials") {
@@ -674,7 +675,7 @@ func TestLoadScenario(t *testing.T) {
 	t.Parallel()
 	p := Start(t, WithoutListener())
 	id := chatCreate(t, p, nil)
-	sc, err := scenario.Load("fixtures/multi-project.yaml")
+	sc, err := handlers.Vocabulary().Load("fixtures/multi-project.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentplatform/mockplatform/scenario"
+	"github.com/agentplatform/mockplatform/handlers"
 )
 
 // One option list serves every way of running the mock: New and Start in
@@ -102,17 +102,15 @@ func WithPublicURL(u string) Option {
 	}
 }
 
-// mergeScenarios merges the scenario options into c.sc.
+// mergeScenarios merges the scenario options into c.sc: on top of c.sc
+// (a world's inherited scenario; nil: the built-in one) when they are all
+// layers (scenario.Compose). A new scenario is checked again.
 func (c *config) mergeScenarios() error {
-	switch len(c.scs) {
-	case 0:
-		return nil
-	case 1:
-		c.sc = c.scs[0]
+	if len(c.scs) == 0 {
 		return nil
 	}
-	sc, err := scenario.Merge(c.scs...)
-	c.sc = sc
+	sc, err := handlers.Vocabulary().Compose(c.sc, c.scs...)
+	c.sc, c.scChecked = sc, false
 	return err
 }
 

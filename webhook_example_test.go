@@ -4,8 +4,12 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
+	"os"
+	"testing"
 
 	"github.com/agentplatform/mockplatform"
 )
@@ -28,4 +32,28 @@ func ExampleVerifyWebhook() {
 	// Output:
 	// <nil>
 	// mockplatform: webhook: signature mismatch
+}
+
+// TestWebhookVector: the signed delivery the Python and TypeScript
+// clients' tests verify (clients/testdata/webhook.json) is one the Go
+// helper accepts, so that the three verify the same scheme.
+func TestWebhookVector(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile("clients/testdata/webhook.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v struct{ Secret, Timestamp, Body, Signature string }
+	if err := json.Unmarshal(data, &v); err != nil {
+		t.Fatal(err)
+	}
+	h := http.Header{}
+	h.Set(mockplatform.WebhookTimestampHeader, v.Timestamp)
+	h.Set(mockplatform.WebhookSignatureHeader, v.Signature)
+	if err := mockplatform.VerifyWebhook(v.Secret, h, []byte(v.Body)); err != nil {
+		t.Fatalf("VerifyWebhook: %v", err)
+	}
+	if err := mockplatform.VerifyWebhook(v.Secret+"x", h, []byte(v.Body)); !errors.Is(err, mockplatform.ErrWebhookBadSignature) {
+		t.Fatalf("VerifyWebhook with another secret: %v", err)
+	}
 }

@@ -260,7 +260,7 @@ func TestWorldsSettings(t *testing.T) {
 	t.Run("given over HTTP", func(t *testing.T) {
 		t.Parallel()
 		a := worldCreate(t, host, map[string]any{
-			"scenario": "name: mine\nclock:\n  start: 2031-02-03T04:05:06Z\n",
+			"scenario": "name: mine\nclock:\n  start: 2031-02-03T04:05:06Z\naccounts:\n  - {slug: initech, id: \"3\"}\n",
 			"seed":     7,
 			"start":    "2032-01-01T00:00:00Z",
 		})
@@ -272,6 +272,19 @@ func TestWorldsSettings(t *testing.T) {
 		}
 		if _, err := w.Conversation("CONV-SEED-0001"); err == nil {
 			t.Error("a world of another scenario has the host scenario's data")
+		}
+	})
+	t.Run("a layer over HTTP", func(t *testing.T) {
+		t.Parallel()
+		a := worldCreate(t, host, map[string]any{"scenario": "name: flaky\nfaults:\n  - {id: f1, match: {family: chat}, action: {status: 503}}\n"})
+		t.Cleanup(func() { host.DeleteWorld(a.ID) })
+		info, _ := host.WorldByID(a.ID)
+		w := info.World
+		if _, err := w.Conversation("CONV-SEED-0001"); err != nil {
+			t.Errorf("a layer's world lacks its host scenario's data: %v", err)
+		}
+		if f := w.Faults(); w.Scenario().Name != "flaky" || len(f) != 1 || f[0].ID != "f1" {
+			t.Errorf("world: scenario %q, faults %v; want flaky with f1", w.Scenario().Name, f)
 		}
 	})
 	t.Run("real clock", func(t *testing.T) {

@@ -55,8 +55,10 @@ type Backend interface {
 	Requests(handlers.Filter) []handlers.Entry
 	RequestsSeq() int64
 	RequestsChanged() <-chan struct{}
-	// FaultRules lists the fault rules with their counters.
+	// FaultRules lists the fault rules with their counters; Vocabulary is
+	// what they may name (the families and their presets).
 	FaultRules() []faults.Status
+	Vocabulary() *faults.Vocabulary
 	// ListConversations lists a project's conversations by the v3 query
 	// parameters; Conversation reads one record by id, in any region, and
 	// HandoffState the handoff state stored for it (store.ErrNotFound when

@@ -32,12 +32,12 @@ type faultsPage struct {
 // that add one (from a preset, field by field, or as JSON) and remove
 // them.
 func (c *Console) handleFaults(w http.ResponseWriter, r *http.Request) {
-	p := faultsPage{page: c.newPage(r, "faults", "Faults"), Families: faults.Families, Methods: methods}
+	p := faultsPage{page: c.newPage(r, "faults", "Faults"), Families: c.b.Vocabulary().Families, Methods: methods}
 	for _, st := range c.b.FaultRules() {
 		p.Rules = append(p.Rules, faultRow{Status: st, Match: matchText(st.Match), Action: actionText(st.Action),
 			Limits: limitsText(st.Rule)})
 	}
-	for _, pr := range faults.Presets() {
+	for _, pr := range c.b.Vocabulary().Presets {
 		o := presetOption{Name: pr.Name, Family: pr.Family}
 		switch pr.Arg {
 		case faults.ArgCount:

@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"slices"
 
-	"github.com/agentplatform/mockplatform/faults"
 	"github.com/agentplatform/mockplatform/handlers"
 )
 
@@ -34,9 +33,10 @@ type overviewPage struct {
 func (c *Console) handleOverview(w http.ResponseWriter, r *http.Request) {
 	p := overviewPage{page: c.newPage(r, "overview", "Overview")}
 	p.Live = "events"
-	rows := make([]familyRow, len(faults.Families))
+	families := c.b.Vocabulary().Families
+	rows := make([]familyRow, len(families))
 	index := map[string]int{}
-	for i, f := range faults.Families {
+	for i, f := range families {
 		rows[i].Family = f
 		index[f] = i
 	}

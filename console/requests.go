@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentplatform/mockplatform/faults"
 	"github.com/agentplatform/mockplatform/handlers"
 )
 
@@ -42,7 +41,7 @@ func (c *Console) handleRequests(w http.ResponseWriter, r *http.Request) {
 	p.Live = "events"
 	p.F = requestFilters{Family: in.Get("family"), Method: in.Get("method"), Path: in.Get("path"),
 		Status: in.Get("status"), Limit: in.Get("limit"), Warnings: in.Get("warnings") == "on",
-		Families: faults.Families, Methods: methods}
+		Families: c.b.Vocabulary().Families, Methods: methods}
 	f := handlers.Filter{Family: p.F.Family, Method: p.F.Method, Path: p.F.Path}
 	limit, status := defaultRequests, -1 // -1: any status
 	var problems []string

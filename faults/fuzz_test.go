@@ -27,7 +27,7 @@ func FuzzFaultRule(f *testing.F) {
 		if json.Unmarshal(data, &r) != nil {
 			return
 		}
-		s := NewSet(1)
+		s := newSet(1)
 		added, err := s.Add(r)
 		if err != nil {
 			if n := len(s.List()); n != 0 {

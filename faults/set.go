@@ -12,11 +12,14 @@ import (
 	"sync"
 )
 
-// Families lists the valid family names, in the order the docs use. Treat it
-// as read-only.
-var Families = []string{
-	"chat", "messaging", "agents", "alerts", "webhooks", "conversations",
-	"concurrency", "outbound", "external_events", "dni", "handoff",
+// Vocabulary is what rules may name: the API's families and their presets.
+// The platform's family table supplies it (faults knows no family); it is
+// read-only once made.
+type Vocabulary struct {
+	// Families are the family names, in the order the docs use.
+	Families []string
+	// Presets are every family's presets, in the order the docs list them.
+	Presets []Preset
 }
 
 // methods are the HTTP methods a rule may name.
@@ -36,23 +39,23 @@ func invalid(field, format string, args ...any) error {
 	return &ValidationError{Field: field, Msg: fmt.Sprintf(format, args...)}
 }
 
-// Validate checks a rule: family (when given) in Families; method (when
+// Validate checks a rule: family (when given) one of v.Families; method (when
 // given) one of GET POST PUT PATCH DELETE (case-insensitive); path (when
 // given) a pattern starting with "/"; header and query names non-empty;
 // status 0 or 100..599; at least one of status, body, delay, drop, preset;
 // delay >= 0; delay_clock "", "real" or "virtual"; probability in [0, 1];
 // times and after >= 0. Errors are *ValidationError naming the field, e.g.
 // "faults: action.status: 42 is not an HTTP status".
-func Validate(r Rule) error {
-	_, err := validate(r)
+func (v *Vocabulary) Validate(r Rule) error {
+	_, err := v.validate(r)
 	return err
 }
 
 // validate checks r and returns its compiled path pattern.
-func validate(r Rule) (pattern, error) {
+func (v *Vocabulary) validate(r Rule) (pattern, error) {
 	m, a := r.Match, r.Action
-	if m.Family != "" && !slices.Contains(Families, m.Family) {
-		return pattern{}, invalid("match.family", "%q is not a family (want one of %s)", m.Family, strings.Join(Families, ", "))
+	if m.Family != "" && !slices.Contains(v.Families, m.Family) {
+		return pattern{}, invalid("match.family", "%q is not a family (want one of %s)", m.Family, strings.Join(v.Families, ", "))
 	}
 	if m.Method != "" && !slices.Contains(methods, strings.ToUpper(m.Method)) {
 		return pattern{}, invalid("match.method", "%q is not one of %s", m.Method, strings.Join(methods, ", "))
@@ -107,6 +110,7 @@ func validate(r Rule) (pattern, error) {
 // by the seed, so the same seed and the same requests give the same
 // decisions.
 type Set struct {
+	voc    *Vocabulary // read-only
 	mu     sync.Mutex
 	rng    *rand.Rand
 	rules  []*entry
@@ -124,16 +128,20 @@ func newRand(seed int64) *rand.Rand {
 	return rand.New(rand.NewPCG(uint64(seed), uint64(seed)^0x9e3779b97f4a7c15))
 }
 
-// NewSet returns an empty set whose probability draws are seeded by seed.
-func NewSet(seed int64) *Set {
-	return &Set{rng: newRand(seed)}
+// NewSet returns an empty set of rules in the vocabulary voc, whose
+// probability draws are seeded by seed.
+func NewSet(voc *Vocabulary, seed int64) *Set {
+	return &Set{voc: voc, rng: newRand(seed)}
 }
+
+// Vocabulary is what the set's rules may name.
+func (s *Set) Vocabulary() *Vocabulary { return s.voc }
 
 // Add validates r and appends it. An empty ID becomes "fault-N" (N counts
 // auto-assigned IDs from 1 per Set, skipping IDs in use); an ID already in
 // the set is an error. It returns the stored rule.
 func (s *Set) Add(r Rule) (Rule, error) {
-	pat, err := validate(r)
+	pat, err := s.voc.validate(r)
 	if err != nil {
 		return Rule{}, err
 	}
@@ -199,7 +207,7 @@ func (s *Set) Replace(rules []Rule, seed int64) error {
 	entries := make([]*entry, 0, len(rules))
 	explicit := make(map[string]bool, len(rules))
 	for i, r := range rules {
-		pat, err := validate(r)
+		pat, err := s.voc.validate(r)
 		if err != nil {
 			var ve *ValidationError
 			if errors.As(err, &ve) {

@@ -71,7 +71,7 @@ func TestValidate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := Validate(tt.rule)
+			err := testVoc.Validate(tt.rule)
 			if tt.want == "" {
 				if err != nil {
 					t.Fatalf("Validate: %v, want nil", err)
@@ -148,7 +148,7 @@ func TestMatchPredicates(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := NewSet(1)
+			s := newSet(1)
 			if _, err := s.Add(status500(tt.match)); err != nil {
 				t.Fatal(err)
 			}
@@ -160,7 +160,7 @@ func TestMatchPredicates(t *testing.T) {
 }
 
 func TestMatchNilFuncs(t *testing.T) {
-	s := NewSet(1)
+	s := newSet(1)
 	mustAdd(t, s, Rule{ID: "h", Match: Match{Headers: map[string]string{"X": "*"}}, Action: Action{Status: 500}})
 	mustAdd(t, s, Rule{ID: "q", Match: Match{Query: map[string]string{"x": "*"}}, Action: Action{Status: 500}})
 	if r, ok := s.Match(Request{Path: "/x"}); ok {
@@ -210,7 +210,7 @@ func TestCounting(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := NewSet(1)
+			s := newSet(1)
 			mustAdd(t, s, Rule{Action: Action{Status: 500}, Times: tt.times, After: tt.after})
 			if got := fires(s, 8, Request{Path: "/x"}); got != tt.want {
 				t.Errorf("fired %s, want %s", got, tt.want)
@@ -225,7 +225,7 @@ func TestCounting(t *testing.T) {
 }
 
 func TestCountingOnlyMatching(t *testing.T) {
-	s := NewSet(1)
+	s := newSet(1)
 	mustAdd(t, s, Rule{Match: Match{Method: "POST"}, Action: Action{Status: 500}, After: 1, Times: 1})
 	get := Request{Method: "GET", Path: "/x"}
 	post := Request{Method: "POST", Path: "/x"}
@@ -244,7 +244,7 @@ func TestCountingOnlyMatching(t *testing.T) {
 }
 
 func TestFirstMatchOrdering(t *testing.T) {
-	s := NewSet(1)
+	s := newSet(1)
 	mustAdd(t, s, Rule{ID: "specific", Match: Match{Path: "/v1/chat/respond"}, Action: Action{Status: 503}, Times: 1})
 	mustAdd(t, s, Rule{ID: "after", Match: Match{Path: "/v1/**"}, Action: Action{Status: 502}, After: 2})
 	mustAdd(t, s, Rule{ID: "general", Match: Match{Path: "/**"}, Action: Action{Status: 500}})
@@ -283,7 +283,7 @@ func TestFirstMatchOrdering(t *testing.T) {
 }
 
 func TestMatchNone(t *testing.T) {
-	s := NewSet(1)
+	s := newSet(1)
 	if r, ok := s.Match(Request{Path: "/"}); ok || r.ID != "" {
 		t.Fatalf("empty set: Match = %+v, %v", r, ok)
 	}
@@ -298,7 +298,7 @@ func TestMatchNone(t *testing.T) {
 
 func TestProbabilityDeterminism(t *testing.T) {
 	run := func(seed int64) string {
-		s := NewSet(seed)
+		s := newSet(seed)
 		mustAdd(t, s, Rule{Action: Action{Status: 500}, Probability: 0.5})
 		return fires(s, 200, Request{Path: "/"})
 	}
@@ -311,7 +311,7 @@ func TestProbabilityDeterminism(t *testing.T) {
 	}
 
 	// Replace reseeds: the sequence starts over.
-	s := NewSet(7)
+	s := newSet(7)
 	r := Rule{ID: "p", Action: Action{Status: 500}, Probability: 0.5}
 	mustAdd(t, s, r)
 	first := fires(s, 100, Request{Path: "/"})
@@ -327,7 +327,7 @@ func TestProbabilityFraction(t *testing.T) {
 	for _, p := range []float64{0.1, 0.25, 0.5, 0.9} {
 		t.Run(fmt.Sprint(p), func(t *testing.T) {
 			const n = 10000
-			s := NewSet(12345)
+			s := newSet(12345)
 			mustAdd(t, s, Rule{Action: Action{Status: 500}, Probability: p})
 			got := strings.Count(fires(s, n, Request{Path: "/"}), "1")
 			// 5 standard deviations: never flaky for a fixed seed, and
@@ -345,7 +345,7 @@ func TestProbabilityFraction(t *testing.T) {
 }
 
 func TestProbabilityOne(t *testing.T) {
-	s := NewSet(1)
+	s := newSet(1)
 	mustAdd(t, s, Rule{Action: Action{Status: 500}, Probability: 1})
 	if got := fires(s, 1000, Request{Path: "/"}); strings.Contains(got, "0") {
 		t.Fatal("probability 1 did not always fire")
@@ -353,7 +353,7 @@ func TestProbabilityOne(t *testing.T) {
 }
 
 func TestProbabilityFallsThrough(t *testing.T) {
-	s := NewSet(3)
+	s := newSet(3)
 	mustAdd(t, s, Rule{ID: "maybe", Action: Action{Status: 503}, Probability: 0.5})
 	mustAdd(t, s, Rule{ID: "always", Action: Action{Status: 500}})
 	counts := map[string]int{}
@@ -370,7 +370,7 @@ func TestProbabilityFallsThrough(t *testing.T) {
 }
 
 func TestAddIDs(t *testing.T) {
-	s := NewSet(1)
+	s := newSet(1)
 	a := mustAdd(t, s, status500(Match{}))
 	b := mustAdd(t, s, Rule{ID: "mine", Action: Action{Status: 500}})
 	c := mustAdd(t, s, status500(Match{}))
@@ -392,7 +392,7 @@ func TestAddIDs(t *testing.T) {
 		t.Fatalf("ID %q, want fault-5", e.ID)
 	}
 	// A separate set counts on its own.
-	if f := mustAdd(t, NewSet(1), status500(Match{})); f.ID != "fault-1" {
+	if f := mustAdd(t, newSet(1), status500(Match{})); f.ID != "fault-1" {
 		t.Fatalf("new set: ID %q, want fault-1", f.ID)
 	}
 	// An invalid rule is not added and uses no ID.
@@ -408,7 +408,7 @@ func TestAddIDs(t *testing.T) {
 }
 
 func TestAddCopies(t *testing.T) {
-	s := NewSet(1)
+	s := newSet(1)
 	r := Rule{Match: Match{Headers: map[string]string{"X": "1"}}, Action: Action{Status: 500, Headers: map[string]string{"A": "b"}}}
 	stored := mustAdd(t, s, r)
 	r.Match.Headers["X"] = "changed"
@@ -431,7 +431,7 @@ func TestAddCopies(t *testing.T) {
 }
 
 func TestRemoveClear(t *testing.T) {
-	s := NewSet(1)
+	s := newSet(1)
 	for range 3 {
 		mustAdd(t, s, status500(Match{}))
 	}
@@ -469,7 +469,7 @@ func ids(s *Set) []string {
 }
 
 func TestReplace(t *testing.T) {
-	s := NewSet(1)
+	s := newSet(1)
 	for range 3 {
 		mustAdd(t, s, Rule{Action: Action{Status: 500}, Times: 1})
 	}
@@ -525,7 +525,7 @@ func TestReplaceAllOrNothing(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := NewSet(1)
+			s := newSet(1)
 			mustAdd(t, s, Rule{ID: "keep", Action: Action{Status: 500}})
 			s.Match(Request{Path: "/"})
 			before := s.List()
@@ -548,7 +548,7 @@ func TestReplaceAllOrNothing(t *testing.T) {
 }
 
 func TestReplaceCopies(t *testing.T) {
-	s := NewSet(1)
+	s := newSet(1)
 	rules := []Rule{{Match: Match{Headers: map[string]string{"X": "1"}}, Action: Action{Status: 500}}}
 	if err := s.Replace(rules, 1); err != nil {
 		t.Fatal(err)
@@ -561,7 +561,7 @@ func TestReplaceCopies(t *testing.T) {
 }
 
 func TestListCopies(t *testing.T) {
-	s := NewSet(1)
+	s := newSet(1)
 	mustAdd(t, s, Rule{ID: "a", Match: Match{Headers: map[string]string{"X": "1"}, Query: map[string]string{"q": "*"}},
 		Action: Action{Status: 500, Headers: map[string]string{"Retry-After": "1"}}})
 	mustAdd(t, s, Rule{ID: "b", Action: Action{Status: 502}})
@@ -586,7 +586,7 @@ func TestListCopies(t *testing.T) {
 }
 
 func TestConcurrentMatch(t *testing.T) {
-	s := NewSet(1)
+	s := newSet(1)
 	mustAdd(t, s, Rule{ID: "five", Match: Match{Method: "POST"}, Action: Action{Status: 500}, Times: 5})
 	mustAdd(t, s, Rule{ID: "half", Action: Action{Status: 502}, Probability: 0.5, Times: 100})
 
@@ -654,13 +654,16 @@ func mustAddNoT(s *Set, r Rule) {
 	}
 }
 
+// Every family of the vocabulary is valid in a match, and no other name.
 func TestFamiliesValid(t *testing.T) {
-	if len(Families) != 11 {
-		t.Fatalf("%d families, want 11", len(Families))
-	}
-	for _, f := range Families {
-		if err := Validate(Rule{Match: Match{Family: f}, Action: Action{Drop: true}}); err != nil {
+	t.Parallel()
+	for _, f := range testVoc.Families {
+		if err := testVoc.Validate(Rule{Match: Match{Family: f}, Action: Action{Drop: true}}); err != nil {
 			t.Errorf("family %q: %v", f, err)
 		}
+	}
+	other := &Vocabulary{Families: []string{"voice"}}
+	if err := other.Validate(Rule{Match: Match{Family: "chat"}, Action: Action{Drop: true}}); err == nil {
+		t.Error("a family of another vocabulary is valid")
 	}
 }

@@ -30,14 +30,34 @@ import (
 	"github.com/agentplatform/mockplatform/store"
 )
 
-func (a *API) registerAgents(g *gin.RouterGroup) {
-	a.handle(g, "GET /v1/agents", famAgents, a.handleAgentList, opAgentList)
-	a.handle(g, "POST /v1/agents", famAgents, a.handleAgentCreate, opAgentCreate)
-	a.handle(g, "GET /v1/accounts/:account/agents", famAgents, a.handleAgentList, opAgentListAccount)
-	a.handle(g, "POST /v1/accounts/:account/agents", famAgents, a.handleAgentCreate, opAgentCreateAccount)
-	a.handle(g, "GET /v1/agents/:agent", famAgents, a.handleAgentGet, opAgentGet)
-	a.handle(g, "DELETE /v1/agents/:agent", famAgents, a.handleAgentDelete, opAgentDelete)
-	a.handle(g, "POST /v1/agents/:agent/duplicate", famAgents, a.handleAgentDuplicate, opAgentDuplicate)
+// famAgents is the agents API and its sub-resources: branches, behavior,
+// topics, attributes, variants, deployments, real-time configs and
+// telephony (docs/api.md#agents).
+var famAgents = &Family{
+	Name: "agents", Base: "builder", Shape: shapeBuilder,
+	Credential: scenario.KindBuilder, Headers: []string{"X-Api-Key"}, Forbid: true,
+	Doc:      "Agents, branches, behavior, knowledge-base topics, attributes, variants, deployments, real-time configs and telephony (docs/api.md#agents).",
+	Schemes:  builderSchemes,
+	Security: [][]string{{"builderKey"}},
+	Routes: slices.Concat(agentsRoutes, agentBranchesRoutes, agentTopicsRoutes, agentVariantsRoutes,
+		agentDeploymentsRoutes, agentConfigsRoutes, telephonyConnectorsRoutes, telephonyNumbersRoutes),
+	Counts: []Counted{countDocs("agents", docAgent)},
+}
+
+// builderSchemes is the credential of the builder families.
+var builderSchemes = map[string]Scheme{
+	"builderKey": {Type: "apiKey", In: "header", Name: "x-api-key", Doc: "A builder key of the account (credential kind builder)."},
+}
+
+// agentsRoutes are its routes.
+var agentsRoutes = []Route{
+	route("GET /v1/agents", (*API).handleAgentList, opAgentList),
+	route("POST /v1/agents", (*API).handleAgentCreate, opAgentCreate),
+	route("GET /v1/accounts/:account/agents", (*API).handleAgentList, opAgentListAccount),
+	route("POST /v1/accounts/:account/agents", (*API).handleAgentCreate, opAgentCreateAccount),
+	route("GET /v1/agents/:agent", (*API).handleAgentGet, opAgentGet),
+	route("DELETE /v1/agents/:agent", (*API).handleAgentDelete, opAgentDelete),
+	route("POST /v1/agents/:agent/duplicate", (*API).handleAgentDuplicate, opAgentDuplicate),
 }
 
 var (
@@ -84,7 +104,7 @@ type agentCreateBody struct {
 	ExperimentalConfig map[string]any `json:"experimentalConfig"`
 }
 
-func (agentCreateBody) fieldRules() map[string]FieldRule { return agentCreateRules }
+func (agentCreateBody) FieldRules() map[string]FieldRule { return agentCreateRules }
 
 var agentCreateRules = map[string]FieldRule{
 	"name": {Required: true, MinLen: 1, MaxLen: 128,
@@ -106,7 +126,7 @@ type agentDuplicateBody struct {
 	NewAgentID   string `json:"newAgentId"`
 }
 
-func (agentDuplicateBody) fieldRules() map[string]FieldRule { return agentDuplicateRules }
+func (agentDuplicateBody) FieldRules() map[string]FieldRule { return agentDuplicateRules }
 
 var agentDuplicateRules = map[string]FieldRule{
 	"newAgentName": {Required: true, MinLen: 1, MaxLen: 100},

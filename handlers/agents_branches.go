@@ -14,13 +14,14 @@ import (
 	"github.com/gin-gonic/gin"
 )
 
-func (a *API) registerAgentBranches(g *gin.RouterGroup) {
-	a.handle(g, "GET /v1/agents/:agent/branches", famAgents, a.handleBranchList, opBranchList)
-	a.handle(g, "POST /v1/agents/:agent/branches", famAgents, a.handleBranchCreate, opBranchCreate)
-	a.handle(g, "DELETE /v1/agents/:agent/branches/:branch", famAgents, a.handleBranchDelete, opBranchDelete)
-	a.handle(g, "POST /v1/agents/:agent/branches/:branch/merge", famAgents, a.handleBranchMerge, opBranchMerge)
-	a.handle(g, "GET /v1/agents/:agent/branches/:branch/behavior", famAgents, a.handleBehaviorGet, opBehaviorGet)
-	a.handle(g, "PATCH /v1/agents/:agent/branches/:branch/behavior", famAgents, a.handleBehaviorUpdate, opBehaviorUpdate)
+// agentBranchesRoutes are the routes of AgentBranches.
+var agentBranchesRoutes = []Route{
+	route("GET /v1/agents/:agent/branches", (*API).handleBranchList, opBranchList),
+	route("POST /v1/agents/:agent/branches", (*API).handleBranchCreate, opBranchCreate),
+	route("DELETE /v1/agents/:agent/branches/:branch", (*API).handleBranchDelete, opBranchDelete),
+	route("POST /v1/agents/:agent/branches/:branch/merge", (*API).handleBranchMerge, opBranchMerge),
+	route("GET /v1/agents/:agent/branches/:branch/behavior", (*API).handleBehaviorGet, opBehaviorGet),
+	route("PATCH /v1/agents/:agent/branches/:branch/behavior", (*API).handleBehaviorUpdate, opBehaviorUpdate),
 }
 
 var (
@@ -84,14 +85,14 @@ type branchCreateBody struct {
 	BranchName string `json:"branchName"`
 }
 
-func (branchCreateBody) fieldRules() map[string]FieldRule { return branchCreateRules }
+func (branchCreateBody) FieldRules() map[string]FieldRule { return branchCreateRules }
 
 var branchCreateRules = map[string]FieldRule{
 	"name":       {MinLen: 1, MaxLen: 100, Doc: "Required unless branchName is given."},
 	"branchName": {MinLen: 1, MaxLen: 100, Doc: "The real service's name of the field.", Fidelity: &Fidelity{ID: "D3", Note: "accepted side by side with name"}},
 }
 
-func (behaviorText) fieldRules() map[string]FieldRule {
+func (behaviorText) FieldRules() map[string]FieldRule {
 	return map[string]FieldRule{"behavior": {Required: true, MinLen: 1, MaxLen: behaviorMaxLen}}
 }
 
@@ -111,11 +112,11 @@ type conflictResolution struct {
 	Value    any      `json:"value"`
 }
 
-func (branchMergeBody) fieldRules() map[string]FieldRule {
+func (branchMergeBody) FieldRules() map[string]FieldRule {
 	return map[string]FieldRule{"conflictResolutions": {Nullable: true}}
 }
 
-func (conflictResolution) fieldRules() map[string]FieldRule {
+func (conflictResolution) FieldRules() map[string]FieldRule {
 	return map[string]FieldRule{
 		"path":     {Required: true, MinItems: 1, Doc: "The conflicting path, e.g. [\"knowledgeBase\", \"topics\", \"TOPICS-1\"]."},
 		"strategy": {Required: true, Enum: mergeStrategies},
@@ -326,7 +327,7 @@ func (a *API) handleBehaviorUpdate(c *gin.Context) error {
 		return err
 	}
 	f.requireAll(behaviorText{})
-	text, _ := f.text("behavior", behaviorText{}.fieldRules()["behavior"])
+	text, _ := f.text("behavior", behaviorText{}.FieldRules()["behavior"])
 	if err := f.err(); err != nil {
 		return err
 	}

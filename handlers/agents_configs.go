@@ -11,11 +11,12 @@ import (
 	"github.com/gin-gonic/gin"
 )
 
-func (a *API) registerAgentConfigs(g *gin.RouterGroup) {
-	a.handle(g, "GET /v1/agents/:agent/real-time-configs", famAgents, a.handleConfigList, opConfigList)
-	a.handle(g, "GET /v1/agents/:agent/real-time-configs/:env", famAgents, a.handleConfigGet, opConfigGet)
-	a.handle(g, "PUT /v1/agents/:agent/real-time-configs/:env/schema", famAgents, a.handleConfigSchema, opConfigSchema)
-	a.handle(g, "PATCH /v1/agents/:agent/real-time-configs/:env/variables", famAgents, a.handleConfigVariables, opConfigVariables)
+// agentConfigsRoutes are the routes of AgentConfigs.
+var agentConfigsRoutes = []Route{
+	route("GET /v1/agents/:agent/real-time-configs", (*API).handleConfigList, opConfigList),
+	route("GET /v1/agents/:agent/real-time-configs/:env", (*API).handleConfigGet, opConfigGet),
+	route("PUT /v1/agents/:agent/real-time-configs/:env/schema", (*API).handleConfigSchema, opConfigSchema),
+	route("PATCH /v1/agents/:agent/real-time-configs/:env/variables", (*API).handleConfigVariables, opConfigVariables),
 }
 
 var (
@@ -44,15 +45,15 @@ type (
 	}
 )
 
-func (configSchemaBody) fieldRules() map[string]FieldRule {
+func (configSchemaBody) FieldRules() map[string]FieldRule {
 	return map[string]FieldRule{"schema": {Required: true, Doc: "A JSON Schema (draft 2020-12 unless $schema says otherwise)."}}
 }
 
-func (configVariablesBody) fieldRules() map[string]FieldRule {
+func (configVariablesBody) FieldRules() map[string]FieldRule {
 	return map[string]FieldRule{"variables": {Required: true}}
 }
 
-func (configPage) fieldRules() map[string]FieldRule {
+func (configPage) FieldRules() map[string]FieldRule {
 	return map[string]FieldRule{"clientEnv": {Enum: deployEnvs}, "schema": {Doc: "A JSON Schema, or null."}}
 }
 

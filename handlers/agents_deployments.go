@@ -17,12 +17,13 @@ import (
 	"github.com/agentplatform/mockplatform/store"
 )
 
-func (a *API) registerAgentDeployments(g *gin.RouterGroup) {
-	a.handle(g, "POST /v1/agents/:agent/deployments/publish", famAgents, a.handleDeploymentPublish, opDeploymentPublish)
-	a.handle(g, "GET /v1/agents/:agent/deployments", famAgents, a.handleDeploymentList, opDeploymentList)
-	a.handle(g, "GET /v1/agents/:agent/deployments/active", famAgents, a.handleDeploymentActive, opDeploymentActive)
-	a.handle(g, "POST /v1/agents/:agent/deployments/:deployment/promote", famAgents, a.handleDeploymentPromote, opDeploymentPromote)
-	a.handle(g, "POST /v1/agents/:agent/deployments/:deployment/rollback", famAgents, a.handleDeploymentRollback, opDeploymentRollback)
+// agentDeploymentsRoutes are the routes of AgentDeployments.
+var agentDeploymentsRoutes = []Route{
+	route("POST /v1/agents/:agent/deployments/publish", (*API).handleDeploymentPublish, opDeploymentPublish),
+	route("GET /v1/agents/:agent/deployments", (*API).handleDeploymentList, opDeploymentList),
+	route("GET /v1/agents/:agent/deployments/active", (*API).handleDeploymentActive, opDeploymentActive),
+	route("POST /v1/agents/:agent/deployments/:deployment/promote", (*API).handleDeploymentPromote, opDeploymentPromote),
+	route("POST /v1/agents/:agent/deployments/:deployment/rollback", (*API).handleDeploymentRollback, opDeploymentRollback),
 }
 
 var (
@@ -82,20 +83,20 @@ type (
 	}
 )
 
-func (publishBody) fieldRules() map[string]FieldRule {
+func (publishBody) FieldRules() map[string]FieldRule {
 	return map[string]FieldRule{"environment": {Enum: deployEnvs[:1], Doc: "Publishing goes to sandbox (rollback ignores it)."}}
 }
 
 // promoteTargets are the environments a deployment may be promoted to.
 var promoteTargets = deployEnvs[1:]
 
-func (promoteBody) fieldRules() map[string]FieldRule {
+func (promoteBody) FieldRules() map[string]FieldRule {
 	return map[string]FieldRule{"targetEnvironment": {Enum: promoteTargets,
 		Doc:      "Default: the next stage.",
 		Fidelity: &Fidelity{ID: "D21", Switch: switchPromoteSkip, Value: "reject", Note: "sandbox to live is 412"}}}
 }
 
-func (deployment) fieldRules() map[string]FieldRule {
+func (deployment) FieldRules() map[string]FieldRule {
 	return map[string]FieldRule{"environment": {Enum: deployEnvs}, "metadata": {Nullable: true}}
 }
 

@@ -12,12 +12,13 @@ import (
 	"github.com/gin-gonic/gin"
 )
 
-func (a *API) registerAgentTopics(g *gin.RouterGroup) {
-	a.handle(g, "GET /v1/agents/:agent/branches/:branch/knowledge-base/topics", famAgents, a.handleTopicList, opTopicList)
-	a.handle(g, "POST /v1/agents/:agent/branches/:branch/knowledge-base/topics", famAgents, a.handleTopicCreate, opTopicCreate)
-	a.handle(g, "GET /v1/agents/:agent/branches/:branch/knowledge-base/topics/:item", famAgents, a.handleTopicGet, opTopicGet)
-	a.handle(g, "PATCH /v1/agents/:agent/branches/:branch/knowledge-base/topics/:item", famAgents, a.handleTopicUpdate, opTopicUpdate)
-	a.handle(g, "DELETE /v1/agents/:agent/branches/:branch/knowledge-base/topics/:item", famAgents, a.handleTopicDelete, opTopicDelete)
+// agentTopicsRoutes are the routes of AgentTopics.
+var agentTopicsRoutes = []Route{
+	route("GET /v1/agents/:agent/branches/:branch/knowledge-base/topics", (*API).handleTopicList, opTopicList),
+	route("POST /v1/agents/:agent/branches/:branch/knowledge-base/topics", (*API).handleTopicCreate, opTopicCreate),
+	route("GET /v1/agents/:agent/branches/:branch/knowledge-base/topics/:item", (*API).handleTopicGet, opTopicGet),
+	route("PATCH /v1/agents/:agent/branches/:branch/knowledge-base/topics/:item", (*API).handleTopicUpdate, opTopicUpdate),
+	route("DELETE /v1/agents/:agent/branches/:branch/knowledge-base/topics/:item", (*API).handleTopicDelete, opTopicDelete),
 }
 
 var (
@@ -44,7 +45,7 @@ type topicBody struct {
 	SampleQuestions any           `json:"sampleQuestions"`
 }
 
-func (topicBody) fieldRules() map[string]FieldRule { return topicRules }
+func (topicBody) FieldRules() map[string]FieldRule { return topicRules }
 
 var topicRules = map[string]FieldRule{
 	"name":            {Required: true, MinLen: 1, MaxLen: 255, Doc: "Unique in the branch, in any case."},
@@ -53,7 +54,7 @@ var topicRules = map[string]FieldRule{
 	"sampleQuestions": {Doc: "Refused (400): the field is exampleQueries."},
 }
 
-func (exampleQuries) fieldRules() map[string]FieldRule {
+func (exampleQuries) FieldRules() map[string]FieldRule {
 	return map[string]FieldRule{"queries": {MaxItems: maxExampleQueries}}
 }
 

@@ -10,15 +10,16 @@ import (
 	"github.com/gin-gonic/gin"
 )
 
-func (a *API) registerAgentVariants(g *gin.RouterGroup) {
-	a.handle(g, "GET /v1/agents/:agent/branches/:branch/attributes", famAgents, a.handleAttributeList, opAttributeList)
-	a.handle(g, "POST /v1/agents/:agent/branches/:branch/attributes", famAgents, a.handleAttributeCreate, opAttributeCreate)
-	a.handle(g, "PATCH /v1/agents/:agent/branches/:branch/attributes/:item", famAgents, a.handleAttributeUpdate, opAttributeUpdate)
-	a.handle(g, "DELETE /v1/agents/:agent/branches/:branch/attributes/:item", famAgents, a.handleAttributeDelete, opAttributeDelete)
-	a.handle(g, "GET /v1/agents/:agent/branches/:branch/variants", famAgents, a.handleVariantList, opVariantList)
-	a.handle(g, "POST /v1/agents/:agent/branches/:branch/variants", famAgents, a.handleVariantCreate, opVariantCreate)
-	a.handle(g, "PATCH /v1/agents/:agent/branches/:branch/variants/:item", famAgents, a.handleVariantUpdate, opVariantUpdate)
-	a.handle(g, "DELETE /v1/agents/:agent/branches/:branch/variants/:item", famAgents, a.handleVariantDelete, opVariantDelete)
+// agentVariantsRoutes are the routes of AgentVariants.
+var agentVariantsRoutes = []Route{
+	route("GET /v1/agents/:agent/branches/:branch/attributes", (*API).handleAttributeList, opAttributeList),
+	route("POST /v1/agents/:agent/branches/:branch/attributes", (*API).handleAttributeCreate, opAttributeCreate),
+	route("PATCH /v1/agents/:agent/branches/:branch/attributes/:item", (*API).handleAttributeUpdate, opAttributeUpdate),
+	route("DELETE /v1/agents/:agent/branches/:branch/attributes/:item", (*API).handleAttributeDelete, opAttributeDelete),
+	route("GET /v1/agents/:agent/branches/:branch/variants", (*API).handleVariantList, opVariantList),
+	route("POST /v1/agents/:agent/branches/:branch/variants", (*API).handleVariantCreate, opVariantCreate),
+	route("PATCH /v1/agents/:agent/branches/:branch/variants/:item", (*API).handleVariantUpdate, opVariantUpdate),
+	route("DELETE /v1/agents/:agent/branches/:branch/variants/:item", (*API).handleVariantDelete, opVariantDelete),
 }
 
 var (
@@ -65,11 +66,11 @@ type (
 	}
 )
 
-func (nameBody) fieldRules() map[string]FieldRule { return nameRules }
+func (nameBody) FieldRules() map[string]FieldRule { return nameRules }
 
 var nameRules = map[string]FieldRule{"name": {Required: true, MinLen: 1, MaxLen: 255, Doc: "Unique in the branch."}}
 
-func (variantBody) fieldRules() map[string]FieldRule { return nameRules }
+func (variantBody) FieldRules() map[string]FieldRule { return nameRules }
 
 type attribute struct {
 	ID   string `json:"id"`

@@ -23,13 +23,47 @@ import (
 	"github.com/agentplatform/mockplatform/store"
 )
 
-func (a *API) registerAlerts(g *gin.RouterGroup) {
-	a.handle(g, "POST /v1/alert-rules", famAlerts, a.handleAlertRuleCreate, opAlertRuleCreate)
-	a.handle(g, "GET /v1/alert-rules", famAlerts, a.handleAlertRuleList, opAlertRuleList)
-	a.handle(g, "GET /v1/alert-rules/:rule", famAlerts, a.handleAlertRuleGet, opAlertRuleGet)
-	a.handle(g, "PATCH /v1/alert-rules/:rule", famAlerts, a.handleAlertRuleUpdate, opAlertRuleUpdate)
-	a.handle(g, "DELETE /v1/alert-rules/:rule", famAlerts, a.handleAlertRuleDelete, opAlertRuleDelete)
-	a.handle(g, "GET /v1/alerts", famAlerts, a.handleAlertList, opAlertList)
+// The alerts' presets, which webhook endpoints answer too
+// (docs/scenarios.md#faults).
+const (
+	// PresetAlertsLimit answers 409 as if the account's alert rule (or
+	// webhook endpoint) limit were reached.
+	PresetAlertsLimit = "alerts_limit"
+	// PresetMonitoringBackend answers 502 "Monitoring backend
+	// synchronisation failure". Matched by an evaluation pass (path
+	// "/_evaluation" of family alerts), it fails that pass.
+	PresetMonitoringBackend = "monitoring_backend_failure"
+)
+
+// nameAlerts is the alerts family's name (an evaluation pass is a request
+// of the family to fault rules).
+const nameAlerts = "alerts"
+
+// famAlerts is alert rules and the alerts they fire (docs/api.md#alerts).
+var famAlerts = &Family{
+	Name: nameAlerts, Base: "builder", Shape: shapeBuilder,
+	Credential: scenario.KindBuilder, Headers: []string{"X-Api-Key"},
+	Marks:    []string{"/alert"},
+	Doc:      "Rules over metrics of running agents, and the alerts that fire (docs/api.md#alerts).",
+	Schemes:  builderSchemes,
+	Security: [][]string{{"builderKey"}},
+	Routes:   alertsRoutes,
+	Counts:   []Counted{countDocs("alert rules", docAlertRule)},
+	Presets: []faults.Preset{
+		{Name: PresetAlertsLimit, Family: "alerts"},
+		{Name: PresetMonitoringBackend, Family: "alerts"},
+	},
+	ApplyPreset: (*API).presetAlerts,
+}
+
+// alertsRoutes are its routes.
+var alertsRoutes = []Route{
+	route("POST /v1/alert-rules", (*API).handleAlertRuleCreate, opAlertRuleCreate),
+	route("GET /v1/alert-rules", (*API).handleAlertRuleList, opAlertRuleList),
+	route("GET /v1/alert-rules/:rule", (*API).handleAlertRuleGet, opAlertRuleGet),
+	route("PATCH /v1/alert-rules/:rule", (*API).handleAlertRuleUpdate, opAlertRuleUpdate),
+	route("DELETE /v1/alert-rules/:rule", (*API).handleAlertRuleDelete, opAlertRuleDelete),
+	route("GET /v1/alerts", (*API).handleAlertList, opAlertList),
 }
 
 var (
@@ -75,7 +109,7 @@ type alertRuleBody struct {
 	Enabled        bool    `json:"enabled"`
 }
 
-func (alertRuleBody) fieldRules() map[string]FieldRule { return alertRuleRules }
+func (alertRuleBody) FieldRules() map[string]FieldRule { return alertRuleRules }
 
 var alertRuleRules = map[string]FieldRule{
 	"name":            {Required: true, MinLen: 1, MaxLen: 255},
@@ -97,7 +131,7 @@ type (
 	}
 )
 
-func (alertRuleView) fieldRules() map[string]FieldRule {
+func (alertRuleView) FieldRules() map[string]FieldRule {
 	return map[string]FieldRule{"metric": {Enum: alertMetrics}, "operator": {Enum: alertOperators},
 		"window_duration": {Enum: alertWindows}, "current_state": {Enum: alertStates}}
 }
@@ -560,14 +594,14 @@ func (a *API) handleAlertList(c *gin.Context) error {
 // presetAlerts returns the alerts and webhooks failure modes.
 func (a *API) presetAlerts(call faults.PresetCall) presetFunc {
 	switch call.Name {
-	case faults.PresetAlertsLimit:
+	case PresetAlertsLimit:
 		return func(c *gin.Context, _ faults.Rule) (bool, error) {
 			if f := familyOf(c); f == famWebhooks {
 				return true, errf(KindConflict, CodeWebhookLimit, "%s", msgWebhookLimit(a.world().webhookLimit()))
 			}
 			return true, errf(KindConflict, CodeAlertRuleLimit, "%s", msgAlertRuleLimit(a.world().alertRuleLimit()))
 		}
-	case faults.PresetMonitoringBackend:
+	case PresetMonitoringBackend:
 		return func(*gin.Context, faults.Rule) (bool, error) {
 			return true, errf(KindBadGateway, CodeMonitoringBackend, MsgMonitoringBackend)
 		}

@@ -20,7 +20,7 @@ func (a *API) noteRuntimeError(c *gin.Context, status int, at time.Time) {
 		return
 	}
 	f := familyOf(c)
-	if f == nil || !runtimeFamilies[f.name] {
+	if f == nil || !f.isRuntime() {
 		return
 	}
 	path := c.Request.URL.Path

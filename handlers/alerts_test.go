@@ -541,7 +541,7 @@ func TestAlertInitialUnknownAndFailedEvaluation(t *testing.T) {
 
 	// A monitoring fault fails one pass: unknown, value and evaluation time kept.
 	if _, err := h.faults.Add(faults.Rule{Match: faults.Match{Family: "alerts", Path: EvaluationPath},
-		Action: faults.Action{Preset: faults.PresetMonitoringBackend}, Times: 1}); err != nil {
+		Action: faults.Action{Preset: PresetMonitoringBackend}, Times: 1}); err != nil {
 		t.Fatal(err)
 	}
 	now := h.advance(time.Minute)
@@ -569,7 +569,7 @@ func TestAlertPresets(t *testing.T) {
 	for preset, want := range map[string]struct {
 		status int
 		msg    string
-	}{faults.PresetAlertsLimit: {409, "Maximum number of alert rules (10) reached"}, faults.PresetMonitoringBackend: {502, MsgMonitoringBackend}} {
+	}{PresetAlertsLimit: {409, "Maximum number of alert rules (10) reached"}, PresetMonitoringBackend: {502, MsgMonitoringBackend}} {
 		if _, err := h.faults.Add(faults.Rule{Match: faults.Match{Family: "alerts", Method: "POST"}, Action: faults.Action{Preset: preset}, Times: 1}); err != nil {
 			t.Fatal(err)
 		}
@@ -577,7 +577,7 @@ func TestAlertPresets(t *testing.T) {
 		mustStatus(t, r, want.status)
 		mustBody(t, r, builderError{Message: want.msg, Errors: []FieldError{}})
 	}
-	if _, err := h.faults.Add(faults.Rule{Match: faults.Match{Family: "webhooks"}, Action: faults.Action{Preset: faults.PresetAlertsLimit}, Times: 1}); err != nil {
+	if _, err := h.faults.Add(faults.Rule{Match: faults.Match{Family: "webhooks"}, Action: faults.Action{Preset: PresetAlertsLimit}, Times: 1}); err != nil {
 		t.Fatal(err)
 	}
 	r := h.do("POST", builderBase+"/v1/webhook-endpoints", map[string]any{}, builderHeaders...)

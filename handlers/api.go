@@ -1,11 +1,15 @@
-// Package handlers serves every family of the agent platform API. Each API
-// (one per platform instance) builds its own gin engine in New, with every
-// handler a method bound to that API, as go-containerregistry's
-// registry.New builds its mux. Each family lives in its own file, which
-// opens with a register function listing its routes, one line each (as
-// miniredis does); a sub-resource with routes of its own has its own file
-// (agents_branches.go, telephony_numbers.go, messaging_socket.go). Handlers
-// return an error value; one renderer per family shape writes it.
+// Package handlers serves every family of the agent platform API. Each
+// family declares itself once, in its own file, as a Family: its routes
+// (one line each, as miniredis lists its commands), credentials, error
+// shape, state, counts, presets and documentation; the family table
+// (family.go) lists them, and the router, the vocabularies of faults and
+// scenarios and the OpenAPI document derive from it. The table's gin
+// engine is built once per process and shared: each API (one per platform
+// instance) serves through it, and every handler is a method expression
+// bound at dispatch to the API that received the request. A sub-resource
+// with routes of its own has its own file (agents_branches.go,
+// telephony_numbers.go, messaging_socket.go). Handlers return an error
+// value; one renderer per family shape writes it.
 //
 // Files prefixed engine_ hold the HTTP-free engine the handlers call: the
 // conversation engine and its dialogue and script, seeding and generation,
@@ -27,8 +31,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-
-	"github.com/gin-gonic/gin"
 
 	"github.com/agentplatform/mockplatform/clock"
 	"github.com/agentplatform/mockplatform/faults"
@@ -58,10 +60,13 @@ type API struct {
 
 	w atomic.Pointer[World]
 
-	// engine routes this API's requests, and routes is its route table
-	// (routes.go); both are built by newAPI, read-only after.
-	engine *gin.Engine
-	routes []Route
+	// tab is the family table the API serves (family.go): shared by
+	// every instance, read-only. states holds the in-memory state of the
+	// families that declare one (Family.State), made by newAPI.
+	tab    *table
+	states []FamilyState
+	// observe, when set, sees every exchange (observe.go).
+	observe func(Exchange)
 
 	// cfg is how Open wired the instance. loadMu serialises scenario loads
 	// and resets and guards sc (the scenario as loaded) and snap (its
@@ -120,14 +125,14 @@ type API struct {
 	// answers and control calls do not shift resource ids)
 }
 
-// newAPI returns an API over its dependencies, with its own engine. Open
-// loads its scenario.
-func newAPI(d deps) *API {
+// newAPI returns an API over its dependencies serving the family table
+// tab. Open loads its scenario.
+func newAPI(d deps, tab *table) *API {
 	log := d.Logger
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	a := &API{store: d.Store, clock: d.Clock, faults: d.Faults, journal: d.Journal, log: log}
+	a := &API{store: d.Store, clock: d.Clock, faults: d.Faults, journal: d.Journal, log: log, tab: tab, observe: d.Observe}
 	a.bg, a.cancel = context.WithCancel(context.Background())
 	a.w.Store(newWorld(&scenario.Scenario{})) // until SetScenario (parsing the default here cost a third of New)
 	a.reseed(1)
@@ -137,11 +142,11 @@ func newAPI(d deps) *API {
 	a.webhooks.net = defaultTargetNet()
 	a.webhooks.allow = &scenario.HostList{}
 	a.webhooks.client = a.newDeliveryClient()
-	a.engine = gin.New()
-	if d.Observe != nil {
-		a.engine.Use(observe(d.Observe))
+	for _, f := range tab.families {
+		if f.State != nil {
+			a.states = append(a.states, f.State(a))
+		}
 	}
-	a.register(a.engine)
 	return a
 }
 
@@ -188,42 +193,14 @@ func (a *API) Close() {
 	}
 }
 
-// register adds every family's routes, and the JSON answers for unknown
-// routes and methods, to the API's own engine. Every handler is a method
-// bound to this API: no instance travels in a request context.
-func (a *API) register(r *gin.Engine) {
-	r.HandleMethodNotAllowed = true
-	r.RedirectTrailingSlash = false
-	r.RedirectFixedPath = false
-	r.Use(a.begin, a.recovery, a.correlation, a.record)
-	r.NoRoute(a.handleNoRoute)
-	r.NoMethod(a.handleNoMethod)
-
-	runtime := r.Group("/runtime/:region")
-	builder := r.Group("/builder/:region")
-	messaging := r.Group("/messaging")
-	a.registerChat(runtime)
-	a.registerConversations(runtime)
-	a.registerConcurrency(runtime)
-	a.registerHandoff(runtime)
-	a.registerDNI(runtime)
-	a.registerExternalEvents(runtime)
-	a.registerOutbound(runtime)
-	a.registerAgents(builder)
-	a.registerAgentBranches(builder)
-	a.registerAgentTopics(builder)
-	a.registerAgentVariants(builder)
-	a.registerAgentDeployments(builder)
-	a.registerAgentConfigs(builder)
-	a.registerTelephonyConnectors(builder)
-	a.registerTelephonyNumbers(builder)
-	a.registerAlerts(builder)
-	a.registerWebhooks(builder)
-	a.registerMessaging(messaging)
+// ServeHTTP serves the API's families (every request is journaled): the
+// table's engine routes the request, and finds this API in the request's
+// state, which rides on the response writer (stateOf).
+func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	st := &reqState{api: a}
+	st.carrier = carrier{ResponseWriter: w, st: st}
+	a.tab.engine.ServeHTTP(&st.carrier, r)
 }
-
-// ServeHTTP serves the API's families (every request is journaled).
-func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) { a.engine.ServeHTTP(w, r) }
 
 // resetFamilies brings the families' in-memory state back to the scenario's
 // initial state (after the store has been restored and the clock reset):
@@ -237,54 +214,27 @@ func (a *API) resetFamilies() {
 	a.resetMessaging()
 	a.resetOutbound()
 	a.resetConcurrency()
+	for _, st := range a.states {
+		st.Reset()
+	}
 	a.armRetention()
+}
+
+// familyState is the in-memory state of type T of a family that declares
+// one (Family.State). Found by its type, it names no family, so that a
+// family's handlers can reach it without referring to the family's
+// declaration.
+func familyState[T FamilyState](a *API) T {
+	for _, s := range a.states {
+		if t, ok := s.(T); ok {
+			return t
+		}
+	}
+	panic("handlers: no family state of this type")
 }
 
 // generation is the current reset generation.
 func (a *API) generation() uint64 { return a.gen.Load() }
-
-// family describes one API family: its name (used by faults and the
-// journal), its base prefix, its error shape and its credential.
-type family struct {
-	name  string
-	base  string // "runtime", "builder" or "messaging"
-	shape shape
-	kind  string // credential kind (scenario.Kind*)
-	// header are the credential headers, first found wins, in their
-	// canonical form (http.CanonicalHeaderKey).
-	header []string
-	// forbid reports whether the family answers 403 (rather than 401) to a
-	// valid key of another account or project.
-	forbid bool
-}
-
-// The families of docs/api.md#overview (immutable).
-var (
-	famChat = &family{name: "chat", base: "runtime", shape: shapeEnvelope, kind: scenario.KindChat,
-		header: []string{"X-Api-Key"}, forbid: true}
-	famMessaging = &family{name: "messaging", base: "messaging", shape: shapeMessaging, kind: scenario.KindConnector,
-		header: []string{"X-Token"}}
-	famAgents = &family{name: "agents", base: "builder", shape: shapeBuilder, kind: scenario.KindBuilder,
-		header: []string{"X-Api-Key"}, forbid: true}
-	famAlerts = &family{name: "alerts", base: "builder", shape: shapeBuilder, kind: scenario.KindBuilder,
-		header: []string{"X-Api-Key"}}
-	famWebhooks = &family{name: "webhooks", base: "builder", shape: shapeBuilder, kind: scenario.KindBuilder,
-		header: []string{"X-Api-Key"}}
-	famConversations = &family{name: "conversations", base: "runtime", shape: shapeEnvelope, kind: scenario.KindConversations,
-		header: []string{"X-Api-Key"}, forbid: true}
-	famConversationsV1 = &family{name: "conversations", base: "runtime", shape: shapeErrorMessage, kind: scenario.KindConversations,
-		header: []string{"X-Api-Key"}, forbid: true}
-	famConcurrency = &family{name: "concurrency", base: "runtime", shape: shapeErrorMessage, kind: scenario.KindConversations,
-		header: []string{"X-Api-Key"}, forbid: true}
-	famOutbound = &family{name: "outbound", base: "runtime", shape: shapeOutbound, kind: scenario.KindOutbound,
-		header: []string{"X-Service-Auth-Token", "X-Polyai-Auth-Token"}}
-	famExternalEvents = &family{name: "external_events", base: "runtime", shape: shapeErrorMessage, kind: scenario.KindExternalEvents,
-		header: []string{"X-Api-Key"}}
-	famDNI = &family{name: "dni", base: "runtime", shape: shapeDNI, kind: scenario.KindDNI,
-		header: []string{"X-Api-Key"}}
-	famHandoff = &family{name: "handoff", base: "runtime", shape: shapeErrorMessage, kind: scenario.KindHandoff,
-		header: []string{"X-Api-Key"}, forbid: true}
-)
 
 // regionPair resolves the request's region to its pair, per base (the
 // region table is scenario's).
@@ -296,41 +246,6 @@ func regionPair(base, region string) (string, bool) {
 		return scenario.BuilderRegion(region)
 	}
 	return "", true
-}
-
-// familyFromPath guesses the family of an unrouted path, for error shapes.
-func familyFromPath(p string) *family {
-	switch {
-	case strings.HasPrefix(p, "/builder/"), p == "/builder":
-		if strings.Contains(p, "/alert") {
-			return famAlerts
-		}
-		if strings.Contains(p, "/webhook-endpoints") {
-			return famWebhooks
-		}
-		return famAgents
-	case strings.HasPrefix(p, "/messaging/"), p == "/messaging":
-		return famMessaging
-	case strings.HasPrefix(p, "/runtime/"):
-		switch {
-		case strings.Contains(p, "/chat/"):
-			return famChat
-		case strings.Contains(p, "/outbound-calling"):
-			return famOutbound
-		case strings.Contains(p, "/external-events"):
-			return famExternalEvents
-		case strings.Contains(p, "/dni-reservation"):
-			return famDNI
-		case strings.Contains(p, "/handoff_state"):
-			return famHandoff
-		case strings.Contains(p, "/concurrency"):
-			return famConcurrency
-		case strings.Contains(p, "/v1/"):
-			return famConversationsV1
-		}
-		return famConversations
-	}
-	return nil
 }
 
 // subPath is the path below the family's base address: "/v1/..." for

@@ -39,15 +39,15 @@ const (
 //
 // Missing, unknown, disabled, other-family and other-region keys are 401.
 // A valid key of another account or project is 403 in families whose
-// errors list 403 (family.forbid), else 401. An account or project that
+// errors list 403 (Family.Forbid), else 401. An account or project that
 // does not exist at all is 404.
 //
 // It fills p, which the caller holds (reqState.principalVal); after an
 // error p may be partly filled and is not read.
-func (a *API) authenticate(c *gin.Context, f *family, p *Principal) error {
+func (a *API) authenticate(c *gin.Context, f *Family, p *Principal) error {
 	w := a.world()
 	key := ""
-	for _, h := range f.header {
+	for _, h := range f.Headers {
 		if key = c.GetHeader(h); key != "" {
 			break
 		}
@@ -55,13 +55,13 @@ func (a *API) authenticate(c *gin.Context, f *family, p *Principal) error {
 	if key == "" {
 		return &Error{Kind: KindUnauthorized, Code: "UNAUTHORIZED", Message: msgMissingKey}
 	}
-	region, _ := regionPair(f.base, c.Param("region"))
+	region, _ := regionPair(f.Base, c.Param("region"))
 	cred := w.credential(key)
-	if cred == nil || cred.Kind != f.kind {
+	if cred == nil || cred.Kind != f.Credential {
 		return &Error{Kind: KindUnauthorized, Code: "UNAUTHORIZED", Message: msgInvalidKey}
 	}
 	acct := w.account(cred.Account)
-	if acct == nil || (f.base != "messaging" && acct.Region != region) {
+	if acct == nil || (f.Base != "messaging" && acct.Region != region) {
 		return &Error{Kind: KindUnauthorized, Code: "UNAUTHORIZED", Message: msgInvalidKey}
 	}
 	*p = Principal{Cred: cred, Account: acct, Region: acct.Region}
@@ -71,7 +71,7 @@ func (a *API) authenticate(c *gin.Context, f *family, p *Principal) error {
 	if err := scopeCheck(c, w, f, p); err != nil {
 		return err
 	}
-	if f == famChat {
+	if f.Connector {
 		if err := a.connector(c, w, p); err != nil {
 			return err
 		}
@@ -81,9 +81,9 @@ func (a *API) authenticate(c *gin.Context, f *family, p *Principal) error {
 
 // scopeCheck matches the path's account and project against the key's
 // scope and resolves p.Project from the path.
-func scopeCheck(c *gin.Context, w *World, f *family, p *Principal) error {
+func scopeCheck(c *gin.Context, w *World, f *Family, p *Principal) error {
 	deny := func() error {
-		if f.forbid {
+		if f.Forbid {
 			return &Error{Kind: KindForbidden, Code: "FORBIDDEN", Message: msgNoPermission}
 		}
 		return &Error{Kind: KindUnauthorized, Code: "UNAUTHORIZED", Message: msgInvalidKey}

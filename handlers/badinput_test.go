@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gin-gonic/gin"
-
 	"github.com/agentplatform/mockplatform/scenario"
 )
 
@@ -52,7 +50,7 @@ func TestBadInputNever500(t *testing.T) {
 		}
 		creds = append(creds, []string{header, cr.Key})
 	}
-	routes := h.api.engine.Routes()
+	routes := h.api.Routes()
 	if len(routes) < 50 {
 		t.Fatalf("only %d routes registered", len(routes))
 	}
@@ -72,7 +70,7 @@ func TestBadInputNever500(t *testing.T) {
 }
 
 // badInputPath fills a route's parameters.
-func badInputPath(rt gin.RouteInfo, malformed bool) string {
+func badInputPath(rt Route, malformed bool) string {
 	segs := strings.Split(rt.Path, "/")
 	group := ""
 	if len(segs) > 1 {

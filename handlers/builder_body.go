@@ -132,7 +132,7 @@ func (f *fieldBody) whole(name string, r FieldRule, msg string) (int64, bool) {
 }
 
 // requireAll reports the missing required fields of a body type.
-func (f *fieldBody) requireAll(body ruledBody) {
+func (f *fieldBody) requireAll(body RuledBody) {
 	for _, name := range requiredFields(body) {
 		f.require(name)
 	}

@@ -20,10 +20,25 @@ import (
 	"github.com/agentplatform/mockplatform/store"
 )
 
-func (a *API) registerChat(g *gin.RouterGroup) {
-	a.handle(g, "POST /:version/:account/:project/chat/create", famChat, a.handleChatCreate, opChatCreate)
-	a.handle(g, "POST /:version/:account/:project/chat/respond", famChat, a.handleChatRespond, opChatRespond)
-	a.handle(g, "PUT /:version/:account/:project/chat/close", famChat, a.handleChatClose, opChatClose)
+// famChat is the Chat API (docs/api.md#chat).
+var famChat = &Family{
+	Name: "chat", Base: "runtime", Shape: shapeEnvelope,
+	Credential: scenario.KindChat, Headers: []string{"X-Api-Key"}, Connector: true, ProjectKeys: true, Forbid: true,
+	Marks: []string{"/chat/"},
+	Doc:   "Text conversations: start, send a message, close; handoffs come back in the answer (docs/api.md#chat).",
+	Schemes: map[string]Scheme{
+		"chatKey":        {Type: "apiKey", In: "header", Name: "X-API-KEY", Doc: "A chat key of the account or project (credential kind chat)."},
+		"connectorToken": {Type: "apiKey", In: "header", Name: "X-TOKEN", Doc: "A connector token of the project (credential kind connector); it fixes the client environment."},
+	},
+	Security: [][]string{{"chatKey", "connectorToken"}},
+	Routes:   chatRoutes,
+}
+
+// chatRoutes are its routes.
+var chatRoutes = []Route{
+	route("POST /:version/:account/:project/chat/create", (*API).handleChatCreate, opChatCreate),
+	route("POST /:version/:account/:project/chat/respond", (*API).handleChatRespond, opChatRespond),
+	route("PUT /:version/:account/:project/chat/close", (*API).handleChatClose, opChatClose),
 }
 
 var (
@@ -120,8 +135,8 @@ type chatCloseResponse struct {
 	Success bool `json:"success"`
 }
 
-// fieldRules are the rules the chat handlers check on the create body.
-func (chatCreateRequest) fieldRules() map[string]FieldRule {
+// FieldRules are the rules the chat handlers check on the create body.
+func (chatCreateRequest) FieldRules() map[string]FieldRule {
 	return map[string]FieldRule{
 		"channel":         {Enum: chatChannelNames},
 		"asr_lang_code":   {Pattern: langCode},
@@ -130,7 +145,7 @@ func (chatCreateRequest) fieldRules() map[string]FieldRule {
 	}
 }
 
-func (chatRespondRequest) fieldRules() map[string]FieldRule {
+func (chatRespondRequest) FieldRules() map[string]FieldRule {
 	return map[string]FieldRule{
 		"conversation_id": {Required: true, MinLen: 1},
 		"asr_lang_code":   {Pattern: langCode},
@@ -139,7 +154,7 @@ func (chatRespondRequest) fieldRules() map[string]FieldRule {
 	}
 }
 
-func (chatCloseRequest) fieldRules() map[string]FieldRule {
+func (chatCloseRequest) FieldRules() map[string]FieldRule {
 	return map[string]FieldRule{"conversation_id": {Required: true, MinLen: 1}}
 }
 

@@ -23,8 +23,20 @@ import (
 	"github.com/agentplatform/mockplatform/store"
 )
 
-func (a *API) registerConcurrency(g *gin.RouterGroup) {
-	a.handle(g, "GET /v1/:account/:project/conversations/concurrency", famConcurrency, a.handleConcurrencyGet, opConcurrency)
+// famConcurrency is peak concurrency (docs/api.md#concurrency).
+var famConcurrency = &Family{
+	Name: "concurrency", Base: "runtime", Shape: shapeErrorMessage,
+	Credential: scenario.KindConversations, Headers: []string{"X-Api-Key"}, Forbid: true,
+	Marks:    []string{"/concurrency"},
+	Doc:      "Peak concurrent conversations per 5 minutes (docs/api.md#concurrency).",
+	Schemes:  conversationsSchemes,
+	Security: [][]string{{"conversationsKey"}},
+	Routes:   concurrencyRoutes,
+}
+
+// concurrencyRoutes are its routes.
+var concurrencyRoutes = []Route{
+	route("GET /v1/:account/:project/conversations/concurrency", (*API).handleConcurrencyGet, opConcurrency),
 }
 
 var opConcurrency = &Op{ID: "concurrencyGet", Summary: "Peak concurrent conversations",

@@ -31,10 +31,43 @@ import (
 	"github.com/agentplatform/mockplatform/store"
 )
 
-func (a *API) registerConversations(g *gin.RouterGroup) {
-	a.handle(g, "GET /v3/:account/:project/conversations", famConversations, a.handleConversationsListV3, opConversationsV3)
-	a.handle(g, "GET /v2/:account/:project/conversations", famConversations, a.handleConversationsListV2, opConversationsV2)
-	a.handle(g, "GET /v1/:account/:project/conversations", famConversationsV1, a.handleConversationsListV1, opConversationsV1)
+// famConversations is the Conversations API, v3 and v2
+// (docs/api.md#conversations).
+var famConversations = &Family{
+	Name: "conversations", Base: "runtime", Shape: shapeEnvelope,
+	Credential: scenario.KindConversations, Headers: []string{"X-Api-Key"}, Forbid: true,
+	Doc:      "Conversation records, v3, v2 and v1 (docs/api.md#conversations).",
+	Schemes:  conversationsSchemes,
+	Security: [][]string{{"conversationsKey"}},
+	Routes:   conversationsRoutes,
+	Counts:   []Counted{{What: "conversations", N: (*API).countConversations}},
+}
+
+// famConversationsV1 is the Conversations API v1, with an error shape of
+// its own (docs/fidelity.md M3).
+var famConversationsV1 = &Family{
+	Name: "conversations", Base: "runtime", Shape: shapeErrorMessage,
+	Credential: scenario.KindConversations, Headers: []string{"X-Api-Key"}, Forbid: true,
+	Marks:    []string{"/v1/"},
+	Schemes:  conversationsSchemes,
+	Security: [][]string{{"conversationsKey"}},
+	Routes:   conversationsV1Routes,
+}
+
+// conversationsSchemes is the credential of conversations and concurrency.
+var conversationsSchemes = map[string]Scheme{
+	"conversationsKey": {Type: "apiKey", In: "header", Name: "x-api-key", Doc: "A conversations key of the account or project (credential kind conversations)."},
+}
+
+// conversationsRoutes are its routes.
+var conversationsRoutes = []Route{
+	route("GET /v3/:account/:project/conversations", (*API).handleConversationsListV3, opConversationsV3),
+	route("GET /v2/:account/:project/conversations", (*API).handleConversationsListV2, opConversationsV2),
+}
+
+// conversationsV1Routes are the routes of v1.
+var conversationsV1Routes = []Route{
+	route("GET /v1/:account/:project/conversations", (*API).handleConversationsListV1, opConversationsV1),
 }
 
 var (

@@ -6,7 +6,6 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/agentplatform/mockplatform/scenario"
 	"github.com/agentplatform/mockplatform/store"
 )
 
@@ -42,7 +41,7 @@ credentials:
 // conversation.
 func BenchmarkGenerateLoad(b *testing.B) {
 	const n = 100_000
-	sc, err := scenario.Parse("bench.yaml", []byte(benchScenario(n)))
+	sc, err := Vocabulary().Parse("bench.yaml", []byte(benchScenario(n)))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -12,39 +12,53 @@ type Count struct {
 	N      int    `json:"n"`
 }
 
-// countedDocs are the stored document kinds Counts reports.
-var countedDocs = []struct{ family, what, kind string }{
-	{"agents", "agents", docAgent},
-	{"alerts", "alert rules", docAlertRule},
-	{"webhooks", "webhook endpoints", docWebhook},
-	{"outbound", "outbound calls", docOutboundCall},
-	{"dni", "number reservations", docDNI},
-}
-
-// Counts counts the stored resources of each family in every region, and
-// the live messaging sessions.
+// Counts counts the resources of each family that counts some (Family.Counts),
+// in every region.
 func (a *API) Counts() ([]Count, error) {
-	conv := Count{Family: "conversations", What: "conversations"}
-	docs := make([]Count, len(countedDocs))
-	for i, d := range countedDocs {
-		docs[i] = Count{Family: d.family, What: d.what}
-	}
-	for _, region := range scenario.Regions {
-		n, err := a.store.CountConversations(region)
-		if err != nil {
-			return nil, err
-		}
-		conv.N += n
-		for i, d := range countedDocs {
-			n, err := a.store.CountDocs(d.kind, region)
+	var out []Count
+	for _, f := range a.tab.families {
+		for _, c := range f.Counts {
+			n, err := c.N(a)
 			if err != nil {
 				return nil, err
 			}
-			docs[i].N += n
+			out = append(out, Count{Family: f.Name, What: c.What, N: n})
 		}
 	}
+	return out, nil
+}
+
+// countDocs counts a stored document kind in every region.
+func countDocs(what, kind string) Counted {
+	return Counted{What: what, N: func(a *API) (int, error) {
+		n := 0
+		for _, region := range scenario.Regions {
+			k, err := a.store.CountDocs(kind, region)
+			if err != nil {
+				return 0, err
+			}
+			n += k
+		}
+		return n, nil
+	}}
+}
+
+// countConversations counts the conversations of every region.
+func (a *API) countConversations() (int, error) {
+	n := 0
+	for _, region := range scenario.Regions {
+		k, err := a.store.CountConversations(region)
+		if err != nil {
+			return 0, err
+		}
+		n += k
+	}
+	return n, nil
+}
+
+// countSessions counts the live messaging sessions.
+func (a *API) countSessions() (int, error) {
 	a.messaging.mu.Lock()
-	sessions := Count{Family: "messaging", What: "live sessions", N: len(a.messaging.sessions)}
-	a.messaging.mu.Unlock()
-	return append(append([]Count{conv}, docs...), sessions), nil
+	defer a.messaging.mu.Unlock()
+	return len(a.messaging.sessions), nil
 }

@@ -24,8 +24,23 @@ import (
 	"github.com/agentplatform/mockplatform/store"
 )
 
-func (a *API) registerDNI(g *gin.RouterGroup) {
-	a.handle(g, "POST /v1/conversations/dni-reservation", famDNI, a.handleDNIReserve, opDNIReserve)
+// famDNI is dynamic number reservation (docs/api.md#dni).
+var famDNI = &Family{
+	Name: "dni", Base: "runtime", Shape: shapeDNI,
+	Credential: scenario.KindDNI, Headers: []string{"X-Api-Key"}, ProjectKeys: true,
+	Marks: []string{"/dni-reservation"},
+	Doc:   "Reserve a temporary number that routes to an agent (docs/api.md#dni).",
+	Schemes: map[string]Scheme{
+		"dniKey": {Type: "apiKey", In: "header", Name: "x-api-key", Doc: "A number reservation key of one project (credential kind dni)."},
+	},
+	Security: [][]string{{"dniKey"}},
+	Routes:   dniRoutes,
+	Counts:   []Counted{countDocs("number reservations", docDNI)},
+}
+
+// dniRoutes are its routes.
+var dniRoutes = []Route{
+	route("POST /v1/conversations/dni-reservation", (*API).handleDNIReserve, opDNIReserve),
 }
 
 var opDNIReserve = &Op{ID: "dniReserve", Summary: "Reserve a number",
@@ -54,7 +69,7 @@ type dniRequest struct {
 	Attributes map[string]any `json:"attributes"`
 }
 
-func (dniRequest) fieldRules() map[string]FieldRule {
+func (dniRequest) FieldRules() map[string]FieldRule {
 	return map[string]FieldRule{"attributes": {Required: true, Doc: "Any JSON object; nesting is allowed."}}
 }
 

@@ -69,7 +69,7 @@ func (a *API) evaluationFails() bool {
 	if !targeted {
 		return false
 	}
-	_, ok := a.faults.Match(faults.Request{Family: famAlerts.name, Method: "POST", Path: EvaluationPath})
+	_, ok := a.faults.Match(faults.Request{Family: nameAlerts, Method: "POST", Path: EvaluationPath})
 	return ok
 }
 

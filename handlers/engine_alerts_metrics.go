@@ -13,10 +13,6 @@ import (
 	"github.com/agentplatform/mockplatform/store"
 )
 
-// runtimeFamilies are the families whose 5xx answers count as api_errors.
-var runtimeFamilies = map[string]bool{"chat": true, "conversations": true, "concurrency": true, "handoff": true,
-	"outbound": true, "external_events": true, "dni": true}
-
 // ruleValue computes a rule's metric over its window ending at now and
 // whether the window had data (docs/fidelity.md G6, M12.7): conversation
 // activity in the scope, or, for api_errors, at least one API error.

@@ -100,7 +100,7 @@ func (a *API) journalAPIErrors(region string) []apiErrorMark {
 	w := a.world()
 	var out []apiErrorMark
 	for _, e := range a.journal.List(Filter{}) {
-		if e.Status < 500 || !runtimeFamilies[e.Family] {
+		if f := a.tab.family(e.Family); e.Status < 500 || f == nil || !f.isRuntime() {
 			continue
 		}
 		if pair, _ := regionPair("runtime", e.Region); pair != region {

@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentplatform/mockplatform/scenario"
 	"github.com/agentplatform/mockplatform/store"
 )
 
@@ -134,7 +133,7 @@ func TestGenerateDeterministic(t *testing.T) {
 // TestGenerateDefaults: one line of YAML is enough.
 func TestGenerateDefaults(t *testing.T) {
 	t.Parallel()
-	sc, err := scenario.Parse("g.yaml", []byte(`
+	sc, err := Vocabulary().Parse("g.yaml", []byte(`
 accounts:
   - slug: acme
     id: "1001"

@@ -179,7 +179,7 @@ func (a *API) render(c *gin.Context, err error) {
 	}
 	sh := shapeControl
 	if f := familyOf(c); f != nil {
-		sh = f.shape
+		sh = f.Shape
 		if sh == shapeBuilder && a.world().fidelity(switchBuilderErrors) == "envelope" {
 			sh = shapeEnvelope
 		}
@@ -222,15 +222,39 @@ func errorBody(sh shape, e *Error, status int, corr string) any {
 	}
 }
 
-// errorShapes are the error bodies of each shape, for the document.
-var errorShapes = map[shape]any{
-	shapeEnvelope:     envelope{},
-	shapeBuilder:      builderError{},
-	shapeErrorMessage: errorMessageError{},
-	shapeDNI:          dniError{},
-	shapeOutbound:     outboundError{},
-	shapeMessaging:    messagingError{},
-	shapeControl:      controlError{},
+// shapeBodies are the error bodies of each shape, for the document, with
+// the shape's name.
+var shapeBodies = map[shape]ErrorBody{
+	shapeEnvelope:     {Name: "Envelope", Body: envelope{}},
+	shapeBuilder:      {Name: "Builder", Body: builderError{}},
+	shapeErrorMessage: {Name: "ErrorMessage", Body: errorMessageError{}},
+	shapeDNI:          {Name: "DNI", Body: dniError{}},
+	shapeOutbound:     {Name: "Outbound", Body: outboundError{}},
+	shapeMessaging:    {Name: "Messaging", Body: messagingError{}},
+	shapeControl:      {Name: "Control", Body: controlError{}},
+}
+
+// ErrorBody is an error body a family answers, as a Go value, for the
+// document.
+type ErrorBody struct {
+	// Name is the shape's name ("Envelope", "Builder", ...).
+	Name string
+	Body any
+	// Fidelity marks a body that a fidelity switch selects.
+	Fidelity *Fidelity
+}
+
+// ErrorBodies are the error bodies a family answers: its shape's first,
+// then those a fidelity switch selects instead (builder errors in the
+// standard envelope, docs/fidelity.md D10).
+func (f *Family) ErrorBodies() []ErrorBody {
+	out := []ErrorBody{shapeBodies[f.Shape]}
+	if f.Shape == shapeBuilder {
+		env := shapeBodies[shapeEnvelope]
+		env.Fidelity = &Fidelity{ID: "D10", Switch: switchBuilderErrors, Value: "envelope", Note: "the standard envelope"}
+		out = append(out, env)
+	}
+	return out
 }
 
 type (

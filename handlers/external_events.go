@@ -38,13 +38,29 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/agentplatform/mockplatform/scenario"
+
 	"github.com/gin-gonic/gin"
 
 	"github.com/agentplatform/mockplatform/store"
 )
 
-func (a *API) registerExternalEvents(g *gin.RouterGroup) {
-	a.handle(g, "POST /v1/external-events/webhook", famExternalEvents, a.handleExternalEventsWebhook, opExternalEvent)
+// famExternalEvents is external events (docs/api.md#external-events).
+var famExternalEvents = &Family{
+	Name: "external_events", Base: "runtime", Shape: shapeErrorMessage,
+	Credential: scenario.KindExternalEvents, Headers: []string{"X-Api-Key"},
+	Marks: []string{"/external-events"},
+	Doc:   "Third parties push results into a conversation (docs/api.md#external-events).",
+	Schemes: map[string]Scheme{
+		"externalEventsKey": {Type: "apiKey", In: "header", Name: "X-Api-Key", Doc: "An external events key of the account or project (credential kind external_events)."},
+	},
+	Security: [][]string{{"externalEventsKey"}},
+	Routes:   externalEventsRoutes,
+}
+
+// externalEventsRoutes are its routes.
+var externalEventsRoutes = []Route{
+	route("POST /v1/external-events/webhook", (*API).handleExternalEventsWebhook, opExternalEvent),
 }
 
 var opExternalEvent = &Op{ID: "externalEventPost", Summary: "Push an external event into a conversation",

@@ -22,12 +22,13 @@ import (
 // delays on the real or virtual clock, drops the connection; counters (after,
 // times, probability) decide when it fires; every hit is journaled.
 
-// mwRoute adds a test route under a family, with no credential check (the
-// family's credential kind is dropped): fault rules apply as on any route.
-func (h *harness) mwRoute(base string, fam *family, method, path string, fn func(c *gin.Context) error) {
-	f := *fam
-	f.kind, f.header = "", nil
-	h.api.engine.Handle(method, base+path, h.api.wrap(&f, fn))
+// mwFamily is a test family with one route, "METHOD /path" below fam's
+// base, in fam's name and error shape with no credential check (the
+// family's credentials are dropped): fault rules apply as on any route.
+// newHarnessFamilies serves it.
+func mwFamily(fam *Family, pattern string, fn func(c *gin.Context) error) *Family {
+	return &Family{Name: fam.Name, Base: fam.Base, Shape: fam.Shape,
+		Routes: []Route{route(pattern, func(_ *API, c *gin.Context) error { return fn(c) }, &Op{ID: "test"})}}
 }
 
 // mwOK answers 200 {"ok":true}.
@@ -54,23 +55,23 @@ func (h *harness) mwCreate() response {
 
 func TestFaultStatusInFamilyBody(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
 	// One test route per error shape (the real routes of most families
 	// belong to other files); chat uses its real route.
 	routes := []struct {
-		family *family
-		base   string
+		family *Family
 		path   string // request path
 	}{
-		{famAgents, "/builder/:region", "/builder/us/fault-test/agents"},
-		{famConcurrency, "/runtime/:region", "/runtime/us-1/fault-test/concurrency"},
-		{famDNI, "/runtime/:region", "/runtime/us-1/fault-test/dni"},
-		{famOutbound, "/runtime/:region", "/runtime/us-1/fault-test/outbound"},
-		{famMessaging, "/messaging", "/messaging/fault-test/messaging"},
+		{famAgents, "/builder/us/fault-test/agents"},
+		{famConcurrency, "/runtime/us-1/fault-test/concurrency"},
+		{famDNI, "/runtime/us-1/fault-test/dni"},
+		{famOutbound, "/runtime/us-1/fault-test/outbound"},
+		{famMessaging, "/messaging/fault-test/messaging"},
 	}
+	var test []*Family
 	for _, r := range routes {
-		h.mwRoute(r.base, r.family, "POST", "/fault-test/"+r.family.name, mwOK)
+		test = append(test, mwFamily(r.family, "POST /fault-test/"+r.family.Name, mwOK))
 	}
+	h := newHarnessFamilies(t, test...)
 	for _, tc := range []struct {
 		name   string
 		path   string
@@ -427,9 +428,8 @@ func TestFaultUnknownPreset(t *testing.T) {
 func TestHeaderNamesCanonical(t *testing.T) {
 	t.Parallel()
 	names := []string{correlationKey, "X-Token"}
-	for _, f := range []*family{famChat, famMessaging, famAgents, famAlerts, famWebhooks, famConversations,
-		famConversationsV1, famConcurrency, famOutbound, famExternalEvents, famDNI, famHandoff} {
-		names = append(names, f.header...)
+	for _, f := range families {
+		names = append(names, f.Headers...)
 	}
 	for _, n := range names {
 		if c := http.CanonicalHeaderKey(n); c != n {

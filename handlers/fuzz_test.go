@@ -133,12 +133,12 @@ func fuzzRoutes(h *harness) []fuzzRoute {
 		}
 		fr := fuzzRoute{method: r.Method, path: fillPath(r.Path), headers: []string{"Content-Type", "application/json"}}
 		switch {
-		case r.fam.name == "messaging":
+		case r.fam.Name == "messaging":
 			fr.headers = append(fr.headers, "X-Token", creds[scenario.KindConnector], "X-Host", "localhost", "Authorization", "Bearer "+tok)
-		case r.fam.name == "chat":
+		case r.fam.Name == "chat":
 			fr.headers = append(fr.headers, "X-API-KEY", creds[scenario.KindChat], "X-TOKEN", creds[scenario.KindConnector])
-		case r.fam.kind != "":
-			fr.headers = append(fr.headers, r.fam.header[0], creds[r.fam.kind])
+		case r.fam.Headers != nil:
+			fr.headers = append(fr.headers, r.fam.Headers[0], creds[r.fam.Credential])
 		}
 		if r.Family == "external_events" {
 			fr.path += "?event_id_location=payload&event_id_path=id&account_id=acme&project_id=support"

@@ -9,13 +9,29 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/agentplatform/mockplatform/scenario"
+
 	"github.com/gin-gonic/gin"
 
 	"github.com/agentplatform/mockplatform/store"
 )
 
-func (a *API) registerHandoff(g *gin.RouterGroup) {
-	a.handle(g, "GET /v1/:account/:project/handoff_state", famHandoff, a.handleHandoffGet, opHandoffGet)
+// famHandoff is handoff state (docs/api.md#handoff).
+var famHandoff = &Family{
+	Name: "handoff", Base: "runtime", Shape: shapeErrorMessage,
+	Credential: scenario.KindHandoff, Headers: []string{"X-Api-Key"}, Forbid: true,
+	Marks: []string{"/handoff_state"},
+	Doc:   "The data an agent stored when it handed a conversation off (docs/api.md#handoff).",
+	Schemes: map[string]Scheme{
+		"handoffKey": {Type: "apiKey", In: "header", Name: "x-api-key", Doc: "A handoff key of the account or project (credential kind handoff)."},
+	},
+	Security: [][]string{{"handoffKey"}},
+	Routes:   handoffRoutes,
+}
+
+// handoffRoutes are its routes.
+var handoffRoutes = []Route{
+	route("GET /v1/:account/:project/handoff_state", (*API).handleHandoffGet, opHandoffGet),
 }
 
 var opHandoffGet = &Op{ID: "handoffStateGet", Summary: "Read a handoff state",

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"testing"
 	"time"
 
@@ -45,20 +46,33 @@ func newHarness(t testing.TB, scenarioYAML ...string) *harness {
 	return newHarnessConfig(t, yml, Config{})
 }
 
+// newHarnessFamilies is newHarness on the default scenario with test
+// families served besides the table's (a table of their own).
+func newHarnessFamilies(t testing.TB, fams ...*Family) *harness {
+	t.Helper()
+	return newHarnessTable(t, "", Config{}, newTable(append(slices.Clone(families), fams...)))
+}
+
 // newHarnessConfig is newHarness with a Config (its scenario and Observe
 // are the harness's).
 func newHarnessConfig(t testing.TB, scenarioYAML string, cfg Config) *harness {
 	t.Helper()
+	return newHarnessTable(t, scenarioYAML, cfg, defaultTable())
+}
+
+// newHarnessTable is newHarnessConfig serving a family table.
+func newHarnessTable(t testing.TB, scenarioYAML string, cfg Config, tab *table) *harness {
+	t.Helper()
 	var sc *scenario.Scenario
 	if scenarioYAML != "" {
 		var err error
-		sc, err = scenario.Parse(t.Name()+".yaml", []byte(scenarioYAML))
+		sc, err = tab.scenario.Parse(t.Name()+".yaml", []byte(scenarioYAML))
 		if err != nil {
 			t.Fatalf("scenario: %v", err)
 		}
 	}
 	cfg.Scenario, cfg.Observe = sc, conformance(t)
-	api, err := Open(cfg)
+	api, err := openTable(cfg, tab)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -51,7 +51,7 @@ type Config struct {
 // DefaultScenario is the embedded default scenario, parsed once per
 // process and shared read-only by every instance that names no other one
 // (parsing it took about two thirds of an instance's start).
-var DefaultScenario = sync.OnceValue(scenario.Default)
+var DefaultScenario = sync.OnceValue(func() *scenario.Scenario { return Vocabulary().Default() })
 
 // defaultSnapshot is the default scenario's initial data on the manual
 // clock, seeded once per process (a Snapshot is immutable and restores
@@ -62,7 +62,10 @@ var defaultSnapshot = sync.OnceValues(func() (*store.Snapshot, error) {
 })
 
 // Open wires an instance and loads its scenario. Close releases it all.
-func Open(cfg Config) (*API, error) {
+func Open(cfg Config) (*API, error) { return openTable(cfg, defaultTable()) }
+
+// openTable is Open serving the family table tab.
+func openTable(cfg Config, tab *table) (*API, error) {
 	if cfg.Scenario == nil {
 		cfg.Scenario = DefaultScenario()
 	}
@@ -93,8 +96,8 @@ func Open(cfg Config) (*API, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mockplatform: open store: %w", err)
 	}
-	a := newAPI(deps{Store: st, Clock: clock.New(cfg.Clock, startOf(cfg, cfg.Scenario)), Faults: faults.NewSet(1),
-		Journal: NewJournal(0, 0), Logger: cfg.Logger, Observe: cfg.Observe})
+	a := newAPI(deps{Store: st, Clock: clock.New(cfg.Clock, startOf(cfg, cfg.Scenario)), Faults: faults.NewSet(tab.faults, 1),
+		Journal: NewJournal(0, 0), Logger: cfg.Logger, Observe: cfg.Observe}, tab)
 	a.cfg = cfg
 	a.webhooks.allow = &targets
 	if err := a.loadScenario(cfg.Scenario, cfg.DataFile != ""); err != nil {

@@ -282,8 +282,8 @@ func (j *Journal) add(c *gin.Context, st *reqState) {
 		s.header = r.Header.Clone()
 	}
 	if f := st.family; f != nil {
-		s.Family = f.name
-		noteFamily(r.Context(), f.name)
+		s.Family = f.Name
+		noteFamily(r.Context(), f.Name)
 	}
 	if st.hasJournalStatus {
 		s.Status = st.journalStatus

@@ -91,12 +91,11 @@ func TestJournalTimeIsVirtual(t *testing.T) {
 
 func TestJournalRedactsResponseSecrets(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
-	h.mwRoute("/messaging", famMessaging, "POST", "/journal-test/token", func(c *gin.Context) error {
+	h := newHarnessFamilies(t, mwFamily(famMessaging, "POST /journal-test/token", func(c *gin.Context) error {
 		c.JSON(http.StatusCreated, gin.H{"access_token": "at-secret", "expires_in": 600,
 			"endpoint": gin.H{"signing_secret": "whsec_x", "url": "http://x"}})
 		return nil
-	})
+	}))
 	r := h.do("POST", "/messaging/journal-test/token", `{"secret":"s3"}`, "Authorization", "Bearer b-secret", "Cookie", "c=1",
 		"X-Service-Auth-Token", "svc", "X-PolyAi-Auth-Token", "pa")
 	mustStatus(t, r, http.StatusCreated)
@@ -333,10 +332,9 @@ func TestJournalUnknownFieldWarnings(t *testing.T) {
 
 func TestJournalUnroutedAndPanics(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
-	h.mwRoute("/builder/:region", famAgents, "GET", "/journal-test/panic", func(c *gin.Context) error {
+	h := newHarnessFamilies(t, mwFamily(famAgents, "GET /journal-test/panic", func(c *gin.Context) error {
 		panic("boom")
-	})
+	}))
 	mustStatus(t, h.do("GET", "/builder/us/v1/nope", nil), http.StatusNotFound)
 	mustStatus(t, h.do("GET", "/nothing", nil), http.StatusNotFound)
 	mustStatus(t, h.do("DELETE", chatBase+"/create", nil), http.StatusMethodNotAllowed)

@@ -27,25 +27,44 @@ import (
 	"github.com/agentplatform/mockplatform/scenario"
 )
 
-func (a *API) registerMessaging(g *gin.RouterGroup) {
-	a.handle(g, "POST /api/v1/access-token", famMessagingSession, a.handleMessagingAccessToken, opMessagingToken)
-	a.handle(g, "POST /api/v1/sessions", famMessagingSession, a.handleMessagingSessionCreate, opMessagingSession)
-	a.handle(g, "GET /ws", famMessagingSession, a.handleMessagingSocket, opMessagingSocket)
+// famMessaging is messaging: access tokens, sessions and their streaming
+// socket (docs/api.md#messaging). Its handlers authenticate: a connector
+// token buys a JWT, the JWT a session, the session a socket.
+var famMessaging = &Family{
+	Name: "messaging", Base: "messaging", Shape: shapeMessaging,
+	Credential: scenario.KindConnector, ProjectKeys: true,
+	Doc: "A connector token buys a short-lived JWT, the JWT a session, the session a streaming WebSocket (docs/api.md#messaging).",
+	Schemes: map[string]Scheme{
+		"messagingToken":  {Type: "apiKey", In: "header", Name: "X-Token", Doc: "A connector token with registered hosts (credential kind connector)."},
+		"messagingBearer": {Type: "http", Scheme: "bearer", BearerFormat: "JWT", Doc: "An access token of POST /messaging/api/v1/access-token."},
+		"messagingSocket": {Type: "apiKey", In: "query", Name: "access_token", Doc: "An access token of POST /messaging/api/v1/access-token."},
+	},
+	Routes:      messagingRoutes,
+	Counts:      []Counted{{What: "live sessions", N: (*API).countSessions}},
+	Presets:     messagingPresets,
+	ApplyPreset: markPreset,
+}
+
+// messagingRoutes are its routes.
+var messagingRoutes = []Route{
+	route("POST /api/v1/access-token", (*API).handleMessagingAccessToken, opMessagingToken),
+	route("POST /api/v1/sessions", (*API).handleMessagingSessionCreate, opMessagingSession),
+	route("GET /ws", (*API).handleMessagingSocket, opMessagingSocket),
 }
 
 var (
-	opMessagingToken = &Op{ID: "messagingAccessToken", Summary: "Get an access token",
+	opMessagingToken = &Op{Security: [][]string{{"messagingToken"}}, ID: "messagingAccessToken", Summary: "Get an access token",
 		Doc: "A connector token (X-Token) and one of its registered hosts (X-Host) buy a short-lived JWT " +
 			"(docs/api.md#messaging-token). The body, if any, is ignored.",
 		Headers:      []Param{{Name: "X-Host", Required: true, Doc: "A registered domain or app namespace of the connector token (subdomains match)."}},
 		Body:         new(any),
 		BodyOptional: true,
 		Responses:    []Response{ok(200, accessTokenResponse{})}, Errors: []int{400, 401}}
-	opMessagingSession = &Op{ID: "messagingSessionCreate", Summary: "Create a session",
+	opMessagingSession = &Op{Security: [][]string{{"messagingBearer"}}, ID: "messagingSessionCreate", Summary: "Create a session",
 		Doc:  "A bearer access token creates an active session (docs/api.md#messaging-session).",
 		Body: sessionCreateRequest{}, BodyOptional: true,
 		Responses: []Response{ok(200, sessionCreateResponse{})}, Errors: []int{400, 401}}
-	opMessagingSocket = &Op{ID: "messagingSocket", Summary: "Open the session's WebSocket",
+	opMessagingSocket = &Op{Security: [][]string{{"messagingSocket"}}, ID: "messagingSocket", Summary: "Open the session's WebSocket",
 		Doc: "Upgrades to a WebSocket that streams the session's events and takes the user's messages " +
 			"(docs/api.md#messaging-ws). Handshake problems are HTTP errors.",
 		Query: []Param{
@@ -174,11 +193,38 @@ func (a *API) resetMessaging() {
 	}
 }
 
-// famMessagingSession is the messaging family with the generic credential
-// check skipped: the access-token endpoint checks X-Token and X-Host itself
-// (to answer with the real service's texts), and the sessions endpoint and
-// the WebSocket authenticate with the access token (a JWT).
-var famMessagingSession = &family{name: "messaging", base: "messaging", shape: shapeMessaging}
+// Messaging's presets (docs/scenarios.md#faults).
+const (
+	// PresetExpireSession expires the session of the request at once: on
+	// POST /api/v1/sessions the new session, on /ws the session right after
+	// the socket's history batch.
+	PresetExpireSession = "messaging.expire_session"
+	// PresetExpireSessionAfter expires the session after N more answered
+	// user messages ("messaging.expire_session_after:N").
+	PresetExpireSessionAfter = "messaging.expire_session_after"
+	// PresetExpireToken on /api/v1/access-token issues a token that has
+	// already expired; on /api/v1/sessions and /ws the presented token is
+	// refused as expired.
+	PresetExpireToken = "messaging.expire_token"
+	// PresetDropSocket (on /ws) drops the socket without a close frame in
+	// the middle of the next agent reply.
+	PresetDropSocket = "messaging.drop_socket"
+	// PresetStallChunks (on /ws) stops delivering on the socket after the
+	// first chunk of the next streamed reply; the socket stays open.
+	PresetStallChunks = "messaging.stall_chunks"
+	// PresetDelayChunks (on /ws) waits this long (wall time) before each
+	// chunk ("messaging.delay_chunks:200ms").
+	PresetDelayChunks = "messaging.delay_chunks"
+)
+
+var messagingPresets = []faults.Preset{
+	{Name: PresetExpireSession, Family: "messaging"},
+	{Name: PresetExpireSessionAfter, Family: "messaging", Arg: faults.ArgCount},
+	{Name: PresetExpireToken, Family: "messaging"},
+	{Name: PresetDropSocket, Family: "messaging"},
+	{Name: PresetStallChunks, Family: "messaging"},
+	{Name: PresetDelayChunks, Family: "messaging", Arg: faults.ArgDuration},
+}
 
 // Messaging error texts (docs/api.md#messaging-errors; docs/fidelity.md G20).
 // The real service sends them in both "error" and "message".
@@ -269,7 +315,7 @@ func (a *API) handleMessagingAccessToken(c *gin.Context) error {
 	}
 	now := a.clock.Now()
 	ttl := w.sc.MessagingConfig().TokenTTL.D()
-	if p, ok := requestPreset(c); ok && p.Name == faults.PresetExpireToken {
+	if p, ok := requestPreset(c); ok && p.Name == PresetExpireToken {
 		ttl = 0
 	}
 	a.messaging.mu.Lock()
@@ -378,7 +424,7 @@ func (a *API) verifyToken(c *gin.Context, raw string) (*bearer, error) {
 		}
 		a.messaging.mu.Unlock()
 	}
-	if p, ok := requestPreset(c); ok && p.Name == faults.PresetExpireToken {
+	if p, ok := requestPreset(c); ok && p.Name == PresetExpireToken {
 		return nil, errTokenExpired
 	}
 	a.messaging.mu.Lock()

@@ -15,7 +15,6 @@ import (
 	"github.com/coder/websocket"
 	"github.com/gin-gonic/gin"
 
-	"github.com/agentplatform/mockplatform/faults"
 	"github.com/agentplatform/mockplatform/store"
 )
 
@@ -67,9 +66,9 @@ func (a *API) handleMessagingSessionCreate(c *gin.Context) error {
 		deref(req.DeviceType), c.GetHeader("User-Agent"))
 	if p, ok := requestPreset(c); ok {
 		switch p.Name {
-		case faults.PresetExpireSession:
+		case PresetExpireSession:
 			a.expireSession(s, -1)
-		case faults.PresetExpireSessionAfter:
+		case PresetExpireSessionAfter:
 			s.mu.Lock()
 			s.expireAfter = p.N
 			s.mu.Unlock()

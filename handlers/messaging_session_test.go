@@ -9,8 +9,6 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/golang-jwt/jwt/v5"
-
-	"github.com/agentplatform/mockplatform/faults"
 )
 
 // ---------------------------------------------------------------- sessions
@@ -174,7 +172,7 @@ func TestMessagingPresetExpireAfterMessages(t *testing.T) {
 	srv := msgServer(h)
 	tok := msgToken(h)
 	sid := msgSession(h, tok, false)
-	msgFault(h, "/ws", faults.PresetExpireSessionAfter+":1")
+	msgFault(h, "/ws", PresetExpireSessionAfter+":1")
 	ws := msgJoin(t, srv, sid, tok)
 	ws.send(evUserMessage, map[string]any{"text": "hours"})
 	ws.expect(evUserMessage, 5, nil)
@@ -190,14 +188,14 @@ func TestMessagingPresetExpireNow(t *testing.T) {
 	srv := msgServer(h)
 	tok := msgToken(h)
 	sid := msgSession(h, tok, false)
-	msgFault(h, "/ws", faults.PresetExpireSession)
+	msgFault(h, "/ws", PresetExpireSession)
 	ws := msgDial(t, srv, sid, tok, "")
 	ws.expect(evBatch, -1, nil)
 	ws.expect(evSessionEnd, 2, map[string]any{"reason": reasonAbandoned})
 	ws.expectClose(wsCloseExpired)
 
 	h.faults.Clear()
-	msgFault(h, "/api/v1/sessions", faults.PresetExpireSession)
+	msgFault(h, "/api/v1/sessions", PresetExpireSession)
 	sid = msgSession(h, tok, false)
 	msgHandshake(t, srv, sid, tok, "", 404, MsgMessagingNoSession)
 }

@@ -32,7 +32,6 @@ import (
 	"github.com/coder/websocket"
 	"github.com/gin-gonic/gin"
 
-	"github.com/agentplatform/mockplatform/faults"
 	"github.com/agentplatform/mockplatform/scenario"
 	"github.com/agentplatform/mockplatform/store"
 )
@@ -340,15 +339,15 @@ func (a *API) handleMessagingSocket(c *gin.Context) error {
 	expireNow := false
 	if p, ok := requestPreset(c); ok {
 		switch p.Name {
-		case faults.PresetDropSocket:
+		case PresetDropSocket:
 			conn.drop = true
-		case faults.PresetStallChunks:
+		case PresetStallChunks:
 			conn.stall = true
-		case faults.PresetDelayChunks:
+		case PresetDelayChunks:
 			conn.delay = p.D
-		case faults.PresetExpireSession:
+		case PresetExpireSession:
 			expireNow = true
-		case faults.PresetExpireSessionAfter:
+		case PresetExpireSessionAfter:
 			s.expireAfter = p.N
 		}
 	}

@@ -11,8 +11,6 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/agentplatform/mockplatform/faults"
 )
 
 // ---------------------------------------------------------------- socket
@@ -344,7 +342,7 @@ func TestMessagingPresetDropSocket(t *testing.T) {
 	srv := msgServer(h)
 	tok := msgToken(h)
 	sid := msgSession(h, tok, true)
-	msgFault(h, "/ws", faults.PresetDropSocket)
+	msgFault(h, "/ws", PresetDropSocket)
 	ws := msgDial(t, srv, sid, tok, "")
 	ws.expect(evBatch, -1, nil)
 	ws.send(evJoinRequest, map[string]any{})
@@ -370,10 +368,10 @@ func TestMessagingPresetStallAndDelay(t *testing.T) {
 	srv := msgServer(h)
 	tok := msgToken(h)
 	sid := msgSession(h, tok, true)
-	msgFault(h, "/ws", faults.PresetStallChunks)
+	msgFault(h, "/ws", PresetStallChunks)
 	stalled := msgDial(t, srv, sid, tok, "")
 	h.faults.Clear()
-	msgFault(h, "/ws", faults.PresetDelayChunks+":30ms")
+	msgFault(h, "/ws", PresetDelayChunks+":30ms")
 	slow := msgDial(t, srv, sid, tok, "")
 	stalled.expect(evBatch, -1, nil)
 	slow.expect(evBatch, -1, nil)

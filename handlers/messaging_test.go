@@ -467,7 +467,7 @@ func TestMessagingPresetExpireToken(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	srv := msgServer(h)
-	msgFault(h, "/api/v1/access-token", faults.PresetExpireToken)
+	msgFault(h, "/api/v1/access-token", PresetExpireToken)
 	r := h.do("POST", msgBase+"/access-token", "{}", "X-Token", "test-connector-token", "X-Host", "localhost")
 	mustStatus(t, r, 200)
 	if r.Map(t)["expires_in"] != float64(0) {
@@ -479,7 +479,7 @@ func TestMessagingPresetExpireToken(t *testing.T) {
 	h.faults.Clear()
 	tok := msgToken(h)
 	sid := msgSession(h, tok, false)
-	msgFault(h, "/ws", faults.PresetExpireToken)
+	msgFault(h, "/ws", PresetExpireToken)
 	msgHandshake(t, srv, sid, tok, "", 401, MsgMessagingAuthFailed)
 }
 

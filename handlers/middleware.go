@@ -1,11 +1,13 @@
 package handlers
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"reflect"
 	"strings"
@@ -23,10 +25,15 @@ import (
 // response writer (stateOf), with fields where a gin context key per
 // value cost a map entry each.
 type reqState struct {
+	// api is the instance that serves the request; carrier is the
+	// response writer ServeHTTP hands the table's engine, which begin
+	// finds the state through.
+	api     *API
+	carrier carrier
 	// rec is the request's response writer (begin installs it; record
 	// sets what it journals).
 	rec         recorder
-	family      *family
+	family      *Family
 	correlation string
 	// body is the request body as read (within the family's limit);
 	// read-only: the journal keeps it.
@@ -104,10 +111,43 @@ func stateOf(c *gin.Context) *reqState {
 	panic("handlers: request state asked for outside the API's middleware")
 }
 
-// begin makes the request's state and puts its recorder in front of the
-// response writer; the other middleware and the handlers find it there.
-func (a *API) begin(c *gin.Context) {
-	st := &reqState{}
+// carrier is the response writer API.ServeHTTP gives the table's engine:
+// it carries the request's state, and so the instance, to begin.
+type carrier struct {
+	http.ResponseWriter
+	st *reqState
+}
+
+// Unwrap, Flush and Hijack reach the server's writer (a WebSocket
+// upgrade hijacks the connection).
+func (w *carrier) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+func (w *carrier) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func (w *carrier) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	return http.NewResponseController(w.ResponseWriter).Hijack()
+}
+
+// begin finds the request's state on the writer API.ServeHTTP gave the
+// engine and puts its recorder in front of gin's writer; the other
+// middleware and the handlers find it there.
+func begin(c *gin.Context) {
+	cw, ok := c.Writer.(interface{ Unwrap() http.ResponseWriter })
+	if !ok {
+		panic("handlers: the table's engine serves through API.ServeHTTP only")
+	}
+	car, ok := cw.Unwrap().(*carrier)
+	if !ok {
+		panic("handlers: the table's engine serves through API.ServeHTTP only")
+	}
+	st := car.st
+	if fn := st.api.observe; fn != nil {
+		defer observe(c, fn)()
+	}
 	st.rec = recorder{ResponseWriter: c.Writer, st: st}
 	c.Writer = &st.rec
 	c.Next()
@@ -125,7 +165,7 @@ const correlationKey = "X-Polyai-Correlation-Id"
 // DefaultMaxBodyBytes bounds request bodies unless the scenario says otherwise.
 const DefaultMaxBodyBytes = 1 << 20
 
-func familyOf(c *gin.Context) *family { return stateOf(c).family }
+func familyOf(c *gin.Context) *Family { return stateOf(c).family }
 
 func correlationID(c *gin.Context) string { return stateOf(c).correlation }
 
@@ -138,12 +178,13 @@ func addWarning(c *gin.Context, format string, args ...any) {
 // recovery turns a handler panic into a 500 in the family's shape (a bug of
 // the mock, never an answer to bad input), and lets http.ErrAbortHandler
 // through so a dropped connection stays dropped.
-func (a *API) recovery(c *gin.Context) {
+func recovery(c *gin.Context) {
 	defer func() {
 		if r := recover(); r != nil {
 			if err, ok := r.(error); ok && errors.Is(err, http.ErrAbortHandler) {
 				panic(r)
 			}
+			a := stateOf(c).api
 			a.log.Error("handler panic", "path", c.Request.URL.Path, "panic", fmt.Sprint(r))
 			a.render(c, &Error{Kind: KindInternal, Message: "Internal server error."})
 		}
@@ -152,12 +193,12 @@ func (a *API) recovery(c *gin.Context) {
 }
 
 // correlation echoes the client's X-PolyAI-Correlation-Id or mints one.
-func (a *API) correlation(c *gin.Context) {
+func correlation(c *gin.Context) {
+	st := stateOf(c)
 	id := c.GetHeader(correlationKey)
 	if id == "" || len(id) > 200 {
-		id = a.newCorrelationID()
+		id = st.api.newCorrelationID()
 	}
-	st := stateOf(c)
 	st.correlation, st.correlationHeader[0] = id, id
 	c.Writer.Header()[correlationKey] = st.correlationHeader[:] // as c.Header: the key is canonical
 	c.Next()
@@ -166,8 +207,9 @@ func (a *API) correlation(c *gin.Context) {
 // record reads the (bounded) request body, captures the response, and adds
 // one entry to the journal once the request is done. A body whose
 // Content-Length is over the limit is not read at all.
-func (a *API) record(c *gin.Context) {
+func record(c *gin.Context) {
 	st := stateOf(c)
+	a := st.api
 	limit := a.world().maxBody()
 	if c.Request.ContentLength > limit {
 		// Refused by its declared length before a byte of it is read
@@ -291,26 +333,28 @@ func (r *recorder) adopt(buf *[]byte) bool {
 	return true
 }
 
-// handlerFunc is the shape of every handler: a method of API, bound to its
-// instance, that writes its success answer and returns an error value for
-// everything else.
-type handlerFunc func(c *gin.Context) error
+// handlerFunc is the shape of every handler: a method expression of API,
+// bound to the request's instance at dispatch, that writes its success
+// answer and returns an error value for everything else.
+type handlerFunc func(a *API, c *gin.Context) error
 
-// wrap binds a handler to its family: it marks the request with the family,
+// dispatch serves a route: it marks the request with the route's family,
 // applies fault rules, authenticates, rejects oversized bodies, runs the
-// handler and renders its error in the family's shape.
-func (a *API) wrap(f *family, h handlerFunc) gin.HandlerFunc {
+// handler with the request's instance and renders its error in the
+// family's shape.
+func dispatch(r Route) gin.HandlerFunc {
 	return func(c *gin.Context) {
-		stateOf(c).family = f
-		if err := a.serve(c, f, h); err != nil {
-			a.render(c, err)
+		st := stateOf(c)
+		st.family = r.fam
+		if err := st.api.serve(c, r.fam, r.h); err != nil {
+			st.api.render(c, err)
 		}
 	}
 }
 
-func (a *API) serve(c *gin.Context, f *family, h handlerFunc) error {
-	if f.base != "messaging" {
-		if _, ok := regionPair(f.base, c.Param("region")); !ok {
+func (a *API) serve(c *gin.Context, f *Family, h handlerFunc) error {
+	if f.Base != "messaging" {
+		if _, ok := regionPair(f.Base, c.Param("region")); !ok {
 			return regionError(f, c.Param("region"))
 		}
 	}
@@ -320,22 +364,22 @@ func (a *API) serve(c *gin.Context, f *family, h handlerFunc) error {
 	if stateOf(c).bodyLarge {
 		return errf(KindTooLarge, "PAYLOAD_TOO_LARGE", "Request body exceeds %d bytes.", a.world().maxBody())
 	}
-	if f.kind != "" && f.header != nil {
+	if f.Headers != nil {
 		st := stateOf(c)
 		if err := a.authenticate(c, f, &st.principalVal); err != nil {
 			return err
 		}
 		st.principal = &st.principalVal
 	}
-	return h(c)
+	return h(a, c)
 }
 
 // regionError is the answer to an address without a valid region
 // (docs/api.md#addresses; docs/fidelity.md M1.5).
-func regionError(f *family, region string) *Error {
+func regionError(f *Family, region string) *Error {
 	valid := "us-1, uk-1 or euw-1"
 	base := "runtime"
-	if f.base == "builder" {
+	if f.Base == "builder" {
 		valid, base = "us, uk or eu", "builder"
 	}
 	return &Error{Kind: KindNotFound, Code: "REGION_REQUIRED",
@@ -344,12 +388,12 @@ func regionError(f *family, region string) *Error {
 
 // applyFault applies the first fault rule that fires for the request. done
 // reports that the request was answered (or dropped) by the rule.
-func (a *API) applyFault(c *gin.Context, f *family) (done bool, err error) {
+func (a *API) applyFault(c *gin.Context, f *Family) (done bool, err error) {
 	if a.faults.Len() == 0 {
 		return false, nil // the common case: no request to build
 	}
 	req := faults.Request{
-		Family: f.name,
+		Family: f.Name,
 		Method: c.Request.Method,
 		Path:   subPath(c.Request.URL.Path),
 		Region: c.Param("region"),
@@ -406,26 +450,22 @@ func (a *API) applyFault(c *gin.Context, f *family) (done bool, err error) {
 // presetFunc applies a named failure mode of a family.
 type presetFunc func(c *gin.Context, r faults.Rule) (done bool, err error)
 
-// preset looks up a named failure mode in the preset table
-// (faults.Presets) and returns the family's way of applying it, nil for an
-// unknown name.
+// preset looks up a named failure mode in the table's presets and returns
+// its family's way of applying it, nil for an unknown name.
 func (a *API) preset(name string) presetFunc {
-	call, err := faults.ParsePreset(name)
+	call, err := a.tab.faults.ParsePreset(name)
 	if err != nil {
 		return nil
 	}
-	switch call.Family {
-	case famAlerts.name:
-		return a.presetAlerts(call)
-	case famMessaging.name, famOutbound.name:
-		return markPreset(call)
+	if f := a.tab.family(call.Family); f != nil && f.ApplyPreset != nil {
+		return f.ApplyPreset(a, call)
 	}
 	return nil
 }
 
 // markPreset marks the request with a preset that its family's handler
 // applies (messaging, outbound): the request goes on.
-func markPreset(call faults.PresetCall) presetFunc {
+func markPreset(_ *API, call faults.PresetCall) presetFunc {
 	return func(c *gin.Context, _ faults.Rule) (bool, error) {
 		st := stateOf(c)
 		st.preset, st.hasPreset = call, true
@@ -510,13 +550,15 @@ func jsonTypeName(t reflect.Type) string {
 }
 
 // handleNoRoute answers an unknown route with JSON in the family's shape.
-func (a *API) handleNoRoute(c *gin.Context) {
+func handleNoRoute(c *gin.Context) {
+	st := stateOf(c)
+	a := st.api
 	p := c.Request.URL.Path
-	f := familyFromPath(p)
+	f := a.tab.familyOfPath(p)
 	if f != nil {
-		stateOf(c).family = f
-		if f.base != "messaging" {
-			if _, ok := regionPair(f.base, regionOf(p)); !ok {
+		st.family = f
+		if f.Base != "messaging" {
+			if _, ok := regionPair(f.Base, regionOf(p)); !ok {
 				a.render(c, regionError(f, regionOf(p)))
 				return
 			}
@@ -528,9 +570,11 @@ func (a *API) handleNoRoute(c *gin.Context) {
 
 // handleNoMethod answers a known route with the wrong method (405, Allow set
 // by gin).
-func (a *API) handleNoMethod(c *gin.Context) {
-	if f := familyFromPath(c.Request.URL.Path); f != nil {
-		stateOf(c).family = f
+func handleNoMethod(c *gin.Context) {
+	st := stateOf(c)
+	a := st.api
+	if f := a.tab.familyOfPath(c.Request.URL.Path); f != nil {
+		st.family = f
 	}
 	a.render(c, &Error{Kind: KindMethodNotAllowed, Code: "METHOD_NOT_ALLOWED",
 		Message: fmt.Sprintf("Method %s is not allowed here; allowed: %s.", c.Request.Method, c.Writer.Header().Get("Allow"))})

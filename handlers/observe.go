@@ -34,36 +34,35 @@ type Exchange struct {
 	FaultBody bool
 }
 
-// observe is the middleware that hands each exchange to fn.
-func observe(fn func(Exchange)) gin.HandlerFunc {
-	return func(c *gin.Context) {
-		w := &captureWriter{ResponseWriter: c.Writer}
-		c.Writer = w
-		ex := Exchange{Request: c.Request}
-		defer func() {
-			v := recover()
-			if err, ok := v.(error); ok && errors.Is(err, http.ErrAbortHandler) {
-				ex.Status = 0
-			} else {
-				ex.Status = w.Status()
-			}
-			st := stateOf(c)
-			ex.Body = st.body
-			ex.Route = c.FullPath()
-			ex.Params = map[string]string{}
-			for _, p := range c.Params {
-				ex.Params[p.Key] = p.Value
-			}
-			ex.Header = w.Header().Clone()
-			ex.Response = w.buf.Bytes()
-			ex.Fault = st.fault
-			ex.FaultBody = ex.Fault != "" && st.faultBody
-			fn(ex)
-			if v != nil {
-				panic(v)
-			}
-		}()
-		c.Next()
+// observe puts a writer that keeps the whole answer in front of c's, and
+// returns what hands the exchange to fn once the request is done: begin
+// defers it, when the instance observes.
+func observe(c *gin.Context, fn func(Exchange)) func() {
+	w := &captureWriter{ResponseWriter: c.Writer}
+	c.Writer = w
+	ex := Exchange{Request: c.Request}
+	return func() {
+		v := recover()
+		if err, ok := v.(error); ok && errors.Is(err, http.ErrAbortHandler) {
+			ex.Status = 0
+		} else {
+			ex.Status = w.Status()
+		}
+		st := stateOf(c)
+		ex.Body = st.body
+		ex.Route = c.FullPath()
+		ex.Params = map[string]string{}
+		for _, p := range c.Params {
+			ex.Params[p.Key] = p.Value
+		}
+		ex.Header = w.Header().Clone()
+		ex.Response = w.buf.Bytes()
+		ex.Fault = st.fault
+		ex.FaultBody = ex.Fault != "" && st.faultBody
+		fn(ex)
+		if v != nil {
+			panic(v)
+		}
 	}
 }
 

@@ -29,9 +29,34 @@ import (
 	"github.com/agentplatform/mockplatform/store"
 )
 
-func (a *API) registerOutbound(g *gin.RouterGroup) {
-	a.handle(g, "POST /:version/outbound-calling", famOutbound, a.handleOutboundCreate, opOutboundCreate)
-	a.handle(g, "GET /:version/outbound-calling/:call_sid/status", famOutbound, a.handleOutboundStatus, opOutboundStatus)
+// PresetOutboundOutcome (on POST /v1/outbound-calling) forces the outcome
+// of the call ("outbound.outcome:no_answer").
+const PresetOutboundOutcome = "outbound.outcome"
+
+// famOutbound is outbound calling (docs/api.md#outbound).
+var famOutbound = &Family{
+	Name: "outbound", Base: "runtime", Shape: shapeOutbound,
+	Credential: scenario.KindOutbound, Headers: []string{"X-Service-Auth-Token", "X-Polyai-Auth-Token"},
+	Marks: []string{"/outbound-calling"},
+	Doc:   "Place a call, read its status (docs/api.md#outbound).",
+	Schemes: map[string]Scheme{
+		"outboundToken": {Type: "apiKey", In: "header", Name: "X-Service-Auth-Token", Doc: "An outbound token of the account or project (credential kind outbound)."},
+		"outboundTokenAlt": {Type: "apiKey", In: "header", Name: "X-PolyAi-Auth-Token", Doc: "The same outbound token, under the header the real service's guides name.",
+			Fidelity: &Fidelity{ID: "D7", Note: "accepted side by side with X-Service-Auth-Token"}},
+	},
+	Security: [][]string{{"outboundToken"}, {"outboundTokenAlt"}},
+	Routes:   outboundRoutes,
+	Counts:   []Counted{countDocs("outbound calls", docOutboundCall)},
+	Presets: []faults.Preset{
+		{Name: PresetOutboundOutcome, Family: "outbound", Arg: faults.ArgOneOf, Values: scenario.Outcomes},
+	},
+	ApplyPreset: markPreset,
+}
+
+// outboundRoutes are its routes.
+var outboundRoutes = []Route{
+	route("POST /:version/outbound-calling", (*API).handleOutboundCreate, opOutboundCreate),
+	route("GET /:version/outbound-calling/:call_sid/status", (*API).handleOutboundStatus, opOutboundStatus),
 }
 
 var (
@@ -45,7 +70,7 @@ var (
 		Responses: []Response{ok(200, outboundStatus{})}, Errors: []int{400, 404}}
 )
 
-func (outboundRequest) fieldRules() map[string]FieldRule {
+func (outboundRequest) FieldRules() map[string]FieldRule {
 	return map[string]FieldRule{
 		"to_number": {Required: true, Doc: "E.164, or a national number with country_code."},
 		"country_code": {Pattern: countryCodeRE, Doc: "ISO 3166-1 alpha-2 code (any case) of a national to_number: " +
@@ -58,7 +83,7 @@ func (outboundRequest) fieldRules() map[string]FieldRule {
 // callStatuses are the statuses of a call, in order.
 var callStatuses = []string{callQueued, callCalling, callSuccess, callFailure}
 
-func (outboundStatus) fieldRules() map[string]FieldRule {
+func (outboundStatus) FieldRules() map[string]FieldRule {
 	return map[string]FieldRule{"status": {Enum: callStatuses}, "reason": {Doc: "Why the call failed (empty otherwise)."}}
 }
 
@@ -229,7 +254,7 @@ func (a *API) handleOutboundCreate(c *gin.Context) error {
 	call.SID = "OUT-" + a.newUUID()
 	call.Region, call.AccountID, call.ProjectID = p.Region, p.Account.ID, proj.ID
 	call.FromNumber, call.Encryption, call.Metadata = proj.Outbound.FromNumber, enc, meta
-	if pr, ok := requestPreset(c); ok && pr.Name == faults.PresetOutboundOutcome {
+	if pr, ok := requestPreset(c); ok && pr.Name == PresetOutboundOutcome {
 		call.Outcome, call.FailReason = pr.Value, failureReasons[pr.Value]
 		call.replan(proj.Outbound.CallTiming, a.world().sc.OutboundRetention())
 	}

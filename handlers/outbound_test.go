@@ -9,7 +9,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/agentplatform/mockplatform/faults"
 	"github.com/agentplatform/mockplatform/store"
 )
 
@@ -151,7 +150,7 @@ credentials:
 func TestOutboundPresetOutcome(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	if _, err := h.faults.Add(faultRule("outbound", "/v1/outbound-calling", faults.PresetOutboundOutcome+":rejected")); err != nil {
+	if _, err := h.faults.Add(faultRule("outbound", "/v1/outbound-calling", PresetOutboundOutcome+":rejected")); err != nil {
 		t.Fatal(err)
 	}
 	sid := outCall(h, map[string]any{"to_number": "+14155552671"})

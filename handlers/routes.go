@@ -1,12 +1,13 @@
 package handlers
 
-// The route table. Every family registers its routes through handle, one
-// line each, with an Op that documents the route: its parameters, its
-// request and response Go types, its error statuses and what in it is a
-// fidelity choice. The table is what the OpenAPI document of the API
-// (docs/openapi.json, docs/openapi.md) is generated from; the request
-// types and the rules the validators read (enums, limits, patterns) are
-// the same values the document publishes, so the two cannot drift.
+// Routes and their documentation. Every family lists its routes (route,
+// family.go), one line each, with an Op that documents the route: its
+// parameters, its request and response Go types, its error statuses and
+// what in it is a fidelity choice. The routes are what the OpenAPI
+// document of the API (docs/openapi.json, docs/openapi.md) is generated
+// from; the request types and the rules the validators read (enums,
+// limits, patterns) are the same values the document publishes, so the
+// two cannot drift.
 
 import (
 	"net/http"
@@ -14,8 +15,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-
-	"github.com/gin-gonic/gin"
 )
 
 // Route is one registered route.
@@ -23,15 +22,20 @@ type Route struct {
 	// Method is the HTTP method.
 	Method string
 	// Path is gin's path template with its base:
-	// "/runtime/:region/v3/:account/:project/conversations".
+	// "/runtime/:region/v3/:account/:project/conversations" (in a
+	// family's declaration, below the base).
 	Path string
-	// Family is the family that serves it (faults.Families).
+	// Family is the name of the family that serves it.
 	Family string
 	// Op documents it.
 	Op *Op
 
-	fam *family // its credentials and error shape
+	h   handlerFunc
+	fam *Family // its credentials and error shape
 }
+
+// Fam is the family that serves the route.
+func (r Route) Fam() *Family { return r.fam }
 
 // Op documents one operation.
 type Op struct {
@@ -67,6 +71,9 @@ type Op struct {
 	// Fidelity marks a route or an operation that exists, or is shaped, by
 	// a choice of the mock (x-mock-fidelity).
 	Fidelity *Fidelity
+	// Security, when set, are the credentials the operation accepts
+	// instead of its family's (alternatives of scheme names).
+	Security [][]string
 }
 
 // Response is one documented answer.
@@ -135,8 +142,8 @@ type FieldRule struct {
 	Fidelity *Fidelity
 }
 
-// ruledBody is a body type with rules.
-type ruledBody interface{ fieldRules() map[string]FieldRule }
+// RuledBody is a body type with rules.
+type RuledBody interface{ FieldRules() map[string]FieldRule }
 
 // bodyFields lists the json names of a body type's fields, in order.
 func bodyFields(body any) []string {
@@ -152,8 +159,8 @@ func bodyFields(body any) []string {
 }
 
 // requiredFields lists the required fields of a body type, in order.
-func requiredFields(body ruledBody) []string {
-	rules := body.fieldRules()
+func requiredFields(body RuledBody) []string {
+	rules := body.FieldRules()
 	var out []string
 	for _, name := range bodyFields(body) {
 		if rules[name].Required {
@@ -169,19 +176,8 @@ func i64(v int64) *int64 { return &v }
 // ok is a success answer.
 func ok(status int, body any) Response { return Response{Status: status, Body: body} }
 
-// Routes lists every route of the API, in registration order.
-func (a *API) Routes() []Route { return slices.Clone(a.routes) }
-
-// handle registers a route, "METHOD /path" below the group, served by h in
-// family f, and records it in the route table.
-func (a *API) handle(g *gin.RouterGroup, pattern string, f *family, h handlerFunc, op *Op) {
-	method, path, found := strings.Cut(pattern, " ")
-	if !found || op == nil {
-		panic("handlers: bad route " + pattern)
-	}
-	g.Handle(method, path, a.wrap(f, h))
-	a.routes = append(a.routes, Route{Method: method, Path: joinPath(g.BasePath(), path), Family: f.name, Op: op, fam: f})
-}
+// Routes lists every route of the API, in the table's order.
+func (a *API) Routes() []Route { return slices.Clone(a.tab.routes) }
 
 func joinPath(base, path string) string {
 	if base == "/" {

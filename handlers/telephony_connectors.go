@@ -18,14 +18,15 @@ import (
 	"github.com/agentplatform/mockplatform/store"
 )
 
-func (a *API) registerTelephonyConnectors(g *gin.RouterGroup) {
-	a.handle(g, "GET /v1/agents/:agent/telephony/connectors", famAgents, a.handleConnectorList, opConnectorList)
-	a.handle(g, "POST /v1/agents/:agent/telephony/connectors/batch", famAgents, a.handleConnectorBatchGet, opConnectorBatchGet)
-	a.handle(g, "PATCH /v1/agents/:agent/telephony/connectors/batch", famAgents, a.handleConnectorBatchUpdate, opConnectorBatchUpdate)
-	a.handle(g, "POST /v1/agents/:agent/telephony/connectors/lookup", famAgents, a.handleConnectorLookup, opConnectorLookup)
-	a.handle(g, "GET /v1/agents/:agent/telephony/connectors/:connector", famAgents, a.handleConnectorGet, opConnectorGet)
-	a.handle(g, "PATCH /v1/agents/:agent/telephony/connectors/:connector", famAgents, a.handleConnectorUpdate, opConnectorUpdate)
-	a.handle(g, "DELETE /v1/agents/:agent/telephony/connectors/:connector", famAgents, a.handleConnectorDelete, opConnectorDelete)
+// telephonyConnectorsRoutes are the routes of TelephonyConnectors.
+var telephonyConnectorsRoutes = []Route{
+	route("GET /v1/agents/:agent/telephony/connectors", (*API).handleConnectorList, opConnectorList),
+	route("POST /v1/agents/:agent/telephony/connectors/batch", (*API).handleConnectorBatchGet, opConnectorBatchGet),
+	route("PATCH /v1/agents/:agent/telephony/connectors/batch", (*API).handleConnectorBatchUpdate, opConnectorBatchUpdate),
+	route("POST /v1/agents/:agent/telephony/connectors/lookup", (*API).handleConnectorLookup, opConnectorLookup),
+	route("GET /v1/agents/:agent/telephony/connectors/:connector", (*API).handleConnectorGet, opConnectorGet),
+	route("PATCH /v1/agents/:agent/telephony/connectors/:connector", (*API).handleConnectorUpdate, opConnectorUpdate),
+	route("DELETE /v1/agents/:agent/telephony/connectors/:connector", (*API).handleConnectorDelete, opConnectorDelete),
 }
 
 var (
@@ -85,11 +86,11 @@ type (
 	}
 )
 
-func (connectorIDsBody) fieldRules() map[string]FieldRule {
+func (connectorIDsBody) FieldRules() map[string]FieldRule {
 	return map[string]FieldRule{"connectorIds": {Required: true}}
 }
 
-func (connectorPatchBody) fieldRules() map[string]FieldRule { return connectorPatchRules }
+func (connectorPatchBody) FieldRules() map[string]FieldRule { return connectorPatchRules }
 
 var connectorPatchRules = map[string]FieldRule{
 	"variantId":   {Nullable: true, Doc: "A variant of the connector's agent; null or \"\" unassigns it."},
@@ -100,7 +101,7 @@ var connectorPatchRules = map[string]FieldRule{
 
 // An update of a batch that breaks a rule of connectorPatchRules fails on
 // its own: its result says why, and the batch answers 200.
-func (connectorUpdate) fieldRules() map[string]FieldRule {
+func (connectorUpdate) FieldRules() map[string]FieldRule {
 	r := map[string]FieldRule{"connectorId": {Required: true, MinLen: 1}}
 	for name, rule := range connectorPatchRules {
 		rule.Pattern, rule.MinLen = nil, 0
@@ -109,15 +110,15 @@ func (connectorUpdate) fieldRules() map[string]FieldRule {
 	return r
 }
 
-func (connectorUpdatesBody) fieldRules() map[string]FieldRule {
+func (connectorUpdatesBody) FieldRules() map[string]FieldRule {
 	return map[string]FieldRule{"updates": {Required: true, MinItems: 1}}
 }
 
-func (phoneNumberBody) fieldRules() map[string]FieldRule {
+func (phoneNumberBody) FieldRules() map[string]FieldRule {
 	return map[string]FieldRule{"phoneNumber": {Required: true, Pattern: e164RE}}
 }
 
-func (connectorRec) fieldRules() map[string]FieldRule {
+func (connectorRec) FieldRules() map[string]FieldRule {
 	return map[string]FieldRule{"clientEnv": {Enum: scenario.Environments}}
 }
 

@@ -15,15 +15,16 @@ import (
 	"github.com/agentplatform/mockplatform/store"
 )
 
-func (a *API) registerTelephonyNumbers(g *gin.RouterGroup) {
-	a.handle(g, "GET /v1/agents/:agent/telephony/phone-numbers", famAgents, a.handlePhoneNumberList, opPhoneNumberList)
-	a.handle(g, "POST /v1/agents/:agent/telephony/phone-numbers", famAgents, a.handlePhoneNumberImport, opPhoneNumberImport)
-	a.handle(g, "DELETE /v1/agents/:agent/telephony/phone-numbers", famAgents, a.handlePhoneNumberDeleteMany, opPhoneNumberDeleteMany)
-	a.handle(g, "POST /v1/agents/:agent/telephony/phone-numbers/batch", famAgents, a.handlePhoneNumberBatchGet, opPhoneNumberBatchGet)
-	a.handle(g, "GET /v1/agents/:agent/telephony/phone-numbers/:number", famAgents, a.handlePhoneNumberGet, opPhoneNumberGet)
-	a.handle(g, "POST /v1/agents/:agent/telephony/phone-numbers/:number", famAgents, a.handlePhoneNumberImportOne, opPhoneNumberImportOne)
-	a.handle(g, "DELETE /v1/agents/:agent/telephony/phone-numbers/:number", famAgents, a.handlePhoneNumberDelete, opPhoneNumberDelete)
-	a.handle(g, "PATCH /v1/agents/:agent/telephony/phone-numbers/:number", famAgents, a.handlePhoneNumberReassign, opPhoneNumberReassign)
+// telephonyNumbersRoutes are the routes of TelephonyNumbers.
+var telephonyNumbersRoutes = []Route{
+	route("GET /v1/agents/:agent/telephony/phone-numbers", (*API).handlePhoneNumberList, opPhoneNumberList),
+	route("POST /v1/agents/:agent/telephony/phone-numbers", (*API).handlePhoneNumberImport, opPhoneNumberImport),
+	route("DELETE /v1/agents/:agent/telephony/phone-numbers", (*API).handlePhoneNumberDeleteMany, opPhoneNumberDeleteMany),
+	route("POST /v1/agents/:agent/telephony/phone-numbers/batch", (*API).handlePhoneNumberBatchGet, opPhoneNumberBatchGet),
+	route("GET /v1/agents/:agent/telephony/phone-numbers/:number", (*API).handlePhoneNumberGet, opPhoneNumberGet),
+	route("POST /v1/agents/:agent/telephony/phone-numbers/:number", (*API).handlePhoneNumberImportOne, opPhoneNumberImportOne),
+	route("DELETE /v1/agents/:agent/telephony/phone-numbers/:number", (*API).handlePhoneNumberDelete, opPhoneNumberDelete),
+	route("PATCH /v1/agents/:agent/telephony/phone-numbers/:number", (*API).handlePhoneNumberReassign, opPhoneNumberReassign),
 }
 
 var (
@@ -90,23 +91,23 @@ type (
 
 var clientEnvRule = FieldRule{Enum: deployEnvs, Doc: "Default live."}
 
-func (clientEnvBody) fieldRules() map[string]FieldRule {
+func (clientEnvBody) FieldRules() map[string]FieldRule {
 	return map[string]FieldRule{"clientEnv": clientEnvRule}
 }
 
-func (phoneNumbersBody) fieldRules() map[string]FieldRule {
+func (phoneNumbersBody) FieldRules() map[string]FieldRule {
 	return map[string]FieldRule{"phoneNumbers": {Required: true, MinItems: 1, Pattern: e164RE}, "clientEnv": clientEnvRule}
 }
 
-func (phoneNumberListBody) fieldRules() map[string]FieldRule {
+func (phoneNumberListBody) FieldRules() map[string]FieldRule {
 	return map[string]FieldRule{"phoneNumbers": {Required: true, MinItems: 1}}
 }
 
-func (reassignBody) fieldRules() map[string]FieldRule { return reassignRules }
+func (reassignBody) FieldRules() map[string]FieldRule { return reassignRules }
 
 var reassignRules = map[string]FieldRule{"connectorId": {Required: true, MinLen: 1, MaxLen: 255}}
 
-func (phoneNumberRec) fieldRules() map[string]FieldRule {
+func (phoneNumberRec) FieldRules() map[string]FieldRule {
 	return map[string]FieldRule{"clientEnv": {Enum: deployEnvs}}
 }
 

@@ -22,13 +22,27 @@ import (
 	"github.com/agentplatform/mockplatform/store"
 )
 
-func (a *API) registerWebhooks(g *gin.RouterGroup) {
-	a.handle(g, "POST /v1/webhook-endpoints", famWebhooks, a.handleWebhookCreate, opWebhookCreate)
-	a.handle(g, "GET /v1/webhook-endpoints", famWebhooks, a.handleWebhookList, opWebhookList)
-	a.handle(g, "GET /v1/webhook-endpoints/:endpoint", famWebhooks, a.handleWebhookGet, opWebhookGet)
-	a.handle(g, "PATCH /v1/webhook-endpoints/:endpoint", famWebhooks, a.handleWebhookUpdate, opWebhookUpdate)
-	a.handle(g, "DELETE /v1/webhook-endpoints/:endpoint", famWebhooks, a.handleWebhookDelete, opWebhookDelete)
-	a.handle(g, "POST /v1/webhook-endpoints/:endpoint/rotate-secret", famWebhooks, a.handleWebhookRotate, opWebhookRotate)
+// famWebhooks is webhook endpoints, which receive signed alert
+// notifications (docs/api.md#webhooks).
+var famWebhooks = &Family{
+	Name: "webhooks", Base: "builder", Shape: shapeBuilder,
+	Credential: scenario.KindBuilder, Headers: []string{"X-Api-Key"},
+	Marks:    []string{"/webhook-endpoints"},
+	Doc:      "Addresses that receive signed alert notifications (docs/api.md#webhooks).",
+	Schemes:  builderSchemes,
+	Security: [][]string{{"builderKey"}},
+	Routes:   webhooksRoutes,
+	Counts:   []Counted{countDocs("webhook endpoints", docWebhook)},
+}
+
+// webhooksRoutes are its routes.
+var webhooksRoutes = []Route{
+	route("POST /v1/webhook-endpoints", (*API).handleWebhookCreate, opWebhookCreate),
+	route("GET /v1/webhook-endpoints", (*API).handleWebhookList, opWebhookList),
+	route("GET /v1/webhook-endpoints/:endpoint", (*API).handleWebhookGet, opWebhookGet),
+	route("PATCH /v1/webhook-endpoints/:endpoint", (*API).handleWebhookUpdate, opWebhookUpdate),
+	route("DELETE /v1/webhook-endpoints/:endpoint", (*API).handleWebhookDelete, opWebhookDelete),
+	route("POST /v1/webhook-endpoints/:endpoint/rotate-secret", (*API).handleWebhookRotate, opWebhookRotate),
 }
 
 var (
@@ -67,7 +81,7 @@ type webhookBody struct {
 	Enabled    bool              `json:"enabled"`
 }
 
-func (webhookBody) fieldRules() map[string]FieldRule { return webhookRules }
+func (webhookBody) FieldRules() map[string]FieldRule { return webhookRules }
 
 var webhookRules = map[string]FieldRule{
 	"name": {Required: true, MinLen: 1, MaxLen: 255},

@@ -10,8 +10,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/agentplatform/mockplatform/scenario"
 )
 
 // Rule texts of the target policy (scenario/webhook_targets.go).
@@ -214,13 +212,13 @@ func TestWebhookTargetAllowList(t *testing.T) {
 	}
 
 	// The scenario's list is checked at load, and seeded endpoints too.
-	_, err := scenario.Parse("t.yaml", []byte(string(scenarioDefaultYAML())+`
+	_, err := Vocabulary().Parse("t.yaml", []byte(string(scenarioDefaultYAML())+`
 webhooks: {allowed_targets: ["http://x"]}
 `))
 	if err == nil || !strings.Contains(err.Error(), "webhooks.allowed_targets[0]: want a host name, .domain, an IP address, a CIDR prefix or *") {
 		t.Fatalf("bad entry: %v", err)
 	}
-	_, err = scenario.Parse("t.yaml", []byte(`webhooks: {allowed_targets: [receiver.test]}
+	_, err = Vocabulary().Parse("t.yaml", []byte(`webhooks: {allowed_targets: [receiver.test]}
 accounts:
   - slug: acme
     id: "1"
@@ -234,7 +232,7 @@ accounts:
 	}
 
 	// The instance's list applies to seeded endpoints when a scenario loads.
-	sc, err := scenario.Parse("seeded.yaml", []byte(`accounts:
+	sc, err := Vocabulary().Parse("seeded.yaml", []byte(`accounts:
   - slug: acme
     id: "1"
     webhook_endpoints:

@@ -44,7 +44,7 @@ accounts:
 		t.Fatalf("parsed: %+v", s)
 	}
 	// Merge keeps the later evaluation interval.
-	m, err := Merge(s, mustParse(t, "c.yaml", "alerts: {evaluation_interval: 2m}\n"))
+	m, err := testVoc.Merge(s, mustParse(t, "c.yaml", "alerts: {evaluation_interval: 2m}\n"))
 	if err != nil || m.Alerts.EvaluationInterval.D() != 2*time.Minute {
 		t.Fatalf("merge: %v %v", m.Alerts, err)
 	}

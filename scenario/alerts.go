@@ -31,7 +31,7 @@ type AlertRule struct {
 	State string `yaml:"state" json:"state,omitempty"`
 }
 
-var alertRuleIDRE = regexp.MustCompile(`^ar_[A-Za-z0-9]+$`)
+var AlertRuleIDRE = regexp.MustCompile(`^ar_[A-Za-z0-9]+$`)
 
 var (
 	// AlertMetrics, AlertOperators, AlertWindows and AlertStates are the
@@ -61,7 +61,7 @@ func (v *validator) alertRules(s *Scenario) {
 		for j := range a.AlertRules {
 			r := &a.AlertRules[j]
 			p := ap.with("alert_rules", j)
-			if r.ID != "" && !alertRuleIDRE.MatchString(r.ID) {
+			if r.ID != "" && !AlertRuleIDRE.MatchString(r.ID) {
 				v.reportf(p.with("id"), "invalid alert rule id %q (want ar_ followed by letters and digits)", r.ID)
 			}
 			v.unique(ruleIDs, r.ID, p.with("id"), "alert rule id")

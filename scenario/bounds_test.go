@@ -131,7 +131,7 @@ func BenchmarkParseManyProblems(b *testing.B) {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			b.SetBytes(int64(len(doc)))
 			for b.Loop() {
-				if _, err := Parse("t.yaml", doc); err == nil {
+				if _, err := testVoc.Parse("t.yaml", doc); err == nil {
 					b.Fatal("no problems")
 				}
 			}
@@ -168,7 +168,7 @@ func TestWalkerAgreesWithStrictDecoder(t *testing.T) {
 			t.Errorf("the strict decoder accepts %q: not a test of an unknown field", doc)
 			continue
 		}
-		if _, err := Parse("t.yaml", []byte(doc)); err == nil {
+		if _, err := testVoc.Parse("t.yaml", []byte(doc)); err == nil {
 			t.Errorf("Parse accepts what the strict decoder refuses: %q", doc)
 		}
 	}

@@ -15,8 +15,8 @@ const DefaultName = "default.yaml"
 // (docs/api.md#default-scenario): account acme (1001) in region us with project
 // support (2001), and one credential per family. It panics only if the
 // embedded file is invalid, which a test rules out.
-func Default() *Scenario {
-	s, err := Parse(DefaultName, defaultYAML)
+func (voc *Vocabulary) Default() *Scenario {
+	s, err := voc.Parse(DefaultName, defaultYAML)
 	if err != nil {
 		panic(fmt.Sprintf("scenario: embedded default scenario is invalid:\n%v", err))
 	}

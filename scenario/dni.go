@@ -20,7 +20,7 @@ type DNIPool struct {
 	Window Duration `yaml:"window" json:"window,omitempty"`
 }
 
-var e164RE = regexp.MustCompile(`^\+[1-9][0-9]{6,14}$`)
+var E164RE = regexp.MustCompile(`^\+[1-9][0-9]{6,14}$`)
 
 // dni validates the projects' number pools; a number is in one pool.
 func (v *validator) dni(s *Scenario) {

@@ -76,7 +76,7 @@ func TestDocsExamples(t *testing.T) {
 			t.Errorf("example %d: no rule to test a block starting with %q", i, first)
 			continue
 		}
-		if _, err := Parse("example", []byte(doc)); err != nil {
+		if _, err := testVoc.Parse("example", []byte(doc)); err != nil {
 			t.Errorf("example %d does not parse:\n%v\n%s", i, err, doc)
 		}
 		if err := sch.Validate(instance(t, []byte(doc))); err != nil {

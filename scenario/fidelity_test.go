@@ -8,7 +8,7 @@ import (
 
 func TestFidelitySwitches(t *testing.T) {
 	doc := "name: f\nfidelity:\n  v3_limit: oas\n  builder_errrors: envelope\n  main_branch: readonly\n"
-	_, err := Parse("f.yaml", []byte(doc))
+	_, err := testVoc.Parse("f.yaml", []byte(doc))
 	var got []string
 	if es, ok := err.(Errors); ok {
 		for _, e := range es {
@@ -24,7 +24,7 @@ func TestFidelitySwitches(t *testing.T) {
 	}
 	for name, vals := range Switches {
 		for _, v := range vals {
-			if _, err := Parse("ok.yaml", []byte("name: ok\nfidelity:\n  "+name+": \""+v+"\"\n")); err != nil {
+			if _, err := testVoc.Parse("ok.yaml", []byte("name: ok\nfidelity:\n  "+name+": \""+v+"\"\n")); err != nil {
 				t.Errorf("%s: %s refused: %v", name, v, err)
 			}
 		}

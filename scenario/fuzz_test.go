@@ -30,7 +30,7 @@ func FuzzParse(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		s, err := Parse("f.yaml", data)
+		s, err := testVoc.Parse("f.yaml", data)
 		if err != nil {
 			var errs Errors
 			if !errors.As(err, &errs) || len(errs) == 0 {

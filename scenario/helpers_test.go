@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"errors"
+	"github.com/agentplatform/mockplatform/faults"
 	"regexp"
 	"strings"
 	"testing"
@@ -34,7 +35,7 @@ func y(s string) string {
 // the document is valid).
 func problems(t *testing.T, doc string) []string {
 	t.Helper()
-	s, err := Parse("t.yaml", []byte(doc))
+	s, err := testVoc.Parse("t.yaml", []byte(doc))
 	if err == nil {
 		if s == nil {
 			t.Fatal("Parse returned nil scenario and nil error")
@@ -57,7 +58,7 @@ func problems(t *testing.T, doc string) []string {
 // mustParse parses a valid document.
 func mustParse(t *testing.T, name, doc string) *Scenario {
 	t.Helper()
-	s, err := Parse(name, []byte(doc))
+	s, err := testVoc.Parse(name, []byte(doc))
 	if err != nil {
 		t.Fatalf("Parse(%s):\n%v", name, err)
 	}
@@ -83,3 +84,26 @@ const projectBase = `accounts:
           - {id: VARIANT-A, name: Alpha, default: true}
           - {id: VARIANT-B, name: Beta}
 `
+
+// testVoc is the vocabulary of this package's tests: the platform's
+// credential kinds, fault families and presets (its family table makes the
+// real one; a test there checks that the two agree).
+var testVoc = &Vocabulary{
+	Kinds:        []string{KindChat, KindConnector, KindBuilder, KindConversations, KindOutbound, KindExternalEvents, KindDNI, KindHandoff},
+	ProjectKinds: []string{KindChat, KindConnector, KindDNI},
+	Faults: &faults.Vocabulary{
+		Families: []string{"chat", "messaging", "agents", "alerts", "webhooks", "conversations",
+			"concurrency", "outbound", "external_events", "dni", "handoff"},
+		Presets: []faults.Preset{
+			{Name: "alerts_limit", Family: "alerts"},
+			{Name: "monitoring_backend_failure", Family: "alerts"},
+			{Name: "messaging.expire_session", Family: "messaging"},
+			{Name: "messaging.expire_session_after", Family: "messaging", Arg: faults.ArgCount},
+			{Name: "messaging.expire_token", Family: "messaging"},
+			{Name: "messaging.drop_socket", Family: "messaging"},
+			{Name: "messaging.stall_chunks", Family: "messaging"},
+			{Name: "messaging.delay_chunks", Family: "messaging", Arg: faults.ArgDuration},
+			{Name: "outbound.outcome", Family: "outbound", Arg: faults.ArgOneOf, Values: Outcomes},
+		},
+	},
+}

@@ -47,8 +47,8 @@ func (es Errors) Error() string {
 // positions (a file path or "<bytes>"). When anything is wrong it returns
 // nil and an Errors value holding every problem it found, sorted by
 // position. Validation fills in defaults (see docs/scenarios.md).
-func Parse(name string, data []byte) (*Scenario, error) {
-	s, _, errs := parse(name, data)
+func (voc *Vocabulary) Parse(name string, data []byte) (*Scenario, error) {
+	s, _, errs := voc.parse(name, data)
 	if len(errs) > 0 {
 		return nil, errs
 	}
@@ -60,12 +60,12 @@ func Parse(name string, data []byte) (*Scenario, error) {
 }
 
 // Load reads and parses a scenario file.
-func Load(path string) (*Scenario, error) {
+func (voc *Vocabulary) Load(path string) (*Scenario, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("scenario: %w", err)
 	}
-	return Parse(path, data)
+	return voc.Parse(path, data)
 }
 
 // Merge combines several scenarios (for mockd --scenario a.yaml --scenario
@@ -75,7 +75,7 @@ func Load(path string) (*Scenario, error) {
 // result is validated again, so a slug, id or key defined in two scenarios
 // is an error, reported at its position in the file that introduced it
 // (file:1:1 for a scenario not made by Parse). The inputs are not modified.
-func Merge(list ...*Scenario) (*Scenario, error) {
+func (voc *Vocabulary) Merge(list ...*Scenario) (*Scenario, error) {
 	out := &Scenario{}
 	ml := &mergeLocator{}
 	n := 0
@@ -120,7 +120,7 @@ func Merge(list ...*Scenario) (*Scenario, error) {
 			out.Fidelity[k] = v
 		}
 	}
-	v := &validator{loc: ml}
+	v := &validator{voc: voc, loc: ml}
 	v.scenario(out)
 	if errs := v.result(); len(errs) > 0 {
 		return nil, errs
@@ -174,7 +174,7 @@ func cloneAccount(a Account) Account {
 
 // parse decodes and validates data; it returns the scenario, the locator of
 // its nodes and the problems found.
-func parse(name string, data []byte) (*Scenario, *fileLocator, Errors) {
+func (voc *Vocabulary) parse(name string, data []byte) (*Scenario, *fileLocator, Errors) {
 	if len(data) > MaxScenarioBytes {
 		return nil, nil, Errors{{File: name, Line: 1, Column: 1, Msg: fmt.Sprintf(
 			"the scenario is %d bytes, more than the %d allowed (generate large data sets with generate:)", len(data), MaxScenarioBytes)}}
@@ -216,7 +216,7 @@ func parse(name string, data []byte) (*Scenario, *fileLocator, Errors) {
 	}
 	loc.root = top
 
-	v := &validator{loc: loc}
+	v := &validator{voc: voc, loc: loc}
 	w := &walker{v: v, seen: make(map[walkKey]bool)}
 	w.walk(top, reflect.TypeFor[Scenario](), nil)
 

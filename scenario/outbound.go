@@ -7,8 +7,6 @@ import (
 	pathpkg "path"
 	"slices"
 	"time"
-
-	"github.com/agentplatform/mockplatform/faults"
 )
 
 // OutboundSettings are the instance-wide outbound settings.
@@ -70,10 +68,9 @@ const (
 	OutcomeQueueTimeout = "queue_timeout"
 )
 
-// Outcomes lists the outbound call outcomes.
-// It is the fault preset table's list (faults.OutboundOutcomes), so that
-// outbound.outcome:<outcome> accepts exactly these.
-var Outcomes = faults.OutboundOutcomes
+// Outcomes lists the outbound call outcomes (the outbound family's
+// outbound.outcome:<outcome> preset accepts exactly these).
+var Outcomes = []string{OutcomeAnswered, OutcomeNoAnswer, OutcomeBusy, OutcomeRejected, OutcomeFailed, OutcomeQueueTimeout}
 
 // OutboundDestination is the behaviour of the calls to matching numbers.
 type OutboundDestination struct {

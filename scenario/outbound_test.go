@@ -110,7 +110,7 @@ func TestOutboundAndMessagingProblems(t *testing.T) {
 }
 
 func TestOutboundDefaultScenario(t *testing.T) {
-	o := Default().Accounts[0].Projects[0].Outbound
+	o := testVoc.Default().Accounts[0].Projects[0].Outbound
 	if o == nil || !o.Enabled {
 		t.Fatal("the default project has outbound calling disabled")
 	}

@@ -17,7 +17,7 @@ import (
 )
 
 func TestDefaultContract(t *testing.T) {
-	s := Default()
+	s := testVoc.Default()
 
 	check := func(what string, got, want any) {
 		t.Helper()
@@ -62,7 +62,7 @@ func TestDefaultContract(t *testing.T) {
 		{Kind: KindHandoff, Key: "test-handoff-key", Account: "acme"},
 	})
 	// Every kind has a key.
-	for _, k := range Kinds {
+	for _, k := range testVoc.Kinds {
 		found := false
 		for _, c := range s.Credentials {
 			found = found || c.Kind == k
@@ -100,13 +100,13 @@ func TestDefaultContract(t *testing.T) {
 }
 
 func TestDefaultIsFreshAndMatchesYAML(t *testing.T) {
-	a, b := Default(), Default()
+	a, b := testVoc.Default(), testVoc.Default()
 	if a == b {
 		t.Fatal("Default returned the same pointer twice")
 	}
 	a.Accounts[0].Slug = "changed"
 	a.Accounts[0].Projects[0].Dialogue.Rules[0].Then.Handoff.Data["customer_id"] = "changed"
-	c := Default()
+	c := testVoc.Default()
 	if diff := cmp.Diff(b, c); diff != "" {
 		t.Errorf("changing one Default changed another (-before +after):\n%s", diff)
 	}
@@ -123,7 +123,7 @@ func TestDefaultIsFreshAndMatchesYAML(t *testing.T) {
 
 func TestDefaultRegexMatches(t *testing.T) {
 	// The embedded dialogue's regexes do what its comments say.
-	d := Default().Accounts[0].Projects[0].Dialogue
+	d := testVoc.Default().Accounts[0].Projects[0].Dialogue
 	m := func(i int, msg string) []string {
 		return regexpMust(t, d.Rules[i].When.Regex).FindStringSubmatch(msg)
 	}
@@ -138,7 +138,7 @@ func TestDefaultRegexMatches(t *testing.T) {
 // A float that is a whole number is the integer it writes, as in JSON
 // Schema; one with a fraction is refused (TestDecodeErrors), never rounded.
 func TestWholeFloatsAreIntegers(t *testing.T) {
-	s, err := Parse("t.yaml", []byte("name: a\nseed: -2.0\nlimits: {max_body_bytes: 2e3, journal_size: 1.0e2}\n"))
+	s, err := testVoc.Parse("t.yaml", []byte("name: a\nseed: -2.0\nlimits: {max_body_bytes: 2e3, journal_size: 1.0e2}\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -504,11 +504,11 @@ func TestLoad(t *testing.T) {
 	if err := os.WriteFile(f, []byte("name: x\nseed: y\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err := Load(f)
+	_, err := testVoc.Load(f)
 	if want := f + `:2:7: seed: want an integer, got "y"`; err == nil || err.Error() != want {
 		t.Errorf("Load = %v, want %s", err, want)
 	}
-	if _, err := Load(filepath.Join(dir, "missing.yaml")); err == nil || !errors.Is(err, os.ErrNotExist) {
+	if _, err := testVoc.Load(filepath.Join(dir, "missing.yaml")); err == nil || !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("Load(missing) = %v, want a not-exist error", err)
 	}
 }
@@ -529,7 +529,7 @@ func TestFixturesLoad(t *testing.T) {
 	}
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
-			s, err := Load(f)
+			s, err := testVoc.Load(f)
 			if err != nil {
 				t.Fatalf("Load:\n%v", err)
 			}
@@ -537,7 +537,7 @@ func TestFixturesLoad(t *testing.T) {
 				t.Errorf("fixture has no accounts or credentials")
 			}
 			// Fault rules are accepted by the fault set as well.
-			set := faults.NewSet(s.Seed)
+			set := faults.NewSet(testVoc.Faults, s.Seed)
 			for _, r := range s.Faults {
 				if _, err := set.Add(r); err != nil {
 					t.Errorf("fault %q: %v", r.ID, err)
@@ -548,7 +548,7 @@ func TestFixturesLoad(t *testing.T) {
 }
 
 func TestFixtureContents(t *testing.T) {
-	mp, err := Load("../fixtures/multi-project.yaml")
+	mp, err := testVoc.Load("../fixtures/multi-project.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -559,7 +559,7 @@ func TestFixtureContents(t *testing.T) {
 	if acme := mp.Account("acme"); acme == nil || len(acme.Projects) < 3 || !regions["eu"] || !regions["us"] {
 		t.Errorf("multi-project: want acme with several projects and accounts in us and eu")
 	}
-	sb, err := Load("../fixtures/support-bot.yaml")
+	sb, err := testVoc.Load("../fixtures/support-bot.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -572,7 +572,7 @@ func TestFixtureContents(t *testing.T) {
 	if handoffs < 2 {
 		t.Errorf("support-bot: %d handoff rules, want several", handoffs)
 	}
-	fs, err := Load("../fixtures/faults.yaml")
+	fs, err := testVoc.Load("../fixtures/faults.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -659,10 +659,10 @@ func TestMerge(t *testing.T) {
 		faults:
 		  - {id: f2, action: {drop: true}}
 	`))
-	aBefore, bBefore := Default(), Default()
+	aBefore, bBefore := testVoc.Default(), testVoc.Default()
 	*aBefore, *bBefore = *a, *b
 
-	m, err := Merge(a, nil, b)
+	m, err := testVoc.Merge(a, nil, b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -697,7 +697,7 @@ func TestMerge(t *testing.T) {
 
 	// A later non-zero clock and name win.
 	c := mustParse(t, "c.yaml", "name: c\nclock: {start: 2027-05-05T00:00:00Z}\nlimits: {session_idle: 1m}\n")
-	m2, err := Merge(m, c)
+	m2, err := testVoc.Merge(m, c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -707,7 +707,7 @@ func TestMerge(t *testing.T) {
 	}
 
 	// No inputs: an empty scenario.
-	if e, err := Merge(); err != nil || e == nil || len(e.Accounts) != 0 {
+	if e, err := testVoc.Merge(); err != nil || e == nil || len(e.Accounts) != 0 {
 		t.Errorf("Merge() = %v, %v", e, err)
 	}
 }
@@ -734,7 +734,7 @@ func TestMergeDuplicates(t *testing.T) {
 		  - {kind: builder, key: k2, account: globex}
 		  - {kind: builder, key: k1, account: globex}
 	`))
-	_, err := Merge(a, b)
+	_, err := testVoc.Merge(a, b)
 	want := strings.Join([]string{
 		`b.yaml:2:10: faults[0].id: duplicate fault id "f1" (first at a.yaml:7)`,
 		`b.yaml:6:11: accounts[1].slug: duplicate account slug "acme" (first at a.yaml:2)`,
@@ -746,11 +746,11 @@ func TestMergeDuplicates(t *testing.T) {
 
 	// Duplicates within the later of two files keep "line N".
 	c := mustParse(t, "c.yaml", "accounts:\n  - {slug: x, id: \"9\"}\n")
-	m, err := Merge(a, c)
+	m, err := testVoc.Merge(a, c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = Merge(m, a)
+	_, err = testVoc.Merge(m, a)
 	want = strings.Join([]string{
 		`a.yaml:2:11: accounts[0].slug: duplicate account slug "acme" (first at line 2)`,
 		`a.yaml:3:9: accounts[0].id: duplicate account id "1" (first at line 3)`,
@@ -763,7 +763,7 @@ func TestMergeDuplicates(t *testing.T) {
 
 	// Scenarios built in Go have no positions.
 	g := &Scenario{Accounts: []Account{{Slug: "acme", ID: "7"}}}
-	_, err = Merge(a, g)
+	_, err = testVoc.Merge(a, g)
 	want = `<scenario 2>:1:1: accounts[0].slug: duplicate account slug "acme" (first at a.yaml:2)`
 	if err == nil || err.Error() != want {
 		t.Errorf("Merge(a, go-built) error:\n%v\nwant:\n%s", err, want)
@@ -773,7 +773,7 @@ func TestMergeDuplicates(t *testing.T) {
 func TestParseConcurrently(t *testing.T) {
 	done := make(chan *Scenario)
 	for range 8 {
-		go func() { done <- Default() }()
+		go func() { done <- testVoc.Default() }()
 	}
 	first := <-done
 	for range 7 {

@@ -38,7 +38,7 @@ type Connector struct {
 }
 
 var (
-	connectorIDRE = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+	ConnectorIDRE = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
 	// LangCodeRE is a language code such as en-US (ASR and TTS codes).
 	LangCodeRE = regexp.MustCompile(`^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$`)
 	// VoiceNameRE is a voice name such as en-US-Neural2-A; its first
@@ -55,7 +55,7 @@ func (v *validator) connectors(proj *Project, pp path, ids, numbers map[string]p
 		switch {
 		case cn.ID == "":
 			v.reportf(p.with("id"), "required")
-		case !connectorIDRE.MatchString(cn.ID):
+		case !ConnectorIDRE.MatchString(cn.ID):
 			v.reportf(p.with("id"), "invalid connector id %q (want letters, digits, dashes and underscores)", cn.ID)
 		}
 		v.unique(ids, cn.ID, p.with("id"), "connector id")
@@ -115,7 +115,7 @@ func (v *validator) connectors(proj *Project, pp path, ids, numbers map[string]p
 func (v *validator) numberList(p path, list []string, seen map[string]path, what string) {
 	for k, n := range list {
 		np := p.with(k)
-		if !e164RE.MatchString(n) {
+		if !E164RE.MatchString(n) {
 			v.reportf(np, "invalid number %q (want E.164, e.g. +14155550100)", n)
 			continue
 		}

@@ -28,7 +28,7 @@ func TestTelephonyConnectors(t *testing.T) {
 		t.Fatalf("defaults (-want +got):\n%s", diff)
 	}
 	// The default scenario has one connector with one number.
-	if d := Default().Accounts[0].Projects[0].Connectors; len(d) != 1 || len(d[0].PhoneNumbers) != 1 {
+	if d := testVoc.Default().Accounts[0].Projects[0].Connectors; len(d) != 1 || len(d[0].PhoneNumbers) != 1 {
 		t.Fatalf("default connectors %+v", d)
 	}
 

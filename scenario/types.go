@@ -275,9 +275,6 @@ const (
 	KindHandoff        = "handoff"         // x-api-key of handoff state
 )
 
-// Kinds lists every credential kind.
-var Kinds = []string{KindChat, KindConnector, KindBuilder, KindConversations, KindOutbound, KindExternalEvents, KindDNI, KindHandoff}
-
 // Credential is one key or token and its scope.
 type Credential struct {
 	// Kind is one of the Kind constants.

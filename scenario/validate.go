@@ -19,14 +19,12 @@ import (
 var Environments = []string{"live", "pre-release", "sandbox"}
 
 var (
-	faultMethods = []string{"GET", "POST", "PUT", "PATCH", "DELETE"}
-	faultRegions = regionNames()
-	delayClocks  = []string{"real", "virtual"}
-	// projectKinds are the credential kinds that need a project.
-	projectKinds = []string{KindChat, KindConnector, KindDNI}
+	FaultMethods = []string{"GET", "POST", "PUT", "PATCH", "DELETE"}
+	FaultRegions = regionNames()
+	DelayClocks  = []string{"real", "virtual"}
 
-	slugRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
-	idRE   = regexp.MustCompile(`^[A-Za-z0-9-]+$`)
+	SlugRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
+	IDRE   = regexp.MustCompile(`^[A-Za-z0-9-]+$`)
 )
 
 // ParseTemplate parses a dialogue template (reply, greeting, fallback,
@@ -118,6 +116,7 @@ func cutPrefixFold(s, prefix string) (string, bool) {
 
 // validator collects the problems of a scenario at their positions.
 type validator struct {
+	voc  *Vocabulary
 	loc  locator
 	errs Errors
 	// skip holds the paths whose value could not be decoded; their
@@ -238,7 +237,7 @@ func (v *validator) slug(p path, s string) {
 	switch {
 	case s == "":
 		v.reportf(p, "required")
-	case !slugRE.MatchString(s):
+	case !SlugRE.MatchString(s):
 		v.reportf(p, "invalid slug %q (want lowercase letters, digits and dashes, not starting with a dash)", s)
 	}
 }
@@ -247,7 +246,7 @@ func (v *validator) id(p path, s string) {
 	switch {
 	case s == "":
 		v.reportf(p, "required")
-	case !idRE.MatchString(s):
+	case !IDRE.MatchString(s):
 		v.reportf(p, "invalid id %q (want letters, digits and dashes)", s)
 	}
 }
@@ -536,9 +535,9 @@ func (v *validator) credentials(s *Scenario) {
 		p := path{"credentials", i}
 		switch {
 		case c.Kind == "":
-			v.reportf(p.with("kind"), "required (want %s)", oneOf(Kinds))
-		case !slices.Contains(Kinds, c.Kind):
-			v.reportf(p.with("kind"), "unknown kind %q (want %s)", c.Kind, oneOf(Kinds))
+			v.reportf(p.with("kind"), "required (want %s)", oneOf(v.voc.Kinds))
+		case !slices.Contains(v.voc.Kinds, c.Kind):
+			v.reportf(p.with("kind"), "unknown kind %q (want %s)", c.Kind, oneOf(v.voc.Kinds))
 		}
 		if c.Key == "" {
 			v.reportf(p.with("key"), "required")
@@ -559,7 +558,7 @@ func (v *validator) credentials(s *Scenario) {
 		var pr *Project
 		switch {
 		case c.Project == "":
-			if slices.Contains(projectKinds, c.Kind) {
+			if slices.Contains(v.voc.ProjectKinds, c.Kind) {
 				v.reportf(p.with("project"), "required for kind %s", c.Kind)
 			}
 		case a != nil:
@@ -603,29 +602,29 @@ func (v *validator) faults(rules []faults.Rule) {
 		n := len(v.errs)
 		v.unique(ids, r.ID, p.with("id"), "fault id")
 		m, mp := r.Match, p.with("match")
-		if m.Family != "" && !slices.Contains(faults.Families, m.Family) {
-			v.reportf(mp.with("family"), "unknown family %q (want %s)", m.Family, oneOf(faults.Families))
+		if m.Family != "" && !slices.Contains(v.voc.Faults.Families, m.Family) {
+			v.reportf(mp.with("family"), "unknown family %q (want %s)", m.Family, oneOf(v.voc.Faults.Families))
 		}
-		if m.Method != "" && !slices.Contains(faultMethods, strings.ToUpper(m.Method)) {
-			v.reportf(mp.with("method"), "unknown method %q (want %s)", m.Method, oneOf(faultMethods))
+		if m.Method != "" && !slices.Contains(FaultMethods, strings.ToUpper(m.Method)) {
+			v.reportf(mp.with("method"), "unknown method %q (want %s)", m.Method, oneOf(FaultMethods))
 		}
 		if m.Path != "" && !strings.HasPrefix(m.Path, "/") {
 			v.reportf(mp.with("path"), "must start with \"/\"")
 		}
-		if m.Region != "" && !slices.Contains(faultRegions, m.Region) {
-			v.reportf(mp.with("region"), "unknown region %q (want %s)", m.Region, oneOf(faultRegions))
+		if m.Region != "" && !slices.Contains(FaultRegions, m.Region) {
+			v.reportf(mp.with("region"), "unknown region %q (want %s)", m.Region, oneOf(FaultRegions))
 		}
 		a, ap := r.Action, p.with("action")
 		if a.Status != 0 && (a.Status < 100 || a.Status > 599) {
 			v.reportf(ap.with("status"), "%d is not an HTTP status (want 100 to 599)", a.Status)
 		}
-		if a.Preset != "" && !faults.KnownPreset(a.Preset) {
+		if a.Preset != "" && !v.voc.Faults.KnownPreset(a.Preset) {
 			v.reportf(ap.with("preset"), "unknown fault preset %q (docs/scenarios.md lists the presets)", a.Preset)
 		}
 		if a.Status == 0 && a.Body == "" && a.Delay == 0 && !a.Drop && a.Preset == "" {
 			v.reportf(ap, "fault does nothing (want status, body, delay, drop or preset)")
 		}
-		if a.DelayClock != "" && !slices.Contains(delayClocks, a.DelayClock) {
+		if a.DelayClock != "" && !slices.Contains(DelayClocks, a.DelayClock) {
 			v.reportf(ap.with("delay_clock"), "unknown delay clock %q (want real or virtual)", a.DelayClock)
 		}
 		if !(r.Probability >= 0 && r.Probability <= 1) {
@@ -642,7 +641,7 @@ func (v *validator) faults(rules []faults.Rule) {
 		// reported here, so that a valid scenario always applies.
 		if n == len(v.errs) {
 			var ve *faults.ValidationError
-			if err := faults.Validate(r); errors.As(err, &ve) {
+			if err := v.voc.Faults.Validate(r); errors.As(err, &ve) {
 				fp := p
 				for _, f := range strings.Split(ve.Field, ".") {
 					fp = fp.with(f)

@@ -26,7 +26,7 @@ type WebhookEndpoint struct {
 	SigningSecret string `yaml:"signing_secret" json:"-"`
 }
 
-var webhookIDRE = regexp.MustCompile(`^whe_[A-Za-z0-9]+$`)
+var WebhookIDRE = regexp.MustCompile(`^whe_[A-Za-z0-9]+$`)
 
 // WebhookEvents are the event types an endpoint may subscribe to; the
 // webhooks API validates by them too.
@@ -56,7 +56,7 @@ func (v *validator) webhookEndpoints(s *Scenario) {
 		for j := range a.WebhookEndpoints {
 			e := &a.WebhookEndpoints[j]
 			p := ap.with("webhook_endpoints", j)
-			if e.ID != "" && !webhookIDRE.MatchString(e.ID) {
+			if e.ID != "" && !WebhookIDRE.MatchString(e.ID) {
 				v.reportf(p.with("id"), "invalid webhook endpoint id %q (want whe_ followed by letters and digits)", e.ID)
 			}
 			v.unique(hookIDs, e.ID, p.with("id"), "webhook endpoint id")

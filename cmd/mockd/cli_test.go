@@ -16,6 +16,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/agentplatform/mockplatform"
 	"github.com/agentplatform/mockplatform/scenario"
 )
 
@@ -36,6 +37,7 @@ func runNoServe(t *testing.T, args []string, getenv func(string) string) (code i
 var usageText = `Usage:
   mockd serve [flags]                   serve the mock (the default command)
   mockd validate [FILE...]              check scenario files (file:line:column: message)
+  mockd scenario [default]              print the built-in scenario (YAML)
   mockd healthcheck [--addr HOST:PORT]  exit 0 when the mockd at --addr is healthy
   mockd repair --data FILE              move a data file's damaged records aside
   mockd version                         print mockd's version
@@ -69,6 +71,12 @@ func TestUsageErrors(t *testing.T) {
 		{"flags of another command after it", []string{"validate", "--addr", "x:1", "--data=d", "f.yaml"}, env(),
 			"mockd validate: --addr, --data does not apply to validate\nusage: mockd validate [FILE...]\n"},
 		{"unknown flag", []string{"--nope"}, env(), "flag provided but not defined: -nope\n" + usageText},
+		{"misspelt flag", []string{"--adr", "127.0.0.1:0"}, env(),
+			"flag provided but not defined: -adr\nmockd: did you mean --addr?\n" + usageText},
+		{"misspelt flag of a command", []string{"validate", "--scenaro", "x.yaml"}, env(),
+			"flag provided but not defined: -scenaro\nmockd: did you mean --scenario?\nusage: mockd validate [FILE...]\nRun 'mockd validate --help' for its flags.\n"},
+		{"unknown scenario name", []string{"scenario", "tiny"}, env(),
+			"mockd scenario: no built-in scenario \"tiny\" (there is one: default)\nusage: mockd scenario [default]\n"},
 		{"unknown flag of a command", []string{"healthcheck", "--bogus"}, env(),
 			"flag provided but not defined: -bogus\nusage: mockd healthcheck [--addr HOST:PORT]\nRun 'mockd healthcheck --help' for its flags.\n"},
 		{"bad duration", []string{"--shutdown-grace", "soon"}, env(),
@@ -161,7 +169,7 @@ func TestStartErrors(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("name: bad\nbogus: true\naccounts:\n  - slug: a\n    id: \"1\"\n    region: mars\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, perr := scenario.Parse("x", []byte("bogus: 1\n"))
+	_, perr := mockplatform.Vocabulary().Parse("x", []byte("bogus: 1\n"))
 	keys := strings.TrimPrefix(fmt.Sprint(perr), "x:1:1: bogus: unknown field ")
 	busy, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -213,11 +221,15 @@ func TestValidate(t *testing.T) {
 	if err := os.WriteFile(preset, []byte("name: p\nfaults:\n  - {match: {family: chat}, action: {preset: messaging.nope}}\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	layer := filepath.Join(dir, "layer.yaml")
+	if err := os.WriteFile(layer, []byte("name: flaky\nfaults:\n  - {match: {family: chat}, action: {status: 503}}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	fixtures, err := filepath.Glob(fixture("*.yaml"))
 	if err != nil || len(fixtures) < 3 {
 		t.Fatalf("fixtures: %v %v", fixtures, err)
 	}
-	_, perr := scenario.Parse("x", []byte("bogus: 1\n"))
+	_, perr := mockplatform.Vocabulary().Parse("x", []byte("bogus: 1\n"))
 	keys := strings.TrimPrefix(fmt.Sprint(perr), "x:1:1: bogus: unknown field ")
 	for _, tc := range []struct {
 		name   string
@@ -242,6 +254,8 @@ func TestValidate(t *testing.T) {
 			bad + ":2:1: bogus: unknown field " + keys + "\n" +
 				bad + ":6:13: accounts[0].region: unknown region \"mars\" (want us, uk or eu)\n"},
 		{"files win over MOCKD_SCENARIO", []string{fixtures[1]}, env("MOCKD_SCENARIO", bad), 0, okLines(fixtures[1]), ""},
+		{"a layer", []string{layer}, env(), 0, layer + ": ok (a layer: no accounts; alone, it goes on top of the built-in scenario)\n", ""},
+		{"the built-in scenario by name", []string{"default"}, env(), 0, "default: ok (the built-in scenario)\n", ""},
 		{"unknown preset", []string{preset}, env(), 1, "",
 			preset + ":3:46: faults[0].action.preset: unknown fault preset \"messaging.nope\" (docs/scenarios.md lists the presets)\n"},
 	} {
@@ -266,6 +280,18 @@ func TestValidate(t *testing.T) {
 	}
 	if code, _, stderr := runNoServe(t, []string{"validate", def}, env()); code != 0 {
 		t.Errorf("default scenario: exit %d: %s", code, stderr)
+	}
+}
+
+// TestScenarioCommand: mockd scenario (default) prints the built-in
+// scenario as embedded.
+func TestScenarioCommand(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{{"scenario"}, {"scenario", "default"}} {
+		code, stdout, stderr := runNoServe(t, args, env())
+		if code != 0 || stdout != string(scenario.DefaultYAML()) || stderr != "" {
+			t.Errorf("%v: exit %d, stderr %q, stdout %d bytes (want the built-in scenario's %d)", args, code, stderr, len(stdout), len(scenario.DefaultYAML()))
+		}
 	}
 }
 

@@ -27,7 +27,7 @@ func cmdValidate(inv *invocation, o *options, files []string) int {
 	}
 	bad := 0
 	for _, f := range files {
-		sc, err := scenario.Load(f)
+		sc, err := loadScenario(f)
 		if err == nil {
 			err = mockplatform.ValidateScenario(sc)
 		}
@@ -38,9 +38,30 @@ func cmdValidate(inv *invocation, o *options, files []string) int {
 			}
 			continue
 		}
-		fmt.Fprintf(inv.stdout, "%s: ok\n", f)
+		switch {
+		case f == scenario.DefaultAlias:
+			fmt.Fprintf(inv.stdout, "%s: ok (the built-in scenario)\n", f)
+		case sc.IsLayer():
+			fmt.Fprintf(inv.stdout, "%s: ok (a layer: no accounts; alone, it goes on top of the built-in scenario)\n", f)
+		default:
+			fmt.Fprintf(inv.stdout, "%s: ok\n", f)
+		}
 	}
 	if bad > 0 {
+		return 1
+	}
+	return 0
+}
+
+// cmdScenario prints a named scenario: the built-in one (default).
+func cmdScenario(inv *invocation, _ *options, args []string) int {
+	if len(args) == 1 && args[0] != scenario.DefaultAlias {
+		fmt.Fprintf(inv.stderr, "mockd scenario: no built-in scenario %q (there is one: %s)\nusage: mockd scenario [default]\n",
+			args[0], scenario.DefaultAlias)
+		return 2
+	}
+	if _, err := inv.stdout.Write(scenario.DefaultYAML()); err != nil {
+		fmt.Fprintln(inv.stderr, "mockd scenario:", err)
 		return 1
 	}
 	return 0

@@ -4,6 +4,7 @@
 //
 //	mockd [serve] [flags]        serve (the default command)
 //	mockd validate [FILE...]     check scenario files
+//	mockd scenario [default]     print the built-in scenario
 //	mockd healthcheck [--addr]   exit 0 when the mockd at --addr is healthy
 //	mockd repair --data FILE     move a data file's damaged records aside
 //	mockd version                print the version
@@ -77,6 +78,11 @@ var commands = []*command{
 			"good file and file:line:column: message for each problem of a bad one; it exits\n" +
 			"1 when any file has a problem. With no FILE it checks the --scenario files.",
 		flags: []string{"scenario"}, maxArgs: -1, run: cmdValidate},
+	{name: "scenario", args: "[default]", summary: "print the built-in scenario (YAML)",
+		help: "scenario prints the built-in scenario, the one serve uses without --scenario, as\n" +
+			"YAML: a start for a scenario of your own. --scenario default names it too, and a\n" +
+			"file without accounts (a layer) goes on top of it (docs/scenarios.md#layers).",
+		maxArgs: 1, run: cmdScenario},
 	{name: "healthcheck", args: "[--addr HOST:PORT]", summary: "exit 0 when the mockd at --addr is healthy",
 		help: "healthcheck asks the mockd at --addr for GET /_mock/health and exits 0 when it\n" +
 			"answers 200, 1 otherwise (the container's HEALTHCHECK; it never starts a server).\n" +
@@ -125,6 +131,7 @@ func runInvocation(inv *invocation, args []string) int {
 			mainHelp(stdout)
 			return 0
 		}
+		flagHint(stderr, err, serveFlags)
 		shortUsage(stderr)
 		return 2
 	}
@@ -147,6 +154,7 @@ func runInvocation(inv *invocation, args []string) int {
 			commandHelp(stdout, cmd)
 			return 0
 		}
+		flagHint(stderr, err, cmd.flags)
 		fmt.Fprintf(stderr, "usage: %s\nRun 'mockd %s --help' for its flags.\n", cmd.synopsis(), cmd.name)
 		return 2
 	}
@@ -241,6 +249,25 @@ func unknownCommand(w io.Writer, name string) {
 		fmt.Fprintf(w, "%s\n", fileHint(name))
 	}
 	shortUsage(w)
+}
+
+// flagHint follows the flag package's "flag provided but not defined"
+// with the closest of names, when one is close.
+func flagHint(w io.Writer, err error, names []string) {
+	name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -")
+	if !ok {
+		return
+	}
+	name = strings.TrimLeft(name, "-")
+	best, dist := "", 3
+	for _, n := range names {
+		if d := editDistance(name, n); d < dist {
+			best, dist = n, d
+		}
+	}
+	if best != "" {
+		fmt.Fprintf(w, "mockd: did you mean --%s?\n", best)
+	}
 }
 
 // fileHint is a hint for an argument that names a scenario file.

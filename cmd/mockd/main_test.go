@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/agentplatform/mockplatform/scenario"
+	"github.com/agentplatform/mockplatform"
 	"github.com/agentplatform/mockplatform/store"
 )
 
@@ -22,6 +22,7 @@ func TestServeDefault(t *testing.T) {
 		"  builder:   " + s.base + "/builder/{us|uk|eu}",
 		"  messaging: " + s.base + "/messaging",
 		"  control:   " + s.base + "/_mock",
+		"  console:   " + s.base + "/_mock/ui",
 		"  worlds:    " + s.base + "/_mock/worlds (isolated copies, each under " + s.base + "/w/{id}/; up to 200)",
 		"",
 	}, "\n")
@@ -149,7 +150,7 @@ func TestNeverLogsSecrets(t *testing.T) {
 			s.do("GET", "/runtime/us-1/v1/acme/support/conversations?api_key=query-secret-3", "", "Authorization", "Bearer header-secret-4")
 			s.stop()
 			out := s.stdout.String() + s.stderr.String()
-			sc := scenario.Default()
+			sc := mockplatform.Vocabulary().Default()
 			secrets := []string{"tok-secret-1", "wrong-key-secret", "query-secret-2", "query-secret-3", "header-secret-4"}
 			for _, c := range sc.Credentials {
 				secrets = append(secrets, c.Key)
@@ -203,5 +204,25 @@ func TestDebugRequestLog(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("request log (-want +got):\n%s", diff)
+	}
+}
+
+// TestServeLayer: a scenario file without accounts goes on top of the
+// built-in scenario, alone or after --scenario default.
+func TestServeLayer(t *testing.T) {
+	t.Parallel()
+	layer := filepath.Join(t.TempDir(), "flaky.yaml")
+	if err := os.WriteFile(layer, []byte("name: flaky\nfaults:\n  - {id: f1, match: {family: chat, path: /v1/*/*/chat/respond}, action: {status: 503}}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"--scenario", layer}, {"--scenario", "default", "--scenario", layer}} {
+		s := startServer(t, append([]string{"--addr", "127.0.0.1:0"}, args...), env())
+		if !strings.HasPrefix(s.stdout.String(), `mockd serving scenario "flaky"`) {
+			t.Errorf("%v: stdout %s", args, s.stdout)
+		}
+		s.chatCreate() // the built-in scenario's account and keys
+		if status, body := s.do("GET", "/_mock/faults", ""); status != 200 || !strings.Contains(body, `"id":"f1"`) {
+			t.Errorf("%v: faults %d %s", args, status, body)
+		}
 	}
 }

@@ -268,6 +268,7 @@ func printBanner(w io.Writer, p *mockplatform.Platform, o *options, mode clock.M
 	fmt.Fprintf(w, "  builder:   %s/builder/{us|uk|eu}\n", base)
 	fmt.Fprintf(w, "  messaging: %s/messaging\n", base)
 	fmt.Fprintf(w, "  control:   %s/_mock\n", base)
+	fmt.Fprintf(w, "  console:   %s/_mock/ui\n", base)
 	fmt.Fprintf(w, "  worlds:    %s/_mock/worlds (isolated copies, each under %s/w/{id}/; up to %s)\n", base, base, o.maxWorlds)
 	if host, port, err := net.SplitHostPort(addr.String()); o.publicURL == "" && err == nil {
 		if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
@@ -302,11 +303,14 @@ func countRequests(h http.Handler, n *atomic.Int64) http.Handler {
 	})
 }
 
+// loadScenarios loads the --scenario files ("default": the built-in
+// scenario) and merges them; layers go on top of the built-in scenario
+// (scenario.Compose).
 func loadScenarios(paths []string) (*scenario.Scenario, error) {
 	var list []*scenario.Scenario
 	var errs []error
 	for _, path := range paths {
-		sc, err := scenario.Load(path)
+		sc, err := loadScenario(path)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -316,10 +320,16 @@ func loadScenarios(paths []string) (*scenario.Scenario, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	if len(list) == 1 {
-		return list[0], nil
+	return mockplatform.Vocabulary().Compose(nil, list...)
+}
+
+// loadScenario loads one scenario file, or the built-in scenario for its
+// name (scenario.DefaultAlias).
+func loadScenario(path string) (*scenario.Scenario, error) {
+	if path == scenario.DefaultAlias {
+		return mockplatform.Vocabulary().Default(), nil
 	}
-	return scenario.Merge(list...)
+	return mockplatform.Vocabulary().Load(path)
 }
 
 // displayAddr is the address to print: an unspecified host (0.0.0.0, ::)

@@ -16,6 +16,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"path"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"strings"
@@ -34,8 +37,7 @@ type Schema = jsonschema.Schema
 const DurationPattern = `^\+?(0|(([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$`
 
 // Package names a Go package whose doc comments become descriptions: its
-// import path and its directory (relative to the test's working
-// directory).
+// import path and its directory (relative to the working directory).
 type Package struct{ ImportPath, Dir string }
 
 // Options configure a Reflector.
@@ -69,9 +71,22 @@ func NewReflector(o Options) (*jsonschema.Reflector, error) {
 		},
 	}
 	for _, p := range o.Comments {
-		if err := r.AddGoComments(p.ImportPath, p.Dir); err != nil {
+		// The library keys comments by base joined with each file's
+		// directory: read them under a placeholder base, then key them by
+		// the package's import path, wherever its directory is.
+		const base = "schemagen.base"
+		found := map[string]string{}
+		if err := r.AddGoComments(base, p.Dir); err != nil {
 			return nil, fmt.Errorf("schemagen: comments of %s: %w", p.ImportPath, err)
 		}
+		prefix := path.Join(base, filepath.ToSlash(p.Dir)) + "."
+		for k, v := range r.CommentMap {
+			if rest, ok := strings.CutPrefix(k, prefix); ok {
+				delete(r.CommentMap, k)
+				found[p.ImportPath+"."+rest] = v
+			}
+		}
+		maps.Copy(r.CommentMap, found)
 	}
 	for k, v := range r.CommentMap {
 		r.CommentMap[k] = Clean(v)

@@ -1,10 +1,10 @@
-package handlers
+package docgen
 
-// The generator of the OpenAPI document of the emulated API
-// (docs/openapi.json): it walks the route table (Routes), reflects the
-// request and answer Go types of each Op into JSON Schema with the
-// library the scenario schema uses, attaches the rules the handlers read
-// (fieldRules, Params) and each family's credentials and error shape.
+// The OpenAPI document of the emulated API (docs/openapi.json): it walks
+// the family table's routes, reflects the request and answer Go types of
+// each Op into JSON Schema with the library the scenario schema uses, and
+// attaches the rules the handlers read (FieldRules, Params) and each
+// family's credentials and error shape.
 
 import (
 	"encoding/json"
@@ -17,6 +17,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/agentplatform/mockplatform/handlers"
 
 	"github.com/invopop/jsonschema"
 
@@ -128,7 +130,7 @@ func (g *docGen) schemaOf(v any, input bool) any {
 }
 
 // applyTypes walks the struct types reachable from t and applies their
-// rules (fieldRules) and nullability to their definitions.
+// rules (FieldRules) and nullability to their definitions.
 func (g *docGen) applyTypes(t reflect.Type, defs obj, input bool, done map[reflect.Type]bool) {
 	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array || t.Kind() == reflect.Map {
 		t = t.Elem()
@@ -138,9 +140,9 @@ func (g *docGen) applyTypes(t reflect.Type, defs obj, input bool, done map[refle
 	}
 	done[t] = true
 	def, _ := defs[componentName(t)].(obj)
-	var rules map[string]FieldRule
-	if rb, ok := reflect.New(t).Elem().Interface().(ruledBody); ok {
-		rules = rb.fieldRules()
+	var rules map[string]handlers.FieldRule
+	if rb, ok := reflect.New(t).Elem().Interface().(handlers.RuledBody); ok {
+		rules = rb.FieldRules()
 	}
 	for _, f := range reflect.VisibleFields(t) {
 		if !f.IsExported() || f.Anonymous {
@@ -188,7 +190,7 @@ func (g *docGen) applyTypes(t reflect.Type, defs obj, input bool, done map[refle
 
 // applyRule writes a rule into a property schema (into its items for an
 // array's enum and pattern).
-func applyRule(p obj, r FieldRule) {
+func applyRule(p obj, r handlers.FieldRule) {
 	target := p
 	if p["type"] == "array" {
 		if items, ok := p["items"].(obj); ok {
@@ -277,81 +279,43 @@ func mustUnmarshal(b []byte, out any) {
 	}
 }
 
-// familyDocs describe the families, the document's tags.
-var familyDocs = []struct{ name, doc string }{
-	{"chat", "Text conversations: start, send a message, close; handoffs come back in the answer (docs/api.md#chat)."},
-	{"messaging", "A connector token buys a short-lived JWT, the JWT a session, the session a streaming WebSocket (docs/api.md#messaging)."},
-	{"agents", "Agents, branches, behavior, knowledge-base topics, attributes, variants, deployments, real-time configs and telephony (docs/api.md#agents)."},
-	{"alerts", "Rules over metrics of running agents, and the alerts that fire (docs/api.md#alerts)."},
-	{"webhooks", "Addresses that receive signed alert notifications (docs/api.md#webhooks)."},
-	{"conversations", "Conversation records, v3, v2 and v1 (docs/api.md#conversations)."},
-	{"concurrency", "Peak concurrent conversations per 5 minutes (docs/api.md#concurrency)."},
-	{"outbound", "Place a call, read its status (docs/api.md#outbound)."},
-	{"external_events", "Third parties push results into a conversation (docs/api.md#external-events)."},
-	{"dni", "Reserve a temporary number that routes to an agent (docs/api.md#dni)."},
-	{"handoff", "The data an agent stored when it handed a conversation off (docs/api.md#handoff)."},
-}
-
-// securitySchemes are the credentials, by scheme name.
-func securitySchemes() obj {
-	key := func(header, doc string) obj {
-		return obj{"type": "apiKey", "in": "header", "name": header, "description": doc}
+// schemeObject is the OpenAPI object of a security scheme.
+func schemeObject(sc handlers.Scheme) obj {
+	o := obj{"type": sc.Type, "description": sc.Doc}
+	if sc.In != "" {
+		o["in"], o["name"] = sc.In, sc.Name
 	}
-	return obj{
-		"chatKey":           key("X-API-KEY", "A chat key of the account or project (credential kind chat)."),
-		"connectorToken":    key("X-TOKEN", "A connector token of the project (credential kind connector); it fixes the client environment."),
-		"messagingToken":    key("X-Token", "A connector token with registered hosts (credential kind connector)."),
-		"messagingBearer":   obj{"type": "http", "scheme": "bearer", "bearerFormat": "JWT", "description": "An access token of POST /messaging/api/v1/access-token."},
-		"messagingSocket":   obj{"type": "apiKey", "in": "query", "name": "access_token", "description": "An access token of POST /messaging/api/v1/access-token."},
-		"builderKey":        key("x-api-key", "A builder key of the account (credential kind builder)."),
-		"conversationsKey":  key("x-api-key", "A conversations key of the account or project (credential kind conversations)."),
-		"outboundToken":     key("X-Service-Auth-Token", "An outbound token of the account or project (credential kind outbound)."),
-		"outboundTokenAlt":  withFidelity(key("X-PolyAi-Auth-Token", "The same outbound token, under the header the real service's guides name."), &Fidelity{ID: "D7", Note: "accepted side by side with X-Service-Auth-Token"}),
-		"externalEventsKey": key("X-Api-Key", "An external events key of the account or project (credential kind external_events)."),
-		"dniKey":            key("x-api-key", "A number reservation key of one project (credential kind dni)."),
-		"handoffKey":        key("x-api-key", "A handoff key of the account or project (credential kind handoff)."),
+	if sc.Scheme != "" {
+		o["scheme"] = sc.Scheme
 	}
-}
-
-func withFidelity(o obj, f *Fidelity) obj {
-	o["x-mock-fidelity"] = f
+	if sc.BearerFormat != "" {
+		o["bearerFormat"] = sc.BearerFormat
+	}
+	if sc.Fidelity != nil {
+		o["x-mock-fidelity"] = sc.Fidelity
+	}
 	return o
 }
 
-// security is what a route needs: alternatives, each a set of schemes.
-func security(rt Route) []any {
-	one := func(names ...string) obj {
+// security is what a route needs: alternatives, each a set of schemes (the
+// operation's own, else its family's).
+func security(rt handlers.Route) []any {
+	alts := rt.Op.Security
+	if alts == nil {
+		alts = rt.Fam().Security
+	}
+	if len(alts) == 0 {
+		panic("openapi: no credentials for " + rt.Method + " " + rt.Path)
+	}
+	var out []any
+	for _, names := range alts {
 		o := obj{}
 		for _, n := range names {
 			o[n] = []any{}
 		}
-		return o
+		out = append(out, o)
 	}
-	switch rt.fam.kind {
-	case scenario.KindChat:
-		return []any{one("chatKey", "connectorToken")}
-	case scenario.KindBuilder:
-		return []any{one("builderKey")}
-	case scenario.KindConversations:
-		return []any{one("conversationsKey")}
-	case scenario.KindOutbound:
-		return []any{one("outboundToken"), one("outboundTokenAlt")}
-	case scenario.KindExternalEvents:
-		return []any{one("externalEventsKey")}
-	case scenario.KindDNI:
-		return []any{one("dniKey")}
-	case scenario.KindHandoff:
-		return []any{one("handoffKey")}
-	}
-	switch rt.Op {
-	case opMessagingToken:
-		return []any{one("messagingToken")}
-	case opMessagingSession:
-		return []any{one("messagingBearer")}
-	case opMessagingSocket:
-		return []any{one("messagingSocket")}
-	}
-	panic("openapi: no credentials for " + rt.Method + " " + rt.Path)
+	return out
 }
 
 // pathParams describe the path parameters by name.
@@ -366,7 +330,7 @@ var pathParams = map[string]string{
 }
 
 // paramSchema is the schema of a parameter.
-func paramSchema(p Param) obj {
+func paramSchema(p handlers.Param) obj {
 	s := obj{"type": "string"}
 	switch p.Type {
 	case "integer", "boolean":
@@ -392,7 +356,7 @@ func paramSchema(p Param) obj {
 	return s
 }
 
-func param(in string, p Param) obj {
+func param(in string, p handlers.Param) obj {
 	o := obj{"name": p.Name, "in": in, "schema": paramSchema(p)}
 	if p.Required || in == "path" {
 		o["required"] = true
@@ -420,19 +384,26 @@ func openAPIPath(p string) (string, []string) {
 	return strings.Join(segs, "/"), names
 }
 
-// errorSchema is the component of a family's error body.
-func (g *docGen) errorSchema(f *family) any {
-	ref := func(sh shape) any { return g.schemaOf(errorShapes[sh], false) }
-	if f.shape != shapeBuilder {
-		return ref(f.shape)
+// errorSchema is the component of a family's error body (one of its
+// bodies, when a fidelity switch selects another).
+func (g *docGen) errorSchema(f *handlers.Family) any {
+	bodies := f.ErrorBodies()
+	if len(bodies) == 1 {
+		return g.schemaOf(bodies[0].Body, false)
 	}
-	env := ref(shapeEnvelope).(obj)
-	env["x-mock-fidelity"] = &Fidelity{ID: "D10", Switch: switchBuilderErrors, Value: "envelope", Note: "the standard envelope"}
-	return obj{"oneOf": []any{ref(shapeBuilder), env}}
+	var alts []any
+	for _, b := range bodies {
+		s := g.schemaOf(b.Body, false)
+		if b.Fidelity != nil {
+			s.(obj)["x-mock-fidelity"] = b.Fidelity
+		}
+		alts = append(alts, s)
+	}
+	return obj{"oneOf": alts}
 }
 
 // operation builds the operation object of a route.
-func (g *docGen) operation(rt Route) obj {
+func (g *docGen) operation(rt handlers.Route) obj {
 	op := rt.Op
 	_, names := openAPIPath(rt.Path)
 	o := obj{"operationId": op.ID, "summary": op.Summary, "tags": []string{rt.Family}, "security": security(rt)}
@@ -444,11 +415,11 @@ func (g *docGen) operation(rt Route) obj {
 	}
 	var params []any
 	for _, n := range names {
-		p := Param{Name: n, Doc: pathParams[n]}
+		p := handlers.Param{Name: n, Doc: pathParams[n]}
 		switch n {
 		case "region":
 			p.Doc = "The region."
-			if rt.fam.base == "builder" {
+			if rt.Fam().Base == "builder" {
 				p.Enum = scenario.Regions
 			} else {
 				p.Enum = runtimeRegions()
@@ -495,7 +466,7 @@ func (g *docGen) operation(rt Route) obj {
 	}
 
 	responses := obj{}
-	byStatus := map[int][]Response{}
+	byStatus := map[int][]handlers.Response{}
 	for _, r := range op.Responses {
 		byStatus[r.Status] = append(byStatus[r.Status], r)
 	}
@@ -503,13 +474,14 @@ func (g *docGen) operation(rt Route) obj {
 		responses[strconv.Itoa(status)] = g.success(status, rs)
 	}
 	errs := slices.Clone(op.Errors)
-	if rt.fam.kind != "" || rt.fam.base == "messaging" {
+	f := rt.Fam()
+	if f.Credential != "" {
 		errs = append(errs, http.StatusUnauthorized)
 	}
-	if rt.fam.forbid {
+	if f.Forbid {
 		errs = append(errs, http.StatusForbidden)
 	}
-	if rt.fam.base != "messaging" {
+	if f.Base != "messaging" {
 		errs = append(errs, http.StatusNotFound)
 	}
 	if op.Body != nil {
@@ -517,18 +489,18 @@ func (g *docGen) operation(rt Route) obj {
 	}
 	slices.Sort(errs)
 	for _, status := range slices.Compact(errs) {
-		responses[strconv.Itoa(status)] = obj{"$ref": "#/components/responses/" + errorResponseName(rt.fam, status)}
-		g.errorResponse(rt.fam, status)
+		responses[strconv.Itoa(status)] = obj{"$ref": "#/components/responses/" + errorResponseName(f, status)}
+		g.errorResponse(f, status)
 	}
-	responses["default"] = obj{"$ref": "#/components/responses/" + errorResponseName(rt.fam, 0)}
-	g.errorResponse(rt.fam, 0)
+	responses["default"] = obj{"$ref": "#/components/responses/" + errorResponseName(f, 0)}
+	g.errorResponse(f, 0)
 	o["responses"] = responses
 	return o
 }
 
 // success is the response object of a success status.
-func (g *docGen) success(status int, rs []Response) obj {
-	o := obj{"description": statusText(status)}
+func (g *docGen) success(status int, rs []handlers.Response) obj {
+	o := obj{"description": http.StatusText(status)}
 	if rs[0].Doc != "" {
 		o["description"] = rs[0].Doc
 	}
@@ -571,31 +543,26 @@ func (g *docGen) partial(schema any) any {
 	return obj{"$ref": "#/components/schemas/" + name + "Patch"}
 }
 
-var shapeNames = map[shape]string{
-	shapeEnvelope: "Envelope", shapeBuilder: "Builder", shapeErrorMessage: "ErrorMessage", shapeDNI: "DNI",
-	shapeOutbound: "Outbound", shapeMessaging: "Messaging", shapeControl: "Control",
-}
-
 // errorResponseName names a family shape's error response of a status (0:
 // the default).
-func errorResponseName(f *family, status int) string {
+func errorResponseName(f *handlers.Family, status int) string {
 	s := "Default"
 	if status != 0 {
 		s = strconv.Itoa(status)
 	}
-	return shapeNames[f.shape] + "Error" + s
+	return f.ErrorBodies()[0].Name + "Error" + s
 }
 
 // errorResponses are the shared error responses, by name.
-func (g *docGen) errorResponse(f *family, status int) {
+func (g *docGen) errorResponse(f *handlers.Family, status int) {
 	name := errorResponseName(f, status)
 	if _, ok := g.responses[name]; ok {
 		return
 	}
-	desc := statusText(status)
+	desc := http.StatusText(status)
 	if status == 0 {
 		desc = "Any other status a fault rule answers, in the family's error body (docs/api.md#control-faults)."
-	} else if status == http.StatusNotFound && f.base != "messaging" {
+	} else if status == http.StatusNotFound && f.Base != "messaging" {
 		desc += "; also an address without a valid region (REGION_REQUIRED)."
 	}
 	g.responses[name] = obj{
@@ -617,8 +584,25 @@ func runtimeRegions() []string {
 	return out
 }
 
-// openAPIDocument generates the document of a route table.
-func openAPIDocument(routes []Route) ([]byte, error) {
+// OpenAPI is the OpenAPI document of the families' routes
+// (docs/openapi.json).
+func OpenAPI(fams []*handlers.Family) ([]byte, error) {
+	var routes []handlers.Route
+	schemes := obj{}
+	var tags []any
+	for _, f := range fams {
+		routes = append(routes, handlers.FamilyRoutes(f)...)
+		for name, sc := range f.Schemes {
+			o := schemeObject(sc)
+			if prev, dup := schemes[name]; dup && !jsonEqual(prev, o) {
+				return nil, fmt.Errorf("security scheme %s declared twice, differently", name)
+			}
+			schemes[name] = o
+		}
+		if f.Doc != "" {
+			tags = append(tags, obj{"name": f.Name, "description": f.Doc})
+		}
+	}
 	g, err := newDocGen()
 	if err != nil {
 		return nil, err
@@ -638,10 +622,6 @@ func openAPIDocument(routes []Route) ([]byte, error) {
 		}
 		item[strings.ToLower(rt.Method)] = g.operation(rt)
 	}
-	var tags []any
-	for _, f := range familyDocs {
-		tags = append(tags, obj{"name": f.name, "description": f.doc})
-	}
 	doc := obj{
 		"openapi": "3.1.0",
 		"info": obj{
@@ -657,7 +637,7 @@ func openAPIDocument(routes []Route) ([]byte, error) {
 		"components": obj{
 			"schemas":         g.schemas,
 			"responses":       g.responses,
-			"securitySchemes": securitySchemes(),
+			"securitySchemes": schemes,
 			"parameters": obj{"CorrelationId": obj{"name": "X-PolyAI-Correlation-Id", "in": "header",
 				"description": "Echoed on the answer when at most 200 characters; a fresh UUID otherwise.",
 				"schema":      obj{"type": "string"}}},
