@@ -87,7 +87,7 @@ type slot struct {
 func (s *slot) redact() {
 	s.Query = redactQuery(s.query)
 	s.RequestHeader = redactHeader(s.header)
-	s.RequestBody = redactBody(s.reqBody)
+	s.RequestBody = redactPayload(s.header.Get("Content-Type"), s.reqBody)
 	s.ResponseBody = redactBody(s.respBody)
 	*s = slot{Entry: s.Entry}
 }
@@ -247,7 +247,8 @@ func cloneEntry(e Entry) Entry {
 	return e
 }
 
-// secretFields are JSON fields and query parameters redacted in the journal.
+// secretFields are JSON fields, query parameters and form fields redacted
+// in the journal.
 var secretFields = []string{"access_token", "signing_secret", "secret", "token", "api_key", "password", "signing_key"}
 
 // JSON fields whose values the journal rewrites: every value of a

@@ -7,11 +7,14 @@ package handlers
 // the message size limit and session expiry on the virtual clock.
 //
 // Each socket has a reader (the goroutine that handles client events in
-// order) and a writer with an unbounded queue, so that a slow or faulty
-// socket never holds up its session. Both are counted in the API's wait
-// group: the HTTP handler returns once the socket is accepted, and
-// API.Close ends them, the writer first sending a close frame 1001 (going
-// away) with the reason "server shutting down".
+// order) and a writer with a queue, so that a slow or faulty socket never
+// holds up its session. The queue is bounded (limits.ws_send_queue_*,
+// messaging_queue.go): a client that stops reading gets its socket closed
+// with 1013 rather than making the mock grow, and reconnects with its
+// cursor. Both are counted in the API's wait group: the HTTP handler
+// returns once the socket is accepted, and API.Close ends them, the
+// writer first sending a close frame 1001 (going away) with the reason
+// "server shutting down".
 
 import (
 	"context"
@@ -23,6 +26,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentplatform/mockplatform/engine"
@@ -43,6 +47,10 @@ const (
 	// wsCloseExpired closes sockets of an expired session: the SDKs read
 	// 4001 as "server rejected the session" and do not reconnect.
 	wsCloseExpired websocket.StatusCode = 4001
+	// wsCloseQueueFull (try again later) closes a socket whose client
+	// left more events unread than its send queue holds, with the reason
+	// MsgWSQueueFull (messaging_queue.go).
+	wsCloseQueueFull websocket.StatusCode = 1013
 )
 
 // Client and server event types (docs/api.md#messaging-events).
@@ -147,12 +155,15 @@ type agentChunk struct {
 	IsComplete bool `json:"is_complete"`
 }
 
-// item kinds, for the per-socket faults.
+// item kinds, for the per-socket faults and the send queue's bound.
 const (
 	itemOther = iota
 	itemAgentMessage
 	itemFirstChunk
 	itemChunk
+	// itemReplay is a history batch of a socket's opening: not counted
+	// against the send queue's bound, which a long history would exceed.
+	itemReplay
 )
 
 // emitLocked builds a server event and delivers it: persistent events get
@@ -214,6 +225,12 @@ type rtConn struct {
 	queue   []wsItem
 	closing *wsClose
 	wake    chan struct{}
+	// bound is the send queue's bound and held what the queue holds of
+	// it (messaging_queue.go).
+	bound, held queueSize
+	// overflowed is set once the queue overflowed: the socket is closing
+	// and its client's events are no longer handled.
+	overflowed atomic.Bool
 	// faults of the socket (presets)
 	drop, stall bool
 	delay       time.Duration
@@ -222,6 +239,8 @@ type rtConn struct {
 type wsItem struct {
 	data []byte
 	kind int
+	// counted says the item counts against the queue's bound.
+	counted bool
 }
 
 type wsClose struct {
@@ -232,7 +251,7 @@ type wsClose struct {
 func (c *rtConn) push(it wsItem) {
 	c.mu.Lock()
 	if c.closing == nil {
-		c.queue = append(c.queue, it)
+		c.enqueueLocked(it)
 	}
 	c.mu.Unlock()
 	c.poke()
@@ -305,7 +324,7 @@ func (a *API) handleMessagingSocket(c *gin.Context) error {
 	// then a server's Close waits for this handler, so API.Close cannot
 	// miss them.
 	a.wg.Add(1)
-	ws, err := websocket.Accept(c.Writer, c.Request, &websocket.AcceptOptions{InsecureSkipVerify: true})
+	ws, err := websocket.Accept(sendBufferWriter{c.Writer}, c.Request, &websocket.AcceptOptions{InsecureSkipVerify: true})
 	if err != nil {
 		a.wg.Done()
 		s.mu.Unlock()
@@ -314,6 +333,7 @@ func (a *API) handleMessagingSocket(c *gin.Context) error {
 	}
 	ws.SetReadLimit(cfg.MaxMessageBytes)
 	conn := &rtConn{s: s, ws: ws, wake: make(chan struct{}, 1)}
+	conn.bound.items, conn.bound.bytes = a.View().Scenario().WSSendQueue()
 	conn.readCtx, conn.cancelRead = context.WithCancel(context.Background())
 	expireNow := false
 	if p, ok := requestPreset(c); ok {
@@ -373,7 +393,7 @@ func (a *API) replayLocked(s *rtSession, c *rtConn, cursor int) {
 	}
 	for len(events) > 0 {
 		n := min(len(events), batchSize)
-		a.emitLocked(s, c, evBatch, map[string]any{"events": events[:n]}, nil, false, itemOther)
+		a.emitLocked(s, c, evBatch, map[string]any{"events": events[:n]}, nil, false, itemReplay)
 		events = events[n:]
 	}
 }
@@ -401,9 +421,7 @@ func (a *API) writeLoop(ctx context.Context, c *rtConn) {
 				}
 				break
 			}
-			it := c.queue[0]
-			c.queue[0] = wsItem{}
-			c.queue = c.queue[1:]
+			it := c.dequeueLocked()
 			c.mu.Unlock()
 			agentOut := it.kind == itemAgentMessage || it.kind == itemFirstChunk || it.kind == itemChunk
 			if stalled {
@@ -456,6 +474,9 @@ func (a *API) readLoop(ctx context.Context, c *rtConn) {
 		typ, data, err := c.ws.Read(ctx)
 		if err != nil {
 			return
+		}
+		if c.overflowed.Load() {
+			continue // closing: its events would only grow the history
 		}
 		if typ != websocket.MessageText {
 			c.s.mu.Lock()

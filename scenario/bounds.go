@@ -44,6 +44,10 @@ const (
 	MaxSessionConnections = 1_000
 	MaxMessageBytes       = 16 << 20
 	MaxChunkWords         = 1_000
+	// MaxWSSendQueueMessages and MaxWSSendQueueBytes bound
+	// limits.ws_send_queue_messages and limits.ws_send_queue_bytes.
+	MaxWSSendQueueMessages = 100_000
+	MaxWSSendQueueBytes    = 64 << 20
 	// MaxRateLimitCalls bounds accounts[].outbound.rate_limit.calls.
 	MaxRateLimitCalls = 1_000_000
 	// MaxTimelineEntries bounds the timeline.
@@ -127,6 +131,8 @@ func (v *validator) bounds(s *Scenario) {
 	v.atMost(p.with("max_body_bytes"), l.MaxBodyBytes, MaxBodyBytes)
 	v.atMost(p.with("journal_size"), int64(l.JournalSize), MaxJournalSize)
 	v.atMost(p.with("journal_body_bytes"), int64(l.JournalBodyBytes), MaxJournalBodyBytes)
+	v.atMost(p.with("ws_send_queue_messages"), int64(l.WSSendQueueMessages), MaxWSSendQueueMessages)
+	v.atMost(p.with("ws_send_queue_bytes"), l.WSSendQueueBytes, MaxWSSendQueueBytes)
 	if m := s.Messaging; m != nil {
 		mp := path{"messaging"}
 		v.atMost(mp.with("max_connections"), int64(m.MaxConnections), MaxSessionConnections)

@@ -156,6 +156,12 @@ func mergeLimits(dst *Limits, src Limits) {
 	if src.ConversationRetention != 0 {
 		dst.ConversationRetention = src.ConversationRetention
 	}
+	if src.WSSendQueueMessages != 0 {
+		dst.WSSendQueueMessages = src.WSSendQueueMessages
+	}
+	if src.WSSendQueueBytes != 0 {
+		dst.WSSendQueueBytes = src.WSSendQueueBytes
+	}
 }
 
 // cloneAccount copies the slices that validation writes defaults into, so

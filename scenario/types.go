@@ -317,6 +317,12 @@ type Limits struct {
 	JournalBodyBytes int `yaml:"journal_body_bytes" json:"journal_body_bytes,omitempty"`
 	// SessionIdle is the messaging session inactivity expiry (default 10m).
 	SessionIdle Duration `yaml:"session_idle" json:"session_idle,omitempty"`
+	// WSSendQueueMessages and WSSendQueueBytes bound the events a
+	// messaging WebSocket holds for a client that does not read them
+	// (default 256 events and 256 KiB); past either, the socket closes
+	// with 1013 and the client reconnects with its cursor.
+	WSSendQueueMessages int   `yaml:"ws_send_queue_messages" json:"ws_send_queue_messages,omitempty"`
+	WSSendQueueBytes    int64 `yaml:"ws_send_queue_bytes" json:"ws_send_queue_bytes,omitempty"`
 	// ConversationRetention, when set, drops conversation records (and
 	// their handoff states) whose start is more than this long before
 	// the virtual clock's now, once they have ended (default: kept for

@@ -677,6 +677,8 @@ func (v *validator) limits(l Limits) {
 		{"max_body_bytes", l.MaxBodyBytes},
 		{"journal_size", int64(l.JournalSize)},
 		{"journal_body_bytes", int64(l.JournalBodyBytes)},
+		{"ws_send_queue_messages", int64(l.WSSendQueueMessages)},
+		{"ws_send_queue_bytes", l.WSSendQueueBytes},
 	} {
 		if f.val < 0 {
 			v.reportf(p.with(f.name), "must not be negative")

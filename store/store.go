@@ -120,6 +120,9 @@ type Store struct {
 
 	// scratch recycles the records EachConversation lends (*genScratch).
 	scratch sync.Pool
+
+	// recovery is what Open did to the data file (recover.go).
+	recovery *Recovery
 }
 
 // ConversationsVersion returns a counter incremented by every committed
@@ -174,9 +177,11 @@ func projectOf(c *Conversation) ProjectRef { return ProjectRef{c.Region, c.Accou
 
 // Open opens a store. An empty path or ":memory:" gives a purely in-memory
 // store; any other path is a buntdb append-only file, replayed on open and
-// synced every second. A file is checked first (verify.go): a damaged
-// record is a *DamageError naming every one, and the store is not opened
-// (Repair moves them aside).
+// synced every second. A file is checked first (verify.go, recover.go):
+// the end of a write cut by a crash is dropped and indexes the file lost
+// are written anew (Recovery says what was done); a damaged record is a
+// *DamageError naming every one, the records Repair moves aside, and the
+// store is not opened.
 func Open(path string) (*Store, error) { return OpenProgress(path, nil) }
 
 // OpenProgress is Open with a report of the generated records' index
@@ -188,35 +193,21 @@ func OpenProgress(path string, progress func(done, total int)) (*Store, error) {
 		p = ":memory:"
 	}
 	file := p != ":memory:"
+	var db *buntdb.DB
+	var rec *Recovery
+	var err error
 	if file {
-		if err := checkFile(p); err != nil {
-			return nil, err
-		}
+		db, rec, err = openChecked(p)
+	} else {
+		db, err = openDB(p)
 	}
-	db, err := buntdb.Open(p)
 	if err != nil {
-		return nil, fmt.Errorf("store: open %q: %w", p, err)
-	}
-	// Never rely on buntdb's TTLs (wall clock); keep the default
-	// auto-shrink of the append-only file.
-	if err := db.SetConfig(buntdb.Config{
-		SyncPolicy:           buntdb.EverySecond,
-		AutoShrinkPercentage: 100,
-		AutoShrinkMinSize:    32 * 1024 * 1024,
-	}); err != nil {
-		_ = db.Close()
-		return nil, fmt.Errorf("store: configure %q: %w", p, err)
-	}
-	if file {
-		if err := verify(db, p); err != nil {
-			_ = db.Close()
-			return nil, err
-		}
+		return nil, err
 	}
 	// No secondary indexes are used (order is encoded in keys), so there is
 	// nothing to re-create here but the generated records' index. The
 	// metric aggregates of a file's data are rebuilt on the first query.
-	s := &Store{db: db, path: p, file: file}
+	s := &Store{db: db, path: p, file: file, recovery: rec}
 	s.metrics.resetLocked(!file)
 	if file {
 		err := s.updateGen(func(tx *buntdb.Tx, log *shadowLog) error {

@@ -107,13 +107,16 @@ func applyRules(root *schemagen.Schema, voc *scenario.Vocabulary) {
 		Properties: props("kind", &schemagen.Schema{Enum: enum(voc.ProjectKinds)})}
 	def("Credential").Then = &schemagen.Schema{Required: []string{"project"}}
 
-	nonNegative("Limits", "alert_rules", "webhook_endpoints", "max_body_bytes", "journal_size", "journal_body_bytes")
+	nonNegative("Limits", "alert_rules", "webhook_endpoints", "max_body_bytes", "journal_size", "journal_body_bytes",
+		"ws_send_queue_messages", "ws_send_queue_bytes")
 	// Bounds (bounds.go).
 	prop("Limits", "alert_rules").Maximum = num(scenario.MaxAlertRules)
 	prop("Limits", "webhook_endpoints").Maximum = num(scenario.MaxWebhookEndpoints)
 	prop("Limits", "max_body_bytes").Maximum = num(scenario.MaxBodyBytes)
 	prop("Limits", "journal_size").Maximum = num(scenario.MaxJournalSize)
 	prop("Limits", "journal_body_bytes").Maximum = num(scenario.MaxJournalBodyBytes)
+	prop("Limits", "ws_send_queue_messages").Maximum = num(scenario.MaxWSSendQueueMessages)
+	prop("Limits", "ws_send_queue_bytes").Maximum = num(scenario.MaxWSSendQueueBytes)
 	maxItems := func(n uint64) *uint64 { return &n }
 	prop("", "accounts").MaxItems = maxItems(scenario.MaxAccounts)
 	prop("", "credentials").MaxItems = maxItems(scenario.MaxCredentials)
