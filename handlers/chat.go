@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/agentplatform/mockplatform/engine"
+	"github.com/agentplatform/mockplatform/internal/jsonw"
 
 	"github.com/gin-gonic/gin"
 
@@ -127,9 +128,9 @@ func (a *API) handleChatCreate(c *gin.Context) error {
 	resp := engine.ChatCreateResponse{ConversationID: conv.ID, Response: out.Text}
 	answerJSON(c, http.StatusOK, func(b []byte) ([]byte, bool) {
 		b = append(b, `{"conversation_id":`...)
-		b = appendJSONString(b, resp.ConversationID)
+		b = jsonw.AppendString(b, resp.ConversationID)
 		b = append(b, `,"response":`...)
-		b = appendJSONString(b, resp.Response)
+		b = jsonw.AppendString(b, resp.Response)
 		return append(b, '}'), true
 	}, func() any { return resp })
 	return nil
@@ -165,16 +166,16 @@ func (a *API) handleChatRespond(c *gin.Context) error {
 	}
 	answerJSON(c, http.StatusOK, func(b []byte) ([]byte, bool) {
 		b = append(b, `{"conversation_id":`...)
-		b = appendJSONString(b, resp.ConversationID)
+		b = jsonw.AppendString(b, resp.ConversationID)
 		b = append(b, `,"response":`...)
-		b = appendJSONString(b, resp.Response)
+		b = jsonw.AppendString(b, resp.Response)
 		b = append(b, `,"end_conversation":`...)
 		b = strconv.AppendBool(b, resp.EndConversation)
 		if h := resp.Handoff; h != nil {
 			b = append(b, `,"handoff":{"destination":`...)
-			b = appendJSONString(b, h.Destination)
+			b = jsonw.AppendString(b, h.Destination)
 			b = append(b, `,"reason":`...)
-			b = appendJSONString(b, h.Reason)
+			b = jsonw.AppendString(b, h.Reason)
 			b = append(b, '}')
 		}
 		return append(b, '}'), true

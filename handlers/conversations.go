@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentplatform/mockplatform/engine"
+	"github.com/agentplatform/mockplatform/internal/jsonw"
 
 	"github.com/gin-gonic/gin"
 
@@ -170,7 +171,7 @@ func appendConvPageEnd(b []byte, version int, page *engine.ConvPage) []byte {
 	b = append(b, ']')
 	if version == 3 {
 		b = append(b, `,"cursor":`...)
-		b = appendJSONNullString(b, page.Cursor)
+		b = jsonw.AppendNullString(b, page.Cursor)
 	}
 	if page.NextOffset != nil {
 		b = append(b, `,"next_offset":`...)

@@ -8,6 +8,7 @@ import (
 	"net/http"
 
 	"github.com/agentplatform/mockplatform/engine"
+	"github.com/agentplatform/mockplatform/internal/jsonw"
 
 	"github.com/gin-gonic/gin"
 )
@@ -23,7 +24,7 @@ var errUnwritable = errors.New("record not writable in one pass")
 // does, from the page read again.
 func (a *API) answerKeysetPage(c *gin.Context, p *engine.Principal, q *engine.ConvQuery, version int) error {
 	now, access := a.Clock().Now(), engine.DataAccessOf(p.Project)
-	buf := getJSONBuf()
+	buf := jsonw.GetBuf()
 	b := append((*buf)[:0], `{"conversations":[`...)
 	n := 0
 	page, err := a.EachConversation(p, q, func(conv *engine.Conversation) error {
@@ -39,7 +40,7 @@ func (a *API) answerKeysetPage(c *gin.Context, p *engine.Principal, q *engine.Co
 	})
 	if err != nil {
 		*buf = b
-		putJSONBuf(buf)
+		jsonw.PutBuf(buf)
 		if !errors.Is(err, errUnwritable) {
 			return err
 		}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentplatform/mockplatform/engine"
+	"github.com/agentplatform/mockplatform/internal/jsonw"
 )
 
 type convListV3 struct {
@@ -138,7 +139,7 @@ func appendJSONRef(b []byte, prefix, id string) []byte {
 	if !hasRefPrefix(prefix, id) {
 		b = append(b, prefix...)
 	}
-	return append(appendJSONText(b, id), '"')
+	return append(jsonw.AppendText(b, id), '"')
 }
 
 func nonNil[M ~map[string]V, V any](m M) M {
@@ -232,23 +233,23 @@ func appendConvV3(b []byte, c *engine.Conversation, now time.Time, acc engine.Da
 				b = append(b, ',')
 			}
 			b = append(b, `{"user_input":`...)
-			b = appendJSONString(b, t.UserInput)
+			b = jsonw.AppendString(b, t.UserInput)
 			b = append(b, `,"user_input_datetime":`...)
-			b = appendISOTime(b, t.UserInputAt)
+			b = jsonw.AppendISOTime(b, t.UserInputAt)
 			b = append(b, `,"barge_in":`...)
 			b = strconv.AppendBool(b, t.BargeIn)
 			b = append(b, `,"agent_response":`...)
-			b = appendJSONString(b, t.AgentResponse)
+			b = jsonw.AppendString(b, t.AgentResponse)
 			b = append(b, `,"agent_response_datetime":`...)
-			b = appendISOTime(b, t.AgentResponseAt)
+			b = jsonw.AppendISOTime(b, t.AgentResponseAt)
 			b = appendTurnUnderstanding(b, t)
 			b = append(b, `,"translated_user_input":`...)
-			b = appendJSONString(b, t.TranslatedUserInput)
+			b = jsonw.AppendString(b, t.TranslatedUserInput)
 			b = append(b, `,"english_agent_response":`...)
-			b = appendJSONString(b, t.EnglishAgentResponse)
+			b = jsonw.AppendString(b, t.EnglishAgentResponse)
 			if latency {
 				b = append(b, `,"latency":`...)
-				if b, ok = appendJSONFloat(b, t.Latency.Seconds()); !ok {
+				if b, ok = jsonw.AppendFloat(b, t.Latency.Seconds()); !ok {
 					return b, false
 				}
 			}
@@ -265,10 +266,10 @@ func appendTurnUnderstanding(b []byte, t *engine.Turn) []byte {
 	if t.Intents == nil {
 		b = append(b, "[]"...)
 	} else {
-		b = appendJSONStrings(b, t.Intents)
+		b = jsonw.AppendStrings(b, t.Intents)
 	}
 	b = append(b, `,"entities":`...)
-	b = appendJSONStringMap(b, nonNil(t.Entities))
+	b = jsonw.AppendStringMap(b, nonNil(t.Entities))
 	b = append(b, `,"is_ood":`...)
 	b = strconv.AppendBool(b, t.IsOOD)
 	b = append(b, `,"is_silence":`...)
@@ -290,15 +291,15 @@ func appendConvV1(b []byte, c *engine.Conversation, now time.Time, acc engine.Da
 				b = append(b, ',')
 			}
 			b = append(b, `{"user_input":`...)
-			b = appendJSONNullString(b, orNull(t.UserInput))
+			b = jsonw.AppendNullString(b, orNull(t.UserInput))
 			b = append(b, `,"user_input_datetime":`...)
-			b = appendISOTime(b, t.UserInputAt)
+			b = jsonw.AppendISOTime(b, t.UserInputAt)
 			b = append(b, `,"barge_in":`...)
 			b = strconv.AppendBool(b, t.BargeIn)
 			b = append(b, `,"agent_response":`...)
-			b = appendJSONNullString(b, orNull(t.AgentResponse))
+			b = jsonw.AppendNullString(b, orNull(t.AgentResponse))
 			b = append(b, `,"agent_response_datetime":`...)
-			b = appendISOTime(b, t.AgentResponseAt)
+			b = jsonw.AppendISOTime(b, t.AgentResponseAt)
 			b = appendTurnUnderstanding(b, t)
 			b = append(b, '}')
 		}
@@ -313,11 +314,11 @@ func appendConvHead(b []byte, c *engine.Conversation, now time.Time, acc engine.
 		if v1 && s == "" {
 			return append(b, "null"...)
 		}
-		return appendJSONString(b, s)
+		return jsonw.AppendString(b, s)
 	}
 	total, polyai := engine.Durations(c, now)
 	b = append(b, `{"id":`...)
-	b = appendJSONString(b, c.ID)
+	b = jsonw.AppendString(b, c.ID)
 	b = append(b, `,"account_id":`...)
 	b = appendJSONRef(b, "ACCOUNT-", c.AccountID)
 	b = append(b, `,"project_id":`...)
@@ -327,11 +328,11 @@ func appendConvHead(b []byte, c *engine.Conversation, now time.Time, acc engine.
 	b = append(b, `,"variant_name":`...)
 	b = text(b, c.VariantName)
 	b = append(b, `,"environment":`...)
-	b = appendJSONString(b, c.Environment)
+	b = jsonw.AppendString(b, c.Environment)
 	b = append(b, `,"started_at":`...)
-	b = appendISOTime(b, c.StartedAt)
+	b = jsonw.AppendISOTime(b, c.StartedAt)
 	b = append(b, `,"channel":`...)
-	b = appendJSONString(b, c.Channel)
+	b = jsonw.AppendString(b, c.Channel)
 	b = append(b, `,"from_number":`...)
 	b = text(b, c.FromNumber)
 	b = append(b, `,"to_number":`...)
@@ -357,7 +358,7 @@ func appendConvHead(b []byte, c *engine.Conversation, now time.Time, acc engine.
 	b = append(b, `,"metrics":`...)
 	var ok bool
 	if acc.Metrics {
-		b, ok = appendJSONObject(b, nonNil(c.Metrics))
+		b, ok = jsonw.AppendObject(b, nonNil(c.Metrics))
 	} else {
 		b, ok = append(b, "{}"...), true
 	}
@@ -365,5 +366,5 @@ func appendConvHead(b []byte, c *engine.Conversation, now time.Time, acc engine.
 		return b, false
 	}
 	b = append(b, `,"state":`...)
-	return appendJSONObject(b, nonNil(c.State))
+	return jsonw.AppendObject(b, nonNil(c.State))
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentplatform/mockplatform/engine"
+	"github.com/agentplatform/mockplatform/internal/jsonw"
 
 	"github.com/gin-gonic/gin"
 
@@ -170,7 +171,7 @@ func (j *Journal) append(s slot) {
 		return
 	}
 	if old := j.ring[j.next].buf; old != nil {
-		putJSONBuf(old) // no List reads it: List copies what it reads under j.mu
+		jsonw.PutBuf(old) // no List reads it: List copies what it reads under j.mu
 	}
 	j.ring[j.next] = s
 	j.next = (j.next + 1) % j.size

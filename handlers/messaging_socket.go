@@ -30,6 +30,7 @@ import (
 	"time"
 
 	"github.com/agentplatform/mockplatform/engine"
+	"github.com/agentplatform/mockplatform/internal/jsonw"
 
 	"github.com/coder/websocket"
 	"github.com/gin-gonic/gin"
@@ -112,7 +113,7 @@ type wsEvent struct {
 // it would refuse).
 func appendWSEvent(b []byte, ev *wsEvent) ([]byte, bool) {
 	b = append(b, `{"id":`...)
-	b = appendJSONString(b, ev.ID)
+	b = jsonw.AppendString(b, ev.ID)
 	b = append(b, `,"sequence":`...)
 	if ev.Sequence == nil {
 		b = append(b, "null"...)
@@ -120,16 +121,16 @@ func appendWSEvent(b []byte, ev *wsEvent) ([]byte, bool) {
 		b = strconv.AppendInt(b, int64(*ev.Sequence), 10)
 	}
 	b = append(b, `,"timestamp":`...)
-	b = appendJSONString(b, ev.Timestamp)
+	b = jsonw.AppendString(b, ev.Timestamp)
 	b = append(b, `,"type":`...)
-	b = appendJSONString(b, ev.Type)
+	b = jsonw.AppendString(b, ev.Type)
 	b = append(b, `,"payload":`...)
-	b, ok := appendJSONValue(b, ev.Payload)
+	b, ok := jsonw.AppendValue(b, ev.Payload)
 	if !ok {
 		return b, false
 	}
 	b = append(b, `,"metadata":`...)
-	if b, ok = appendJSONObject(b, ev.Metadata); !ok {
+	if b, ok = jsonw.AppendObject(b, ev.Metadata); !ok {
 		return b, false
 	}
 	return append(b, '}'), true
@@ -181,11 +182,11 @@ func (a *API) emitLocked(s *rtSession, to *rtConn, typ string, payload any, meta
 		n := s.seq
 		ev.Sequence = &n
 	}
-	buf := getJSONBuf()
+	buf := jsonw.GetBuf()
 	b, ok := appendWSEvent(*buf, &ev)
 	data := slices.Clone(b) // the history keeps it: no spare capacity
 	*buf = b
-	putJSONBuf(buf)
+	jsonw.PutBuf(buf)
 	if !ok {
 		var err error
 		if data, err = json.Marshal(ev); err != nil {
