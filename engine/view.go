@@ -14,6 +14,9 @@ type View struct {
 	targets *scenario.HostList // webhooks.allowed_targets
 }
 
+// DefaultMaxBodyBytes bounds request bodies unless the scenario says otherwise.
+const DefaultMaxBodyBytes = 1 << 20
+
 // Fidelity switch names (docs/fidelity.md).
 const (
 	SwitchBuilderErrors  = "builder_errors"  // "spec" (default) | "envelope"

@@ -116,13 +116,13 @@ type EndpointRecord struct {
 }
 
 func (e *EndpointRecord) subscribes(eventType string) bool {
-	return ContainsStr(e.EventTypes, eventType)
+	return slices.Contains(e.EventTypes, eventType)
 }
 
 func dedupe(list []string) []string {
 	var out []string
 	for _, s := range list {
-		if !ContainsStr(out, s) {
+		if !slices.Contains(out, s) {
 			out = append(out, s)
 		}
 	}

@@ -169,7 +169,7 @@ func readCreateAgentOAS(c *gin.Context) (name, id string, err error) {
 	f := &fieldBody{raw: raw}
 	all := slices.Sorted(maps.Keys(raw))
 	for _, k := range all {
-		if !engine.ContainsStr(known, k) {
+		if !slices.Contains(known, k) {
 			f.fail(k, "is not allowed")
 		}
 	}

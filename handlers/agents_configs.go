@@ -6,6 +6,7 @@ package handlers
 
 import (
 	"net/http"
+	"slices"
 
 	"github.com/agentplatform/mockplatform/engine"
 
@@ -55,7 +56,7 @@ func (configVariablesBody) FieldRules() map[string]engine.FieldRule {
 
 func configEnv(c *gin.Context) (string, error) {
 	env := c.Param("env")
-	if !engine.ContainsStr(engine.DeployEnvs, env) {
+	if !slices.Contains(engine.DeployEnvs, env) {
 		return "", engine.Errf(engine.KindInvalid, engine.CodeConfigUnknownEnv, engine.MsgConfigUnknownEnv)
 	}
 	return env, nil

@@ -7,6 +7,7 @@ package handlers
 
 import (
 	"net/http"
+	"slices"
 	"strconv"
 
 	"github.com/agentplatform/mockplatform/engine"
@@ -150,7 +151,7 @@ func (a *API) handleDeploymentRollback(c *gin.Context) error {
 // newest first (docs/api.md#agents-deployments).
 func (a *API) handleDeploymentList(c *gin.Context) error {
 	env := c.Query("environment")
-	if !engine.ContainsStr(engine.DeployEnvs, env) {
+	if !slices.Contains(engine.DeployEnvs, env) {
 		return &engine.Error{Kind: engine.KindInvalid, Code: engine.CodeDeployInvalidEnv, Message: engine.MsgDeployInvalidEnv,
 			Fields: []engine.FieldError{{Field: "environment", Message: "must be one of: sandbox, pre-release, live"}}}
 	}

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 
 	"github.com/agentplatform/mockplatform/engine"
 
@@ -227,7 +228,7 @@ func (a *API) handleConnectorBatchUpdate(c *gin.Context) error {
 			continue
 		}
 		for k := range item {
-			if k != "connectorId" && !engine.ContainsStr(connectorPatchFields, k) {
+			if k != "connectorId" && !slices.Contains(connectorPatchFields, k) {
 				addWarning(c, "unknown field %q in updates[%d] (ignored, as the real service does)", k, i)
 			}
 		}

@@ -136,7 +136,7 @@ func (a *API) readWebhook(f *fieldBody, create bool) engine.WebhookInput {
 	}
 	if r, ok := f.raw["event_types"]; ok {
 		var list []string
-		unknown := func(t string) bool { return !engine.ContainsStr(engine.WebhookEventTypes, t) }
+		unknown := func(t string) bool { return !slices.Contains(engine.WebhookEventTypes, t) }
 		if err := json.Unmarshal(r, &list); err != nil || len(list) == 0 || slices.ContainsFunc(list, unknown) {
 			f.fail("event_types", "must be a non-empty array of: %s", strings.Join(engine.WebhookEventTypes, ", "))
 		} else {
