@@ -295,6 +295,7 @@ func Start(t TB, opts ...Option) *Platform {
 
 // ServeHTTP serves the platform's API and control plane.
 func (p *Platform) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	growStack()
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
