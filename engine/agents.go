@@ -60,10 +60,37 @@ type agentsState struct {
 	// waits for the store.
 	mu  sync.Mutex
 	idx atomic.Pointer[runtimeIndex]
+	// snapIdx is the index of the snapshot a reset restores (the last one
+	// made for it).
+	snapIdx struct {
+		snap *store.Snapshot
+		idx  *runtimeIndex
+	}
 }
 
-// resetAgents rebuilds the runtime index from the restored store.
-func (a *Engine) resetAgents() { a.RebuildRuntimeIndex() }
+// resetAgents gives the runtime index of the restored store. With restored, the store holds exactly the snapshot's data: the index
+// of the snapshot (remembered by the engine, or for the default scenario's
+// snapshot by the process) serves without reading the agents again.
+func (a *Engine) resetAgents(restored bool) {
+	if !restored {
+		a.RebuildRuntimeIndex()
+		return
+	}
+	if d := defaultsOf(a.cfg.Vocabulary); a.snap == d.snap {
+		d.idxOnce.Do(func() {
+			a.RebuildRuntimeIndex()
+			d.idx = a.agents.idx.Load()
+		})
+		a.agents.idx.Store(d.idx)
+		return
+	}
+	if a.agents.snapIdx.snap == a.snap && a.agents.snapIdx.idx != nil {
+		a.agents.idx.Store(a.agents.snapIdx.idx)
+		return
+	}
+	a.RebuildRuntimeIndex()
+	a.agents.snapIdx.snap, a.agents.snapIdx.idx = a.snap, a.agents.idx.Load()
+}
 
 // Agents error codes (docs/api.md#agents-errors; docs/fidelity.md G13) and
 // messages that tests compare. Under the default body (builder_errors:

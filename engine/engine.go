@@ -165,9 +165,9 @@ func (e *Engine) Close() {
 // initial state (after the store has been restored and the clock reset):
 // timers are re-armed, live connections closed. The generation moves
 // first, so that timers and sends of the earlier one stop.
-func (e *Engine) resetFamilies() {
+func (e *Engine) resetFamilies(restored bool) {
 	e.gen.Add(1)
-	e.resetAgents()
+	e.resetAgents(restored)
 	e.resetAlerts()
 	e.resetWebhooks()
 	e.resetOutbound()
