@@ -260,48 +260,64 @@ func NewSnapshot() Snapshot {
 // Snapshot copies the counts (only what happened at least once).
 func (c *Counts) Snapshot() Snapshot {
 	s := NewSnapshot()
+	c.AddTo(&s)
+	return s
+}
+
+// AddTo adds the counts to s (a sum over instances needs no copy of
+// each).
+func (c *Counts) AddTo(s *Snapshot) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for i, o := range c.ops {
+	for i := range c.ops {
+		o := &c.ops[i]
 		if o.calls == 0 {
 			continue
 		}
-		oc := OperationCount{Calls: o.calls, Timeline: o.timeline, Answers: make(map[Answer]uint64, len(o.answers))}
-		for k, n := range o.answers {
-			oc.Answers[k] = n
+		id := c.cat.ops[i].ID
+		cur := s.Operations[id]
+		cur.Calls += o.calls
+		cur.Timeline += o.timeline
+		if cur.Answers == nil {
+			cur.Answers = make(map[Answer]uint64, len(o.answers))
 		}
-		s.Operations[c.cat.ops[i].ID] = oc
+		for k, n := range o.answers {
+			cur.Answers[k] += n
+		}
+		s.Operations[id] = cur
 	}
 	for i, n := range c.trans {
 		if n.N > 0 {
-			s.Transitions[c.cat.transitions[i]] = n
+			s.Transitions[c.cat.transitions[i]] = s.Transitions[c.cat.transitions[i]].plus(n)
 		}
 	}
 	for k, n := range c.extraTrans {
-		s.Transitions[k] = n
+		s.Transitions[k] = s.Transitions[k].plus(n)
 	}
 	for i, n := range c.clock {
 		if n.N > 0 {
-			s.ClockEvents[c.cat.clock[i]] = n
+			s.ClockEvents[c.cat.clock[i]] = s.ClockEvents[c.cat.clock[i]].plus(n)
 		}
 	}
 	for k, n := range c.extraClock {
-		s.ClockEvents[k] = n
+		s.ClockEvents[k] = s.ClockEvents[k].plus(n)
 	}
 	for i, n := range c.presets {
 		if n > 0 {
-			s.Presets[c.cat.presets[i]] = n
+			s.Presets[c.cat.presets[i]] += n
 		}
 	}
 	for k, n := range c.extraPresets {
-		s.Presets[k] = n
+		s.Presets[k] += n
 	}
 	for k, n := range c.faults {
-		s.FaultRules[k] = n
+		s.FaultRules[k] += n
 	}
-	s.Unrouted, s.Dropped = c.unrouted, c.dropped
-	return s
+	s.Unrouted += c.unrouted
+	s.Dropped += c.dropped
 }
+
+func (c Count) plus(o Count) Count { return Count{N: c.N + o.N, Timeline: c.Timeline + o.Timeline} }
 
 // Add adds o's counts to s.
 func (s *Snapshot) Add(o Snapshot) {
@@ -318,16 +334,10 @@ func (s *Snapshot) Add(o Snapshot) {
 		s.Operations[id] = cur
 	}
 	for k, n := range o.Transitions {
-		cur := s.Transitions[k]
-		cur.N += n.N
-		cur.Timeline += n.Timeline
-		s.Transitions[k] = cur
+		s.Transitions[k] = s.Transitions[k].plus(n)
 	}
 	for k, n := range o.ClockEvents {
-		cur := s.ClockEvents[k]
-		cur.N += n.N
-		cur.Timeline += n.Timeline
-		s.ClockEvents[k] = cur
+		s.ClockEvents[k] = s.ClockEvents[k].plus(n)
 	}
 	for k, n := range o.Presets {
 		s.Presets[k] += n
