@@ -88,8 +88,8 @@ func TestPages(t *testing.T) {
 		{"/calls", 200, []string{"<h1>Calls and sessions</h1>", "14155552671", "answered", "14155550100", "Hi, how can I help you today?",
 			"acme / support"}},
 		{"/coverage", 200, []string{"<h1>Coverage</h1>", `aria-current="page">Coverage`, `<meter min="0" max="100" value="`,
-			`aria-label="chat: `, "chatClose (PUT /runtime/:region/:version/:account/:project/chat/close) never called",
-			"retry or conflict", `data-path="coverage"`}},
+			`aria-label="chat: `, `<span class="badge rank-2">retry or conflict</span>`, "more in the <a href=\"./../coverage\">JSON report</a>",
+			`data-path="coverage"`}},
 		{"/scenario", 200, []string{"<h1>Scenario</h1>", "default", "Validate and load"}},
 		{"/nothing-here", 404, []string{"No console page at /nothing-here."}},
 	} {
