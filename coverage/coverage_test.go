@@ -58,7 +58,7 @@ func TestReport(t *testing.T) {
 	t.Parallel()
 	c := NewCounts(testCatalogue())
 	record(c)
-	r := Build(c.Catalogue(), c.Snapshot(), []string{"f1", "f3"})
+	r := Build(c.Catalogue(), c.Snapshot(), []string{"f1", "f3", "f1"})
 
 	wantTotals := Totals{
 		Operations:  Ratio{Covered: 1, Total: 3, Percent: 33.3},

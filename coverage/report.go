@@ -185,7 +185,7 @@ type Item struct {
 }
 
 // Build makes the report of a snapshot over a catalogue; rules are the ids
-// of the fault rules in force.
+// of the fault rules in force (a repeated id is one rule).
 func Build(cat *Catalogue, s Snapshot, rules []string) *Report {
 	r := &Report{Version: ReportVersion, Families: []FamilyReport{}, FaultRules: []FaultRuleReport{},
 		Uncatalogued: []Uncatalogued{}, NeverExercised: []Item{}, Unrouted: s.Unrouted, Dropped: s.Dropped}
@@ -316,10 +316,14 @@ func buildOperation(fr *FamilyReport, op *Operation, oc OperationCount) Operatio
 	return or
 }
 
-func (r *Report) buildFaultRules(fired map[string]uint64, inForce []string) {
+func (r *Report) buildFaultRules(fired map[string]uint64, rules []string) {
 	ids := map[string]bool{}
-	for _, id := range inForce {
-		ids[id] = true
+	var inForce []string // rules without repeats (worlds' rules share ids)
+	for _, id := range rules {
+		if !ids[id] {
+			ids[id] = true
+			inForce = append(inForce, id)
+		}
 	}
 	all := slices.Sorted(func(yield func(string) bool) {
 		for id := range fired {
