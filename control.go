@@ -44,7 +44,7 @@ func (p *Platform) newControl() *gin.Engine {
 	e.NoMethod(func(c *gin.Context) {
 		controlError(c, http.StatusMethodNotAllowed, "Method "+c.Request.Method+" is not allowed here; allowed: "+c.Writer.Header().Get("Allow")+".")
 	})
-	g := e.Group(controlPrefix, controlRecovery, p.guardControl)
+	g := e.Group(controlPrefix, controlRecovery, boundControlBody, p.guardControl)
 	p.registerControl(g) // control_routes.go
 	p.registerControlConsole(g, e)
 	return e
@@ -76,6 +76,35 @@ const (
 	maxControlSmall = 64 << 10 // clock, calls, alert inputs
 	maxControlFault = 1 << 20  // a fault rule
 )
+
+// controlBodyLimit is the most a control call's body may hold: a scenario
+// upload or a world's settings maxControlBody, a fault rule
+// maxControlFault, any other call maxControlSmall (most read none).
+func controlBodyLimit(c *gin.Context) int64 {
+	switch c.FullPath() {
+	case controlPrefix + "/scenario", controlPrefix + "/scenario/validate", controlPrefix + "/worlds":
+		return maxControlBody
+	case controlPrefix + "/faults":
+		return maxControlFault
+	}
+	return maxControlSmall
+}
+
+// boundControlBody answers 413 to a control call whose Content-Length is
+// over its limit, before reading a byte of the body and before any other
+// rule, so that the answer never waits for a body that may not come. The
+// connection closes after it (net/http would otherwise read a short
+// unread body before answering).
+func boundControlBody(c *gin.Context) {
+	if limit := controlBodyLimit(c); c.Request.ContentLength > limit {
+		c.Header("Connection", "close")
+		msg := fmt.Sprintf("the body exceeds %d bytes (its Content-Length is %d)", limit, c.Request.ContentLength)
+		if strings.HasPrefix(c.FullPath(), controlPrefix+"/scenario") {
+			msg = scenarioTooLarge
+		}
+		controlError(c, http.StatusRequestEntityTooLarge, msg)
+	}
+}
 
 // errControlTooLarge is a control body over its bound.
 var errControlTooLarge = errors.New("body too large")
@@ -287,14 +316,16 @@ func (p *Platform) handleControlScenarioValidate(c *gin.Context) {
 	c.JSON(http.StatusOK, scenarioInvalid{Valid: false, Problems: problems})
 }
 
+// scenarioTooLarge is the answer to a scenario upload over maxControlBody.
+var scenarioTooLarge = fmt.Sprintf("the scenario exceeds %d bytes: generate large data sets with generate: (docs/scenarios.md#bounds)", maxControlBody)
+
 // readScenarioUpload reads a scenario upload of at most maxControlBody
 // bytes (413 beyond, refused by its Content-Length before it is read when
 // it gives one). Callers hold p.uploads, so that concurrent uploads do not
 // add up their memory.
 func readScenarioUpload(c *gin.Context) ([]byte, bool) {
-	tooLarge := fmt.Sprintf("the scenario exceeds %d bytes: generate large data sets with generate: (docs/scenarios.md#bounds)", maxControlBody)
 	if c.Request.ContentLength > maxControlBody {
-		controlError(c, http.StatusRequestEntityTooLarge, tooLarge)
+		controlError(c, http.StatusRequestEntityTooLarge, scenarioTooLarge)
 		return nil, false
 	}
 	data, err := io.ReadAll(io.LimitReader(c.Request.Body, maxControlBody+1))
@@ -303,7 +334,7 @@ func readScenarioUpload(c *gin.Context) ([]byte, bool) {
 		return nil, false
 	}
 	if len(data) > maxControlBody {
-		controlError(c, http.StatusRequestEntityTooLarge, tooLarge)
+		controlError(c, http.StatusRequestEntityTooLarge, scenarioTooLarge)
 		return nil, false
 	}
 	return data, true

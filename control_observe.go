@@ -29,7 +29,9 @@ func observeControl(fn func(handlers.Exchange)) gin.HandlerFunc {
 			return
 		}
 		var body []byte
-		if c.Request.Body != nil {
+		// A body declared over the route's limit is not read: the call is
+		// answered 413 without it (boundControlBody).
+		if c.Request.Body != nil && c.Request.ContentLength <= controlBodyLimit(c) {
 			var err error
 			if body, err = io.ReadAll(io.LimitReader(c.Request.Body, maxControlBody+1)); err != nil {
 				controlError(c, http.StatusBadRequest, "the body could not be read: "+err.Error())

@@ -24,6 +24,8 @@ import (
 //     --allow-host). A DNS-rebinding page reaches the mock under its own
 //     host name, which is neither. Requests of Client() skip this check:
 //     they never leave the process and carry whatever host the test named.
+//     A request with no Host at all (HTTP/1.0) may read but not change
+//     anything, unless a control token is set.
 //   - Origin: absent (no browser), or naming the request's own host or an
 //     allowed host. A browser names the page's origin on every cross-site
 //     request it sends.
@@ -116,6 +118,14 @@ func (p *Platform) guardControl(c *gin.Context) {
 	}
 	host := hostname(r.Host)
 	inMemory, _ := r.Context().Value(inMemoryKey{}).(bool)
+	if !inMemory && host == "" && r.Method != http.MethodGet && r.Method != http.MethodHead && g.token == "" && !g.allowed(host) {
+		// No Host at all (HTTP/1.0): a browser never sends this, but the
+		// rule is the Host one, so a change needs a Host or the token.
+		controlError(c, http.StatusForbidden, "a control call that changes the mock needs a Host header: it answers loopback hosts "+
+			"(localhost, 127.0.0.1, ::1) and the hosts it is told to allow, or any request with the control token "+
+			"(mockd --control-token, MOCKD_CONTROL_TOKEN) (docs/security.md)")
+		return
+	}
 	if !inMemory && host != "" && !isLoopback(host) && !g.allowed(host) {
 		controlError(c, http.StatusForbidden, fmt.Sprintf("host %q may not use the control plane: it answers loopback hosts "+
 			"(localhost, 127.0.0.1, ::1) and the hosts it is told to allow: mockd --allow-host %s (env MOCKD_ALLOW_HOST=%s), "+

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -85,4 +86,60 @@ func isTestTool(path string) bool {
 		}
 	}
 	return false
+}
+
+// layers ranks the module's packages: a package imports only packages of a
+// lower rank, so imports point one way (cmd/mockd → mockplatform →
+// handlers → engine → store, faults, scenario, clock, coverage) and a
+// request travels edge → engine → store and back.
+var layers = map[string]int{
+	"clock": 0, "coverage": 0, "faults": 1, "store": 1, "scenario": 2, "timeline": 3,
+	"engine": 4, "handlers": 5, "console": 6, ".": 7, "mocktest": 8, "cmd/mockd": 9,
+}
+
+// skipsLayer lists what a package may not import although it ranks lower:
+// the edge reaches the store only through the engine.
+var skipsLayer = map[string][]string{"handlers": {"store"}}
+
+// TestImportsPointOneWay fails when a package of the module imports one
+// of the same or a higher rank, when the engine imports gin (it never sees
+// a request) or when the edge imports the store.
+func TestImportsPointOneWay(t *testing.T) {
+	t.Parallel()
+	const module = "github.com/agentplatform/mockplatform"
+	for pkg, rank := range layers {
+		files, err := filepath.Glob(filepath.Join(pkg, "*.go"))
+		if err != nil || len(files) == 0 {
+			t.Fatalf("package %s: no files (%v)", pkg, err)
+		}
+		for _, f := range files {
+			if strings.HasSuffix(f, "_test.go") {
+				continue
+			}
+			file, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.ImportsOnly)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, imp := range file.Imports {
+				p, _ := strconv.Unquote(imp.Path.Value)
+				if pkg == "engine" && strings.HasPrefix(p, "github.com/gin-gonic/") {
+					t.Errorf("%s imports %s: the engine never sees a request", f, p)
+				}
+				rel, ok := strings.CutPrefix(p, module)
+				if !ok {
+					continue
+				}
+				rel = strings.TrimPrefix(rel, "/")
+				if rel == "" {
+					rel = "."
+				}
+				if r, ranked := layers[rel]; ranked && r >= rank {
+					t.Errorf("%s imports %s: imports point one way (%s ranks %d, %s %d)", f, p, pkg, rank, rel, r)
+				}
+				if slices.Contains(skipsLayer[pkg], rel) {
+					t.Errorf("%s imports %s: it reaches it through the engine only", f, p)
+				}
+			}
+		}
+	}
 }

@@ -263,6 +263,13 @@ func openPlatform(cfg config) (*Platform, error) {
 	if err != nil {
 		return nil, err
 	}
+	if rec := api.Store().Recovery(); rec != nil {
+		// What a crash left unfinished in the data file, dropped or set
+		// right before anything is served (store.Recovery).
+		for _, line := range rec.Lines() {
+			cfg.logger.Warn("data file recovered", "file", cfg.dataFile, "detail", line)
+		}
+	}
 	p := &Platform{api: api, clock: api.Clock(), store: api.Store(), faults: api.Faults(), journal: api.Journal(), cfg: cfg,
 		done: make(chan struct{})}
 	if cfg.mount == nil {
@@ -298,6 +305,7 @@ func Start(t TB, opts ...Option) *Platform {
 
 // ServeHTTP serves the platform's API and control plane.
 func (p *Platform) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	growStack()
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()

@@ -144,6 +144,22 @@ func TestSecretsNeverShown(t *testing.T) {
 	mustStatus(t, do("POST", rt+"/v1/outbound-calling", map[string]any{"to_number": "+14155550199"}, "X-Service-Auth-Token", "S3CRET-outbound"), 200)
 	mustStatus(t, do("POST", rt+"/v1/external-events/webhook?event_id_location=payload&event_id_path=id&account_id=acme&project_id=support",
 		`{"id":"E1"}`, "X-Api-Key", "S3CRET-external"), 201)
+	// External events bound to the chat conversation, with secrets in
+	// their payloads (JSON and form): the API returns them as stored
+	// (the test's own data, opaque to the service); the surfaces that
+	// look at the mock redact them (handlers/redact.go).
+	ev := rt + "/v1/external-events/webhook?event_id_location=payload&event_id_path=ref&account_id=acme&project_id=support"
+	mustStatus(t, do("POST", ev, "ref="+convID+"&password=S3CRET-event-form", "X-Api-Key", "S3CRET-external",
+		"Content-Type", "application/x-www-form-urlencoded"), 201)
+	mustStatus(t, do("POST", ev, map[string]any{"ref": convID, "secret": "S3CRET-event-json", "card": map[string]any{"token": "S3CRET-event-token"}},
+		"X-Api-Key", "S3CRET-external"), 201)
+	v3 := do("GET", rt+"/v3/acme/support/conversations", nil, "x-api-key", "S3CRET-conversations")
+	mustStatus(t, v3, 200)
+	for _, raw := range []string{`"secret":"S3CRET-event-json"`, `"token":"S3CRET-event-token"`} { // the state holds an id's last event
+		if !strings.Contains(string(v3.Body), raw) {
+			t.Errorf("the v3 conversations answer lacks %s: the API returns payloads as stored", raw)
+		}
+	}
 	mustStatus(t, do("POST", rt+"/v1/conversations/dni-reservation", map[string]any{"attributes": map[string]any{}}, "x-api-key", "S3CRET-dni"), 200)
 	mustStatus(t, do("GET", rt+"/v3/acme/support/conversations", nil, "x-api-key", "S3CRET-conversations"), 200)
 	mustStatus(t, do("GET", rt+"/v1/acme/support/handoff_state?id="+convID, nil, "x-api-key", "S3CRET-handoff"), 404)
@@ -169,7 +185,7 @@ func TestSecretsNeverShown(t *testing.T) {
 		surfaces["GET /_mock"+path] = string(r.Body)
 	}
 	// The web console's pages (it reads the same redacted sources).
-	for _, page := range []string{"/", "/conversations", "/requests", "/faults", "/alerts", "/calls", "/scenario"} {
+	for _, page := range []string{"/", "/conversations", "/conversations/" + convID, "/requests", "/faults", "/alerts", "/calls", "/scenario"} {
 		r := send(t, client, "GET", p.URL()+"/_mock/ui"+page, nil, "Accept", "text/html")
 		mustStatus(t, r, 200)
 		surfaces["console "+page] = string(r.Body)
@@ -196,10 +212,15 @@ func TestSecretsNeverShown(t *testing.T) {
 		"GET /_mock/scenario": regexp.MustCompile(`hookuser:%5BREDACTED%5D@.*"Authorization":"\[REDACTED\]"`),
 		"GET /_mock/faults":   regexp.MustCompile(`"X-Api-Key":"\[REDACTED\]"`),
 		"delivery log (Go)":   regexp.MustCompile(`apiuser:%5BREDACTED%5D@`),
+		"GET /_mock/requests": regexp.MustCompile(`password=%5BREDACTED%5D`),
 	} {
 		if !want.MatchString(surfaces[name]) {
 			t.Errorf("%s: no %s in\n%s", name, want, surfaces[name])
 		}
+	}
+	page := surfaces["console /conversations/"+convID]
+	if want := regexp.MustCompile(`(?s)password=%5BREDACTED%5D.*&#34;secret&#34;: ?&#34;\[REDACTED\]`); !want.MatchString(page) {
+		t.Errorf("the console's conversation page: no %s in\n%s", want, page)
 	}
 }
 

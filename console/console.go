@@ -29,6 +29,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"path"
 	"strings"
 	"time"
 
@@ -197,7 +198,27 @@ func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusFound)
 		return
 	}
+	if p := r.URL.Path; p != cleanPath(p) {
+		// "/../../etc/passwd", "//requests": the mux would redirect to
+		// the cleaned path, which, the mount point stripped, lies outside
+		// the console ("/etc/passwd"). No page has such an address.
+		c.handleNotFound(w, r)
+		return
+	}
 	c.mux.ServeHTTP(w, r)
+}
+
+// cleanPath is path.Clean of an absolute path that keeps a final slash,
+// as the mux cleans paths.
+func cleanPath(p string) string {
+	if p == "" || p[0] != '/' {
+		p = "/" + p
+	}
+	np := path.Clean(p)
+	if p[len(p)-1] == '/' && np != "/" {
+		np += "/"
+	}
+	return np
 }
 
 func (c *Console) handleStatic(w http.ResponseWriter, r *http.Request) {

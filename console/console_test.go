@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"html"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -209,6 +210,21 @@ func TestRedirectToSlash(t *testing.T) {
 	pg = get(t, p, "?x=1")
 	if pg.Header.Get("Location") != "ui/?x=1" {
 		t.Fatalf("Location %q", pg.Header.Get("Location"))
+	}
+}
+
+// TestPathsOutsideTheConsole: an address below the console that cleans
+// to somewhere else (outside it, or a doubled slash) is the console's own
+// 404, never a redirect that would leave the console's space.
+func TestPathsOutsideTheConsole(t *testing.T) {
+	t.Parallel()
+	p := mockplatform.Start(t)
+	for _, path := range []string{"/../../etc/passwd", "/../scenario", "/conversations/../../../_mock/reset", "//requests", "/./faults", "/static/../console.js"} {
+		pg := get(t, p, path)
+		if pg.Status != http.StatusNotFound || pg.Header.Get("Location") != "" {
+			t.Errorf("%s: %d, Location %q", path, pg.Status, pg.Header.Get("Location"))
+		}
+		pg.mustContain(t, "No console page at "+html.EscapeString(path)+".")
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentplatform/mockplatform/engine"
+	"github.com/agentplatform/mockplatform/handlers"
 	"github.com/agentplatform/mockplatform/scenario"
 	"github.com/agentplatform/mockplatform/store"
 )
@@ -202,6 +203,9 @@ func (c *Console) handleConversation(w http.ResponseWriter, r *http.Request) {
 		c.problem(w, r, http.StatusInternalServerError, "Conversation unreadable", err.Error())
 		return
 	}
+	// Secrets in the test's data are shown as the journal shows them; the
+	// API answers them as stored (docs/security.md#secrets).
+	handlers.RedactConversation(conv)
 	p := conversationPage{page: c.newPage(r, "conversations", "Conversation "+conv.ID), C: conv,
 		Voice: strings.HasPrefix(conv.Channel, "VOICE")}
 	p.Duration = conv.Duration(p.Now)
@@ -209,6 +213,7 @@ func (c *Console) handleConversation(w http.ResponseWriter, r *http.Request) {
 		hs, err := c.b.HandoffState(conv)
 		switch {
 		case err == nil:
+			handlers.RedactData(hs.Data)
 			p.Handoff = hs
 		case !errors.Is(err, store.ErrNotFound):
 			p.HandoffErr = err.Error()

@@ -4,7 +4,7 @@ package engine
 // (docs/api.md#agents; docs/fidelity.md G4, G8, G13, D1–D6, D21, D22). Agent
 // ID = project ID (docs/fidelity.md M12.1): every project of the scenario is
 // an agent (its chat agent answers from the deployment active in the
-// conversation's environment, engine_script.go); agents created through the
+// conversation's environment, script.go); agents created through the
 // API exist on the build side only.
 //
 // An agent is one "agent" document (its branches, deployments and config
@@ -27,7 +27,7 @@ import (
 )
 
 var (
-	// accountScoped marks the account-scoped paths of the Agents API.
+	// AccountScoped marks the account-scoped paths of the Agents API.
 	AccountScoped = &Fidelity{ID: "D1", Note: "the account-scoped path of the same operation; the account segment must be the key's account"}
 )
 
@@ -39,7 +39,7 @@ var AgentCreateRules = map[string]FieldRule{
 		Fidelity: &Fidelity{ID: "D2", Switch: SwitchAgentCreate, Value: "oas", Note: "required: {greeting, languageCode?}"}},
 }
 
-// agentCreated is the spec's create answer: the agent and its main branch.
+// AgentCreated is the spec's create answer: the agent and its main branch.
 type AgentCreated struct {
 	AgentView
 	Branch BranchView `json:"branch"`
@@ -51,19 +51,46 @@ var AgentDuplicateRules = map[string]FieldRule{
 }
 
 // agentsState is the agents family's in-memory state: the runtime index,
-// what the runtime answers from of the build side (engine_script.go).
+// what the runtime answers from of the build side (script.go).
 type agentsState struct {
 	// mu serialises the writes of the Agents API (telephony included)
 	// that change what the runtime answers from; it is held across store
 	// calls. The index is replaced whole under mu and read without it: script
 	// runs inside store transactions and must not wait for a writer that
 	// waits for the store.
-	Mu  sync.Mutex
+	mu  sync.Mutex
 	idx atomic.Pointer[runtimeIndex]
+	// snapIdx is the index of the snapshot a reset restores (the last one
+	// made for it).
+	snapIdx struct {
+		snap *store.Snapshot
+		idx  *runtimeIndex
+	}
 }
 
-// resetAgents rebuilds the runtime index from the restored store.
-func (a *Engine) resetAgents() { a.RebuildRuntimeIndex() }
+// resetAgents gives the runtime index of the restored store. With restored, the store holds exactly the snapshot's data: the index
+// of the snapshot (remembered by the engine, or for the default scenario's
+// snapshot by the process) serves without reading the agents again.
+func (a *Engine) resetAgents(restored bool) {
+	if !restored {
+		a.RebuildRuntimeIndex()
+		return
+	}
+	if d := defaultsOf(a.cfg.Vocabulary); a.snap == d.snap {
+		d.idxOnce.Do(func() {
+			a.RebuildRuntimeIndex()
+			d.idx = a.agents.idx.Load()
+		})
+		a.agents.idx.Store(d.idx)
+		return
+	}
+	if a.agents.snapIdx.snap == a.snap && a.agents.snapIdx.idx != nil {
+		a.agents.idx.Store(a.agents.snapIdx.idx)
+		return
+	}
+	a.RebuildRuntimeIndex()
+	a.agents.snapIdx.snap, a.agents.snapIdx.idx = a.snap, a.agents.idx.Load()
+}
 
 // Agents error codes (docs/api.md#agents-errors; docs/fidelity.md G13) and
 // messages that tests compare. Under the default body (builder_errors:
@@ -123,17 +150,17 @@ const (
 	DocAgent    = "agent"
 	DocSnapshot = "agent_snapshot"
 	MainBranch  = "main"
-	HexDigits   = "0123456789abcdef"
-	UpperAlnum  = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	hexDigits   = "0123456789abcdef"
+	upperAlnum  = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 )
 
 // envOrder ranks the environments along the deployment path
 // (docs/api.md#agents-deployments).
-var EnvOrder = map[string]int{"sandbox": 0, "pre-release": 1, "live": 2}
+var envOrder = map[string]int{"sandbox": 0, "pre-release": 1, "live": 2}
 
 var DeployEnvs = []string{"sandbox", "pre-release", "live"}
 
-// agentDoc is the stored agent.
+// AgentDoc is the stored agent.
 type AgentDoc struct {
 	AccountID   string                 `json:"account_id"`
 	AgentID     string                 `json:"agent_id"`
@@ -147,7 +174,7 @@ type AgentDoc struct {
 	Configs     map[string]*ConfigPage `json:"configs"`
 }
 
-// branchDoc is a branch: its content and the content of main at the
+// BranchDoc is a branch: its content and the content of main at the
 // branch point (the merge base).
 type BranchDoc struct {
 	ID        string        `json:"id"`
@@ -157,7 +184,7 @@ type BranchDoc struct {
 	Base      BranchContent `json:"base"`
 }
 
-// branchContent is what a branch holds (docs/api.md#agents).
+// BranchContent is what a branch holds (docs/api.md#agents).
 type BranchContent struct {
 	Behavior   string       `json:"behavior"`
 	Topics     []*TopicRec  `json:"topics"`
@@ -165,7 +192,7 @@ type BranchContent struct {
 	Variants   []*Variant   `json:"variants"`
 }
 
-// agentView is the agent record (docs/api.md#agents-agents; docs/fidelity.md G4).
+// AgentView is the agent record (docs/api.md#agents-agents; docs/fidelity.md G4).
 type AgentView struct {
 	AccountID   string `json:"accountId"`
 	AgentID     string `json:"agentId"`
@@ -191,7 +218,7 @@ func (d *AgentDoc) Branch(ref string) *BranchDoc {
 }
 
 // active is the newest deployment of an environment, nil if none.
-func (d *AgentDoc) Active(env string) *Deployment {
+func (d *AgentDoc) active(env string) *Deployment {
 	for i := len(d.Deployments) - 1; i >= 0; i-- {
 		if d.Deployments[i].Environment == env {
 			return d.Deployments[i]
@@ -200,7 +227,7 @@ func (d *AgentDoc) Active(env string) *Deployment {
 	return nil
 }
 
-func (d *AgentDoc) NextSeq() string {
+func (d *AgentDoc) nextSeq() string {
 	d.Seq++
 	return strconv.FormatInt(d.Seq, 10)
 }
@@ -221,7 +248,7 @@ func emptyContent() BranchContent {
 }
 
 // clone deep-copies content through JSON.
-func (c BranchContent) Clone() BranchContent {
+func (c BranchContent) clone() BranchContent {
 	b, _ := json.Marshal(c)
 	var out BranchContent
 	_ = json.Unmarshal(b, &out)
@@ -239,27 +266,35 @@ func (c BranchContent) Clone() BranchContent {
 
 // agentRef resolves the path's agent id: a scenario project's slug, id or
 // PROJECT-<id> gives its id; anything else is taken as is.
-func AgentRef(p *Principal, ref string) string {
+func agentRef(p *Principal, ref string) string {
 	if proj := p.Account.Project(ref); proj != nil {
 		return proj.ID
 	}
 	return ref
 }
 
-func ErrAgentNotFound() error { return Errf(KindNotFound, CodeAgentNotFound, MsgAgentNotFound) }
+func errAgentNotFound() error { return Errf(KindNotFound, CodeAgentNotFound, MsgAgentNotFound) }
+
+// MsgNoPermission is the message of a 403: a valid key of another account
+// or project.
+const MsgNoPermission = "The API key does not have permission for this resource."
+
+func errNoPermission() error {
+	return &Error{Kind: KindForbidden, Code: "FORBIDDEN", Message: MsgNoPermission}
+}
 
 var AgentIDRE = regexp.MustCompile(`^[a-zA-Z0-9-]+$`)
 
-// insertAgent stores a new agent of the principal's account named name,
-// with the given id (hasID) or a fresh PROJECT-XXXXXXXX one; fill sets the
-// rest. A given id that is taken is 409 AGENT_ALREADY_EXISTS.
+// insertAgentLocked stores a new agent of the principal's account named
+// name, with the given id (hasID) or a fresh PROJECT-XXXXXXXX one; fill
+// sets the rest. A given id that is taken is 409 AGENT_ALREADY_EXISTS.
 // a.agents.mu must be held.
-func (a *Engine) InsertAgent(p *Principal, id string, hasID bool, name string, fill func(d *AgentDoc)) (*AgentDoc, error) {
+func (a *Engine) insertAgentLocked(p *Principal, id string, hasID bool, name string, fill func(d *AgentDoc)) (*AgentDoc, error) {
 	now := a.clock.Now()
 	var err error
 	for range 5 {
 		if !hasID {
-			id = a.NewID("PROJECT-", UpperAlnum, 8)
+			id = a.NewID("PROJECT-", upperAlnum, 8)
 		}
 		d := newAgentDoc(p.Account.ID, id, name, now)
 		fill(d)
@@ -277,7 +312,7 @@ func (a *Engine) InsertAgent(p *Principal, id string, hasID bool, name string, f
 }
 
 // cloneMap deep-copies a JSON object through JSON.
-func CloneMap(m map[string]any) map[string]any {
+func cloneMap(m map[string]any) map[string]any {
 	out := map[string]any{}
 	if b, err := json.Marshal(m); err == nil {
 		if err := json.Unmarshal(b, &out); err != nil {
@@ -285,6 +320,115 @@ func CloneMap(m map[string]any) map[string]any {
 		}
 	}
 	return out
+}
+
+// --- agent operations ---
+
+// AgentInput is a new agent: its name and description, and its id (empty
+// for a fresh PROJECT-XXXXXXXX one).
+type AgentInput struct {
+	ID, Name, Description string
+}
+
+// Agent reads an Agent of the principal's account by its path reference:
+// 404 AGENT_NOT_FOUND, or 403 when it belongs to another account.
+func (a *Engine) Agent(p *Principal, ref string) (*AgentDoc, error) {
+	var d AgentDoc
+	if err := a.store.GetDoc(DocAgent, p.Region, agentRef(p, ref), &d); err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return nil, errAgentNotFound()
+		}
+		return nil, err
+	}
+	if d.AccountID != p.Account.ID {
+		return nil, errNoPermission()
+	}
+	return &d, nil
+}
+
+// updateAgent applies fn to an agent of the principal's account in one
+// store update, and stamps its update time.
+func (a *Engine) updateAgent(p *Principal, ref string, fn func(d *AgentDoc) error) (*AgentDoc, error) {
+	var d AgentDoc
+	err := a.store.UpdateDoc(DocAgent, p.Region, agentRef(p, ref), &d, func() error {
+		if d.AccountID != p.Account.ID {
+			return errNoPermission()
+		}
+		if err := fn(&d); err != nil {
+			return err
+		}
+		d.UpdatedAt = a.clock.Now()
+		return nil
+	})
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, errAgentNotFound()
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &d, nil
+}
+
+// Agents lists the agents of the principal's account
+// (docs/api.md#agents-agents).
+func (a *Engine) Agents(p *Principal) ([]AgentView, error) {
+	list := []AgentView{}
+	err := store.ListDocs(a.store, DocAgent, p.Region, func(_ string, d *AgentDoc) bool {
+		if d.AccountID == p.Account.ID {
+			list = append(list, d.View())
+		}
+		return true
+	})
+	return list, err
+}
+
+// CreateAgent stores a new agent with an empty main branch and empty
+// config pages; a given id that is taken is 409 AGENT_ALREADY_EXISTS.
+func (a *Engine) CreateAgent(p *Principal, in AgentInput) (*AgentDoc, error) {
+	a.agents.mu.Lock()
+	defer a.agents.mu.Unlock()
+	return a.insertAgentLocked(p, in.ID, in.ID != "", in.Name, func(d *AgentDoc) { d.Description = in.Description })
+}
+
+// DeleteAgent deletes an agent with its telephony, and drops it from the
+// runtime.
+func (a *Engine) DeleteAgent(p *Principal, ref string) error {
+	a.agents.mu.Lock()
+	defer a.agents.mu.Unlock()
+	d, err := a.Agent(p, ref)
+	if err != nil {
+		return err
+	}
+	if err := a.store.DeleteDoc(DocAgent, p.Region, d.AgentID); err != nil {
+		return err
+	}
+	if err := a.dropTelephonyLocked(p.Region, p.Account.ID, d.AgentID); err != nil {
+		return err
+	}
+	a.setRuntimeLocked(p.Region, d.AgentID, nil, nil)
+	return nil
+}
+
+// DuplicateAgent stores a new agent (its id empty for a fresh one) whose main
+// branch copies the source's main branch, with its real-time config
+// pages (schemas and variables); branches other than main, deployments
+// and telephony are not copied (docs/fidelity.md G13).
+func (a *Engine) DuplicateAgent(p *Principal, ref, id, name string) (*AgentDoc, error) {
+	a.agents.mu.Lock()
+	defer a.agents.mu.Unlock()
+	src, err := a.Agent(p, ref)
+	if err != nil {
+		return nil, err
+	}
+	return a.insertAgentLocked(p, id, id != "", name, func(d *AgentDoc) {
+		d.Description = src.Description
+		d.Branches[0].Content = src.Branch(MainBranch).Content.clone()
+		for env, page := range src.Configs {
+			cp := *page
+			cp.Variables = cloneMap(page.Variables)
+			d.Configs[env] = &cp
+		}
+	})
 }
 
 // --- seeding ---

@@ -6,6 +6,7 @@ package engine
 
 import (
 	"encoding/json"
+	"maps"
 )
 
 type (
@@ -18,11 +19,109 @@ func (ConfigPage) FieldRules() map[string]FieldRule {
 	return map[string]FieldRule{"clientEnv": {Enum: DeployEnvs}, "schema": {Doc: "A JSON Schema, or null."}}
 }
 
-// configPage is a real-time config page of an environment
+// ConfigPage is a real-time config page of an environment
 // (docs/api.md#agents-configs).
 type ConfigPage struct {
 	ClientEnv   string          `json:"clientEnv"`
 	Variables   map[string]any  `json:"variables"`
 	Schema      json.RawMessage `json:"schema"`
 	LastUpdated *string         `json:"lastUpdated"`
+}
+
+// configPage is the page of env of an agent: 400
+// REAL_TIME_CONFIG_UNKNOWN_CLIENT_ENVIRONMENT for an environment without
+// one.
+func configPage(d *AgentDoc, env string) (*ConfigPage, error) {
+	page := d.Configs[env]
+	if page == nil {
+		return nil, Errf(KindInvalid, CodeConfigUnknownEnv, MsgConfigUnknownEnv)
+	}
+	return page, nil
+}
+
+// ConfigPages lists an agent's config pages, one per environment.
+func (a *Engine) ConfigPages(p *Principal, agent string) ([]*ConfigPage, error) {
+	d, err := a.Agent(p, agent)
+	if err != nil {
+		return nil, err
+	}
+	pages := []*ConfigPage{}
+	for _, env := range DeployEnvs {
+		pages = append(pages, d.Configs[env])
+	}
+	return pages, nil
+}
+
+// ConfigPage reads an agent's config page of an environment.
+func (a *Engine) ConfigPage(p *Principal, agent, env string) (*ConfigPage, error) {
+	d, err := a.Agent(p, agent)
+	if err != nil {
+		return nil, err
+	}
+	return configPage(d, env)
+}
+
+// SetConfigSchema replaces the JSON Schema of an environment's page: 400
+// REAL_TIME_CONFIG_INVALID_SCHEMA when it does not compile.
+func (a *Engine) SetConfigSchema(p *Principal, agent, env string, schema json.RawMessage) (*ConfigPage, error) {
+	if _, err := a.compileSchema(schema); err != nil {
+		return nil, &Error{Kind: KindInvalid, Code: CodeConfigBadSchema, Message: MsgConfigBadSchema,
+			Fields: []FieldError{{Field: "schema", Message: err.Error()}}}
+	}
+	now := FmtAgentTime(a.clock.Now())
+	var out *ConfigPage
+	if _, err := a.updateAgent(p, agent, func(d *AgentDoc) error {
+		page, err := configPage(d, env)
+		if err != nil {
+			return err
+		}
+		page.Schema = schema
+		page.LastUpdated = &now
+		out = page
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SetConfigVariables sets the given variables of an environment's page (a
+// nil value removes one) (docs/api.md#agents-configs, docs/fidelity.md
+// M12.5): the result must pass the page's JSON Schema (400
+// REAL_TIME_CONFIG_INVALID_FOR_SCHEMA, a field per failing location), and
+// takes effect on the runtime at once, without a publish.
+func (a *Engine) SetConfigVariables(p *Principal, agent, env string, vars map[string]any) (*ConfigPage, error) {
+	a.agents.mu.Lock()
+	defer a.agents.mu.Unlock()
+	now := FmtAgentTime(a.clock.Now())
+	var out *ConfigPage
+	d, err := a.updateAgent(p, agent, func(d *AgentDoc) error {
+		page, err := configPage(d, env)
+		if err != nil {
+			return err
+		}
+		next := map[string]any{}
+		maps.Copy(next, page.Variables)
+		for k, v := range vars {
+			if v == nil {
+				delete(next, k)
+			} else {
+				next[k] = v
+			}
+		}
+		if fields, err := a.validateVariables(page.Schema, next); err != nil {
+			return err
+		} else if len(fields) > 0 {
+			return &Error{Kind: KindInvalid, Code: CodeConfigInvalid, Message: MsgConfigInvalid, Fields: fields}
+		}
+		page.Variables = next
+		page.LastUpdated = &now
+		out = page
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	a.setRuntimeVariablesLocked(p.Region, d.AgentID, env, out.Variables)
+	return out, nil
 }

@@ -17,7 +17,7 @@ import (
 const schemaURL = "mem:///schemas/real-time-config.json"
 
 // compileSchema compiles a schema (draft 2020-12 unless it names another).
-func (a *Engine) CompileSchema(raw []byte) (*jsonschema.Schema, error) {
+func (a *Engine) compileSchema(raw []byte) (*jsonschema.Schema, error) {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
 		return nil, err
@@ -41,11 +41,11 @@ func (a *Engine) CompileSchema(raw []byte) (*jsonschema.Schema, error) {
 // validateVariables checks vars against a page's schema and returns one
 // field error per failing location ("variables/<pointer>"). A page without
 // a schema accepts any object.
-func (a *Engine) ValidateVariables(schema []byte, vars map[string]any) ([]FieldError, error) {
+func (a *Engine) validateVariables(schema []byte, vars map[string]any) ([]FieldError, error) {
 	if len(bytes.TrimSpace(schema)) == 0 || string(bytes.TrimSpace(schema)) == "null" {
 		return nil, nil
 	}
-	s, err := a.CompileSchema(schema)
+	s, err := a.compileSchema(schema)
 	if err != nil {
 		return nil, err
 	}

@@ -24,7 +24,7 @@ type (
 	ActiveDeploymentsView struct {
 		ActiveDeployments ActiveDeployments `json:"activeDeployments"`
 	}
-	// activeDeployments is the newest deployment per environment.
+	// ActiveDeployments is the newest deployment per environment.
 	ActiveDeployments struct {
 		Sandbox    *Deployment `json:"sandbox"`
 		PreRelease *Deployment `json:"pre-release"`
@@ -32,14 +32,14 @@ type (
 	}
 )
 
-// promoteTargets are the environments a deployment may be promoted to.
+// PromoteTargets are the environments a deployment may be promoted to.
 var PromoteTargets = DeployEnvs[1:]
 
 func (Deployment) FieldRules() map[string]FieldRule {
 	return map[string]FieldRule{"environment": {Enum: DeployEnvs}, "metadata": {Nullable: true}}
 }
 
-// deployment is a deployment record (docs/api.md#agents-deployments).
+// Deployment is a deployment record (docs/api.md#agents-deployments).
 type Deployment struct {
 	ID              string         `json:"id"`
 	AccountID       string         `json:"accountId"`
@@ -55,7 +55,7 @@ type Deployment struct {
 // --- deployments ---
 
 // newUUIDv7 returns a UUIDv7 of the virtual time (docs/api.md#ids).
-func (a *Engine) NewUUIDv7(t time.Time) string {
+func (a *Engine) newUUIDv7(t time.Time) string {
 	u := a.NewUUID() // random bits, version 4 layout
 	ms := uint64(t.UnixMilli())
 	h := fmt.Sprintf("%012x", ms&0xffffffffffff)
@@ -65,8 +65,8 @@ func (a *Engine) NewUUIDv7(t time.Time) string {
 // alreadyPublished answers 409 DEPLOYMENTS_ALREADY_PUBLISHED when the active
 // sandbox deployment came from a merge and holds content, the main draft
 // unchanged since (merge_deploy: sandbox, docs/fidelity.md D22).
-func (a *Engine) AlreadyPublished(region string, d *AgentDoc, draft BranchContent) error {
-	act := d.Active("sandbox")
+func (a *Engine) alreadyPublished(region string, d *AgentDoc, draft BranchContent) error {
+	act := d.active("sandbox")
 	if act == nil || act.Metadata["deployment_type"] != "merge" {
 		return nil
 	}
@@ -84,11 +84,143 @@ func (a *Engine) AlreadyPublished(region string, d *AgentDoc, draft BranchConten
 }
 
 // findDeployment looks a deployment up by id.
-func (d *AgentDoc) FindDeployment(id string) *Deployment {
+func (d *AgentDoc) findDeployment(id string) *Deployment {
 	for _, x := range d.Deployments {
 		if x.ID == id {
 			return x
 		}
 	}
 	return nil
+}
+
+// Publish snapshots main's content into a new sandbox deployment, which
+// the sandbox runtime answers from at once (docs/api.md#agents-deployments).
+// Under merge_deploy: sandbox (D22) publishing main unchanged since a
+// merge deployed it is 409 DEPLOYMENTS_ALREADY_PUBLISHED.
+func (a *Engine) Publish(p *Principal, agent, msg string) (*Deployment, error) {
+	a.agents.mu.Lock()
+	defer a.agents.mu.Unlock()
+	cur, err := a.Agent(p, agent)
+	if err != nil {
+		return nil, err
+	}
+	snap := cur.Branch(MainBranch).Content
+	if a.View().Fidelity(SwitchMergeDeploy) == "sandbox" {
+		if err := a.alreadyPublished(p.Region, cur, snap); err != nil {
+			return nil, err
+		}
+	}
+	now := a.clock.Now()
+	version := a.NewID("", hexDigits, 32)
+	if err := a.store.PutDoc(DocSnapshot, p.Region, version, &snap); err != nil {
+		return nil, err
+	}
+	dep := &Deployment{ID: a.newUUIDv7(now), AccountID: cur.AccountID, AgentID: cur.AgentID, Environment: "sandbox",
+		ArtifactVersion: FmtAgentTime(now), Version: version, CreatedBy: "api", CreatedAt: FmtAgentTime(now),
+		Metadata: map[string]any{"deployment_message": msg, "deployment_type": "publish"}}
+	if _, err := a.updateAgent(p, agent, func(d *AgentDoc) error {
+		d.Deployments = append(d.Deployments, dep)
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	a.setRuntimeDeploymentLocked(p.Region, cur.AgentID, "sandbox", snap.Topics)
+	return dep, nil
+}
+
+// copyDeployment appends a new deployment of the content of deployment
+// id to the environment target chooses, makes it active there and
+// returns a copy of it; meta is its metadata.
+func (a *Engine) copyDeployment(p *Principal, agent, id string, target func(from *Deployment) (string, error), meta map[string]any) (*Deployment, error) {
+	a.agents.mu.Lock()
+	defer a.agents.mu.Unlock()
+	now := a.clock.Now()
+	var out *Deployment
+	d, err := a.updateAgent(p, agent, func(d *AgentDoc) error {
+		from := d.findDeployment(id)
+		if from == nil {
+			return Errf(KindNotFound, CodeDeploymentNotFound, MsgDeploymentNotFound)
+		}
+		env, err := target(from)
+		if err != nil {
+			return err
+		}
+		stored := &Deployment{ID: a.newUUIDv7(now), AccountID: d.AccountID, AgentID: d.AgentID, Environment: env,
+			ArtifactVersion: from.ArtifactVersion, Version: from.Version, CreatedBy: "api", CreatedAt: FmtAgentTime(now),
+			Metadata: meta}
+		d.Deployments = append(d.Deployments, stored)
+		cp := *stored
+		out = &cp
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	var snap BranchContent
+	if err := a.store.GetDoc(DocSnapshot, p.Region, out.Version, &snap); err != nil {
+		return nil, err
+	}
+	a.setRuntimeDeploymentLocked(p.Region, d.AgentID, out.Environment, snap.Topics)
+	return out, nil
+}
+
+// Promote deploys the version of deployment id to the next environment,
+// or to target when given (later than the deployment's); under
+// promote_skip_stage: reject (D21) sandbox to live is 412
+// DEPLOYMENTS_PRE_RELEASE_NOT_READY.
+func (a *Engine) Promote(p *Principal, agent, id, target, msg string) (*Deployment, error) {
+	return a.copyDeployment(p, agent, id, func(from *Deployment) (string, error) {
+		cur := envOrder[from.Environment]
+		if target == "" {
+			if cur >= envOrder["live"] {
+				return "", &Error{Kind: KindInvalid, Code: CodeDeployTarget, Message: "The deployment is already live.",
+					Fields: []FieldError{{Field: "targetEnvironment", Message: "must be later than live"}}}
+			}
+			return DeployEnvs[cur+1], nil
+		}
+		if envOrder[target] <= cur {
+			return "", &Error{Kind: KindInvalid, Code: CodeDeployTarget,
+				Message: fmt.Sprintf("Cannot promote a %s deployment to %s.", from.Environment, target),
+				Fields:  []FieldError{{Field: "targetEnvironment", Message: "must be later than " + from.Environment}}}
+		}
+		if target == "live" && from.Environment == "sandbox" && a.View().Fidelity(SwitchPromoteSkip) == "reject" {
+			return "", Errf(KindPrecondition, CodePreReleaseNotReady, MsgPreReleaseNotReady)
+		}
+		return target, nil
+	}, map[string]any{"deployment_message": msg, "deployment_type": "promotion"})
+}
+
+// Rollback deploys the version of deployment id to sandbox again, as a
+// new deployment (deployment_type "rollback", docs/fidelity.md G8).
+func (a *Engine) Rollback(p *Principal, agent, id string) (*Deployment, error) {
+	return a.copyDeployment(p, agent, id, func(*Deployment) (string, error) { return "sandbox", nil },
+		map[string]any{"deployment_type": "rollback"})
+}
+
+// Deployments lists the deployments of an environment, newest first, at
+// most limit of them (0: all).
+func (a *Engine) Deployments(p *Principal, agent, env string, limit int) ([]*Deployment, error) {
+	d, err := a.Agent(p, agent)
+	if err != nil {
+		return nil, err
+	}
+	out := []*Deployment{}
+	for i := len(d.Deployments) - 1; i >= 0; i-- {
+		if d.Deployments[i].Environment == env {
+			out = append(out, d.Deployments[i])
+		}
+		if limit > 0 && len(out) == limit {
+			break
+		}
+	}
+	return out, nil
+}
+
+// ActiveDeployments is the newest deployment of each environment.
+func (a *Engine) ActiveDeployments(p *Principal, agent string) (ActiveDeployments, error) {
+	d, err := a.Agent(p, agent)
+	if err != nil {
+		return ActiveDeployments{}, err
+	}
+	return ActiveDeployments{Sandbox: d.active("sandbox"), PreRelease: d.active("pre-release"), Live: d.active("live")}, nil
 }

@@ -2,9 +2,10 @@ package engine
 
 // Knowledge-base topics of a branch. The topics of the
 // deployment active in an environment answer that environment's runtime
-// (engine_script.go).
+// (script.go).
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -19,7 +20,7 @@ func (ExampleQuries) FieldRules() map[string]FieldRule {
 	return map[string]FieldRule{"queries": {MaxItems: MaxExampleQueries}}
 }
 
-// maxExampleQueries bounds a topic's example queries.
+// MaxExampleQueries bounds a topic's example queries.
 const MaxExampleQueries = 100
 
 type TopicRec struct {
@@ -35,7 +36,7 @@ type ExampleQuries struct {
 	Queries []string `json:"queries"`
 }
 
-func FindTopic(cont *BranchContent, id string) (int, *TopicRec) {
+func findTopic(cont *BranchContent, id string) (int, *TopicRec) {
 	for i, t := range cont.Topics {
 		if t.ID == id {
 			return i, t
@@ -44,11 +45,109 @@ func FindTopic(cont *BranchContent, id string) (int, *TopicRec) {
 	return -1, nil
 }
 
-func TopicNameTaken(cont *BranchContent, name, except string) bool {
+func topicNameTaken(cont *BranchContent, name, except string) bool {
 	for _, t := range cont.Topics {
 		if t.ID != except && strings.EqualFold(t.Name, name) {
 			return true
 		}
 	}
 	return false
+}
+
+// TopicInput is the fields of a topic create or update; only the given
+// (non-nil) ones are set.
+type TopicInput struct {
+	Name, Content, Actions *string
+	ExampleQueries         *ExampleQuries
+	IsActive               *bool
+}
+
+// apply sets the given fields of t.
+func (in TopicInput) apply(t *TopicRec) {
+	if in.Name != nil {
+		t.Name = *in.Name
+	}
+	if in.Content != nil {
+		t.Content = *in.Content
+	}
+	if in.Actions != nil {
+		t.Actions = *in.Actions
+	}
+	if in.ExampleQueries != nil {
+		t.ExampleQueries = *in.ExampleQueries
+	}
+	if in.IsActive != nil {
+		t.IsActive = *in.IsActive
+	}
+}
+
+func errTopicNotFound() error { return Errf(KindNotFound, CodeTopicNotFound, MsgTopicNotFound) }
+
+func errTopicExists() error { return Errf(KindConflict, CodeTopicExists, MsgTopicExists) }
+
+// Topics lists a branch's knowledge-base topics.
+func (a *Engine) Topics(p *Principal, agent, branch string) ([]*TopicRec, error) {
+	cont, err := a.readBranch(p, agent, branch)
+	if err != nil {
+		return nil, err
+	}
+	return cont.Topics, nil
+}
+
+// Topic reads a topic of a branch.
+func (a *Engine) Topic(p *Principal, agent, branch, id string) (*TopicRec, error) {
+	cont, err := a.readBranch(p, agent, branch)
+	if err != nil {
+		return nil, err
+	}
+	_, t := findTopic(cont, id)
+	if t == nil {
+		return nil, errTopicNotFound()
+	}
+	return t, nil
+}
+
+// CreateTopic adds a topic (active unless in says otherwise) to a branch;
+// its name must be new in the branch, in any case.
+func (a *Engine) CreateTopic(p *Principal, agent, branch string, in TopicInput) (*TopicRec, error) {
+	t := &TopicRec{ExampleQueries: ExampleQuries{Queries: []string{}}, IsActive: true}
+	in.apply(t)
+	t.ID = a.NewID("TOPICS-", hexDigits, 8)
+	if err := a.editBranch(p, agent, branch, func(cont *BranchContent) error {
+		if topicNameTaken(cont, t.Name, "") {
+			return errTopicExists()
+		}
+		cont.Topics = append(cont.Topics, t)
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// UpdateTopic sets the given fields of a topic (docs/api.md#agents-topics).
+func (a *Engine) UpdateTopic(p *Principal, agent, branch, id string, in TopicInput) error {
+	return a.editBranch(p, agent, branch, func(cont *BranchContent) error {
+		_, t := findTopic(cont, id)
+		if t == nil {
+			return errTopicNotFound()
+		}
+		if in.Name != nil && topicNameTaken(cont, *in.Name, id) {
+			return errTopicExists()
+		}
+		in.apply(t)
+		return nil
+	})
+}
+
+// DeleteTopic deletes a topic of a branch.
+func (a *Engine) DeleteTopic(p *Principal, agent, branch, id string) error {
+	return a.editBranch(p, agent, branch, func(cont *BranchContent) error {
+		i, _ := findTopic(cont, id)
+		if i < 0 {
+			return errTopicNotFound()
+		}
+		cont.Topics = slices.Delete(cont.Topics, i, i+1)
+		return nil
+	})
 }

@@ -3,7 +3,7 @@ package engine
 // Alert rules and active alerts (docs/api.md#alerts; docs/fidelity.md G1, G6,
 // G9, D16-D18). Rules are account-scoped (the account comes from the key) and
 // live in the account's region partition as "alert_rule" documents.
-// Evaluation on the virtual clock is in engine_alerts.go.
+// Evaluation on the virtual clock is in alerts_evaluate.go.
 
 import (
 	"cmp"
@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"regexp"
+	"slices"
+	"sort"
 	"sync"
 	"time"
 
@@ -30,11 +32,11 @@ const (
 	PresetMonitoringBackend = "monitoring_backend_failure"
 )
 
-// nameAlerts is the alerts family's name (an evaluation pass is a request
+// NameAlerts is the alerts family's name (an evaluation pass is a request
 // of the family to fault rules).
 const NameAlerts = "alerts"
 
-// alertRuleIDRE is the form of an alert rule id.
+// AlertRuleIDRE is the form of an alert rule id.
 var AlertRuleIDRE = regexp.MustCompile(`^ar_[A-Za-z0-9]+$`)
 
 var AlertRuleRules = map[string]FieldRule{
@@ -47,25 +49,18 @@ var AlertRuleRules = map[string]FieldRule{
 	"enabled":         {Doc: "Default true."},
 }
 
-// alertRuleList and activeAlertList are the list answers.
-type (
-	ActiveAlertList struct {
-		Data []ActiveAlertView `json:"data"`
-	}
-)
-
 // alertsState is the alerts family's in-memory state.
 type alertsState struct {
 	// mu serialises the count-then-insert (and delete) of alert rules,
 	// whose per-account limit is checked against the store, and the
 	// evaluation passes. It is held across store calls. (The recorded API
 	// errors live in the store, store/metrics_query.go.)
-	Mu sync.Mutex
+	mu sync.Mutex
 	// history is each rule's state over time (alerts_history.go), by
 	// region and id.
-	History map[string]*ruleHistory
+	history map[string]*ruleHistory
 	// schedMu guards sched, the evaluation timer's state; a leaf, taken
-	// under mu or alone (engine_alerts_schedule.go).
+	// under mu or alone (alerts_schedule.go).
 	schedMu sync.Mutex
 	sched   evalSchedule
 }
@@ -73,9 +68,9 @@ type alertsState struct {
 // resetAlerts forgets the state histories and arms the evaluation timer of
 // the new generation (the store's reset forgot the recorded API errors).
 func (a *Engine) resetAlerts() {
-	a.Alerts.Mu.Lock()
-	a.Alerts.History = nil
-	a.Alerts.Mu.Unlock()
+	a.alerts.mu.Lock()
+	a.alerts.history = nil
+	a.alerts.mu.Unlock()
 	a.armEvaluation()
 }
 
@@ -90,18 +85,18 @@ var (
 
 // Alert states (docs/api.md#alert-states).
 const (
-	StateOK      = "ok"
-	StateAlert   = "alert"
+	stateOK      = "ok"
+	stateAlert   = "alert"
 	stateNoData  = "no_data"
-	StateUnknown = "unknown"
+	stateUnknown = "unknown"
 )
 
 // Alert messages and codes that tests compare.
 const (
-	CodeAlertRuleNotFound  = "ALERT_RULE_NOT_FOUND"
+	codeAlertRuleNotFound  = "ALERT_RULE_NOT_FOUND"
 	CodeAlertRuleInvalidID = "INVALID_ALERT_RULE_ID"
-	CodeAlertRuleLimit     = "ALERT_RULE_LIMIT_EXCEEDED"
-	CodeMonitoringBackend  = "MONITORING_BACKEND_ERROR"
+	codeAlertRuleLimit     = "ALERT_RULE_LIMIT_EXCEEDED"
+	codeMonitoringBackend  = "MONITORING_BACKEND_ERROR"
 
 	MsgAlertRuleNotFound  = "Alert rule not found."
 	MsgAlertRuleInvalidID = "Malformed alert rule id: want ar_ followed by letters and digits."
@@ -109,20 +104,20 @@ const (
 )
 
 // msgAlertRuleLimit is the 409 of the rule limit (docs/api.md#limits).
-func MsgAlertRuleLimit(n int) string {
+func msgAlertRuleLimit(n int) string {
 	return fmt.Sprintf("Maximum number of alert rules (%d) reached", n)
 }
 
 // Fidelity switches of the alerts family (docs/fidelity.md).
 const (
-	SwitchInitialAlertState = "initial_alert_state" // "ok" (default) | "unknown" (D16)
+	switchInitialAlertState = "initial_alert_state" // "ok" (default) | "unknown" (D16)
 	switchAlertTriggerFrom  = "alert_trigger_from"  // "any" (default) | "ok" (D24)
 )
 
-// docAlertRule is the store kind of alert rules.
+// DocAlertRule is the store kind of alert rules.
 const DocAlertRule = "alert_rule"
 
-// alertRule is the stored rule.
+// AlertRule is the stored rule.
 type AlertRule struct {
 	ID              string     `json:"id"`
 	AccountID       string     `json:"account_id"`
@@ -141,34 +136,19 @@ type AlertRule struct {
 	CurrentValue    *int64     `json:"current_value"`
 }
 
-// activeAlertView is an item of GET /v1/alerts: the spec's fields (2.3)
-// plus the OAS's metric, operator and window_duration (D17).
-type ActiveAlertView struct {
-	AlertRuleID     string  `json:"alert_rule_id"`
-	Name            string  `json:"name"`
-	ProjectID       *string `json:"project_id"`
-	Metric          string  `json:"metric"`
-	Operator        string  `json:"operator"`
-	ThresholdValue  int64   `json:"threshold_value"`
-	WindowDuration  string  `json:"window_duration"`
-	Since           *string `json:"since"`
-	LastEvaluatedAt *string `json:"last_evaluated_at"`
-	CurrentValue    *int64  `json:"current_value"`
-}
-
 const MsgThreshold = "must be a non-negative integer"
 
 // alertRuleLimit is the account's rule limit (docs/api.md#limits; the
 // scenario's limits.alert_rules).
-func (w *World) AlertRuleLimit() int {
-	if n := w.Sc.Limits.AlertRules; n > 0 {
+func (w *View) alertRuleLimit() int {
+	if n := w.sc.Limits.AlertRules; n > 0 {
 		return n
 	}
 	return 10
 }
 
 // countAccountDocs counts the documents of a kind that belong to an account.
-func (a *Engine) CountAccountDocs(kind, region, account string) (int, error) {
+func (a *Engine) countAccountDocs(kind, region, account string) (int, error) {
 	n := 0
 	type owner struct {
 		AccountID string `json:"account_id"`
@@ -182,28 +162,28 @@ func (a *Engine) CountAccountDocs(kind, region, account string) (int, error) {
 	return n, err
 }
 
-func ErrAlertRuleNotFound() error {
-	return Errf(KindNotFound, CodeAlertRuleNotFound, MsgAlertRuleNotFound)
+func errAlertRuleNotFound() error {
+	return Errf(KindNotFound, codeAlertRuleNotFound, MsgAlertRuleNotFound)
 }
 
-// getAlertRule reads a rule of the principal's account (another account's
+// GetAlertRule reads a rule of the principal's account (another account's
 // rule is not found).
 func (a *Engine) GetAlertRule(p *Principal, id string) (*AlertRule, error) {
 	var r AlertRule
 	if err := a.store.GetDoc(DocAlertRule, p.Region, id, &r); err != nil {
 		if errors.Is(err, store.ErrNotFound) {
-			return nil, ErrAlertRuleNotFound()
+			return nil, errAlertRuleNotFound()
 		}
 		return nil, err
 	}
 	if r.AccountID != p.Account.ID {
-		return nil, ErrAlertRuleNotFound()
+		return nil, errAlertRuleNotFound()
 	}
 	return &r, nil
 }
 
 // listAlertRules reads the account's rules in id order.
-func (a *Engine) ListAlertRules(region, account string) ([]*AlertRule, error) {
+func (a *Engine) listAlertRules(region, account string) ([]*AlertRule, error) {
 	var out []*AlertRule
 	err := store.ListDocs(a.store, DocAlertRule, region, func(_ string, r *AlertRule) bool {
 		if account == "" || r.AccountID == account {
@@ -214,13 +194,14 @@ func (a *Engine) ListAlertRules(region, account string) ([]*AlertRule, error) {
 	return out, err
 }
 
-// alertQuery reads the list filters project_id, metric, enabled and state.
+// AlertQuery is the list filters project_id (the account's project id),
+// metric, enabled and state; a zero field keeps every rule.
 type AlertQuery struct {
 	Project, Metric, State string
 	Enabled                *bool
 }
 
-func (q AlertQuery) Keep(r *AlertRule) bool {
+func (q AlertQuery) keep(r *AlertRule) bool {
 	if q.Project != "" && (r.ProjectID == nil || *r.ProjectID != q.Project) {
 		return false
 	}
@@ -231,6 +212,168 @@ func (q AlertQuery) Keep(r *AlertRule) bool {
 		return false
 	}
 	return q.State == "" || r.CurrentState == q.State
+}
+
+// ListAlertRules lists the principal's account's rules that q keeps, in
+// id order.
+func (a *Engine) ListAlertRules(p *Principal, q AlertQuery) ([]*AlertRule, error) {
+	rules, err := a.listAlertRules(p.Region, p.Account.ID)
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(rules, func(r *AlertRule) bool { return !q.keep(r) }), nil
+}
+
+// ActiveAlerts lists the principal's account's rules in the alert state
+// that q keeps, oldest alert first (docs/api.md#alerts-active).
+func (a *Engine) ActiveAlerts(p *Principal, q AlertQuery) ([]*AlertRule, error) {
+	q.State = stateAlert
+	firing, err := a.ListAlertRules(p, q)
+	if err != nil {
+		return nil, err
+	}
+	sort.SliceStable(firing, func(i, j int) bool {
+		si, sj := firing[i].Since, firing[j].Since
+		return si != nil && sj != nil && si.Before(*sj)
+	})
+	return firing, nil
+}
+
+// AlertRuleInput is the fields of an alert rule create (every required
+// one set) or update (those to change), read and checked by the edge: the
+// project is the account's project id.
+type AlertRuleInput struct {
+	Name *string
+	// SetProject reports that ProjectID is given (nil: every project of
+	// the account).
+	SetProject     bool
+	ProjectID      *string
+	Metric         *string
+	Operator       *string
+	ThresholdValue *int64
+	WindowDuration *string
+	Enabled        *bool
+}
+
+// apply writes the fields given into r.
+func (in *AlertRuleInput) apply(r *AlertRule) {
+	setIf(&r.Name, in.Name)
+	if in.SetProject {
+		r.ProjectID = nil
+		if in.ProjectID != nil {
+			id := *in.ProjectID
+			r.ProjectID = &id
+		}
+	}
+	setIf(&r.Metric, in.Metric)
+	setIf(&r.Operator, in.Operator)
+	setIf(&r.ThresholdValue, in.ThresholdValue)
+	setIf(&r.WindowDuration, in.WindowDuration)
+	setIf(&r.Enabled, in.Enabled)
+}
+
+// setIf sets *dst to *v when v is given.
+func setIf[T any](dst *T, v *T) {
+	if v != nil {
+		*dst = *v
+	}
+}
+
+// CreateAlertRule stores a new rule of the principal's account, enabled
+// unless in says otherwise, in the initial state the fidelity switch
+// initial_alert_state names (D16), and arms the evaluation timer. It is a
+// 409 when the account holds its limit of rules (docs/api.md#limits).
+func (a *Engine) CreateAlertRule(p *Principal, in AlertRuleInput) (*AlertRule, error) {
+	now := a.clock.Now()
+	since := now
+	r := AlertRule{AccountID: p.Account.ID, Enabled: true, CreatedAt: now, UpdatedAt: now, CurrentState: stateOK, Since: &since}
+	in.apply(&r)
+	if a.View().Fidelity(switchInitialAlertState) == stateUnknown {
+		r.CurrentState = stateUnknown
+	}
+	a.alerts.mu.Lock()
+	defer a.alerts.mu.Unlock()
+	n, err := a.countAccountDocs(DocAlertRule, p.Region, p.Account.ID)
+	if err != nil {
+		return nil, err
+	}
+	if n >= a.View().alertRuleLimit() {
+		return nil, a.ErrAlertRuleLimit()
+	}
+	if err := a.insertWithNewID(DocAlertRule, p.Region, "ar_", &r.ID, &r); err != nil {
+		return nil, err
+	}
+	a.wakeEvaluation()
+	return &r, nil
+}
+
+// UpdateAlertRule changes the fields in gives of a rule of the principal's
+// account; a rule left enabled arms the evaluation timer.
+func (a *Engine) UpdateAlertRule(p *Principal, id string, in AlertRuleInput) (*AlertRule, error) {
+	now := a.clock.Now()
+	var r AlertRule
+	err := a.store.UpdateDoc(DocAlertRule, p.Region, id, &r, func() error {
+		if r.AccountID != p.Account.ID {
+			return errAlertRuleNotFound()
+		}
+		in.apply(&r)
+		r.UpdatedAt = now
+		return nil
+	})
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, errAlertRuleNotFound()
+	}
+	if err != nil {
+		return nil, err
+	}
+	if r.Enabled {
+		a.wakeEvaluation()
+	}
+	return &r, nil
+}
+
+// DeleteAlertRule deletes a rule of the principal's account and its state
+// history.
+func (a *Engine) DeleteAlertRule(p *Principal, id string) error {
+	a.alerts.mu.Lock()
+	defer a.alerts.mu.Unlock()
+	if _, err := a.GetAlertRule(p, id); err != nil {
+		return err
+	}
+	if err := a.store.DeleteDoc(DocAlertRule, p.Region, id); err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return errAlertRuleNotFound()
+		}
+		return err
+	}
+	a.forgetAlertHistoryLocked(p.Region, id)
+	return nil
+}
+
+// ErrAlertRuleLimit is the 409 of an account at its limit of alert rules
+// (docs/api.md#limits), which the alerts_limit preset answers too.
+func (a *Engine) ErrAlertRuleLimit() error {
+	return Errf(KindConflict, codeAlertRuleLimit, "%s", msgAlertRuleLimit(a.View().alertRuleLimit()))
+}
+
+// ErrMonitoringBackend is the 502 of the monitoring_backend_failure
+// preset.
+func ErrMonitoringBackend() error {
+	return Errf(KindBadGateway, codeMonitoringBackend, MsgMonitoringBackend)
+}
+
+// insertWithNewID stores doc under a fresh id (prefix and 22 base62
+// characters) written to *id, drawing again on the rare collision.
+func (a *Engine) insertWithNewID(kind, region, prefix string, id *string, doc any) error {
+	var err error
+	for range 5 {
+		*id = a.NewID(prefix, Base62, 22)
+		err = a.store.InsertDoc(kind, region, *id, doc)
+		if !errors.Is(err, store.ErrExists) {
+			break
+		}
+	}
+	return err
 }
 
 // seedAlerts writes the scenario's alert rules and webhook endpoints.
@@ -245,9 +388,9 @@ func seedAlerts(st *store.Store, sc *scenario.Scenario, now time.Time) error {
 		}
 		return string(b)
 	}
-	initial := StateOK
-	if sc.Switch(SwitchInitialAlertState) == StateUnknown {
-		initial = StateUnknown
+	initial := stateOK
+	if sc.Switch(switchInitialAlertState) == stateUnknown {
+		initial = stateUnknown
 	}
 	for ai := range sc.Accounts {
 		acct := &sc.Accounts[ai]
@@ -281,7 +424,7 @@ func seedAlerts(st *store.Store, sc *scenario.Scenario, now time.Time) error {
 				e.Headers = map[string]string{}
 			}
 			if e.TimeoutMS == 0 {
-				e.TimeoutMS = DefaultWebhookTimeoutMS
+				e.TimeoutMS = defaultWebhookTimeoutMS
 			}
 			if err := st.PutDoc(DocWebhook, acct.Region, e.ID, &e); err != nil {
 				return err

@@ -8,9 +8,10 @@ package engine
 // metrics come from the store's per-project aggregates (store/metrics.go),
 // so a pass costs O(rules × minutes in the window), not O(conversations).
 // The cadence timer runs only while an enabled rule exists
-// (engine_alerts_schedule.go).
+// (alerts_schedule.go).
 
 import (
+	"context"
 	"errors"
 	"slices"
 	"time"
@@ -20,9 +21,9 @@ import (
 	"github.com/agentplatform/mockplatform/store"
 )
 
-// DefaultEvaluationInterval is the evaluation cadence unless the scenario
+// defaultEvaluationInterval is the evaluation cadence unless the scenario
 // sets alerts.evaluation_interval.
-const DefaultEvaluationInterval = time.Minute
+const defaultEvaluationInterval = time.Minute
 
 // EvaluationPath is the path a fault rule of family alerts matches to fail
 // an evaluation pass (the rules move to unknown), e.g.
@@ -33,11 +34,11 @@ const EvaluationPath = "/_evaluation"
 // are validated to 1s or more; a scenario built in Go skips that check, so
 // the floor is applied here too (a nanosecond cadence would never let an
 // Advance finish).
-func (w *World) evaluationInterval() time.Duration {
-	if d := w.Sc.Alerts.EvaluationInterval.D(); d > 0 {
+func (w *View) evaluationInterval() time.Duration {
+	if d := w.sc.Alerts.EvaluationInterval.D(); d > 0 {
 		return max(d, scenario.MinClockSetting)
 	}
-	return DefaultEvaluationInterval
+	return defaultEvaluationInterval
 }
 
 // evaluationFails reports whether a fault rule fails this pass: only
@@ -62,7 +63,7 @@ type alertEvent struct {
 	payload         AlertEventPayload
 }
 
-// alertEventPayload is the body of alerts.triggered and alerts.resolved
+// AlertEventPayload is the body of alerts.triggered and alerts.resolved
 // (docs/api.md#webhook-delivery).
 type AlertEventPayload struct {
 	EventType string         `json:"event_type"`
@@ -84,19 +85,35 @@ type alertEventBody struct {
 
 var errSkipRule = errors.New("rule changed during evaluation")
 
+// EvaluateAlerts runs one evaluation pass now (the control plane's
+// "evaluate now"), with the webhook attempts it starts, on the clock's
+// path: the pass is a timer due now and an Advance of zero fires it (and
+// anything else already due). The cadence timer keeps its schedule. The
+// error is ctx's when it ended before the pass ran.
+func (a *Engine) EvaluateAlerts(ctx context.Context) error {
+	gen := a.Generation()
+	a.clock.At(a.clock.Now(), func(now time.Time) {
+		if a.Generation() == gen && a.bg.Err() == nil {
+			a.evaluateAlertsAt(now)
+		}
+	})
+	_, err := a.clock.Advance(ctx, 0)
+	return err
+}
+
 // evaluateAlertsAt runs one evaluation pass at now over the enabled rules
 // of every region, and reports whether there was any (a pass without
 // rules does nothing, and consults no fault rule).
-func (a *Engine) EvaluateAlertsAt(now time.Time) bool {
-	a.Alerts.Mu.Lock()
-	defer a.Alerts.Mu.Unlock()
+func (a *Engine) evaluateAlertsAt(now time.Time) bool {
+	a.alerts.mu.Lock()
+	defer a.alerts.mu.Unlock()
 	type regionRules struct {
 		region string
 		rules  []*AlertRule
 	}
 	var work []regionRules
 	for _, region := range scenario.Regions {
-		rules, err := a.ListAlertRules(region, "")
+		rules, err := a.listAlertRules(region, "")
 		if err != nil {
 			a.Log.Error("alert evaluation: list rules", "err", err)
 			continue
@@ -110,7 +127,7 @@ func (a *Engine) EvaluateAlertsAt(now time.Time) bool {
 		return false
 	}
 	failed := a.evaluationFails()
-	a.store.PruneAPIErrors(now.Add(-LongestWindow))
+	a.store.PruneAPIErrors(now.Add(-longestWindow))
 	var events []alertEvent
 	for _, rr := range work {
 		for _, r := range rr.rules {
@@ -131,8 +148,9 @@ func (a *Engine) EvaluateAlertsAt(now time.Time) bool {
 
 // longestWindow is the longest window_duration: recorded API errors older
 // than that can never count again.
-const LongestWindow = time.Hour
+const longestWindow = time.Hour
 
+// WindowOf is the span of a window_duration value.
 func WindowOf(s string) time.Duration {
 	switch s {
 	case "5m":
@@ -165,7 +183,7 @@ func breaches(value int64, op string, threshold int64) bool {
 // (docs/fidelity.md G6). a.alerts.mu must be held.
 func (a *Engine) applyEvaluation(region string, listed *AlertRule, now time.Time, failed bool, value int64, hasData bool) *alertEvent {
 	var ev *alertEvent
-	triggerFromOKOnly := a.World().Fidelity(switchAlertTriggerFrom) == StateOK
+	triggerFromOKOnly := a.View().Fidelity(switchAlertTriggerFrom) == stateOK
 	var r, before AlertRule
 	err := a.store.UpdateDoc(DocAlertRule, region, listed.ID, &r, func() error {
 		before = r
@@ -179,7 +197,7 @@ func (a *Engine) applyEvaluation(region string, listed *AlertRule, now time.Time
 		case failed:
 			// The evaluation did not complete: the state is unknown,
 			// last_evaluated_at and current_value stay as they were.
-			next = StateUnknown
+			next = stateUnknown
 		case !hasData:
 			next = stateNoData
 			r.CurrentValue = nil
@@ -189,9 +207,9 @@ func (a *Engine) applyEvaluation(region string, listed *AlertRule, now time.Time
 			r.CurrentValue = &v
 			r.LastEvaluatedAt = &now
 			if breaches(value, r.Operator, r.ThresholdValue) {
-				next = StateAlert
+				next = stateAlert
 			} else {
-				next = StateOK
+				next = stateOK
 			}
 		}
 		if next == prev {
@@ -203,10 +221,10 @@ func (a *Engine) applyEvaluation(region string, listed *AlertRule, now time.Time
 		body := alertEventBody{ID: r.ID, Name: r.Name, ProjectID: r.ProjectID, Metric: r.Metric, Operator: r.Operator,
 			ThresholdValue: r.ThresholdValue, CurrentValue: r.CurrentValue, PreviousState: prev}
 		switch {
-		case next == StateAlert && (prev == StateOK || !triggerFromOKOnly):
+		case next == stateAlert && (prev == stateOK || !triggerFromOKOnly):
 			body.TriggeredAt = FmtAlertTime(now)
 			ev = &alertEvent{region: region, account: r.AccountID, payload: AlertEventPayload{EventType: EventAlertsTriggered, Alert: body}}
-		case prev == StateAlert && next == StateOK:
+		case prev == stateAlert && next == stateOK:
 			body.ResolvedAt = FmtAlertTime(now)
 			ev = &alertEvent{region: region, account: r.AccountID, payload: AlertEventPayload{EventType: EventAlertsResolved, Alert: body}}
 		}
@@ -218,7 +236,7 @@ func (a *Engine) applyEvaluation(region string, listed *AlertRule, now time.Time
 		}
 		return nil
 	}
-	a.RecordAlertStateLocked(region, &before, &r, now)
+	a.recordAlertStateLocked(region, &before, &r, now)
 	return ev
 }
 

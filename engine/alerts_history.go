@@ -12,9 +12,9 @@ import (
 	"github.com/agentplatform/mockplatform/scenario"
 )
 
-// MaxAlertHistory is how many state spans a rule keeps; older ones are
+// maxAlertHistory is how many state spans a rule keeps; older ones are
 // dropped first.
-const MaxAlertHistory = 100
+const maxAlertHistory = 100
 
 // AlertStateSpan is a stretch of virtual time an alert rule spent in one
 // state. Spans follow each other: a span ends where the next begins.
@@ -40,23 +40,23 @@ type ruleHistory struct {
 }
 
 // historyKey names a rule's history: ids are per region.
-func HistoryKey(region, id string) string { return region + "/" + id }
+func historyKey(region, id string) string { return region + "/" + id }
 
 // recordAlertStateLocked records one evaluation of a rule: before and
 // after are the stored rule around the pass. a.alerts.mu must be held.
-func (a *Engine) RecordAlertStateLocked(region string, before, after *AlertRule, now time.Time) {
-	if a.Alerts.History == nil {
-		a.Alerts.History = map[string]*ruleHistory{}
+func (a *Engine) recordAlertStateLocked(region string, before, after *AlertRule, now time.Time) {
+	if a.alerts.history == nil {
+		a.alerts.history = map[string]*ruleHistory{}
 	}
-	key := HistoryKey(region, after.ID)
-	h := a.Alerts.History[key]
+	key := historyKey(region, after.ID)
+	h := a.alerts.history[key]
 	if h == nil {
 		from := before.CreatedAt
 		if before.Since != nil {
 			from = *before.Since
 		}
 		h = &ruleHistory{Spans: []AlertStateSpan{{State: before.CurrentState, From: from, To: now, Value: before.CurrentValue}}}
-		a.Alerts.History[key] = h
+		a.alerts.history[key] = h
 	}
 	value := copyInt64(after.CurrentValue)
 	last := &h.Spans[len(h.Spans)-1]
@@ -67,7 +67,7 @@ func (a *Engine) RecordAlertStateLocked(region string, before, after *AlertRule,
 	}
 	last.To = now
 	h.Spans = append(h.Spans, AlertStateSpan{State: after.CurrentState, From: now, To: now, Value: value, Evaluations: 1})
-	if n := len(h.Spans) - MaxAlertHistory; n > 0 {
+	if n := len(h.Spans) - maxAlertHistory; n > 0 {
 		h.Spans = slices.Delete(h.Spans, 0, n)
 		h.Truncated = true
 	}
@@ -75,8 +75,8 @@ func (a *Engine) RecordAlertStateLocked(region string, before, after *AlertRule,
 
 // forgetAlertHistoryLocked drops a deleted rule's history. a.alerts.mu
 // must be held.
-func (a *Engine) ForgetAlertHistoryLocked(region, id string) {
-	delete(a.Alerts.History, HistoryKey(region, id))
+func (a *Engine) forgetAlertHistoryLocked(region, id string) {
+	delete(a.alerts.history, historyKey(region, id))
 }
 
 func copyInt64(p *int64) *int64 {
@@ -108,18 +108,18 @@ type AlertRuleStatus struct {
 	// History is the state over time, oldest first (empty until the first
 	// evaluation of the rule).
 	History []AlertStateSpan `json:"history"`
-	// Truncated reports that older spans were dropped (MaxAlertHistory).
+	// Truncated reports that older spans were dropped (maxAlertHistory).
 	Truncated bool `json:"truncated"`
 }
 
 // AlertRules lists every alert rule of every region (by region, then id)
 // with its state history. The result is a copy.
 func (a *Engine) AlertRules() ([]AlertRuleStatus, error) {
-	a.Alerts.Mu.Lock()
-	defer a.Alerts.Mu.Unlock()
+	a.alerts.mu.Lock()
+	defer a.alerts.mu.Unlock()
 	var out []AlertRuleStatus
 	for _, region := range scenario.Regions {
-		rules, err := a.ListAlertRules(region, "")
+		rules, err := a.listAlertRules(region, "")
 		if err != nil {
 			return nil, err
 		}
@@ -128,7 +128,7 @@ func (a *Engine) AlertRules() ([]AlertRuleStatus, error) {
 				Metric: r.Metric, Operator: r.Operator, ThresholdValue: r.ThresholdValue, WindowDuration: r.WindowDuration,
 				Enabled: r.Enabled, State: r.CurrentState, CreatedAt: r.CreatedAt, Since: r.Since,
 				LastEvaluatedAt: r.LastEvaluatedAt, CurrentValue: r.CurrentValue}
-			if h := a.Alerts.History[HistoryKey(region, r.ID)]; h != nil {
+			if h := a.alerts.history[historyKey(region, r.ID)]; h != nil {
 				s.History = slices.Clone(h.Spans)
 				for i := range s.History {
 					s.History[i].Value = copyInt64(s.History[i].Value)

@@ -3,17 +3,19 @@ package engine
 // The inputs of the alert metrics (docs/fidelity.md M12.6): the store's
 // per-project aggregates of conversation data, and the domain record of
 // runtime API errors (5xx answers of runtime families that name an account
-// and project, noted by alerts_inputs.go, and RecordAPIError), kept in the
+// and project, noted by the edge through NoteRuntimeAnswer, and RecordAPIError), kept in the
 // store for the longest window whatever the request journal keeps.
 
 import (
 	"errors"
+	"net/http"
 	"time"
 
+	"github.com/agentplatform/mockplatform/scenario"
 	"github.com/agentplatform/mockplatform/store"
 )
 
-// ruleValue computes a rule's metric over its window ending at now and
+// RuleValue computes a rule's metric over its window ending at now and
 // whether the window had data (docs/fidelity.md G6, M12.7): conversation
 // activity in the scope, or, for api_errors, at least one API error.
 func (a *Engine) RuleValue(region string, r *AlertRule, now time.Time) (int64, bool) {
@@ -51,7 +53,7 @@ func (a *Engine) ruleScope(region string, r *AlertRule) []store.ProjectRef {
 	if r.ProjectID != nil {
 		return []store.ProjectRef{{Region: region, AccountID: r.AccountID, ProjectID: *r.ProjectID}}
 	}
-	acct := a.World().Account(r.AccountID)
+	acct := a.View().Account(r.AccountID)
 	if acct == nil {
 		return nil
 	}
@@ -65,7 +67,7 @@ func (a *Engine) ruleScope(region string, r *AlertRule) []store.ProjectRef {
 // RecordAPIError records one runtime API error of a project (an input of
 // the api_errors metric besides 5xx answers), at now.
 func (a *Engine) RecordAPIError(accountRef, projectRef string) error {
-	acct := a.World().Account(accountRef)
+	acct := a.View().Account(accountRef)
 	if acct == nil {
 		return errors.New("unknown account " + accountRef)
 	}
@@ -73,6 +75,37 @@ func (a *Engine) RecordAPIError(accountRef, projectRef string) error {
 	if proj == nil {
 		return errors.New("unknown project " + projectRef)
 	}
-	a.store.RecordAPIError(acct.Region, acct.ID, proj.ID, a.clock.Now(), LongestWindow)
+	a.store.RecordAPIError(acct.Region, acct.ID, proj.ID, a.clock.Now(), longestWindow)
 	return nil
+}
+
+// RuntimeAnswer is what the edge learnt from an answer of a runtime
+// family: the path's region segment and account and project references,
+// the status and the request's time.
+type RuntimeAnswer struct {
+	Region, Account, Project string
+	Status                   int
+	At                       time.Time
+}
+
+// NoteRuntimeAnswer records an answer with status 500 or more as an API
+// error of the account and project it names, at the request's time, when
+// the region is the account's (docs/fidelity.md M12.6).
+func (a *Engine) NoteRuntimeAnswer(ans RuntimeAnswer) {
+	if ans.Status < http.StatusInternalServerError || ans.Account == "" || ans.Project == "" {
+		return
+	}
+	pair, ok := scenario.RuntimeRegion(ans.Region)
+	if !ok {
+		return
+	}
+	acct := a.View().Account(ans.Account)
+	if acct == nil || acct.Region != pair {
+		return
+	}
+	proj := acct.Project(ans.Project)
+	if proj == nil {
+		return
+	}
+	a.store.RecordAPIError(pair, acct.ID, proj.ID, ans.At, longestWindow)
 }

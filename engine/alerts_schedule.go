@@ -23,21 +23,21 @@ type evalSchedule struct {
 // armEvaluation starts the evaluation cadence of a reset generation at
 // now: the first pass is one interval later, if an enabled rule exists.
 func (a *Engine) armEvaluation() {
-	a.Alerts.schedMu.Lock()
-	a.Alerts.sched = evalSchedule{base: a.clock.Now()}
-	a.Alerts.schedMu.Unlock()
-	a.WakeEvaluation()
+	a.alerts.schedMu.Lock()
+	a.alerts.sched = evalSchedule{base: a.clock.Now()}
+	a.alerts.schedMu.Unlock()
+	a.wakeEvaluation()
 }
 
 // wakeEvaluation arms the next pass at the next grid point after now
 // unless one is pending or no enabled rule exists. Writes that create or
 // enable a rule call it.
-func (a *Engine) WakeEvaluation() {
+func (a *Engine) wakeEvaluation() {
 	if !a.hasEnabledRule() {
 		return
 	}
-	interval := a.World().evaluationInterval()
-	al := &a.Alerts
+	interval := a.View().evaluationInterval()
+	al := &a.alerts
 	al.schedMu.Lock()
 	if al.sched.armed {
 		al.schedMu.Unlock()
@@ -60,27 +60,27 @@ func (a *Engine) evaluationTick(gen uint64, now time.Time) {
 	if a.Generation() != gen || a.bg.Err() != nil {
 		return
 	}
-	if a.EvaluateAlertsAt(now) {
-		a.clock.At(now.Add(a.World().evaluationInterval()), func(t time.Time) { a.evaluationTick(gen, t) })
+	if a.evaluateAlertsAt(now) {
+		a.clock.At(now.Add(a.View().evaluationInterval()), func(t time.Time) { a.evaluationTick(gen, t) })
 		return
 	}
-	a.Alerts.schedMu.Lock()
+	a.alerts.schedMu.Lock()
 	stale := a.Generation() != gen
 	if !stale {
-		a.Alerts.sched.armed = false
+		a.alerts.sched.armed = false
 	}
-	a.Alerts.schedMu.Unlock()
+	a.alerts.schedMu.Unlock()
 	if !stale {
 		// A rule created while this pass listed none has seen the timer
 		// armed and left it to us.
-		a.WakeEvaluation()
+		a.wakeEvaluation()
 	}
 }
 
 // hasEnabledRule reports whether any region holds an enabled alert rule.
 func (a *Engine) hasEnabledRule() bool {
 	for _, region := range scenario.Regions {
-		rules, err := a.ListAlertRules(region, "")
+		rules, err := a.listAlertRules(region, "")
 		if err != nil {
 			a.Log.Error("alert evaluation: list rules", "err", err)
 			return true // evaluate: the pass reports what is wrong

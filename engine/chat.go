@@ -33,19 +33,19 @@ const (
 	MsgChatInitialMessage  = "initial_message is not a supported field."
 )
 
-// chatChannelNames is the channel enum (docs/api.md#chat-create); each
+// ChatChannelNames is the channel enum (docs/api.md#chat-create); each
 // conversation gets an analytics label, the name in upper case ("api":
 // "CHAT"); no channel gives "CHAT".
 var ChatChannelNames = []string{"webchat", "whatsapp", "sms", "api"}
 
-func ChatChannelLabel(name string) string {
+func chatChannelLabel(name string) string {
 	if name == "api" {
 		return "CHAT"
 	}
 	return strings.ToUpper(name)
 }
 
-// langCode is a language plus region code (docs/api.md#chat-create), e.g. en-GB.
+// LangCode is a language plus region code (docs/api.md#chat-create), e.g. en-GB.
 var LangCode = regexp.MustCompile(`^[a-z]{2,3}-[A-Z]{2}$`)
 
 type ChatCreateResponse struct {
@@ -71,7 +71,7 @@ type ChatCloseResponse struct {
 
 // chatOwned refuses a conversation of another project (as unknown, so as not
 // to reveal it) and one that has ended (410, docs/fidelity.md D15).
-func ChatOwned(conv *store.Conversation, p *Principal) error {
+func chatOwned(conv *store.Conversation, p *Principal) error {
 	if conv.AccountID != p.Account.ID || conv.ProjectID != p.Project.ID {
 		return Errf(KindNotFound, CodeChatNotFound, MsgChatNotFound)
 	}
@@ -81,7 +81,7 @@ func ChatOwned(conv *store.Conversation, p *Principal) error {
 	return nil
 }
 
-func ChatStoreError(err error) error {
+func chatStoreError(err error) error {
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return Errf(KindNotFound, CodeChatNotFound, MsgChatNotFound)
@@ -94,7 +94,7 @@ func ChatStoreError(err error) error {
 // chatVariant picks the conversation's variant: the body's variant_id (which
 // must exist), else the connector token's, else the project's default. A
 // body variant that contradicts the token's is refused.
-func ChatVariant(p *Principal, id *string) (*scenario.Variant, error) {
+func chatVariant(p *Principal, id *string) (*scenario.Variant, error) {
 	tokenVariant := p.Connector.Variant
 	if id != nil {
 		v := p.Project.Variant(*id)
@@ -151,6 +151,64 @@ func builtinState(conv *store.Conversation) map[string]any {
 		st["integration_attributes"] = conv.IntegrationAttributes
 	}
 	return st
+}
+
+// ChatStart is a chat create's request (docs/api.md#chat-create), its
+// fields' shapes checked by the edge: Channel one of ChatChannelNames,
+// the language codes LangCode.
+type ChatStart struct {
+	Channel        *string
+	VariantID      *string
+	Asr, Tts       *string
+	Attributes     map[string]any
+	InitialMessage *string
+}
+
+// CreateChat starts a chat conversation of p's project and returns it
+// with the agent's first words (the greeting, or the answer to the
+// initial message). An initial message is refused under the fidelity
+// switch initial_message: reject (D8); the variant is chatVariant's.
+func (a *Engine) CreateChat(p *Principal, in ChatStart) (*store.Conversation, Outcome, error) {
+	label, chatChannel := "CHAT", ""
+	if in.Channel != nil {
+		label, chatChannel = chatChannelLabel(*in.Channel), *in.Channel
+	}
+	if in.InitialMessage != nil && a.View().Fidelity(SwitchInitialMessage) == "reject" {
+		return nil, Outcome{}, Invalid(CodeChatInvalid, MsgChatInitialMessage)
+	}
+	variant, err := chatVariant(p, in.VariantID)
+	if err != nil {
+		return nil, Outcome{}, err
+	}
+	return a.StartConversation(ConvStart{
+		Region: p.Region, Account: p.Account, Project: p.Project, Environment: p.Connector.ClientEnv,
+		Channel: label, ChatChannel: chatChannel, Variant: variant,
+		Language: Deref(in.Asr), TTSLanguage: Deref(in.Tts), Attributes: in.Attributes,
+		InitialMessage: in.InitialMessage,
+	})
+}
+
+// RespondChat runs the user's message as a turn of p's chat conversation
+// id and returns the conversation's head with the agent's outcome. A
+// conversation of another project is not found; an ended one is 410
+// (docs/fidelity.md D15).
+func (a *Engine) RespondChat(p *Principal, id string, msg UserTurn) (*store.Conversation, Outcome, error) {
+	conv, out, err := a.Converse(p.Region, id, func(conv *store.Conversation) error {
+		return chatOwned(conv, p)
+	}, msg)
+	if err != nil {
+		return nil, Outcome{}, chatStoreError(err)
+	}
+	return conv, out, nil
+}
+
+// CloseChat ends p's chat conversation id now, closed by the client
+// (docs/api.md#chat-close); errors as RespondChat's.
+func (a *Engine) CloseChat(p *Principal, id string) error {
+	_, err := a.closeConversation(p.Region, id, "client", func(conv *store.Conversation) error {
+		return chatOwned(conv, p)
+	})
+	return chatStoreError(err)
 }
 
 // insertConversation gives conv a fresh CONV- id and stores it.

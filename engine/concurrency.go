@@ -18,14 +18,14 @@ import (
 	"github.com/agentplatform/mockplatform/store"
 )
 
-// concSlices are the slice_by values.
+// ConcSlices are the slice_by values.
 var ConcSlices = []string{"variant", "language", "phone_number"}
 
 // concurrencyState is the concurrency family's in-memory state: the
 // decoded spans of the projects queried last, each valid for one
 // store.ProjectVersion, so it is never stale.
 type concurrencyState struct {
-	// mu guards the cache; it is held across the store reads of a rebuild.
+	// Mu guards the cache; it is held across the store reads of a rebuild.
 	Mu   sync.Mutex
 	Conc map[concCacheKey]*concCache // at most concCacheMax
 	tick uint64                      // least-recently-used clock of conc
@@ -65,7 +65,7 @@ type ConcurrencyInterval struct {
 	VariantName *string `json:"variant_name,omitempty"`
 }
 
-// concQuery is a parsed concurrency request.
+// ConcQuery is a parsed concurrency request.
 type ConcQuery struct {
 	Start, End  time.Time // rounded to the 5-minute marks
 	Env         string
@@ -78,7 +78,7 @@ type ConcQuery struct {
 
 func ConcInvalid(msg string) *Error { return &Error{Kind: KindInvalid, Message: msg} }
 
-// concurrencyAnswer is the answer as a value (what answerJSON's writer
+// ConcurrencyAnswer is the answer as a value (what answerJSON's writer
 // writes).
 func ConcurrencyAnswer(account, project string, q *ConcQuery, n int, groups []VariantKey, series [][]int) ConcurrencyResponse {
 	out := ConcurrencyResponse{AccountID: account, ProjectID: project, Intervals: []ConcurrencyInterval{}}
@@ -106,10 +106,10 @@ func concTime(start time.Time, i int) string {
 	return start.Add(time.Duration(i) * ConcurrencyStep).Format(time.RFC3339)
 }
 
-// variantKey is a (variant_id, variant_name) pair as recorded.
+// VariantKey is a (variant_id, variant_name) pair as recorded.
 type VariantKey struct{ Id, Name string }
 
-// concurrencySeries computes the peak series of a project for q: one
+// ConcurrencySeries computes the peak series of a project for q: one
 // series when q.byVariant is false, else one per variant seen in the
 // window (sorted by id, then name) with its key.
 func (a *Engine) ConcurrencySeries(region, account, project string, q *ConcQuery, now time.Time) ([]VariantKey, [][]int, error) {
@@ -136,7 +136,7 @@ func (a *Engine) ConcurrencySeries(region, account, project string, q *ConcQuery
 	return a.ConcurrencyScan(region, account, project, q, now)
 }
 
-// concurrencyScan computes the series from the records (the filters the
+// ConcurrencyScan computes the series from the records (the filters the
 // store's index does not have: language, phone number, a variant filter
 // that several variants match).
 func (a *Engine) ConcurrencyScan(region, account, project string, q *ConcQuery, now time.Time) ([]VariantKey, [][]int, error) {

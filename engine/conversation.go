@@ -8,12 +8,13 @@ package engine
 import (
 	"errors"
 	"maps"
+	"time"
 
 	"github.com/agentplatform/mockplatform/scenario"
 	"github.com/agentplatform/mockplatform/store"
 )
 
-// convStart describes a new conversation.
+// ConvStart describes a new conversation.
 type ConvStart struct {
 	Region      string
 	Account     *scenario.Account
@@ -38,7 +39,7 @@ type ConvStart struct {
 	InitialMessage *string
 }
 
-// userTurn is one user message of a running conversation.
+// UserTurn is one user message of a running conversation.
 type UserTurn struct {
 	Text       string
 	Metadata   map[string]any
@@ -46,7 +47,7 @@ type UserTurn struct {
 	Asr, Tts   *string
 }
 
-// startConversation creates a conversation record: the greeting (or the
+// StartConversation creates a conversation record: the greeting (or the
 // answer to the initial message) is its first turn. It returns the record
 // and the agent's first words.
 func (a *Engine) StartConversation(s ConvStart) (*store.Conversation, Outcome, error) {
@@ -78,7 +79,7 @@ func (a *Engine) StartConversation(s ConvStart) (*store.Conversation, Outcome, e
 	conv.State = builtinState(conv)
 	maps.Copy(conv.State, s.State)
 
-	w := a.World()
+	w := a.View()
 	script := a.script(conv)
 	in := turnInput{Attributes: conv.IntegrationAttributes, State: conv.State, Metadata: map[string]any{}, Variables: script.Variables}
 	var out Outcome
@@ -107,13 +108,13 @@ func (a *Engine) StartConversation(s ConvStart) (*store.Conversation, Outcome, e
 	return conv, out, nil
 }
 
-// converse runs one user turn on a stored conversation in one store
+// Converse runs one user turn on a stored conversation in one store
 // update: check (which may refuse the conversation) sees the record first.
 // It returns the updated record's head (store.AppendNewTurns: its maps
 // and slices nil; what fn put in the conversation is the store's) and the
 // agent's outcome. check is given the conversation without its turns.
 func (a *Engine) Converse(region, id string, check func(*store.Conversation) error, msg UserTurn) (*store.Conversation, Outcome, error) {
-	w := a.World()
+	w := a.View()
 	now := a.clock.Now()
 	var out Outcome
 	conv, err := a.store.AppendNewTurns(region, id, func(conv *store.Conversation, prior store.PriorTurns) error {
@@ -181,7 +182,7 @@ func (a *Engine) afterTurn(conv *store.Conversation, out Outcome) {
 	}
 }
 
-// errConversationEnded is returned by converse for a finished conversation;
+// ErrConversationEnded is returned by converse for a finished conversation;
 // each family renders it in its own way.
 var ErrConversationEnded = errors.New("conversation ended")
 
@@ -190,4 +191,43 @@ var ErrConversationEnded = errors.New("conversation ended")
 type runtimeScript struct {
 	Dialogue  *scenario.Dialogue
 	Variables map[string]any
+}
+
+// closeConversation ends a conversation now on behalf of closedBy (its
+// state's closed_by), after check (which may refuse it) sees the record.
+func (a *Engine) closeConversation(region, id, closedBy string, check func(*store.Conversation) error) (*store.Conversation, error) {
+	now := a.clock.Now()
+	return a.store.UpdateConversation(region, id, func(conv *store.Conversation) error {
+		if err := check(conv); err != nil {
+			return err
+		}
+		closeAt(conv, now, closedBy)
+		return nil
+	})
+}
+
+// closeAt ends a conversation at t on behalf of closedBy.
+func closeAt(conv *store.Conversation, t time.Time, closedBy string) {
+	EndConversation(conv, t)
+	if conv.State == nil {
+		conv.State = map[string]any{}
+	}
+	conv.State["closed_by"] = closedBy
+}
+
+// EndSessionConversation ends the conversation of a messaging session that
+// ended or expired (docs/api.md#messaging-session), on behalf of closedBy;
+// one already ended or gone is left as it is. A store failure is logged:
+// the session ends all the same.
+func (a *Engine) EndSessionConversation(sessionID, region, id, closedBy string) {
+	now := a.clock.Now()
+	_, err := a.store.UpdateConversation(region, id, func(conv *store.Conversation) error {
+		if conv.InProgress {
+			closeAt(conv, now, closedBy)
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		a.Log.Error("end messaging conversation", "session", sessionID, "err", err)
+	}
 }

@@ -65,13 +65,13 @@ const (
 // convDefaults are a version's page size bounds (docs/api.md#limits;
 // docs/fidelity.md D9, v3_limit).
 func (a *Engine) convLimits(version int) (def, maxLimit int) {
-	if version == 3 && a.World().Fidelity("v3_limit") == "oas" {
+	if version == 3 && a.View().Fidelity("v3_limit") == "oas" {
 		return ConvOASLimit, ConvOASLimit
 	}
 	return ConvDefaultLimit, ConvMaxLimit
 }
 
-// convQuery is a parsed list request.
+// ConvQuery is a parsed list request.
 type ConvQuery struct {
 	version        int
 	start, end     time.Time // zero: unbounded
@@ -93,7 +93,7 @@ func convInvalid(format string, args ...any) *Error {
 	return &Error{Kind: KindInvalid, Code: CodeConvInvalid, Message: fmt.Sprintf(format, args...)}
 }
 
-// parseConvValues validates list parameters (unknown ones are ignored).
+// ParseConvValues validates list parameters (unknown ones are ignored).
 func (a *Engine) ParseConvValues(vals url.Values, version int) (*ConvQuery, error) {
 	q := &ConvQuery{version: version, env: "live"}
 	if err := q.readFilters(vals); err != nil {
@@ -230,7 +230,7 @@ func parseTimeParam(name, v string) (time.Time, error) {
 	return t.UTC(), nil
 }
 
-// mode is the retrieval mode ("" for a plain listing).
+// Mode is the retrieval mode ("" for a plain listing).
 func (q *ConvQuery) Mode() string {
 	if q.queryType != "" {
 		return q.queryType
@@ -268,7 +268,7 @@ func (q *ConvQuery) selects(c *store.Summary) bool {
 // filterHash binds cursors to the filters they were issued for: every
 // parameter except limit, offset, cursor and include_latency, and the
 // project.
-func (q *ConvQuery) FilterHash(p *Principal) string {
+func (q *ConvQuery) filterHash(p *Principal) string {
 	var buf [512]byte
 	b := strconv.AppendInt(buf[:0], int64(q.version), 10)
 	b = append(b, 0)
@@ -345,7 +345,7 @@ func decodeConvCursor(cur, hash string) (string, error) {
 	return parts[2], nil
 }
 
-// convPage is one page of a listing.
+// ConvPage is one page of a listing.
 type ConvPage struct {
 	List       []*store.Conversation
 	Cursor     *string
@@ -367,13 +367,13 @@ func (p *ConvPage) setNext(cursor string, offset int, withOffset bool) {
 	}
 }
 
-// conversationPage reads the page a parsed query asks for.
+// ConversationPage reads the page a parsed query asks for.
 func (a *Engine) ConversationPage(p *Principal, q *ConvQuery) (*ConvPage, error) {
-	hash := q.FilterHash(p)
+	hash := q.filterHash(p)
 	if q.Mode() != "" {
 		return a.rankedPage(p, q, hash)
 	}
-	return a.KeysetPage(p, q, hash)
+	return a.keysetPage(p, q, hash)
 }
 
 // ConversationPage is one page of ListConversations.
@@ -392,7 +392,7 @@ type ConversationPage struct {
 // Unknown parameters are ignored. A bad parameter is an *Error with the
 // API's message.
 func (a *Engine) ListConversations(accountRef, projectRef string, vals url.Values) (ConversationPage, error) {
-	acct := a.World().Account(accountRef)
+	acct := a.View().Account(accountRef)
 	if acct == nil {
 		return ConversationPage{}, &Error{Kind: KindNotFound, Code: "ACCOUNT_NOT_FOUND", Message: "Account ID does not exist."}
 	}
@@ -444,7 +444,7 @@ func (a *Engine) rankedPage(p *Principal, q *ConvQuery, hash string) (*ConvPage,
 	case "semantic":
 		score = semanticScorer(q.query)
 	default:
-		score = sampleScorer(a.World().Scenario().Seed, hash)
+		score = sampleScorer(a.View().Scenario().Seed, hash)
 	}
 	var hits []rankedHit
 	_, _, err := a.store.ListConversations(store.ConversationQuery{Region: p.Region, AccountID: p.Account.ID,

@@ -1,8 +1,8 @@
 package engine
 
 // Keyset paging of the conversation listings: pages in (started_at, id)
-// order on the store's index, read by cursor or offset; the HTTP answer
-// is written as the store lends the records (answerKeysetPage).
+// order on the store's index, read by cursor or offset, copied
+// (keysetPage) or lent record by record (EachConversation).
 
 import (
 	"errors"
@@ -13,24 +13,24 @@ import (
 // keysetPage lists in (started_at, id) order on the store's index: a page
 // costs the same at any depth when read by cursor. cursor wins over offset
 // (docs/api.md#conversations-paging).
-func (a *Engine) KeysetPage(p *Principal, q *ConvQuery, hash string) (*ConvPage, error) {
-	sq, usedOffset, empty, err := a.KeysetQuery(p, q, hash)
+func (a *Engine) keysetPage(p *Principal, q *ConvQuery, hash string) (*ConvPage, error) {
+	sq, usedOffset, empty, err := a.keysetQuery(p, q, hash)
 	if err != nil || empty {
 		return &ConvPage{}, err
 	}
 	list, next, err := a.store.ListConversations(sq)
 	if err != nil {
-		return nil, KeysetErr(err)
+		return nil, keysetErr(err)
 	}
 	page := &ConvPage{List: list}
-	KeysetEnd(page, q, hash, next, len(list), usedOffset)
+	keysetEnd(page, q, hash, next, len(list), usedOffset)
 	return page, nil
 }
 
 // keysetQuery is the store query of a keyset page: after the cursor's
 // position, or after the records the offset skips (usedOffset; empty:
 // the offset is past the last record).
-func (a *Engine) KeysetQuery(p *Principal, q *ConvQuery, hash string) (sq store.ConversationQuery, usedOffset, empty bool, err error) {
+func (a *Engine) keysetQuery(p *Principal, q *ConvQuery, hash string) (sq store.ConversationQuery, usedOffset, empty bool, err error) {
 	sq = store.ConversationQuery{Region: p.Region, AccountID: p.Account.ID, ProjectID: p.Project.ID,
 		From: q.start, To: q.end, Select: q.selects}
 	switch {
@@ -62,7 +62,7 @@ func (a *Engine) KeysetQuery(p *Principal, q *ConvQuery, hash string) (sq store.
 
 // keysetEnd sets the page's cursor and next offset from the store's next
 // position and the number of records listed.
-func KeysetEnd(page *ConvPage, q *ConvQuery, hash, next string, n int, usedOffset bool) {
+func keysetEnd(page *ConvPage, q *ConvQuery, hash, next string, n int, usedOffset bool) {
 	if next == "" {
 		return
 	}
@@ -72,13 +72,37 @@ func KeysetEnd(page *ConvPage, q *ConvQuery, hash, next string, n int, usedOffse
 	page.setNext(convCursor(hash, "k", next), n, q.cursor == "")
 }
 
-func KeysetErr(err error) error {
+// keysetErr is the API's error for the store's refusal of a position.
+func keysetErr(err error) error {
 	if errors.Is(err, store.ErrBadCursor) {
 		return errConvBadCursor()
 	}
 	return err
 }
 
-// errUnwritable ends a streamed page whose record the one-pass writer
-// cannot write as encoding/json would.
-var ErrUnwritable = errors.New("record not writable in one pass")
+// EachConversation reads the page a listing without a retrieval mode asks
+// for as the store lends its records: fn sees each in order, to read
+// only (store.EachConversation: nothing of it is kept or changed, no copy
+// is made). An error of fn ends the listing and is returned as it is. The
+// page returned holds the cursor and next offset, no records.
+func (a *Engine) EachConversation(p *Principal, q *ConvQuery, fn func(*store.Conversation) error) (*ConvPage, error) {
+	hash := q.filterHash(p)
+	sq, usedOffset, empty, err := a.keysetQuery(p, q, hash)
+	if err != nil {
+		return nil, err
+	}
+	page := &ConvPage{}
+	if empty {
+		return page, nil
+	}
+	n := 0
+	next, err := a.store.EachConversation(sq, func(conv *store.Conversation) error {
+		n++
+		return fn(conv)
+	})
+	if err != nil {
+		return nil, keysetErr(err)
+	}
+	keysetEnd(page, q, hash, next, n, usedOffset)
+	return page, nil
+}

@@ -1,13 +1,42 @@
 package engine
 
-// The answer shapes of the Conversations API: v3 and v2 (one shape) and
-// v1, rendered from the one conversation record, with the project's data
-// access switches (transcripts, metrics) applied.
+// What the Conversations API's answers show of a record: the project's
+// data access and the derived figures (the shapes are the edge's).
 
 import (
 	"time"
+
+	"github.com/agentplatform/mockplatform/scenario"
+	"github.com/agentplatform/mockplatform/store"
 )
 
-// isoTime formats a timestamp as ISO 8601 in UTC (RFC 3339, fractional
+// DataAccess is what a project's keys may read of its conversation
+// records (docs/api.md#conversations-record; docs/fidelity.md M11.8): the
+// turns (Transcripts) and the metrics; both unless the project says not.
+type DataAccess struct{ Transcripts, Metrics bool }
+
+// DataAccessOf is the data access of a project.
+func DataAccessOf(p *scenario.Project) DataAccess {
+	acc := DataAccess{Transcripts: true, Metrics: true}
+	if p != nil && p.DataAccess != nil {
+		if p.DataAccess.Transcripts != nil {
+			acc.Transcripts = *p.DataAccess.Transcripts
+		}
+		if p.DataAccess.Metrics != nil {
+			acc.Metrics = *p.DataAccess.Metrics
+		}
+	}
+	return acc
+}
+
+// Durations are total_duration and polyai_duration in whole seconds. The
+// mock's agent handles the whole conversation up to its end or handoff, so
+// both are equal.
+func Durations(c *store.Conversation, now time.Time) (total, polyai int) {
+	s := int(c.Duration(now) / time.Second)
+	return s, s
+}
+
+// IsoTime formats a timestamp as ISO 8601 in UTC (RFC 3339, fractional
 // seconds only when present).
 func IsoTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }

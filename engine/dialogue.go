@@ -37,7 +37,7 @@ type turnInput struct {
 	Variables  map[string]any
 }
 
-// outcome is what the agent does in reply.
+// Outcome is what the agent does in reply.
 type Outcome struct {
 	Text          string
 	Rule          string
@@ -138,7 +138,7 @@ func (s *scriptCache) render(text string, data *templateData) (string, error) {
 }
 
 // greeting is the agent's first words in a conversation of a variant.
-func (w *World) greeting(d *scenario.Dialogue, variant string, in turnInput) (string, error) {
+func (w *View) greeting(d *scenario.Dialogue, variant string, in turnInput) (string, error) {
 	text := d.Greeting
 	if v, ok := d.Variants[variant]; ok && v.Greeting != "" {
 		text = v.Greeting
@@ -158,7 +158,7 @@ func (in turnInput) data(match []string) *templateData {
 // variant's rules first) gives the outcome; no match gives the fallback and
 // marks the turn out-of-domain. A template that fails counts as a function
 // error and the agent answers with the fallback.
-func (w *World) respond(d *scenario.Dialogue, variant string, in turnInput) Outcome {
+func (w *View) respond(d *scenario.Dialogue, variant string, in turnInput) Outcome {
 	var variantRules []scenario.Rule
 	fallback := d.Fallback
 	if v, ok := d.Variants[variant]; ok {
@@ -208,7 +208,7 @@ func (l *lowerOnce) get() string {
 
 // matches reports whether a rule's match holds, with the regex submatches;
 // lower is the message in lower case.
-func (w *World) matches(m scenario.Match, in turnInput, lower *lowerOnce) ([]string, bool) {
+func (w *View) matches(m scenario.Match, in turnInput, lower *lowerOnce) ([]string, bool) {
 	var sub []string
 	if m.Contains != "" && !strings.Contains(lower.get(), strings.ToLower(m.Contains)) {
 		return nil, false
@@ -257,7 +257,7 @@ func (w *World) matches(m scenario.Match, in turnInput, lower *lowerOnce) ([]str
 }
 
 // act renders a rule's actions.
-func (w *World) act(r scenario.Rule, data *templateData) (Outcome, error) {
+func (w *View) act(r scenario.Rule, data *templateData) (Outcome, error) {
 	t := r.Then
 	out := Outcome{Rule: r.Name, End: t.End, ruleEnd: t.End, Latency: t.Latency.D(), FunctionError: t.FunctionError, Crash: t.Crash}
 	if out.Latency <= 0 {
@@ -308,7 +308,7 @@ func (w *World) act(r scenario.Rule, data *templateData) (Outcome, error) {
 }
 
 // renderData renders the string leaves of a data map as templates.
-func (w *World) renderData(in map[string]any, data *templateData) (map[string]any, error) {
+func (w *View) renderData(in map[string]any, data *templateData) (map[string]any, error) {
 	out := make(map[string]any, len(in))
 	for _, k := range slices.Sorted(maps.Keys(in)) { // sorted: the same failing key every run
 		v := in[k]
@@ -405,7 +405,7 @@ func addMetric(conv *store.Conversation, k, v string) {
 	}
 }
 
-// endConversation marks a conversation finished at t.
+// EndConversation marks a conversation finished at t.
 func EndConversation(conv *store.Conversation, t time.Time) {
 	if !conv.InProgress {
 		return

@@ -30,7 +30,7 @@ const (
 )
 
 // dniReservation is the stored reservation of a number.
-type DniReservation struct {
+type dniReservation struct {
 	Number     string         `json:"number"`
 	AccountID  string         `json:"account_id"`
 	ProjectID  string         `json:"project_id"`
@@ -43,7 +43,48 @@ type DniResponse struct {
 	DNI string `json:"dni"`
 }
 
-var ErrDNIBusy = errors.New("number reserved")
+var errDNIBusy = errors.New("number reserved")
+
+// ReserveNumber reserves for p's project the first number of its pool
+// that no active reservation holds, for the pool's window (default 15m),
+// with the reservation's attributes; an expired reservation is reclaimed
+// here. A key without a project or a project without a pool, or a pool
+// with every number held, is 404 (no available route).
+func (a *Engine) ReserveNumber(p *Principal, attributes map[string]any) (string, error) {
+	if p.Project == nil || p.Project.DNI == nil {
+		return "", &Error{Kind: KindNotFound, Message: MsgDNINoRoute}
+	}
+	pool := p.Project.DNI
+	now := a.clock.Now()
+	window := pool.Window.D()
+	if window <= 0 {
+		window = scenario.DefaultDNIWindow
+	}
+	res := dniReservation{AccountID: p.Account.ID, ProjectID: p.Project.ID, Attributes: attributes,
+		ReservedAt: now, ExpiresAt: now.Add(window)}
+	for _, number := range pool.Numbers {
+		res.Number = number
+		err := a.store.InsertDoc(DocDNI, p.Region, number, &res)
+		if errors.Is(err, store.ErrExists) {
+			var cur dniReservation
+			err = a.store.UpdateDoc(DocDNI, p.Region, number, &cur, func() error {
+				if now.Before(cur.ExpiresAt) {
+					return errDNIBusy
+				}
+				cur = res
+				return nil
+			})
+			if errors.Is(err, errDNIBusy) || errors.Is(err, store.ErrNotFound) {
+				continue
+			}
+		}
+		if err != nil {
+			return "", err
+		}
+		return number, nil
+	}
+	return "", &Error{Kind: KindNotFound, Message: MsgDNINoRoute}
+}
 
 // ErrNotRouted is returned by Dial for a number with no active reservation.
 var ErrNotRouted = errors.New("no active reservation for this number")
@@ -64,9 +105,9 @@ type DialResult struct {
 // for its whole window: every call during it is routed.
 func (a *Engine) Dial(number, from string) (*DialResult, error) {
 	now := a.clock.Now()
-	w := a.World()
+	w := a.View()
 	for _, region := range scenario.Regions {
-		var res DniReservation
+		var res dniReservation
 		err := a.store.GetDoc(DocDNI, region, number, &res)
 		if errors.Is(err, store.ErrNotFound) {
 			continue
@@ -120,7 +161,7 @@ func (a *Engine) Reservations() ([]Reservation, error) {
 	now := a.clock.Now()
 	var out []Reservation
 	for _, region := range scenario.Regions {
-		err := store.ListDocs(a.store, DocDNI, region, func(_ string, r *DniReservation) bool {
+		err := store.ListDocs(a.store, DocDNI, region, func(_ string, r *dniReservation) bool {
 			out = append(out, Reservation{Number: r.Number, Region: region, AccountID: r.AccountID, ProjectID: r.ProjectID,
 				ReservedAt: r.ReservedAt, ExpiresAt: r.ExpiresAt, Active: now.Before(r.ExpiresAt)})
 			return true

@@ -37,7 +37,7 @@ type deps struct {
 }
 
 // Engine is the domain of one platform instance, apart from HTTP: its
-// data lives in the store; the world (the scenario's accounts, projects
+// data lives in the store; the view (the scenario's accounts, projects
 // and credentials) is swapped atomically by SetScenario.
 type Engine struct {
 	store  *store.Store
@@ -45,7 +45,7 @@ type Engine struct {
 	faults *faults.Set
 	Log    *slog.Logger
 
-	w atomic.Pointer[World]
+	w atomic.Pointer[View]
 
 	// cfg is how Open wired the instance. loadMu serialises scenario loads
 	// and resets and guards sc (the scenario as loaded) and snap (its
@@ -57,7 +57,7 @@ type Engine struct {
 	snap   *store.Snapshot
 
 	// gen counts resets: timers and background sends of an earlier
-	// generation stop (engine_alerts.go, engine_webhooks.go).
+	// generation stop (alerts_schedule.go, webhooks_delivery.go).
 	gen atomic.Uint64
 
 	// Each family's in-memory state (what is not stored data: indexes,
@@ -82,9 +82,9 @@ type Engine struct {
 	//	outbound.mu
 	//	concurrency.mu  held across the store reads of a cache rebuild
 	//	mu              the id streams below: a leaf
-	Agents      agentsState
-	Alerts      alertsState
-	Webhooks    webhooksState
+	agents      agentsState
+	alerts      alertsState
+	webhooks    webhooksState
 	outbound    outboundState
 	Concurrency concurrencyState
 
@@ -110,20 +110,20 @@ func newEngine(d deps) *Engine {
 	}
 	e := &Engine{store: d.Store, clock: d.Clock, faults: d.Faults, Log: log}
 	e.bg, e.cancel = context.WithCancel(context.Background())
-	e.w.Store(newWorld(&scenario.Scenario{})) // until SetScenario (parsing the default here cost a third of New)
+	e.w.Store(newView(&scenario.Scenario{})) // until SetScenario (parsing the default here cost a third of New)
 	e.reseed(1)
-	e.Agents.idx.Store(&runtimeIndex{})
-	e.Webhooks.Net = defaultTargetNet()
-	e.Webhooks.allow = &scenario.HostList{}
-	e.Webhooks.client = e.newDeliveryClient()
+	e.agents.idx.Store(&runtimeIndex{})
+	e.webhooks.net = defaultTargetNet()
+	e.webhooks.allow = &scenario.HostList{}
+	e.webhooks.client = e.newDeliveryClient()
 	return e
 }
 
-// SetScenario makes sc the world (accounts, projects, credentials,
+// SetScenario makes sc the view (accounts, projects, credentials,
 // dialogues, limits) and reseeds the ID generator. It does not touch stored
 // data; the platform seeds and resets the store.
 func (a *Engine) SetScenario(sc *scenario.Scenario) {
-	a.w.Store(newWorld(sc))
+	a.w.Store(newView(sc))
 	a.reseed(sc.Seed)
 }
 
@@ -139,7 +139,7 @@ func (a *Engine) reseed(seed int64) {
 	a.mu.Unlock()
 }
 
-func (a *Engine) World() *World { return a.w.Load() }
+func (a *Engine) View() *View { return a.w.Load() }
 
 // Interrupt cancels the engine's background context and stops its clock,
 // without waiting: a webhook attempt in flight fails at once, and an
@@ -154,7 +154,7 @@ func (e *Engine) Interrupt() {
 // stops the clock and closes the store.
 func (e *Engine) Close() {
 	e.cancel()
-	e.Webhooks.client.CloseIdleConnections() // the delivery client's own pool
+	e.webhooks.client.CloseIdleConnections() // the delivery client's own pool
 	e.clock.Close()
 	if err := e.store.Close(); err != nil {
 		e.Log.Error("close store", "err", err)
@@ -165,9 +165,9 @@ func (e *Engine) Close() {
 // initial state (after the store has been restored and the clock reset):
 // timers are re-armed, live connections closed. The generation moves
 // first, so that timers and sends of the earlier one stop.
-func (e *Engine) resetFamilies() {
+func (e *Engine) resetFamilies(restored bool) {
 	e.gen.Add(1)
-	e.resetAgents()
+	e.resetAgents(restored)
 	e.resetAlerts()
 	e.resetWebhooks()
 	e.resetOutbound()
@@ -178,10 +178,10 @@ func (e *Engine) resetFamilies() {
 	}
 }
 
-// generation is the current reset generation.
+// Generation is the current reset generation.
 func (a *Engine) Generation() uint64 { return a.gen.Load() }
 
-// regionPair resolves the request's region to its pair, per base (the
+// RegionPair resolves the request's region to its pair, per base (the
 // region table is scenario's).
 func RegionPair(base, region string) (string, bool) {
 	switch base {
@@ -193,7 +193,7 @@ func RegionPair(base, region string) (string, bool) {
 	return "", true
 }
 
-// subPath is the path below the family's base address: "/v1/..." for
+// SubPath is the path below the family's base address: "/v1/..." for
 // "/runtime/us-1/v1/...".
 func SubPath(p string) string {
 	for _, base := range []string{"/runtime/", "/builder/"} {
@@ -213,7 +213,7 @@ func SubPath(p string) string {
 	return p
 }
 
-// regionOf is the region segment of a path ("" when the base has none).
+// RegionOf is the region segment of a path ("" when the base has none).
 func RegionOf(p string) string {
 	for _, base := range []string{"/runtime/", "/builder/"} {
 		if rest, ok := strings.CutPrefix(p, base); ok {
@@ -224,7 +224,7 @@ func RegionOf(p string) string {
 	return ""
 }
 
-// newID returns prefix plus n random characters of alphabet, from the
+// NewID returns prefix plus n random characters of alphabet, from the
 // instance's seeded generator: the same seed gives the same IDs.
 func (a *Engine) NewID(prefix, alphabet string, n int) string {
 	a.mu.Lock()
@@ -238,7 +238,7 @@ func (a *Engine) NewID(prefix, alphabet string, n int) string {
 	return b.String()
 }
 
-// newUUID returns a random (version 4 layout) UUID from the seeded generator.
+// NewUUID returns a random (version 4 layout) UUID from the seeded generator.
 func (a *Engine) NewUUID() string {
 	a.mu.Lock()
 	hi, lo := a.rng.Uint64(), a.rng.Uint64()
@@ -246,7 +246,7 @@ func (a *Engine) NewUUID() string {
 	return formatUUID(hi, lo)
 }
 
-// newCorrelationID returns a UUID from the correlation stream.
+// NewCorrelationID returns a UUID from the correlation stream.
 func (a *Engine) NewCorrelationID() string {
 	a.mu.Lock()
 	hi, lo := a.corr.Uint64(), a.corr.Uint64()
@@ -258,7 +258,7 @@ func formatUUID(hi, lo uint64) string {
 	return FormatUUIDBits(hi&^0xf000|0x4000, lo&^(0xc<<60)|0x8<<60)
 }
 
-// formatUUIDBits formats 128 bits as a UUID (8-4-4-4-12 hex digits),
+// FormatUUIDBits formats 128 bits as a UUID (8-4-4-4-12 hex digits),
 // unchanged.
 func FormatUUIDBits(hi, lo uint64) string {
 	var u [16]byte

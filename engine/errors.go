@@ -122,12 +122,12 @@ func (e *Error) ErrorCode() string {
 	return "ERROR"
 }
 
-// errf builds an Error of a kind with an envelope code and a message.
+// Errf builds an Error of a kind with an envelope code and a message.
 func Errf(kind Kind, code, format string, args ...any) *Error {
 	return &Error{Kind: kind, Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
-// invalid is a 400 with per-field errors (builder families) and a message.
+// Invalid is a 400 with per-field errors (builder families) and a message.
 func Invalid(code, msg string, fields ...FieldError) *Error {
 	return &Error{Kind: KindInvalid, Code: code, Message: msg, Fields: fields}
 }

@@ -40,7 +40,7 @@ import (
 	"github.com/agentplatform/mockplatform/store"
 )
 
-// eventLocations are the places an event id may be (event_id_location).
+// EventLocations are the places an event id may be (event_id_location).
 var EventLocations = []string{"headers", "querystring", "payload"}
 
 // External events messages ([OAS] for the two event id texts).
@@ -70,14 +70,51 @@ type pendingDoc struct {
 
 func eventKey(account, project, id string) string { return account + "/" + project + "/" + id }
 
-// eventTarget is what the query string of an event names: where its id is
+// EventTarget is what the query string of an event names: where its id is
 // (event_id_location, event_id_path) and the project it belongs to.
 type EventTarget struct {
 	Location, Path   string
 	Account, Project string // ids
 }
 
-// eventContentType is the media type of the Content-Type header (text/xml
+// msgEventKey refuses an event of another account, or of another project
+// for a project key: as an unknown key (the edge's authentication text).
+const msgEventKey = "Invalid API key."
+
+// ResolveEventTarget resolves the query string of p's event: the account and
+// project references (id, prefixed id or slug) must name p's account and,
+// for a project key, its project (else 401 as an unknown key); unknown
+// ones are 400.
+func (a *Engine) ResolveEventTarget(p *Principal, location, path, accountRef, projectRef string) (EventTarget, error) {
+	acct := a.View().Account(accountRef)
+	if acct == nil {
+		return EventTarget{}, &Error{Kind: KindInvalid, Message: fmt.Sprintf(MsgEventAccount, accountRef)}
+	}
+	if acct != p.Account {
+		return EventTarget{}, &Error{Kind: KindUnauthorized, Message: msgEventKey}
+	}
+	proj := acct.Project(projectRef)
+	if proj == nil {
+		return EventTarget{}, &Error{Kind: KindInvalid, Message: fmt.Sprintf(MsgEventProject, projectRef)}
+	}
+	if p.Project != nil && p.Project != proj {
+		return EventTarget{}, &Error{Kind: KindUnauthorized, Message: msgEventKey}
+	}
+	return EventTarget{Location: location, Path: path, Account: acct.ID, Project: proj.ID}, nil
+}
+
+// PostEvent records an event received now with its id, content type and
+// raw payload: bound to its conversation, or kept pending (bound false;
+// the binding rule at the top of this file).
+func (a *Engine) PostEvent(region string, t EventTarget, id, ctype string, payload []byte) (bound bool, err error) {
+	ev := store.Event{ID: id, ReceivedAt: a.clock.Now(), ContentType: ctype, Payload: payload}
+	if ev.Payload == nil {
+		ev.Payload = []byte{}
+	}
+	return a.deliverEvent(region, t.Account, t.Project, ev)
+}
+
+// EventContentType is the media type of the Content-Type header (text/xml
 // read as application/xml); an unsupported one is 415, and so is a body
 // without a type.
 func EventContentType(header string, body []byte) (string, error) {
@@ -104,7 +141,7 @@ func EventContentType(header string, body []byte) (string, error) {
 	return ctype, nil
 }
 
-// validEventID: 1 to 256 characters, no whitespace or control characters.
+// ValidEventID: 1 to 256 characters, no whitespace or control characters.
 func ValidEventID(id string) bool {
 	if id == "" || len(id) > maxEventIDLen {
 		return false
@@ -117,7 +154,7 @@ func ValidEventID(id string) bool {
 	return true
 }
 
-// parseEventPayload parses a body per content type: JSON value, form
+// ParseEventPayload parses a body per content type: JSON value, form
 // fields, XML (checked well-formed, kept as a string) or text.
 func ParseEventPayload(ctype string, body []byte) (any, error) {
 	if len(bytes.TrimSpace(body)) == 0 {
@@ -167,7 +204,7 @@ func firstValues(vals url.Values) map[string]any {
 	return out
 }
 
-// eventIDFromPayload finds the event id in the body:
+// EventIDFromPayload finds the event id in the body:
 //   - JSON: a top-level key equal to the path, else the dotted path
 //     through objects (and array indexes); the value must be a string or
 //     an integer;
@@ -299,7 +336,7 @@ func textField(body, key string) (string, bool) {
 
 // deliverEvent binds an event to its conversation (the rule at the top of
 // this file) or keeps it pending. It reports whether it was bound.
-func (a *Engine) DeliverEvent(region, accountID, projectID string, ev store.Event) (bool, error) {
+func (a *Engine) deliverEvent(region, accountID, projectID string, ev store.Event) (bool, error) {
 	convID := ""
 	var aw awaitDoc
 	err := a.store.GetDoc(docAwait, region, eventKey(accountID, projectID, ev.ID), &aw)

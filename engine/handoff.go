@@ -5,6 +5,12 @@ package engine
 // request names the conversation by id, by shared_id, or both: one of them
 // is needed, and shared_id decides when both are given.
 
+import (
+	"errors"
+
+	"github.com/agentplatform/mockplatform/store"
+)
+
 // Handoff messages (docs/fidelity.md G18 detail; the texts are [INF]).
 const (
 	MsgHandoffIDRequired = "Either id or shared_id is required."
@@ -15,4 +21,21 @@ type HandoffResponse struct {
 	ID       string         `json:"id"`
 	SharedID string         `json:"shared_id,omitempty"`
 	Data     map[string]any `json:"data"`
+}
+
+// HandoffState is the stored data of a handoff, as the Handoff API
+// answers it.
+type HandoffState = store.HandoffState
+
+// HandoffState reads the handoff state of p's project by shared id when
+// sharedID is given, else by conversation id; one of them is needed.
+func (a *Engine) HandoffState(p *Principal, id, sharedID string) (*HandoffState, error) {
+	if id == "" && sharedID == "" {
+		return nil, &Error{Kind: KindInvalid, Message: MsgHandoffIDRequired}
+	}
+	hs, err := a.store.GetHandoffState(p.Region, p.Account.ID, p.Project.ID, id, sharedID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, &Error{Kind: KindNotFound, Message: MsgHandoffNotFound}
+	}
+	return hs, err
 }

@@ -1,24 +1,16 @@
 package engine
 
-// The one reader of JSON request bodies. Every family's handlers read
-// their body through readJSON (bindJSON and readFields are its two
-// shapes), the messaging WebSocket reads client events and the external
-// events webhook reads JSON payloads through CheckJSON, and the control
-// plane (mockplatform's control*.go) through CheckJSON as well, so that
-// one set of rules holds for every body the mock reads
-// (docs/api.md#request-bodies):
+// CheckJSON: the rules every JSON body the mock reads obeys, whichever
+// reads it (the edge's body readers, the messaging WebSocket's client
+// events, external events' payloads, the control plane;
+// docs/api.md#request-bodies):
 //
 //   - exactly one JSON value: nothing but white space after it
 //     (`{"id":"E1"}}}}` is refused, not read as {"id":"E1"});
 //   - no object repeats a key, at any depth: parsers disagree on which of
 //     two values wins, so a client that sends both is refused rather than
 //     served by a guess;
-//   - at most MaxJSONDepth nested arrays and objects;
-//   - at most the family's body limit in bytes (limits.max_body_bytes,
-//     413, checked by the record middleware before any handler runs).
-//
-// A refused body is a 400 in the family's error shape that says what is
-// wrong and where (the byte offset), and changes nothing.
+//   - at most MaxJSONDepth nested arrays and objects.
 
 import (
 	"bytes"
@@ -56,7 +48,7 @@ func (e *JSONError) Error() string {
 // encoding/json's decoder, to say what is wrong and where.
 func CheckJSON(data []byte) error { return CheckJSONValue(data, nil) }
 
-// checkJSONValue is CheckJSON, calling topKey (when not nil) with each key of
+// CheckJSONValue is CheckJSON, calling topKey (when not nil) with each key of
 // a top-level object, unescaped, in order.
 func CheckJSONValue(data []byte, topKey func(key []byte)) error {
 	if json.Valid(data) { // the common case: no allocation

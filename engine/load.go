@@ -57,6 +57,10 @@ type defaults struct {
 	sc   *scenario.Scenario
 	snap *store.Snapshot
 	err  error
+	// idx is the agents' runtime index of snap, made by the first
+	// instance that restores it (the index is immutable).
+	idxOnce sync.Once
+	idx     *runtimeIndex
 }
 
 var defaultsByVocabulary sync.Map
@@ -117,7 +121,7 @@ func OpenEngine(cfg Config) (*Engine, error) {
 	e := newEngine(deps{Store: st, Clock: clock.New(cfg.Clock, startOf(cfg, cfg.Scenario)),
 		Faults: faults.NewSet(cfg.Vocabulary.Faults, 1), Logger: cfg.Logger})
 	e.cfg = cfg
-	e.Webhooks.allow = &targets
+	e.webhooks.allow = &targets
 	return e, nil
 }
 
@@ -175,7 +179,7 @@ func (e *Engine) resetLocked() error {
 		return fmt.Errorf("mockplatform: reset faults: %w", err)
 	}
 	e.SetScenario(eff)
-	e.resetFamilies()
+	e.resetFamilies(true)
 	return nil
 }
 
@@ -212,7 +216,7 @@ func (e *Engine) loadScenario(sc *scenario.Scenario, keep bool) error {
 			resumed := *eff
 			resumed.Seed = eff.Seed ^ int64(n)*0x5851f42d4c957f2d
 			e.SetScenario(&resumed)
-			e.resetFamilies()
+			e.resetFamilies(false)
 			return nil
 		}
 	}

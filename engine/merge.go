@@ -20,7 +20,7 @@ import (
 	"strings"
 )
 
-// resolution is one validated conflict resolution.
+// Resolution is one validated conflict resolution.
 type Resolution struct {
 	Index    int // in the request, for error fields
 	Strategy string
@@ -112,7 +112,7 @@ func jsonOf(v any) string {
 // mergeContent merges theirs (the branch) into ours (main) against base.
 // It returns the merged content, or the conflicting paths (sorted).
 func mergeContent(base, ours, theirs BranchContent) (BranchContent, []string) {
-	out, conflicts, _, _ := MergeResolve(base, ours, theirs, nil)
+	out, conflicts, _, _ := mergeResolve(base, ours, theirs, nil)
 	return out, conflicts
 }
 
@@ -120,7 +120,7 @@ func mergeContent(base, ours, theirs BranchContent) (BranchContent, []string) {
 // merged content, the conflicts no resolution settled (sorted), the paths
 // of the resolutions used, and an error for a resolution value of the
 // wrong shape.
-func MergeResolve(base, ours, theirs BranchContent, res map[string]Resolution) (BranchContent, []string, map[string]bool, error) {
+func mergeResolve(base, ours, theirs BranchContent, res map[string]Resolution) (BranchContent, []string, map[string]bool, error) {
 	used := map[string]bool{}
 	b, _ := itemsOf(base)
 	o, oOrder := itemsOf(ours)

@@ -29,7 +29,7 @@ import (
 // of the call ("outbound.outcome:no_answer").
 const PresetOutboundOutcome = "outbound.outcome"
 
-// callStatuses are the statuses of a call, in order.
+// CallStatuses are the statuses of a call, in order.
 var CallStatuses = []string{callQueued, callCalling, callSuccess, callFailure}
 
 // outboundState is the outbound family's in-memory state: the rate-limit
@@ -82,7 +82,7 @@ const (
 	callFailure = "failure"
 )
 
-// docOutboundCall is the store kind of outbound calls.
+// DocOutboundCall is the store kind of outbound calls.
 const DocOutboundCall = "outbound_call"
 
 // maxMetadataBase64 bounds the base64 form of the metadata (docs/fidelity.md
@@ -91,7 +91,7 @@ const maxMetadataBase64 = 26 * 1024
 
 var (
 	E164RE = regexp.MustCompile(`^\+[1-9][0-9]{6,14}$`)
-	// countryCodeRE is the form of a country_code (countryCodes lists the
+	// CountryCodeRE is the form of a country_code (countryCodes lists the
 	// supported ones).
 	CountryCodeRE = regexp.MustCompile(`^[A-Za-z]{2}$`)
 	CallSIDRE     = regexp.MustCompile(`^OUT-[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
@@ -99,10 +99,10 @@ var (
 	phonePunct = strings.NewReplacer(" ", "", "-", "", "(", "", ")", "", ".", "")
 )
 
-// encryptions is the encryption enum; the first is the default.
+// Encryptions is the encryption enum; the first is the default.
 var Encryptions = []string{"TLS/SRTP", "UDP/RTP", "UDP/SRTP", "TLS/RTP"}
 
-// countryCodes maps ISO 3166-1 alpha-2 codes to calling codes, for national
+// CountryCodes maps ISO 3166-1 alpha-2 codes to calling codes, for national
 // numbers (a common subset; docs/fidelity.md).
 var CountryCodes = map[string]string{
 	"US": "1", "CA": "1", "GB": "44", "IE": "353", "FR": "33", "DE": "49", "ES": "34", "IT": "39",
@@ -112,7 +112,7 @@ var CountryCodes = map[string]string{
 }
 
 // failureReasons are the default reasons of failed outcomes.
-var FailureReasons = map[string]string{
+var failureReasons = map[string]string{
 	scenario.OutcomeNoAnswer:     "no answer",
 	scenario.OutcomeBusy:         "busy",
 	scenario.OutcomeRejected:     "call rejected",
@@ -126,7 +126,7 @@ type OutboundResponse struct {
 
 // callRecord is the stored call: its plan (fixed when it is triggered)
 // and its progress.
-type CallRecord struct {
+type callRecord struct {
 	SID         string            `json:"call_sid"`
 	Region      string            `json:"region"`
 	AccountID   string            `json:"account_id"`
@@ -147,7 +147,7 @@ type CallRecord struct {
 	RetainUntil time.Time         `json:"retain_until"`
 }
 
-// outboundNumber validates to_number (E.164, or national with
+// OutboundNumber validates to_number (E.164, or national with
 // country_code) and returns it in E.164.
 func OutboundNumber(to, country *string) (string, error) {
 	if to == nil || strings.TrimSpace(*to) == "" {
@@ -176,7 +176,7 @@ func OutboundNumber(to, country *string) (string, error) {
 	return n, nil
 }
 
-// outboundMetadata checks that every value is a string and that the base64
+// OutboundMetadata checks that every value is a string and that the base64
 // form of the metadata is under 26 KB.
 func OutboundMetadata(m map[string]any) (map[string]string, error) {
 	if m == nil {
@@ -204,7 +204,7 @@ func OutboundMetadata(m map[string]any) (map[string]string, error) {
 // outboundProject is the project a call is placed for: the token's
 // project, or for an account-wide token the account's first project with
 // outbound calling enabled. nil when outbound is not enabled.
-func OutboundProject(p *Principal) *scenario.Project {
+func outboundProject(p *Principal) *scenario.Project {
 	if p.Project != nil {
 		if o := p.Project.Outbound; o != nil && o.Enabled {
 			return p.Project
@@ -221,7 +221,7 @@ func OutboundProject(p *Principal) *scenario.Project {
 
 // rateLimit counts a call against the account's sliding window (G21):
 // beyond it, 429 with Retry-After (seconds until a slot frees).
-func (a *Engine) RateLimit(acct *scenario.Account, now time.Time) error {
+func (a *Engine) rateLimit(acct *scenario.Account, now time.Time) error {
 	if acct.Outbound == nil || acct.Outbound.RateLimit == nil {
 		return nil
 	}
@@ -255,24 +255,81 @@ func (a *Engine) RateLimit(acct *scenario.Account, now time.Time) error {
 	return nil
 }
 
+// CallRequest is a call to place, its fields checked by the edge
+// (OutboundNumber, OutboundMetadata, Encryptions).
+type CallRequest struct {
+	To         string // E.164
+	Metadata   map[string]string
+	Encryption string
+	// Outcome, when set, forces the call's outcome (the preset
+	// PresetOutboundOutcome) over the one its destination plans.
+	Outcome string
+}
+
+// PlaceCall queues a call from p's project (outboundProject: it must have
+// outbound calling enabled, else 401), counted against the account's rate
+// limit (429), and returns its sid. Its status then moves on the clock.
+func (a *Engine) PlaceCall(p *Principal, in CallRequest) (string, error) {
+	proj := outboundProject(p)
+	if proj == nil {
+		return "", Errf(KindUnauthorized, CodeOutboundNotEnabled, MsgOutboundNotEnabled)
+	}
+	now := a.clock.Now()
+	if err := a.rateLimit(p.Account, now); err != nil {
+		return "", err
+	}
+	retention := a.View().sc.OutboundRetention()
+	call := planCall(proj.Outbound, in.To, now, retention)
+	call.SID = "OUT-" + a.NewUUID()
+	call.Region, call.AccountID, call.ProjectID = p.Region, p.Account.ID, proj.ID
+	call.FromNumber, call.Encryption, call.Metadata = proj.Outbound.FromNumber, in.Encryption, in.Metadata
+	if in.Outcome != "" {
+		call.Outcome, call.FailReason = in.Outcome, failureReasons[in.Outcome]
+		call.replan(proj.Outbound.CallTiming, retention)
+	}
+	if err := a.store.InsertDoc(DocOutboundCall, call.Region, call.SID, call); err != nil {
+		return "", err
+	}
+	a.armCall(call)
+	return call.SID, nil
+}
+
+// OutboundCall reads the call sid of p's account
+// (docs/api.md#outbound-status): an unknown call, one of another account
+// and one past its retention are not found.
+func (a *Engine) OutboundCall(p *Principal, sid string) (*OutboundCall, error) {
+	var call callRecord
+	if err := a.store.GetDoc(DocOutboundCall, p.Region, sid, &call); err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return nil, Errf(KindNotFound, CodeOutboundNotFound, MsgOutboundNotFound)
+		}
+		return nil, err
+	}
+	if call.AccountID != p.Account.ID || call.expired(a.clock.Now()) {
+		return nil, Errf(KindNotFound, CodeOutboundNotFound, MsgOutboundNotFound)
+	}
+	out := call.view()
+	return &out, nil
+}
+
 // planCall fixes the outcome and the timeline of a call to a number.
-func PlanCall(o *scenario.ProjectOutbound, to string, now time.Time, retention time.Duration) *CallRecord {
-	call := &CallRecord{ToNumber: to, Outcome: scenario.OutcomeAnswered, Status: callQueued, CreatedAt: now}
+func planCall(o *scenario.ProjectOutbound, to string, now time.Time, retention time.Duration) *callRecord {
+	call := &callRecord{ToNumber: to, Outcome: scenario.OutcomeAnswered, Status: callQueued, CreatedAt: now}
 	timing := o.CallTiming
 	if d := o.Destination(to); d != nil {
 		call.Outcome, call.FailReason = d.Outcome, d.Reason
 		timing = d.CallTiming
 	}
 	if call.FailReason == "" {
-		call.FailReason = FailureReasons[call.Outcome]
+		call.FailReason = failureReasons[call.Outcome]
 	}
-	call.Replan(timing, retention)
+	call.replan(timing, retention)
 	return call
 }
 
 // replan computes the timeline from the creation time, the outcome and a
 // timing (zero parts take the defaults).
-func (call *CallRecord) Replan(t scenario.CallTiming, retention time.Duration) {
+func (call *callRecord) replan(t scenario.CallTiming, retention time.Duration) {
 	queue, ring, talk := t.Queue.D(), t.Ring.D(), t.Talk.D()
 	if queue <= 0 {
 		queue = scenario.DefaultQueue
@@ -298,17 +355,17 @@ func (call *CallRecord) Replan(t scenario.CallTiming, retention time.Duration) {
 	call.RetainUntil = call.EndAt.Add(retention)
 }
 
-func (call *CallRecord) terminal() bool {
+func (call *callRecord) terminal() bool {
 	return call.Status == callSuccess || call.Status == callFailure
 }
 
-func (call *CallRecord) Expired(now time.Time) bool {
+func (call *callRecord) expired(now time.Time) bool {
 	return call.terminal() && !now.Before(call.RetainUntil)
 }
 
 // next is the time of the call's next step (zero when none is left but
 // the deletion at the end of retention).
-func (call *CallRecord) next() time.Time {
+func (call *callRecord) next() time.Time {
 	switch {
 	case call.terminal():
 		return call.RetainUntil
@@ -321,7 +378,7 @@ func (call *CallRecord) next() time.Time {
 }
 
 // armCall schedules the call's next step on the virtual clock.
-func (a *Engine) ArmCall(call *CallRecord) {
+func (a *Engine) armCall(call *callRecord) {
 	region, sid := call.Region, call.SID
 	a.clock.At(call.next(), func(now time.Time) { a.stepCall(region, sid, now) })
 }
@@ -330,7 +387,7 @@ func (a *Engine) ArmCall(call *CallRecord) {
 // conversation starts), ended (success or failure; the conversation ends),
 // or the end of retention (the record is deleted).
 func (a *Engine) stepCall(region, sid string, now time.Time) {
-	var call CallRecord
+	var call callRecord
 	var answered, ended, gone bool
 	err := a.store.UpdateDoc(DocOutboundCall, region, sid, &call, func() error {
 		switch {
@@ -373,7 +430,7 @@ func (a *Engine) stepCall(region, sid string, now time.Time) {
 			a.Log.Error("outbound call end", "call", sid, "err", err)
 		}
 	}
-	a.ArmCall(&call)
+	a.armCall(&call)
 }
 
 // outboundConversationEnded completes an answered outbound call whose
@@ -386,7 +443,7 @@ func (a *Engine) outboundConversationEnded(conv *store.Conversation) {
 		return
 	}
 	end := conv.EndedAt
-	var call CallRecord
+	var call callRecord
 	changed := false
 	err := a.store.UpdateDoc(DocOutboundCall, conv.Region, conv.ID, &call, func() error {
 		if !call.Answered || call.terminal() || !end.Before(call.EndAt) {
@@ -405,14 +462,14 @@ func (a *Engine) outboundConversationEnded(conv *store.Conversation) {
 		return
 	}
 	if changed {
-		a.ArmCall(&call)
+		a.armCall(&call)
 	}
 }
 
 // answerCall starts the call's VOICE-SIP conversation (id = call sid,
 // metadata as SIP headers in its state).
-func (a *Engine) answerCall(call *CallRecord) {
-	w := a.World()
+func (a *Engine) answerCall(call *callRecord) {
+	w := a.View()
 	acct := w.Account(call.AccountID)
 	proj := acct.Project(call.ProjectID)
 	if acct == nil || proj == nil {
@@ -436,8 +493,8 @@ func (a *Engine) answerCall(call *CallRecord) {
 // clock has none; with a data file the calls survive a restart).
 func (a *Engine) rearmCalls() {
 	for _, region := range scenario.Regions {
-		var calls []*CallRecord
-		err := store.ListDocs(a.store, DocOutboundCall, region, func(_ string, call *CallRecord) bool {
+		var calls []*callRecord
+		err := store.ListDocs(a.store, DocOutboundCall, region, func(_ string, call *callRecord) bool {
 			calls = append(calls, call)
 			return true
 		})
@@ -445,7 +502,7 @@ func (a *Engine) rearmCalls() {
 			a.Log.Error("outbound calls: rearm", "region", region, "err", err)
 		}
 		for _, call := range calls {
-			a.ArmCall(call)
+			a.armCall(call)
 		}
 	}
 }
@@ -475,16 +532,21 @@ type OutboundCall struct {
 	RetainUntil time.Time `json:"retain_until"`
 }
 
+// view is the call as the console shows it.
+func (c *callRecord) view() OutboundCall {
+	return OutboundCall{SID: c.SID, Region: c.Region, AccountID: c.AccountID, ProjectID: c.ProjectID,
+		ToNumber: c.ToNumber, FromNumber: c.FromNumber, Status: c.Status, Reason: c.Reason, Outcome: c.Outcome,
+		Answered: c.Answered, CreatedAt: c.CreatedAt, CallingAt: c.CallingAt, AnswerAt: c.AnswerAt, EndAt: c.EndAt,
+		RetainUntil: c.RetainUntil}
+}
+
 // OutboundCalls lists the stored outbound calls of every region, oldest
 // first.
 func (a *Engine) OutboundCalls() ([]OutboundCall, error) {
 	var out []OutboundCall
 	for _, region := range scenario.Regions {
-		err := store.ListDocs(a.store, DocOutboundCall, region, func(_ string, c *CallRecord) bool {
-			out = append(out, OutboundCall{SID: c.SID, Region: c.Region, AccountID: c.AccountID, ProjectID: c.ProjectID,
-				ToNumber: c.ToNumber, FromNumber: c.FromNumber, Status: c.Status, Reason: c.Reason, Outcome: c.Outcome,
-				Answered: c.Answered, CreatedAt: c.CreatedAt, CallingAt: c.CallingAt, AnswerAt: c.AnswerAt, EndAt: c.EndAt,
-				RetainUntil: c.RetainUntil})
+		err := store.ListDocs(a.store, DocOutboundCall, region, func(_ string, c *callRecord) bool {
+			out = append(out, c.view())
 			return true
 		})
 		if err != nil {

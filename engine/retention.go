@@ -20,7 +20,7 @@ const retentionStep = time.Minute
 // armRetention starts the retention timer of a reset generation, when
 // the scenario sets a retention.
 func (a *Engine) armRetention() {
-	d := a.World().Scenario().Limits.ConversationRetention.D()
+	d := a.View().Scenario().Limits.ConversationRetention.D()
 	if d <= 0 {
 		return
 	}

@@ -48,7 +48,7 @@ type FieldRule struct {
 	Fidelity *Fidelity
 }
 
-// bodyFields lists the json names of a body type's fields, in order.
+// BodyFields lists the json names of a body type's fields, in order.
 func BodyFields(body any) []string {
 	t := reflect.TypeOf(body)
 	out := make([]string, 0, t.NumField())
@@ -61,7 +61,7 @@ func BodyFields(body any) []string {
 	return out
 }
 
-// i64 is a bound of a FieldRule or Param.
+// I64 is a bound of a FieldRule or Param.
 func I64(v int64) *int64 { return &v }
 
 // oneOfWords formats a list as "a, b or c".

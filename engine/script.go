@@ -53,7 +53,7 @@ func runtimeKey(region, agent, env string) string { return region + "/" + agent 
 // It runs inside store transactions (converse), so it must not call the
 // store: whatever it reads must be held in memory.
 func (a *Engine) script(conv *store.Conversation) runtimeScript {
-	w := a.World()
+	w := a.View()
 	acct := w.Account(conv.AccountID)
 	if acct == nil {
 		return runtimeScript{Dialogue: &emptyDialogue}
@@ -66,7 +66,7 @@ func (a *Engine) script(conv *store.Conversation) runtimeScript {
 	if env == "" {
 		env = "live"
 	}
-	e := (*a.Agents.idx.Load())[runtimeKey(conv.Region, proj.ID, env)]
+	e := (*a.agents.idx.Load())[runtimeKey(conv.Region, proj.ID, env)]
 	if e == nil {
 		return runtimeScript{Dialogue: &proj.Dialogue}
 	}
@@ -97,16 +97,16 @@ func (e *runtimeEntry) dialogueFor(proj *scenario.Project) *scenario.Dialogue {
 // updateIndexLocked publishes a copy of the runtime index changed by fn.
 // a.agents.mu must be held.
 func (a *Engine) updateIndexLocked(fn func(idx runtimeIndex)) {
-	old := *a.Agents.idx.Load()
+	old := *a.agents.idx.Load()
 	idx := make(runtimeIndex, len(old)+len(DeployEnvs))
 	maps.Copy(idx, old)
 	fn(idx)
-	a.Agents.idx.Store(&idx)
+	a.agents.idx.Store(&idx)
 }
 
 // setRuntimeLocked replaces an agent's entries: topics and variables per
 // environment (nil maps drop the agent).
-func (a *Engine) SetRuntimeLocked(region, agent string, topics map[string][]*TopicRec, vars map[string]map[string]any) {
+func (a *Engine) setRuntimeLocked(region, agent string, topics map[string][]*TopicRec, vars map[string]map[string]any) {
 	a.updateIndexLocked(func(idx runtimeIndex) {
 		for _, env := range DeployEnvs {
 			k := runtimeKey(region, agent, env)
@@ -122,7 +122,7 @@ func (a *Engine) SetRuntimeLocked(region, agent string, topics map[string][]*Top
 }
 
 // setRuntimeDeploymentLocked makes topics the active content of an environment.
-func (a *Engine) SetRuntimeDeploymentLocked(region, agent, env string, topics []*TopicRec) {
+func (a *Engine) setRuntimeDeploymentLocked(region, agent, env string, topics []*TopicRec) {
 	a.updateIndexLocked(func(idx runtimeIndex) {
 		k := runtimeKey(region, agent, env)
 		var vars map[string]any
@@ -134,7 +134,7 @@ func (a *Engine) SetRuntimeDeploymentLocked(region, agent, env string, topics []
 }
 
 // setRuntimeVariablesLocked makes vars the real-time variables of an environment.
-func (a *Engine) SetRuntimeVariablesLocked(region, agent, env string, vars map[string]any) {
+func (a *Engine) setRuntimeVariablesLocked(region, agent, env string, vars map[string]any) {
 	a.updateIndexLocked(func(idx runtimeIndex) {
 		k := runtimeKey(region, agent, env)
 		e := &runtimeEntry{vars: vars}
@@ -145,11 +145,11 @@ func (a *Engine) SetRuntimeVariablesLocked(region, agent, env string, vars map[s
 	})
 }
 
-// rebuildRuntimeIndex reads every agent's active deployments and
+// RebuildRuntimeIndex reads every agent's active deployments and
 // variables from the store and publishes them as the runtime index.
 func (a *Engine) RebuildRuntimeIndex() {
-	a.Agents.Mu.Lock()
-	defer a.Agents.Mu.Unlock()
+	a.agents.mu.Lock()
+	defer a.agents.mu.Unlock()
 	idx := runtimeIndex{}
 	for _, region := range scenario.Regions {
 		var agents []*AgentDoc
@@ -165,7 +165,7 @@ func (a *Engine) RebuildRuntimeIndex() {
 			for _, env := range DeployEnvs {
 				var e runtimeEntry
 				has := false
-				if dep := d.Active(env); dep != nil {
+				if dep := d.active(env); dep != nil {
 					t, ok := snaps[dep.Version]
 					if !ok {
 						var c BranchContent
@@ -186,5 +186,5 @@ func (a *Engine) RebuildRuntimeIndex() {
 			}
 		}
 	}
-	a.Agents.idx.Store(&idx)
+	a.agents.idx.Store(&idx)
 }

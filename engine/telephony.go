@@ -49,9 +49,9 @@ const (
 	MsgPhoneNoConnector  = "No connector routes this phone number."
 )
 
-const DocTelephony = "telephony"
+const docTelephony = "telephony"
 
-// connectorRec is a connector, every field of docs/api.md#agents-connectors.
+// ConnectorRec is a connector, every field of docs/api.md#agents-connectors.
 type ConnectorRec struct {
 	ConnectorID    string `json:"connectorId"`
 	Name           string `json:"name"`
@@ -65,7 +65,7 @@ type ConnectorRec struct {
 	DisableHandoff bool   `json:"disableHandoff"`
 }
 
-// phoneNumberRec is a phone number of a project (OAS PhoneNumberResponse).
+// PhoneNumberRec is a phone number of a project (OAS PhoneNumberResponse).
 type PhoneNumberRec struct {
 	Number      string `json:"number"`
 	ProjectID   string `json:"projectId"`
@@ -75,13 +75,13 @@ type PhoneNumberRec struct {
 }
 
 // telephonyDoc is the stored telephony of an account, in creation order.
-type TelephonyDoc struct {
+type telephonyDoc struct {
 	AccountID  string            `json:"account_id"`
 	Connectors []*ConnectorRec   `json:"connectors"`
 	Numbers    []*PhoneNumberRec `json:"numbers"`
 }
 
-func (t *TelephonyDoc) Connector(agent, id string) *ConnectorRec {
+func (t *telephonyDoc) connector(agent, id string) *ConnectorRec {
 	for _, c := range t.Connectors {
 		if c.ConnectorID == id && c.ProjectID == agent {
 			return c
@@ -90,7 +90,7 @@ func (t *TelephonyDoc) Connector(agent, id string) *ConnectorRec {
 	return nil
 }
 
-func (t *TelephonyDoc) Number(agent, n string) (int, *PhoneNumberRec) {
+func (t *telephonyDoc) number(agent, n string) (int, *PhoneNumberRec) {
 	for i, x := range t.Numbers {
 		if x.Number == n && x.ProjectID == agent {
 			return i, x
@@ -99,33 +99,77 @@ func (t *TelephonyDoc) Number(agent, n string) (int, *PhoneNumberRec) {
 	return -1, nil
 }
 
-func (t *TelephonyDoc) HasNumber(n string) bool {
+func (t *telephonyDoc) hasNumber(n string) bool {
 	return slices.ContainsFunc(t.Numbers, func(x *PhoneNumberRec) bool { return x.Number == n })
 }
 
-func ErrConnectorNotFound() error {
+func errConnectorNotFound() error {
 	return Errf(KindNotFound, CodeConnectorNotFound, MsgConnectorNotFound)
 }
 
-// errConnectorInvalid is the 400 of a connector body's field errors.
+// ErrConnectorInvalid is the 400 of a connector body's field errors.
 func ErrConnectorInvalid(fields ...FieldError) error {
 	return Invalid(CodeConnectorInvalid, MsgConnectorInvalid, fields...)
 }
 
-func ErrPhoneNotFound() error { return Errf(KindNotFound, CodePhoneNotFound, MsgPhoneNotFound) }
+func errPhoneNotFound() error { return Errf(KindNotFound, CodePhoneNotFound, MsgPhoneNotFound) }
 
 func ErrPhoneInvalid(field string) error {
 	return &Error{Kind: KindInvalid, Code: CodePhoneInvalid, Message: MsgPhoneInvalid,
 		Fields: []FieldError{{Field: field, Message: "must be an E.164 number, e.g. +14155550100"}}}
 }
 
+// telephony returns an agent of the principal's account (404 or 403 as
+// the Agents API does) and its account's telephony.
+func (a *Engine) telephony(p *Principal, agent string) (*AgentDoc, *telephonyDoc, error) {
+	d, err := a.Agent(p, agent)
+	if err != nil {
+		return nil, nil, err
+	}
+	t := &telephonyDoc{AccountID: p.Account.ID}
+	if err := a.store.GetDoc(docTelephony, p.Region, p.Account.ID, t); err != nil && !errors.Is(err, store.ErrNotFound) {
+		return nil, nil, err
+	}
+	return d, t, nil
+}
+
+// updateTelephony applies fn to the account's telephony in one store
+// update, for an agent. Telephony writes are serialised with the other
+// Agents writes (agents.mu), so the checks made before the update (other
+// agents, other accounts' numbers) still hold when it runs.
+func (a *Engine) updateTelephony(p *Principal, agent string, fn func(d *AgentDoc, t *telephonyDoc) error) error {
+	a.agents.mu.Lock()
+	defer a.agents.mu.Unlock()
+	return a.updateTelephonyLocked(p, agent, fn)
+}
+
+func (a *Engine) updateTelephonyLocked(p *Principal, agent string, fn func(d *AgentDoc, t *telephonyDoc) error) error {
+	d, err := a.Agent(p, agent)
+	if err != nil {
+		return err
+	}
+	for range 2 {
+		var t telephonyDoc
+		err = a.store.UpdateDoc(docTelephony, p.Region, p.Account.ID, &t, func() error { return fn(d, &t) })
+		if !errors.Is(err, store.ErrNotFound) {
+			return err
+		}
+		// Not seeded (an account added after the seed): create it empty.
+		if err := a.store.InsertDoc(docTelephony, p.Region, p.Account.ID, &telephonyDoc{AccountID: p.Account.ID,
+			Connectors: []*ConnectorRec{}, Numbers: []*PhoneNumberRec{}}); err != nil && !errors.Is(err, store.ErrExists) {
+			return err
+		}
+	}
+	return err
+}
+
 // --- agent deletion, seeding, inbound calls ---
 
 // dropTelephonyLocked removes an agent's connectors and numbers (agent delete).
 // Called with agents.mu held.
-func (a *Engine) DropTelephonyLocked(region, account, agent string) error {
-	var t TelephonyDoc
-	err := a.store.UpdateDoc(DocTelephony, region, account, &t, func() error {
+func (a *Engine) dropTelephonyLocked(region, account, agent string) error {
+	var t telephonyDoc
+	err := a.store.UpdateDoc(docTelephony, region, account, &t, func() error {
 		t.Connectors = slices.DeleteFunc(t.Connectors, func(x *ConnectorRec) bool { return x.ProjectID == agent })
 		t.Numbers = slices.DeleteFunc(t.Numbers, func(x *PhoneNumberRec) bool { return x.ProjectID == agent })
 		return nil
@@ -141,7 +185,7 @@ func (a *Engine) DropTelephonyLocked(region, account, agent string) error {
 func seedTelephony(st *store.Store, sc *scenario.Scenario) error {
 	for ai := range sc.Accounts {
 		acct := &sc.Accounts[ai]
-		t := &TelephonyDoc{AccountID: acct.ID, Connectors: []*ConnectorRec{}, Numbers: []*PhoneNumberRec{}}
+		t := &telephonyDoc{AccountID: acct.ID, Connectors: []*ConnectorRec{}, Numbers: []*PhoneNumberRec{}}
 		for pi := range acct.Projects {
 			proj := &acct.Projects[pi]
 			for _, cn := range proj.Connectors {
@@ -154,7 +198,7 @@ func seedTelephony(st *store.Store, sc *scenario.Scenario) error {
 				}
 			}
 		}
-		if err := st.PutDoc(DocTelephony, acct.Region, acct.ID, t); err != nil {
+		if err := st.PutDoc(docTelephony, acct.Region, acct.ID, t); err != nil {
 			return err
 		}
 	}
@@ -176,11 +220,11 @@ const inboundConversationPrefix = "CA"
 // connector, or whose agent has no runtime (an agent created through the
 // API, not in the scenario) gives an error wrapping ErrNotRouted.
 func (a *Engine) CallNumber(number, from string) (*DialResult, error) {
-	accts := a.World().Scenario().Accounts
+	accts := a.View().Scenario().Accounts
 	for ai := range accts {
 		acct := &accts[ai]
-		var t TelephonyDoc
-		err := a.store.GetDoc(DocTelephony, acct.Region, acct.ID, &t)
+		var t telephonyDoc
+		err := a.store.GetDoc(docTelephony, acct.Region, acct.ID, &t)
 		if errors.Is(err, store.ErrNotFound) {
 			continue
 		}
@@ -192,7 +236,7 @@ func (a *Engine) CallNumber(number, from string) (*DialResult, error) {
 			continue
 		}
 		num := t.Numbers[i]
-		cn := t.Connector(num.ProjectID, num.ConnectorID)
+		cn := t.connector(num.ProjectID, num.ConnectorID)
 		if cn == nil {
 			return nil, fmt.Errorf("call %s: the number is routed to no connector: %w", number, ErrNotRouted)
 		}
@@ -213,7 +257,7 @@ func (a *Engine) CallNumber(number, from string) (*DialResult, error) {
 		conv, out, err := a.StartConversation(ConvStart{
 			Region: acct.Region, Account: acct, Project: proj, Environment: cn.ClientEnv, Channel: "VOICE-SIP",
 			Variant: vr, Language: cn.ASRLangCode, TTSLanguage: cn.TTSLangCode, FromNumber: from, ToNumber: number,
-			State: state, ID: inboundConversationPrefix + a.NewID("", HexDigits, 32),
+			State: state, ID: inboundConversationPrefix + a.NewID("", hexDigits, 32),
 		})
 		if err != nil {
 			return nil, err

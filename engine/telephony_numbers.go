@@ -6,6 +6,8 @@ package engine
 // inbound number (CallNumber, telephony.go).
 
 import (
+	"slices"
+
 	"github.com/agentplatform/mockplatform/store"
 )
 
@@ -43,9 +45,9 @@ func (PhoneNumberRec) FieldRules() map[string]FieldRule {
 // takenNumbersLocked is the set of numbers an import may not take: those of the
 // region's other accounts and every dni pool number of the scenario (a
 // number routes to one place). Called with agents.mu held.
-func (a *Engine) TakenNumbersLocked(region, account string) (map[string]bool, error) {
+func (a *Engine) takenNumbersLocked(region, account string) (map[string]bool, error) {
 	taken := map[string]bool{}
-	for _, acct := range a.World().Scenario().Accounts {
+	for _, acct := range a.View().Scenario().Accounts {
 		for _, proj := range acct.Projects {
 			if proj.DNI != nil {
 				for _, n := range proj.DNI.Numbers {
@@ -54,7 +56,7 @@ func (a *Engine) TakenNumbersLocked(region, account string) (map[string]bool, er
 			}
 		}
 	}
-	err := store.ListDocs(a.store, DocTelephony, region, func(id string, t *TelephonyDoc) bool {
+	err := store.ListDocs(a.store, docTelephony, region, func(id string, t *telephonyDoc) bool {
 		if id == account {
 			return true
 		}
@@ -66,8 +68,144 @@ func (a *Engine) TakenNumbersLocked(region, account string) (map[string]bool, er
 	return taken, err
 }
 
-// deleteError is one number a batch delete could not release.
+// DeleteError is one number a batch delete could not release.
 type DeleteError struct {
 	PhoneNumber string `json:"phoneNumber"`
 	Error       string `json:"error"`
+}
+
+// PhoneNumbers lists an agent's numbers in import order; with
+// byConnector, only those routed to connector.
+func (a *Engine) PhoneNumbers(p *Principal, agent, connector string, byConnector bool) ([]*PhoneNumberRec, error) {
+	d, t, err := a.telephony(p, agent)
+	if err != nil {
+		return nil, err
+	}
+	out := []*PhoneNumberRec{}
+	for _, n := range t.Numbers {
+		if n.ProjectID == d.AgentID && (!byConnector || n.ConnectorID == connector) {
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}
+
+// PhoneNumber reads a number of an agent: 404 PHONE_NUMBERS_NOT_FOUND.
+func (a *Engine) PhoneNumber(p *Principal, agent, number string) (*PhoneNumberRec, error) {
+	d, t, err := a.telephony(p, agent)
+	if err != nil {
+		return nil, err
+	}
+	_, x := t.number(d.AgentID, number)
+	if x == nil {
+		return nil, errPhoneNotFound()
+	}
+	return x, nil
+}
+
+// FindPhoneNumbers reads numbers of an agent: the found ones and the
+// others, in the order of numbers.
+func (a *Engine) FindPhoneNumbers(p *Principal, agent string, numbers []string) (NumbersFound, error) {
+	d, t, err := a.telephony(p, agent)
+	if err != nil {
+		return NumbersFound{}, err
+	}
+	out := NumbersFound{Found: []*PhoneNumberRec{}, NotFound: []string{}}
+	for _, n := range numbers {
+		if _, x := t.number(d.AgentID, n); x != nil {
+			out.Found = append(out.Found, x)
+		} else {
+			out.NotFound = append(out.NotFound, n)
+		}
+	}
+	return out, nil
+}
+
+// ImportNumbers adds E.164 numbers (deduplicated) to an agent in env, in
+// one update, routed to no connector; any number already imported (here,
+// by another account of the region, or a dni pool number) is 409
+// PHONE_NUMBERS_ALREADY_EXISTS, a field error of field per number, and
+// imports nothing.
+func (a *Engine) ImportNumbers(p *Principal, agent string, numbers []string, env, field string) error {
+	a.agents.mu.Lock()
+	defer a.agents.mu.Unlock()
+	taken, err := a.takenNumbersLocked(p.Region, p.Account.ID)
+	if err != nil {
+		return err
+	}
+	return a.updateTelephonyLocked(p, agent, func(d *AgentDoc, t *telephonyDoc) error {
+		var dup []FieldError
+		for _, n := range numbers {
+			if taken[n] || t.hasNumber(n) {
+				dup = append(dup, FieldError{Field: field, Message: n + " already exists"})
+			}
+		}
+		if len(dup) > 0 {
+			return &Error{Kind: KindConflict, Code: CodePhoneExists, Message: MsgPhoneExists, Fields: dup}
+		}
+		for _, n := range numbers {
+			t.Numbers = append(t.Numbers, &PhoneNumberRec{Number: n, ProjectID: d.AgentID, AccountID: d.AccountID, ClientEnv: env})
+		}
+		return nil
+	})
+}
+
+// DeleteNumbers releases each number on its own: it returns those
+// released and why the others (malformed or unknown) were not.
+func (a *Engine) DeleteNumbers(p *Principal, agent string, numbers []string) ([]string, []DeleteError, error) {
+	var deleted []string
+	var errs []DeleteError
+	if err := a.updateTelephony(p, agent, func(d *AgentDoc, t *telephonyDoc) error {
+		deleted, errs = []string{}, nil
+		for _, n := range numbers {
+			if !E164RE.MatchString(n) {
+				errs = append(errs, DeleteError{PhoneNumber: n, Error: MsgPhoneInvalid})
+				continue
+			}
+			i, _ := t.number(d.AgentID, n)
+			if i < 0 {
+				errs = append(errs, DeleteError{PhoneNumber: n, Error: MsgPhoneNotFound})
+				continue
+			}
+			t.Numbers = slices.Delete(t.Numbers, i, i+1)
+			deleted = append(deleted, n)
+		}
+		return nil
+	}); err != nil {
+		return nil, nil, err
+	}
+	return deleted, errs, nil
+}
+
+// DeleteNumber releases a number of an agent.
+func (a *Engine) DeleteNumber(p *Principal, agent, number string) error {
+	return a.updateTelephony(p, agent, func(d *AgentDoc, t *telephonyDoc) error {
+		i, _ := t.number(d.AgentID, number)
+		if i < 0 {
+			return errPhoneNotFound()
+		}
+		t.Numbers = slices.Delete(t.Numbers, i, i+1)
+		return nil
+	})
+}
+
+// ReassignNumber routes a number of an agent to a connector of the same
+// agent.
+func (a *Engine) ReassignNumber(p *Principal, agent, number, connector string) (*PhoneNumberRec, error) {
+	var out PhoneNumberRec
+	if err := a.updateTelephony(p, agent, func(d *AgentDoc, t *telephonyDoc) error {
+		_, x := t.number(d.AgentID, number)
+		if x == nil {
+			return errPhoneNotFound()
+		}
+		if t.connector(d.AgentID, connector) == nil {
+			return errConnectorNotFound()
+		}
+		x.ConnectorID = connector
+		out = *x
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	return &out, nil
 }

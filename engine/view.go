@@ -4,15 +4,18 @@ import (
 	"github.com/agentplatform/mockplatform/scenario"
 )
 
-// World is the immutable view of a scenario that requests read: accounts,
+// View is the immutable view of a scenario that requests read: accounts,
 // projects and credentials indexed for lookup. A new scenario replaces the
-// whole World atomically.
-type World struct {
-	Sc      *scenario.Scenario
+// whole View atomically.
+type View struct {
+	sc      *scenario.Scenario
 	creds   map[string]*scenario.Credential // by key
 	scripts *scriptCache
 	targets *scenario.HostList // webhooks.allowed_targets
 }
+
+// DefaultMaxBodyBytes bounds request bodies unless the scenario says otherwise.
+const DefaultMaxBodyBytes = 1 << 20
 
 // Fidelity switch names (docs/fidelity.md).
 const (
@@ -20,8 +23,8 @@ const (
 	SwitchInitialMessage = "initial_message" // "accept" (default) | "reject"
 )
 
-func newWorld(sc *scenario.Scenario) *World {
-	w := &World{Sc: sc, creds: make(map[string]*scenario.Credential, len(sc.Credentials)), scripts: &scriptCache{},
+func newView(sc *scenario.Scenario) *View {
+	w := &View{sc: sc, creds: make(map[string]*scenario.Credential, len(sc.Credentials)), scripts: &scriptCache{},
 		targets: sc.TargetList()}
 	for i := range sc.Credentials {
 		c := &sc.Credentials[i]
@@ -30,18 +33,18 @@ func newWorld(sc *scenario.Scenario) *World {
 	return w
 }
 
-// Scenario returns the world's scenario (read-only).
-func (w *World) Scenario() *scenario.Scenario { return w.Sc }
+// Scenario returns the view's scenario (read-only).
+func (w *View) Scenario() *scenario.Scenario { return w.sc }
 
-// fidelity returns the value of a fidelity switch ("" when unset).
-func (w *World) Fidelity(name string) string { return w.Sc.Switch(name) }
+// Fidelity returns the value of a fidelity switch ("" when unset).
+func (w *View) Fidelity(name string) string { return w.sc.Switch(name) }
 
-// account resolves an account path segment: slug, id, ACCOUNT-<id> or ws-<id>.
-func (w *World) Account(ref string) *scenario.Account { return w.Sc.Account(ref) }
+// Account resolves an account path segment: slug, id, ACCOUNT-<id> or ws-<id>.
+func (w *View) Account(ref string) *scenario.Account { return w.sc.Account(ref) }
 
-// credential returns the credential with this key, nil when unknown or
+// Credential returns the credential with this key, nil when unknown or
 // disabled.
-func (w *World) Credential(key string) *scenario.Credential {
+func (w *View) Credential(key string) *scenario.Credential {
 	c := w.creds[key]
 	if c == nil || c.Disabled {
 		return nil
@@ -49,9 +52,9 @@ func (w *World) Credential(key string) *scenario.Credential {
 	return c
 }
 
-// maxBody is the request body limit in bytes.
-func (w *World) MaxBody() int64 {
-	if n := w.Sc.Limits.MaxBodyBytes; n > 0 {
+// MaxBody is the request body limit in bytes.
+func (w *View) MaxBody() int64 {
+	if n := w.sc.Limits.MaxBodyBytes; n > 0 {
 		return n
 	}
 	return DefaultMaxBodyBytes

@@ -129,18 +129,7 @@ func (a *Engine) Hangup(conversationID string) error {
 	if err != nil {
 		return voiceError(conversationID, err)
 	}
-	now := a.clock.Now()
-	conv, err := a.store.UpdateConversation(region, conversationID, func(conv *store.Conversation) error {
-		if err := voiceCheck(conv); err != nil {
-			return err
-		}
-		EndConversation(conv, now)
-		if conv.State == nil {
-			conv.State = map[string]any{}
-		}
-		conv.State["closed_by"] = "caller"
-		return nil
-	})
+	conv, err := a.closeConversation(region, conversationID, "caller", voiceCheck)
 	if err != nil {
 		return voiceError(conversationID, err)
 	}

@@ -3,7 +3,7 @@ package engine
 // Webhook endpoints (docs/api.md#webhook-endpoints; docs/fidelity.md G2,
 // G10, G22). Endpoints are account-scoped and live in the account's region
 // partition as "webhook_endpoint" documents. Signed deliveries are in
-// engine_webhooks.go.
+// webhooks_delivery.go.
 
 import (
 	"errors"
@@ -18,16 +18,16 @@ import (
 	"github.com/agentplatform/mockplatform/store"
 )
 
-// webhookIDRE is the form of a webhook endpoint id.
+// WebhookIDRE is the form of a webhook endpoint id.
 var WebhookIDRE = regexp.MustCompile(`^whe_[A-Za-z0-9]+$`)
 
 var WebhookRules = map[string]FieldRule{
 	"name": {Required: true, MinLen: 1, MaxLen: 255},
 	"url": {Required: true, Pattern: webhookURLRE, Doc: "An absolute http or https URL.",
-		Fidelity: &Fidelity{ID: "G2", Switch: SwitchWebhookURL, Value: "https", Note: "https only"}},
+		Fidelity: &Fidelity{ID: "G2", Switch: switchWebhookURL, Value: "https", Note: "https only"}},
 	"event_types": {Required: true, Enum: WebhookEventTypes, MinItems: 1},
 	"headers":     {Doc: "Added to every delivery."},
-	"timeout_ms":  {Min: I64(MinWebhookTimeoutMS), Max: I64(MaxWebhookTimeoutMS), Doc: fmt.Sprintf("Default %d.", DefaultWebhookTimeoutMS)},
+	"timeout_ms":  {Min: I64(MinWebhookTimeoutMS), Max: I64(MaxWebhookTimeoutMS), Doc: fmt.Sprintf("Default %d.", defaultWebhookTimeoutMS)},
 	"enabled":     {Doc: "Default true."},
 }
 
@@ -35,22 +35,13 @@ var WebhookRules = map[string]FieldRule{
 // it: an absolute http or https URL with a host).
 var webhookURLRE = regexp.MustCompile(`^[hH][tT][tT][pP][sS]?://[^/?#]`)
 
-type (
-	WebhookList struct {
-		Data []WebhookView `json:"data"`
-	}
-	WebhookSecret struct {
-		SigningSecret string `json:"signing_secret"`
-	}
-)
-
 // webhooksState is the webhooks family's in-memory state: the delivery log
-// and the attempts in flight (engine_webhooks.go).
+// and the attempts in flight (webhooks_delivery.go).
 type webhooksState struct {
 	// mu serialises the count-then-insert (and delete) of endpoints, whose
 	// per-account limit is checked against the store (held across store
 	// calls), and guards the fields below.
-	Mu  sync.Mutex
+	mu  sync.Mutex
 	log []DeliveryAttempt
 	// client sends the deliveries (newDeliveryClient: no proxy, no
 	// redirects, no connection kept between attempts, connections through
@@ -58,16 +49,16 @@ type webhooksState struct {
 	// allow is the instance's allow-list of targets (Config.WebhookTargets;
 	// set by Open, read-only after).
 	client *http.Client
-	Net    TargetNet
+	net    TargetNet
 	allow  *scenario.HostList
 }
 
 // resetWebhooks empties the delivery log; attempts of the earlier
-// generation stop (engine_webhooks.go).
+// generation stop (webhooks_delivery.go).
 func (a *Engine) resetWebhooks() {
-	a.Webhooks.Mu.Lock()
-	a.Webhooks.log = nil
-	a.Webhooks.Mu.Unlock()
+	a.webhooks.mu.Lock()
+	a.webhooks.log = nil
+	a.webhooks.mu.Unlock()
 }
 
 // Webhook event types (docs/api.md#webhook-endpoints).
@@ -76,39 +67,39 @@ const (
 	EventAlertsResolved  = "alerts.resolved"
 )
 
-// webhookEventTypes is scenario's list, which the scenario loader reads too.
+// WebhookEventTypes is scenario's list, which the scenario loader reads too.
 var WebhookEventTypes = scenario.WebhookEvents
 
 // Webhook messages and codes that tests compare.
 const (
-	CodeWebhookNotFound  = "WEBHOOK_ENDPOINT_NOT_FOUND"
+	codeWebhookNotFound  = "WEBHOOK_ENDPOINT_NOT_FOUND"
 	CodeWebhookInvalidID = "INVALID_WEBHOOK_ENDPOINT_ID"
-	CodeWebhookLimit     = "WEBHOOK_ENDPOINT_LIMIT_EXCEEDED"
+	codeWebhookLimit     = "WEBHOOK_ENDPOINT_LIMIT_EXCEEDED"
 
 	MsgWebhookNotFound  = "Webhook endpoint not found."
 	MsgWebhookInvalidID = "Malformed webhook endpoint id: want whe_ followed by letters and digits."
 )
 
-func MsgWebhookLimit(n int) string {
+func msgWebhookLimit(n int) string {
 	return fmt.Sprintf("Maximum number of webhook endpoints (%d) reached", n)
 }
 
 // switchWebhookURL selects the url rule: "any" (default: http or https,
 // so that tests can use plain-http httptest receivers) or "https" (the
 // OAS pattern ^https://). G2.
-const SwitchWebhookURL = "webhook_url"
+const switchWebhookURL = "webhook_url"
 
 // Webhook endpoint defaults and bounds (docs/fidelity.md G2).
 const (
-	DefaultWebhookTimeoutMS = 5000
+	defaultWebhookTimeoutMS = 5000
 	MinWebhookTimeoutMS     = scenario.WebhookTimeoutMinMS
 	MaxWebhookTimeoutMS     = scenario.WebhookTimeoutMaxMS
 )
 
-// docWebhook is the store kind of webhook endpoints.
+// DocWebhook is the store kind of webhook endpoints.
 const DocWebhook = "webhook_endpoint"
 
-// endpointRecord is the stored endpoint. Secret is never shown after
+// EndpointRecord is the stored endpoint. Secret is never shown after
 // create and rotate.
 type EndpointRecord struct {
 	ID         string            `json:"id"`
@@ -124,37 +115,14 @@ type EndpointRecord struct {
 	Secret     string            `json:"secret"`
 }
 
-// webhookView is an endpoint as the API shows it (docs/fidelity.md G2).
-type WebhookView struct {
-	ID            string            `json:"id"`
-	Name          string            `json:"name"`
-	URL           string            `json:"url"`
-	Enabled       bool              `json:"enabled"`
-	EventTypes    []string          `json:"event_types"`
-	Headers       map[string]string `json:"headers"`
-	TimeoutMS     int64             `json:"timeout_ms"`
-	CreatedAt     string            `json:"created_at"`
-	UpdatedAt     string            `json:"updated_at"`
-	SigningSecret string            `json:"signing_secret,omitempty"`
+func (e *EndpointRecord) subscribes(eventType string) bool {
+	return slices.Contains(e.EventTypes, eventType)
 }
 
-func (e *EndpointRecord) View() WebhookView {
-	h := e.Headers
-	if h == nil {
-		h = map[string]string{}
-	}
-	return WebhookView{ID: e.ID, Name: e.Name, URL: e.URL, Enabled: e.Enabled, EventTypes: e.EventTypes,
-		Headers: h, TimeoutMS: e.TimeoutMS, CreatedAt: e.CreatedAt, UpdatedAt: e.UpdatedAt}
-}
-
-func (e *EndpointRecord) Subscribes(eventType string) bool {
-	return ContainsStr(e.EventTypes, eventType)
-}
-
-func Dedupe(list []string) []string {
+func dedupe(list []string) []string {
 	var out []string
 	for _, s := range list {
-		if !ContainsStr(out, s) {
+		if !slices.Contains(out, s) {
 			out = append(out, s)
 		}
 	}
@@ -162,46 +130,46 @@ func Dedupe(list []string) []string {
 }
 
 // webhookLimit is the account's endpoint limit (docs/fidelity.md G22: 10).
-func (w *World) WebhookLimit() int {
-	if n := w.Sc.Limits.WebhookEndpoints; n > 0 {
+func (w *View) webhookLimit() int {
+	if n := w.sc.Limits.WebhookEndpoints; n > 0 {
 		return n
 	}
 	return 10
 }
 
 // newSigningSecret returns a fresh secret: whsec_ + 32 base62 [INF].
-func (a *Engine) NewSigningSecret() string { return a.NewID("whsec_", Base62, 32) }
+func (a *Engine) newSigningSecret() string { return a.NewID("whsec_", Base62, 32) }
 
-func ErrWebhookNotFound() error { return Errf(KindNotFound, CodeWebhookNotFound, MsgWebhookNotFound) }
+func errWebhookNotFound() error { return Errf(KindNotFound, codeWebhookNotFound, MsgWebhookNotFound) }
 
-// getWebhook reads an endpoint of the principal's account (another
+// GetWebhook reads an endpoint of the principal's account (another
 // account's endpoint is not found).
 func (a *Engine) GetWebhook(p *Principal, id string) (*EndpointRecord, error) {
 	var e EndpointRecord
 	if err := a.store.GetDoc(DocWebhook, p.Region, id, &e); err != nil {
 		if errors.Is(err, store.ErrNotFound) {
-			return nil, ErrWebhookNotFound()
+			return nil, errWebhookNotFound()
 		}
 		return nil, err
 	}
 	if e.AccountID != p.Account.ID {
-		return nil, ErrWebhookNotFound()
+		return nil, errWebhookNotFound()
 	}
 	return &e, nil
 }
 
 // updateWebhook applies fn to an endpoint of the principal's account.
-func (a *Engine) UpdateWebhook(p *Principal, id string, fn func(e *EndpointRecord)) (*EndpointRecord, error) {
+func (a *Engine) updateWebhook(p *Principal, id string, fn func(e *EndpointRecord)) (*EndpointRecord, error) {
 	var e EndpointRecord
 	err := a.store.UpdateDoc(DocWebhook, p.Region, id, &e, func() error {
 		if e.AccountID != p.Account.ID {
-			return ErrWebhookNotFound()
+			return errWebhookNotFound()
 		}
 		fn(&e)
 		return nil
 	})
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, ErrWebhookNotFound()
+		return nil, errWebhookNotFound()
 	}
 	if err != nil {
 		return nil, err
@@ -210,7 +178,7 @@ func (a *Engine) UpdateWebhook(p *Principal, id string, fn func(e *EndpointRecor
 }
 
 // listWebhooks reads an account's endpoints in id order.
-func (a *Engine) ListWebhooks(region, account string) ([]*EndpointRecord, error) {
+func (a *Engine) listWebhooks(region, account string) ([]*EndpointRecord, error) {
 	var out []*EndpointRecord
 	err := store.ListDocs(a.store, DocWebhook, region, func(_ string, e *EndpointRecord) bool {
 		if e.AccountID == account {
@@ -220,6 +188,128 @@ func (a *Engine) ListWebhooks(region, account string) ([]*EndpointRecord, error)
 	})
 	return out, err
 }
+
+// WebhookQuery is the list filters: enabled (nil: either) and event_type
+// ("": any).
+type WebhookQuery struct {
+	Enabled   *bool
+	EventType string
+}
+
+// ListWebhooks lists the principal's account's endpoints that q keeps, in
+// id order.
+func (a *Engine) ListWebhooks(p *Principal, q WebhookQuery) ([]*EndpointRecord, error) {
+	list, err := a.listWebhooks(p.Region, p.Account.ID)
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(list, func(e *EndpointRecord) bool {
+		return q.Enabled != nil && e.Enabled != *q.Enabled || q.EventType != "" && !e.subscribes(q.EventType)
+	}), nil
+}
+
+// WebhookInput is the fields of a webhook endpoint create (every required
+// one set) or update (those to change), read and checked by the edge (the
+// url against the target rules too, CheckTargetURL). EventTypes and
+// Headers are given when not nil.
+type WebhookInput struct {
+	Name       *string
+	URL        *string
+	EventTypes []string
+	Headers    map[string]string
+	TimeoutMS  *int64
+	Enabled    *bool
+}
+
+// apply writes the fields given into e; event types are kept once each.
+func (in *WebhookInput) apply(e *EndpointRecord) {
+	setIf(&e.Name, in.Name)
+	setIf(&e.URL, in.URL)
+	if in.EventTypes != nil {
+		e.EventTypes = dedupe(in.EventTypes)
+	}
+	if in.Headers != nil {
+		e.Headers = in.Headers
+	}
+	setIf(&e.TimeoutMS, in.TimeoutMS)
+	setIf(&e.Enabled, in.Enabled)
+}
+
+// CreateWebhook stores a new endpoint of the principal's account with a
+// fresh signing secret (the record holds it: the answer shows it once).
+// It is a 409 when the account holds its limit of endpoints
+// (docs/fidelity.md G22).
+func (a *Engine) CreateWebhook(p *Principal, in WebhookInput) (*EndpointRecord, error) {
+	now := FmtAlertTime(a.clock.Now())
+	e := EndpointRecord{AccountID: p.Account.ID, Enabled: true, Headers: map[string]string{},
+		TimeoutMS: defaultWebhookTimeoutMS, CreatedAt: now, UpdatedAt: now}
+	in.apply(&e)
+	a.webhooks.mu.Lock()
+	defer a.webhooks.mu.Unlock()
+	n, err := a.countAccountDocs(DocWebhook, p.Region, p.Account.ID)
+	if err != nil {
+		return nil, err
+	}
+	if n >= a.View().webhookLimit() {
+		return nil, a.ErrWebhookLimit()
+	}
+	e.Secret = a.newSigningSecret()
+	if err := a.insertWithNewID(DocWebhook, p.Region, "whe_", &e.ID, &e); err != nil {
+		return nil, err
+	}
+	return &e, nil
+}
+
+// UpdateWebhook changes the fields in gives of an endpoint of the
+// principal's account.
+func (a *Engine) UpdateWebhook(p *Principal, id string, in WebhookInput) (*EndpointRecord, error) {
+	now := FmtAlertTime(a.clock.Now())
+	return a.updateWebhook(p, id, func(e *EndpointRecord) {
+		in.apply(e)
+		e.UpdatedAt = now
+	})
+}
+
+// RotateWebhookSecret gives an endpoint of the principal's account a new
+// signing secret and returns it; the old one is invalid at once
+// (docs/fidelity.md G16).
+func (a *Engine) RotateWebhookSecret(p *Principal, id string) (string, error) {
+	secret := a.newSigningSecret()
+	now := FmtAlertTime(a.clock.Now())
+	if _, err := a.updateWebhook(p, id, func(e *EndpointRecord) {
+		e.Secret = secret
+		e.UpdatedAt = now
+	}); err != nil {
+		return "", err
+	}
+	return secret, nil
+}
+
+// DeleteWebhook deletes an endpoint of the principal's account.
+func (a *Engine) DeleteWebhook(p *Principal, id string) error {
+	a.webhooks.mu.Lock()
+	defer a.webhooks.mu.Unlock()
+	if _, err := a.GetWebhook(p, id); err != nil {
+		return err
+	}
+	if err := a.store.DeleteDoc(DocWebhook, p.Region, id); err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return errWebhookNotFound()
+		}
+		return err
+	}
+	return nil
+}
+
+// ErrWebhookLimit is the 409 of an account at its limit of webhook
+// endpoints, which the alerts_limit preset answers too.
+func (a *Engine) ErrWebhookLimit() error {
+	return Errf(KindConflict, codeWebhookLimit, "%s", msgWebhookLimit(a.View().webhookLimit()))
+}
+
+// SetTargetNet replaces how deliveries resolve and dial (tests: a fake
+// network that never leaves the machine). Call it before any delivery.
+func (a *Engine) SetTargetNet(n TargetNet) { a.webhooks.net = n }
 
 // WebhookEndpoint is a webhook endpoint as the console shows it: never
 // its signing secret, its custom headers by name only (their values may

@@ -79,9 +79,9 @@ type delivery struct {
 
 // Deliveries returns the delivery log, oldest first.
 func (a *Engine) Deliveries() []DeliveryAttempt {
-	a.Webhooks.Mu.Lock()
-	defer a.Webhooks.Mu.Unlock()
-	return append([]DeliveryAttempt(nil), a.Webhooks.log...)
+	a.webhooks.mu.Lock()
+	defer a.webhooks.mu.Unlock()
+	return append([]DeliveryAttempt(nil), a.webhooks.log...)
 }
 
 // announce sends an event to every enabled endpoint of the account that
@@ -93,14 +93,14 @@ func (a *Engine) announce(e alertEvent, now time.Time) {
 		a.Log.Error("webhook payload", "err", err)
 		return
 	}
-	endpoints, err := a.ListWebhooks(e.region, e.account)
+	endpoints, err := a.listWebhooks(e.region, e.account)
 	if err != nil {
 		a.Log.Error("webhook endpoints", "err", err)
 		return
 	}
 	gen := a.Generation()
 	for _, ep := range endpoints {
-		if !ep.Enabled || !ep.Subscribes(e.payload.EventType) {
+		if !ep.Enabled || !ep.subscribes(e.payload.EventType) {
 			continue
 		}
 		d := &delivery{gen: gen, region: e.region, account: e.account, endpointID: ep.ID, eventID: a.NewUUID(),
@@ -152,14 +152,14 @@ func (a *Engine) attempt(d *delivery, n int, due time.Time) {
 		rec.Error = "target refused: unreadable URL"
 		a.logAttempt(d, rec)
 		return
-	} else if err := a.CheckTargetURL(u); err != nil {
+	} else if err := a.checkTargetURL(u); err != nil {
 		rec.Error = "target refused: url " + err.Error()
 		a.logAttempt(d, rec)
 		return
 	}
 	timeout := time.Duration(ep.TimeoutMS) * time.Millisecond
 	if timeout <= 0 {
-		timeout = DefaultWebhookTimeoutMS * time.Millisecond
+		timeout = defaultWebhookTimeoutMS * time.Millisecond
 	}
 	status, err := a.post(a.bg, &ep, d, due, timeout)
 	rec.Status = status
@@ -207,7 +207,7 @@ func (a *Engine) post(ctx context.Context, ep *EndpointRecord, d *delivery, due 
 	req.Header.Set(HeaderWebhookTimestamp, ts)
 	req.Header.Set(HeaderWebhookSignature, Sign(ep.Secret, ts, d.body))
 	req.Header.Set(HeaderWebhookEventID, d.eventID)
-	resp, err := a.Webhooks.client.Do(req)
+	resp, err := a.webhooks.client.Do(req)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
 			return 0, errors.New("timeout after " + timeout.String())
@@ -222,14 +222,14 @@ func (a *Engine) post(ctx context.Context, ep *EndpointRecord, d *delivery, due 
 // logAttempt appends to the delivery log unless the delivery belongs to an
 // earlier reset; it reports whether it did.
 func (a *Engine) logAttempt(d *delivery, rec DeliveryAttempt) bool {
-	a.Webhooks.Mu.Lock()
-	defer a.Webhooks.Mu.Unlock()
+	a.webhooks.mu.Lock()
+	defer a.webhooks.mu.Unlock()
 	if a.Generation() != d.gen {
 		return false
 	}
-	if len(a.Webhooks.log) >= maxDeliveryLog {
-		a.Webhooks.log = a.Webhooks.log[1:]
+	if len(a.webhooks.log) >= maxDeliveryLog {
+		a.webhooks.log = a.webhooks.log[1:]
 	}
-	a.Webhooks.log = append(a.Webhooks.log, rec)
+	a.webhooks.log = append(a.webhooks.log, rec)
 	return true
 }

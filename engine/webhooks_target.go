@@ -24,7 +24,7 @@ import (
 	"github.com/agentplatform/mockplatform/scenario"
 )
 
-// targetNet is how deliveries reach the network: a resolver and a dialer.
+// TargetNet is how deliveries reach the network: a resolver and a dialer.
 // Tests replace both (a name that "resolves" to a refused address, a
 // dialer that records instead of connecting), so that no test ever sends
 // a packet off the machine, even if the rules were wrong.
@@ -45,7 +45,7 @@ func defaultTargetNet() TargetNet {
 	}
 }
 
-// targetControl is the delivery dialer's socket hook: the last check of
+// TargetControl is the delivery dialer's socket hook: the last check of
 // the address about to be connected.
 func TargetControl(_, address string, _ syscall.RawConn) error {
 	ap, err := netip.ParseAddrPort(address)
@@ -87,11 +87,25 @@ func (a *Engine) newDeliveryClient() *http.Client {
 // (webhooks.allowed_targets) and the instance's (Config.WebhookTargets);
 // a target must satisfy each that is not empty.
 func (a *Engine) targetLists() []*scenario.HostList {
-	return []*scenario.HostList{a.World().targets, a.Webhooks.allow}
+	return []*scenario.HostList{a.View().targets, a.webhooks.allow}
 }
 
-// checkTargetURL applies the rules to a URL as written.
-func (a *Engine) CheckTargetURL(u *url.URL) error {
+// CheckWebhookURL checks an endpoint's url as written: an absolute http
+// or https URL (https only under the fidelity switch webhook_url, G2) that
+// the target rules allow. The error is the url field's message.
+func (a *Engine) CheckWebhookURL(s string) error {
+	u, err := url.Parse(s)
+	switch {
+	case err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https"):
+		return errors.New("must be an absolute http or https URL")
+	case a.View().Fidelity(switchWebhookURL) == "https" && u.Scheme != "https":
+		return errors.New("must start with https://")
+	}
+	return a.checkTargetURL(u)
+}
+
+// checkTargetURL applies the target rules to a URL as written.
+func (a *Engine) checkTargetURL(u *url.URL) error {
 	return scenario.CheckTargetURL(u, a.targetLists()...)
 }
 
@@ -104,7 +118,7 @@ func (a *Engine) dialTarget(ctx context.Context, network, hostport string) (net.
 		return nil, err
 	}
 	name := scenario.Hostname(host)
-	tn := a.Webhooks.Net
+	tn := a.webhooks.net
 	var addrs []netip.Addr
 	if ip, err := netip.ParseAddr(name); err == nil {
 		addrs = []netip.Addr{ip}
@@ -142,7 +156,7 @@ func (a *Engine) dialTarget(ctx context.Context, network, hostport string) (net.
 // seeded endpoints (the scenario's own rules are checked when it is
 // parsed): a refused one is a problem at its url.
 func (a *Engine) checkSeededTargets(sc *scenario.Scenario) error {
-	if a.Webhooks.allow.Len() == 0 {
+	if a.webhooks.allow.Len() == 0 {
 		return nil
 	}
 	var errs scenario.Errors
@@ -150,7 +164,7 @@ func (a *Engine) checkSeededTargets(sc *scenario.Scenario) error {
 		for j, e := range sc.Accounts[i].WebhookEndpoints {
 			u, err := url.Parse(e.URL)
 			if err == nil {
-				err = scenario.CheckTargetURL(u, a.Webhooks.allow)
+				err = scenario.CheckTargetURL(u, a.webhooks.allow)
 			}
 			if err != nil {
 				errs = append(errs, sc.ErrorAt(err.Error()+" (mockd --webhook-allow; mockplatform.WithWebhookTargets)",

@@ -4,11 +4,17 @@
 // query predicates) and an action (a status answered in the family's real
 // error body or a given body, an added delay, a dropped connection, or a
 // named preset of a family's own failure mode), limited by count (Times,
-// After) and optionally by a seeded probability. Rules come from scenarios,
-// the control plane and Go methods; one middleware in handlers applies them.
+// After), optionally by a seeded probability and, for a windowed rule, to a
+// window of virtual time (a scenario timeline's fault window). Rules come
+// from scenarios, their timelines, the control plane and Go methods; one
+// middleware in handlers applies them.
 package faults
 
-import "github.com/agentplatform/mockplatform/clock"
+import (
+	"time"
+
+	"github.com/agentplatform/mockplatform/clock"
+)
 
 // Rule is one fault rule. The same type is read from scenario YAML, from
 // control-plane JSON and built in Go.
@@ -83,6 +89,9 @@ type Request struct {
 	Region string
 	Header func(name string) string
 	Query  func(name string) (string, bool)
+	// Time is the request's virtual time; windowed rules compare it with
+	// their window (a zero Time meets none of them).
+	Time time.Time
 }
 
 // Status is a rule with its counters, as listed by Set.List.
@@ -92,6 +101,10 @@ type Status struct {
 	Matched int `json:"matched"`
 	// Fired counts requests the action was applied to.
 	Fired int `json:"fired"`
-	// Exhausted reports that Times is used up.
+	// Exhausted reports that Times is used up (for a windowed rule, in
+	// the span of its window that counted last).
 	Exhausted bool `json:"exhausted"`
+	// Window is the window of a windowed rule (absent: the rule always
+	// holds).
+	Window *Window `json:"window,omitempty"`
 }

@@ -122,6 +122,13 @@ type entry struct {
 	pat     pattern
 	matched int
 	fired   int
+	// window limits a windowed rule (nil: always). After and Times count
+	// per span of the window: spanMatched and spanFired are the counts of
+	// span number span (for a rule without window, the totals).
+	window      *Window
+	span        int64
+	spanMatched int
+	spanFired   int
 }
 
 func newRand(seed int64) *rand.Rand {
@@ -140,7 +147,18 @@ func (s *Set) Vocabulary() *Vocabulary { return s.voc }
 // Add validates r and appends it. An empty ID becomes "fault-N" (N counts
 // auto-assigned IDs from 1 per Set, skipping IDs in use); an ID already in
 // the set is an error. It returns the stored rule.
-func (s *Set) Add(r Rule) (Rule, error) {
+func (s *Set) Add(r Rule) (Rule, error) { return s.add(r, nil) }
+
+// AddWindowed is Add for a rule that holds only inside the window w
+// (Match compares Request.Time with it).
+func (s *Set) AddWindowed(r Rule, w Window) (Rule, error) {
+	if err := w.validate(); err != nil {
+		return Rule{}, err
+	}
+	return s.add(r, &w)
+}
+
+func (s *Set) add(r Rule, w *Window) (Rule, error) {
 	pat, err := s.voc.validate(r)
 	if err != nil {
 		return Rule{}, err
@@ -153,7 +171,7 @@ func (s *Set) Add(r Rule) (Rule, error) {
 	} else if s.hasIDLocked(r.ID) {
 		return Rule{}, invalid("id", "%q is already in use", r.ID)
 	}
-	s.rules = append(s.rules, &entry{rule: r, pat: pat})
+	s.rules = append(s.rules, &entry{rule: r, pat: pat, window: w})
 	return cloneRule(r), nil
 }
 
@@ -203,25 +221,45 @@ func (s *Set) Clear() {
 // counters, the ID counter restarted and the random sequence reseeded with
 // seed. Every rule is validated first (IDs assigned as Add does); on error
 // the set is unchanged. Errors name the rule: "faults: rules[2].times: ...".
-func (s *Set) Replace(rules []Rule, seed int64) error {
-	entries := make([]*entry, 0, len(rules))
-	explicit := make(map[string]bool, len(rules))
-	for i, r := range rules {
+func (s *Set) Replace(rules []Rule, seed int64) error { return s.ReplaceWindowed(nil, rules, seed) }
+
+// ReplaceWindowed is Replace with windowed rules as well: the windowed
+// rules come first, in order, then the rules. Errors name the rule:
+// "faults: windowed[1].window.for: ..." or "faults: rules[2].times: ...".
+func (s *Set) ReplaceWindowed(windowed []Windowed, rules []Rule, seed int64) error {
+	entries := make([]*entry, 0, len(windowed)+len(rules))
+	explicit := make(map[string]bool, len(windowed)+len(rules))
+	add := func(list string, i int, r Rule, w *Window) error {
 		pat, err := s.voc.validate(r)
+		if err == nil && w != nil {
+			err = w.validate()
+		}
 		if err != nil {
 			var ve *ValidationError
 			if errors.As(err, &ve) {
-				return invalid(fmt.Sprintf("rules[%d].%s", i, ve.Field), "%s", ve.Msg)
+				return invalid(fmt.Sprintf("%s[%d].%s", list, i, ve.Field), "%s", ve.Msg)
 			}
 			return err
 		}
 		if r.ID != "" {
 			if explicit[r.ID] {
-				return invalid(fmt.Sprintf("rules[%d].id", i), "%q is used twice", r.ID)
+				return invalid(fmt.Sprintf("%s[%d].id", list, i), "%q is used twice", r.ID)
 			}
 			explicit[r.ID] = true
 		}
-		entries = append(entries, &entry{rule: cloneRule(r), pat: pat})
+		entries = append(entries, &entry{rule: cloneRule(r), pat: pat, window: w})
+		return nil
+	}
+	for i, wr := range windowed {
+		w := wr.Window
+		if err := add("windowed", i, wr.Rule, &w); err != nil {
+			return err
+		}
+	}
+	for i, r := range rules {
+		if err := add("rules", i, r, nil); err != nil {
+			return err
+		}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -250,15 +288,22 @@ func (s *Set) List() []Status {
 }
 
 func (e *entry) status() Status {
-	return Status{
+	st := Status{
 		Rule:      cloneRule(e.rule),
 		Matched:   e.matched,
 		Fired:     e.fired,
 		Exhausted: e.exhausted(),
 	}
+	if e.window != nil {
+		w := *e.window
+		st.Window = &w
+	}
+	return st
 }
 
-func (e *entry) exhausted() bool { return e.rule.Times > 0 && e.fired >= e.rule.Times }
+// exhausted reports that Times is used up (in the current span of a
+// windowed rule).
+func (e *entry) exhausted() bool { return e.rule.Times > 0 && e.spanFired >= e.rule.Times }
 
 // Match walks the rules in insertion order. Each rule whose match holds for
 // req counts the request (Matched) and decides whether it fires: the first
@@ -267,21 +312,38 @@ func (e *entry) exhausted() bool { return e.rule.Times > 0 && e.fired >= e.rule.
 // below Probability. Match returns (a copy of) the first rule that fires and
 // true, or false when none does. A rule that matches but does not fire does
 // not stop the walk; rules after the one that fires do not see the request.
+//
+// A windowed rule takes part only when req.Time is inside its window (a
+// request without a time never meets one); After and Times count afresh
+// in each span of the window.
 func (s *Set) Match(req Request) (Rule, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, e := range s.rules {
+		var span int64
+		if e.window != nil {
+			k, ok := e.window.Span(req.Time)
+			if !ok {
+				continue
+			}
+			span = k
+		}
 		if !e.matches(req) {
 			continue
 		}
+		if span != e.span {
+			e.span, e.spanMatched, e.spanFired = span, 0, 0
+		}
 		e.matched++
-		if e.matched <= e.rule.After || e.exhausted() {
+		e.spanMatched++
+		if e.spanMatched <= e.rule.After || e.exhausted() {
 			continue
 		}
 		if p := e.rule.Probability; p > 0 && p < 1 && s.rng.Float64() >= p {
 			continue
 		}
 		e.fired++
+		e.spanFired++
 		return cloneRule(e.rule), true
 	}
 	return Rule{}, false

@@ -1,19 +1,12 @@
 package handlers
 
 // Agents API: agents, branches, deployments, real-time configs
-// (docs/api.md#agents; docs/fidelity.md G4, G8, G13, D1–D6, D21, D22). Agent
-// ID = project ID (docs/fidelity.md M12.1): every project of the scenario is
-// an agent (its chat agent answers from the deployment active in the
-// conversation's environment, engine_script.go); agents created through the
-// API exist on the build side only.
-//
-// An agent is one "agent" document (its branches, deployments and config
-// pages); each published content is an "agent_snapshot" document keyed by
-// its version, shared by the deployments that promote or roll back to it.
+// (docs/api.md#agents; docs/fidelity.md G4, G8, G13, D1–D6, D21, D22): the
+// HTTP edge of the engine's agents*.go, which hold the agents, their
+// storage and the runtime they drive.
 
 import (
 	"encoding/json"
-	"errors"
 	"maps"
 	"net/http"
 	"slices"
@@ -23,7 +16,6 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/agentplatform/mockplatform/scenario"
-	"github.com/agentplatform/mockplatform/store"
 )
 
 // famAgents is the agents API and its sub-resources: branches, behavior,
@@ -107,59 +99,13 @@ type agentDuplicateBody struct {
 
 func (agentDuplicateBody) FieldRules() map[string]engine.FieldRule { return engine.AgentDuplicateRules }
 
-// loadAgent reads the path's agent of the principal's account.
-func (a *API) loadAgent(c *gin.Context) (*engine.AgentDoc, error) {
-	p := principal(c)
-	var d engine.AgentDoc
-	if err := a.Store().GetDoc(engine.DocAgent, p.Region, engine.AgentRef(p, c.Param("agent")), &d); err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			return nil, engine.ErrAgentNotFound()
-		}
-		return nil, err
-	}
-	if d.AccountID != p.Account.ID {
-		return nil, &engine.Error{Kind: engine.KindForbidden, Code: "FORBIDDEN", Message: msgNoPermission}
-	}
-	return &d, nil
-}
-
-// updateAgent applies fn to the path's agent in one store update.
-func (a *API) updateAgent(c *gin.Context, fn func(d *engine.AgentDoc) error) (*engine.AgentDoc, error) {
-	p := principal(c)
-	var d engine.AgentDoc
-	err := a.Store().UpdateDoc(engine.DocAgent, p.Region, engine.AgentRef(p, c.Param("agent")), &d, func() error {
-		if d.AccountID != p.Account.ID {
-			return &engine.Error{Kind: engine.KindForbidden, Code: "FORBIDDEN", Message: msgNoPermission}
-		}
-		if err := fn(&d); err != nil {
-			return err
-		}
-		d.UpdatedAt = a.Clock().Now()
-		return nil
-	})
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, engine.ErrAgentNotFound()
-	}
-	if err != nil {
-		return nil, err
-	}
-	return &d, nil
-}
-
 // --- agents ---
 
 // handleAgentList handles "GET {builder}/v1/agents" and
 // "GET {builder}/v1/accounts/{accountId}/agents": a bare array
 // (docs/api.md#agents-agents; docs/fidelity.md D1).
 func (a *API) handleAgentList(c *gin.Context) error {
-	p := principal(c)
-	list := []engine.AgentView{}
-	err := store.ListDocs(a.Store(), engine.DocAgent, p.Region, func(_ string, d *engine.AgentDoc) bool {
-		if d.AccountID == p.Account.ID {
-			list = append(list, d.View())
-		}
-		return true
-	})
+	list, err := a.Agents(principal(c))
 	if err != nil {
 		return err
 	}
@@ -173,12 +119,11 @@ func (a *API) handleAgentList(c *gin.Context) error {
 // are accepted too (docs/fidelity.md D2). Under agent_create: oas the real
 // body rules apply instead (createAgentOAS).
 func (a *API) handleAgentCreate(c *gin.Context) error {
-	oas := a.World().Fidelity(engine.SwitchAgentCreate) == "oas"
+	oas := a.View().Fidelity(engine.SwitchAgentCreate) == "oas"
 	var name, desc, id string
-	var hasID bool
 	if oas {
 		var err error
-		if name, id, hasID, err = readCreateAgentOAS(c); err != nil {
+		if name, id, err = readCreateAgentOAS(c); err != nil {
 			return err
 		}
 	} else {
@@ -189,17 +134,12 @@ func (a *API) handleAgentCreate(c *gin.Context) error {
 		f.requireAll(agentCreateBody{})
 		name, _ = f.text("name", engine.AgentCreateRules["name"])
 		desc, _ = f.str("description")
-		id, hasID = f.str("agentId")
-		if hasID && !engine.AgentIDRE.MatchString(id) {
-			f.fail("agentId", "must match ^[a-zA-Z0-9-]+$")
-		}
+		id = readAgentID(f, "agentId")
 		if err := f.err(); err != nil {
 			return err
 		}
 	}
-	a.Agents.Mu.Lock()
-	defer a.Agents.Mu.Unlock()
-	d, err := a.InsertAgent(principal(c), id, hasID, name, func(d *engine.AgentDoc) { d.Description = desc })
+	d, err := a.CreateAgent(principal(c), engine.AgentInput{ID: id, Name: name, Description: desc})
 	if err != nil {
 		return err
 	}
@@ -219,26 +159,23 @@ func (a *API) handleAgentCreate(c *gin.Context) error {
 // OAS CreateAgentBody): name 1-100 and responseSettings.greeting required,
 // additionalProperties false at every level (so description and any
 // unknown field give 400, one error per field).
-func readCreateAgentOAS(c *gin.Context) (name, id string, hasID bool, err error) {
+func readCreateAgentOAS(c *gin.Context) (name, id string, err error) {
 	known := []string{"name", "agentId", "responseSettings", "voiceSettings", "llmSettings", "experimentalConfig"}
 	// The unknown keys are errors here, not warnings.
 	raw, err := readObject(c, false, engine.CodeValidation)
 	if err != nil {
-		return "", "", false, err
+		return "", "", err
 	}
 	f := &fieldBody{raw: raw}
 	all := slices.Sorted(maps.Keys(raw))
 	for _, k := range all {
-		if !engine.ContainsStr(known, k) {
+		if !slices.Contains(known, k) {
 			f.fail(k, "is not allowed")
 		}
 	}
 	f.require("name")
 	name, _ = f.strLen("name", 1, 100)
-	id, hasID = f.str("agentId")
-	if hasID && !engine.AgentIDRE.MatchString(id) {
-		f.fail("agentId", "must match ^[a-zA-Z0-9-]+$")
-	}
+	id = readAgentID(f, "agentId")
 	closedObject(f, "responseSettings", true, map[string]bool{"greeting": true, "languageCode": true}, []string{"greeting"})
 	closedObject(f, "voiceSettings", false, map[string]bool{"voiceId": true}, []string{"voiceId"})
 	closedObject(f, "llmSettings", false, map[string]bool{"modelId": false}, nil)
@@ -255,7 +192,17 @@ func readCreateAgentOAS(c *gin.Context) (name, id string, hasID bool, err error)
 			f.fail("experimentalConfig/configs", "must be an array of objects")
 		}
 	}
-	return name, id, hasID, f.err()
+	return name, id, f.err()
+}
+
+// readAgentID reads an agent id field: letters, digits and dashes; ""
+// when not given (a fresh id).
+func readAgentID(f *fieldBody, name string) string {
+	id, ok := f.str(name)
+	if ok && !engine.AgentIDRE.MatchString(id) {
+		f.fail(name, "must match ^[a-zA-Z0-9-]+$")
+	}
+	return id
 }
 
 // closedObject checks an object field whose properties are strings:
@@ -294,7 +241,7 @@ func closedObject(f *fieldBody, name string, required bool, props map[string]boo
 
 // handleAgentGet handles "GET {builder}/v1/agents/{agentId}".
 func (a *API) handleAgentGet(c *gin.Context) error {
-	d, err := a.loadAgent(c)
+	d, err := a.Agent(principal(c), c.Param("agent"))
 	if err != nil {
 		return err
 	}
@@ -304,20 +251,9 @@ func (a *API) handleAgentGet(c *gin.Context) error {
 
 // handleAgentDelete handles "DELETE {builder}/v1/agents/{agentId}" (204).
 func (a *API) handleAgentDelete(c *gin.Context) error {
-	a.Agents.Mu.Lock()
-	defer a.Agents.Mu.Unlock()
-	d, err := a.loadAgent(c)
-	if err != nil {
+	if err := a.DeleteAgent(principal(c), c.Param("agent")); err != nil {
 		return err
 	}
-	p := principal(c)
-	if err := a.Store().DeleteDoc(engine.DocAgent, p.Region, d.AgentID); err != nil {
-		return err
-	}
-	if err := a.DropTelephonyLocked(p.Region, p.Account.ID, d.AgentID); err != nil {
-		return err
-	}
-	a.SetRuntimeLocked(p.Region, d.AgentID, nil, nil)
 	c.Status(http.StatusNoContent)
 	return nil
 }
@@ -335,28 +271,11 @@ func (a *API) handleAgentDuplicate(c *gin.Context) error {
 	}
 	f.requireAll(agentDuplicateBody{})
 	name, _ := f.text("newAgentName", engine.AgentDuplicateRules["newAgentName"])
-	id, hasID := f.str("newAgentId")
-	if hasID && !engine.AgentIDRE.MatchString(id) {
-		f.fail("newAgentId", "must match ^[a-zA-Z0-9-]+$")
-	}
+	id := readAgentID(f, "newAgentId")
 	if err := f.err(); err != nil {
 		return err
 	}
-	a.Agents.Mu.Lock()
-	defer a.Agents.Mu.Unlock()
-	src, err := a.loadAgent(c)
-	if err != nil {
-		return err
-	}
-	d, err := a.InsertAgent(principal(c), id, hasID, name, func(d *engine.AgentDoc) {
-		d.Description = src.Description
-		d.Branches[0].Content = src.Branch(engine.MainBranch).Content.Clone()
-		for env, page := range src.Configs {
-			cp := *page
-			cp.Variables = engine.CloneMap(page.Variables)
-			d.Configs[env] = &cp
-		}
-	})
+	d, err := a.DuplicateAgent(principal(c), c.Param("agent"), id, name)
 	if err != nil {
 		return err
 	}

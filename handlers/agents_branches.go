@@ -1,15 +1,14 @@
 package handlers
 
-// Branches of an agent: list, create, delete, merge into main
-// (engine_merge.go), and a branch's behavior text. Every sub-resource edit
-// of a branch (behavior, topics, attributes, variants) goes through
-// editBranch; main is written directly unless the main_branch switch says
-// read_only.
+// Branches of an agent: list, create, delete, merge into main (the
+// engine's merge.go), and a branch's behavior text.
 
 import (
-	"maps"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"net/http"
-	"slices"
+	"strings"
 
 	"github.com/agentplatform/mockplatform/engine"
 
@@ -91,13 +90,9 @@ func (conflictResolution) FieldRules() map[string]engine.FieldRule {
 
 // handleBranchList handles "GET .../branches" → {"branches": [...]}.
 func (a *API) handleBranchList(c *gin.Context) error {
-	d, err := a.loadAgent(c)
+	out, err := a.Branches(principal(c), c.Param("agent"))
 	if err != nil {
 		return err
-	}
-	out := []engine.BranchView{}
-	for _, b := range d.Branches {
-		out = append(out, b.View())
 	}
 	c.JSON(http.StatusOK, engine.BranchList{Branches: out})
 	return nil
@@ -123,37 +118,18 @@ func (a *API) handleBranchCreate(c *gin.Context) error {
 	if err := f.err(); err != nil {
 		return err
 	}
-	now := a.Clock().Now()
-	id := a.NewID("BRANCH-", engine.UpperAlnum, 8)
-	var seq string
-	if _, err := a.updateAgent(c, func(d *engine.AgentDoc) error {
-		main := d.Branch(engine.MainBranch)
-		d.Branches = append(d.Branches, &engine.BranchDoc{ID: id, Name: name, CreatedAt: now, Content: main.Content.Clone(), Base: main.Content.Clone()})
-		seq = d.NextSeq()
-		return nil
-	}); err != nil {
+	out, err := a.CreateBranch(principal(c), c.Param("agent"), name)
+	if err != nil {
 		return err
 	}
-	c.JSON(http.StatusCreated, engine.BranchCreated{BranchID: id, SequenceID: seq})
+	c.JSON(http.StatusCreated, out)
 	return nil
 }
 
 // handleBranchDelete handles "DELETE .../branches/{branchId}".
 func (a *API) handleBranchDelete(c *gin.Context) error {
-	ref := c.Param("branch")
-	if ref == engine.MainBranch {
-		return engine.Invalid(engine.CodeValidation, "The main branch cannot be deleted.")
-	}
-	var seq string
-	if _, err := a.updateAgent(c, func(d *engine.AgentDoc) error {
-		i := slices.IndexFunc(d.Branches, func(b *engine.BranchDoc) bool { return b.ID == ref })
-		if i < 0 {
-			return engine.Errf(engine.KindNotFound, engine.CodeBranchNotFound, engine.MsgBranchNotFound)
-		}
-		d.Branches = slices.Delete(d.Branches, i, i+1)
-		seq = d.NextSeq()
-		return nil
-	}); err != nil {
+	seq, err := a.DeleteBranch(principal(c), c.Param("agent"), c.Param("branch"))
+	if err != nil {
 		return err
 	}
 	c.JSON(http.StatusOK, engine.BranchChanged{Sequence: seq, Message: "Branch deleted"})
@@ -161,10 +137,9 @@ func (a *API) handleBranchDelete(c *gin.Context) error {
 }
 
 // handleBranchMerge handles "POST .../branches/{branchId}/merge": a
-// three-way merge of the branch into main against the branch point
-// (engine_merge.go); 409 with the conflicting paths when both changed an item
-// and no conflictResolutions entry settles it. Under merge_deploy:
-// sandbox (D22) a successful merge also publishes main to sandbox.
+// three-way merge of the branch into main (Engine.MergeBranch). A merge
+// conflict is 409, or 400 under merge_conflict_status: 400 (D5);
+// resolutions that name no conflicting path are warnings.
 func (a *API) handleBranchMerge(c *gin.Context) error {
 	f, err := readFields(c, true, engine.BodyFields(branchMergeBody{})...)
 	if err != nil {
@@ -175,110 +150,77 @@ func (a *API) handleBranchMerge(c *gin.Context) error {
 	if err := f.err(); err != nil {
 		return err
 	}
-	ref := c.Param("branch")
-	if ref == engine.MainBranch {
-		return engine.Invalid(engine.CodeValidation, engine.MsgMergeMain)
+	out, err := a.MergeBranch(principal(c), c.Param("agent"), c.Param("branch"), msg, res)
+	var e *engine.Error
+	if errors.As(err, &e) && e.Code == engine.CodeMergeConflict && a.View().Fidelity(engine.SwitchMergeConflict) == "400" {
+		e.Kind = engine.KindInvalid
 	}
-	deploy := a.World().Fidelity(engine.SwitchMergeDeploy) == "sandbox"
-	p := principal(c)
-	a.Agents.Mu.Lock()
-	defer a.Agents.Mu.Unlock()
-	now := a.Clock().Now()
-	var dep *engine.Deployment
-	var seq string
-	var merged engine.BranchContent
-	var used map[string]bool
-	d, err := a.updateAgent(c, func(d *engine.AgentDoc) error {
-		b := d.Branch(ref)
-		if b == nil {
-			return engine.Errf(engine.KindNotFound, engine.CodeBranchNotFound, engine.MsgBranchNotFound)
-		}
-		main := d.Branch(engine.MainBranch)
-		var conflicts []string
-		var err error
-		merged, conflicts, used, err = engine.MergeResolve(b.Base, main.Content, b.Content, res)
-		if err != nil {
-			return err
-		}
-		if len(conflicts) > 0 {
-			e := &engine.Error{Kind: engine.KindConflict, Code: engine.CodeMergeConflict, Message: engine.MsgMergeConflict}
-			if a.World().Fidelity(engine.SwitchMergeConflict) == "400" {
-				e.Kind = engine.KindInvalid
-			}
-			for _, p := range conflicts {
-				e.Fields = append(e.Fields, engine.FieldError{Field: p, Message: "changed on both main and the branch"})
-			}
-			return e
-		}
-		main.Content = merged
-		b.Content, b.Base = merged.Clone(), merged.Clone()
-		seq = d.NextSeq()
-		if deploy {
-			dep = &engine.Deployment{ID: a.NewUUIDv7(now), AccountID: d.AccountID, AgentID: d.AgentID, Environment: "sandbox",
-				ArtifactVersion: engine.FmtAgentTime(now), Version: a.NewID("", engine.HexDigits, 32), CreatedBy: "api", CreatedAt: engine.FmtAgentTime(now),
-				Metadata: map[string]any{"deployment_message": msg, "deployment_type": "merge"}}
-			d.Deployments = append(d.Deployments, dep)
-		}
-		return nil
-	})
 	if err != nil {
 		return err
 	}
-	for _, path := range slices.Sorted(maps.Keys(res)) {
-		if !used[path] {
-			addWarning(c, "conflictResolutions: %q is not a conflicting path (ignored)", path)
-		}
+	for _, path := range out.Unused {
+		addWarning(c, "conflictResolutions: %q is not a conflicting path (ignored)", path)
 	}
 	message := "Branch merged to main"
-	if dep != nil {
-		// The deployment is recorded; its snapshot follows (agents.mu is
-		// held, so nothing reads it in between).
-		if err := a.Store().PutDoc(engine.DocSnapshot, p.Region, dep.Version, &merged); err != nil {
-			return err
-		}
-		a.SetRuntimeDeploymentLocked(p.Region, d.AgentID, "sandbox", merged.Topics)
+	if out.Deployed {
 		message = "Branch merged to main and deployed to sandbox"
 	}
-	c.JSON(http.StatusOK, engine.BranchMerged{Sequence: seq, Message: message, TestRunIDs: []string{}})
+	c.JSON(http.StatusOK, engine.BranchMerged{Sequence: out.Sequence, Message: message, TestRunIDs: []string{}})
 	return nil
 }
 
-// editBranch applies fn to the content of the path's branch. Writes to
-// main give 422 under main_branch: read_only (D4).
-func (a *API) editBranch(c *gin.Context, fn func(cont *engine.BranchContent) error) (*engine.AgentDoc, error) {
-	ref := c.Param("branch")
-	if ref == engine.MainBranch && a.World().Fidelity(engine.SwitchMainBranch) == "read_only" {
-		return nil, engine.Errf(engine.KindUnprocessable, engine.CodeMainReadOnly, engine.MsgMainReadOnly)
+// readResolutions validates conflictResolutions (docs/fidelity.md
+// M12.17): path (array of strings, at least one) and strategy (ours,
+// theirs, base) are required. Keys are the joined paths; a later
+// resolution of the same path wins.
+func readResolutions(f *fieldBody) map[string]engine.Resolution {
+	if !f.has("conflictResolutions") || f.isNull("conflictResolutions") {
+		return nil
 	}
-	return a.updateAgent(c, func(d *engine.AgentDoc) error {
-		b := d.Branch(ref)
-		if b == nil {
-			return engine.Errf(engine.KindNotFound, engine.CodeBranchNotFound, engine.MsgBranchNotFound)
+	var items []map[string]json.RawMessage
+	if err := json.Unmarshal(f.raw["conflictResolutions"], &items); err != nil || items == nil {
+		f.fail("conflictResolutions", "must be an array of objects")
+		return nil
+	}
+	out := map[string]engine.Resolution{}
+	for i, item := range items {
+		at := fmt.Sprintf("conflictResolutions/%d", i)
+		if item == nil {
+			f.fail(at, "must be an object")
+			continue
 		}
-		return fn(&b.Content)
-	})
-}
-
-// readBranch returns the content of the path's branch.
-func (a *API) readBranch(c *gin.Context) (*engine.BranchContent, error) {
-	d, err := a.loadAgent(c)
-	if err != nil {
-		return nil, err
+		var path []string
+		if err := json.Unmarshal(item["path"], &path); err != nil || len(path) == 0 {
+			f.fail(at+"/path", "must be a non-empty array of strings")
+		}
+		sub := &fieldBody{raw: item}
+		strategy, ok := sub.enum("strategy", engine.MergeStrategies)
+		if !sub.has("strategy") {
+			f.fail(at+"/strategy", "is required")
+		} else if !ok {
+			f.fail(at+"/strategy", "must be one of: %s", strings.Join(engine.MergeStrategies, ", "))
+		}
+		for k := range item {
+			if k != "path" && k != "strategy" && k != "value" {
+				f.fail(at+"/"+k, "is not allowed")
+			}
+		}
+		r := engine.Resolution{Index: i, Strategy: strategy}
+		if v, ok := item["value"]; ok {
+			r.Value = v
+		}
+		out[strings.Join(path, "/")] = r
 	}
-	b := d.Branch(c.Param("branch"))
-	if b == nil {
-		return nil, engine.Errf(engine.KindNotFound, engine.CodeBranchNotFound, engine.MsgBranchNotFound)
-	}
-	return &b.Content, nil
+	return out
 }
 
 // handleBehaviorGet handles "GET .../branches/{branch}/behavior".
 func (a *API) handleBehaviorGet(c *gin.Context) error {
-	cont, err := a.readBranch(c)
+	text, err := a.Behavior(principal(c), c.Param("agent"), c.Param("branch"))
 	if err != nil {
 		return err
 	}
-	c.JSON(http.StatusOK, behaviorText{Behavior: cont.Behavior})
+	c.JSON(http.StatusOK, behaviorText{Behavior: text})
 	return nil
 }
 
@@ -293,7 +235,7 @@ func (a *API) handleBehaviorUpdate(c *gin.Context) error {
 	if err := f.err(); err != nil {
 		return err
 	}
-	if _, err := a.editBranch(c, func(cont *engine.BranchContent) error { cont.Behavior = text; return nil }); err != nil {
+	if err := a.SetBehavior(principal(c), c.Param("agent"), c.Param("branch"), text); err != nil {
 		return err
 	}
 	c.JSON(http.StatusOK, behaviorText{Behavior: text})

@@ -6,6 +6,7 @@ package handlers
 
 import (
 	"net/http"
+	"slices"
 
 	"github.com/agentplatform/mockplatform/engine"
 
@@ -55,7 +56,7 @@ func (configVariablesBody) FieldRules() map[string]engine.FieldRule {
 
 func configEnv(c *gin.Context) (string, error) {
 	env := c.Param("env")
-	if !engine.ContainsStr(engine.DeployEnvs, env) {
+	if !slices.Contains(engine.DeployEnvs, env) {
 		return "", engine.Errf(engine.KindInvalid, engine.CodeConfigUnknownEnv, engine.MsgConfigUnknownEnv)
 	}
 	return env, nil
@@ -63,13 +64,9 @@ func configEnv(c *gin.Context) (string, error) {
 
 // handleConfigList handles "GET .../real-time-configs" → {"configPages": [...]}.
 func (a *API) handleConfigList(c *gin.Context) error {
-	d, err := a.loadAgent(c)
+	pages, err := a.ConfigPages(principal(c), c.Param("agent"))
 	if err != nil {
 		return err
-	}
-	pages := []*engine.ConfigPage{}
-	for _, env := range engine.DeployEnvs {
-		pages = append(pages, d.Configs[env])
 	}
 	c.JSON(http.StatusOK, engine.ConfigPageList{ConfigPages: pages})
 	return nil
@@ -81,11 +78,11 @@ func (a *API) handleConfigGet(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	d, err := a.loadAgent(c)
+	page, err := a.ConfigPage(principal(c), c.Param("agent"), env)
 	if err != nil {
 		return err
 	}
-	c.JSON(http.StatusOK, d.Configs[env])
+	c.JSON(http.StatusOK, page)
 	return nil
 }
 
@@ -105,28 +102,18 @@ func (a *API) handleConfigSchema(c *gin.Context) error {
 	if err := f.err(); err != nil {
 		return err
 	}
-	raw := f.raw["schema"]
-	if _, err := a.CompileSchema(raw); err != nil {
-		return &engine.Error{Kind: engine.KindInvalid, Code: engine.CodeConfigBadSchema, Message: engine.MsgConfigBadSchema,
-			Fields: []engine.FieldError{{Field: "schema", Message: err.Error()}}}
-	}
-	now := engine.FmtAgentTime(a.Clock().Now())
-	d, err := a.updateAgent(c, func(d *engine.AgentDoc) error {
-		d.Configs[env].Schema = raw
-		d.Configs[env].LastUpdated = &now
-		return nil
-	})
+	page, err := a.SetConfigSchema(principal(c), c.Param("agent"), env, f.raw["schema"])
 	if err != nil {
 		return err
 	}
-	c.JSON(http.StatusOK, d.Configs[env])
+	c.JSON(http.StatusOK, page)
 	return nil
 }
 
 // handleConfigVariables handles "PATCH .../real-time-configs/{segment}/variables"
-// (docs/api.md#agents-configs, docs/fidelity.md M12.5): the given variables
-// are set (a null value removes one), the result is validated against the page's JSON Schema (per-field
-// errors) and takes effect at once, without a publish.
+// (docs/api.md#agents-configs, docs/fidelity.md M12.5): the given
+// variables are set (a null value removes one), validated against the
+// page's JSON Schema, and take effect at once (Engine.SetConfigVariables).
 func (a *API) handleConfigVariables(c *gin.Context) error {
 	env, err := configEnv(c)
 	if err != nil {
@@ -142,36 +129,10 @@ func (a *API) handleConfigVariables(c *gin.Context) error {
 	if err := f.err(); err != nil {
 		return err
 	}
-	p := principal(c)
-	a.Agents.Mu.Lock()
-	defer a.Agents.Mu.Unlock()
-	now := engine.FmtAgentTime(a.Clock().Now())
-	d, err := a.updateAgent(c, func(d *engine.AgentDoc) error {
-		page := d.Configs[env]
-		next := map[string]any{}
-		for k, v := range page.Variables {
-			next[k] = v
-		}
-		for k, v := range vars {
-			if v == nil {
-				delete(next, k)
-			} else {
-				next[k] = v
-			}
-		}
-		if fields, err := a.ValidateVariables(page.Schema, next); err != nil {
-			return err
-		} else if len(fields) > 0 {
-			return &engine.Error{Kind: engine.KindInvalid, Code: engine.CodeConfigInvalid, Message: engine.MsgConfigInvalid, Fields: fields}
-		}
-		page.Variables = next
-		page.LastUpdated = &now
-		return nil
-	})
+	page, err := a.SetConfigVariables(principal(c), c.Param("agent"), env, vars)
 	if err != nil {
 		return err
 	}
-	a.SetRuntimeVariablesLocked(p.Region, d.AgentID, env, d.Configs[env].Variables)
-	c.JSON(http.StatusOK, d.Configs[env])
+	c.JSON(http.StatusOK, page)
 	return nil
 }

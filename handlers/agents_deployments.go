@@ -6,8 +6,8 @@ package handlers
 // agent_snapshot document shared by the deployments that point at it.
 
 import (
-	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 
 	"github.com/agentplatform/mockplatform/engine"
@@ -77,7 +77,7 @@ func (promoteBody) FieldRules() map[string]engine.FieldRule {
 
 // renderDeployment answers a deployment per deploy_response (D6).
 func (a *API) renderDeployment(c *gin.Context, status int, d *engine.Deployment) {
-	if a.World().Fidelity(engine.SwitchDeployResponse) == "wrapped" {
+	if a.View().Fidelity(engine.SwitchDeployResponse) == "wrapped" {
 		c.JSON(status, engine.WrappedDeployment{Deployment: d, TestRunIDs: []string{}})
 		return
 	}
@@ -102,72 +102,12 @@ func (a *API) handleDeploymentPublish(c *gin.Context) error {
 	if err := f.err(); err != nil {
 		return err
 	}
-	p := principal(c)
-	a.Agents.Mu.Lock()
-	defer a.Agents.Mu.Unlock()
-	cur, err := a.loadAgent(c)
+	dep, err := a.Publish(principal(c), c.Param("agent"), msg)
 	if err != nil {
 		return err
 	}
-	snap := cur.Branch(engine.MainBranch).Content
-	if a.World().Fidelity(engine.SwitchMergeDeploy) == "sandbox" {
-		if err := a.AlreadyPublished(p.Region, cur, snap); err != nil {
-			return err
-		}
-	}
-	now := a.Clock().Now()
-	version := a.NewID("", engine.HexDigits, 32)
-	if err := a.Store().PutDoc(engine.DocSnapshot, p.Region, version, &snap); err != nil {
-		return err
-	}
-	dep := &engine.Deployment{ID: a.NewUUIDv7(now), AccountID: cur.AccountID, AgentID: cur.AgentID, Environment: "sandbox",
-		ArtifactVersion: engine.FmtAgentTime(now), Version: version, CreatedBy: "api", CreatedAt: engine.FmtAgentTime(now),
-		Metadata: map[string]any{"deployment_message": msg, "deployment_type": "publish"}}
-	if _, err := a.updateAgent(c, func(d *engine.AgentDoc) error {
-		d.Deployments = append(d.Deployments, dep)
-		return nil
-	}); err != nil {
-		return err
-	}
-	a.SetRuntimeDeploymentLocked(p.Region, cur.AgentID, "sandbox", snap.Topics)
 	a.renderDeployment(c, http.StatusCreated, dep)
 	return nil
-}
-
-// copyDeployment appends a new deployment of the same content to env and
-// makes it active there.
-func (a *API) copyDeployment(c *gin.Context, id string, target func(from *engine.Deployment) (string, error), meta func(*engine.Deployment) map[string]any) (*engine.Deployment, *engine.Deployment, error) {
-	p := principal(c)
-	a.Agents.Mu.Lock()
-	defer a.Agents.Mu.Unlock()
-	now := a.Clock().Now()
-	var out, stored *engine.Deployment
-	d, err := a.updateAgent(c, func(d *engine.AgentDoc) error {
-		from := d.FindDeployment(id)
-		if from == nil {
-			return engine.Errf(engine.KindNotFound, engine.CodeDeploymentNotFound, engine.MsgDeploymentNotFound)
-		}
-		env, err := target(from)
-		if err != nil {
-			return err
-		}
-		stored = &engine.Deployment{ID: a.NewUUIDv7(now), AccountID: d.AccountID, AgentID: d.AgentID, Environment: env,
-			ArtifactVersion: from.ArtifactVersion, Version: from.Version, CreatedBy: "api", CreatedAt: engine.FmtAgentTime(now)}
-		stored.Metadata = meta(stored)
-		d.Deployments = append(d.Deployments, stored)
-		cp := *stored
-		out = &cp
-		return nil
-	})
-	if err != nil {
-		return nil, nil, err
-	}
-	var snap engine.BranchContent
-	if err := a.Store().GetDoc(engine.DocSnapshot, p.Region, out.Version, &snap); err != nil {
-		return nil, nil, err
-	}
-	a.SetRuntimeDeploymentLocked(p.Region, d.AgentID, out.Environment, snap.Topics)
-	return out, stored, nil
 }
 
 // handleDeploymentPromote handles "POST .../deployments/{id}/promote": a
@@ -178,32 +118,12 @@ func (a *API) handleDeploymentPromote(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	targetEnv, hasTarget := f.enum("targetEnvironment", engine.PromoteTargets)
+	target, _ := f.enum("targetEnvironment", engine.PromoteTargets)
 	msg, _ := deploymentMessage(f)
 	if err := f.err(); err != nil {
 		return err
 	}
-	out, _, err := a.copyDeployment(c, c.Param("deployment"), func(from *engine.Deployment) (string, error) {
-		cur := engine.EnvOrder[from.Environment]
-		if !hasTarget {
-			if cur >= engine.EnvOrder["live"] {
-				return "", &engine.Error{Kind: engine.KindInvalid, Code: engine.CodeDeployTarget, Message: "The deployment is already live.",
-					Fields: []engine.FieldError{{Field: "targetEnvironment", Message: "must be later than live"}}}
-			}
-			return engine.DeployEnvs[cur+1], nil
-		}
-		if engine.EnvOrder[targetEnv] <= cur {
-			return "", &engine.Error{Kind: engine.KindInvalid, Code: engine.CodeDeployTarget,
-				Message: fmt.Sprintf("Cannot promote a %s deployment to %s.", from.Environment, targetEnv),
-				Fields:  []engine.FieldError{{Field: "targetEnvironment", Message: "must be later than " + from.Environment}}}
-		}
-		if targetEnv == "live" && from.Environment == "sandbox" && a.World().Fidelity(engine.SwitchPromoteSkip) == "reject" {
-			return "", engine.Errf(engine.KindPrecondition, engine.CodePreReleaseNotReady, engine.MsgPreReleaseNotReady)
-		}
-		return targetEnv, nil
-	}, func(*engine.Deployment) map[string]any {
-		return map[string]any{"deployment_message": msg, "deployment_type": "promotion"}
-	})
+	out, err := a.Promote(principal(c), c.Param("agent"), c.Param("deployment"), target, msg)
 	if err != nil {
 		return err
 	}
@@ -218,8 +138,7 @@ func (a *API) handleDeploymentRollback(c *gin.Context) error {
 	if _, err := readFields(c, true, "deploymentMessage"); err != nil { // rollback reads the message only
 		return err
 	}
-	out, _, err := a.copyDeployment(c, c.Param("deployment"), func(*engine.Deployment) (string, error) { return "sandbox", nil },
-		func(*engine.Deployment) map[string]any { return map[string]any{"deployment_type": "rollback"} })
+	out, err := a.Rollback(principal(c), c.Param("agent"), c.Param("deployment"))
 	if err != nil {
 		return err
 	}
@@ -232,7 +151,7 @@ func (a *API) handleDeploymentRollback(c *gin.Context) error {
 // newest first (docs/api.md#agents-deployments).
 func (a *API) handleDeploymentList(c *gin.Context) error {
 	env := c.Query("environment")
-	if !engine.ContainsStr(engine.DeployEnvs, env) {
+	if !slices.Contains(engine.DeployEnvs, env) {
 		return &engine.Error{Kind: engine.KindInvalid, Code: engine.CodeDeployInvalidEnv, Message: engine.MsgDeployInvalidEnv,
 			Fields: []engine.FieldError{{Field: "environment", Message: "must be one of: sandbox, pre-release, live"}}}
 	}
@@ -244,18 +163,9 @@ func (a *API) handleDeploymentList(c *gin.Context) error {
 		}
 		limit = n
 	}
-	d, err := a.loadAgent(c)
+	out, err := a.Deployments(principal(c), c.Param("agent"), env, limit)
 	if err != nil {
 		return err
-	}
-	out := []*engine.Deployment{}
-	for i := len(d.Deployments) - 1; i >= 0; i-- {
-		if d.Deployments[i].Environment == env {
-			out = append(out, d.Deployments[i])
-		}
-		if limit > 0 && len(out) == limit {
-			break
-		}
 	}
 	c.JSON(http.StatusOK, engine.DeploymentList{Deployments: out})
 	return nil
@@ -263,11 +173,10 @@ func (a *API) handleDeploymentList(c *gin.Context) error {
 
 // handleDeploymentActive handles "GET .../deployments/active".
 func (a *API) handleDeploymentActive(c *gin.Context) error {
-	d, err := a.loadAgent(c)
+	act, err := a.ActiveDeployments(principal(c), c.Param("agent"))
 	if err != nil {
 		return err
 	}
-	act := engine.ActiveDeployments{Sandbox: d.Active("sandbox"), PreRelease: d.Active("pre-release"), Live: d.Active("live")}
 	c.JSON(http.StatusOK, engine.ActiveDeploymentsView{ActiveDeployments: act})
 	return nil
 }

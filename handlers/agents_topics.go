@@ -2,11 +2,10 @@ package handlers
 
 // Knowledge-base topics of a branch. The topics of the
 // deployment active in an environment answer that environment's runtime
-// (engine_script.go).
+// (the engine's script.go).
 
 import (
 	"net/http"
-	"slices"
 
 	"github.com/agentplatform/mockplatform/engine"
 
@@ -50,11 +49,13 @@ func (topicBody) FieldRules() map[string]engine.FieldRule { return engine.TopicR
 
 // --- knowledge-base topics ---
 
-// readTopic validates topic fields into t (all required ones on create).
-func readTopic(c *gin.Context, t *engine.TopicRec, create bool) error {
+// readTopic validates the topic fields of the body (all required ones on
+// create).
+func readTopic(c *gin.Context, create bool) (engine.TopicInput, error) {
+	var in engine.TopicInput
 	f, err := readFields(c, false, engine.BodyFields(topicBody{})...)
 	if err != nil {
-		return err
+		return in, err
 	}
 	if f.has("sampleQuestions") {
 		f.fail("sampleQuestions", "is not supported: use exampleQueries")
@@ -63,13 +64,13 @@ func readTopic(c *gin.Context, t *engine.TopicRec, create bool) error {
 		f.requireAll(topicBody{})
 	}
 	if s, ok := f.text("name", engine.TopicRules["name"]); ok {
-		t.Name = s
+		in.Name = &s
 	}
 	if s, ok := f.text("content", engine.TopicRules["content"]); ok {
-		t.Content = s
+		in.Content = &s
 	}
 	if s, ok := f.str("actions"); ok {
-		t.Actions = s
+		in.Actions = &s
 	}
 	if f.has("exampleQueries") {
 		var q engine.ExampleQuries
@@ -80,39 +81,33 @@ func readTopic(c *gin.Context, t *engine.TopicRec, create bool) error {
 			if q.Queries == nil {
 				q.Queries = []string{}
 			}
-			t.ExampleQueries = q
+			in.ExampleQueries = &q
 		}
 	}
 	if b, ok := f.boolean("isActive"); ok {
-		t.IsActive = b
+		in.IsActive = &b
 	}
-	return f.err()
+	return in, f.err()
 }
 
 // handleTopicList handles "GET .../knowledge-base/topics" (a bare array).
 func (a *API) handleTopicList(c *gin.Context) error {
-	cont, err := a.readBranch(c)
+	list, err := a.Topics(principal(c), c.Param("agent"), c.Param("branch"))
 	if err != nil {
 		return err
 	}
-	c.JSON(http.StatusOK, cont.Topics)
+	c.JSON(http.StatusOK, list)
 	return nil
 }
 
 // handleTopicCreate handles "POST .../knowledge-base/topics" (201).
 func (a *API) handleTopicCreate(c *gin.Context) error {
-	t := &engine.TopicRec{ExampleQueries: engine.ExampleQuries{Queries: []string{}}, IsActive: true}
-	if err := readTopic(c, t, true); err != nil {
+	in, err := readTopic(c, true)
+	if err != nil {
 		return err
 	}
-	t.ID = a.NewID("TOPICS-", engine.HexDigits, 8)
-	if _, err := a.editBranch(c, func(cont *engine.BranchContent) error {
-		if engine.TopicNameTaken(cont, t.Name, "") {
-			return engine.Errf(engine.KindConflict, engine.CodeTopicExists, engine.MsgTopicExists)
-		}
-		cont.Topics = append(cont.Topics, t)
-		return nil
-	}); err != nil {
+	t, err := a.CreateTopic(principal(c), c.Param("agent"), c.Param("branch"), in)
+	if err != nil {
 		return err
 	}
 	c.JSON(http.StatusCreated, t)
@@ -121,37 +116,22 @@ func (a *API) handleTopicCreate(c *gin.Context) error {
 
 // handleTopicGet handles "GET .../knowledge-base/topics/{topicId}".
 func (a *API) handleTopicGet(c *gin.Context) error {
-	cont, err := a.readBranch(c)
+	t, err := a.Topic(principal(c), c.Param("agent"), c.Param("branch"), c.Param("item"))
 	if err != nil {
 		return err
-	}
-	_, t := engine.FindTopic(cont, c.Param("item"))
-	if t == nil {
-		return engine.Errf(engine.KindNotFound, engine.CodeTopicNotFound, engine.MsgTopicNotFound)
 	}
 	c.JSON(http.StatusOK, t)
 	return nil
 }
 
 // handleTopicUpdate handles "PATCH .../knowledge-base/topics/{topicId}"
-// (204, docs/api.md#agents-topics).
+// (204, docs/api.md#agents-topics): a flat patch of the given fields.
 func (a *API) handleTopicUpdate(c *gin.Context) error {
-	var patch engine.TopicRec
-	if err := readTopic(c, &patch, false); err != nil {
+	in, err := readTopic(c, false)
+	if err != nil {
 		return err
 	}
-	id := c.Param("item")
-	if _, err := a.editBranch(c, func(cont *engine.BranchContent) error {
-		_, t := engine.FindTopic(cont, id)
-		if t == nil {
-			return engine.Errf(engine.KindNotFound, engine.CodeTopicNotFound, engine.MsgTopicNotFound)
-		}
-		// Apply the given fields (re-read from the body, a flat patch).
-		if patch.Name != "" && engine.TopicNameTaken(cont, patch.Name, id) {
-			return engine.Errf(engine.KindConflict, engine.CodeTopicExists, engine.MsgTopicExists)
-		}
-		return readTopic(c, t, false)
-	}); err != nil {
+	if err := a.UpdateTopic(principal(c), c.Param("agent"), c.Param("branch"), c.Param("item"), in); err != nil {
 		return err
 	}
 	c.Status(http.StatusNoContent)
@@ -160,15 +140,7 @@ func (a *API) handleTopicUpdate(c *gin.Context) error {
 
 // handleTopicDelete handles "DELETE .../knowledge-base/topics/{topicId}" (204).
 func (a *API) handleTopicDelete(c *gin.Context) error {
-	id := c.Param("item")
-	if _, err := a.editBranch(c, func(cont *engine.BranchContent) error {
-		i, _ := engine.FindTopic(cont, id)
-		if i < 0 {
-			return engine.Errf(engine.KindNotFound, engine.CodeTopicNotFound, engine.MsgTopicNotFound)
-		}
-		cont.Topics = slices.Delete(cont.Topics, i, i+1)
-		return nil
-	}); err != nil {
+	if err := a.DeleteTopic(principal(c), c.Param("agent"), c.Param("branch"), c.Param("item")); err != nil {
 		return err
 	}
 	c.Status(http.StatusNoContent)

@@ -5,7 +5,6 @@ package handlers
 
 import (
 	"net/http"
-	"slices"
 
 	"github.com/agentplatform/mockplatform/engine"
 
@@ -67,11 +66,11 @@ func (variantBody) FieldRules() map[string]engine.FieldRule { return engine.Name
 
 // handleAttributeList handles "GET .../attributes" → {"attributes": [...]}.
 func (a *API) handleAttributeList(c *gin.Context) error {
-	cont, err := a.readBranch(c)
+	list, err := a.Attributes(principal(c), c.Param("agent"), c.Param("branch"))
 	if err != nil {
 		return err
 	}
-	c.JSON(http.StatusOK, engine.AttributeList{Attributes: cont.Attributes})
+	c.JSON(http.StatusOK, engine.AttributeList{Attributes: list})
 	return nil
 }
 
@@ -93,16 +92,8 @@ func (a *API) handleAttributeCreate(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	at := &engine.Attribute{ID: a.NewID("ATTRIBUTE-", engine.UpperAlnum, 8), Name: name}
-	if _, err := a.editBranch(c, func(cont *engine.BranchContent) error {
-		for _, x := range cont.Attributes {
-			if x.Name == name {
-				return engine.Errf(engine.KindConflict, engine.CodeAttributeDuplicate, engine.MsgAttributeDuplicate)
-			}
-		}
-		cont.Attributes = append(cont.Attributes, at)
-		return nil
-	}); err != nil {
+	at, err := a.CreateAttribute(principal(c), c.Param("agent"), c.Param("branch"), name)
+	if err != nil {
 		return err
 	}
 	c.JSON(http.StatusCreated, at)
@@ -115,41 +106,18 @@ func (a *API) handleAttributeUpdate(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	id := c.Param("item")
-	var out *engine.Attribute
-	if _, err := a.editBranch(c, func(cont *engine.BranchContent) error {
-		i := slices.IndexFunc(cont.Attributes, func(x *engine.Attribute) bool { return x.ID == id })
-		if i < 0 {
-			return engine.Errf(engine.KindNotFound, engine.CodeItemNotFound, engine.MsgItemNotFound)
-		}
-		// A rename to another attribute's name is a duplicate, as on
-		// create (docs/fidelity.md M12.20).
-		for _, x := range cont.Attributes {
-			if x.ID != id && x.Name == name {
-				return engine.Errf(engine.KindConflict, engine.CodeAttributeDuplicate, engine.MsgAttributeDuplicate)
-			}
-		}
-		out = cont.Attributes[i]
-		out.Name = name
-		return nil
-	}); err != nil {
+	at, err := a.RenameAttribute(principal(c), c.Param("agent"), c.Param("branch"), c.Param("item"), name)
+	if err != nil {
 		return err
 	}
-	c.JSON(http.StatusOK, out)
+	c.JSON(http.StatusOK, at)
 	return nil
 }
 
 // handleAttributeDelete handles "DELETE .../attributes/{id}" (200 {id}).
 func (a *API) handleAttributeDelete(c *gin.Context) error {
 	id := c.Param("item")
-	if _, err := a.editBranch(c, func(cont *engine.BranchContent) error {
-		i := slices.IndexFunc(cont.Attributes, func(x *engine.Attribute) bool { return x.ID == id })
-		if i < 0 {
-			return engine.Errf(engine.KindNotFound, engine.CodeItemNotFound, engine.MsgItemNotFound)
-		}
-		cont.Attributes = slices.Delete(cont.Attributes, i, i+1)
-		return nil
-	}); err != nil {
+	if err := a.DeleteAttribute(principal(c), c.Param("agent"), c.Param("branch"), id); err != nil {
 		return err
 	}
 	c.JSON(http.StatusOK, engine.ItemID{ID: id})
@@ -158,24 +126,27 @@ func (a *API) handleAttributeDelete(c *gin.Context) error {
 
 // handleVariantList handles "GET .../variants" → {"variants": [...]}.
 func (a *API) handleVariantList(c *gin.Context) error {
-	cont, err := a.readBranch(c)
+	list, err := a.Variants(principal(c), c.Param("agent"), c.Param("branch"))
 	if err != nil {
 		return err
 	}
-	c.JSON(http.StatusOK, engine.VariantList{Variants: cont.Variants})
+	c.JSON(http.StatusOK, engine.VariantList{Variants: list})
 	return nil
 }
 
-func readVariant(c *gin.Context, v *engine.Variant, create bool) error {
+// readVariant validates the variant fields of the body (the name on
+// create).
+func readVariant(c *gin.Context, create bool) (engine.VariantInput, error) {
+	var in engine.VariantInput
 	f, err := readFields(c, false, engine.BodyFields(variantBody{})...)
 	if err != nil {
-		return err
+		return in, err
 	}
 	if create {
 		f.requireAll(variantBody{})
 	}
 	if s, ok := f.text("name", engine.NameRules["name"]); ok {
-		v.Name = s
+		in.Name = &s
 	}
 	if f.has("attributeValues") {
 		var av engine.AttributeValues
@@ -183,37 +154,23 @@ func readVariant(c *gin.Context, v *engine.Variant, create bool) error {
 			if av.Values == nil {
 				av.Values = map[string]string{}
 			}
-			v.AttributeValues = av
+			in.AttributeValues = &av
 		}
 	}
 	if b, ok := f.boolean("isDefault"); ok {
-		v.IsDefault = b
+		in.IsDefault = &b
 	}
-	return f.err()
+	return in, f.err()
 }
 
 // handleVariantCreate handles "POST .../variants" (201).
 func (a *API) handleVariantCreate(c *gin.Context) error {
-	v := &engine.Variant{AttributeValues: engine.AttributeValues{Values: map[string]string{}}}
-	if err := readVariant(c, v, true); err != nil {
+	in, err := readVariant(c, true)
+	if err != nil {
 		return err
 	}
-	v.ID = a.NewID("VARIANT-", engine.UpperAlnum, 8)
-	if _, err := a.editBranch(c, func(cont *engine.BranchContent) error {
-		for _, x := range cont.Variants {
-			if x.Name == v.Name {
-				return engine.Errf(engine.KindConflict, engine.CodeVariantDuplicate, engine.MsgVariantDuplicate)
-			}
-		}
-		if v.IsDefault || len(cont.Variants) == 0 {
-			v.IsDefault = true
-			for _, x := range cont.Variants {
-				x.IsDefault = false
-			}
-		}
-		cont.Variants = append(cont.Variants, v)
-		return nil
-	}); err != nil {
+	v, err := a.CreateVariant(principal(c), c.Param("agent"), c.Param("branch"), in)
+	if err != nil {
 		return err
 	}
 	c.JSON(http.StatusCreated, v)
@@ -222,43 +179,15 @@ func (a *API) handleVariantCreate(c *gin.Context) error {
 
 // handleVariantUpdate handles "PATCH .../variants/{id}" (200).
 func (a *API) handleVariantUpdate(c *gin.Context) error {
-	var patch engine.Variant
-	if err := readVariant(c, &patch, false); err != nil {
+	in, err := readVariant(c, false)
+	if err != nil {
 		return err
 	}
-	id := c.Param("item")
-	var out *engine.Variant
-	if _, err := a.editBranch(c, func(cont *engine.BranchContent) error {
-		for _, x := range cont.Variants {
-			if x.ID == id {
-				out = x
-			}
-		}
-		if out == nil {
-			return engine.Errf(engine.KindNotFound, engine.CodeItemNotFound, engine.MsgItemNotFound)
-		}
-		for _, x := range cont.Variants {
-			if x.ID != id && patch.Name != "" && x.Name == patch.Name {
-				return engine.Errf(engine.KindConflict, engine.CodeVariantDuplicate, engine.MsgVariantDuplicate)
-			}
-		}
-		wasDefault := out.IsDefault
-		if err := readVariant(c, out, false); err != nil {
-			return err
-		}
-		if out.IsDefault && !wasDefault {
-			for _, x := range cont.Variants {
-				x.IsDefault = x == out
-			}
-		}
-		if wasDefault && !out.IsDefault {
-			return engine.Errf(engine.KindInvalid, engine.CodeVariantDefault, engine.MsgVariantDefault)
-		}
-		return nil
-	}); err != nil {
+	v, err := a.UpdateVariant(principal(c), c.Param("agent"), c.Param("branch"), c.Param("item"), in)
+	if err != nil {
 		return err
 	}
-	c.JSON(http.StatusOK, out)
+	c.JSON(http.StatusOK, v)
 	return nil
 }
 
@@ -266,17 +195,7 @@ func (a *API) handleVariantUpdate(c *gin.Context) error {
 // default variant cannot be removed (400 VARIANTS_REMOVE_DEFAULT_ERROR).
 func (a *API) handleVariantDelete(c *gin.Context) error {
 	id := c.Param("item")
-	if _, err := a.editBranch(c, func(cont *engine.BranchContent) error {
-		i := slices.IndexFunc(cont.Variants, func(x *engine.Variant) bool { return x.ID == id })
-		if i < 0 {
-			return engine.Errf(engine.KindNotFound, engine.CodeItemNotFound, engine.MsgItemNotFound)
-		}
-		if cont.Variants[i].IsDefault {
-			return engine.Errf(engine.KindInvalid, engine.CodeVariantDefault, engine.MsgVariantDefault)
-		}
-		cont.Variants = slices.Delete(cont.Variants, i, i+1)
-		return nil
-	}); err != nil {
+	if err := a.DeleteVariant(principal(c), c.Param("agent"), c.Param("branch"), id); err != nil {
 		return err
 	}
 	c.JSON(http.StatusOK, engine.ItemID{ID: id})

@@ -3,12 +3,11 @@ package handlers
 // Alert rules and active alerts (docs/api.md#alerts; docs/fidelity.md G1, G6,
 // G9, D16-D18). Rules are account-scoped (the account comes from the key) and
 // live in the account's region partition as "alert_rule" documents.
-// Evaluation on the virtual clock is in engine_alerts.go.
+// The rules' domain and their evaluation on the virtual clock are the
+// engine's (engine/alerts*.go).
 
 import (
-	"errors"
 	"net/http"
-	"sort"
 
 	"github.com/agentplatform/mockplatform/engine"
 
@@ -16,7 +15,6 @@ import (
 
 	"github.com/agentplatform/mockplatform/faults"
 	"github.com/agentplatform/mockplatform/scenario"
-	"github.com/agentplatform/mockplatform/store"
 )
 
 // famAlerts is alert rules and the alerts they fire (docs/api.md#alerts).
@@ -62,7 +60,7 @@ var (
 		Path: alertRulePath, Responses: []Response{{Status: 204}}, Errors: []int{404, 422}}
 	opAlertList = &Op{ID: "alertList", Summary: "List active alerts",
 		Doc:   "The rules in the alert state, oldest alert first (docs/api.md#alerts-active).",
-		Query: alertRuleParams[:2], Responses: []Response{ok(200, engine.ActiveAlertList{})}, Errors: []int{400}}
+		Query: alertRuleParams[:2], Responses: []Response{ok(200, activeAlertList{})}, Errors: []int{400}}
 
 	alertRulePath   = []Param{{Name: "rule", Pattern: engine.AlertRuleIDRE, Doc: "The rule's id (ar_...); another form is 422."}}
 	alertRuleParams = []Param{
@@ -92,6 +90,9 @@ func (alertRuleBody) FieldRules() map[string]engine.FieldRule { return engine.Al
 type (
 	alertRuleList struct {
 		Data []alertRuleView `json:"data"`
+	}
+	activeAlertList struct {
+		Data []activeAlertView `json:"data"`
 	}
 )
 
@@ -127,44 +128,61 @@ func ruleView(r *engine.AlertRule) alertRuleView {
 	}
 }
 
+// activeAlertView is an item of GET /v1/alerts: the spec's fields (2.3)
+// plus the OAS's metric, operator and window_duration (D17).
+type activeAlertView struct {
+	AlertRuleID     string  `json:"alert_rule_id"`
+	Name            string  `json:"name"`
+	ProjectID       *string `json:"project_id"`
+	Metric          string  `json:"metric"`
+	Operator        string  `json:"operator"`
+	ThresholdValue  int64   `json:"threshold_value"`
+	WindowDuration  string  `json:"window_duration"`
+	Since           *string `json:"since"`
+	LastEvaluatedAt *string `json:"last_evaluated_at"`
+	CurrentValue    *int64  `json:"current_value"`
+}
+
 var alertRuleFields = engine.BodyFields(alertRuleBody{})
 
 // readAlertRule validates the fields of a create (all) or PATCH (only
-// those given) into r. It reports every bad field.
-func readAlertRule(f *fieldBody, acct *scenario.Account, r *engine.AlertRule, create bool) {
+// those given) and returns them as the engine's input. It reports every
+// bad field.
+func readAlertRule(f *fieldBody, acct *scenario.Account, create bool) engine.AlertRuleInput {
+	var in engine.AlertRuleInput
 	if create {
 		f.requireAll(alertRuleBody{})
 	}
 	if s, ok := f.text("name", engine.AlertRuleRules["name"]); ok {
-		r.Name = s
+		in.Name = &s
 	}
 	if f.has("project_id") {
 		if f.isNull("project_id") {
-			r.ProjectID = nil
+			in.SetProject = true
 		} else if s, ok := f.str("project_id"); ok {
 			if p := acct.Project(s); p != nil {
-				id := p.ID
-				r.ProjectID = &id
+				in.SetProject, in.ProjectID = true, &p.ID
 			} else {
 				f.fail("project_id", "unknown project %q", s)
 			}
 		}
 	}
 	if s, ok := f.enum("metric", engine.AlertMetrics); ok {
-		r.Metric = s
+		in.Metric = &s
 	}
 	if s, ok := f.enum("operator", engine.AlertOperators); ok {
-		r.Operator = s
+		in.Operator = &s
 	}
 	if n, ok := f.whole("threshold_value", engine.AlertRuleRules["threshold_value"], engine.MsgThreshold); ok {
-		r.ThresholdValue = n
+		in.ThresholdValue = &n
 	}
 	if s, ok := f.enum("window_duration", engine.AlertWindows); ok {
-		r.WindowDuration = s
+		in.WindowDuration = &s
 	}
 	if b, ok := f.boolean("enabled"); ok {
-		r.Enabled = b
+		in.Enabled = &b
 	}
+	return in
 }
 
 // handleAlertRuleCreate handles "POST {builder}/v1/alert-rules".
@@ -174,40 +192,15 @@ func (a *API) handleAlertRuleCreate(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	now := a.Clock().Now()
-	r := engine.AlertRule{AccountID: p.Account.ID, Enabled: true, CreatedAt: now, UpdatedAt: now}
-	readAlertRule(f, p.Account, &r, true)
+	in := readAlertRule(f, p.Account, true)
 	if err := f.err(); err != nil {
 		return err
 	}
-	r.CurrentState = engine.StateOK
-	if a.World().Fidelity(engine.SwitchInitialAlertState) == engine.StateUnknown {
-		r.CurrentState = engine.StateUnknown
-	}
-	since := now
-	r.Since = &since
-
-	a.Alerts.Mu.Lock()
-	defer a.Alerts.Mu.Unlock()
-	n, err := a.CountAccountDocs(engine.DocAlertRule, p.Region, p.Account.ID)
+	r, err := a.CreateAlertRule(p, in)
 	if err != nil {
 		return err
 	}
-	if limit := a.World().AlertRuleLimit(); n >= limit {
-		return engine.Errf(engine.KindConflict, engine.CodeAlertRuleLimit, "%s", engine.MsgAlertRuleLimit(limit))
-	}
-	for range 5 {
-		r.ID = a.NewID("ar_", engine.Base62, 22)
-		err = a.Store().InsertDoc(engine.DocAlertRule, p.Region, r.ID, &r)
-		if !errors.Is(err, store.ErrExists) {
-			break
-		}
-	}
-	if err != nil {
-		return err
-	}
-	a.WakeEvaluation()
-	c.JSON(http.StatusCreated, ruleView(&r))
+	c.JSON(http.StatusCreated, ruleView(r))
 	return nil
 }
 
@@ -247,33 +240,15 @@ func (a *API) handleAlertRuleUpdate(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	// Validate against a scratch rule first: nothing changes on a 400.
-	var scratch engine.AlertRule
-	readAlertRule(f, p.Account, &scratch, false)
+	in := readAlertRule(f, p.Account, false)
 	if err := f.err(); err != nil {
-		return err
+		return err // nothing changes on a 400
 	}
-	now := a.Clock().Now()
-	var r engine.AlertRule
-	err = a.Store().UpdateDoc(engine.DocAlertRule, p.Region, id, &r, func() error {
-		if r.AccountID != p.Account.ID {
-			return engine.ErrAlertRuleNotFound()
-		}
-		g := &fieldBody{raw: f.raw}
-		readAlertRule(g, p.Account, &r, false)
-		r.UpdatedAt = now
-		return nil
-	})
-	if errors.Is(err, store.ErrNotFound) {
-		return engine.ErrAlertRuleNotFound()
-	}
+	r, err := a.UpdateAlertRule(p, id, in)
 	if err != nil {
 		return err
 	}
-	if r.Enabled {
-		a.WakeEvaluation()
-	}
-	c.JSON(http.StatusOK, ruleView(&r))
+	c.JSON(http.StatusOK, ruleView(r))
 	return nil
 }
 
@@ -284,19 +259,9 @@ func (a *API) handleAlertRuleDelete(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	p := principal(c)
-	a.Alerts.Mu.Lock()
-	defer a.Alerts.Mu.Unlock()
-	if _, err := a.GetAlertRule(p, id); err != nil {
+	if err := a.DeleteAlertRule(principal(c), id); err != nil {
 		return err
 	}
-	if err := a.Store().DeleteDoc(engine.DocAlertRule, p.Region, id); err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			return engine.ErrAlertRuleNotFound()
-		}
-		return err
-	}
-	a.ForgetAlertHistoryLocked(p.Region, id)
 	c.Status(http.StatusNoContent)
 	return nil
 }
@@ -330,15 +295,13 @@ func (a *API) handleAlertRuleList(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	rules, err := a.ListAlertRules(p.Region, p.Account.ID)
+	rules, err := a.ListAlertRules(p, q)
 	if err != nil {
 		return err
 	}
 	data := []alertRuleView{}
 	for _, r := range rules {
-		if q.Keep(r) {
-			data = append(data, ruleView(r))
-		}
+		data = append(data, ruleView(r))
 	}
 	c.JSON(http.StatusOK, alertRuleList{Data: data})
 	return nil
@@ -352,27 +315,17 @@ func (a *API) handleAlertList(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	rules, err := a.ListAlertRules(p.Region, p.Account.ID)
+	firing, err := a.ActiveAlerts(p, q)
 	if err != nil {
 		return err
 	}
-	var firing []*engine.AlertRule
-	for _, r := range rules {
-		if r.CurrentState == engine.StateAlert && q.Keep(r) {
-			firing = append(firing, r)
-		}
-	}
-	sort.SliceStable(firing, func(i, j int) bool {
-		si, sj := firing[i].Since, firing[j].Since
-		return si != nil && sj != nil && si.Before(*sj)
-	})
-	data := []engine.ActiveAlertView{}
+	data := []activeAlertView{}
 	for _, r := range firing {
-		data = append(data, engine.ActiveAlertView{AlertRuleID: r.ID, Name: r.Name, ProjectID: r.ProjectID, Metric: r.Metric,
+		data = append(data, activeAlertView{AlertRuleID: r.ID, Name: r.Name, ProjectID: r.ProjectID, Metric: r.Metric,
 			Operator: r.Operator, ThresholdValue: r.ThresholdValue, WindowDuration: r.WindowDuration,
 			Since: engine.FmtAlertTimePtr(r.Since), LastEvaluatedAt: engine.FmtAlertTimePtr(r.LastEvaluatedAt), CurrentValue: r.CurrentValue})
 	}
-	c.JSON(http.StatusOK, engine.ActiveAlertList{Data: data})
+	c.JSON(http.StatusOK, activeAlertList{Data: data})
 	return nil
 }
 
@@ -382,13 +335,13 @@ func (a *API) presetAlerts(call faults.PresetCall) presetFunc {
 	case engine.PresetAlertsLimit:
 		return func(c *gin.Context, _ faults.Rule) (bool, error) {
 			if f := familyOf(c); f == famWebhooks {
-				return true, engine.Errf(engine.KindConflict, engine.CodeWebhookLimit, "%s", engine.MsgWebhookLimit(a.World().WebhookLimit()))
+				return true, a.ErrWebhookLimit()
 			}
-			return true, engine.Errf(engine.KindConflict, engine.CodeAlertRuleLimit, "%s", engine.MsgAlertRuleLimit(a.World().AlertRuleLimit()))
+			return true, a.ErrAlertRuleLimit()
 		}
 	case engine.PresetMonitoringBackend:
 		return func(*gin.Context, faults.Rule) (bool, error) {
-			return true, engine.Errf(engine.KindBadGateway, engine.CodeMonitoringBackend, engine.MsgMonitoringBackend)
+			return true, engine.ErrMonitoringBackend()
 		}
 	}
 	return nil

@@ -13,7 +13,7 @@ func int64p(v int64) *int64 { return &v }
 
 // TestAlertHistory: each evaluation pass extends the rule's current span
 // or opens a new one at the pass's time; the span before the first pass
-// is the state the rule was created in; a reset and a deletion forget it.
+// is the state the rule was created in.
 func TestAlertHistory(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
@@ -52,46 +52,7 @@ func TestAlertHistory(t *testing.T) {
 		t.Fatal("AlertRules shares its history")
 	}
 
+	// A deletion and a reset forget the history: TestAlertHistoryForgotten
+	// (engine).
 	mustStatus(t, h.do("DELETE", builderBase+"/v1/alert-rules/"+id, nil, builderHeaders...), 204)
-	h.api.Alerts.Mu.Lock()
-	n := len(h.api.Alerts.History)
-	h.api.Alerts.Mu.Unlock()
-	if n != 0 {
-		t.Fatalf("history of a deleted rule kept: %d", n)
-	}
-
-	h.alertCreate(alertVolumeRule(nil))
-	h.advance(time.Minute)
-	if err := h.api.Reset(); err != nil {
-		t.Fatal(err)
-	}
-	h.api.Alerts.Mu.Lock()
-	n = len(h.api.Alerts.History)
-	h.api.Alerts.Mu.Unlock()
-	if n != 0 {
-		t.Fatalf("history survives a reset: %d", n)
-	}
-}
-
-// TestAlertHistoryBounded: a rule that flips at every pass keeps the last
-// MaxAlertHistory spans.
-func TestAlertHistoryBounded(t *testing.T) {
-	t.Parallel()
-	h := newHarness(t)
-	var before, after engine.AlertRule
-	before.CurrentState = "ok"
-	h.api.Alerts.Mu.Lock()
-	for i := range engine.MaxAlertHistory + 10 {
-		after.ID = "ar_x"
-		after.CurrentState = []string{"alert", "ok"}[i%2]
-		h.api.RecordAlertStateLocked("us", &before, &after, h.start.Add(time.Duration(i)*time.Minute))
-	}
-	got := h.api.Alerts.History[engine.HistoryKey("us", "ar_x")]
-	h.api.Alerts.Mu.Unlock()
-	if len(got.Spans) != engine.MaxAlertHistory || !got.Truncated {
-		t.Fatalf("%d spans, truncated %v", len(got.Spans), got.Truncated)
-	}
-	if last := got.Spans[len(got.Spans)-1]; !last.From.Equal(h.start.Add(time.Duration(engine.MaxAlertHistory+9) * time.Minute)) {
-		t.Fatalf("last span from %v", last.From)
-	}
 }

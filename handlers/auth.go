@@ -16,7 +16,7 @@ const (
 	msgInvalidKey    = "Invalid API key."
 	msgMissingToken  = "Missing connector token."
 	msgInvalidToken  = "Invalid connector token."
-	msgNoPermission  = "The API key does not have permission for this resource."
+	msgNoPermission  = engine.MsgNoPermission
 	msgTokenMismatch = "The connector token does not belong to this project."
 )
 
@@ -33,7 +33,7 @@ const (
 // It fills p, which the caller holds (reqState.principalVal); after an
 // error p may be partly filled and is not read.
 func (a *API) authenticate(c *gin.Context, f *Family, p *engine.Principal) error {
-	w := a.World()
+	w := a.View()
 	key := ""
 	for _, h := range f.Headers {
 		if key = c.GetHeader(h); key != "" {
@@ -69,7 +69,7 @@ func (a *API) authenticate(c *gin.Context, f *Family, p *engine.Principal) error
 
 // scopeCheck matches the path's account and project against the key's
 // scope and resolves p.Project from the path.
-func scopeCheck(c *gin.Context, w *engine.World, f *Family, p *engine.Principal) error {
+func scopeCheck(c *gin.Context, w *engine.View, f *Family, p *engine.Principal) error {
 	deny := func() error {
 		if f.Forbid {
 			return &engine.Error{Kind: engine.KindForbidden, Code: "FORBIDDEN", Message: msgNoPermission}
@@ -104,7 +104,7 @@ func scopeCheck(c *gin.Context, w *engine.World, f *Family, p *engine.Principal)
 // connector checks the chat X-TOKEN: a connector token of the same account
 // and project (docs/api.md#auth: it fixes the client environment and
 // optionally the variant).
-func (a *API) connector(c *gin.Context, w *engine.World, p *engine.Principal) error {
+func (a *API) connector(c *gin.Context, w *engine.View, p *engine.Principal) error {
 	tok := c.GetHeader("X-Token")
 	if tok == "" {
 		return &engine.Error{Kind: engine.KindUnauthorized, Code: "UNAUTHORIZED", Message: msgMissingToken}

@@ -1,24 +1,12 @@
 package handlers
 
-// The one reader of JSON request bodies. Every family's handlers read
+// The one reader of JSON request bodies: every family's handlers read
 // their body through readJSON (bindJSON and readFields are its two
-// shapes), the messaging WebSocket reads client events and the external
-// events webhook reads JSON payloads through CheckJSON, and the control
-// plane (mockplatform's control*.go) through CheckJSON as well, so that
-// one set of rules holds for every body the mock reads
-// (docs/api.md#request-bodies):
-//
-//   - exactly one JSON value: nothing but white space after it
-//     (`{"id":"E1"}}}}` is refused, not read as {"id":"E1"});
-//   - no object repeats a key, at any depth: parsers disagree on which of
-//     two values wins, so a client that sends both is refused rather than
-//     served by a guess;
-//   - at most MaxJSONDepth nested arrays and objects;
-//   - at most the family's body limit in bytes (limits.max_body_bytes,
-//     413, checked by the record middleware before any handler runs).
-//
-// A refused body is a 400 in the family's error shape that says what is
-// wrong and where (the byte offset), and changes nothing.
+// shapes), which applies engine.CheckJSON's rules, and the family's body
+// limit in bytes (limits.max_body_bytes, 413, checked by the record
+// middleware before any handler runs). A refused body is a 400 in the
+// family's error shape that says what is wrong and where (the byte
+// offset), and changes nothing.
 
 import (
 	"bytes"

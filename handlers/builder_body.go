@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -37,7 +38,7 @@ func readFields(c *gin.Context, optional bool, known ...string) (*fieldBody, err
 	fb := &fieldBody{raw: raw}
 	var unknown []string
 	for k := range fb.raw {
-		if !engine.ContainsStr(known, k) {
+		if !slices.Contains(known, k) {
 			unknown = append(unknown, k)
 		}
 	}
@@ -131,7 +132,7 @@ func (f *fieldBody) enum(name string, values []string) (string, bool) {
 		return "", false
 	}
 	var s string
-	if json.Unmarshal(r, &s) != nil || !engine.ContainsStr(values, s) {
+	if json.Unmarshal(r, &s) != nil || !slices.Contains(values, s) {
 		f.fail(name, "must be one of: %s", strings.Join(values, ", "))
 		return "", false
 	}
@@ -213,7 +214,7 @@ func boolQuery(c *gin.Context, name string, errs *[]engine.FieldError) *bool {
 // a bad value is added to errs (and returned, matching nothing).
 func enumQuery(c *gin.Context, name string, values []string, errs *[]engine.FieldError) (string, bool) {
 	v, ok := c.GetQuery(name)
-	if ok && !engine.ContainsStr(values, v) {
+	if ok && !slices.Contains(values, v) {
 		*errs = append(*errs, engine.FieldError{Field: name, Message: "must be one of: " + strings.Join(values, ", ")})
 	}
 	return v, ok

@@ -13,11 +13,11 @@ import (
 	"strings"
 
 	"github.com/agentplatform/mockplatform/engine"
+	"github.com/agentplatform/mockplatform/internal/jsonw"
 
 	"github.com/gin-gonic/gin"
 
 	"github.com/agentplatform/mockplatform/scenario"
-	"github.com/agentplatform/mockplatform/store"
 )
 
 // famChat is the Chat API (docs/api.md#chat).
@@ -113,50 +113,24 @@ func (a *API) handleChatCreate(c *gin.Context) error {
 	if err := bindJSON(c, &req, true, engine.CodeChatInvalid); err != nil {
 		return err
 	}
-	p := principal(c)
-	w := a.World()
 	if err := engine.ValidateLangs(req.AsrLangCode, req.TtsLangCode); err != nil {
 		return err
 	}
-	label := "CHAT"
-	chatChannel := ""
-	if req.Channel != nil {
-		if !slices.Contains(engine.ChatChannelNames, *req.Channel) {
-			return engine.Invalid(engine.CodeChatInvalid, fmt.Sprintf(`Field "channel" must be one of %s.`, strings.Join(engine.ChatChannelNames, ", ")),
-				engine.FieldError{Field: "channel", Message: "must be one of " + strings.Join(engine.ChatChannelNames, ", ")})
-		}
-		label, chatChannel = engine.ChatChannelLabel(*req.Channel), *req.Channel
+	if req.Channel != nil && !slices.Contains(engine.ChatChannelNames, *req.Channel) {
+		return engine.Invalid(engine.CodeChatInvalid, fmt.Sprintf(`Field "channel" must be one of %s.`, strings.Join(engine.ChatChannelNames, ", ")),
+			engine.FieldError{Field: "channel", Message: "must be one of " + strings.Join(engine.ChatChannelNames, ", ")})
 	}
-	if req.InitialMessage != nil && w.Fidelity(engine.SwitchInitialMessage) == "reject" {
-		return engine.Invalid(engine.CodeChatInvalid, engine.MsgChatInitialMessage)
-	}
-	variant, err := engine.ChatVariant(p, req.VariantID)
-	if err != nil {
-		return err
-	}
-
-	conv, out, err := a.StartConversation(engine.ConvStart{
-		Region:         p.Region,
-		Account:        p.Account,
-		Project:        p.Project,
-		Environment:    p.Connector.ClientEnv,
-		Channel:        label,
-		ChatChannel:    chatChannel,
-		Variant:        variant,
-		Language:       engine.Deref(req.AsrLangCode),
-		TTSLanguage:    engine.Deref(req.TtsLangCode),
-		Attributes:     req.IntegrationAttributes,
-		InitialMessage: req.InitialMessage,
-	})
+	conv, out, err := a.CreateChat(principal(c), engine.ChatStart{Channel: req.Channel, VariantID: req.VariantID,
+		Asr: req.AsrLangCode, Tts: req.TtsLangCode, Attributes: req.IntegrationAttributes, InitialMessage: req.InitialMessage})
 	if err != nil {
 		return err
 	}
 	resp := engine.ChatCreateResponse{ConversationID: conv.ID, Response: out.Text}
 	answerJSON(c, http.StatusOK, func(b []byte) ([]byte, bool) {
 		b = append(b, `{"conversation_id":`...)
-		b = appendJSONString(b, resp.ConversationID)
+		b = jsonw.AppendString(b, resp.ConversationID)
 		b = append(b, `,"response":`...)
-		b = appendJSONString(b, resp.Response)
+		b = jsonw.AppendString(b, resp.Response)
 		return append(b, '}'), true
 	}, func() any { return resp })
 	return nil
@@ -180,14 +154,11 @@ func (a *API) handleChatRespond(c *gin.Context) error {
 	if err := engine.ValidateLangs(req.AsrLangCode, req.TtsLangCode); err != nil {
 		return err
 	}
-	p := principal(c)
 	msg := engine.UserTurn{Text: engine.Deref(req.Message), Metadata: req.Metadata, Attributes: req.IntegrationAttributes,
 		Asr: req.AsrLangCode, Tts: req.TtsLangCode}
-	conv, out, err := a.Converse(p.Region, *req.ConversationID, func(conv *store.Conversation) error {
-		return engine.ChatOwned(conv, p)
-	}, msg)
+	conv, out, err := a.RespondChat(principal(c), *req.ConversationID, msg)
 	if err != nil {
-		return engine.ChatStoreError(err)
+		return err
 	}
 	resp := engine.ChatRespondResponse{ConversationID: conv.ID, Response: out.Text, EndConversation: !conv.InProgress}
 	if out.Handoff != nil {
@@ -195,16 +166,16 @@ func (a *API) handleChatRespond(c *gin.Context) error {
 	}
 	answerJSON(c, http.StatusOK, func(b []byte) ([]byte, bool) {
 		b = append(b, `{"conversation_id":`...)
-		b = appendJSONString(b, resp.ConversationID)
+		b = jsonw.AppendString(b, resp.ConversationID)
 		b = append(b, `,"response":`...)
-		b = appendJSONString(b, resp.Response)
+		b = jsonw.AppendString(b, resp.Response)
 		b = append(b, `,"end_conversation":`...)
 		b = strconv.AppendBool(b, resp.EndConversation)
 		if h := resp.Handoff; h != nil {
 			b = append(b, `,"handoff":{"destination":`...)
-			b = appendJSONString(b, h.Destination)
+			b = jsonw.AppendString(b, h.Destination)
 			b = append(b, `,"reason":`...)
-			b = appendJSONString(b, h.Reason)
+			b = jsonw.AppendString(b, h.Reason)
 			b = append(b, '}')
 		}
 		return append(b, '}'), true
@@ -224,18 +195,8 @@ func (a *API) handleChatClose(c *gin.Context) error {
 	if req.ConversationID == nil || *req.ConversationID == "" {
 		return engine.Invalid(engine.CodeChatInvalid, engine.MsgChatIDRequired, engine.FieldError{Field: "conversation_id", Message: "is required"})
 	}
-	p := principal(c)
-	now := a.Clock().Now()
-	_, err := a.Store().UpdateConversation(p.Region, *req.ConversationID, func(conv *store.Conversation) error {
-		if err := engine.ChatOwned(conv, p); err != nil {
-			return err
-		}
-		engine.EndConversation(conv, now)
-		conv.State["closed_by"] = "client"
-		return nil
-	})
-	if err != nil {
-		return engine.ChatStoreError(err)
+	if err := a.CloseChat(principal(c), *req.ConversationID); err != nil {
+		return err
 	}
 	c.JSON(http.StatusOK, engine.ChatCloseResponse{Success: true})
 	return nil

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentplatform/mockplatform/engine"
+	"github.com/agentplatform/mockplatform/internal/jsonw"
 
 	"github.com/gin-gonic/gin"
 
@@ -118,9 +119,9 @@ func (a *API) handleConcurrencyGet(c *gin.Context) error {
 	// a week is 2,016 intervals.
 	answerJSON(c, http.StatusOK, func(b []byte) ([]byte, bool) {
 		b = append(b, `{"account_id":`...)
-		b = appendJSONString(b, account)
+		b = jsonw.AppendString(b, account)
 		b = append(b, `,"project_id":`...)
-		b = appendJSONString(b, project)
+		b = jsonw.AppendString(b, project)
 		b = append(b, `,"intervals":[`...)
 		first := true
 		for t := range n {
@@ -136,9 +137,9 @@ func (a *API) handleConcurrencyGet(c *gin.Context) error {
 				b = strconv.AppendInt(b, int64(series[g][t]), 10)
 				if q.ByVariant {
 					b = append(b, `,"variant_id":`...)
-					b = appendJSONString(b, groups[g].Id)
+					b = jsonw.AppendString(b, groups[g].Id)
 					b = append(b, `,"variant_name":`...)
-					b = appendJSONString(b, groups[g].Name)
+					b = jsonw.AppendString(b, groups[g].Name)
 				}
 				b = append(b, '}')
 			}

@@ -1,17 +1,9 @@
 package handlers
 
 // Conversations API v1/v2/v3 (docs/api.md#conversations; docs/fidelity.md
-// G5, D9, D19, M11). It reads the one conversation record
-// (store.Conversation) that chat, voice calls, messaging sessions and
-// scenario seeds write.
-//
-// A request uses at most one retrieval mode
-// (docs/api.md#conversations-retrieval). Paging
-// (docs/api.md#conversations-paging): a first request carries no cursor;
-// each later one sends back the cursor of the answer before it, with the
-// other filters unchanged, until an answer's cursor is null. Cursors are
-// opaque URL-safe strings that only the server makes. Offset paging sends
-// an answer's next_offset back as offset.
+// G5, D9, D19, M11): the listings of the one conversation record, their
+// query parameters and answers (the filters, paging and retrieval modes:
+// engine/conversations.go).
 
 import (
 	"fmt"
@@ -21,11 +13,11 @@ import (
 	"time"
 
 	"github.com/agentplatform/mockplatform/engine"
+	"github.com/agentplatform/mockplatform/internal/jsonw"
 
 	"github.com/gin-gonic/gin"
 
 	"github.com/agentplatform/mockplatform/scenario"
-	"github.com/agentplatform/mockplatform/store"
 )
 
 // famConversations is the Conversations API, v3 and v2
@@ -142,7 +134,7 @@ func (a *API) listConversations(c *gin.Context, version int) error {
 		return err
 	}
 	now := a.Clock().Now()
-	access := dataAccess(p.Project)
+	access := engine.DataAccessOf(p.Project)
 	answerJSON(c, http.StatusOK, func(b []byte) ([]byte, bool) {
 		return appendConvPage(b, version, page, now, access, q.IncludeLatency)
 	}, func() any { return renderConvPage(version, page, now, access, q.IncludeLatency) })
@@ -151,7 +143,7 @@ func (a *API) listConversations(c *gin.Context, version int) error {
 
 // appendConvPage writes a page in one pass (as encoding/json writes
 // renderConvPage's value).
-func appendConvPage(b []byte, version int, page *engine.ConvPage, now time.Time, access access, latency bool) ([]byte, bool) {
+func appendConvPage(b []byte, version int, page *engine.ConvPage, now time.Time, access engine.DataAccess, latency bool) ([]byte, bool) {
 	b = append(b, `{"conversations":[`...)
 	for i, conv := range page.List {
 		if i > 0 {
@@ -166,7 +158,7 @@ func appendConvPage(b []byte, version int, page *engine.ConvPage, now time.Time,
 }
 
 // appendConvOf appends a record as the API version writes it.
-func appendConvOf(b []byte, version int, conv *store.Conversation, now time.Time, access access, latency bool) ([]byte, bool) {
+func appendConvOf(b []byte, version int, conv *engine.Conversation, now time.Time, access engine.DataAccess, latency bool) ([]byte, bool) {
 	if version == 1 {
 		return appendConvV1(b, conv, now, access)
 	}
@@ -179,7 +171,7 @@ func appendConvPageEnd(b []byte, version int, page *engine.ConvPage) []byte {
 	b = append(b, ']')
 	if version == 3 {
 		b = append(b, `,"cursor":`...)
-		b = appendJSONNullString(b, page.Cursor)
+		b = jsonw.AppendNullString(b, page.Cursor)
 	}
 	if page.NextOffset != nil {
 		b = append(b, `,"next_offset":`...)
@@ -189,7 +181,7 @@ func appendConvPageEnd(b []byte, version int, page *engine.ConvPage) []byte {
 }
 
 // renderConvPage is a page's answer as a value (for c.JSON).
-func renderConvPage(version int, page *engine.ConvPage, now time.Time, access access, latency bool) any {
+func renderConvPage(version int, page *engine.ConvPage, now time.Time, access engine.DataAccess, latency bool) any {
 	if version == 1 {
 		out := convListV1{Conversations: make([]convV1, len(page.List)), NextOffset: page.NextOffset}
 		for i, conv := range page.List {

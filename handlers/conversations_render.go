@@ -2,7 +2,7 @@ package handlers
 
 // The answer shapes of the Conversations API: v3 and v2 (one shape) and
 // v1, rendered from the one conversation record, with the project's data
-// access switches (transcripts, metrics) applied.
+// access (engine.DataAccess: transcripts, metrics) applied.
 
 import (
 	"strconv"
@@ -10,29 +10,8 @@ import (
 	"time"
 
 	"github.com/agentplatform/mockplatform/engine"
-
-	"github.com/agentplatform/mockplatform/scenario"
-	"github.com/agentplatform/mockplatform/store"
+	"github.com/agentplatform/mockplatform/internal/jsonw"
 )
-
-// access is the per-project data access configuration
-// (docs/api.md#conversations-record; docs/fidelity.md M11.8).
-type access struct{ transcripts, metrics bool }
-
-func dataAccess(p *scenario.Project) access {
-	acc := access{transcripts: true, metrics: true}
-	if p != nil && p.DataAccess != nil {
-		if p.DataAccess.Transcripts != nil {
-			acc.transcripts = *p.DataAccess.Transcripts
-		}
-		if p.DataAccess.Metrics != nil {
-			acc.metrics = *p.DataAccess.Metrics
-		}
-	}
-	return acc
-}
-
-// ---- rendering ----
 
 type convListV3 struct {
 	Conversations []convV3 `json:"conversations"`
@@ -160,15 +139,7 @@ func appendJSONRef(b []byte, prefix, id string) []byte {
 	if !hasRefPrefix(prefix, id) {
 		b = append(b, prefix...)
 	}
-	return append(appendJSONText(b, id), '"')
-}
-
-// durations are total_duration and polyai_duration in whole seconds. The
-// mock's agent handles the whole conversation up to its end or handoff, so
-// both are equal.
-func durations(c *store.Conversation, now time.Time) (total, polyai int) {
-	s := int(c.Duration(now) / time.Second)
-	return s, s
+	return append(jsonw.AppendText(b, id), '"')
 }
 
 func nonNil[M ~map[string]V, V any](m M) M {
@@ -178,8 +149,8 @@ func nonNil[M ~map[string]V, V any](m M) M {
 	return m
 }
 
-func renderConvV3(c *store.Conversation, now time.Time, acc access, latency bool) convV3 {
-	total, polyai := durations(c, now)
+func renderConvV3(c *engine.Conversation, now time.Time, acc engine.DataAccess, latency bool) convV3 {
+	total, polyai := engine.Durations(c, now)
 	out := convV3{
 		ID: c.ID, AccountID: accountRef(c.AccountID), ProjectID: projectRef(c.ProjectID),
 		VariantID: c.VariantID, VariantName: c.VariantName, Environment: c.Environment,
@@ -189,10 +160,10 @@ func renderConvV3(c *store.Conversation, now time.Time, acc access, latency bool
 		NumSilences: c.NumSilences, NumOOD: c.NumOOD, Metrics: map[string]any{}, State: nonNil(c.State),
 		Turns: []turnV3{},
 	}
-	if acc.metrics {
+	if acc.Metrics {
 		out.Metrics = nonNil(c.Metrics)
 	}
-	if !acc.transcripts {
+	if !acc.Transcripts {
 		return out
 	}
 	out.Turns = make([]turnV3, len(c.Turns))
@@ -226,7 +197,7 @@ func orNull(s string) *string {
 // renderConvV1 is the v3 record (without latency) with null for empty text
 // fields and without the v3-only turn fields
 // (docs/api.md#conversations-versions).
-func renderConvV1(c *store.Conversation, now time.Time, acc access) convV1 {
+func renderConvV1(c *engine.Conversation, now time.Time, acc engine.DataAccess) convV1 {
 	v := renderConvV3(c, now, acc, false)
 	out := convV1{
 		ID: v.ID, AccountID: v.AccountID, ProjectID: v.ProjectID,
@@ -249,36 +220,36 @@ func renderConvV1(c *store.Conversation, now time.Time, acc access) convV1 {
 
 // appendConvV3 appends renderConvV3(c, now, acc, latency) as encoding/json
 // encodes it (ok false: a value it would refuse).
-func appendConvV3(b []byte, c *store.Conversation, now time.Time, acc access, latency bool) ([]byte, bool) {
+func appendConvV3(b []byte, c *engine.Conversation, now time.Time, acc engine.DataAccess, latency bool) ([]byte, bool) {
 	b, ok := appendConvHead(b, c, now, acc, false)
 	if !ok {
 		return b, false
 	}
 	b = append(b, `,"turns":[`...)
-	if acc.transcripts {
+	if acc.Transcripts {
 		for i := range c.Turns {
 			t := &c.Turns[i]
 			if i > 0 {
 				b = append(b, ',')
 			}
 			b = append(b, `{"user_input":`...)
-			b = appendJSONString(b, t.UserInput)
+			b = jsonw.AppendString(b, t.UserInput)
 			b = append(b, `,"user_input_datetime":`...)
-			b = appendISOTime(b, t.UserInputAt)
+			b = jsonw.AppendISOTime(b, t.UserInputAt)
 			b = append(b, `,"barge_in":`...)
 			b = strconv.AppendBool(b, t.BargeIn)
 			b = append(b, `,"agent_response":`...)
-			b = appendJSONString(b, t.AgentResponse)
+			b = jsonw.AppendString(b, t.AgentResponse)
 			b = append(b, `,"agent_response_datetime":`...)
-			b = appendISOTime(b, t.AgentResponseAt)
+			b = jsonw.AppendISOTime(b, t.AgentResponseAt)
 			b = appendTurnUnderstanding(b, t)
 			b = append(b, `,"translated_user_input":`...)
-			b = appendJSONString(b, t.TranslatedUserInput)
+			b = jsonw.AppendString(b, t.TranslatedUserInput)
 			b = append(b, `,"english_agent_response":`...)
-			b = appendJSONString(b, t.EnglishAgentResponse)
+			b = jsonw.AppendString(b, t.EnglishAgentResponse)
 			if latency {
 				b = append(b, `,"latency":`...)
-				if b, ok = appendJSONFloat(b, t.Latency.Seconds()); !ok {
+				if b, ok = jsonw.AppendFloat(b, t.Latency.Seconds()); !ok {
 					return b, false
 				}
 			}
@@ -290,15 +261,15 @@ func appendConvV3(b []byte, c *store.Conversation, now time.Time, acc access, la
 
 // appendTurnUnderstanding appends the members v1 and v2 turns share after
 // the agent's response: intents, entities and the OOD and silence flags.
-func appendTurnUnderstanding(b []byte, t *store.Turn) []byte {
+func appendTurnUnderstanding(b []byte, t *engine.Turn) []byte {
 	b = append(b, `,"intents":`...)
 	if t.Intents == nil {
 		b = append(b, "[]"...)
 	} else {
-		b = appendJSONStrings(b, t.Intents)
+		b = jsonw.AppendStrings(b, t.Intents)
 	}
 	b = append(b, `,"entities":`...)
-	b = appendJSONStringMap(b, nonNil(t.Entities))
+	b = jsonw.AppendStringMap(b, nonNil(t.Entities))
 	b = append(b, `,"is_ood":`...)
 	b = strconv.AppendBool(b, t.IsOOD)
 	b = append(b, `,"is_silence":`...)
@@ -307,28 +278,28 @@ func appendTurnUnderstanding(b []byte, t *store.Turn) []byte {
 
 // appendConvV1 appends renderConvV1(c, now, acc) as encoding/json encodes
 // it.
-func appendConvV1(b []byte, c *store.Conversation, now time.Time, acc access) ([]byte, bool) {
+func appendConvV1(b []byte, c *engine.Conversation, now time.Time, acc engine.DataAccess) ([]byte, bool) {
 	b, ok := appendConvHead(b, c, now, acc, true)
 	if !ok {
 		return b, false
 	}
 	b = append(b, `,"turns":[`...)
-	if acc.transcripts {
+	if acc.Transcripts {
 		for i := range c.Turns {
 			t := &c.Turns[i]
 			if i > 0 {
 				b = append(b, ',')
 			}
 			b = append(b, `{"user_input":`...)
-			b = appendJSONNullString(b, orNull(t.UserInput))
+			b = jsonw.AppendNullString(b, orNull(t.UserInput))
 			b = append(b, `,"user_input_datetime":`...)
-			b = appendISOTime(b, t.UserInputAt)
+			b = jsonw.AppendISOTime(b, t.UserInputAt)
 			b = append(b, `,"barge_in":`...)
 			b = strconv.AppendBool(b, t.BargeIn)
 			b = append(b, `,"agent_response":`...)
-			b = appendJSONNullString(b, orNull(t.AgentResponse))
+			b = jsonw.AppendNullString(b, orNull(t.AgentResponse))
 			b = append(b, `,"agent_response_datetime":`...)
-			b = appendISOTime(b, t.AgentResponseAt)
+			b = jsonw.AppendISOTime(b, t.AgentResponseAt)
 			b = appendTurnUnderstanding(b, t)
 			b = append(b, '}')
 		}
@@ -338,16 +309,16 @@ func appendConvV1(b []byte, c *store.Conversation, now time.Time, acc access) ([
 
 // appendConvHead appends a record's fields before its turns (v1: empty
 // text fields as null).
-func appendConvHead(b []byte, c *store.Conversation, now time.Time, acc access, v1 bool) ([]byte, bool) {
+func appendConvHead(b []byte, c *engine.Conversation, now time.Time, acc engine.DataAccess, v1 bool) ([]byte, bool) {
 	text := func(b []byte, s string) []byte {
 		if v1 && s == "" {
 			return append(b, "null"...)
 		}
-		return appendJSONString(b, s)
+		return jsonw.AppendString(b, s)
 	}
-	total, polyai := durations(c, now)
+	total, polyai := engine.Durations(c, now)
 	b = append(b, `{"id":`...)
-	b = appendJSONString(b, c.ID)
+	b = jsonw.AppendString(b, c.ID)
 	b = append(b, `,"account_id":`...)
 	b = appendJSONRef(b, "ACCOUNT-", c.AccountID)
 	b = append(b, `,"project_id":`...)
@@ -357,11 +328,11 @@ func appendConvHead(b []byte, c *store.Conversation, now time.Time, acc access, 
 	b = append(b, `,"variant_name":`...)
 	b = text(b, c.VariantName)
 	b = append(b, `,"environment":`...)
-	b = appendJSONString(b, c.Environment)
+	b = jsonw.AppendString(b, c.Environment)
 	b = append(b, `,"started_at":`...)
-	b = appendISOTime(b, c.StartedAt)
+	b = jsonw.AppendISOTime(b, c.StartedAt)
 	b = append(b, `,"channel":`...)
-	b = appendJSONString(b, c.Channel)
+	b = jsonw.AppendString(b, c.Channel)
 	b = append(b, `,"from_number":`...)
 	b = text(b, c.FromNumber)
 	b = append(b, `,"to_number":`...)
@@ -386,8 +357,8 @@ func appendConvHead(b []byte, c *store.Conversation, now time.Time, acc access, 
 	b = strconv.AppendInt(b, int64(c.NumOOD), 10)
 	b = append(b, `,"metrics":`...)
 	var ok bool
-	if acc.metrics {
-		b, ok = appendJSONObject(b, nonNil(c.Metrics))
+	if acc.Metrics {
+		b, ok = jsonw.AppendObject(b, nonNil(c.Metrics))
 	} else {
 		b, ok = append(b, "{}"...), true
 	}
@@ -395,5 +366,5 @@ func appendConvHead(b []byte, c *store.Conversation, now time.Time, acc access, 
 		return b, false
 	}
 	b = append(b, `,"state":`...)
-	return appendJSONObject(b, nonNil(c.State))
+	return jsonw.AppendObject(b, nonNil(c.State))
 }

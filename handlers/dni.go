@@ -1,16 +1,8 @@
 package handlers
 
 // Dynamic number reservation (docs/api.md#dni; docs/fidelity.md G19,
-// M11.9). A DNI key belongs to one project; a reservation holds one of that
-// project's numbers for a window, and a call to the number within the
-// window reaches that project's agent in a conversation that has the
-// reservation's attributes from its first turn.
-//
-// The numbers come from the project's pool in the scenario (dni.numbers);
-// a reservation is a store document (kind "dni", keyed by the number) that
-// holds until its expiry on the virtual clock (dni.window, default 15m).
-// Expired reservations are reclaimed lazily, so no timer is needed and
-// Reset (which restores the store) drops them all.
+// M11.9): a DNI key reserves one of its project's numbers for a window
+// (the reservations: engine/dni.go).
 
 import (
 	"errors"
@@ -21,7 +13,6 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/agentplatform/mockplatform/scenario"
-	"github.com/agentplatform/mockplatform/store"
 )
 
 // famDNI is dynamic number reservation (docs/api.md#dni).
@@ -68,39 +59,10 @@ func (a *API) handleDNIReserve(c *gin.Context) error {
 	if req.Attributes == nil {
 		return &engine.Error{Kind: engine.KindInvalid, Message: engine.MsgDNIAttributes}
 	}
-	p := principal(c)
-	if p.Project == nil || p.Project.DNI == nil {
-		return &engine.Error{Kind: engine.KindNotFound, Message: engine.MsgDNINoRoute}
+	number, err := a.ReserveNumber(principal(c), req.Attributes)
+	if err != nil {
+		return err
 	}
-	pool := p.Project.DNI
-	now := a.Clock().Now()
-	window := pool.Window.D()
-	if window <= 0 {
-		window = scenario.DefaultDNIWindow
-	}
-	res := engine.DniReservation{AccountID: p.Account.ID, ProjectID: p.Project.ID, Attributes: req.Attributes,
-		ReservedAt: now, ExpiresAt: now.Add(window)}
-	for _, number := range pool.Numbers {
-		res.Number = number
-		err := a.Store().InsertDoc(engine.DocDNI, p.Region, number, &res)
-		if errors.Is(err, store.ErrExists) {
-			var cur engine.DniReservation
-			err = a.Store().UpdateDoc(engine.DocDNI, p.Region, number, &cur, func() error {
-				if now.Before(cur.ExpiresAt) {
-					return engine.ErrDNIBusy
-				}
-				cur = res
-				return nil
-			})
-			if errors.Is(err, engine.ErrDNIBusy) || errors.Is(err, store.ErrNotFound) {
-				continue
-			}
-		}
-		if err != nil {
-			return err
-		}
-		c.JSON(http.StatusOK, engine.DniResponse{DNI: number})
-		return nil
-	}
-	return &engine.Error{Kind: engine.KindNotFound, Message: engine.MsgDNINoRoute}
+	c.JSON(http.StatusOK, engine.DniResponse{DNI: number})
+	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/agentplatform/mockplatform/engine"
+	"github.com/agentplatform/mockplatform/internal/jsonw"
 
 	"github.com/gin-gonic/gin"
 )
@@ -55,7 +56,7 @@ func (a *API) render(c *gin.Context, err error) {
 	sh := shapeControl
 	if f := familyOf(c); f != nil {
 		sh = f.Shape
-		if sh == shapeBuilder && a.World().Fidelity(engine.SwitchBuilderErrors) == "envelope" {
+		if sh == shapeBuilder && a.View().Fidelity(engine.SwitchBuilderErrors) == "envelope" {
 			sh = shapeEnvelope
 		}
 	}
@@ -64,7 +65,7 @@ func (a *API) render(c *gin.Context, err error) {
 		// encoding/json writes for the envelope (TestEnvelopeBytes),
 		// without its reflection and its second pass over the
 		// MarshalJSON output.
-		buf := getJSONBuf()
+		buf := jsonw.GetBuf()
 		*buf = appendEnvelope(*buf, envelope{Error: e.Message, ErrorID: correlationID(c), ErrorCode: e.ErrorCode(), ErrorMessage: e.Message})
 		answerBuf(c, status, buf)
 		c.Abort()
@@ -174,13 +175,13 @@ func appendEnvelope(b []byte, v envelope) []byte {
 	b = append(b, `{"success":`...)
 	b = strconv.AppendBool(b, v.Success)
 	b = append(b, `,"error":`...)
-	b = appendJSONString(b, v.Error)
+	b = jsonw.AppendString(b, v.Error)
 	b = append(b, `,"error_id":`...)
-	b = appendJSONString(b, v.ErrorID)
+	b = jsonw.AppendString(b, v.ErrorID)
 	b = append(b, `,"error_code":`...)
-	b = appendJSONString(b, v.ErrorCode)
+	b = jsonw.AppendString(b, v.ErrorCode)
 	b = append(b, `,"error_message":`...)
-	b = appendJSONString(b, v.ErrorMessage)
+	b = jsonw.AppendString(b, v.ErrorMessage)
 	return append(b, `,"data":null}`...)
 }
 

@@ -1,26 +1,10 @@
 package handlers
 
-// External events (docs/api.md#external-events; docs/fidelity.md M11.10).
-// A third party posts an event with its key; the mock checks the key, reads
-// the event's identifier where the query parameters say it is (a header, a
-// query parameter or a path in the body), attaches the payload to a
-// conversation and updates that conversation's state, so that its dialogue
-// can go on or come to an end.
-//
-// Binding rule (docs/fidelity.md M11.10): the event id is looked up, in the
-// project given by account_id and project_id, as
-//  1. an id a conversation awaits (the dialogue action await_event, which
-//     writes a store document of kind "await" keyed by the event id);
-//  2. else a conversation id;
-//  3. else a handoff state's shared_id (its conversation).
-//
-// The payload is stored opaque on the conversation (conv.Events) and the
-// state gets external_events[<id>] = {content_type, received_at, payload}
-// (JSON parsed, form fields as a map, XML and text as a string), so a rule
-// `when: {event: <id>}` matches on the next turn. An event that binds to
-// no conversation is still accepted (201: "received and queued") and kept
-// pending in the store; it binds when a conversation of the project later
-// awaits its id.
+// External events (docs/api.md#external-events; docs/fidelity.md M11.10):
+// a third party posts an event with its key; the edge reads the event's
+// id where the query parameters say it is (a header, a query parameter or
+// a path in the body), and the engine binds the payload to a conversation
+// or keeps it pending (the binding rule: engine/external_events.go).
 
 import (
 	"fmt"
@@ -32,8 +16,6 @@ import (
 	"github.com/agentplatform/mockplatform/scenario"
 
 	"github.com/gin-gonic/gin"
-
-	"github.com/agentplatform/mockplatform/store"
 )
 
 // famExternalEvents is external events (docs/api.md#external-events).
@@ -93,11 +75,7 @@ func (a *API) handleExternalEventsWebhook(c *gin.Context) error {
 		return err
 	}
 
-	ev := store.Event{ID: id, ReceivedAt: a.Clock().Now(), ContentType: ctype, Payload: body}
-	if ev.Payload == nil {
-		ev.Payload = []byte{}
-	}
-	bound, err := a.DeliverEvent(principal(c).Region, t.Account, t.Project, ev)
+	bound, err := a.PostEvent(principal(c).Region, t, id, ctype, body)
 	if err != nil {
 		return err
 	}
@@ -124,22 +102,7 @@ func (a *API) readEventTarget(c *gin.Context) (engine.EventTarget, error) {
 	if !slices.Contains(engine.EventLocations, loc) {
 		return engine.EventTarget{}, &engine.Error{Kind: engine.KindInvalid, Message: engine.MsgEventLocation}
 	}
-	p := principal(c)
-	acct := a.World().Account(params["account_id"])
-	if acct == nil {
-		return engine.EventTarget{}, &engine.Error{Kind: engine.KindInvalid, Message: fmt.Sprintf(engine.MsgEventAccount, params["account_id"])}
-	}
-	if acct != p.Account {
-		return engine.EventTarget{}, &engine.Error{Kind: engine.KindUnauthorized, Message: msgInvalidKey}
-	}
-	proj := acct.Project(params["project_id"])
-	if proj == nil {
-		return engine.EventTarget{}, &engine.Error{Kind: engine.KindInvalid, Message: fmt.Sprintf(engine.MsgEventProject, params["project_id"])}
-	}
-	if p.Project != nil && p.Project != proj {
-		return engine.EventTarget{}, &engine.Error{Kind: engine.KindUnauthorized, Message: msgInvalidKey}
-	}
-	return engine.EventTarget{Location: loc, Path: params["event_id_path"], Account: acct.ID, Project: proj.ID}, nil
+	return a.ResolveEventTarget(principal(c), loc, params["event_id_path"], params["account_id"], params["project_id"])
 }
 
 // eventID extracts the event id from the location the target names and

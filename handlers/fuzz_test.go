@@ -235,7 +235,7 @@ func FuzzSocketEvents(f *testing.F) {
 	tok := msgToken(h)
 	sid := msgSession(h, tok, true)
 	s := h.api.session(sid)
-	conn := &rtConn{s: s, wake: make(chan struct{}, 1)}
+	conn := &rtConn{s: s, wake: make(chan struct{}, 1), bound: queueSize{items: 1 << 20, bytes: 1 << 40}}
 	s.mu.Lock()
 	s.conns[conn] = struct{}{}
 	s.mu.Unlock()
@@ -250,7 +250,7 @@ func FuzzSocketEvents(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		h.api.handleEvent(conn, data)
 		conn.mu.Lock()
-		conn.queue = nil
+		conn.queue, conn.held = nil, queueSize{}
 		conn.mu.Unlock()
 		s.mu.Lock()
 		ended := s.ended
@@ -264,6 +264,6 @@ func FuzzSocketEvents(f *testing.F) {
 		if len(conn.queue) != 1 || !bytes.Contains(conn.queue[0].data, []byte(evHeartbeat)) {
 			t.Fatalf("after %q the heartbeat got %d events", data, len(conn.queue))
 		}
-		conn.queue = nil
+		conn.queue, conn.held = nil, queueSize{}
 	})
 }

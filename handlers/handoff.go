@@ -6,7 +6,6 @@ package handlers
 // is needed, and shared_id decides when both are given.
 
 import (
-	"errors"
 	"net/http"
 
 	"github.com/agentplatform/mockplatform/engine"
@@ -14,8 +13,6 @@ import (
 	"github.com/agentplatform/mockplatform/scenario"
 
 	"github.com/gin-gonic/gin"
-
-	"github.com/agentplatform/mockplatform/store"
 )
 
 // famHandoff is handoff state (docs/api.md#handoff).
@@ -47,15 +44,7 @@ var opHandoffGet = &Op{ID: "handoffStateGet", Summary: "Read a handoff state",
 
 // handleHandoffGet handles "GET {runtime}/v1/{account}/{project}/handoff_state".
 func (a *API) handleHandoffGet(c *gin.Context) error {
-	id, shared := c.Query("id"), c.Query("shared_id")
-	if id == "" && shared == "" {
-		return &engine.Error{Kind: engine.KindInvalid, Message: engine.MsgHandoffIDRequired}
-	}
-	p := principal(c)
-	hs, err := a.Store().GetHandoffState(p.Region, p.Account.ID, p.Project.ID, id, shared)
-	if errors.Is(err, store.ErrNotFound) {
-		return &engine.Error{Kind: engine.KindNotFound, Message: engine.MsgHandoffNotFound}
-	}
+	hs, err := a.HandoffState(principal(c), c.Query("id"), c.Query("shared_id"))
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentplatform/mockplatform/engine"
+	"github.com/agentplatform/mockplatform/internal/jsonw"
 
 	"github.com/gin-gonic/gin"
 
@@ -87,7 +88,7 @@ type slot struct {
 func (s *slot) redact() {
 	s.Query = redactQuery(s.query)
 	s.RequestHeader = redactHeader(s.header)
-	s.RequestBody = redactBody(s.reqBody)
+	s.RequestBody = redactPayload(s.header.Get("Content-Type"), s.reqBody)
 	s.ResponseBody = redactBody(s.respBody)
 	*s = slot{Entry: s.Entry}
 }
@@ -170,7 +171,7 @@ func (j *Journal) append(s slot) {
 		return
 	}
 	if old := j.ring[j.next].buf; old != nil {
-		putJSONBuf(old) // no List reads it: List copies what it reads under j.mu
+		jsonw.PutBuf(old) // no List reads it: List copies what it reads under j.mu
 	}
 	j.ring[j.next] = s
 	j.next = (j.next + 1) % j.size
@@ -247,7 +248,8 @@ func cloneEntry(e Entry) Entry {
 	return e
 }
 
-// secretFields are JSON fields and query parameters redacted in the journal.
+// secretFields are JSON fields, query parameters and form fields redacted
+// in the journal.
 var secretFields = []string{"access_token", "signing_secret", "secret", "token", "api_key", "password", "signing_key"}
 
 // JSON fields whose values the journal rewrites: every value of a

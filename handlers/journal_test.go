@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/agentplatform/mockplatform/engine"
+	"github.com/agentplatform/mockplatform/internal/jsonw"
 
 	"github.com/gin-gonic/gin"
 	"github.com/google/go-cmp/cmp"
@@ -517,7 +518,7 @@ func TestJournalTakesAdoptedBuffer(t *testing.T) {
 	st := &reqState{}
 	st.rec = recorder{ResponseWriter: c.Writer, st: st, limit: DefaultJournalBodyBytes, a: &API{journal: j}, c: c}
 	c.Writer = &st.rec
-	buf := getJSONBuf()
+	buf := jsonw.GetBuf()
 	*buf = append((*buf)[:0], `{"a":1}`...)
 	if !st.rec.adopt(buf) {
 		t.Fatal("buffer not adopted")
@@ -547,7 +548,7 @@ func TestAdoptedAnswerWrittenAsString(t *testing.T) {
 	st := &reqState{}
 	st.rec = recorder{ResponseWriter: c.Writer, st: st, limit: DefaultJournalBodyBytes, a: &API{}}
 	c.Writer = &st.rec
-	buf := getJSONBuf()
+	buf := jsonw.GetBuf()
 	*buf = append((*buf)[:0], `{"a":1}`...)
 	if !st.rec.adopt(buf) {
 		t.Fatal("buffer not adopted")

@@ -1,27 +1,16 @@
 package handlers
 
-// One-pass JSON answers: the hot answers (conversation pages, chat
-// replies) are written straight from the records into bytes, with
-// exactly the bytes that encoding/json (gin's c.JSON) writes for the
-// same values: the same field order, string escapes (HTML characters,
-// U+2028 and U+2029, invalid UTF-8 as U+FFFD), float format and sorted
-// map keys. A value of a type the writer does not know is encoded by
-// encoding/json itself; a value encoding/json refuses makes the caller
-// fall back to c.JSON, so errors stay gin's. TestJSONWriterMatches
-// compares the two over random and awkward values.
+// One-pass JSON answers (internal/jsonw writes the bytes): a value
+// encoding/json refuses makes the caller fall back to c.JSON, so errors
+// stay gin's.
 
 import (
-	"encoding/json"
-	"math"
 	"net/http"
-	"slices"
 	"strconv"
-	"strings"
-	"sync"
-	"time"
-	"unicode/utf8"
 
 	"github.com/gin-gonic/gin"
+
+	"github.com/agentplatform/mockplatform/internal/jsonw"
 )
 
 // jsonContentType is the content type gin's c.JSON sets.
@@ -61,340 +50,15 @@ func bodyAllowed(status int) bool {
 	return status >= 200 && status != http.StatusNoContent && status != http.StatusNotModified
 }
 
-// jsonBufs recycles answer buffers.
-var jsonBufs = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
-
-func getJSONBuf() *[]byte { return jsonBufs.Get().(*[]byte) }
-
-func putJSONBuf(b *[]byte) {
-	if cap(*b) > 1<<20 {
-		return // do not keep huge buffers
-	}
-	*b = (*b)[:0]
-	jsonBufs.Put(b)
-}
-
-const jsonHex = "0123456789abcdef"
-
-// jsonSafe[b]: an ASCII byte encoding/json writes as it is (with HTML
-// escaping: not <, > or &).
-var jsonSafe = func() (t [utf8.RuneSelf]bool) {
-	for b := 0x20; b < utf8.RuneSelf; b++ {
-		t[b] = b != '"' && b != '\\' && b != '<' && b != '>' && b != '&'
-	}
-	return t
-}()
-
-// appendJSONString appends s as encoding/json does (escapeHTML on).
-func appendJSONString(dst []byte, s string) []byte {
-	return append(appendJSONText(append(dst, '"'), s), '"')
-}
-
-// appendJSONText appends s as appendJSONString does, without the quotes.
-func appendJSONText(dst []byte, s string) []byte {
-	start := 0
-	for i := 0; i < len(s); {
-		if i+8 <= len(s) && jsonSafeWord(s, i) {
-			i += 8
-			continue
-		}
-		if b := s[i]; b < utf8.RuneSelf {
-			if jsonSafe[b] {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch b {
-			case '\\', '"':
-				dst = append(dst, '\\', b)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', jsonHex[b>>4], jsonHex[b&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		c, size := utf8.DecodeRuneInString(s[i:])
-		if c == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if c == '\u2028' || c == '\u2029' {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', jsonHex[c&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	return append(dst, s[start:]...)
-}
-
-// jsonSafeWord reports whether the 8 bytes of s at i are all jsonSafe,
-// testing them at once: none has its high bit set, none is below 0x20
-// and none is one of the five bytes escaped. Each test is the exact
-// "some byte is zero" test ((v - 0x01..) &^ v & 0x80..) of the word, or of
-// the word xor the byte repeated (TestJSONSafeWord: each byte value in
-// each lane).
-func jsonSafeWord(s string, i int) bool {
-	const lo, hi = 0x0101010101010101, 0x8080808080808080
-	_ = s[i+7]
-	w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-	zero := func(v uint64) uint64 { return (v - lo) &^ v & hi }
-	return (w&hi)|((w-0x20*lo)&^w&hi)|zero(w^('"'*lo))|zero(w^('\\'*lo))|
-		zero(w^('<'*lo))|zero(w^('>'*lo))|zero(w^('&'*lo)) == 0
-}
-
-// appendJSONFloat appends a float64 as encoding/json does; ok is false
-// for NaN and infinities (which it refuses).
-func appendJSONFloat(b []byte, f float64) ([]byte, bool) {
-	if math.IsInf(f, 0) || math.IsNaN(f) {
-		return b, false
-	}
-	abs := math.Abs(f)
-	format := byte('f')
-	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
-		format = 'e'
-	}
-	b = strconv.AppendFloat(b, f, format, -1, 64)
-	if format == 'e' {
-		n := len(b)
-		if n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
-			b[n-2] = b[n-1]
-			b = b[:n-1]
-		}
-	}
-	return b, true
-}
-
-// appendJSONValue appends a free-form value as encoding/json does; ok is
-// false when encoding/json would refuse it.
-func appendJSONValue(b []byte, v any) ([]byte, bool) {
-	switch v := v.(type) {
-	case nil:
-		return append(b, "null"...), true
-	case string:
-		return appendJSONString(b, v), true
-	case bool:
-		return strconv.AppendBool(b, v), true
-	case float64:
-		return appendJSONFloat(b, v)
-	case int:
-		return strconv.AppendInt(b, int64(v), 10), true
-	case map[string]any:
-		return appendJSONObject(b, v)
-	case []any:
-		if v == nil {
-			return append(b, "null"...), true
-		}
-		b = append(b, '[')
-		for i, e := range v {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			var ok bool
-			if b, ok = appendJSONValue(b, e); !ok {
-				return b, false
-			}
-		}
-		return append(b, ']'), true
-	case []string:
-		return appendJSONStrings(b, v), true
-	default:
-		enc, err := json.Marshal(v)
-		if err != nil {
-			return b, false
-		}
-		return append(b, enc...), true
-	}
-}
-
-// mapEntry is a map's key and value, for writing the map in key order.
-type mapEntry[V any] struct {
-	k string
-	v V
-}
-
-// sortedEntries appends m's entries to es (a caller's stack buffer, so
-// that a small map's entries cost no allocation) in key order, as
-// encoding/json orders a map's members: one pass over the map, and no
-// lookup of each key after the sort.
-func sortedEntries[V any](es []mapEntry[V], m map[string]V) []mapEntry[V] {
-	for k, v := range m {
-		es = append(es, mapEntry[V]{k, v})
-	}
-	slices.SortFunc(es, func(a, b mapEntry[V]) int { return strings.Compare(a.k, b.k) })
-	return es
-}
-
-// appendJSONObject appends a map with sorted keys (null if nil).
-func appendJSONObject(b []byte, m map[string]any) ([]byte, bool) {
-	if m == nil {
-		return append(b, "null"...), true
-	}
-	var buf [16]mapEntry[any]
-	b = append(b, '{')
-	for i, e := range sortedEntries(buf[:0], m) {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendJSONString(b, e.k)
-		b = append(b, ':')
-		var ok bool
-		if b, ok = appendJSONValue(b, e.v); !ok {
-			return b, false
-		}
-	}
-	return append(b, '}'), true
-}
-
-// appendJSONStringMap appends a map[string]string with sorted keys (null
-// if nil).
-func appendJSONStringMap(b []byte, m map[string]string) []byte {
-	if m == nil {
-		return append(b, "null"...)
-	}
-	var buf [16]mapEntry[string]
-	b = append(b, '{')
-	for i, e := range sortedEntries(buf[:0], m) {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendJSONString(b, e.k)
-		b = append(b, ':')
-		b = appendJSONString(b, e.v)
-	}
-	return append(b, '}')
-}
-
-// appendJSONStrings appends a []string (null if nil).
-func appendJSONStrings(b []byte, ss []string) []byte {
-	if ss == nil {
-		return append(b, "null"...)
-	}
-	b = append(b, '[')
-	for i, s := range ss {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendJSONString(b, s)
-	}
-	return append(b, ']')
-}
-
-// appendJSONNullString appends a *string (null if nil).
-func appendJSONNullString(b []byte, s *string) []byte {
-	if s == nil {
-		return append(b, "null"...)
-	}
-	return appendJSONString(b, *s)
-}
-
-// appendISOTime appends isoTime(t) as a JSON string (it needs no escape):
-// for the years 0 to 9999 written here from the Unix time (a record holds
-// about ten times, and AppendFormat was a tenth of a page's time), others
-// by AppendFormat. TestAppendISOTime compares the two.
-func appendISOTime(b []byte, t time.Time) []byte {
-	b = append(b, '"')
-	sec := t.Unix()
-	if sec < minISOSec || sec > maxISOSec {
-		b = t.UTC().AppendFormat(b, time.RFC3339Nano)
-		return append(b, '"')
-	}
-	days, rem := sec/86400, sec%86400
-	if rem < 0 {
-		days, rem = days-1, rem+86400
-	}
-	y, m, d := civilDate(days)
-	hh, mm, ss := int(rem/3600), int(rem/60%60), int(rem%60)
-	var f [32]byte // 2006-01-02T15:04:05.999999999Z"
-	put2 := func(i, v int) { f[i], f[i+1] = pairs[2*v], pairs[2*v+1] }
-	put2(0, y/100)
-	put2(2, y%100)
-	put2(5, m)
-	put2(8, d)
-	put2(11, hh)
-	put2(14, mm)
-	put2(17, ss)
-	f[4], f[7], f[10], f[13], f[16] = '-', '-', 'T', ':', ':'
-	n := 19
-	if ns := t.Nanosecond(); ns != 0 {
-		// RFC3339Nano: the fraction without its trailing zeros.
-		f[19] = '.'
-		put2(20, ns/10_000_000)
-		put2(22, ns/100_000%100)
-		put2(24, ns/1000%100)
-		put2(26, ns/10%100)
-		f[28] = byte('0' + ns%10)
-		n = 29
-		for f[n-1] == '0' {
-			n--
-		}
-	}
-	f[n], f[n+1] = 'Z', '"'
-	return append(b, f[:n+2]...)
-}
-
-// The Unix seconds of 0000-01-01T00:00:00Z and 9999-12-31T23:59:59Z.
-const (
-	minISOSec = -62167219200
-	maxISOSec = 253402300799
-)
-
-// civilDate is the proleptic Gregorian date of a day counted from
-// 1970-01-01 (the days-to-civil algorithm of Howard Hinnant's date
-// library).
-func civilDate(days int64) (year, month, day int) {
-	z := days + 719468
-	era := z / 146097
-	if z < 0 && z%146097 != 0 {
-		era--
-	}
-	doe := z - era*146097                                  // [0, 146096]
-	yoe := (doe - doe/1460 + doe/36524 - doe/146096) / 365 // [0, 399]
-	doy := doe - (365*yoe + yoe/4 - yoe/100)               // [0, 365]
-	mp := (5*doy + 2) / 153                                // [0, 11]
-	day = int(doy - (153*mp+2)/5 + 1)
-	month = int(mp + 3)
-	if month > 12 {
-		month -= 12
-	}
-	year = int(yoe + era*400)
-	if month <= 2 {
-		year++
-	}
-	return year, month, day
-}
-
-// pairs holds the two decimal digits of 0 to 99, at 2n.
-const pairs = "00010203040506070809101112131415161718192021222324252627282930313233343536373839" +
-	"40414243444546474849505152535455565758596061626364656667686970717273747576777879" +
-	"8081828384858687888990919293949596979899"
-
 // answerJSON writes an answer with the one-pass writer fn, or the value
 // of fallback with c.JSON when fn reports a value it cannot write as
 // encoding/json would.
 func answerJSON(c *gin.Context, status int, fn func(b []byte) ([]byte, bool), fallback func() any) {
-	buf := getJSONBuf()
+	buf := jsonw.GetBuf()
 	b, ok := fn(*buf)
 	if !ok {
 		*buf = b
-		putJSONBuf(buf)
+		jsonw.PutBuf(buf)
 		c.JSON(status, fallback())
 		return
 	}
@@ -402,13 +66,13 @@ func answerJSON(c *gin.Context, status int, fn func(b []byte) ([]byte, bool), fa
 	answerBuf(c, status, buf)
 }
 
-// answerBuf writes the JSON answer in buf, a buffer of getJSONBuf, and
+// answerBuf writes the JSON answer in buf, a buffer of jsonw.GetBuf, and
 // gives the buffer to the journal or back to the pool.
 func answerBuf(c *gin.Context, status int, buf *[]byte) {
 	r, ok := c.Writer.(*recorder)
 	adopted := ok && bodyAllowed(status) && r.adopt(buf)
 	writeJSONBytes(c, status, *buf)
 	if !adopted { // an adopted buffer is the journal's now
-		putJSONBuf(buf)
+		jsonw.PutBuf(buf)
 	}
 }

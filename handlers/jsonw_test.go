@@ -6,9 +6,9 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
-	"unicode/utf8"
 
 	"github.com/agentplatform/mockplatform/engine"
+	"github.com/agentplatform/mockplatform/internal/jsonw"
 
 	"github.com/agentplatform/mockplatform/store"
 )
@@ -66,13 +66,13 @@ func TestJSONWriterMatches(t *testing.T) {
 	for i := range 20000 {
 		v := randJSONValue(r, 0)
 		want, err := json.Marshal(v)
-		got, ok := appendJSONValue(nil, v)
+		got, ok := jsonw.AppendValue(nil, v)
 		if ok != (err == nil) || (ok && string(got) != string(want)) {
 			t.Fatalf("value %d %#v:\n got %s (%v)\nwant %s (%v)", i, v, got, ok, want, err)
 		}
 	}
 	for _, f := range []float64{math.NaN(), math.Inf(1)} {
-		if _, ok := appendJSONValue(nil, map[string]any{"x": f}); ok {
+		if _, ok := jsonw.AppendValue(nil, map[string]any{"x": f}); ok {
 			t.Fatalf("%v written", f)
 		}
 	}
@@ -104,7 +104,7 @@ func TestJSONWriterMatches(t *testing.T) {
 			}
 			c.Turns = append(c.Turns, tn)
 		}
-		acc := access{transcripts: r.IntN(4) != 0, metrics: r.IntN(4) != 0}
+		acc := engine.DataAccess{Transcripts: r.IntN(4) != 0, Metrics: r.IntN(4) != 0}
 		cur := "abc"
 		off := 7
 		page := &engine.ConvPage{List: []*store.Conversation{c, c}, Cursor: []*string{nil, &cur}[r.IntN(2)], NextOffset: []*int{nil, &off}[r.IntN(2)]}
@@ -161,71 +161,6 @@ func TestEnvelopeBytes(t *testing.T) {
 	}
 }
 
-// TestAppendISOTime: appendISOTime writes what AppendFormat(RFC3339Nano)
-// writes in UTC, over the whole range and its edges (years 0 to 9999 and
-// beyond, leap days, fractions with trailing zeros, other zones).
-func TestAppendISOTime(t *testing.T) {
-	t.Parallel()
-	want := func(tm time.Time) string { return `"` + tm.UTC().Format(time.RFC3339Nano) + `"` }
-	times := []time.Time{
-		time.Unix(0, 0), time.Unix(-1, 0), time.Unix(-1, 999_999_999), time.Unix(minISOSec, 0), time.Unix(maxISOSec, 999_999_999),
-		time.Unix(minISOSec-1, 0), time.Unix(maxISOSec+1, 0), time.Date(2024, 2, 29, 23, 59, 59, 100_000_000, time.UTC),
-		time.Date(2000, 3, 1, 0, 0, 0, 1, time.UTC), time.Date(1900, 2, 28, 12, 0, 0, 120_000, time.UTC),
-		time.Date(2026, 2, 10, 8, 0, 0, 0, time.FixedZone("X", -7*3600)), time.Date(-5, 1, 1, 0, 0, 0, 0, time.UTC), {},
-	}
-	rng := rand.New(rand.NewPCG(3, 4))
-	for range 20000 {
-		sec := minISOSec - 1e9 + rng.Int64N(maxISOSec-minISOSec+2e9)
-		ns := rng.Int64N(1e9)
-		switch rng.IntN(4) {
-		case 0:
-			ns = 0
-		case 1:
-			ns -= ns % 1_000_000
-		}
-		times = append(times, time.Unix(sec, ns))
-	}
-	for _, tm := range times {
-		if got := string(appendISOTime(nil, tm)); got != want(tm) {
-			t.Fatalf("appendISOTime(%v) = %s, want %s", tm, got, want(tm))
-		}
-	}
-}
-
-// TestJSONSafeWord: the eight-byte test agrees with the byte table for
-// every byte value in every lane, and strings with any byte at any place
-// of their words are written as encoding/json writes them.
-func TestJSONSafeWord(t *testing.T) {
-	t.Parallel()
-	for b := range 256 {
-		for lane := range 8 {
-			w := []byte("abcdefgh")
-			w[lane] = byte(b)
-			want := b < utf8.RuneSelf && jsonSafe[b]
-			if got := jsonSafeWord(string(w), 0); got != want {
-				t.Fatalf("byte %#x in lane %d: safe %v, want %v", b, lane, got, want)
-			}
-		}
-		for at := range 19 {
-			s := []byte("0123456789abcdefghi")
-			s[at] = byte(b)
-			want, err := json.Marshal(string(s))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := appendJSONString(nil, string(s)); string(got) != string(want) {
-				t.Fatalf("byte %#x at %d: %s, want %s", b, at, got, want)
-			}
-		}
-	}
-	for _, s := range []string{"", "short", "exactly8", "sixteen bytes ok", "héllo wörld, 16+", "a\u2028b\u2029c long enough text"} {
-		want, _ := json.Marshal(s)
-		if got := appendJSONString(nil, s); string(got) != string(want) {
-			t.Errorf("%q: %s, want %s", s, got, want)
-		}
-	}
-}
-
 // TestAppendJSONRef: a reference is written as the string accountRef or
 // projectRef makes.
 func TestAppendJSONRef(t *testing.T) {
@@ -233,7 +168,7 @@ func TestAppendJSONRef(t *testing.T) {
 	for _, id := range []string{"1001", "", "ACCOUNT-", "PROJECT-", "ACCOUNT-x1", "account-x1", "PROJECT-f76d75c2",
 		"project-<&>", "2001\u2028", "Prefix-\"q\""} {
 		for prefix, ref := range map[string]func(string) string{"ACCOUNT-": accountRef, "PROJECT-": projectRef} {
-			if got, want := appendJSONRef(nil, prefix, id), appendJSONString(nil, ref(id)); string(got) != string(want) {
+			if got, want := appendJSONRef(nil, prefix, id), jsonw.AppendString(nil, ref(id)); string(got) != string(want) {
 				t.Errorf("%s%q: %s, want %s", prefix, id, got, want)
 			}
 		}

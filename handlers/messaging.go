@@ -90,10 +90,10 @@ type messagingState struct {
 	// randomKey.
 	randomKey []byte
 	secret    []byte
-	// world is the World the secret and rng were derived from; a new world
+	// view is the View the secret and rng were derived from; a new view
 	// (scenario load, reset) derives them again.
-	world *engine.World
-	rng   *rand.Rand
+	view *engine.View
+	rng  *rand.Rand
 	// tokenGen numbers the access tokens issued over the instance's life
 	// (a reset does not restart it); a token is valid only with a number
 	// in (revokedGen, tokenGen]: ExpireMessagingTokens and a reset move
@@ -112,20 +112,20 @@ type messagingState struct {
 // world has changed. a.messaging.mu must be held.
 func (a *API) messagingLocked() *messagingState {
 	m := &a.messaging
-	w := a.World()
-	if m.world != w {
-		seed := uint64(w.Sc.Seed)
+	w := a.View()
+	if m.view != w {
+		seed := uint64(w.Scenario().Seed)
 		if seed == 0 {
 			seed = 1
 		}
 		m.secret = m.randomKey
-		if k := w.Sc.MessagingConfig().SigningKey; k != "" {
+		if k := w.Scenario().MessagingConfig().SigningKey; k != "" {
 			m.secret = []byte(k)
 		}
 		// A stream of its own, so that messaging traffic does not shift the
 		// resource ids of the other families.
 		m.rng = rand.New(rand.NewPCG(seed^0x3c6ef372fe94f82b, seed^0xa54ff53a5f1d36f1))
-		m.world = w
+		m.view = w
 		m.verified = nil
 	}
 	if m.sessions == nil {
@@ -175,7 +175,7 @@ func (a *API) resetMessaging() {
 	sessions := a.messaging.sessions
 	a.messaging.sessions = nil
 	a.messaging.revokedGen = a.messaging.tokenGen
-	a.messaging.world = nil
+	a.messaging.view = nil
 	a.messaging.mu.Unlock()
 	for _, s := range sessions {
 		s.mu.Lock()
@@ -213,7 +213,7 @@ func (a *API) handleMessagingAccessToken(c *gin.Context) error {
 	if tok == "" || host == "" {
 		return msgError(http.StatusUnauthorized, MsgMessagingMissingHeaders)
 	}
-	w := a.World()
+	w := a.View()
 	cred := w.Credential(tok)
 	if cred == nil || cred.Kind != scenario.KindConnector {
 		return msgError(http.StatusUnauthorized, MsgMessagingNoConnector)
@@ -230,7 +230,7 @@ func (a *API) handleMessagingAccessToken(c *gin.Context) error {
 		return msgError(http.StatusUnauthorized, MsgMessagingNoConnector)
 	}
 	now := a.Clock().Now()
-	ttl := w.Sc.MessagingConfig().TokenTTL.D()
+	ttl := w.Scenario().MessagingConfig().TokenTTL.D()
 	if p, ok := requestPreset(c); ok && p.Name == PresetExpireToken {
 		ttl = 0
 	}
@@ -302,10 +302,10 @@ func (a *API) verifyToken(c *gin.Context, raw string) (*bearer, error) {
 	if revoked {
 		return nil, errTokenExpired
 	}
-	w := a.World()
+	w := a.View()
 	b := &bearer{Claims: cl}
-	for i := range w.Sc.Credentials {
-		cr := &w.Sc.Credentials[i]
+	for i := range w.Scenario().Credentials {
+		cr := &w.Scenario().Credentials[i]
 		if cr.Kind == scenario.KindConnector && !cr.Disabled && engine.ConnectorID(cr.Key) == cl.ConnectorID {
 			b.Connector = cr
 			break

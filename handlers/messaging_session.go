@@ -6,7 +6,6 @@ package handlers
 
 import (
 	"encoding/json"
-	"errors"
 	"net/http"
 	"strings"
 	"sync"
@@ -16,8 +15,6 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/gin-gonic/gin"
-
-	"github.com/agentplatform/mockplatform/store"
 )
 
 // handleMessagingSessionCreate handles "POST {messaging}/api/v1/sessions"
@@ -106,7 +103,7 @@ func (a *API) newSession(b *bearer, platform string, streaming bool, device, ua 
 		}
 		s.avatar = m.AgentAvatarURL
 	}
-	cfg := a.World().Sc.MessagingConfig()
+	cfg := a.View().Scenario().MessagingConfig()
 	s.mu.Lock()
 	a.emitLocked(s, nil, evSessionStart, map[string]any{"capabilities": map[string]any{
 		"streaming": streaming, "max_message_size_bytes": cfg.MaxMessageBytes,
@@ -134,7 +131,7 @@ func (a *API) touchLocked(s *rtSession) {
 	}
 	s.idleGen++
 	gen := s.idleGen
-	s.stopIdle = a.Clock().AfterFunc(a.World().Sc.SessionIdle(), func(time.Time) { a.expireSession(s, gen) })
+	s.stopIdle = a.Clock().AfterFunc(a.View().Scenario().SessionIdle(), func(time.Time) { a.expireSession(s, gen) })
 }
 
 // expireSession ends a session for inactivity (gen is the timer generation
@@ -156,7 +153,7 @@ func (a *API) expireSession(s *rtSession, gen int) {
 func (a *API) ExpireMessagingSession(id string) error {
 	s := a.session(id)
 	if s == nil {
-		return store.ErrNotFound
+		return engine.ErrNotFound
 	}
 	a.expireSession(s, -1)
 	return nil
@@ -194,20 +191,7 @@ func (a *API) endSessionLocked(s *rtSession, reason string, code websocket.Statu
 		c.closeWith(code, text)
 	}
 	if s.convID != "" {
-		now := a.Clock().Now()
-		_, err := a.Store().UpdateConversation(s.region, s.convID, func(conv *store.Conversation) error {
-			if conv.InProgress {
-				engine.EndConversation(conv, now)
-				if conv.State == nil {
-					conv.State = map[string]any{}
-				}
-				conv.State["closed_by"] = closedBy
-			}
-			return nil
-		})
-		if err != nil && !errors.Is(err, store.ErrNotFound) {
-			a.Log.Error("end messaging conversation", "session", s.id, "err", err)
-		}
+		a.EndSessionConversation(s.id, s.region, s.convID, closedBy)
 	}
 	a.messaging.mu.Lock()
 	if a.messaging.sessions[s.id] == s {

@@ -7,11 +7,14 @@ package handlers
 // the message size limit and session expiry on the virtual clock.
 //
 // Each socket has a reader (the goroutine that handles client events in
-// order) and a writer with an unbounded queue, so that a slow or faulty
-// socket never holds up its session. Both are counted in the API's wait
-// group: the HTTP handler returns once the socket is accepted, and
-// API.Close ends them, the writer first sending a close frame 1001 (going
-// away) with the reason "server shutting down".
+// order) and a writer with a queue, so that a slow or faulty socket never
+// holds up its session. The queue is bounded (limits.ws_send_queue_*,
+// messaging_queue.go): a client that stops reading gets its socket closed
+// with 1013 rather than making the mock grow, and reconnects with its
+// cursor. Both are counted in the API's wait group: the HTTP handler
+// returns once the socket is accepted, and API.Close ends them, the
+// writer first sending a close frame 1001 (going away) with the reason
+// "server shutting down".
 
 import (
 	"context"
@@ -23,14 +26,14 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentplatform/mockplatform/engine"
+	"github.com/agentplatform/mockplatform/internal/jsonw"
 
 	"github.com/coder/websocket"
 	"github.com/gin-gonic/gin"
-
-	"github.com/agentplatform/mockplatform/store"
 )
 
 // WebSocket close codes the mock uses (docs/fidelity.md).
@@ -45,6 +48,10 @@ const (
 	// wsCloseExpired closes sockets of an expired session: the SDKs read
 	// 4001 as "server rejected the session" and do not reconnect.
 	wsCloseExpired websocket.StatusCode = 4001
+	// wsCloseQueueFull (try again later) closes a socket whose client
+	// left more events unread than its send queue holds, with the reason
+	// MsgWSQueueFull (messaging_queue.go).
+	wsCloseQueueFull websocket.StatusCode = 1013
 )
 
 // Client and server event types (docs/api.md#messaging-events).
@@ -106,7 +113,7 @@ type wsEvent struct {
 // it would refuse).
 func appendWSEvent(b []byte, ev *wsEvent) ([]byte, bool) {
 	b = append(b, `{"id":`...)
-	b = appendJSONString(b, ev.ID)
+	b = jsonw.AppendString(b, ev.ID)
 	b = append(b, `,"sequence":`...)
 	if ev.Sequence == nil {
 		b = append(b, "null"...)
@@ -114,16 +121,16 @@ func appendWSEvent(b []byte, ev *wsEvent) ([]byte, bool) {
 		b = strconv.AppendInt(b, int64(*ev.Sequence), 10)
 	}
 	b = append(b, `,"timestamp":`...)
-	b = appendJSONString(b, ev.Timestamp)
+	b = jsonw.AppendString(b, ev.Timestamp)
 	b = append(b, `,"type":`...)
-	b = appendJSONString(b, ev.Type)
+	b = jsonw.AppendString(b, ev.Type)
 	b = append(b, `,"payload":`...)
-	b, ok := appendJSONValue(b, ev.Payload)
+	b, ok := jsonw.AppendValue(b, ev.Payload)
 	if !ok {
 		return b, false
 	}
 	b = append(b, `,"metadata":`...)
-	if b, ok = appendJSONObject(b, ev.Metadata); !ok {
+	if b, ok = jsonw.AppendObject(b, ev.Metadata); !ok {
 		return b, false
 	}
 	return append(b, '}'), true
@@ -149,12 +156,15 @@ type agentChunk struct {
 	IsComplete bool `json:"is_complete"`
 }
 
-// item kinds, for the per-socket faults.
+// item kinds, for the per-socket faults and the send queue's bound.
 const (
 	itemOther = iota
 	itemAgentMessage
 	itemFirstChunk
 	itemChunk
+	// itemReplay is a history batch of a socket's opening: not counted
+	// against the send queue's bound, which a long history would exceed.
+	itemReplay
 )
 
 // emitLocked builds a server event and delivers it: persistent events get
@@ -172,11 +182,11 @@ func (a *API) emitLocked(s *rtSession, to *rtConn, typ string, payload any, meta
 		n := s.seq
 		ev.Sequence = &n
 	}
-	buf := getJSONBuf()
+	buf := jsonw.GetBuf()
 	b, ok := appendWSEvent(*buf, &ev)
 	data := slices.Clone(b) // the history keeps it: no spare capacity
 	*buf = b
-	putJSONBuf(buf)
+	jsonw.PutBuf(buf)
 	if !ok {
 		var err error
 		if data, err = json.Marshal(ev); err != nil {
@@ -216,6 +226,12 @@ type rtConn struct {
 	queue   []wsItem
 	closing *wsClose
 	wake    chan struct{}
+	// bound is the send queue's bound and held what the queue holds of
+	// it (messaging_queue.go).
+	bound, held queueSize
+	// overflowed is set once the queue overflowed: the socket is closing
+	// and its client's events are no longer handled.
+	overflowed atomic.Bool
 	// faults of the socket (presets)
 	drop, stall bool
 	delay       time.Duration
@@ -224,6 +240,8 @@ type rtConn struct {
 type wsItem struct {
 	data []byte
 	kind int
+	// counted says the item counts against the queue's bound.
+	counted bool
 }
 
 type wsClose struct {
@@ -234,7 +252,7 @@ type wsClose struct {
 func (c *rtConn) push(it wsItem) {
 	c.mu.Lock()
 	if c.closing == nil {
-		c.queue = append(c.queue, it)
+		c.enqueueLocked(it)
 	}
 	c.mu.Unlock()
 	c.poke()
@@ -291,7 +309,7 @@ func (a *API) handleMessagingSocket(c *gin.Context) error {
 	if a.bg.Err() != nil {
 		return msgError(http.StatusServiceUnavailable, "Service Unavailable")
 	}
-	cfg := a.World().Sc.MessagingConfig()
+	cfg := a.View().Scenario().MessagingConfig()
 	s.mu.Lock()
 	if s.ended {
 		s.mu.Unlock()
@@ -307,7 +325,7 @@ func (a *API) handleMessagingSocket(c *gin.Context) error {
 	// then a server's Close waits for this handler, so API.Close cannot
 	// miss them.
 	a.wg.Add(1)
-	ws, err := websocket.Accept(c.Writer, c.Request, &websocket.AcceptOptions{InsecureSkipVerify: true})
+	ws, err := websocket.Accept(sendBufferWriter{c.Writer}, c.Request, &websocket.AcceptOptions{InsecureSkipVerify: true})
 	if err != nil {
 		a.wg.Done()
 		s.mu.Unlock()
@@ -316,6 +334,7 @@ func (a *API) handleMessagingSocket(c *gin.Context) error {
 	}
 	ws.SetReadLimit(cfg.MaxMessageBytes)
 	conn := &rtConn{s: s, ws: ws, wake: make(chan struct{}, 1)}
+	conn.bound.items, conn.bound.bytes = a.View().Scenario().WSSendQueue()
 	conn.readCtx, conn.cancelRead = context.WithCancel(context.Background())
 	expireNow := false
 	if p, ok := requestPreset(c); ok {
@@ -375,7 +394,7 @@ func (a *API) replayLocked(s *rtSession, c *rtConn, cursor int) {
 	}
 	for len(events) > 0 {
 		n := min(len(events), batchSize)
-		a.emitLocked(s, c, evBatch, map[string]any{"events": events[:n]}, nil, false, itemOther)
+		a.emitLocked(s, c, evBatch, map[string]any{"events": events[:n]}, nil, false, itemReplay)
 		events = events[n:]
 	}
 }
@@ -403,9 +422,7 @@ func (a *API) writeLoop(ctx context.Context, c *rtConn) {
 				}
 				break
 			}
-			it := c.queue[0]
-			c.queue[0] = wsItem{}
-			c.queue = c.queue[1:]
+			it := c.dequeueLocked()
 			c.mu.Unlock()
 			agentOut := it.kind == itemAgentMessage || it.kind == itemFirstChunk || it.kind == itemChunk
 			if stalled {
@@ -458,6 +475,9 @@ func (a *API) readLoop(ctx context.Context, c *rtConn) {
 		typ, data, err := c.ws.Read(ctx)
 		if err != nil {
 			return
+		}
+		if c.overflowed.Load() {
+			continue // closing: its events would only grow the history
 		}
 		if typ != websocket.MessageText {
 			c.s.mu.Lock()
@@ -536,7 +556,7 @@ func (a *API) joinLocked(s *rtSession, c *rtConn) {
 		a.systemLocked(s, c, levelWarning, MsgWSAlreadyIn)
 		return
 	}
-	w := a.World()
+	w := a.View()
 	acct := w.Account(s.accountID)
 	proj := acct.Project(s.projectID)
 	if acct == nil || proj == nil {
@@ -574,7 +594,7 @@ func (a *API) userMessageLocked(s *rtSession, c *rtConn, text string, meta map[s
 	}
 	conv, out, err := a.Converse(s.region, s.convID, nil, engine.UserTurn{Text: text, Metadata: md})
 	if err != nil {
-		if errors.Is(err, engine.ErrConversationEnded) || errors.Is(err, store.ErrNotFound) {
+		if errors.Is(err, engine.ErrConversationEnded) || errors.Is(err, engine.ErrNotFound) {
 			a.systemLocked(s, c, levelWarning, MsgWSConvEnded)
 			return
 		}
@@ -596,12 +616,12 @@ func (a *API) userMessageLocked(s *rtSession, c *rtConn, text string, meta map[s
 
 // replyLocked sends the agent's outcome: thinking, the message (or its
 // chunks), then a handoff or the end of the session.
-func (a *API) replyLocked(s *rtSession, conv *store.Conversation, out engine.Outcome) {
+func (a *API) replyLocked(s *rtSession, conv *engine.Conversation, out engine.Outcome) {
 	a.emitLocked(s, nil, evAgentThinking, map[string]any{}, nil, false, itemOther)
 	id := a.messageID()
 	msg := agentMessage{MessageID: id, Text: out.Text, Attachments: []any{}, ResponseSuggestions: []any{}}
 	if s.streaming {
-		chunks := chunkText(out.Text, a.World().Sc.MessagingConfig().ChunkWords)
+		chunks := chunkText(out.Text, a.View().Scenario().MessagingConfig().ChunkWords)
 		for i, t := range chunks {
 			kind := itemChunk
 			if i == 0 {

@@ -214,12 +214,21 @@ func correlation(c *gin.Context) {
 }
 
 // record reads the (bounded) request body, captures the response, and adds
-// one entry to the journal once the request is done.
+// one entry to the journal once the request is done. A body whose
+// Content-Length is over the limit is not read at all.
 func record(c *gin.Context) {
 	st := stateOf(c)
 	a := st.api
-	limit := a.World().MaxBody()
-	if c.Request.Body != nil && c.Request.Body != http.NoBody {
+	limit := a.View().MaxBody()
+	if c.Request.ContentLength > limit {
+		// Refused by its declared length before a byte of it is read
+		// (413 in the family's shape, after fault rules: serve), so that
+		// the answer never waits for a body that may not come. The
+		// connection closes after the answer (net/http would otherwise
+		// read a short unread body before answering).
+		st.bodyLarge = true
+		c.Writer.Header().Set("Connection", "close")
+	} else if c.Request.Body != nil && c.Request.Body != http.NoBody {
 		data, err := readBody(c.Request.Body, c.Request.ContentLength, limit+1)
 		if err != nil {
 			// The client stalled past the server's read timeout or went
@@ -375,7 +384,7 @@ func (a *API) serve(c *gin.Context, f *Family, h handlerFunc) error {
 		return err
 	}
 	if stateOf(c).bodyLarge {
-		return engine.Errf(engine.KindTooLarge, "PAYLOAD_TOO_LARGE", "Request body exceeds %d bytes.", a.World().MaxBody())
+		return engine.Errf(engine.KindTooLarge, "PAYLOAD_TOO_LARGE", "Request body exceeds %d bytes.", a.View().MaxBody())
 	}
 	if f.Headers != nil {
 		st := stateOf(c)

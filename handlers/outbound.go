@@ -1,15 +1,10 @@
 package handlers
 
 // Outbound calling (docs/api.md#outbound; docs/fidelity.md G3, G7, G11, G18,
-// G21, D7). A call is a stored document that moves
-// queued → calling → success | failure on the virtual clock, with the
-// outcome and timings the scenario gives its destination. An answered call is a VOICE-SIP conversation record
-// with the call sid as its id, in progress until the call ends. The status
-// stays readable for the retention period (about 2 hours) after the call
-// ends, then 404.
+// G21, D7): place a call, read its status (the calls and their timeline:
+// engine/outbound.go).
 
 import (
-	"errors"
 	"maps"
 	"net/http"
 	"slices"
@@ -21,7 +16,6 @@ import (
 
 	"github.com/agentplatform/mockplatform/faults"
 	"github.com/agentplatform/mockplatform/scenario"
-	"github.com/agentplatform/mockplatform/store"
 )
 
 // famOutbound is outbound calling (docs/api.md#outbound).
@@ -88,9 +82,8 @@ type outboundStatus struct {
 }
 
 // handleOutboundCreate handles "POST {runtime}/v1/outbound-calling"
-// (docs/api.md#outbound-create): it validates the request, checks that the
-// project has outbound calling enabled and the account's rate limit, and
-// queues the call.
+// (docs/api.md#outbound-create): it validates the request and places the
+// call (engine.PlaceCall: outbound enabled, the rate limit, the queue).
 func (a *API) handleOutboundCreate(c *gin.Context) error {
 	if err := outboundVersion(c); err != nil {
 		return err
@@ -114,28 +107,15 @@ func (a *API) handleOutboundCreate(c *gin.Context) error {
 		}
 		enc = *req.Encryption
 	}
-	p := principal(c)
-	proj := engine.OutboundProject(p)
-	if proj == nil {
-		return engine.Errf(engine.KindUnauthorized, engine.CodeOutboundNotEnabled, engine.MsgOutboundNotEnabled)
-	}
-	now := a.Clock().Now()
-	if err := a.RateLimit(p.Account, now); err != nil {
-		return err
-	}
-	call := engine.PlanCall(proj.Outbound, to, now, a.World().Sc.OutboundRetention())
-	call.SID = "OUT-" + a.NewUUID()
-	call.Region, call.AccountID, call.ProjectID = p.Region, p.Account.ID, proj.ID
-	call.FromNumber, call.Encryption, call.Metadata = proj.Outbound.FromNumber, enc, meta
+	in := engine.CallRequest{To: to, Metadata: meta, Encryption: enc}
 	if pr, ok := requestPreset(c); ok && pr.Name == engine.PresetOutboundOutcome {
-		call.Outcome, call.FailReason = pr.Value, engine.FailureReasons[pr.Value]
-		call.Replan(proj.Outbound.CallTiming, a.World().Sc.OutboundRetention())
+		in.Outcome = pr.Value
 	}
-	if err := a.Store().InsertDoc(engine.DocOutboundCall, call.Region, call.SID, call); err != nil {
+	sid, err := a.PlaceCall(principal(c), in)
+	if err != nil {
 		return err
 	}
-	a.ArmCall(call)
-	c.JSON(http.StatusOK, engine.OutboundResponse{CallSID: call.SID})
+	c.JSON(http.StatusOK, engine.OutboundResponse{CallSID: sid})
 	return nil
 }
 
@@ -150,16 +130,9 @@ func (a *API) handleOutboundStatus(c *gin.Context) error {
 	if !engine.CallSIDRE.MatchString(sid) {
 		return engine.Errf(engine.KindInvalid, engine.CodeOutboundCallSID, engine.MsgOutboundCallSID)
 	}
-	p := principal(c)
-	var call engine.CallRecord
-	if err := a.Store().GetDoc(engine.DocOutboundCall, p.Region, sid, &call); err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			return engine.Errf(engine.KindNotFound, engine.CodeOutboundNotFound, engine.MsgOutboundNotFound)
-		}
+	call, err := a.OutboundCall(principal(c), sid)
+	if err != nil {
 		return err
-	}
-	if call.AccountID != p.Account.ID || call.Expired(a.Clock().Now()) {
-		return engine.Errf(engine.KindNotFound, engine.CodeOutboundNotFound, engine.MsgOutboundNotFound)
 	}
 	c.JSON(http.StatusOK, outboundStatus{Status: call.Status, Reason: call.Reason})
 	return nil

@@ -204,7 +204,7 @@ func TestOutboundValidation(t *testing.T) {
 	} {
 		sid := outCall(h, map[string]any{"to_number": tc.to, "country_code": tc.country,
 			"encryption": "UDP/RTP", "metadata": map[string]any{"a": "b"}, "extra": 1})
-		var call engine.CallRecord
+		var call storedCall
 		if err := h.store.GetDoc(engine.DocOutboundCall, "us", sid, &call); err != nil {
 			t.Fatal(err)
 		}
@@ -212,12 +212,18 @@ func TestOutboundValidation(t *testing.T) {
 			t.Errorf("%s %s: stored %s %s, want %s", tc.to, tc.country, call.ToNumber, call.Encryption, tc.want)
 		}
 	}
-	var call engine.CallRecord
+	var call storedCall
 	sid := outCall(h, map[string]any{"to_number": "+14155552671"})
 	_ = h.store.GetDoc(engine.DocOutboundCall, "us", sid, &call)
 	if call.Encryption != "TLS/SRTP" {
 		t.Errorf("default encryption %q", call.Encryption)
 	}
+}
+
+// storedCall is what the tests read of a stored call document.
+type storedCall struct {
+	ToNumber   string `json:"to_number"`
+	Encryption string `json:"encryption"`
 }
 
 // cmpSnap compares two store snapshots ("" when equal).

@@ -7,7 +7,6 @@ package handlers
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -17,7 +16,6 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/agentplatform/mockplatform/scenario"
-	"github.com/agentplatform/mockplatform/store"
 )
 
 // telephonyConnectorsRoutes are the routes of TelephonyConnectors.
@@ -103,15 +101,9 @@ func (phoneNumberBody) FieldRules() map[string]engine.FieldRule {
 
 // handleConnectorList handles "GET .../telephony/connectors" → {"connectors": [...]}.
 func (a *API) handleConnectorList(c *gin.Context) error {
-	d, t, err := a.readTelephony(c)
+	out, err := a.Connectors(principal(c), c.Param("agent"))
 	if err != nil {
 		return err
-	}
-	out := []*engine.ConnectorRec{}
-	for _, x := range t.Connectors {
-		if x.ProjectID == d.AgentID {
-			out = append(out, x)
-		}
 	}
 	c.JSON(http.StatusOK, engine.ConnectorList{Connectors: out})
 	return nil
@@ -121,13 +113,9 @@ func (a *API) handleConnectorList(c *gin.Context) error {
 // (docs/api.md#agents-connectors): the connector with every field; 404
 // CONNECTORS_NOT_FOUND.
 func (a *API) handleConnectorGet(c *gin.Context) error {
-	d, t, err := a.readTelephony(c)
+	x, err := a.Connector(principal(c), c.Param("agent"), c.Param("connector"))
 	if err != nil {
 		return err
-	}
-	x := t.Connector(d.AgentID, c.Param("connector"))
-	if x == nil {
-		return engine.ErrConnectorNotFound()
 	}
 	c.JSON(http.StatusOK, x)
 	return nil
@@ -144,26 +132,18 @@ func (a *API) handleConnectorBatchGet(c *gin.Context) error {
 	if len(f.errs) > 0 {
 		return engine.ErrConnectorInvalid(f.errs...)
 	}
-	d, t, err := a.readTelephony(c)
+	out, err := a.ConnectorsByID(principal(c), c.Param("agent"), ids)
 	if err != nil {
 		return err
 	}
-	found, notFound := []*engine.ConnectorRec{}, []string{}
-	for _, id := range ids {
-		if x := t.Connector(d.AgentID, id); x != nil {
-			found = append(found, x)
-		} else {
-			notFound = append(notFound, id)
-		}
-	}
-	c.JSON(http.StatusOK, engine.ConnectorsFound{Found: found, NotFound: notFound})
+	c.JSON(http.StatusOK, out)
 	return nil
 }
 
 var connectorPatchFields = engine.BodyFields(connectorPatchBody{})
 
 // readConnectorPatch reads the patch fields of f. It reports field errors
-// in f; the variant is checked against the agents by apply.
+// in f; the engine checks the variant and the target agent.
 func readConnectorPatch(f *fieldBody) engine.ConnectorPatch {
 	var cp engine.ConnectorPatch
 	if f.isNull("variantId") {
@@ -196,29 +176,9 @@ func readConnectorPatch(f *fieldBody) engine.ConnectorPatch {
 	return cp
 }
 
-// resolveTarget loads the agent a patch moves the connector to: an agent
-// of the key's account ("API key must have access to both projects").
-// An unknown agent is a field error; a store failure is the error.
-func (a *API) resolveTarget(c *gin.Context, cp *engine.ConnectorPatch) (*engine.FieldError, error) {
-	if cp.Project == nil {
-		return nil, nil
-	}
-	p := principal(c)
-	var d engine.AgentDoc
-	err := a.Store().GetDoc(engine.DocAgent, p.Region, engine.AgentRef(p, *cp.Project), &d)
-	if err != nil && !errors.Is(err, store.ErrNotFound) {
-		return nil, err
-	}
-	if err != nil || d.AccountID != p.Account.ID {
-		return &engine.FieldError{Field: "projectId", Message: "no agent with this id in the account"}, nil
-	}
-	cp.Target = &d
-	return nil, nil
-}
-
 // handleConnectorUpdate handles "PATCH .../telephony/connectors/{connectorId}"
 // {variantId, asrLangCode, voiceName, projectId}: only the given fields
-// change (name, clientEnv and disableHandoff are not settable).
+// change (Engine.UpdateConnector).
 func (a *API) handleConnectorUpdate(c *gin.Context) error {
 	f, err := readFields(c, false, connectorPatchFields...)
 	if err != nil {
@@ -228,28 +188,8 @@ func (a *API) handleConnectorUpdate(c *gin.Context) error {
 	if len(f.errs) > 0 {
 		return engine.ErrConnectorInvalid(f.errs...)
 	}
-	// The target agent is read under agents.mu, so it still exists when the
-	// connector moves.
-	a.Agents.Mu.Lock()
-	defer a.Agents.Mu.Unlock()
-	if fe, err := a.resolveTarget(c, &cp); err != nil {
-		return err
-	} else if fe != nil {
-		return engine.ErrConnectorInvalid(*fe)
-	}
-	id := c.Param("connector")
-	var out engine.ConnectorRec
-	if err := a.updateTelephonyLocked(c, func(d *engine.AgentDoc, t *engine.TelephonyDoc) error {
-		x := t.Connector(d.AgentID, id)
-		if x == nil {
-			return engine.ErrConnectorNotFound()
-		}
-		if fe := cp.Apply(t, d, x); fe != nil {
-			return engine.ErrConnectorInvalid(*fe)
-		}
-		out = *x
-		return nil
-	}); err != nil {
+	out, err := a.UpdateConnector(principal(c), c.Param("agent"), c.Param("connector"), cp)
+	if err != nil {
 		return err
 	}
 	c.JSON(http.StatusOK, out)
@@ -260,7 +200,8 @@ func (a *API) handleConnectorUpdate(c *gin.Context) error {
 // {updates: [{connectorId, variantId?, asrLangCode?, voiceName?, projectId?}]}
 // → {results: [{connectorId, success, data?, error?}]}: each update is
 // applied on its own (partial success), in order, in one store update. A
-// malformed body (no updates, an item without connectorId) gives 400.
+// malformed body (no updates, an item without connectorId) gives 400; an
+// item's own field errors are its result.
 func (a *API) handleConnectorBatchUpdate(c *gin.Context) error {
 	f, err := readFields(c, false, engine.BodyFields(connectorUpdatesBody{})...)
 	if err != nil {
@@ -274,12 +215,7 @@ func (a *API) handleConnectorBatchUpdate(c *gin.Context) error {
 			f.fail("updates", "must have at least 1 item")
 		}
 	}
-	type update struct {
-		id  string
-		cp  engine.ConnectorPatch
-		bad string // the item's validation error, if any
-	}
-	var updates []update
+	var updates []engine.ConnectorUpdate
 	for i, item := range items {
 		if item == nil {
 			f.fail(fmt.Sprintf("updates/%d", i), "must be an object")
@@ -292,55 +228,21 @@ func (a *API) handleConnectorBatchUpdate(c *gin.Context) error {
 			continue
 		}
 		for k := range item {
-			if k != "connectorId" && !engine.ContainsStr(connectorPatchFields, k) {
+			if k != "connectorId" && !slices.Contains(connectorPatchFields, k) {
 				addWarning(c, "unknown field %q in updates[%d] (ignored, as the real service does)", k, i)
 			}
 		}
-		u := update{id: id, cp: readConnectorPatch(sub)}
+		u := engine.ConnectorUpdate{ID: id, Patch: readConnectorPatch(sub)}
 		if len(sub.errs) > 0 {
-			u.bad = engine.FieldText(sub.errs[0])
+			u.Invalid = engine.FieldText(sub.errs[0])
 		}
 		updates = append(updates, u)
 	}
 	if len(f.errs) > 0 {
 		return engine.ErrConnectorInvalid(f.errs...)
 	}
-	a.Agents.Mu.Lock()
-	defer a.Agents.Mu.Unlock()
-	for i := range updates {
-		if u := &updates[i]; u.bad == "" {
-			fe, err := a.resolveTarget(c, &u.cp)
-			if err != nil {
-				return err
-			}
-			if fe != nil {
-				u.bad = engine.FieldText(*fe)
-			}
-		}
-	}
-	var results []engine.BatchResult
-	if err := a.updateTelephonyLocked(c, func(d *engine.AgentDoc, t *engine.TelephonyDoc) error {
-		results = results[:0]
-		for _, u := range updates {
-			r := engine.BatchResult{ConnectorID: u.id}
-			x := t.Connector(d.AgentID, u.id)
-			switch {
-			case x == nil:
-				r.Error = engine.MsgConnectorNotFound
-			case u.bad != "":
-				r.Error = u.bad
-			default:
-				if fe := u.cp.Apply(t, d, x); fe != nil {
-					r.Error = engine.FieldText(*fe)
-				} else {
-					cp := *x
-					r.Success, r.Data = true, &cp
-				}
-			}
-			results = append(results, r)
-		}
-		return nil
-	}); err != nil {
+	results, err := a.UpdateConnectors(principal(c), c.Param("agent"), updates)
+	if err != nil {
 		return err
 	}
 	c.JSON(http.StatusOK, engine.ConnectorResults{Results: results})
@@ -364,17 +266,9 @@ func (a *API) handleConnectorLookup(c *gin.Context) error {
 	if ok && !engine.E164RE.MatchString(n) {
 		return engine.ErrPhoneInvalid("phoneNumber")
 	}
-	d, t, err := a.readTelephony(c)
+	x, err := a.LookupConnector(principal(c), c.Param("agent"), n)
 	if err != nil {
 		return err
-	}
-	_, num := t.Number(d.AgentID, n)
-	if num == nil {
-		return engine.ErrPhoneNotFound()
-	}
-	x := t.Connector(d.AgentID, num.ConnectorID)
-	if x == nil {
-		return engine.Errf(engine.KindNotFound, engine.CodeConnectorNotFound, engine.MsgPhoneNoConnector)
 	}
 	c.JSON(http.StatusOK, x)
 	return nil
@@ -385,23 +279,8 @@ func (a *API) handleConnectorLookup(c *gin.Context) error {
 // {deletedConnector, deletedPhoneNumbers}.
 func (a *API) handleConnectorDelete(c *gin.Context) error {
 	id := c.Param("connector")
-	deleted := []string{}
-	if err := a.updateTelephony(c, func(d *engine.AgentDoc, t *engine.TelephonyDoc) error {
-		x := t.Connector(d.AgentID, id)
-		if x == nil {
-			return engine.ErrConnectorNotFound()
-		}
-		t.Connectors = slices.DeleteFunc(t.Connectors, func(y *engine.ConnectorRec) bool { return y == x })
-		deleted = deleted[:0]
-		t.Numbers = slices.DeleteFunc(t.Numbers, func(n *engine.PhoneNumberRec) bool {
-			if n.ConnectorID == id && n.ProjectID == d.AgentID {
-				deleted = append(deleted, n.Number)
-				return true
-			}
-			return false
-		})
-		return nil
-	}); err != nil {
+	deleted, err := a.DeleteConnector(principal(c), c.Param("agent"), id)
+	if err != nil {
 		return err
 	}
 	c.JSON(http.StatusOK, engine.ConnectorDeleted{DeletedConnector: id, DeletedPhoneNumbers: deleted})

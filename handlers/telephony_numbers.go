@@ -89,16 +89,10 @@ func (reassignBody) FieldRules() map[string]engine.FieldRule { return engine.Rea
 // → {"phoneNumbers": [...]}: the agent's numbers, in import order; an
 // unknown connectorId filters everything out.
 func (a *API) handlePhoneNumberList(c *gin.Context) error {
-	d, t, err := a.readTelephony(c)
+	conn, filter := c.GetQuery("connectorId")
+	out, err := a.PhoneNumbers(principal(c), c.Param("agent"), conn, filter)
 	if err != nil {
 		return err
-	}
-	conn, filter := c.GetQuery("connectorId")
-	out := []*engine.PhoneNumberRec{}
-	for _, n := range t.Numbers {
-		if n.ProjectID == d.AgentID && (!filter || n.ConnectorID == conn) {
-			out = append(out, n)
-		}
 	}
 	c.JSON(http.StatusOK, engine.PhoneNumberList{PhoneNumbers: out})
 	return nil
@@ -110,34 +104,6 @@ func readClientEnv(f *fieldBody) string {
 		return env
 	}
 	return "live"
-}
-
-// importNumbers adds numbers (validated, deduplicated) to the agent in one
-// update; any number already imported (here or elsewhere) gives 409 and
-// imports nothing.
-func (a *API) importNumbers(c *gin.Context, numbers []string, env, field string) error {
-	p := principal(c)
-	a.Agents.Mu.Lock()
-	defer a.Agents.Mu.Unlock()
-	taken, err := a.TakenNumbersLocked(p.Region, p.Account.ID)
-	if err != nil {
-		return err
-	}
-	return a.updateTelephonyLocked(c, func(d *engine.AgentDoc, t *engine.TelephonyDoc) error {
-		var dup []engine.FieldError
-		for _, n := range numbers {
-			if taken[n] || t.HasNumber(n) {
-				dup = append(dup, engine.FieldError{Field: field, Message: n + " already exists"})
-			}
-		}
-		if len(dup) > 0 {
-			return &engine.Error{Kind: engine.KindConflict, Code: engine.CodePhoneExists, Message: engine.MsgPhoneExists, Fields: dup}
-		}
-		for _, n := range numbers {
-			t.Numbers = append(t.Numbers, &engine.PhoneNumberRec{Number: n, ProjectID: d.AgentID, AccountID: d.AccountID, ClientEnv: env})
-		}
-		return nil
-	})
 }
 
 // handlePhoneNumberImport handles "POST .../telephony/phone-numbers"
@@ -168,7 +134,7 @@ func (a *API) handlePhoneNumberImport(c *gin.Context) error {
 	if len(bad) > 0 {
 		return &engine.Error{Kind: engine.KindInvalid, Code: engine.CodePhoneInvalid, Message: engine.MsgPhoneInvalid, Fields: bad}
 	}
-	if err := a.importNumbers(c, numbers, env, "phoneNumbers"); err != nil {
+	if err := a.ImportNumbers(principal(c), c.Param("agent"), numbers, env, "phoneNumbers"); err != nil {
 		return err
 	}
 	c.JSON(http.StatusCreated, engine.NumbersImported{Imported: numbers})
@@ -187,25 +153,8 @@ func (a *API) handlePhoneNumberDeleteMany(c *gin.Context) error {
 	if err := f.err(); err != nil {
 		return err
 	}
-	var deleted []string
-	var errs []engine.DeleteError
-	if err := a.updateTelephony(c, func(d *engine.AgentDoc, t *engine.TelephonyDoc) error {
-		deleted, errs = []string{}, nil
-		for _, n := range list {
-			if !engine.E164RE.MatchString(n) {
-				errs = append(errs, engine.DeleteError{PhoneNumber: n, Error: engine.MsgPhoneInvalid})
-				continue
-			}
-			i, _ := t.Number(d.AgentID, n)
-			if i < 0 {
-				errs = append(errs, engine.DeleteError{PhoneNumber: n, Error: engine.MsgPhoneNotFound})
-				continue
-			}
-			t.Numbers = slices.Delete(t.Numbers, i, i+1)
-			deleted = append(deleted, n)
-		}
-		return nil
-	}); err != nil {
+	deleted, errs, err := a.DeleteNumbers(principal(c), c.Param("agent"), list)
+	if err != nil {
 		return err
 	}
 	c.JSON(http.StatusOK, engine.NumbersDeleted{Deleted: deleted, Errors: errs})
@@ -228,19 +177,11 @@ func (a *API) handlePhoneNumberBatchGet(c *gin.Context) error {
 			return engine.ErrPhoneInvalid(fmt.Sprintf("phoneNumbers/%d", i))
 		}
 	}
-	d, t, err := a.readTelephony(c)
+	out, err := a.FindPhoneNumbers(principal(c), c.Param("agent"), list)
 	if err != nil {
 		return err
 	}
-	found, notFound := []*engine.PhoneNumberRec{}, []string{}
-	for _, n := range list {
-		if _, x := t.Number(d.AgentID, n); x != nil {
-			found = append(found, x)
-		} else {
-			notFound = append(notFound, n)
-		}
-	}
-	c.JSON(http.StatusOK, engine.NumbersFound{Found: found, NotFound: notFound})
+	c.JSON(http.StatusOK, out)
 	return nil
 }
 
@@ -248,13 +189,9 @@ func (a *API) handlePhoneNumberBatchGet(c *gin.Context) error {
 // (404 PHONE_NUMBERS_NOT_FOUND, also for a malformed number: the OAS
 // lists no 400 here).
 func (a *API) handlePhoneNumberGet(c *gin.Context) error {
-	d, t, err := a.readTelephony(c)
+	x, err := a.PhoneNumber(principal(c), c.Param("agent"), c.Param("number"))
 	if err != nil {
 		return err
-	}
-	_, x := t.Number(d.AgentID, c.Param("number"))
-	if x == nil {
-		return engine.ErrPhoneNotFound()
 	}
 	c.JSON(http.StatusOK, x)
 	return nil
@@ -275,7 +212,7 @@ func (a *API) handlePhoneNumberImportOne(c *gin.Context) error {
 	if !engine.E164RE.MatchString(n) {
 		return engine.ErrPhoneInvalid("phoneNumber")
 	}
-	if err := a.importNumbers(c, []string{n}, env, "phoneNumber"); err != nil {
+	if err := a.ImportNumbers(principal(c), c.Param("agent"), []string{n}, env, "phoneNumber"); err != nil {
 		return err
 	}
 	c.JSON(http.StatusCreated, engine.NumberImported{Imported: n})
@@ -286,14 +223,7 @@ func (a *API) handlePhoneNumberImportOne(c *gin.Context) error {
 // → {deleted}.
 func (a *API) handlePhoneNumberDelete(c *gin.Context) error {
 	n := c.Param("number")
-	if err := a.updateTelephony(c, func(d *engine.AgentDoc, t *engine.TelephonyDoc) error {
-		i, _ := t.Number(d.AgentID, n)
-		if i < 0 {
-			return engine.ErrPhoneNotFound()
-		}
-		t.Numbers = slices.Delete(t.Numbers, i, i+1)
-		return nil
-	}); err != nil {
+	if err := a.DeleteNumber(principal(c), c.Param("agent"), n); err != nil {
 		return err
 	}
 	c.JSON(http.StatusOK, engine.NumberDeleted{Deleted: n})
@@ -312,20 +242,8 @@ func (a *API) handlePhoneNumberReassign(c *gin.Context) error {
 	if err := f.err(); err != nil {
 		return err
 	}
-	n := c.Param("number")
-	var out engine.PhoneNumberRec
-	if err := a.updateTelephony(c, func(d *engine.AgentDoc, t *engine.TelephonyDoc) error {
-		_, x := t.Number(d.AgentID, n)
-		if x == nil {
-			return engine.ErrPhoneNotFound()
-		}
-		if t.Connector(d.AgentID, conn) == nil {
-			return engine.ErrConnectorNotFound()
-		}
-		x.ConnectorID = conn
-		out = *x
-		return nil
-	}); err != nil {
+	out, err := a.ReassignNumber(principal(c), c.Param("agent"), c.Param("number"), conn)
+	if err != nil {
 		return err
 	}
 	c.JSON(http.StatusOK, out)

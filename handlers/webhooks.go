@@ -2,15 +2,13 @@ package handlers
 
 // Webhook endpoints (docs/api.md#webhook-endpoints; docs/fidelity.md G2,
 // G10, G22). Endpoints are account-scoped and live in the account's region
-// partition as "webhook_endpoint" documents. Signed deliveries are in
-// engine_webhooks.go.
+// partition as "webhook_endpoint" documents. Their domain and the signed
+// deliveries are the engine's (engine/webhooks*.go).
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"slices"
 	"strings"
 
@@ -19,7 +17,6 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/agentplatform/mockplatform/scenario"
-	"github.com/agentplatform/mockplatform/store"
 )
 
 // famWebhooks is webhook endpoints, which receive signed alert
@@ -49,20 +46,20 @@ var (
 	opWebhookCreate = &Op{ID: "webhookEndpointCreate", Summary: "Create a webhook endpoint",
 		Doc: "An address that receives signed alert notifications; the answer carries the signing secret, " +
 			"the only time it is shown (docs/api.md#webhook-endpoints).",
-		Body: webhookBody{}, Responses: []Response{ok(201, engine.WebhookView{})}, Errors: []int{400, 409}}
+		Body: webhookBody{}, Responses: []Response{ok(201, webhookView{})}, Errors: []int{400, 409}}
 	opWebhookList = &Op{ID: "webhookEndpointList", Summary: "List webhook endpoints",
 		Query:     []Param{{Name: "enabled", Type: "boolean"}, {Name: "event_type", Enum: engine.WebhookEventTypes}},
-		Responses: []Response{ok(200, engine.WebhookList{})}, Errors: []int{400}}
+		Responses: []Response{ok(200, webhookList{})}, Errors: []int{400}}
 	opWebhookGet = &Op{ID: "webhookEndpointGet", Summary: "Read a webhook endpoint",
-		Path: webhookPath, Responses: []Response{ok(200, engine.WebhookView{})}, Errors: []int{404, 422}}
+		Path: webhookPath, Responses: []Response{ok(200, webhookView{})}, Errors: []int{404, 422}}
 	opWebhookUpdate = &Op{ID: "webhookEndpointUpdate", Summary: "Update a webhook endpoint",
 		Path: webhookPath, Body: webhookBody{}, BodyPartial: true,
-		Responses: []Response{ok(200, engine.WebhookView{})}, Errors: []int{400, 404, 422}}
+		Responses: []Response{ok(200, webhookView{})}, Errors: []int{400, 404, 422}}
 	opWebhookDelete = &Op{ID: "webhookEndpointDelete", Summary: "Delete a webhook endpoint",
 		Path: webhookPath, Responses: []Response{{Status: 204}}, Errors: []int{404, 422}}
 	opWebhookRotate = &Op{ID: "webhookEndpointRotateSecret", Summary: "Rotate the signing secret",
 		Doc:  "A new signing secret, shown once; deliveries sign with it from now on.",
-		Path: webhookPath, Responses: []Response{ok(200, engine.WebhookSecret{})}, Errors: []int{404, 422}}
+		Path: webhookPath, Responses: []Response{ok(200, webhookSecret{})}, Errors: []int{404, 422}}
 
 	webhookPath = []Param{{Name: "endpoint", Pattern: engine.WebhookIDRE, Doc: "The endpoint's id (whe_...); another form is 422."}}
 )
@@ -80,55 +77,86 @@ type webhookBody struct {
 
 func (webhookBody) FieldRules() map[string]engine.FieldRule { return engine.WebhookRules }
 
+// webhookView is an endpoint as the API shows it (docs/fidelity.md G2);
+// signing_secret only in the answers of create and rotate.
+type webhookView struct {
+	ID            string            `json:"id"`
+	Name          string            `json:"name"`
+	URL           string            `json:"url"`
+	Enabled       bool              `json:"enabled"`
+	EventTypes    []string          `json:"event_types"`
+	Headers       map[string]string `json:"headers"`
+	TimeoutMS     int64             `json:"timeout_ms"`
+	CreatedAt     string            `json:"created_at"`
+	UpdatedAt     string            `json:"updated_at"`
+	SigningSecret string            `json:"signing_secret,omitempty"`
+}
+
+// webhookList and webhookSecret are the answers of the list and of a
+// rotation.
+type (
+	webhookList struct {
+		Data []webhookView `json:"data"`
+	}
+	webhookSecret struct {
+		SigningSecret string `json:"signing_secret"`
+	}
+)
+
+// viewWebhook is the view of a stored endpoint, without its secret.
+func viewWebhook(e *engine.EndpointRecord) webhookView {
+	h := e.Headers
+	if h == nil {
+		h = map[string]string{}
+	}
+	return webhookView{ID: e.ID, Name: e.Name, URL: e.URL, Enabled: e.Enabled, EventTypes: e.EventTypes,
+		Headers: h, TimeoutMS: e.TimeoutMS, CreatedAt: e.CreatedAt, UpdatedAt: e.UpdatedAt}
+}
+
 var webhookFields = engine.BodyFields(webhookBody{})
 
 // readWebhook validates the fields of a create (all required ones) or PATCH
-// (those given) into e.
-func (a *API) readWebhook(f *fieldBody, e *engine.EndpointRecord, create bool) {
+// (those given) and returns them as the engine's input. The url is checked
+// by the engine's rules (CheckWebhookURL) here, so that its error comes
+// with those of the other fields.
+func (a *API) readWebhook(f *fieldBody, create bool) engine.WebhookInput {
+	var in engine.WebhookInput
 	if create {
 		f.requireAll(webhookBody{})
 	}
 	if s, ok := f.text("name", engine.WebhookRules["name"]); ok {
-		e.Name = s
+		in.Name = &s
 	}
 	if s, ok := f.str("url"); ok {
-		u, err := url.Parse(s)
-		httpsOnly := a.World().Fidelity(engine.SwitchWebhookURL) == "https"
-		switch {
-		case err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https"):
-			f.fail("url", "must be an absolute http or https URL")
-		case httpsOnly && u.Scheme != "https":
-			f.fail("url", "must start with https://")
-		default:
-			if err := a.CheckTargetURL(u); err != nil {
-				f.fail("url", "%v", err)
-				break
-			}
-			e.URL = s
+		if err := a.CheckWebhookURL(s); err != nil {
+			f.fail("url", "%v", err)
+		} else {
+			in.URL = &s
 		}
 	}
 	if r, ok := f.raw["event_types"]; ok {
 		var list []string
-		unknown := func(t string) bool { return !engine.ContainsStr(engine.WebhookEventTypes, t) }
+		unknown := func(t string) bool { return !slices.Contains(engine.WebhookEventTypes, t) }
 		if err := json.Unmarshal(r, &list); err != nil || len(list) == 0 || slices.ContainsFunc(list, unknown) {
 			f.fail("event_types", "must be a non-empty array of: %s", strings.Join(engine.WebhookEventTypes, ", "))
 		} else {
-			e.EventTypes = engine.Dedupe(list)
+			in.EventTypes = list
 		}
 	}
 	if f.has("headers") {
 		var h map[string]string
 		if f.object("headers", &h, "must be an object of string values") {
-			e.Headers = h
+			in.Headers = h
 		}
 	}
 	if n, ok := f.whole("timeout_ms", engine.WebhookRules["timeout_ms"],
 		fmt.Sprintf("must be an integer from %d to %d", engine.MinWebhookTimeoutMS, engine.MaxWebhookTimeoutMS)); ok {
-		e.TimeoutMS = n
+		in.TimeoutMS = &n
 	}
 	if b, ok := f.boolean("enabled"); ok {
-		e.Enabled = b
+		in.Enabled = &b
 	}
+	return in
 }
 
 // handleWebhookCreate handles "POST {builder}/v1/webhook-endpoints" (201,
@@ -139,34 +167,15 @@ func (a *API) handleWebhookCreate(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	now := engine.FmtAlertTime(a.Clock().Now())
-	e := engine.EndpointRecord{AccountID: p.Account.ID, Enabled: true, Headers: map[string]string{},
-		TimeoutMS: engine.DefaultWebhookTimeoutMS, CreatedAt: now, UpdatedAt: now}
-	a.readWebhook(f, &e, true)
+	in := a.readWebhook(f, true)
 	if err := f.err(); err != nil {
 		return err
 	}
-	a.Webhooks.Mu.Lock()
-	defer a.Webhooks.Mu.Unlock()
-	n, err := a.CountAccountDocs(engine.DocWebhook, p.Region, p.Account.ID)
+	e, err := a.CreateWebhook(p, in)
 	if err != nil {
 		return err
 	}
-	if limit := a.World().WebhookLimit(); n >= limit {
-		return engine.Errf(engine.KindConflict, engine.CodeWebhookLimit, "%s", engine.MsgWebhookLimit(limit))
-	}
-	e.Secret = a.NewSigningSecret()
-	for range 5 {
-		e.ID = a.NewID("whe_", engine.Base62, 22)
-		err = a.Store().InsertDoc(engine.DocWebhook, p.Region, e.ID, &e)
-		if !errors.Is(err, store.ErrExists) {
-			break
-		}
-	}
-	if err != nil {
-		return err
-	}
-	v := e.View()
+	v := viewWebhook(e)
 	v.SigningSecret = e.Secret
 	c.JSON(http.StatusCreated, v)
 	return nil
@@ -190,7 +199,7 @@ func (a *API) handleWebhookGet(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	c.JSON(http.StatusOK, e.View())
+	c.JSON(http.StatusOK, viewWebhook(e))
 	return nil
 }
 
@@ -198,25 +207,22 @@ func (a *API) handleWebhookGet(c *gin.Context) error {
 // filters enabled and event_type (docs/fidelity.md G10): unpaginated
 // {"data": [...]}.
 func (a *API) handleWebhookList(c *gin.Context) error {
-	p := principal(c)
 	var errs []engine.FieldError
-	enabled := boolQuery(c, "enabled", &errs)
-	eventType, hasType := enumQuery(c, "event_type", engine.WebhookEventTypes, &errs)
+	var q engine.WebhookQuery
+	q.Enabled = boolQuery(c, "enabled", &errs)
+	q.EventType, _ = enumQuery(c, "event_type", engine.WebhookEventTypes, &errs)
 	if errs != nil {
 		return engine.Invalid(engine.CodeValidation, engine.MsgValidationFailed, errs...)
 	}
-	list, err := a.ListWebhooks(p.Region, p.Account.ID)
+	list, err := a.ListWebhooks(principal(c), q)
 	if err != nil {
 		return err
 	}
-	data := []engine.WebhookView{}
+	data := []webhookView{}
 	for _, e := range list {
-		if enabled != nil && e.Enabled != *enabled || hasType && !e.Subscribes(eventType) {
-			continue
-		}
-		data = append(data, e.View())
+		data = append(data, viewWebhook(e))
 	}
-	c.JSON(http.StatusOK, engine.WebhookList{Data: data})
+	c.JSON(http.StatusOK, webhookList{Data: data})
 	return nil
 }
 
@@ -231,20 +237,15 @@ func (a *API) handleWebhookUpdate(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	var scratch engine.EndpointRecord
-	a.readWebhook(f, &scratch, false)
+	in := a.readWebhook(f, false)
 	if err := f.err(); err != nil {
-		return err
+		return err // nothing changes on a 400
 	}
-	now := engine.FmtAlertTime(a.Clock().Now())
-	e, err := a.UpdateWebhook(p, id, func(e *engine.EndpointRecord) {
-		a.readWebhook(&fieldBody{raw: f.raw}, e, false)
-		e.UpdatedAt = now
-	})
+	e, err := a.UpdateWebhook(p, id, in)
 	if err != nil {
 		return err
 	}
-	c.JSON(http.StatusOK, e.View())
+	c.JSON(http.StatusOK, viewWebhook(e))
 	return nil
 }
 
@@ -254,16 +255,7 @@ func (a *API) handleWebhookDelete(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	p := principal(c)
-	a.Webhooks.Mu.Lock()
-	defer a.Webhooks.Mu.Unlock()
-	if _, err := a.GetWebhook(p, id); err != nil {
-		return err
-	}
-	if err := a.Store().DeleteDoc(engine.DocWebhook, p.Region, id); err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			return engine.ErrWebhookNotFound()
-		}
+	if err := a.DeleteWebhook(principal(c), id); err != nil {
 		return err
 	}
 	c.Status(http.StatusNoContent)
@@ -278,15 +270,10 @@ func (a *API) handleWebhookRotate(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	p := principal(c)
-	secret := a.NewSigningSecret()
-	now := engine.FmtAlertTime(a.Clock().Now())
-	if _, err := a.UpdateWebhook(p, id, func(e *engine.EndpointRecord) {
-		e.Secret = secret
-		e.UpdatedAt = now
-	}); err != nil {
+	secret, err := a.RotateWebhookSecret(principal(c), id)
+	if err != nil {
 		return err
 	}
-	c.JSON(http.StatusOK, engine.WebhookSecret{SigningSecret: secret})
+	c.JSON(http.StatusOK, webhookSecret{SigningSecret: secret})
 	return nil
 }

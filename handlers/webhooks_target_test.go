@@ -33,7 +33,7 @@ type fakeNet struct {
 }
 
 func (f *fakeNet) install(h *harness) {
-	h.api.Webhooks.Net = engine.TargetNet{Lookup: f.lookup, Dial: f.dial}
+	h.api.SetTargetNet(engine.TargetNet{Lookup: f.lookup, Dial: f.dial})
 }
 
 func (f *fakeNet) lookup(_ context.Context, host string) ([]netip.Addr, error) {

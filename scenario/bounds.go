@@ -1,5 +1,10 @@
 package scenario
 
+import (
+	"math"
+	"time"
+)
+
 // Bounds: the largest value of every setting and the most of every list a
 // scenario may have (docs/scenarios.md#bounds). Each keeps finite what one
 // scenario can make the mock hold in memory or do, so that no setting
@@ -39,8 +44,43 @@ const (
 	MaxSessionConnections = 1_000
 	MaxMessageBytes       = 16 << 20
 	MaxChunkWords         = 1_000
+	// MaxWSSendQueueMessages and MaxWSSendQueueBytes bound
+	// limits.ws_send_queue_messages and limits.ws_send_queue_bytes.
+	MaxWSSendQueueMessages = 100_000
+	MaxWSSendQueueBytes    = 64 << 20
 	// MaxRateLimitCalls bounds accounts[].outbound.rate_limit.calls.
 	MaxRateLimitCalls = 1_000_000
+	// MaxTimelineEntries bounds the timeline.
+	MaxTimelineEntries = 1_000
+	// MaxTrafficRate bounds the rates of background traffic
+	// (chats_per_minute, calls_per_minute, sessions_per_minute, ramp_to),
+	// per minute, and the calls a minute of a repeated outbound campaign
+	// on average.
+	MaxTrafficRate = 600
+	// MaxTimelineConversations bounds the conversations the timeline's
+	// background traffic is expected to hold, all entries together (the
+	// rate integrated over each entry's span).
+	MaxTimelineConversations = 1_000_000
+	// MaxTrafficTurns bounds the turns of a background conversation;
+	// MaxTrafficMessages the messages it picks from; MaxCallLines the
+	// lines of an inbound call.
+	MaxTrafficTurns    = 100
+	MaxTrafficMessages = 1_000
+	MaxCallLines       = 100
+	// MaxThink bounds a pause of background traffic or an inbound call
+	// (think) and the pace of an outbound campaign.
+	MaxThink = time.Hour
+	// MaxConversationLength bounds the longest conversation of background
+	// traffic: (the most turns + 1) × the longest pause. It bounds what a
+	// schedule computes to start in the middle of a run.
+	MaxConversationLength = time.Hour
+	// MaxCampaignCalls bounds the calls of one run of an outbound
+	// campaign.
+	MaxCampaignCalls = 10_000
+	// MaxAPIErrors bounds the count of an api_errors action.
+	MaxAPIErrors = 10_000
+	// MaxEventIDLength bounds an external event's id.
+	MaxEventIDLength = 256
 )
 
 // atMost reports a value over its maximum.
@@ -91,6 +131,8 @@ func (v *validator) bounds(s *Scenario) {
 	v.atMost(p.with("max_body_bytes"), l.MaxBodyBytes, MaxBodyBytes)
 	v.atMost(p.with("journal_size"), int64(l.JournalSize), MaxJournalSize)
 	v.atMost(p.with("journal_body_bytes"), int64(l.JournalBodyBytes), MaxJournalBodyBytes)
+	v.atMost(p.with("ws_send_queue_messages"), int64(l.WSSendQueueMessages), MaxWSSendQueueMessages)
+	v.atMost(p.with("ws_send_queue_bytes"), l.WSSendQueueBytes, MaxWSSendQueueBytes)
 	if m := s.Messaging; m != nil {
 		mp := path{"messaging"}
 		v.atMost(mp.with("max_connections"), int64(m.MaxConnections), MaxSessionConnections)
@@ -101,6 +143,97 @@ func (v *validator) bounds(s *Scenario) {
 		if a.Outbound != nil && a.Outbound.RateLimit != nil {
 			v.atMost(path{"accounts", i, "outbound", "rate_limit", "calls"}, int64(a.Outbound.RateLimit.Calls), MaxRateLimitCalls)
 		}
+	}
+	v.timelineBounds(s)
+}
+
+// timelineBounds checks the sizes and maxima of the timeline.
+func (v *validator) timelineBounds(s *Scenario) {
+	v.tooMany(path{"timeline"}, len(s.Timeline), MaxTimelineEntries, "timeline entries")
+	expected, over := 0.0, false
+	for i := range s.Timeline {
+		e := &s.Timeline[i]
+		p := path{"timeline", i}
+		var f *Flow
+		var rate float64
+		var fp path
+		switch {
+		case e.Traffic != nil:
+			f, rate, fp = &e.Traffic.Flow, e.Traffic.ChatsPerMinute, p.with("traffic")
+			v.atMostRate(fp.with("chats_per_minute"), rate)
+		case e.Calls != nil:
+			f, rate, fp = &e.Calls.Flow, e.Calls.CallsPerMinute, p.with("calls")
+			v.atMostRate(fp.with("calls_per_minute"), rate)
+		case e.Sessions != nil:
+			f, rate, fp = &e.Sessions.Flow, e.Sessions.SessionsPerMinute, p.with("sessions")
+			v.atMostRate(fp.with("sessions_per_minute"), rate)
+		case e.Do != nil:
+			v.actionBounds(e, p.with("do"))
+		}
+		if f == nil {
+			continue
+		}
+		end := rate
+		if f.RampTo != nil {
+			end = *f.RampTo
+			v.atMostRate(fp.with("ramp_to"), end)
+		}
+		v.atMost(fp.with("turns"), int64(f.Turns.Max), MaxTrafficTurns)
+		v.tooMany(fp.with("messages"), len(f.Messages), MaxTrafficMessages, "messages")
+		v.atMostThink(fp.with("think"), f.Think)
+		if f.Turns.Max <= MaxTrafficTurns && f.Think.Max.D() <= MaxThink {
+			if d := time.Duration(f.Turns.Max+1) * f.Think.Max.D(); d > MaxConversationLength {
+				v.reportf(fp.with("think"), "a conversation may last %s ((turns + 1) × think), more than %s", d, MaxConversationLength)
+			}
+		}
+		if span := (e.Until - e.From).D(); span > 0 && rate >= 0 && end >= 0 {
+			expected += (rate + end) / 2 * span.Minutes()
+		}
+		if !over && expected > MaxTimelineConversations {
+			over = true
+			v.reportf(fp, "more than %d conversations of background traffic in the timeline (expected from the rates)", MaxTimelineConversations)
+		}
+	}
+}
+
+// actionBounds checks the maxima of a scheduled action.
+func (v *validator) actionBounds(e *TimelineEntry, p path) {
+	a := e.Do
+	if c := a.InboundCall; c != nil {
+		cp := p.with(ActionInboundCall)
+		v.tooMany(cp.with("say"), len(c.Say), MaxCallLines, "lines")
+		v.atMostThink(cp.with("think"), c.Think)
+	}
+	if c := a.OutboundCampaign; c != nil {
+		cp := p.with(ActionOutboundCampaign)
+		v.tooMany(cp.with("numbers"), len(c.Numbers), MaxCampaignCalls, "numbers")
+		v.atMost(cp.with("count"), int64(c.Count), MaxCampaignCalls)
+		if c.Pace != nil && c.Pace.D() > MaxThink {
+			v.reportf(cp.with("pace"), "must be at most %s (it is %s)", MaxThink, c.Pace)
+		}
+		n := max(len(c.Numbers), c.Count)
+		if e.Every > 0 && n > 0 {
+			if perMinute := float64(n) * float64(time.Minute) / float64(e.Every.D()); perMinute > MaxTrafficRate {
+				v.reportf(cp, "places %.0f calls a minute on average, more than %d", math.Ceil(perMinute), MaxTrafficRate)
+			}
+		}
+	}
+	if x := a.APIErrors; x != nil {
+		v.atMost(p.with(ActionAPIErrors, "count"), int64(x.Count), MaxAPIErrors)
+	}
+}
+
+// atMostRate reports a rate of background traffic over its maximum.
+func (v *validator) atMostRate(p path, r float64) {
+	if r > MaxTrafficRate {
+		v.reportf(p, "must be at most %d per minute (it is %v)", MaxTrafficRate, r)
+	}
+}
+
+// atMostThink reports a pause range over its maximum.
+func (v *validator) atMostThink(p path, t DurationSpan) {
+	if t.Max.D() > MaxThink {
+		v.reportf(p, "must be at most %s (it is %s)", MaxThink, t)
 	}
 }
 

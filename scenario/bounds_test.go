@@ -21,16 +21,19 @@ func TestBounds(t *testing.T) {
 	}{
 		{"limits", y(`
 			limits: {journal_size: 2000000000, max_body_bytes: 100000000000, journal_body_bytes: 1048577,
-			  alert_rules: 1001, webhook_endpoints: 101}
+			  alert_rules: 1001, webhook_endpoints: 101, ws_send_queue_messages: 100001, ws_send_queue_bytes: 67108865}
 			`), []string{
 			"t.yaml:1:24: limits.journal_size: must be at most 100000 (it is 2000000000)",
 			"t.yaml:1:52: limits.max_body_bytes: must be at most 16777216 (it is 100000000000)",
 			"t.yaml:1:86: limits.journal_body_bytes: must be at most 1048576 (it is 1048577)",
 			"t.yaml:2:16: limits.alert_rules: must be at most 1000 (it is 1001)",
 			"t.yaml:2:41: limits.webhook_endpoints: must be at most 100 (it is 101)",
+			"t.yaml:2:70: limits.ws_send_queue_messages: must be at most 100000 (it is 100001)",
+			"t.yaml:2:99: limits.ws_send_queue_bytes: must be at most 67108864 (it is 67108865)",
 		}},
 		{"at the maxima", y(`
-			limits: {journal_size: 100000, max_body_bytes: 16777216, journal_body_bytes: 1048576, alert_rules: 1000, webhook_endpoints: 100}
+			limits: {journal_size: 100000, max_body_bytes: 16777216, journal_body_bytes: 1048576, alert_rules: 1000, webhook_endpoints: 100,
+			  ws_send_queue_messages: 100000, ws_send_queue_bytes: 67108864}
 			messaging: {max_connections: 1000, max_message_bytes: 16777216, chunk_words: 1000}
 			`), nil},
 		{"messaging", "messaging: {max_connections: 1001, max_message_bytes: 16777217, chunk_words: 1001}\n", []string{

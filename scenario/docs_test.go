@@ -66,6 +66,17 @@ func TestDocsExamples(t *testing.T) {
 			}
 		case "accounts":
 			doc = block
+		case "timeline":
+			// A layer on the built-in scenario, whose names the examples
+			// use (acme, support, its connector number).
+			layer, err := testVoc.Parse("example", []byte(block))
+			if err == nil {
+				_, err = testVoc.Compose(nil, layer)
+			}
+			if err != nil {
+				t.Errorf("example %d does not load on the default scenario:\n%v\n%s", i, err, block)
+			}
+			doc = block
 		case "dialogue", "conversations", "handoff_states", "data_access", "dni", "generate", "agent":
 			doc = docsBase + indent(block, 8)
 		case "when":

@@ -69,7 +69,8 @@ func (voc *Vocabulary) Load(path string) (*Scenario, error) {
 }
 
 // Merge combines several scenarios (for mockd --scenario a.yaml --scenario
-// b.yaml): accounts, credentials and faults are appended in order; name,
+// b.yaml): accounts, credentials, faults and timeline entries are appended
+// in order; name,
 // seed, clock.start, every non-zero limits field and every fidelity key of a
 // later scenario win over an earlier one (zero values do not override;
 // fidelity keys are the ones each scenario set itself; the result's
@@ -95,6 +96,7 @@ func (voc *Vocabulary) Merge(list ...*Scenario) (*Scenario, error) {
 			accounts:    len(out.Accounts),
 			credentials: len(out.Credentials),
 			faults:      len(out.Faults),
+			timeline:    len(out.Timeline),
 		})
 		if s.Name != "" {
 			out.Name = s.Name
@@ -110,6 +112,7 @@ func (voc *Vocabulary) Merge(list ...*Scenario) (*Scenario, error) {
 		}
 		out.Credentials = append(out.Credentials, s.Credentials...)
 		out.Faults = append(out.Faults, s.Faults...)
+		mergeTimeline(out, s)
 		mergeLimits(&out.Limits, s.Limits)
 		mergeAlerts(out, s)
 		mergeMessaging(out, s)
@@ -152,6 +155,12 @@ func mergeLimits(dst *Limits, src Limits) {
 	}
 	if src.ConversationRetention != 0 {
 		dst.ConversationRetention = src.ConversationRetention
+	}
+	if src.WSSendQueueMessages != 0 {
+		dst.WSSendQueueMessages = src.WSSendQueueMessages
+	}
+	if src.WSSendQueueBytes != 0 {
+		dst.WSSendQueueBytes = src.WSSendQueueBytes
 	}
 }
 

@@ -43,6 +43,10 @@ const (
 	DefaultMaxMessageBytes = 128 << 10
 	DefaultChunkWords      = 3
 	DefaultSessionIdle     = 10 * time.Minute
+	// DefaultWSSendQueueMessages and DefaultWSSendQueueBytes bound the
+	// events a WebSocket holds unread (limits.ws_send_queue_*).
+	DefaultWSSendQueueMessages = 256
+	DefaultWSSendQueueBytes    = 256 << 10
 )
 
 // mergeMessaging merges the messaging block of a later file over dst's: a
@@ -82,6 +86,20 @@ func (s *Scenario) SessionIdle() time.Duration {
 		return d
 	}
 	return DefaultSessionIdle
+}
+
+// WSSendQueue is the most a messaging WebSocket holds for a client that
+// does not read: events and bytes (limits.ws_send_queue_messages and
+// limits.ws_send_queue_bytes, defaults 256 and 256 KiB).
+func (s *Scenario) WSSendQueue() (messages int, bytes int64) {
+	messages, bytes = s.Limits.WSSendQueueMessages, s.Limits.WSSendQueueBytes
+	if messages <= 0 {
+		messages = DefaultWSSendQueueMessages
+	}
+	if bytes <= 0 {
+		bytes = DefaultWSSendQueueBytes
+	}
+	return messages, bytes
 }
 
 // messaging validates the messaging block and the session expiry.

@@ -250,8 +250,9 @@ type mergeLocator struct{ parts []mergePart }
 
 type mergePart struct {
 	loc locator
-	// offsets of the part's first account, credential and fault
-	accounts, credentials, faults int
+	// offsets of the part's first account, credential, fault and
+	// timeline entry
+	accounts, credentials, faults, timeline int
 }
 
 func (m *mergeLocator) files() []string {
@@ -266,7 +267,8 @@ func (m *mergeLocator) files() []string {
 	return out
 }
 
-// route finds the part that introduced an account, credential or fault.
+// route finds the part that introduced an account, credential, fault or
+// timeline entry.
 func (m *mergeLocator) route(p path) (locator, path, bool) {
 	if len(p) < 2 {
 		return nil, nil, false
@@ -283,6 +285,8 @@ func (m *mergeLocator) route(p path) (locator, path, bool) {
 			return mp.credentials
 		case "faults":
 			return mp.faults
+		case "timeline":
+			return mp.timeline
 		}
 		return -1
 	}

@@ -80,7 +80,8 @@ func RedactFault(r faults.Rule) faults.Rule {
 
 // Redacted returns a copy of s fit to show: every header value of its
 // webhook endpoints, the password of their URLs and the values of fault
-// predicates on credential headers are redacted. Credential keys, webhook
+// predicates on credential headers (timeline fault windows too) are
+// redacted. Credential keys, webhook
 // signing secrets and the messaging signing key are never shown at all
 // (their JSON form omits them). s is not modified.
 func (s *Scenario) Redacted() *Scenario {
@@ -107,5 +108,6 @@ func (s *Scenario) Redacted() *Scenario {
 			cp.Faults[i] = RedactFault(r)
 		}
 	}
+	cp.Timeline = redactTimeline(s.Timeline)
 	return &cp
 }

@@ -166,7 +166,7 @@ func TestDecodeErrors(t *testing.T) {
 		{"tab indentation", "accounts:\n\t- slug: a\n", []string{"t.yaml:2:1: syntax error: found character that cannot start any token"}},
 		{"unknown top-level key", "name: a\nsede: 1\n", []string{"t.yaml:2:1: sede: unknown field (did you mean seed?)"}},
 		{"unknown key, no suggestion", "name: a\nzzzzzz: 1\n",
-			[]string{"t.yaml:2:1: zzzzzz: unknown field (want name, seed, clock, accounts, credentials, limits, faults, fidelity, alerts, messaging, outbound or webhooks)"}},
+			[]string{"t.yaml:2:1: zzzzzz: unknown field (want name, seed, clock, accounts, credentials, limits, faults, timeline, fidelity, alerts, messaging, outbound or webhooks)"}},
 		{"unknown nested keys", y(`
 			accounts:
 			  - slug: acme
@@ -283,7 +283,7 @@ func TestDecodeErrors(t *testing.T) {
 			  - <<: *base
 			    id: "1"
 		`), []string{
-			"t.yaml:1:1: x-base: unknown field (want name, seed, clock, accounts, credentials, limits, faults, fidelity, alerts, messaging, outbound or webhooks)",
+			"t.yaml:1:1: x-base: unknown field (want name, seed, clock, accounts, credentials, limits, faults, timeline, fidelity, alerts, messaging, outbound or webhooks)",
 		}},
 	}
 	for _, tt := range tests {

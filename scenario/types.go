@@ -3,7 +3,8 @@
 // A scenario declares the world a platform instance starts from: regions,
 // accounts and projects, credentials per family, dialogue scripts, seeded
 // conversation records, limit overrides, fault rules, the clock start and the
-// random seed. Load and Parse only parse and validate; applying a scenario is
+// random seed, and a timeline of what happens later (fault windows,
+// background traffic, scheduled actions). Load and Parse only parse and validate; applying a scenario is
 // the platform's job. Every error is reported as "file:line:column: message".
 //
 // YAML is confined to this package (gopkg.in/yaml.v3 today; its continuation
@@ -35,6 +36,10 @@ type Scenario struct {
 	Limits Limits `yaml:"limits" json:"limits"`
 	// Faults are fault rules active from the start (and after every reset).
 	Faults []faults.Rule `yaml:"faults" json:"faults"`
+	// Timeline is what happens at a virtual time after the start (and
+	// after every reset): fault windows, background traffic and scheduled
+	// actions (timeline.go).
+	Timeline []TimelineEntry `yaml:"timeline" json:"timeline,omitempty"`
 	// Fidelity selects alternative behaviours where the spec and the real
 	// service differ (see docs/fidelity.md). Keys are switch names.
 	Fidelity map[string]string `yaml:"fidelity" json:"fidelity,omitempty"`
@@ -312,6 +317,12 @@ type Limits struct {
 	JournalBodyBytes int `yaml:"journal_body_bytes" json:"journal_body_bytes,omitempty"`
 	// SessionIdle is the messaging session inactivity expiry (default 10m).
 	SessionIdle Duration `yaml:"session_idle" json:"session_idle,omitempty"`
+	// WSSendQueueMessages and WSSendQueueBytes bound the events a
+	// messaging WebSocket holds for a client that does not read them
+	// (default 256 events and 256 KiB); past either, the socket closes
+	// with 1013 and the client reconnects with its cursor.
+	WSSendQueueMessages int   `yaml:"ws_send_queue_messages" json:"ws_send_queue_messages,omitempty"`
+	WSSendQueueBytes    int64 `yaml:"ws_send_queue_bytes" json:"ws_send_queue_bytes,omitempty"`
 	// ConversationRetention, when set, drops conversation records (and
 	// their handoff states) whose start is more than this long before
 	// the virtual clock's now, once they have ended (default: kept for

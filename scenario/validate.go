@@ -222,7 +222,7 @@ func (v *validator) result() Errors {
 func (v *validator) scenario(s *Scenario) {
 	v.accounts(s)
 	v.credentials(s)
-	v.faults(s.Faults)
+	faultIDs := v.faults(s.Faults)
 	v.limits(s.Limits)
 	v.bounds(s)
 	v.dni(s)
@@ -234,6 +234,7 @@ func (v *validator) scenario(s *Scenario) {
 	v.messaging(s)
 	v.outbound(s)
 	v.fidelity(s)
+	v.timeline(s, faultIDs)
 }
 
 func (v *validator) slug(p path, s string) {
@@ -598,61 +599,69 @@ func (v *validator) credentials(s *Scenario) {
 	}
 }
 
-func (v *validator) faults(rules []faults.Rule) {
+// faults validates the scenario's fault rules and returns their ids with
+// their paths (fault ids are unique across faults and timeline windows).
+func (v *validator) faults(rules []faults.Rule) map[string]path {
 	ids := map[string]path{}
 	for i, r := range rules {
 		p := path{"faults", i}
-		n := len(v.errs)
 		v.unique(ids, r.ID, p.with("id"), "fault id")
-		m, mp := r.Match, p.with("match")
-		if m.Family != "" && !slices.Contains(v.voc.Faults.Families, m.Family) {
-			v.reportf(mp.with("family"), "unknown family %q (want %s)", m.Family, oneOf(v.voc.Faults.Families))
-		}
-		if m.Method != "" && !slices.Contains(FaultMethods, strings.ToUpper(m.Method)) {
-			v.reportf(mp.with("method"), "unknown method %q (want %s)", m.Method, oneOf(FaultMethods))
-		}
-		if m.Path != "" && !strings.HasPrefix(m.Path, "/") {
-			v.reportf(mp.with("path"), "must start with \"/\"")
-		}
-		if m.Region != "" && !slices.Contains(FaultRegions, m.Region) {
-			v.reportf(mp.with("region"), "unknown region %q (want %s)", m.Region, oneOf(FaultRegions))
-		}
-		a, ap := r.Action, p.with("action")
-		if a.Status != 0 && (a.Status < 100 || a.Status > 599) {
-			v.reportf(ap.with("status"), "%d is not an HTTP status (want 100 to 599)", a.Status)
-		}
-		if a.Preset != "" && !v.voc.Faults.KnownPreset(a.Preset) {
-			v.reportf(ap.with("preset"), "unknown fault preset %q (docs/scenarios.md lists the presets)", a.Preset)
-		}
-		if a.Status == 0 && a.Body == "" && a.Delay == 0 && !a.Drop && a.Preset == "" {
-			v.reportf(ap, "fault does nothing (want status, body, delay, drop or preset)")
-		}
-		if a.DelayClock != "" && !slices.Contains(DelayClocks, a.DelayClock) {
-			v.reportf(ap.with("delay_clock"), "unknown delay clock %q (want real or virtual)", a.DelayClock)
-		}
-		if !(r.Probability >= 0 && r.Probability <= 1) {
-			v.reportf(p.with("probability"), "must be between 0 and 1")
-		}
-		if r.Times < 0 {
-			v.reportf(p.with("times"), "must not be negative")
-		}
-		if r.After < 0 {
-			v.reportf(p.with("after"), "must not be negative")
-		}
-		// The fault set has the last word (path patterns, header names):
-		// whatever it refuses that the checks above let through is
-		// reported here, so that a valid scenario always applies.
-		if n == len(v.errs) {
-			var ve *faults.ValidationError
-			if err := v.voc.Faults.Validate(r); errors.As(err, &ve) {
-				fp := p
-				for _, f := range strings.Split(ve.Field, ".") {
-					fp = fp.with(f)
-				}
-				v.reportf(fp, "%s", ve.Msg)
-			} else if err != nil {
-				v.reportf(p, "%s", strings.TrimPrefix(err.Error(), "faults: "))
+		v.faultRule(r, p)
+	}
+	return ids
+}
+
+// faultRule validates one fault rule at p.
+func (v *validator) faultRule(r faults.Rule, p path) {
+	n := len(v.errs)
+	m, mp := r.Match, p.with("match")
+	if m.Family != "" && !slices.Contains(v.voc.Faults.Families, m.Family) {
+		v.reportf(mp.with("family"), "unknown family %q (want %s)", m.Family, oneOf(v.voc.Faults.Families))
+	}
+	if m.Method != "" && !slices.Contains(FaultMethods, strings.ToUpper(m.Method)) {
+		v.reportf(mp.with("method"), "unknown method %q (want %s)", m.Method, oneOf(FaultMethods))
+	}
+	if m.Path != "" && !strings.HasPrefix(m.Path, "/") {
+		v.reportf(mp.with("path"), "must start with \"/\"")
+	}
+	if m.Region != "" && !slices.Contains(FaultRegions, m.Region) {
+		v.reportf(mp.with("region"), "unknown region %q (want %s)", m.Region, oneOf(FaultRegions))
+	}
+	a, ap := r.Action, p.with("action")
+	if a.Status != 0 && (a.Status < 100 || a.Status > 599) {
+		v.reportf(ap.with("status"), "%d is not an HTTP status (want 100 to 599)", a.Status)
+	}
+	if a.Preset != "" && !v.voc.Faults.KnownPreset(a.Preset) {
+		v.reportf(ap.with("preset"), "unknown fault preset %q (docs/scenarios.md lists the presets)", a.Preset)
+	}
+	if a.Status == 0 && a.Body == "" && a.Delay == 0 && !a.Drop && a.Preset == "" {
+		v.reportf(ap, "fault does nothing (want status, body, delay, drop or preset)")
+	}
+	if a.DelayClock != "" && !slices.Contains(DelayClocks, a.DelayClock) {
+		v.reportf(ap.with("delay_clock"), "unknown delay clock %q (want real or virtual)", a.DelayClock)
+	}
+	if !(r.Probability >= 0 && r.Probability <= 1) {
+		v.reportf(p.with("probability"), "must be between 0 and 1")
+	}
+	if r.Times < 0 {
+		v.reportf(p.with("times"), "must not be negative")
+	}
+	if r.After < 0 {
+		v.reportf(p.with("after"), "must not be negative")
+	}
+	// The fault set has the last word (path patterns, header names):
+	// whatever it refuses that the checks above let through is
+	// reported here, so that a valid scenario always applies.
+	if n == len(v.errs) {
+		var ve *faults.ValidationError
+		if err := v.voc.Faults.Validate(r); errors.As(err, &ve) {
+			fp := p
+			for _, f := range strings.Split(ve.Field, ".") {
+				fp = fp.with(f)
 			}
+			v.reportf(fp, "%s", ve.Msg)
+		} else if err != nil {
+			v.reportf(p, "%s", strings.TrimPrefix(err.Error(), "faults: "))
 		}
 	}
 }
@@ -668,6 +677,8 @@ func (v *validator) limits(l Limits) {
 		{"max_body_bytes", l.MaxBodyBytes},
 		{"journal_size", int64(l.JournalSize)},
 		{"journal_body_bytes", int64(l.JournalBodyBytes)},
+		{"ws_send_queue_messages", int64(l.WSSendQueueMessages)},
+		{"ws_send_queue_bytes", l.WSSendQueueBytes},
 	} {
 		if f.val < 0 {
 			v.reportf(p.with(f.name), "must not be negative")

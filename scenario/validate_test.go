@@ -346,12 +346,16 @@ func TestValidationErrors(t *testing.T) {
 			  journal_size: -4
 			  journal_body_bytes: -5
 			  session_idle: 10m
+			  ws_send_queue_messages: -6
+			  ws_send_queue_bytes: -7
 		`), []string{
 			"t.yaml:2:16: limits.alert_rules: must not be negative",
 			"t.yaml:3:22: limits.webhook_endpoints: must not be negative",
 			"t.yaml:4:19: limits.max_body_bytes: must not be negative",
 			"t.yaml:5:17: limits.journal_size: must not be negative",
 			"t.yaml:6:23: limits.journal_body_bytes: must not be negative",
+			"t.yaml:8:27: limits.ws_send_queue_messages: must not be negative",
+			"t.yaml:9:24: limits.ws_send_queue_bytes: must not be negative",
 		}},
 	}
 	for _, tt := range tests {

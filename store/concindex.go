@@ -26,7 +26,9 @@ package store
 // The index is part of the metric aggregates (metrics.go): every
 // conversation write updates it in its transaction (the old span out,
 // the new one in), generated records enter with their layer and leave by
-// retention, snapshots copy it and a store opened on a file rebuilds it.
+// retention, a snapshot holds a frozen copy, which the stores that restore
+// it share until they change a series, and a store opened on a file
+// rebuilds it.
 // Times are Unix nanoseconds, as the series has always read them.
 
 import (
@@ -99,6 +101,10 @@ type concSeries struct {
 	// opens are the starts of the open spans (variant series only), by
 	// kind: in progress, or recorded without an end.
 	opens, ended []int64
+	// frozen: a snapshot's series, prepared (every rel and cum computed,
+	// so that queries only read it), shared by the stores that restored
+	// it and never changed; a store changes a copy (thawed).
+	frozen bool
 }
 
 type concBucket struct {
@@ -107,6 +113,37 @@ type concBucket struct {
 	net, rel     int32
 	relOK        bool
 	cum          int64 // the nets of the buckets up to this one
+	// shared: starts and ends are a frozen series' (copied before a
+	// change).
+	shared bool
+}
+
+// thawed is a copy of a frozen series that may be changed: its buckets'
+// events stay shared until a change of the bucket (own).
+func (cs *concSeries) thawed() *concSeries {
+	n := &concSeries{bks: slices.Clone(cs.bks), cumOK: cs.cumOK, opens: slices.Clone(cs.opens), ended: slices.Clone(cs.ended)}
+	for i := range n.bks {
+		n.bks[i].shared = true
+	}
+	return n
+}
+
+// own gives the bucket events of its own, before a change.
+func (b *concBucket) own() {
+	if b.shared {
+		b.starts, b.ends, b.shared = slices.Clone(b.starts), slices.Clone(b.ends), false
+	}
+}
+
+// writable returns the series k (nil: none), replaced by a copy first
+// when it is frozen.
+func (x *concIndex) writable(k concKey) *concSeries {
+	cs := x.series[k]
+	if cs != nil && cs.frozen {
+		cs = cs.thawed()
+		x.series[k] = cs
+	}
+	return cs
 }
 
 func (cs *concSeries) empty() bool {
@@ -171,6 +208,7 @@ func (cs *concSeries) event(t int64, isStart bool, d int) bool {
 		return false
 	}
 	b := &cs.bks[i]
+	b.own()
 	ok := true
 	list := &b.ends
 	if isStart {
@@ -203,7 +241,7 @@ func (x *concIndex) change(sp *concSpan, d int) bool {
 	ok := true
 	keys, first := sp.seriesKeys()
 	for _, k := range keys[first:] {
-		cs := x.series[k]
+		cs := x.writable(k)
 		if cs == nil {
 			if d < 0 {
 				ok = false
@@ -239,7 +277,7 @@ func (x *concIndex) change(sp *concSpan, d int) bool {
 // merge adds the spans of o (which it may take over).
 func (x *concIndex) merge(o *concIndex) {
 	for k, os := range o.series {
-		cs := x.series[k]
+		cs := x.writable(k)
 		if cs == nil {
 			x.series[k] = os
 			continue
@@ -247,6 +285,7 @@ func (x *concIndex) merge(o *concIndex) {
 		for _, ob := range os.bks {
 			i := cs.bucket(ob.n, true)
 			b := &cs.bks[i]
+			b.own()
 			b.starts = append(b.starts, ob.starts...)
 			b.ends = append(b.ends, ob.ends...)
 			slices.Sort(b.starts)
@@ -262,22 +301,32 @@ func (x *concIndex) merge(o *concIndex) {
 	}
 }
 
-// clone returns a copy sharing no mutable memory with x.
-func (x *concIndex) clone() *concIndex {
+// frozenCopy returns a copy of x for a snapshot: its series are frozen
+// (prepared first), copies of x's that are not (x keeps its own), the
+// frozen ones shared.
+func (x *concIndex) frozenCopy() *concIndex {
 	c := &concIndex{series: make(map[concKey]*concSeries, len(x.series))}
 	for k, cs := range x.series {
-		n := &concSeries{bks: slices.Clone(cs.bks), cumOK: cs.cumOK, opens: slices.Clone(cs.opens), ended: slices.Clone(cs.ended)}
+		if cs.frozen {
+			c.series[k] = cs
+			continue
+		}
+		cs.prepare()
+		n := &concSeries{bks: slices.Clone(cs.bks), cumOK: cs.cumOK, opens: slices.Clone(cs.opens), ended: slices.Clone(cs.ended), frozen: true}
 		for i := range n.bks {
-			n.bks[i].starts = slices.Clone(n.bks[i].starts)
-			n.bks[i].ends = slices.Clone(n.bks[i].ends)
+			b := &n.bks[i]
+			if !b.shared {
+				b.starts, b.ends = slices.Clone(b.starts), slices.Clone(b.ends)
+			}
+			b.shared = false // the frozen series' own (no store changes them)
 		}
 		c.series[k] = n
 	}
 	return c
 }
 
-// prepare computes every bucket's rel and cum (so that a snapshot's copy
-// is ready for queries).
+// prepare computes every bucket's rel and cum (so that a frozen copy is
+// ready for queries).
 func (cs *concSeries) prepare() {
 	for i := range cs.bks {
 		cs.bks[i].relative()
@@ -505,7 +554,7 @@ func (x *concIndex) bulk(spans iter.Seq[concSpan]) {
 				}
 			}
 		}
-		cs := x.series[k]
+		cs := x.writable(k)
 		if cs == nil {
 			cs = &concSeries{}
 			x.series[k] = cs
@@ -541,6 +590,9 @@ func (x *concIndex) bulk(spans iter.Seq[concSpan]) {
 		cs := t.cs
 		for i := range cs.bks {
 			b := &cs.bks[i]
+			if b.shared {
+				continue // no span went to it: sorted and trimmed
+			}
 			b.starts, b.ends = trimmed(b.starts), trimmed(b.ends)
 			slices.Sort(b.starts)
 			slices.Sort(b.ends)
@@ -582,6 +634,7 @@ func (cs *concSeries) appendEvent(t int64, isStart bool) {
 		i = cs.bucket(n, true)
 	}
 	b := &cs.bks[i]
+	b.own()
 	if isStart {
 		b.starts = append(b.starts, t)
 		b.net++

@@ -75,7 +75,7 @@ func (d *recDecoder) str() string {
 	v := d.u()
 	if v&1 != 0 {
 		if v>>1 >= uint64(len(d.tab)) || d.tab[v>>1] == strMissing {
-			d.fail(fmt.Errorf("a string (%d) that the string table lacks", v>>1))
+			d.fail(strLacking(v >> 1))
 			return ""
 		}
 		return d.tab[v>>1]

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"maps"
 	"strings"
 
 	"github.com/tidwall/buntdb"
@@ -18,10 +19,20 @@ import (
 // in a write transaction, every change undone with a transaction that
 // fails (shadowLog). A conversation written there costs one key of the
 // database instead of two (one tree insert and two heap objects fewer),
-// and a lookup is a map read instead of a tree search.
+// and a lookup is a map read instead of a tree search. A memory store
+// restored from a snapshot reads the snapshot's index (built once) and
+// keeps only its changes since in its own map.
 type convIDs struct {
-	pk     map[convRef]string
-	counts map[string]int // stored conversations per region
+	// base is a snapshot's index (snapshotIndex), shared by every store
+	// that restored it and never changed; pk and counts hold the changes
+	// made since (copy on write), so that a restore costs no rebuild.
+	base *convIDs
+	// pk maps a conversation to its primary key; with a base, "" marks
+	// one of the base's entries deleted.
+	pk map[convRef]string
+	// counts are the stored conversations per region (nil with a base:
+	// the base's, until the first change).
+	counts map[string]int
 }
 
 // convRef names a conversation.
@@ -38,38 +49,67 @@ type idUndo struct {
 // getLocked returns the primary key of the stored conversation (region,
 // id).
 func (x *convIDs) getLocked(region, id string) (string, bool) {
-	pk, ok := x.pk[convRef{region, id}]
+	return x.get(convRef{region, id})
+}
+
+func (x *convIDs) get(ref convRef) (string, bool) {
+	if pk, ok := x.pk[ref]; ok || x.base == nil {
+		return pk, pk != ""
+	}
+	pk, ok := x.base.pk[ref]
 	return pk, ok
 }
 
 // countLocked is the number of stored conversations of a region.
-func (x *convIDs) countLocked(region string) int { return x.counts[region] }
+func (x *convIDs) countLocked(region string) int {
+	if x.counts == nil && x.base != nil {
+		return x.base.counts[region]
+	}
+	return x.counts[region]
+}
+
+// own makes pk and counts this index's own, before a change.
+func (x *convIDs) own() {
+	if x.pk == nil {
+		x.pk = map[convRef]string{}
+	}
+	if x.counts == nil {
+		if x.base != nil {
+			x.counts = maps.Clone(x.base.counts)
+		} else {
+			x.counts = map[string]int{}
+		}
+	}
+}
 
 // putLocked indexes (region, id) under pk, logging the change to undo, and
 // returns the primary key it replaces, if any.
 func (x *convIDs) putLocked(log *shadowLog, region, id, pk string) (prev string, had bool) {
-	if x.pk == nil {
-		x.pk, x.counts = map[convRef]string{}, map[string]int{}
-	}
 	if strings.HasSuffix(pk, "/"+id) {
 		id = pk[len(pk)-len(id):] // the key's bytes: no string of its own
 	}
 	ref := convRef{region, id}
-	prev, had = x.pk[ref]
-	x.pk[ref] = pk
-	if !had {
-		x.counts[region]++
-	}
+	prev, had = x.get(ref)
+	x.setRef(ref, pk, had)
 	if log != nil {
 		log.ids = append(log.ids, idUndo{ref, prev, had})
 	}
 	return prev, had
 }
 
+// setRef maps ref to pk (not ""); had says whether ref was indexed.
+func (x *convIDs) setRef(ref convRef, pk string, had bool) {
+	x.own()
+	x.pk[ref] = pk
+	if !had {
+		x.counts[ref.region]++
+	}
+}
+
 // deleteLocked removes (region, id) from the index, logging the change.
 func (x *convIDs) deleteLocked(log *shadowLog, region, id string) {
 	ref := convRef{region, id}
-	prev, had := x.pk[ref]
+	prev, had := x.get(ref)
 	if !had {
 		return
 	}
@@ -79,28 +119,68 @@ func (x *convIDs) deleteLocked(log *shadowLog, region, id string) {
 	}
 }
 
+// removeLocked removes ref, which is indexed.
 func (x *convIDs) removeLocked(ref convRef) {
-	delete(x.pk, ref)
+	x.own()
+	if _, inBase := x.base.basePK(ref); inBase {
+		x.pk[ref] = ""
+	} else {
+		delete(x.pk, ref)
+	}
 	if x.counts[ref.region]--; x.counts[ref.region] == 0 {
 		delete(x.counts, ref.region)
 	}
+}
+
+// basePK reads a base index (nil: none).
+func (x *convIDs) basePK(ref convRef) (string, bool) {
+	if x == nil {
+		return "", false
+	}
+	pk, ok := x.pk[ref]
+	return pk, ok
 }
 
 // undo takes back the logged changes, last first.
 func (x *convIDs) undo(log []idUndo) {
 	for i := len(log) - 1; i >= 0; i-- {
 		u := log[i]
-		_, has := x.pk[u.ref]
+		_, has := x.get(u.ref)
 		switch {
 		case u.had:
-			if !has {
-				x.counts[u.ref.region]++
-			}
-			x.pk[u.ref] = u.pk
+			x.setRef(u.ref, u.pk, has)
 		case has:
 			x.removeLocked(u.ref)
 		}
 	}
+}
+
+// all yields the index's entries (tests).
+func (x *convIDs) all(yield func(convRef, string) bool) {
+	if x.base != nil {
+		for ref, pk := range x.base.pk {
+			if _, changed := x.pk[ref]; !changed && !yield(ref, pk) {
+				return
+			}
+		}
+	}
+	for ref, pk := range x.pk {
+		if pk != "" && !yield(ref, pk) {
+			return
+		}
+	}
+}
+
+// snapshotIndex builds the lookup index of a snapshot's records, the base
+// of the stores that restore it.
+func snapshotIndex(kvs []kv) *convIDs {
+	x := &convIDs{pk: map[convRef]string{}, counts: map[string]int{}}
+	for _, p := range kvs {
+		if parts, ok := parseConvKey(p.k); ok {
+			x.putLocked(nil, parts.region, parts.id, p.k)
+		}
+	}
+	return x
 }
 
 // convPKLocked returns the primary key of the stored conversation

@@ -36,7 +36,7 @@ func indexed(s *Store) map[string]string {
 				return true
 			})
 		}
-		for ref, pk := range s.ids.pk {
+		for ref, pk := range s.ids.all {
 			out[ref.region+"/"+ref.id] = pk
 		}
 		return nil

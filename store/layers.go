@@ -32,6 +32,9 @@ type layerState struct {
 	ref    ProjectRef
 	shadow []uint64 // a bit per position: the record was written or deleted
 	nShad  int
+	// sharedShadow: shadow is a snapshot's, shared and never changed; the
+	// first bit set takes a copy.
+	sharedShadow bool
 	// cut is the retention cut (an offset from From): records that start
 	// before it and have ended are dropped (retention.go).
 	cut int64
@@ -45,9 +48,19 @@ func newLayerState(l *genLayer) *layerState {
 
 func (ls *layerState) shadowed(p int) bool { return ls.shadow[p>>6]&(1<<(p&63)) != 0 }
 
+// clone is a copy of ls with shadow bits of its own.
 func (ls *layerState) clone() *layerState {
 	c := *ls
 	c.shadow = slices.Clone(ls.shadow)
+	c.sharedShadow = false
+	return &c
+}
+
+// sharing is a copy of a snapshot's ls that shares its shadow bits until
+// the first one it sets.
+func (ls *layerState) sharing() *layerState {
+	c := *ls
+	c.sharedShadow = true
 	return &c
 }
 
@@ -72,6 +85,9 @@ type shadowMark struct {
 func (s *Store) shadowLocked(ls *layerState, p int, log *shadowLog) {
 	if ls.shadowed(p) {
 		return
+	}
+	if ls.sharedShadow {
+		ls.shadow, ls.sharedShadow = slices.Clone(ls.shadow), false
 	}
 	ls.shadow[p>>6] |= 1 << (p & 63)
 	ls.nShad++
@@ -147,6 +163,7 @@ func (s *Store) liveGenLocked(region, id string) (*layerState, int) {
 func (s *Store) updateGen(fn func(tx *buntdb.Tx, log *shadowLog) error) error {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
+	s.writes++
 	var log shadowLog
 	err := s.db.Update(func(tx *buntdb.Tx) error {
 		err := fn(tx, &log)

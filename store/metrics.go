@@ -10,10 +10,12 @@ package store
 //
 // The aggregates are derived data, never written to the database. Every
 // conversation write updates them in its transaction (the difference
-// between the record's old and new events); Restore copies those of the
-// snapshot (or rebuilds them lazily); a store opened on a file with data
-// rebuilds them on the first query. API errors are not conversation data:
-// they live only in memory, and Restore clears them.
+// between the record's old and new events); Restore shares the
+// snapshot's, frozen, and a project's are copied by its first write
+// (snapshot.go; rebuilt lazily when the snapshot has none); a store opened
+// on a file with data rebuilds them on the first query. API errors are
+// not conversation data: they live only in memory, and Restore clears
+// them.
 //
 // Lock order: the database's lock, then metrics.mu. A writer updates the
 // aggregates while it holds the write transaction; a rebuild reads in a
@@ -343,6 +345,10 @@ type projMetrics struct {
 	odd []mevent
 	// conc is the concurrency index (concindex.go).
 	conc *concIndex
+	// frozen: a snapshot's aggregates (every bucket and series frozen),
+	// shared by the stores that restored it and never changed; a store
+	// changes a copy (thawed), made by its first write to the project.
+	frozen bool
 }
 
 func newProjMetrics() *projMetrics {
@@ -466,10 +472,16 @@ type metrics struct {
 	apiErrors map[ProjectRef]*points
 }
 
+// projLocked returns the aggregates of ref to change (created, or copied
+// when frozen).
 func (m *metrics) projLocked(ref ProjectRef) *projMetrics {
 	pm := m.projects[ref]
-	if pm == nil {
+	switch {
+	case pm == nil:
 		pm = newProjMetrics()
+		m.projects[ref] = pm
+	case pm.frozen:
+		pm = pm.thawed()
 		m.projects[ref] = pm
 	}
 	return pm
@@ -651,54 +663,6 @@ func (s *Store) ensureMetrics() error {
 		s.metrics.projects, s.metrics.valid = projects, true
 		return nil
 	})
-}
-
-// snapshotLocked returns a copy of valid aggregates for a snapshot (nil
-// when not valid), API errors excluded. It first sorts every bucket,
-// builds the latency histograms and freezes them, so that the copy shares
-// them (copy on write: a snapshot of a large world does not copy its
-// events) and a restore shares them again. metrics.mu must be held.
-func (m *metrics) snapshotLocked() map[ProjectRef]*projMetrics {
-	if !m.valid {
-		return nil
-	}
-	for _, pm := range m.projects {
-		for _, cs := range pm.conc.series {
-			cs.prepare()
-		}
-		for k, s := range pm.kinds {
-			for _, b := range s {
-				b.sort()
-				if uint8(k) == evTurn {
-					b.histogram()
-				}
-				b.frozen = true
-			}
-		}
-	}
-	return copyProjects(m.projects)
-}
-
-// copyProjects returns a copy of aggregates that leaves src untouched
-// (several stores may restore one snapshot at once): frozen buckets are
-// shared, the others copied. Histograms are immutable and shared.
-func copyProjects(src map[ProjectRef]*projMetrics) map[ProjectRef]*projMetrics {
-	out := make(map[ProjectRef]*projMetrics, len(src))
-	for ref, pm := range src {
-		cp := &projMetrics{odd: slices.Clone(pm.odd), conc: pm.conc.clone()}
-		for k, s := range pm.kinds {
-			cs := make(series, len(s))
-			for m, b := range s {
-				if !b.frozen {
-					b = b.thawed()
-				}
-				cs[m] = b
-			}
-			cp.kinds[k] = cs
-		}
-		out[ref] = cp
-	}
-	return out
 }
 
 // oldConv returns the stored conversation under pk (raw is its value), for

@@ -29,69 +29,37 @@ type RepairReport struct {
 	Rebuilt []string
 	// Kept is the number of records in the repaired file.
 	Kept int
+	// Mended are the records a write cut by a crash left inconsistent,
+	// set right as Open sets them right (recover.go).
+	Mended []Mend
+	// Tail is a record the file ends inside (a write torn by a crash),
+	// which the repaired file does not keep (nil: none). A file with
+	// nothing else wrong is left as it is: Open drops the torn record.
+	Tail *Tail
 }
 
 // Repair moves the damaged records of a data file aside. It reads every
-// record (skipping over damaged bytes to the next well-formed record),
-// checks each as Open does, and, when any is damaged, first writes the
-// damaged records and bytes into a sidecar file next to it (FILE.damaged,
-// or FILE.damaged.N when that exists; one JSON object per line: offset,
-// key, reason, and the value, as value or value_base64), then replaces
-// the file, atomically, by one holding the good records, with indexes
-// rebuilt where they were lost. Nothing is lost: every byte it does not
-// keep is in the sidecar. A file without damage is left as it is. The
+// record (skipping over damaged bytes to the next well-formed record), as
+// Open reads a file it finds anything wrong with (recover.go: Open names
+// the same damaged records): a torn last record dropped, the records a
+// write cut by a crash left inconsistent mended, each record checked.
+// When any is damaged, it first writes the damaged records and bytes into
+// a sidecar file next to it (FILE.damaged, or FILE.damaged.N when that
+// exists; one JSON object per line: offset, key, reason, and the value,
+// as value or value_base64); then, when anything changed, it replaces the
+// file, atomically, by one holding the good records, mended, with
+// indexes rebuilt where they were lost. Nothing is lost but the records
+// of a write cut by a crash, which was never acknowledged: every damaged
+// byte is in the sidecar. A file without damage is left as it is. The
 // store must not be open while it runs.
 func Repair(path string) (*RepairReport, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("store: repair: %w", err)
 	}
-	rep := &RepairReport{File: path}
-	cmds, moved, _ := aofScan(data) // a torn last write is dropped, as buntdb drops it
-	kv, at := replay(cmds)
-	get := func(k string) (string, bool) { v, ok := kv[k]; return v, ok }
-	drop := func(k, reason string) {
-		rep.Moved = append(rep.Moved, Damage{Offset: at[k], Key: k, Reason: reason, Raw: []byte(kv[k])})
-		delete(kv, k)
-	}
-	// Records on their own first, then the indexes of what is left, then
-	// the indexes the remaining records lack.
-	tab := repairStrTab(kv, drop)
-	for _, k := range sortedKeys(kv) {
-		if err := checkValue(k, kv[k], tab); err != nil {
-			drop(k, err.Error())
-		}
-	}
-	for _, k := range sortedKeys(kv) {
-		if strings.HasPrefix(k, pfxConvID) || strings.HasPrefix(k, pfxHandoffSID) {
-			if err := checkLinks(k, kv[k], get); err != nil {
-				drop(k, err.Error())
-			}
-		}
-	}
-	for _, k := range sortedKeys(kv) {
-		idx := ""
-		switch {
-		case strings.HasPrefix(k, pfxConv) && !strings.HasPrefix(k, pfxConvID):
-			if idx = convIDKeyOf(k); kv[idx] == k {
-				idx = ""
-			}
-		case strings.HasPrefix(k, pfxHandoff) && !strings.HasPrefix(k, pfxHandoffSID):
-			// A state whose shared id no other state claims gets it back.
-			if h, err := decodeHandoff(kv[k]); err == nil && h.SharedID != "" {
-				if idx = handoffSharedKey(h.Region, h.AccountID, h.ProjectID, h.SharedID); kv[idx] != "" {
-					idx = ""
-				}
-			}
-		}
-		if idx != "" {
-			kv[idx] = k
-			rep.Rebuilt = append(rep.Rebuilt, idx)
-		}
-	}
-	rep.Moved = append(moved, rep.Moved...)
-	rep.Kept = len(kv)
-	if len(rep.Moved) == 0 && len(rep.Rebuilt) == 0 {
+	ins := inspect(data)
+	rep := &RepairReport{File: path, Moved: ins.moved, Rebuilt: ins.rebuilt, Kept: len(ins.kv), Tail: ins.tail, Mended: ins.mended}
+	if len(rep.Moved) == 0 && len(rep.Rebuilt) == 0 && len(rep.Mended) == 0 {
 		return rep, nil
 	}
 	if len(rep.Moved) > 0 {
@@ -99,7 +67,7 @@ func Repair(path string) (*RepairReport, error) {
 			return nil, err
 		}
 	}
-	if err := rewrite(path, kv); err != nil {
+	if err := rewrite(path, ins.kv); err != nil {
 		return nil, err
 	}
 	return rep, nil

@@ -42,7 +42,6 @@ package store
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -118,8 +117,19 @@ type Store struct {
 	// database's lock.
 	ids convIDs
 
+	// writes counts the write transactions begun, under writeMu; the
+	// data is the snapshot restored while no write has begun since that
+	// Restore's (at restoredAt), and restoring it again rewrites no key.
+	// Memory stores only: a data file records every restore.
+	writes     uint64
+	restored   *Snapshot
+	restoredAt uint64
+
 	// scratch recycles the records EachConversation lends (*genScratch).
 	scratch sync.Pool
+
+	// recovery is what Open did to the data file (recover.go).
+	recovery *Recovery
 }
 
 // ConversationsVersion returns a counter incremented by every committed
@@ -174,9 +184,11 @@ func projectOf(c *Conversation) ProjectRef { return ProjectRef{c.Region, c.Accou
 
 // Open opens a store. An empty path or ":memory:" gives a purely in-memory
 // store; any other path is a buntdb append-only file, replayed on open and
-// synced every second. A file is checked first (verify.go): a damaged
-// record is a *DamageError naming every one, and the store is not opened
-// (Repair moves them aside).
+// synced every second. A file is checked first (verify.go, recover.go):
+// the end of a write cut by a crash is dropped and indexes the file lost
+// are written anew (Recovery says what was done); a damaged record is a
+// *DamageError naming every one, the records Repair moves aside, and the
+// store is not opened.
 func Open(path string) (*Store, error) { return OpenProgress(path, nil) }
 
 // OpenProgress is Open with a report of the generated records' index
@@ -188,35 +200,21 @@ func OpenProgress(path string, progress func(done, total int)) (*Store, error) {
 		p = ":memory:"
 	}
 	file := p != ":memory:"
+	var db *buntdb.DB
+	var rec *Recovery
+	var err error
 	if file {
-		if err := checkFile(p); err != nil {
-			return nil, err
-		}
+		db, rec, err = openChecked(p)
+	} else {
+		db, err = openDB(p)
 	}
-	db, err := buntdb.Open(p)
 	if err != nil {
-		return nil, fmt.Errorf("store: open %q: %w", p, err)
-	}
-	// Never rely on buntdb's TTLs (wall clock); keep the default
-	// auto-shrink of the append-only file.
-	if err := db.SetConfig(buntdb.Config{
-		SyncPolicy:           buntdb.EverySecond,
-		AutoShrinkPercentage: 100,
-		AutoShrinkMinSize:    32 * 1024 * 1024,
-	}); err != nil {
-		_ = db.Close()
-		return nil, fmt.Errorf("store: configure %q: %w", p, err)
-	}
-	if file {
-		if err := verify(db, p); err != nil {
-			_ = db.Close()
-			return nil, err
-		}
+		return nil, err
 	}
 	// No secondary indexes are used (order is encoded in keys), so there is
 	// nothing to re-create here but the generated records' index. The
 	// metric aggregates of a file's data are rebuilt on the first query.
-	s := &Store{db: db, path: p, file: file}
+	s := &Store{db: db, path: p, file: file, recovery: rec}
 	s.metrics.resetLocked(!file)
 	if file {
 		err := s.updateGen(func(tx *buntdb.Tx, log *shadowLog) error {
@@ -259,6 +257,7 @@ func (s *Store) view(fn func(tx *buntdb.Tx) error) error {
 func (s *Store) update(fn func(tx *buntdb.Tx) error) error {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
+	s.writes++
 	return mapErr(s.db.Update(fn))
 }
 
@@ -370,136 +369,4 @@ func (s *Store) Len() (int, error) {
 		return 0, fmt.Errorf("store: len: %w", err)
 	}
 	return n, nil
-}
-
-// Snapshot is an immutable capture of all data of a store. It can be
-// restored any number of times, into this store or another one.
-type Snapshot struct {
-	kvs []kv // ascending key order
-	// gen are the generated records' layers (shared) with their shadow
-	// bits (copies), and the key sequence.
-	gen    []*layerState
-	genSeq int
-	// metrics are the aggregates of the data (nil: rebuilt after Restore).
-	metrics map[ProjectRef]*projMetrics
-	// strs is the string table (shared: never appended to in place).
-	strs []string
-}
-
-type kv struct{ k, v string }
-
-// Snapshot captures all data now. The cost is one pass over the keys;
-// values are shared (Go strings are immutable), not copied.
-func (s *Store) Snapshot() (*Snapshot, error) {
-	snap := &Snapshot{}
-	err := s.view(func(tx *buntdb.Tx) error {
-		n, err := tx.Len()
-		if err != nil {
-			return err
-		}
-		snap.kvs = make([]kv, 0, n)
-		for _, ls := range s.gen {
-			snap.gen = append(snap.gen, ls.clone())
-		}
-		snap.genSeq = s.genSeq
-		snap.strs = slices.Clip(s.tab.load())
-		s.metrics.mu.Lock()
-		snap.metrics = s.metrics.snapshotLocked()
-		s.metrics.mu.Unlock()
-		return tx.Ascend("", func(k, v string) bool {
-			snap.kvs = append(snap.kvs, kv{k, v})
-			return true
-		})
-	})
-	if err != nil {
-		return nil, fmt.Errorf("store: snapshot: %w", err)
-	}
-	return snap, nil
-}
-
-// Restore replaces all data by the snapshot's, atomically (one
-// transaction: concurrent readers see either the old or the new state). A
-// nil snapshot empties the store. For a file-backed store the append-only
-// file records the reset (a flush followed by the snapshot's records), so
-// reopening it yields the restored state.
-func (s *Store) Restore(snap *Snapshot) error {
-	err := s.updateGen(func(tx *buntdb.Tx, log *shadowLog) error {
-		if err := tx.DeleteAll(); err != nil {
-			return err
-		}
-		s.convs.clear() // for memory only: entries validate themselves
-		gen, seq, strs, ids := s.gen, s.genSeq, s.tab.load(), s.ids
-		log.fns = append(log.fns, func() { s.gen, s.genSeq, s.ids = gen, seq, ids; s.tab.reset(strs) })
-		s.gen, s.genSeq, s.ids = nil, 0, convIDs{}
-		s.tab.reset(nil)
-		if snap != nil {
-			s.tab.reset(snap.strs)
-			for _, p := range snap.kvs {
-				if strings.HasPrefix(p.k, pfxConvID) {
-					continue // a data file's index: this store indexes the records itself
-				}
-				if err := set(tx, p.k, p.v); err != nil {
-					return err
-				}
-				if parts, ok := parseConvKey(p.k); ok {
-					if _, _, err := s.indexConvLocked(tx, nil, parts.region, parts.id, p.k); err != nil {
-						return err
-					}
-				}
-			}
-			for _, ls := range snap.gen {
-				s.gen = append(s.gen, ls.clone())
-			}
-			s.genSeq = snap.genSeq
-		}
-		s.metrics.mu.Lock()
-		defer s.metrics.mu.Unlock()
-		switch {
-		case snap == nil:
-			s.metrics.resetLocked(true)
-		case snap.metrics != nil:
-			s.metrics.resetLocked(true)
-			s.metrics.projects = copyProjects(snap.metrics)
-		default:
-			s.metrics.resetLocked(false)
-		}
-		return nil
-	})
-	if err != nil {
-		s.metricsInvalid()
-		return fmt.Errorf("store: restore: %w", err)
-	}
-	s.convChanged()
-	return nil
-}
-
-// Equal reports whether two snapshots hold the same data (tests use it to
-// check that a rejected request changed nothing).
-func (s *Snapshot) Equal(o *Snapshot) bool {
-	if s == nil || o == nil {
-		return s == o
-	}
-	if len(s.kvs) != len(o.kvs) || len(s.gen) != len(o.gen) {
-		return false
-	}
-	for i := range s.gen {
-		if s.gen[i].genLayer != o.gen[i].genLayer || s.gen[i].cut != o.gen[i].cut || !slices.Equal(s.gen[i].shadow, o.gen[i].shadow) {
-			return false
-		}
-	}
-	for i := range s.kvs {
-		if s.kvs[i] != o.kvs[i] {
-			return false
-		}
-	}
-	return true
-}
-
-// Keys lists the keys of a snapshot, for test failure messages.
-func (s *Snapshot) Keys() []string {
-	out := make([]string, len(s.kvs))
-	for i, kv := range s.kvs {
-		out[i] = kv.k
-	}
-	return out
 }

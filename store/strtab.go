@@ -45,7 +45,12 @@ const strMissing = "\x00missing"
 type strTab struct {
 	strs atomic.Pointer[[]string]
 	// The rest is the writers' (under the write lock).
-	idx     map[string]uint32 // nil: to be built from strs
+	// base numbers the first baseN strings (a snapshot's table: shared,
+	// never changed; nil: none) and idx the others (nil: to be built from
+	// strs).
+	base    map[string]uint32
+	baseN   int
+	idx     map[string]uint32
 	seen    map[uint64]struct{}
 	seed    maphash.Seed
 	pending []uint32 // entered by the running write, not written yet
@@ -64,12 +69,15 @@ func (t *strTab) load() []string {
 func (t *strTab) intern(s string) (uint32, bool) {
 	if t.idx == nil {
 		strs := t.load()
-		t.idx = make(map[string]uint32, len(strs))
-		for i, x := range strs {
+		t.idx = make(map[string]uint32, len(strs)-t.baseN)
+		for i, x := range strs[t.baseN:] {
 			if x != strMissing {
-				t.idx[x] = uint32(i)
+				t.idx[x] = uint32(t.baseN + i)
 			}
 		}
+	}
+	if n, ok := t.base[s]; ok {
+		return n, true
 	}
 	if n, ok := t.idx[s]; ok {
 		return n, true
@@ -143,11 +151,30 @@ func (t *strTab) discardLocked() {
 
 // reset replaces the table by strs (shared: it is never appended to in
 // place).
-func (t *strTab) reset(strs []string) {
+func (t *strTab) reset(strs []string) { t.resetIndexed(strs, nil) }
+
+// resetIndexed is reset with the numbers of strs (strTabIndex of strs,
+// shared and never changed; nil: built on the first write).
+func (t *strTab) resetIndexed(strs []string, base map[string]uint32) {
 	strs = strs[:len(strs):len(strs)]
 	t.strs.Store(&strs)
-	t.idx = nil
+	t.base, t.baseN, t.idx = base, 0, nil
+	if base != nil {
+		t.baseN = len(strs)
+	}
 	t.pending = t.pending[:0]
+}
+
+// strTabIndex numbers the strings of a table (a damaged file's missing
+// entries aside).
+func strTabIndex(strs []string) map[string]uint32 {
+	idx := make(map[string]uint32, len(strs))
+	for i, x := range strs {
+		if x != strMissing {
+			idx[x] = uint32(i)
+		}
+	}
+	return idx
 }
 
 func strKey(n int) string { return pfxStr + strconv.Itoa(n) }

@@ -3,10 +3,13 @@ package store
 // Self-checking data files. Open checks a data file before it serves
 // anything from it: every record must be well formed (aof.go), decode by
 // the store's own decoders (so the check follows the encoding wherever it
-// goes), and agree with its key and its indexes. A damaged file stops Open
-// with every damaged record's offset, key and reason (DamageError), rather
-// than answering 500 for it forever; Repair moves the damaged records
-// aside into a sidecar file and keeps the rest.
+// goes), and agree with its key and its indexes. These quick checks
+// stream the file and read the loaded records; when any fails, the file
+// is read again record by record (recover.go), as Repair reads it: the
+// end of a write cut by a crash is dropped and lost indexes are written
+// anew, and a damaged file stops Open with every damaged record's offset,
+// key and reason (DamageError), the records Repair would move aside,
+// rather than answering 500 for them forever.
 
 import (
 	"errors"
@@ -14,10 +17,10 @@ import (
 	"io"
 	"os"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	json "github.com/goccy/go-json"
 
@@ -72,48 +75,31 @@ func (e *DamageError) Error() string {
 	return b.String()
 }
 
-// checkFile checks the structure of a data file before buntdb loads it:
-// every record well formed, except a last one the file ends inside (a
-// write torn by a crash, which buntdb drops, as it always has).
-func checkFile(path string) error {
+// checkFile reads a data file's structure before buntdb loads it: clean
+// when every record is whole and well formed (a file that is not there
+// is clean). It reads the file as a stream, holding one record at a time.
+func checkFile(path string) (clean bool, err error) {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil
+		return true, nil
 	}
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer f.Close()
 	r := newAOFReader(f, 0)
 	for {
 		_, err := r.next()
 		if errors.Is(err, io.EOF) {
-			return nil
+			return true, nil
 		}
 		var ae *aofError
-		if err != nil && !errors.As(err, &ae) {
-			return err
+		if errors.As(err, &ae) {
+			return false, nil
 		}
-		if err == nil {
-			continue
-		}
-		// Only the error path reads the rest of the file into memory.
-		if _, err := f.Seek(ae.off, io.SeekStart); err != nil {
-			return err
-		}
-		rest, err := io.ReadAll(f)
 		if err != nil {
-			return err
+			return false, err
 		}
-		_, damage, _ := aofScan(rest)
-		for i := range damage {
-			damage[i].Offset += ae.off
-			damage[i].Raw = nil
-		}
-		if len(damage) == 0 {
-			return nil // a torn last write
-		}
-		return &DamageError{File: path, Damages: damage}
 	}
 }
 
@@ -244,84 +230,52 @@ func decodeHandoff(v string) (*HandoffState, error) {
 	return h, nil
 }
 
-// verify checks every record of an open database: the links between
-// records in one read transaction, the values (decoding them, the costly
-// part) over every CPU.
-func verify(db *buntdb.DB, path string) error {
+// verify checks every record of an open database: the values (decoding
+// them, the costly part) over every CPU, then the links between records
+// in one read transaction. ok is false when any record fails.
+func verify(db *buntdb.DB) (ok bool, err error) {
 	var recs []kv
-	var mu sync.Mutex
-	var damage []Damage
-	report := func(k string, err error) {
-		mu.Lock()
-		damage = append(damage, Damage{Offset: -1, Key: k, Reason: err.Error()})
-		mu.Unlock()
-	}
-	err := db.View(func(tx *buntdb.Tx) error {
+	err = db.View(func(tx *buntdb.Tx) error {
 		return tx.Ascend("", func(k, v string) bool {
 			recs = append(recs, kv{k, v})
 			return true
 		})
 	})
 	if err != nil {
-		return err
+		return false, err
 	}
 	tab := strTabOf(recs)
+	var failed atomic.Bool
 	var wg sync.WaitGroup
 	workers := runtime.GOMAXPROCS(0)
 	for w := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := w; i < len(recs); i += workers {
-				if err := checkValue(recs[i].k, recs[i].v, tab); err != nil {
-					report(recs[i].k, err)
+			for i := w; i < len(recs) && !failed.Load(); i += workers {
+				if checkValue(recs[i].k, recs[i].v, tab) != nil {
+					failed.Store(true)
 				}
 			}
 		}()
 	}
 	wg.Wait()
-	if len(damage) == 0 {
-		err = db.View(func(tx *buntdb.Tx) error {
-			get := func(k string) (string, bool) {
-				v, err := tx.Get(k)
-				return v, err == nil
-			}
-			for _, r := range recs {
-				if err := checkLinks(r.k, r.v, get); err != nil {
-					report(r.k, err)
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			return err
-		}
+	if failed.Load() {
+		return false, nil
 	}
-	if len(damage) == 0 {
+	ok = true
+	err = db.View(func(tx *buntdb.Tx) error {
+		get := func(k string) (string, bool) {
+			v, err := tx.Get(k)
+			return v, err == nil
+		}
+		for _, r := range recs {
+			if checkLinks(r.k, r.v, get) != nil {
+				ok = false
+				return nil
+			}
+		}
 		return nil
-	}
-	slices.SortFunc(damage, func(a, b Damage) int { return strings.Compare(a.Key, b.Key) })
-	locate(path, damage)
-	return &DamageError{File: path, Damages: damage}
-}
-
-// locate fills in the offsets of damaged records: where each was last
-// written in the file.
-func locate(path string, damage []Damage) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return
-	}
-	cmds, _, _ := aofScan(data)
-	last := map[string]int64{}
-	for _, c := range cmds {
-		if len(c.parts) > 1 {
-			last[c.parts[1]] = c.off
-		}
-	}
-	for i := range damage {
-		if off, ok := last[damage[i].Key]; ok {
-			damage[i].Offset = off
-		}
-	}
+	})
+	return ok, err
 }

@@ -107,7 +107,10 @@ func cmdRepair(inv *invocation, o *options, _ []string) int {
 		fmt.Fprintln(inv.stderr, "mockd repair:", err)
 		return 1
 	}
-	if len(rep.Moved) == 0 && len(rep.Rebuilt) == 0 {
+	if rep.Tail != nil {
+		fmt.Fprintf(inv.stdout, "%s: %s\n", rep.File, rep.Tail)
+	}
+	if len(rep.Moved) == 0 && len(rep.Rebuilt) == 0 && len(rep.Mended) == 0 {
 		fmt.Fprintf(inv.stdout, "%s: no damaged records (%d records)\n", rep.File, rep.Kept)
 		return 0
 	}
@@ -116,6 +119,9 @@ func cmdRepair(inv *invocation, o *options, _ []string) int {
 		for _, d := range rep.Moved {
 			fmt.Fprintf(inv.stdout, "  %s\n", d)
 		}
+	}
+	for _, m := range rep.Mended {
+		fmt.Fprintf(inv.stdout, "  %s\n", m)
 	}
 	for _, k := range rep.Rebuilt {
 		fmt.Fprintf(inv.stdout, "  rebuilt the index %q\n", k)

@@ -89,6 +89,16 @@ func (c *jsonErrorConn) CloseWrite() error {
 	return nil
 }
 
+// SetWriteBuffer sets the connection's kernel send buffer, as a messaging
+// WebSocket does to keep what its client leaves unread in sight of its
+// send queue's bound (handlers/messaging_queue.go).
+func (c *jsonErrorConn) SetWriteBuffer(bytes int) error {
+	if sb, ok := c.Conn.(interface{ SetWriteBuffer(int) error }); ok {
+		return sb.SetWriteBuffer(bytes)
+	}
+	return nil
+}
+
 // jsonError rewrites one of net/http's own error answers as JSON.
 func jsonError(b []byte, maxHeaderBytes int) ([]byte, bool) {
 	const proto = "HTTP/1.1 "

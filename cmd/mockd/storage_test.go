@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -17,9 +19,10 @@ import (
 )
 
 // TestDamagedDataFile: mockd does not start on a data file with a damaged
-// record, and says which record (offset, key, reason) and how to repair
-// it; `mockd repair` moves the record aside; mockd then starts with the
-// other records, and the damaged one is not found (never a 500).
+// record, and says which records (offset, key, reason: the damaged record
+// and its index, the records repair moves) and how to repair them;
+// `mockd repair` moves them aside; mockd then starts with the other
+// records, and the damaged one is not found (never a 500).
 func TestDamagedDataFile(t *testing.T) {
 	t.Parallel()
 	file := filepath.Join(t.TempDir(), "mockd.db")
@@ -63,7 +66,7 @@ func TestDamagedDataFile(t *testing.T) {
 		t.Fatalf("mockd on a damaged file: exit %d\n%s", code, errOut.String())
 	}
 	for _, want := range []string{
-		"store: data file " + file + " has 1 damaged record\n",
+		"store: data file " + file + " has 2 damaged records\n",
 		"key \"c/us/1001/2001/", "/" + damaged + "\": decode conversation: ",
 		"mockd: run 'mockd repair --data " + file + "' to move the damaged records aside (into " + file + ".damaged) and keep the rest\n",
 		"mockd: not started\n",
@@ -98,6 +101,85 @@ func TestDamagedDataFile(t *testing.T) {
 		!strings.Contains(out.String(), file+": no damaged records") {
 		t.Errorf("repair of a sound file: %d %s %s", code, out.String(), errOut.String())
 	}
+}
+
+// TestCutDataFile: a data file cut short by a crash, anywhere in its last
+// writes, starts: one chat create, then the file cut by 10 bytes (which
+// tears one of the create's records, the conversation or its index,
+// whichever buntdb wrote last) starts, logs the torn record with its
+// byte count and what it set right, and serves; and 40 cuts at random
+// points of the last 20 KB of a file of chat traffic all start.
+func TestCutDataFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "tiny.db")
+	s := startServer(t, []string{"--addr", "127.0.0.1:0", "--data", file}, env())
+	id := s.chatCreate()
+	if code := s.stop(); code != 0 {
+		t.Fatalf("exit %d: %s", code, s.stderr)
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, data[:len(data)-10], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s = startServer(t, []string{"--addr", "127.0.0.1:0", "--data", file}, env())
+	for _, want := range []string{"data file recovered", "the file ends inside a record (a write torn by a crash): its ", " bytes from byte "} {
+		if !strings.Contains(s.stderr.String(), want) {
+			t.Errorf("log lacks %q:\n%s", want, s.stderr)
+		}
+	}
+	if status, body := s.do("GET", "/runtime/us-1/v3/acme/support/conversations?limit=100", "", "x-api-key", "test-conversations-key"); status != 200 {
+		t.Errorf("conversations after the cut: %d %s", status, body)
+	}
+	if code := s.stop(); code != 0 {
+		t.Fatalf("exit %d: %s", code, s.stderr)
+	}
+	t.Logf("one create (%s), cut by 10 bytes: %s", id, s.stderr)
+
+	// Chat traffic until the file holds 60 KB, then 40 random cuts in
+	// its last 20 KB.
+	file = filepath.Join(dir, "traffic.db")
+	s = startServer(t, []string{"--addr", "127.0.0.1:0", "--data", file, "--log-level", "warn"}, env())
+	for size := int64(0); size < 60<<10; {
+		id := s.chatCreate()
+		if status, body := s.do("POST", chatPath+"/respond", `{"conversation_id":"`+id+`","message":"I'd like to book a table"}`, chatHeaders...); status != 200 {
+			t.Fatalf("respond: %d %s", status, body)
+		}
+		fi, err := os.Stat(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		size = fi.Size()
+	}
+	if code := s.stop(); code != 0 {
+		t.Fatalf("exit %d: %s", code, s.stderr)
+	}
+	if data, err = os.ReadFile(file); err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(36, uint64(len(data))))
+	opened := 0
+	for i := range 40 {
+		cut := len(data) - 1 - rng.IntN(20<<10)
+		p := filepath.Join(dir, fmt.Sprintf("cut-%d.db", i))
+		if err := os.WriteFile(p, data[:cut], 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var out, errOut bytes.Buffer
+		ctx, cancel := context.WithCancel(context.Background())
+		code := run(ctx, []string{"--addr", "127.0.0.1:0", "--data", p, "--log-level", "warn"}, &out, &errOut, env(),
+			func(string) { cancel() })
+		cancel()
+		if code != 0 {
+			t.Errorf("cut at byte %d of %d: exit %d\n%s", cut, len(data), code, errOut.String())
+			continue
+		}
+		opened++
+	}
+	t.Logf("%d of 40 random cuts in the last 20 KB of a %d-byte file started", opened, len(data))
 }
 
 // TestKillUnderWriteLoad kills a real mockd (SIGKILL) under write load ten

@@ -24,7 +24,8 @@ func ScenarioSchema(root string, voc *scenario.Vocabulary) ([]byte, error) {
 			{ImportPath: "github.com/agentplatform/mockplatform/scenario", Dir: filepath.Join(root, "scenario")},
 			{ImportPath: "github.com/agentplatform/mockplatform/faults", Dir: filepath.Join(root, "faults")},
 		},
-		Names: map[string]string{"faults.Rule": "FaultRule", "faults.Match": "FaultMatch", "faults.Action": "FaultAction"},
+		Names:  map[string]string{"faults.Rule": "FaultRule", "faults.Match": "FaultMatch", "faults.Action": "FaultAction"},
+		Mapper: timelineTypes,
 	})
 	if err != nil {
 		return nil, err
@@ -106,17 +107,21 @@ func applyRules(root *schemagen.Schema, voc *scenario.Vocabulary) {
 		Properties: props("kind", &schemagen.Schema{Enum: enum(voc.ProjectKinds)})}
 	def("Credential").Then = &schemagen.Schema{Required: []string{"project"}}
 
-	nonNegative("Limits", "alert_rules", "webhook_endpoints", "max_body_bytes", "journal_size", "journal_body_bytes")
+	nonNegative("Limits", "alert_rules", "webhook_endpoints", "max_body_bytes", "journal_size", "journal_body_bytes",
+		"ws_send_queue_messages", "ws_send_queue_bytes")
 	// Bounds (bounds.go).
 	prop("Limits", "alert_rules").Maximum = num(scenario.MaxAlertRules)
 	prop("Limits", "webhook_endpoints").Maximum = num(scenario.MaxWebhookEndpoints)
 	prop("Limits", "max_body_bytes").Maximum = num(scenario.MaxBodyBytes)
 	prop("Limits", "journal_size").Maximum = num(scenario.MaxJournalSize)
 	prop("Limits", "journal_body_bytes").Maximum = num(scenario.MaxJournalBodyBytes)
+	prop("Limits", "ws_send_queue_messages").Maximum = num(scenario.MaxWSSendQueueMessages)
+	prop("Limits", "ws_send_queue_bytes").Maximum = num(scenario.MaxWSSendQueueBytes)
 	maxItems := func(n uint64) *uint64 { return &n }
 	prop("", "accounts").MaxItems = maxItems(scenario.MaxAccounts)
 	prop("", "credentials").MaxItems = maxItems(scenario.MaxCredentials)
 	prop("", "faults").MaxItems = maxItems(scenario.MaxFaults)
+	prop("", "timeline").MaxItems = maxItems(scenario.MaxTimelineEntries)
 
 	// Fault rules: the rule table of faults and the validator's lists.
 	prop("FaultMatch", "family").Enum = enum(voc.Faults.Families)
@@ -190,6 +195,8 @@ func applyRules(root *schemagen.Schema, voc *scenario.Vocabulary) {
 	prop("RateLimit", "calls").Maximum = num(scenario.MaxRateLimitCalls)
 	required("OutboundDestination", "match")
 	prop("OutboundDestination", "outcome").Enum = enum(scenario.Outcomes)
+
+	applyTimelineRules(root)
 }
 
 func props(kv ...any) *schemagen.Properties {

@@ -52,6 +52,10 @@ type Options struct {
 	// Names renames types whose names collide (faults.Rule and
 	// scenario.Rule): a full type name ("pkg.Type") to its schema name.
 	Names map[string]string
+	// Mapper gives the schema of types that read and write their own text
+	// (nil: the reflected one); it returns a fresh schema per call, or nil
+	// to reflect the type.
+	Mapper func(reflect.Type) *Schema
 }
 
 // NewReflector returns a reflector for the repository's types.
@@ -62,7 +66,14 @@ func NewReflector(o Options) (*jsonschema.Reflector, error) {
 		AllowAdditionalProperties:  o.AllowAdditional,
 		ExpandedStruct:             true,
 		Anonymous:                  true,
-		Mapper:                     mapType,
+		Mapper: func(t reflect.Type) *Schema {
+			if o.Mapper != nil {
+				if s := o.Mapper(t); s != nil {
+					return s
+				}
+			}
+			return mapType(t)
+		},
 		Namer: func(t reflect.Type) string {
 			if n, ok := o.Names[t.String()]; ok {
 				return n

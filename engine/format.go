@@ -1,9 +1,6 @@
 package engine
 
-// Body helpers of the builder families (agents, alerts, webhooks): these
-// bodies report every bad field at once, one errors[] entry per field
-// (docs/api.md#agents-errors, docs/api.md#alerts-errors), so they are read
-// field by field rather than by one json.Unmarshal.
+// The builder families' validation error and time formats.
 
 import (
 	"time"
@@ -15,15 +12,6 @@ const (
 	CodeValidation      = "VALIDATION_ERROR"
 )
 
-func ContainsStr(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 // Time formats of the builder families.
 const (
 	// alertTime is the alerts and webhooks form: 2024-03-15T10:30:00Z (docs/api.md#ids).
@@ -32,8 +20,10 @@ const (
 	agentTime = "2006-01-02T15:04:05.000Z"
 )
 
+// FmtAlertTime formats a time as the alerts and webhooks families do.
 func FmtAlertTime(t time.Time) string { return t.UTC().Format(alertTime) }
 
+// FmtAlertTimePtr is FmtAlertTime of a time that may be absent.
 func FmtAlertTimePtr(t *time.Time) *string {
 	if t == nil {
 		return nil
@@ -42,4 +32,5 @@ func FmtAlertTimePtr(t *time.Time) *string {
 	return &s
 }
 
+// FmtAgentTime formats a time as the Agents API does.
 func FmtAgentTime(t time.Time) string { return t.UTC().Format(agentTime) }

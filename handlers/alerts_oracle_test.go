@@ -34,7 +34,7 @@ func (a *API) slowRuleValue(t *testing.T, region string, r *engine.AlertRule, no
 	var projects []string
 	if r.ProjectID != nil {
 		projects = []string{*r.ProjectID}
-	} else if acct := a.World().Account(r.AccountID); acct != nil {
+	} else if acct := a.View().Account(r.AccountID); acct != nil {
 		for i := range acct.Projects {
 			projects = append(projects, acct.Projects[i].ID)
 		}
@@ -99,7 +99,7 @@ func (a *API) slowRuleValue(t *testing.T, region string, r *engine.AlertRule, no
 // journal: 5xx entries of runtime families whose path names the account
 // and project (the journal must be large enough to hold them all).
 func (a *API) journalAPIErrors(region string) []apiErrorMark {
-	w := a.World()
+	w := a.View()
 	var out []apiErrorMark
 	for _, e := range a.journal.List(Filter{}) {
 		if f := a.tab.family(e.Family); e.Status < 500 || f == nil || !f.isRuntime() {

@@ -1,5 +1,8 @@
 package engine
 
+// Who a request acts as: the edge authenticates it and hands the engine
+// the principal.
+
 import (
 	"github.com/agentplatform/mockplatform/scenario"
 )

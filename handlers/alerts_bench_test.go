@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentplatform/mockplatform/engine"
 	"github.com/agentplatform/mockplatform/store"
 )
 
@@ -53,7 +54,7 @@ func benchEvaluationPass(b *testing.B, n int) {
 		mustStatus(b, r, 201)
 	}
 	h.evaluate()
-	rules, _ := h.api.ListAlertRules("us", "1001")
+	rules, _ := h.api.ListAlertRules(&engine.Principal{Region: "us", Account: h.api.View().Account("1001")}, engine.AlertQuery{})
 	for _, r := range rules {
 		if r.CurrentValue == nil && n >= 10_000 {
 			b.Fatalf("rule %s %s: no value (%s)", r.Metric, r.WindowDuration, r.CurrentState)
