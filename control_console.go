@@ -74,6 +74,7 @@ func (b consoleBackend) MessagingSessions() []handlers.MessagingSession {
 	return b.p.MessagingSessions()
 }
 func (b consoleBackend) Reservations() ([]engine.Reservation, error) { return b.api.Reservations() }
+func (b consoleBackend) Coverage() *CoverageReport                   { return b.p.Coverage() }
 
 // consoleDocuments are the control plane's documents the console links to
 // when the control plane serves them.

@@ -32,7 +32,7 @@ const (
 
 // controlTags describe the tags, in the document's order.
 var controlTags = []struct{ name, doc string }{
-	{tagCore, "The instance: health, clock, reset, scenario, request journal and fault rules (docs/api.md#control)."},
+	{tagCore, "The instance: health, clock, reset, scenario, request journal, fault rules and coverage (docs/api.md#control)."},
 	{tagWorlds, "Isolated copies of the mock under {base}/w/{id}/, created and deleted at the server's root (docs/worlds.md)."},
 	{tagDocuments, "Documents for tools: the OpenAPI documents and the scenario files' JSON Schema."},
 	{tagFamilies, "Simulated events of one family each: a caller, alert inputs, webhook deliveries, messaging sessions (docs/api.md#control)."},
@@ -104,6 +104,23 @@ func newControlTable() []controlRoute {
 			Summary: "Removes every fault rule.", Responses: []apispec.Response{{Status: 204}}}},
 		{"DELETE", "/faults/:id", (*Platform).handleControlFaultRemove, apispec.Op{ID: "removeFault", Tag: tagCore,
 			Summary: "Removes one fault rule.", Path: id, Errors: []int{404},
+			Responses: []apispec.Response{{Status: 204}}}},
+		{"GET", "/coverage", (*Platform).handleControlCoverage, apispec.Op{ID: "getCoverage", Tag: tagCore,
+			Summary: "The API coverage report: what clients exercised since the start or the last clear, across resets (docs/coverage.md).",
+			Doc: "Each operation called, each status and error code answered, each state-machine transition taken, each " +
+				"fault rule and preset that fired and each clock-driven event kind that ran, out of the mock's catalogue, " +
+				"with what was never exercised, most often got wrong first. mockd's root reports the sum of its own paths " +
+				"and of every world, deleted ones included; a world reports its own.",
+			Query: []apispec.Param{{Name: "format", Enum: []string{coverageJSON, coverageMarkdown, coverageJUnit},
+				Doc: "json (default); markdown, a short report; junit, JUnit XML with one test case per operation."}},
+			Errors: []int{400},
+			Responses: []apispec.Response{
+				{Status: 200, Body: CoverageReport{}},
+				{Status: 200, Type: "text/plain", Body: apispec.Schema{"type": "string", "description": "The Markdown report."}},
+				{Status: 200, Type: "application/xml", Body: apispec.Schema{"type": "string"}},
+			}}},
+		{"DELETE", "/coverage", (*Platform).handleControlCoverageClear, apispec.Op{ID: "clearCoverage", Tag: tagCore,
+			Summary:   "Forgets the coverage counted so far (mockd's root: its worlds' too).",
 			Responses: []apispec.Response{{Status: 204}}}},
 
 		{"GET", "/worlds", (*Platform).handleWorldsList, apispec.Op{ID: "listWorlds", Tag: tagWorlds,

@@ -90,10 +90,10 @@ func isTestTool(path string) bool {
 
 // layers ranks the module's packages: a package imports only packages of a
 // lower rank, so imports point one way (cmd/mockd → mockplatform →
-// handlers → engine → store, faults, scenario, clock) and a request travels
-// edge → engine → store and back.
+// handlers → engine → store, faults, scenario, clock, coverage) and a
+// request travels edge → engine → store and back.
 var layers = map[string]int{
-	"clock": 0, "faults": 1, "store": 1, "scenario": 2, "timeline": 3,
+	"clock": 0, "coverage": 0, "faults": 1, "store": 1, "scenario": 2, "timeline": 3,
 	"engine": 4, "handlers": 5, "console": 6, ".": 7, "mocktest": 8, "cmd/mockd": 9,
 }
 

@@ -17,13 +17,15 @@ import (
 var leakOptions = []goleak.Option{goleak.IgnoreAnyFunction(store.LeakIgnoreFunction)}
 
 // TestMain checks every exchange of every platform the tests start
-// against the OpenAPI document (conformance_test.go), and fails the
+// against the OpenAPI document (conformance_test.go) and every platform's
+// coverage against the catalogue (coverage_suite_test.go), and fails the
 // package when any test leaves a goroutine behind, an exchange of a
 // platform no test owns did not conform, or a whole run's coverage of the
 // real operations differs from the committed one (parity_test.go).
 func TestMain(m *testing.M) {
 	testObserve = observeConformance
 	testObserveControl = observeControlConformance
+	testCoverage = checkCoverage
 	code := m.Run()
 	if code == 0 {
 		if err := goleak.Find(leakOptions...); err != nil {
@@ -37,6 +39,7 @@ func TestMain(m *testing.M) {
 	if chk, err := controlChecker(); err == nil {
 		fmt.Printf("OpenAPI conformance (control plane): %s\n", chk.Counts())
 	}
+	code = finishCoverage(code)
 	if orphans := conformanceOrphans(); len(orphans) > 0 {
 		fmt.Fprintf(os.Stderr, "OpenAPI conformance: %d exchanges of platforms started without a test did not conform:\n%s\n",
 			len(orphans), strings.Join(orphans, "\n"))

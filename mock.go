@@ -34,6 +34,10 @@ type Mock interface {
 	RemoveFault(id string) bool
 	ClearFaults()
 	Faults() []FaultStatus
+	// Coverage is the API coverage report (docs/coverage.md): what the
+	// mock's clients exercised, across resets; ClearCoverage forgets it.
+	Coverage() *CoverageReport
+	ClearCoverage()
 
 	// Err is the first failure of a method above that has no error
 	// result (nil in process).

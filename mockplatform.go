@@ -105,6 +105,11 @@ type config struct {
 // document (docs/openapi.md).
 var testObserve func(tb TB, sc *Scenario, ex handlers.Exchange)
 
+// testCoverage is set by this package's tests only (their TestMain),
+// before any platform starts: Start calls it with the test and the
+// platform as the test ends, before the platform closes (coverage_suite_test.go).
+var testCoverage func(tb TB, p *Platform)
+
 // WithScenario uses a parsed scenario instead of the default one. Scenario
 // options (this one, WithScenarioFile, WithScenarioYAML) add up: several
 // are merged in order, as mockd merges repeated --scenario files.
@@ -289,7 +294,12 @@ func Start(t TB, opts ...Option) *Platform {
 		p.srv = httptest.NewServer(p)
 		p.mu.Unlock()
 	}
-	t.Cleanup(p.Close)
+	t.Cleanup(func() {
+		if fn := testCoverage; fn != nil {
+			fn(t, p)
+		}
+		p.Close()
+	})
 	return p
 }
 

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/agentplatform/mockplatform/clock"
+	"github.com/agentplatform/mockplatform/coverage"
 )
 
 // Worlds: one Platform (one mockd) hosts isolated worlds, each a Platform
@@ -80,8 +81,13 @@ type worldSet struct {
 	limits worldLimits
 	log    *slog.Logger
 
-	mu       sync.Mutex // guards the fields below
-	worlds   map[string]*world
+	mu     sync.Mutex // guards the fields below
+	worlds map[string]*world
+	// closing are the worlds deleted or expired whose Close has not
+	// ended yet; retired sums the coverage counts of the closed ones
+	// (coverage.go): the host's report keeps them.
+	closing  map[string]*world
+	retired  coverage.Snapshot
 	reserved int // worlds being built, counted against the limit
 	seq      uint64
 	clock    *clock.Clock
@@ -91,7 +97,8 @@ type worldSet struct {
 }
 
 func newWorldSet(limits worldLimits, log *slog.Logger) *worldSet {
-	return &worldSet{limits: limits, log: log, worlds: map[string]*world{}}
+	return &worldSet{limits: limits, log: log, worlds: map[string]*world{}, closing: map[string]*world{},
+		retired: coverage.NewSnapshot()}
 }
 
 // clockLocked is the clock that dates worlds and measures idleness: the
@@ -269,7 +276,10 @@ func (p *Platform) DeleteWorld(id string) bool {
 	}
 	ws.mu.Lock()
 	w, ok := ws.worlds[id]
-	delete(ws.worlds, id)
+	if ok {
+		delete(ws.worlds, id)
+		ws.closing[id] = w
+	}
 	ws.mu.Unlock()
 	if ok {
 		w.p.Close()
@@ -334,12 +344,7 @@ func (p *Platform) serveWorld(w http.ResponseWriter, r *http.Request) bool {
 // its host's list.
 func (p *Platform) closeWorlds() {
 	if m := p.cfg.mount; m != nil {
-		ws := m.host.worlds
-		ws.mu.Lock()
-		if w, ok := ws.worlds[m.id]; ok && w.p == p {
-			delete(ws.worlds, m.id)
-		}
-		ws.mu.Unlock()
+		m.host.worlds.retire(m.id, p)
 		return
 	}
 	ws := p.worlds
@@ -349,8 +354,9 @@ func (p *Platform) closeWorlds() {
 	ws.mu.Lock()
 	ws.closed = true
 	list := make([]*world, 0, len(ws.worlds))
-	for _, w := range ws.worlds {
+	for id, w := range ws.worlds {
 		list = append(list, w)
+		ws.closing[id] = w
 	}
 	clear(ws.worlds)
 	if ws.stop != nil {
@@ -390,6 +396,7 @@ func (ws *worldSet) sweep(now time.Time) {
 	for id, w := range ws.worlds {
 		if w.active == 0 && !now.Before(w.lastUsed.Add(ws.limits.idle)) {
 			delete(ws.worlds, id)
+			ws.closing[id] = w
 			dead = append(dead, w)
 		}
 	}

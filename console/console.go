@@ -1,7 +1,7 @@
 // Package console is mockd's web console: server-rendered pages that show
 // a running platform (its clock, conversations, request journal, fault
 // rules, alert rules and webhook deliveries, calls and messaging sessions,
-// scenario) and drive it through the control plane.
+// API coverage, scenario) and drive it through the control plane.
 //
 // The console reads through Backend, a narrow interface of typed methods
 // that the platform implements; it never writes. Every change a page
@@ -33,6 +33,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentplatform/mockplatform/coverage"
 	"github.com/agentplatform/mockplatform/engine"
 	"github.com/agentplatform/mockplatform/faults"
 	"github.com/agentplatform/mockplatform/handlers"
@@ -77,6 +78,8 @@ type Backend interface {
 	OutboundCalls() ([]engine.OutboundCall, error)
 	MessagingSessions() []handlers.MessagingSession
 	Reservations() ([]engine.Reservation, error)
+	// Coverage is the API coverage report (docs/coverage.md).
+	Coverage() *coverage.Report
 	// Documents lists documents the control plane serves besides the
 	// console (the scenario as JSON, a JSON Schema, an OpenAPI document),
 	// as paths relative to the control plane ("scenario").
@@ -163,6 +166,7 @@ func (c *Console) register() {
 	c.mux.HandleFunc("GET /faults", c.handleFaults)
 	c.mux.HandleFunc("GET /alerts", c.handleAlerts)
 	c.mux.HandleFunc("GET /calls", c.handleCalls)
+	c.mux.HandleFunc("GET /coverage", c.handleCoverage)
 	c.mux.HandleFunc("GET /scenario", c.handleScenario)
 	c.mux.HandleFunc("GET /static/{file}", c.handleStatic)
 	c.mux.HandleFunc("/", c.handleNotFound)

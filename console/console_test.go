@@ -3,6 +3,7 @@ package console_test
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"html"
 	"net/http"
 	"net/http/httptest"
@@ -87,6 +88,9 @@ func TestPages(t *testing.T) {
 			"State over time: ok from 2026-01-01 00:00:00, then alert from 2026-01-01 00:01:00"}},
 		{"/calls", 200, []string{"<h1>Calls and sessions</h1>", "14155552671", "answered", "14155550100", "Hi, how can I help you today?",
 			"acme / support"}},
+		{"/coverage", 200, []string{"<h1>Coverage</h1>", `aria-current="page">Coverage`, `<meter min="0" max="100" value="`,
+			`aria-label="chat: `, `<span class="badge rank-2">retry or conflict</span>`, "more in the <a href=\"./../coverage\">JSON report</a>",
+			`data-path="coverage"`}},
 		{"/scenario", 200, []string{"<h1>Scenario</h1>", "default", "Validate and load"}},
 		{"/nothing-here", 404, []string{"No console page at /nothing-here."}},
 	} {
@@ -368,4 +372,30 @@ func TestServesUnderAPrefix(t *testing.T) {
 			t.Errorf("the crawl never reached %s", want)
 		}
 	}
+}
+
+// TestCoveragePage: the coverage page shows the totals, a bar per family
+// with its share, and what was never exercised, most often got wrong
+// first; it follows a clear.
+func TestCoveragePage(t *testing.T) {
+	t.Parallel()
+	p := mockplatform.Start(t)
+	chat(t, p, "what are your hours?")
+	rep := p.Coverage()
+	var chatRow string
+	for _, f := range rep.Families {
+		if f.Name == "chat" {
+			all := f.Totals.Operations.Covered + f.Totals.Statuses.Covered + f.Totals.Codes.Covered
+			total := f.Totals.Operations.Total + f.Totals.Statuses.Total + f.Totals.Codes.Total +
+				f.Totals.Transitions.Total + f.Totals.ClockEvents.Total + f.Totals.Presets.Total
+			chatRow = fmt.Sprintf(`<meter min="0" max="100" value="%d" aria-label="chat: %d%% of %d items exercised">`, all*100/total, all*100/total, total)
+		}
+	}
+	pg := get(t, p, "/coverage")
+	pg.mustContain(t, chatRow, "<th scope=\"row\">operations</th><td class=\"num\">2</td>",
+		"<li><span class=\"badge rank-"+fmt.Sprint(rep.NeverExercised[0].Rank)+"\">", rep.NeverExercised[0].Text)
+	if r := control(t, p, "DELETE", "/coverage", nil); r.Status != 204 {
+		t.Fatalf("DELETE /_mock/coverage: %d %s", r.Status, r.Body)
+	}
+	get(t, p, "/coverage").mustContain(t, "<th scope=\"row\">operations</th><td class=\"num\">0</td>")
 }

@@ -71,6 +71,7 @@ var navItems = []struct{ Key, Path, Label string }{
 	{"faults", "faults", "Faults"},
 	{"alerts", "alerts", "Alerts and webhooks"},
 	{"calls", "calls", "Calls and sessions"},
+	{"coverage", "coverage", "Coverage"},
 	{"scenario", "scenario", "Scenario"},
 }
 
@@ -160,11 +161,12 @@ var funcs = template.FuncMap{
 	"pathEscape": func(s string) string {
 		return url.PathEscape(s)
 	},
-	"add":      func(a, b int) int { return a + b },
-	"navItems": func() any { return navItems },
-	"count":    countOf,
-	"headers":  headerList,
-	"rfc3339":  func(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) },
+	"add":       func(a, b int) int { return a + b },
+	"navItems":  func() any { return navItems },
+	"rankLabel": func(rank int) string { return rankLabels[rank] },
+	"count":     countOf,
+	"headers":   headerList,
+	"rfc3339":   func(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) },
 }
 
 // timeLayout is how pages show virtual times (UTC, to the second; the

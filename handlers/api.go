@@ -22,6 +22,7 @@ import (
 	"net/http"
 	"sync"
 
+	"github.com/agentplatform/mockplatform/coverage"
 	"github.com/agentplatform/mockplatform/engine"
 
 	"github.com/agentplatform/mockplatform/scenario"
@@ -32,6 +33,9 @@ import (
 type API struct {
 	*engine.Engine
 	journal *Journal
+	// coverage counts what the instance's clients exercised; a reset
+	// keeps it (docs/coverage.md).
+	coverage *coverage.Counts
 
 	// tab is the family table the API serves (family.go): shared by
 	// every instance, read-only. states holds the in-memory state of the
@@ -63,11 +67,12 @@ func Open(cfg engine.Config, observe func(Exchange)) (*API, error) {
 // openTable is Open serving the family table tab.
 func openTable(cfg engine.Config, observe func(Exchange), tab *table) (*API, error) {
 	cfg.Vocabulary = tab.scenario
+	counts := coverage.NewCounts(tab.catalogue)
 	e, err := engine.OpenEngine(cfg)
 	if err != nil {
 		return nil, err
 	}
-	a := &API{Engine: e, journal: NewJournal(0, 0), tab: tab, observe: observe}
+	a := &API{Engine: e, journal: NewJournal(0, 0), coverage: counts, tab: tab, observe: observe}
 	a.bg, a.cancel = context.WithCancel(context.Background())
 	a.messaging.randomKey = make([]byte, 32)
 	crand.Read(a.messaging.randomKey) // never fails (crypto/rand crashes the process rather)
@@ -86,6 +91,11 @@ func openTable(cfg engine.Config, observe func(Exchange), tab *table) (*API, err
 
 // Journal is the instance's request journal.
 func (a *API) Journal() *Journal { return a.journal }
+
+// Coverage is the instance's coverage counts: the edge records every
+// request in them, and the engine reports its transitions and clock
+// events to them (a coverage.Recorder).
+func (a *API) Coverage() *coverage.Counts { return a.coverage }
 
 // resetEdge brings the edge's state back to the scenario's initial state,
 // after the engine's (Engine.OnReset): the journal, the live messaging

@@ -67,5 +67,6 @@ func TestMain(m *testing.M) {
 	if chk, err := checker(); err == nil {
 		fmt.Printf("OpenAPI conformance (handlers): %s\n", chk.Counts())
 	}
+	fmt.Printf("API coverage (handlers): %s\n", suiteCoverageLine())
 	os.Exit(code)
 }

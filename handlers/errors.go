@@ -46,6 +46,7 @@ func (a *API) render(c *gin.Context, err error) {
 	for k, v := range e.Headers {
 		c.Header(k, v)
 	}
+	stateOf(c).code = e.Code // for the coverage counts
 	status := e.HttpStatus()
 	if e.Body != nil {
 		c.Data(status, "application/json", e.Body)

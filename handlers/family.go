@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/agentplatform/mockplatform/coverage"
 	"github.com/agentplatform/mockplatform/engine"
 
 	"github.com/gin-gonic/gin"
@@ -89,6 +90,17 @@ type Family struct {
 	// action.preset); ApplyPreset applies one to a request.
 	Presets     []faults.Preset
 	ApplyPreset func(a *API, call faults.PresetCall) presetFunc
+	// Codes are the error codes the family's operations answer besides
+	// those the edge answers for every route (catalogue.go): each is
+	// answered by the family's operations that answer its status, or by
+	// those its Ops name only. With the operations' statuses (Op.Errors)
+	// they are each operation's error catalogue.
+	Codes []ErrorCode
+	// Machines are the state machines of the family's resources, and
+	// ClockEvents the kinds of work the virtual clock runs for it
+	// (machines.go).
+	Machines    []*Machine
+	ClockEvents []ClockEvent
 }
 
 // FamilyState is a family's in-memory state in one instance.
@@ -151,6 +163,8 @@ type table struct {
 	engine   *gin.Engine
 	faults   *faults.Vocabulary
 	scenario *scenario.Vocabulary
+	// catalogue is what the coverage report counts against (catalogue.go).
+	catalogue *coverage.Catalogue
 	// byName is the first family of each name.
 	byName map[string]*Family
 }
@@ -193,6 +207,7 @@ func newTable(fams []*Family) *table {
 	}
 	sc.Faults = fv
 	t.faults, t.scenario = fv, sc
+	t.catalogue = t.newCatalogue()
 	t.engine = t.newEngine()
 	return t
 }
@@ -264,7 +279,7 @@ func (t *table) newEngine() *gin.Engine {
 	e.NoRoute(handleNoRoute)
 	e.NoMethod(handleNoMethod)
 	for _, r := range t.routes {
-		e.Handle(r.Method, r.Path, dispatch(r))
+		e.Handle(r.Method, r.Path, dispatch(r, t.catalogue.OperationIndex(r.Op.ID)))
 	}
 	return e
 }

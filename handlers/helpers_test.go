@@ -79,6 +79,7 @@ func newHarnessTable(t testing.TB, scenarioYAML string, cfg engine.Config, tab *
 		t.Fatal(err)
 	}
 	t.Cleanup(api.Close)
+	t.Cleanup(func() { checkCatalogue(t, api) }) // before Close (cleanups run last first)
 	h := &harness{t: t, api: api, store: api.Store(), clock: api.Clock(), faults: api.Faults(),
 		journal: api.Journal(), sc: api.Scenario()}
 	h.start = h.clock.Now()

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentplatform/mockplatform/coverage"
 	"github.com/agentplatform/mockplatform/engine"
 
 	"github.com/gin-gonic/gin"
@@ -52,7 +53,16 @@ type reqState struct {
 	// preset is the faults.PresetCall marked on the request (markPreset).
 	preset    faults.PresetCall
 	hasPreset bool
-	warnings  []string
+	// For the coverage counts (cover): op is the catalogue index of the
+	// route's operation plus one (0: no route served the request), code
+	// the error code answered (render), firedPreset the preset a fault
+	// rule applied as the rule names it; timeline marks a request a
+	// scenario timeline made.
+	op          int
+	code        string
+	firedPreset string
+	timeline    bool
+	warnings    []string
 	// journalStatus overrides the journaled status when set (0: dropped).
 	journalStatus    int
 	hasJournalStatus bool
@@ -249,6 +259,7 @@ func record(c *gin.Context) {
 			if !rec.journaled {
 				st.journalStatus, st.hasJournalStatus = status, true
 				a.journal.add(c, st)
+				a.cover(st, status)
 				a.noteRuntimeError(c, status, rec.at)
 			}
 			panic(v)
@@ -257,8 +268,19 @@ func record(c *gin.Context) {
 	c.Next()
 	if !rec.journaled {
 		a.journal.add(c, st)
+		a.cover(st, rec.Status())
 		a.noteRuntimeError(c, rec.Status(), rec.at)
 	}
+}
+
+// cover adds the answered (or dropped: status 0) request to the
+// instance's coverage counts, once, where it is journaled.
+func (a *API) cover(st *reqState, status int) {
+	src := coverage.SourceClient
+	if st.timeline {
+		src = coverage.SourceTimeline
+	}
+	a.coverage.Request(st.op-1, status, st.code, st.fault, st.firedPreset, src)
 }
 
 // recorder captures the first bytes of a response for the journal.
@@ -289,7 +311,8 @@ func (r *recorder) WriteHeader(code int) {
 	r.ResponseWriter.WriteHeader(code)
 	if code == http.StatusSwitchingProtocols && !r.journaled && r.a != nil {
 		r.journaled = true
-		r.a.journal.add(r.c, stateOf(r.c))
+		r.a.journal.add(r.c, r.st)
+		r.a.cover(r.st, code)
 	}
 }
 
@@ -337,14 +360,14 @@ func (r *recorder) adopt(buf *[]byte) bool {
 // answer and returns an error value for everything else.
 type handlerFunc func(a *API, c *gin.Context) error
 
-// dispatch serves a route: it marks the request with the route's family,
-// applies fault rules, authenticates, rejects oversized bodies, runs the
-// handler with the request's instance and renders its error in the
-// family's shape.
-func dispatch(r Route) gin.HandlerFunc {
+// dispatch serves a route: it marks the request with the route's family
+// and operation (op: its catalogue index), applies fault rules,
+// authenticates, rejects oversized bodies, runs the handler with the
+// request's instance and renders its error in the family's shape.
+func dispatch(r Route, op int) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		st := stateOf(c)
-		st.family = r.fam
+		st.family, st.op = r.fam, op+1
 		if err := st.api.serve(c, r.fam, r.h); err != nil {
 			st.api.render(c, err)
 		}
@@ -425,6 +448,7 @@ func (a *API) applyFault(c *gin.Context, f *Family) (done bool, err error) {
 	}
 	if act.Preset != "" {
 		if p := a.preset(act.Preset); p != nil {
+			stateOf(c).firedPreset = act.Preset
 			return p(c, rule)
 		}
 		return true, &engine.Error{Kind: engine.KindInternal, Message: fmt.Sprintf("unknown fault preset %q", act.Preset)}

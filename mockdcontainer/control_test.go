@@ -81,6 +81,10 @@ func TestControlClientErr(t *testing.T) {
 		t.Error("RemoveFault() = true")
 	}
 	c.ClearFaults()
+	if got := c.Coverage(); got != nil {
+		t.Errorf("Coverage() = %v, want nil", got)
+	}
+	c.ClearCoverage()
 	if err := c.Reset(); err == nil {
 		t.Error("Reset() = nil")
 	}

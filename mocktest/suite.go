@@ -28,7 +28,7 @@ import (
 // Mock interface and HTTP only, so that the in-process Platform and a mockd
 // container (package mockdcontainer) are held to the same cases: a chat
 // round trip, a validation error, clock advance, a fault, reset, the
-// journal and scenario loading.
+// journal, scenario loading and the coverage report.
 //
 // newMock must return a fresh mock serving the default scenario
 // (docs/api.md#default-scenario) with the manual clock, as Start(t) and
@@ -51,6 +51,7 @@ func RunBehaviourSuite(t *testing.T, newMock func(t *testing.T) mockplatform.Moc
 		{"Reset", suiteReset},
 		{"Journal", suiteJournal},
 		{"Scenario", suiteScenario},
+		{"Coverage", suiteCoverage},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -40,6 +40,7 @@ var usageText = `Usage:
   mockd scenario [default]              print the built-in scenario (YAML)
   mockd healthcheck [--addr HOST:PORT]  exit 0 when the mockd at --addr is healthy
   mockd repair --data FILE              move a data file's damaged records aside
+  mockd coverage [--url URL] [FILE...]  print the API coverage report; gate CI on it
   mockd version                         print mockd's version
   mockd help [COMMAND]                  show a command's help
 Run 'mockd --help' for the flags.

@@ -33,6 +33,16 @@ type options struct {
 	writeTimeout      time.Duration
 	idleTimeout       time.Duration
 	maxHeaderBytes    int
+
+	// coverage's (coverage.go)
+	url                string
+	format             string
+	minOperations      string
+	minStatuses        string
+	minCodes           string
+	minTransitions     string
+	minClockEvents     string
+	requireTransitions listFlag
 }
 
 // listFlag is a repeatable flag; its environment variable is
@@ -57,6 +67,9 @@ type flagSpec struct {
 	// secret flags never show their value (help shows no default taken
 	// from the environment for any flag).
 	field func(o *options) any
+	// only names the one command that takes the flag ("": serve, and
+	// the commands that list it).
+	only string
 }
 
 // flagSpecs are every flag of every command, in help order.
@@ -121,6 +134,30 @@ var flagSpecs = []flagSpec{
 	{name: "max-header-bytes", env: "MOCKD_MAX_HEADER_BYTES", meta: "BYTES", def: "65536",
 		usage: "largest request line and headers; a larger request gets a JSON 431",
 		field: func(o *options) any { return &o.maxHeaderBytes }},
+	{name: "url", env: "MOCKD_URL", meta: "URL", only: "coverage",
+		usage: "the base address of a running mockd, or of a world (…/w/ID), to read the coverage report of",
+		field: func(o *options) any { return &o.url }},
+	{name: "format", env: "MOCKD_COVERAGE_FORMAT", meta: "markdown|json|junit", def: "markdown", only: "coverage",
+		usage: "how to print the report",
+		field: func(o *options) any { return &o.format }},
+	{name: "min-operations", env: "MOCKD_MIN_OPERATIONS", meta: "PERCENT", only: "coverage",
+		usage: "exit 1 when fewer than PERCENT of the operations were called",
+		field: func(o *options) any { return &o.minOperations }},
+	{name: "min-statuses", env: "MOCKD_MIN_STATUSES", meta: "PERCENT", only: "coverage",
+		usage: "exit 1 when fewer than PERCENT of the operations' statuses were answered",
+		field: func(o *options) any { return &o.minStatuses }},
+	{name: "min-codes", env: "MOCKD_MIN_CODES", meta: "PERCENT", only: "coverage",
+		usage: "exit 1 when fewer than PERCENT of the operations' error codes were answered",
+		field: func(o *options) any { return &o.minCodes }},
+	{name: "min-transitions", env: "MOCKD_MIN_TRANSITIONS", meta: "PERCENT", only: "coverage",
+		usage: "exit 1 when fewer than PERCENT of the state machines' transitions were taken",
+		field: func(o *options) any { return &o.minTransitions }},
+	{name: "min-clock-events", env: "MOCKD_MIN_CLOCK_EVENTS", meta: "PERCENT", only: "coverage",
+		usage: "exit 1 when fewer than PERCENT of the clock-driven event kinds ran",
+		field: func(o *options) any { return &o.minClockEvents }},
+	{name: "require-transition", env: "MOCKD_REQUIRE_TRANSITION", meta: "MACHINE:FROM->TO", only: "coverage",
+		usage: "exit 1 when this transition never happened (outbound_call:calling->busy; new->TO for a creation); repeatable (env: comma-separated)",
+		field: func(o *options) any { return &o.requireTransitions }},
 }
 
 func specOf(name string) *flagSpec {

@@ -7,6 +7,7 @@
 //	mockd scenario [default]     print the built-in scenario
 //	mockd healthcheck [--addr]   exit 0 when the mockd at --addr is healthy
 //	mockd repair --data FILE     move a data file's damaged records aside
+//	mockd coverage [--url URL] [FILE...]  print (and gate on) the API coverage report
 //	mockd version                print the version
 //	mockd help [COMMAND]         show help
 //
@@ -57,11 +58,14 @@ type command struct {
 	run     func(inv *invocation, o *options, args []string) int
 }
 
-// serveFlags are the flags of serve: all of them.
+// serveFlags are the flags of serve: all of them but those of one other
+// command.
 var serveFlags = func() []string {
 	var names []string
 	for _, s := range flagSpecs {
-		names = append(names, s.name)
+		if s.only == "" {
+			names = append(names, s.name)
+		}
 	}
 	return names
 }()
@@ -93,6 +97,13 @@ var commands = []*command{
 			"JSON line each: offset, key, reason, value), keeps the rest, rebuilds lost\n" +
 			"indexes, prints what it did and exits 0; serve then starts. Stop mockd first.",
 		flags: []string{"data"}, run: cmdRepair},
+	{name: "coverage", args: "[--url URL] [FILE...]", summary: "print the API coverage report; gate CI on it",
+		help: "coverage reads the API coverage report (docs/coverage.md) of the running mockd at\n" +
+			"--url and of the JSON reports named (GET /_mock/coverage saved, one per CI shard),\n" +
+			"adds them up, prints the sum (--format) and exits 1 when it misses a --min-* share\n" +
+			"or a --require-transition, or a report cannot be read.",
+		flags:   []string{"url", "format", "control-token", "min-operations", "min-statuses", "min-codes", "min-transitions", "min-clock-events", "require-transition"},
+		maxArgs: -1, run: cmdCoverage},
 	{name: "version", summary: "print mockd's version",
 		help: "version prints mockd's version, the commit it was built from and the Go version.",
 		run:  cmdVersion},

@@ -21,8 +21,8 @@ import (
 // hostile, one with a misspelt field), the clock advances, a fault rule
 // is added from a preset and field by field and fires, an alert rule
 // fires and its webhook is delivered (and retried), a reserved number is
-// dialled, a messaging session expired, a scenario with errors is
-// validated and a good one loaded. Each step asserts what the page shows;
+// dialled, a messaging session expired, the coverage report read and
+// cleared, a scenario with errors is validated and a good one loaded. Each step asserts what the page shows;
 // the tester moves by keyboard as well as by mouse; every page is checked
 // for contrast and, with MOCKD_UPDATE_SCREENSHOTS=1, photographed into
 // docs/img for docs/console.md.
@@ -45,6 +45,7 @@ func TestConsoleSession(t *testing.T) {
 		{"faults", faultRules},
 		{"alerts", alerts},
 		{"calls", calls},
+		{"coverage", coveragePage},
 		{"scenario", scenarioPage},
 	} {
 		if !t.Run(step.name, func(t *testing.T) {
@@ -357,6 +358,47 @@ func calls(s *session) {
 	s.click(`button[aria-label="Expire session ` + sessionID + `"]`)
 	s.status("Session " + sessionID + " expired.")
 	s.waitText("#sessions", "No live messaging session.")
+}
+
+// coveragePage: the totals, a bar per family, what was never exercised
+// (most often got wrong first, as the report orders it), kept live as
+// requests come, and cleared from the page.
+func coveragePage(s *session) {
+	t := s.t
+	rep := p(s).Coverage()
+	s.open("coverage")
+	s.waitText("h1", "Coverage")
+	s.waitText("#coverage-families", "chat")
+	if n := eval[int](s, `document.querySelectorAll('#coverage-families meter').length`); n != len(rep.Families) {
+		t.Fatalf("%d bars, want one per family (%d)", n, len(rep.Families))
+	}
+	if v := eval[string](s, `document.querySelector('#coverage-families meter[aria-label^="chat:"]').getAttribute('value')`); v == "0" || v == "" {
+		t.Fatalf("chat's bar shows %q, want its share", v)
+	}
+	first := eval[string](s, `document.querySelector('#coverage-never li').innerText`)
+	if !has(first, rep.NeverExercised[0].Text) {
+		t.Fatalf("first never exercised: %q, want %q", first, rep.NeverExercised[0].Text)
+	}
+	covered := func() string {
+		return eval[string](s, `document.querySelector('#coverage-totals tbody tr td').innerText`)
+	}
+	before := covered()
+	// An operation no one called yet: the page follows without a reload.
+	api(t, "GET", p(s).RuntimeURL("us-1")+"/v1/acme/support/handoff_state?id=nope", nil, "x-api-key", "test-handoff-key")
+	want := strconv.Itoa(p(s).Coverage().Totals.Operations.Covered)
+	if want == before {
+		t.Fatalf("the call covered nothing new (%s operations)", before)
+	}
+	s.waitText("#coverage-totals tbody tr td", want)
+	s.checkContrast("coverage")
+	s.shot("coverage")
+
+	s.click(`form[data-path="coverage"] button`)
+	s.status("Coverage cleared.")
+	s.waitText("#coverage-totals tbody tr td", "0")
+	if got := p(s).Coverage().Totals.Operations.Covered; got != 0 {
+		t.Fatalf("after the page's clear: %d operations covered", got)
+	}
 }
 
 // scenarioPage: a scenario with errors is validated (each problem at its

@@ -474,22 +474,8 @@ func (g *docGen) operation(rt handlers.Route) obj {
 	for status, rs := range byStatus {
 		responses[strconv.Itoa(status)] = g.success(status, rs)
 	}
-	errs := slices.Clone(op.Errors)
 	f := rt.Fam()
-	if f.Credential != "" {
-		errs = append(errs, http.StatusUnauthorized)
-	}
-	if f.Forbid {
-		errs = append(errs, http.StatusForbidden)
-	}
-	if f.Base != "messaging" {
-		errs = append(errs, http.StatusNotFound)
-	}
-	if op.Body != nil {
-		errs = append(errs, http.StatusBadRequest, http.StatusRequestEntityTooLarge)
-	}
-	slices.Sort(errs)
-	for _, status := range slices.Compact(errs) {
+	for _, status := range rt.ErrorStatuses() {
 		responses[strconv.Itoa(status)] = obj{"$ref": "#/components/responses/" + errorResponseName(f, status)}
 		g.errorResponse(f, status)
 	}

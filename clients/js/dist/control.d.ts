@@ -113,6 +113,8 @@ export declare class Control {
      * mockd answering has no such report.
      */
     coverage(format?: "json" | "markdown" | "junit"): Promise<Json>;
+    /** Forgets the coverage counted so far (DELETE /_mock/coverage; at mockd's root, every world's too). */
+    clearCoverage(): Promise<void>;
     /** Every webhook delivery attempt since the last reset, oldest first. */
     deliveries(): Promise<JsonObject[]>;
     /** One alert evaluation pass now, with the webhook attempts it starts. */

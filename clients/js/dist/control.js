@@ -182,6 +182,10 @@ export class Control {
             throw err;
         }
     }
+    /** Forgets the coverage counted so far (DELETE /_mock/coverage; at mockd's root, every world's too). */
+    async clearCoverage() {
+        await this.call("DELETE", "/coverage");
+    }
     /** Every webhook delivery attempt since the last reset, oldest first. */
     async deliveries() {
         return (await this.call("GET", "/webhooks/deliveries")).deliveries;

@@ -263,6 +263,11 @@ export class Control {
     }
   }
 
+  /** Forgets the coverage counted so far (DELETE /_mock/coverage; at mockd's root, every world's too). */
+  async clearCoverage(): Promise<void> {
+    await this.call("DELETE", "/coverage");
+  }
+
   /** Every webhook delivery attempt since the last reset, oldest first. */
   async deliveries(): Promise<JsonObject[]> {
     return ((await this.call("GET", "/webhooks/deliveries")) as { deliveries: JsonObject[] }).deliveries;

@@ -2,8 +2,9 @@
 
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
+import { createServer } from "node:http";
 
-import { CoverageUnavailableError, MockdError, PRESETS, withWorld } from "../dist/index.js";
+import { Control, CoverageUnavailableError, MockdError, PRESETS, withWorld } from "../dist/index.js";
 import { chat, mockdForTests } from "./helpers.mjs";
 
 let mockd;
@@ -95,15 +96,40 @@ test("world settings", async () => {
   await assert.rejects(mockd.createWorld({ scenario: "name: x\nbogus: 1\n" }), (err) => err.status === 400 && err.body.problems.length === 1);
 });
 
-test("coverage, or a clean error without it", () => withWorld(mockd, async (w) => {
-  try {
-    const report = await w.coverage();
-    assert.equal(typeof report, "object");
-  } catch (err) {
-    assert.ok(err instanceof CoverageUnavailableError, String(err));
-    assert.equal(err.status, 404);
-  }
+test("coverage: counted, kept across a reset, cleared", () => withWorld(mockd, async (w) => {
+  await chat(w, "create", {});
+  const ops = (r) => Object.fromEntries(r.families.flatMap((f) => f.operations).map((op) => [op.id, op]));
+  let report = await w.coverage();
+  assert.equal(report.version, 1);
+  assert.equal(ops(report).chatCreate.calls, 1);
+  assert.equal(report.totals.operations.covered, 1);
+  await w.reset();
+  report = await w.coverage();
+  assert.equal(report.totals.operations.covered, 1);
+  assert.match(await w.coverage("markdown"), /^# API coverage\n/);
+  const junit = await w.coverage("junit");
+  assert.match(junit, /^<\?xml/);
+  assert.match(junit, /name="chatCreate POST/);
+  await w.clearCoverage();
+  assert.equal((await w.coverage()).totals.operations.covered, 0);
+  await assert.rejects(w.coverage("html"), (err) => err.status === 400 && !(err instanceof CoverageUnavailableError));
 }));
+
+test("coverage from a mockd without it: CoverageUnavailableError", async () => {
+  const srv = createServer((req, res) => {
+    res.writeHead(404, { "Content-Type": "application/json" });
+    res.end(JSON.stringify({ error: `No route for GET ${req.url.split("?")[0]}.` }));
+  });
+  await new Promise((resolve) => srv.listen(0, "127.0.0.1", resolve));
+  try {
+    const old = new Control(`http://127.0.0.1:${srv.address().port}`);
+    for (const format of [undefined, "markdown"]) {
+      await assert.rejects(old.coverage(format), (err) => err instanceof CoverageUnavailableError && err.status === 404);
+    }
+  } finally {
+    srv.close();
+  }
+});
 
 test("family controls", () => withWorld(mockd, async (w) => {
   assert.deepEqual(await w.deliveries(), []);

@@ -4,7 +4,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from mockplatform import PRESETS, CoverageUnavailable, MockdError
+from mockplatform import PRESETS, Control, CoverageUnavailable, MockdError
 
 
 def test_world_is_fresh_and_isolated(mockd, mock_world, chat):
@@ -90,13 +90,57 @@ def test_world_context_manager_deletes(mockd):
     assert err.value.status == 400 and err.value.body["problems"]
 
 
-def test_coverage_or_unavailable(mock_world):
+def _operations(report):
+    return {op["id"]: op for f in report["families"] for op in f["operations"]}
+
+
+def test_coverage(mock_world, chat):
+    chat("create", {})
+    report = mock_world.coverage()
+    assert report["version"] == 1
+    assert _operations(report)["chatCreate"]["calls"] == 1
+    assert report["totals"]["operations"]["covered"] == 1
+    assert report["never_exercised"][0]["rank"] <= report["never_exercised"][-1]["rank"]
+    mock_world.reset()
+    assert mock_world.coverage()["totals"]["operations"]["covered"] == 1  # a reset keeps it
+    assert mock_world.coverage("markdown").startswith("# API coverage\n")
+    junit = mock_world.coverage("junit")
+    assert junit.startswith("<?xml") and 'name="chatCreate POST' in junit
+    mock_world.clear_coverage()
+    assert mock_world.coverage()["totals"]["operations"]["covered"] == 0
+    with pytest.raises(MockdError) as err:
+        mock_world.coverage("html")
+    assert err.value.status == 400 and not isinstance(err.value, CoverageUnavailable)
+
+
+def test_coverage_unavailable():
+    """A mockd without the report (an older one) raises CoverageUnavailable."""
+    import http.server
+    import threading
+
+    class Old(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            body = ('{"error":"No route for GET %s."}' % self.path.split("?")[0]).encode()
+            self.send_response(404)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    srv = http.server.HTTPServer(("127.0.0.1", 0), Old)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
     try:
-        report = mock_world.coverage()
-    except CoverageUnavailable as err:
-        assert err.status == 404 and "coverage" in str(err)
-    else:
-        assert isinstance(report, dict)
+        old = Control("http://127.0.0.1:%d" % srv.server_address[1])
+        for fmt in (None, "markdown"):
+            with pytest.raises(CoverageUnavailable) as err:
+                old.coverage(fmt)
+            assert err.value.status == 404 and "coverage" in str(err.value)
+    finally:
+        srv.shutdown()
+        srv.server_close()
 
 
 def test_families(mock_world):

@@ -201,6 +201,11 @@ class Control:
                                                "upgrade it, or skip the check", err.body) from err
             raise
 
+    def clear_coverage(self) -> None:
+        """Forgets the coverage counted so far (DELETE /_mock/coverage; at
+        mockd's root, every world's too)."""
+        self._call("DELETE", "/coverage")
+
     def deliveries(self) -> List[Dict[str, Any]]:
         """Every webhook delivery attempt since the last reset, oldest first."""
         return self._call("GET", "/webhooks/deliveries")["deliveries"]

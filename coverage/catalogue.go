@@ -1,0 +1,190 @@
+// Package coverage counts what an instance's clients exercised of the API
+// (docs/coverage.md): each operation called, each status and error code
+// answered, each state-machine transition taken, each fault rule and
+// preset that fired and each clock-driven event kind that ran, out of a
+// catalogue of everything the mock can do. It knows no HTTP: the edge
+// (package handlers) records requests and answers, the engine reports
+// transitions and clock events through a Recorder, and both read their
+// catalogue from the family table.
+//
+// Recording keeps counts only, never bodies, and is bounded whatever the
+// traffic: the catalogue's items are counted in fixed slots, and what
+// falls outside it (a fault rule's own status or code, a transition no
+// machine declares) in maps of bounded size.
+package coverage
+
+import (
+	"cmp"
+	"slices"
+)
+
+// Catalogue is everything the mock can be seen to do, family by family:
+// the operations with the statuses and codes each can answer, the state
+// machines of the families' resources and the clock-driven event kinds.
+// It is read-only once made.
+type Catalogue struct {
+	Families []Family
+
+	// Indexes of the items (made by Index), in catalogue order.
+	opIndex     map[string]int
+	ops         []*Operation
+	transIndex  map[TransitionKey]int
+	transitions []TransitionKey
+	clockIndex  map[string]int
+	clock       []string
+	presetIndex map[string]int
+	presets     []string
+}
+
+// Family is one API family's part of the catalogue.
+type Family struct {
+	Name        string
+	Operations  []Operation
+	Machines    []Machine
+	ClockEvents []ClockEvent
+	// Presets are the family's named failure modes (a fault rule's
+	// action.preset): the name, or "name:value" for each value of a
+	// preset that takes one of a list.
+	Presets []string
+}
+
+// Operation is one operation: its id (the OpenAPI operationId), its route
+// and what it can answer.
+type Operation struct {
+	ID, Method, Path string
+	// Statuses are the statuses it can answer, successes and errors,
+	// ascending.
+	Statuses []int
+	// Codes are the error codes it can answer, by status then code.
+	Codes []Code
+}
+
+// Code is an error code with the status it comes with.
+type Code struct {
+	Status int    `json:"status"`
+	Code   string `json:"code"`
+}
+
+// Machine is the state machine of one kind of resource: its states and
+// the transitions the code makes between them. A transition from "" is
+// the resource coming into being.
+type Machine struct {
+	// Name names the machine in reports and in Recorder.Transition
+	// ("outbound_call").
+	Name string
+	// Doc says what the resource is and what its states mean.
+	Doc         string
+	States      []string
+	Transitions []Transition
+}
+
+// Transition is one allowed move of a machine.
+type Transition struct {
+	From, To string
+	// Clock marks a move the virtual clock makes (a timer that falls due
+	// in Advance), possibly among other causes.
+	Clock bool
+}
+
+// ClockEvent is a kind of work the virtual clock runs when it falls due
+// ("webhooks.retry").
+type ClockEvent struct {
+	Kind string
+	Doc  string
+}
+
+// TransitionKey names a transition of a machine.
+type TransitionKey struct {
+	Machine, From, To string
+}
+
+// Index builds the catalogue's indexes; call it once, before the
+// catalogue is used for recording (NewCounts) or reports.
+func (c *Catalogue) Index() *Catalogue {
+	c.opIndex = map[string]int{}
+	c.transIndex = map[TransitionKey]int{}
+	c.clockIndex = map[string]int{}
+	c.presetIndex = map[string]int{}
+	c.ops, c.transitions, c.clock, c.presets = nil, nil, nil, nil
+	for fi := range c.Families {
+		f := &c.Families[fi]
+		for oi := range f.Operations {
+			op := &f.Operations[oi]
+			if _, dup := c.opIndex[op.ID]; !dup {
+				c.opIndex[op.ID] = len(c.ops)
+				c.ops = append(c.ops, op)
+			}
+		}
+		for _, m := range f.Machines {
+			for _, t := range m.Transitions {
+				k := TransitionKey{m.Name, t.From, t.To}
+				if _, dup := c.transIndex[k]; !dup {
+					c.transIndex[k] = len(c.transitions)
+					c.transitions = append(c.transitions, k)
+				}
+			}
+		}
+		for _, e := range f.ClockEvents {
+			if _, dup := c.clockIndex[e.Kind]; !dup {
+				c.clockIndex[e.Kind] = len(c.clock)
+				c.clock = append(c.clock, e.Kind)
+			}
+		}
+		for _, p := range f.Presets {
+			if _, dup := c.presetIndex[p]; !dup {
+				c.presetIndex[p] = len(c.presets)
+				c.presets = append(c.presets, p)
+			}
+		}
+	}
+	return c
+}
+
+// OperationIndex is the index of an operation id, for Counts.Request
+// (-1 for none).
+func (c *Catalogue) OperationIndex(id string) int {
+	if i, ok := c.opIndex[id]; ok {
+		return i
+	}
+	return -1
+}
+
+// Operations counts the catalogue's operations.
+func (c *Catalogue) Operations() int { return len(c.ops) }
+
+// Machine returns the machine of a name, or nil.
+func (c *Catalogue) Machine(name string) *Machine {
+	for fi := range c.Families {
+		for mi := range c.Families[fi].Machines {
+			if m := &c.Families[fi].Machines[mi]; m.Name == name {
+				return m
+			}
+		}
+	}
+	return nil
+}
+
+// hasStatus reports whether an operation can answer a status.
+func (op *Operation) hasStatus(status int) bool {
+	_, ok := slices.BinarySearch(op.Statuses, status)
+	return ok
+}
+
+// hasCode reports whether an operation can answer a code with a status.
+func (op *Operation) hasCode(status int, code string) bool {
+	_, ok := slices.BinarySearchFunc(op.Codes, Code{status, code}, compareCodes)
+	return ok
+}
+
+func compareCodes(a, b Code) int {
+	return cmp.Or(cmp.Compare(a.Status, b.Status), cmp.Compare(a.Code, b.Code))
+}
+
+// Normalize sorts and deduplicates an operation's statuses and codes (the
+// order hasStatus and hasCode search in).
+func (op *Operation) Normalize() {
+	slices.Sort(op.Statuses)
+	op.Statuses = slices.Compact(op.Statuses)
+	slices.SortFunc(op.Codes, compareCodes)
+	op.Codes = slices.Compact(op.Codes)
+}
