@@ -37,6 +37,9 @@ var families = []*Family{
 	famExternalEvents,
 	famDNI,
 	famHandoff,
+	famVoiceLibrary,
+	famVoiceSamples,
+	famAudioCache,
 }
 
 // Family is one API family. Families with the same Name are one family to
@@ -153,6 +156,8 @@ type table struct {
 	scenario *scenario.Vocabulary
 	// byName is the first family of each name.
 	byName map[string]*Family
+	// maxBody are the routes' own body limits, by path (routeBodyLimits).
+	maxBody map[string]int64
 }
 
 // defaultTable is the table of families, made once per process.
@@ -193,6 +198,7 @@ func newTable(fams []*Family) *table {
 	}
 	sc.Faults = fv
 	t.faults, t.scenario = fv, sc
+	t.maxBody = routeBodyLimits(t.routes)
 	t.engine = t.newEngine()
 	return t
 }

@@ -1,0 +1,223 @@
+package handlers
+
+// Audio cache (docs/api.md#audio-cache; docs/fidelity.md G25): the HTTP
+// edge of the engine's audio_cache*.go. Files come and go as raw WAV
+// bytes (audio/wav) or a multipart form.
+
+import (
+	"bytes"
+	"io"
+	"math"
+	"mime"
+	"mime/multipart"
+	"net/http"
+	"strconv"
+
+	"github.com/agentplatform/mockplatform/engine"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/agentplatform/mockplatform/scenario"
+)
+
+// famAudioCache is an agent's audio cache.
+var famAudioCache = &Family{
+	Name: "audio_cache", Base: "builder", Shape: shapeBuilder,
+	Credential: scenario.KindBuilder, Headers: []string{"X-Api-Key"}, Forbid: true,
+	Marks:    []string{"/audio-cache"},
+	Doc:      "An agent's synthesized utterances: list, download, replace, preview, delete (docs/api.md#audio-cache).",
+	Schemes:  builderSchemes,
+	Security: [][]string{{"builderKey"}},
+	Routes: []Route{
+		route("GET /v1/agents/:agent/audio-cache", (*API).handleAudioList, opAudioList),
+		route("POST /v1/agents/:agent/audio-cache/bulk-delete", (*API).handleAudioBulkDelete, opAudioBulkDelete),
+		route("DELETE /v1/agents/:agent/audio-cache/:entry", (*API).handleAudioDelete, opAudioDelete),
+		route("GET /v1/agents/:agent/audio-cache/:entry/file", (*API).handleAudioFile, opAudioFile),
+		route("PATCH /v1/agents/:agent/audio-cache/:entry/file", (*API).handleAudioUpload, opAudioUpload),
+		route("PUT /v1/agents/:agent/audio-cache/:entry/details", (*API).handleAudioDetails, opAudioDetails),
+		route("POST /v1/agents/:agent/audio-cache/:entry/synthesize", (*API).handleAudioSynthesize, opAudioSynthesize),
+	},
+	Counts: []Counted{{What: "audio cache entries", N: func(a *API) (int, error) { return a.CountAudioEntries() }}},
+}
+
+// audioBodyLimit is the body limit of the upload routes: the 6 MB file
+// and room for a form around it.
+const audioBodyLimit = engine.MaxAudioFile + 1<<20
+
+var (
+	wavAnswer   = []Response{ok(200, Media{Type: "audio/wav"})}
+	opAudioList = &Op{ID: "audioCacheList", Summary: "List cached audio", Doc: "Ready entries, sorted (default cached_at:desc), one page.",
+		Query: []Param{{Name: "limit", Type: "integer", Min: engine.I64(1), Max: engine.I64(engine.AudioListMax), Doc: "Default 50."},
+			{Name: "offset", Type: "integer", Min: engine.I64(0)},
+			{Name: "sort", Doc: "<field>:asc|desc, field hit_count, duration, cached_at, transcript or id."}},
+		Responses: []Response{ok(200, engine.AudioCacheList{})}, Errors: []int{400}}
+	opAudioBulkDelete = &Op{ID: "audioCacheBulkDelete", Summary: "Delete cached audio entries", Doc: "Best effort: each id deleted or failed.",
+		Body: bulkDeleteBody{}, Responses: []Response{ok(200, engine.AudioBulkDeleted{})}}
+	opAudioDelete = &Op{ID: "audioCacheDelete", Summary: "Delete a cached audio entry",
+		Responses: []Response{ok(200, engine.AudioDeleted{})}, Errors: []int{400}}
+	opAudioFile   = &Op{ID: "audioCacheFile", Summary: "Download cached audio", Responses: wavAnswer, Errors: []int{400}}
+	opAudioUpload = &Op{ID: "audioCacheUpload", Summary: "Replace cached audio", Body: Media{Type: "audio/wav"}, MaxBody: audioBodyLimit,
+		Headers:   []Param{{Name: "X-Filename", Doc: "The file's name (default <entryId>.wav), at most 255 bytes."}},
+		Responses: []Response{{Status: 204}}}
+	opAudioDetails = &Op{ID: "audioCacheDetails", Summary: "Replace cached audio, text and tuning settings", MaxBody: audioBodyLimit,
+		Body: Media{Type: "multipart/form-data", Parts: []MediaPart{{Name: "file", Binary: true, Doc: "The WAV file (at most 6 MB)."},
+			{Name: "settings", Doc: `JSON {"text": string, "config": VoiceTuningConfig}.`}}},
+		Responses: []Response{{Status: 204}}}
+	opAudioSynthesize = &Op{ID: "audioCacheSynthesize", Summary: "Preview a synthesis", Doc: "The entry's voice saying text; nothing is saved.",
+		Body: synthesizeBody{}, Responses: wavAnswer}
+)
+
+type bulkDeleteBody struct {
+	IDs []string `json:"ids"`
+}
+
+func (bulkDeleteBody) FieldRules() map[string]engine.FieldRule {
+	return map[string]engine.FieldRule{"ids": {Required: true, MinItems: 1, MaxItems: engine.AudioBulkMax}}
+}
+
+type synthesizeBody struct {
+	Text     string                   `json:"text"`
+	Config   engine.VoiceTuningConfig `json:"config"`
+	Language string                   `json:"language"`
+}
+
+func (synthesizeBody) FieldRules() map[string]engine.FieldRule { return engine.SynthesizeRules }
+
+// intQuery reads an integer query parameter in [lo, hi] (def when absent).
+func intQuery(c *gin.Context, name string, lo, hi, def int, errs *[]engine.FieldError) int {
+	s, ok := c.GetQuery(name)
+	if !ok {
+		return def
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < lo || n > hi {
+		*errs = append(*errs, engine.FieldError{Field: name, Message: "must be an integer from " + strconv.Itoa(lo) + " to " + strconv.Itoa(hi)})
+	}
+	return n
+}
+
+func (a *API) handleAudioList(c *gin.Context) error {
+	var errs []engine.FieldError
+	q := engine.AudioCacheQuery{Limit: intQuery(c, "limit", 1, engine.AudioListMax, engine.AudioListDefault, &errs),
+		Offset: intQuery(c, "offset", 0, math.MaxInt32, 0, &errs), Sort: c.Query("sort")}
+	if errs != nil {
+		return engine.Invalid(engine.CodeValidation, engine.MsgValidationFailed, errs...)
+	}
+	l, err := a.AudioCache(principal(c), c.Param("agent"), q)
+	return answer(c, l, err)
+}
+
+func (a *API) handleAudioBulkDelete(c *gin.Context) error {
+	f, err := readFields(c, false, "ids")
+	if err != nil {
+		return err
+	}
+	ids, _ := stringList(f, "ids")
+	if len(ids) > engine.AudioBulkMax {
+		f.fail("ids", "must contain between 1 and %d entries", engine.AudioBulkMax)
+	}
+	if err := f.err(); err != nil {
+		return err
+	}
+	res, err := a.BulkDeleteAudio(principal(c), c.Param("agent"), ids)
+	return answer(c, res, err)
+}
+
+func (a *API) handleAudioDelete(c *gin.Context) error {
+	return answer(c, engine.AudioDeleted{Success: true}, a.DeleteAudioEntry(principal(c), c.Param("agent"), c.Param("entry")))
+}
+
+func (a *API) handleAudioFile(c *gin.Context) error {
+	b, err := a.AudioFile(principal(c), c.Param("agent"), c.Param("entry"))
+	return wavData(c, b, err)
+}
+
+func (a *API) handleAudioSynthesize(c *gin.Context) error {
+	f, err := readFields(c, false, engine.BodyFields(synthesizeBody{})...)
+	if err != nil {
+		return err
+	}
+	f.requireAll(synthesizeBody{})
+	var in engine.SynthesisRequest
+	in.Text, _ = f.text("text", engine.SynthesizeRules["text"])
+	if lang, ok := f.str("language"); ok && !scenario.LangCodeRE.MatchString(lang) {
+		f.fail("language", "must be a language tag, e.g. en-US")
+	} else {
+		in.Language = lang
+	}
+	if f.has("config") {
+		var errs []engine.FieldError
+		in.Config, errs = engine.TuningConfig("config", f.raw["config"])
+		f.errs = append(f.errs, errs...)
+	}
+	if err := f.err(); err != nil {
+		return err
+	}
+	b, err := a.SynthesizeAudio(principal(c), c.Param("agent"), c.Param("entry"), in)
+	return wavData(c, b, err)
+}
+
+func wavData(c *gin.Context, b []byte, err error) error {
+	if err != nil {
+		return err
+	}
+	c.Data(http.StatusOK, "audio/wav", b)
+	return nil
+}
+
+// handleAudioUpload takes the raw WAV body and the X-Filename header.
+func (a *API) handleAudioUpload(c *gin.Context) error {
+	body := stateOf(c).body
+	if len(body) == 0 {
+		return engine.Errf(engine.KindInvalid, engine.CodeAudioFileRequired, engine.MsgAudioEmptyBody)
+	}
+	up := engine.AudioUpload{Data: body, Filename: c.GetHeader("X-Filename")}
+	return noContent(c, a.ReplaceAudio(principal(c), c.Param("agent"), c.Param("entry"), up))
+}
+
+// handleAudioDetails takes a multipart form: the file part and the
+// settings part.
+func (a *API) handleAudioDetails(c *gin.Context) error {
+	mt, params, err := mime.ParseMediaType(c.GetHeader("Content-Type"))
+	if err != nil || mt != "multipart/form-data" || params["boundary"] == "" {
+		return engine.Invalid(engine.CodeValidation, "Request body must be multipart/form-data with a file part and a settings part.")
+	}
+	var up engine.AudioUpload
+	var settings []byte
+	hasFile := false
+	mr := multipart.NewReader(bytes.NewReader(stateOf(c).body), params["boundary"])
+	for {
+		part, err := mr.NextPart()
+		if err == io.EOF {
+			break
+		}
+		var data []byte
+		if err == nil {
+			data, err = io.ReadAll(part)
+		}
+		if err != nil {
+			return engine.Invalid(engine.CodeValidation, "Request body is not a valid multipart form.")
+		}
+		switch part.FormName() {
+		case "file":
+			up.Data, up.Filename, hasFile = data, part.FileName(), true
+		case "settings":
+			settings = data
+		}
+	}
+	if !hasFile || len(up.Data) == 0 {
+		return engine.Errf(engine.KindInvalid, engine.CodeAudioFileRequired, engine.MsgAudioFilePart)
+	}
+	if up.Settings, err = engine.ParseAudioSettings(settings); err != nil {
+		return err
+	}
+	return noContent(c, a.ReplaceAudio(principal(c), c.Param("agent"), c.Param("entry"), up))
+}
+
+func noContent(c *gin.Context, err error) error {
+	if err != nil {
+		return err
+	}
+	c.Status(http.StatusNoContent)
+	return nil
+}
