@@ -539,7 +539,7 @@ func (g *docGen) success(status int, rs []handlers.Response) obj {
 }
 
 // mediaSchema is the schema of a body that is not JSON: bytes, or a form
-// of parts, all required.
+// of parts, all required (others are ignored).
 func mediaSchema(m handlers.Media) obj {
 	if len(m.Parts) == 0 {
 		return obj{"type": "string", "format": "binary"}
@@ -552,7 +552,7 @@ func mediaSchema(m handlers.Media) obj {
 		}
 		props[p.Name], req = s, append(req, p.Name)
 	}
-	return obj{"type": "object", "properties": props, "required": req}
+	return obj{"type": "object", "properties": props, "required": req, "additionalProperties": true}
 }
 
 // partial is a body schema without its required fields (an update).
