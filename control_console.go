@@ -74,6 +74,10 @@ func (b consoleBackend) MessagingSessions() []handlers.MessagingSession {
 	return b.p.MessagingSessions()
 }
 func (b consoleBackend) Reservations() ([]engine.Reservation, error) { return b.api.Reservations() }
+func (b consoleBackend) AudioCaches() ([]engine.AgentAudio, error)   { return b.api.AudioCaches() }
+func (b consoleBackend) VoiceLibraries() ([]engine.AccountVoices, error) {
+	return b.api.VoiceLibraries()
+}
 
 // consoleDocuments are the control plane's documents the console links to
 // when the control plane serves them.

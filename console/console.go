@@ -77,6 +77,10 @@ type Backend interface {
 	OutboundCalls() ([]engine.OutboundCall, error)
 	MessagingSessions() []handlers.MessagingSession
 	Reservations() ([]engine.Reservation, error)
+	// AudioCaches lists the agents' audio caches, VoiceLibraries the
+	// accounts' voices.
+	AudioCaches() ([]engine.AgentAudio, error)
+	VoiceLibraries() ([]engine.AccountVoices, error)
 	// Documents lists documents the control plane serves besides the
 	// console (the scenario as JSON, a JSON Schema, an OpenAPI document),
 	// as paths relative to the control plane ("scenario").
@@ -163,6 +167,7 @@ func (c *Console) register() {
 	c.mux.HandleFunc("GET /faults", c.handleFaults)
 	c.mux.HandleFunc("GET /alerts", c.handleAlerts)
 	c.mux.HandleFunc("GET /calls", c.handleCalls)
+	c.mux.HandleFunc("GET /voices", c.handleVoices)
 	c.mux.HandleFunc("GET /scenario", c.handleScenario)
 	c.mux.HandleFunc("GET /static/{file}", c.handleStatic)
 	c.mux.HandleFunc("/", c.handleNotFound)

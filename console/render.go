@@ -71,6 +71,7 @@ var navItems = []struct{ Key, Path, Label string }{
 	{"faults", "faults", "Faults"},
 	{"alerts", "alerts", "Alerts and webhooks"},
 	{"calls", "calls", "Calls and sessions"},
+	{"voices", "voices", "Voices and audio"},
 	{"scenario", "scenario", "Scenario"},
 }
 
@@ -251,7 +252,11 @@ func derefInt(p *int64) string {
 // rules").
 func countOf(n int, what string) string {
 	if n == 1 {
-		what = strings.TrimSuffix(what, "s")
+		if stem, ok := strings.CutSuffix(what, "ies"); ok {
+			what = stem + "y" // entries
+		} else {
+			what = strings.TrimSuffix(what, "s")
+		}
 	}
 	return strconv.Itoa(n) + " " + what
 }
