@@ -44,26 +44,31 @@ var famAudioCache = &Family{
 // and room for a form around it.
 const audioBodyLimit = engine.MaxAudioFile + 1<<20
 
+// fidAudio marks the audio cache's choices where the real document is
+// silent.
+var fidAudio = &engine.Fidelity{ID: "G25", Note: "entries from voice replies, synthesis on the virtual clock, sort, upload checks and the audio are the mock's choices"}
+
 var (
 	wavAnswer   = []Response{ok(200, Media{Type: "audio/wav"})}
-	opAudioList = &Op{ID: "audioCacheList", Summary: "List cached audio", Doc: "Ready entries, sorted (default cached_at:desc), one page.",
+	opAudioList = &Op{ID: "audioCacheList", Summary: "List cached audio",
+		Fidelity: &engine.Fidelity{ID: "D28", Note: "the document's camelCase field names, not the ones the kit reads"}, Doc: "Ready entries, sorted (default cached_at:desc), one page.",
 		Query: []Param{{Name: "limit", Type: "integer", Min: engine.I64(1), Max: engine.I64(engine.AudioListMax), Doc: "Default 50."},
 			{Name: "offset", Type: "integer", Min: engine.I64(0)},
-			{Name: "sort", Doc: "<field>:asc|desc, field hit_count, duration, cached_at, transcript or id."}},
+			{Name: "sort", Doc: "<field>:asc|desc, field hit_count, duration, cached_at, transcript or id.", Fidelity: fidAudio}},
 		Responses: []Response{ok(200, engine.AudioCacheList{})}, Errors: []int{400}}
-	opAudioBulkDelete = &Op{ID: "audioCacheBulkDelete", Summary: "Delete cached audio entries", Doc: "Best effort: each id deleted or failed.",
+	opAudioBulkDelete = &Op{ID: "audioCacheBulkDelete", Fidelity: fidAudio, Summary: "Delete cached audio entries", Doc: "Best effort: each id deleted or failed.",
 		Body: bulkDeleteBody{}, Responses: []Response{ok(200, engine.AudioBulkDeleted{})}}
-	opAudioDelete = &Op{ID: "audioCacheDelete", Summary: "Delete a cached audio entry",
+	opAudioDelete = &Op{ID: "audioCacheDelete", Fidelity: fidAudio, Summary: "Delete a cached audio entry",
 		Responses: []Response{ok(200, engine.AudioDeleted{})}, Errors: []int{400}}
-	opAudioFile   = &Op{ID: "audioCacheFile", Summary: "Download cached audio", Responses: wavAnswer, Errors: []int{400}}
-	opAudioUpload = &Op{ID: "audioCacheUpload", Summary: "Replace cached audio", Body: Media{Type: "audio/wav"}, MaxBody: audioBodyLimit,
+	opAudioFile   = &Op{ID: "audioCacheFile", Fidelity: fidAudio, Summary: "Download cached audio", Responses: wavAnswer, Errors: []int{400}}
+	opAudioUpload = &Op{ID: "audioCacheUpload", Fidelity: fidAudio, Summary: "Replace cached audio", Body: Media{Type: "audio/wav"}, MaxBody: audioBodyLimit,
 		Headers:   []Param{{Name: "X-Filename", Doc: "The file's name (default <entryId>.wav), at most 255 bytes."}},
 		Responses: []Response{{Status: 204}}}
-	opAudioDetails = &Op{ID: "audioCacheDetails", Summary: "Replace cached audio, text and tuning settings", MaxBody: audioBodyLimit,
+	opAudioDetails = &Op{ID: "audioCacheDetails", Fidelity: fidAudio, Summary: "Replace cached audio, text and tuning settings", MaxBody: audioBodyLimit,
 		Body: Media{Type: "multipart/form-data", Parts: []MediaPart{{Name: "file", Binary: true, Doc: "The WAV file (at most 6 MB)."},
 			{Name: "settings", Doc: `JSON {"text": string, "config": VoiceTuningConfig}.`}}},
 		Responses: []Response{{Status: 204}}}
-	opAudioSynthesize = &Op{ID: "audioCacheSynthesize", Summary: "Preview a synthesis", Doc: "The entry's voice saying text; nothing is saved.",
+	opAudioSynthesize = &Op{ID: "audioCacheSynthesize", Fidelity: fidAudio, Summary: "Preview a synthesis", Doc: "The entry's voice saying text; nothing is saved.",
 		Body: synthesizeBody{}, Responses: wavAnswer}
 )
 

@@ -43,17 +43,21 @@ var famVoiceSamples = &Family{
 	Routes:   []Route{route("GET /v1/accounts/:account/voice-library/:voice/sample.wav", (*API).handleVoiceSampleAudio, opVoiceSampleAudio)},
 }
 
+// fidVoices marks the voice library's choices where the real document is
+// silent.
+var fidVoices = &engine.Fidelity{ID: "G24", Note: "curated voices, voice ids, the sample address and body limits are the mock's choices"}
+
 var (
-	opVoiceList = &Op{ID: "voiceList", Summary: "List the voice library", Doc: "Poly's curated voices of the region, then the account's own.",
+	opVoiceList = &Op{ID: "voiceList", Summary: "List the voice library", Fidelity: fidVoices, Doc: "Poly's curated voices of the region, then the account's own.",
 		Query: []Param{{Name: "language", Doc: "metadata.language equals it."}, {Name: "gender", Enum: engine.VoiceGenders},
 			{Name: "provider", Doc: "Any case."}, {Name: "isPolyVoice", Type: "boolean"}},
 		Responses: []Response{ok(200, engine.VoiceList{})}, Errors: []int{400}}
-	opVoiceCreate = &Op{ID: "voiceCreate", Summary: "Add a voice", Body: voiceBody{},
+	opVoiceCreate = &Op{ID: "voiceCreate", Summary: "Add a voice", Fidelity: fidVoices, Body: voiceBody{},
 		Responses: []Response{ok(200, engine.VoiceAnswer{})}, Errors: []int{400}}
-	opVoiceGet    = &Op{ID: "voiceGet", Summary: "Read a voice", Responses: []Response{ok(200, engine.VoiceAnswer{})}}
-	opVoiceUpdate = &Op{ID: "voiceUpdate", Summary: "Change a voice", Doc: "The fields given; a Poly voice is 403.",
+	opVoiceGet    = &Op{ID: "voiceGet", Summary: "Read a voice", Fidelity: fidVoices, Responses: []Response{ok(200, engine.VoiceAnswer{})}}
+	opVoiceUpdate = &Op{ID: "voiceUpdate", Summary: "Change a voice", Fidelity: fidVoices, Doc: "The fields given; a Poly voice is 403.",
 		Body: voiceBody{}, BodyPartial: true, Responses: []Response{ok(200, engine.VoiceAnswer{})}, Errors: []int{400}}
-	opVoiceSample = &Op{ID: "voiceSample", Summary: "A voice's sample", Doc: "Its text and a signed address of its audio, valid 1 hour.",
+	opVoiceSample = &Op{ID: "voiceSample", Summary: "A voice's sample", Fidelity: fidVoices, Doc: "Its text and a signed address of its audio, valid 1 hour.",
 		Responses: []Response{ok(200, engine.VoiceSample{})}}
 	opVoiceSampleAudio = &Op{ID: "voiceSampleAudio", Summary: "A sample's audio", Query: []Param{{Name: "expires", Type: "integer", Required: true},
 		{Name: "signature", Required: true}}, Responses: []Response{ok(200, Media{Type: "audio/wav"})}, Errors: []int{403},
