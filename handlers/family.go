@@ -28,6 +28,9 @@ var families = []*Family{
 	famChat,
 	famMessaging,
 	famAgents,
+	famVoiceLibrary,
+	famVoiceSamples,
+	famAudioCache,
 	famAlerts,
 	famWebhooks,
 	famConversations,
@@ -37,9 +40,6 @@ var families = []*Family{
 	famExternalEvents,
 	famDNI,
 	famHandoff,
-	famVoiceLibrary,
-	famVoiceSamples,
-	famAudioCache,
 }
 
 // Family is one API family. Families with the same Name are one family to
