@@ -303,10 +303,13 @@ func (a *Engine) speech(voice, text string) []byte {
 	return wav.Speech(uint64(a.View().Scenario().Seed), voice, text)
 }
 
-// CheckAudioFile checks an uploaded file: at most MaxAudioFile bytes and
-// a WAV file.
+// CheckAudioFile checks an uploaded file: not empty, at most
+// MaxAudioFile bytes and a WAV file.
 func CheckAudioFile(data []byte) (wav.Info, error) {
-	if len(data) > MaxAudioFile {
+	switch {
+	case len(data) == 0:
+		return wav.Info{}, Errf(KindInvalid, CodeAudioFileRequired, MsgAudioEmptyBody)
+	case len(data) > MaxAudioFile:
 		return wav.Info{}, Errf(KindInvalid, CodeAudioFileTooLarge, MsgAudioFileTooLarge)
 	}
 	in, err := wav.Parse(data)

@@ -1,18 +1,55 @@
 package engine
 
 // What the console and the overview read of the voice libraries and the
-// audio caches, and the rules of the audio cache's bodies.
+// audio caches, and the readers of their queries and of the bodies that
+// are not JSON.
 
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"mime"
+	"mime/multipart"
+	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/agentplatform/mockplatform/scenario"
 	"github.com/agentplatform/mockplatform/store"
 )
+
+// Request bodies as the OpenAPI document describes them; the edge reads
+// them field by field by these rules.
+type (
+	// VoiceBody is a voice create or update body (OAS CreateVoiceRequest).
+	VoiceBody struct {
+		Name            string         `json:"name"`
+		Provider        string         `json:"provider"`
+		Config          map[string]any `json:"config"`
+		ProviderVoiceID string         `json:"providerVoiceId"`
+		VoiceMetadata   map[string]any `json:"voiceMetadata"`
+	}
+	// BulkDeleteBody is a bulk delete's body (OAS BulkDeleteAudioCacheRequest).
+	BulkDeleteBody struct {
+		IDs []string `json:"ids"`
+	}
+	// SynthesizeBody is a preview's body (OAS SynthesizeAudioRequest).
+	SynthesizeBody struct {
+		Text     string            `json:"text"`
+		Config   VoiceTuningConfig `json:"config"`
+		Language string            `json:"language"`
+	}
+)
+
+func (VoiceBody) FieldRules() map[string]FieldRule      { return VoiceRules }
+func (SynthesizeBody) FieldRules() map[string]FieldRule { return SynthesizeRules }
+func (BulkDeleteBody) FieldRules() map[string]FieldRule {
+	return map[string]FieldRule{"ids": {Required: true, MinItems: 1, MaxItems: AudioBulkMax}}
+}
 
 // SynthesizeRules are the rules of a preview's body (OAS
 // SynthesizeAudioRequest; the length [INF]).
@@ -135,4 +172,85 @@ func (a *Engine) VoiceLibraries() ([]AccountVoices, error) {
 	}
 	slices.SortStableFunc(out, func(x, y AccountVoices) int { return strings.Compare(x.AccountID, y.AccountID) })
 	return out, nil
+}
+
+// ParseAudioQuery reads a list's query: limit 1 to 200 (default 50),
+// offset 0 or more, sort as ParseAudioSort reads it (checked there).
+func ParseAudioQuery(q url.Values) (AudioCacheQuery, error) {
+	var errs []FieldError
+	num := func(name string, lo, hi, def int) int {
+		s, ok := q[name]
+		if !ok {
+			return def
+		}
+		n, err := strconv.Atoi(s[0])
+		if err != nil || n < lo || n > hi {
+			errs = append(errs, FieldError{Field: name, Message: fmt.Sprintf("must be an integer from %d to %d", lo, hi)})
+		}
+		return n
+	}
+	out := AudioCacheQuery{Limit: num("limit", 1, AudioListMax, AudioListDefault), Offset: num("offset", 0, math.MaxInt32, 0), Sort: q.Get("sort")}
+	if errs != nil {
+		return out, Invalid(CodeValidation, MsgValidationFailed, errs...)
+	}
+	return out, nil
+}
+
+// ParseVoiceFilter reads a voice list's query: gender one of
+// VoiceGenders, isPolyVoice true or false.
+func ParseVoiceFilter(q url.Values) (VoiceFilter, error) {
+	f := VoiceFilter{Language: q.Get("language"), Gender: q.Get("gender"), Provider: q.Get("provider")}
+	var errs []FieldError
+	if v, ok := q["isPolyVoice"]; ok {
+		b, err := strconv.ParseBool(v[0])
+		if err != nil || (v[0] != "true" && v[0] != "false") {
+			errs = append(errs, FieldError{Field: "isPolyVoice", Message: "must be a boolean"})
+		}
+		f.IsPolyVoice = &b
+	}
+	if f.Gender != "" && !slices.Contains(VoiceGenders, f.Gender) {
+		errs = append(errs, FieldError{Field: "gender", Message: "must be one of: " + strings.Join(VoiceGenders, ", ")})
+	}
+	if errs != nil {
+		return f, Invalid(CodeValidation, MsgValidationFailed, errs...)
+	}
+	return f, nil
+}
+
+// ParseAudioForm reads a details update's multipart form: the file part
+// (its bytes and name) and the settings part (ParseAudioSettings); other
+// parts are ignored.
+func ParseAudioForm(contentType string, body []byte) (AudioUpload, error) {
+	var up AudioUpload
+	mt, params, err := mime.ParseMediaType(contentType)
+	if err != nil || mt != "multipart/form-data" || params["boundary"] == "" {
+		return up, Invalid(CodeValidation, "Request body must be multipart/form-data with a file part and a settings part.")
+	}
+	var settings []byte
+	hasFile := false
+	mr := multipart.NewReader(bytes.NewReader(body), params["boundary"])
+	for {
+		part, err := mr.NextPart()
+		if err == io.EOF {
+			break
+		}
+		var data []byte
+		if err == nil {
+			data, err = io.ReadAll(part)
+		}
+		if err != nil {
+			return up, Invalid(CodeValidation, "Request body is not a valid multipart form.")
+		}
+		switch part.FormName() {
+		case "file":
+			up.Data, up.Filename, hasFile = data, part.FileName(), true
+		case "settings":
+			settings = data
+		}
+	}
+	if !hasFile || len(up.Data) == 0 {
+		return up, Errf(KindInvalid, CodeAudioFileRequired, MsgAudioFilePart)
+	}
+	up.Settings, err = ParseAudioSettings(settings)
+	return up, err
 }

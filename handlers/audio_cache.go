@@ -5,13 +5,7 @@ package handlers
 // bytes (audio/wav) or a multipart form.
 
 import (
-	"bytes"
-	"io"
-	"math"
-	"mime"
-	"mime/multipart"
 	"net/http"
-	"strconv"
 
 	"github.com/agentplatform/mockplatform/engine"
 
@@ -57,7 +51,7 @@ var (
 			{Name: "sort", Doc: "<field>:asc|desc, field hit_count, duration, cached_at, transcript or id.", Fidelity: fidAudio}},
 		Responses: []Response{ok(200, engine.AudioCacheList{})}, Errors: []int{400}}
 	opAudioBulkDelete = &Op{ID: "audioCacheBulkDelete", Fidelity: fidAudio, Summary: "Delete cached audio entries", Doc: "Best effort: each id deleted or failed.",
-		Body: bulkDeleteBody{}, Responses: []Response{ok(200, engine.AudioBulkDeleted{})}}
+		Body: engine.BulkDeleteBody{}, Responses: []Response{ok(200, engine.AudioBulkDeleted{})}}
 	opAudioDelete = &Op{ID: "audioCacheDelete", Fidelity: fidAudio, Summary: "Delete a cached audio entry",
 		Responses: []Response{ok(200, engine.AudioDeleted{})}, Errors: []int{400}}
 	opAudioFile   = &Op{ID: "audioCacheFile", Fidelity: fidAudio, Summary: "Download cached audio", Responses: wavAnswer, Errors: []int{400}}
@@ -69,44 +63,13 @@ var (
 			{Name: "settings", Doc: `JSON {"text": string, "config": VoiceTuningConfig}.`}}},
 		Responses: []Response{{Status: 204}}}
 	opAudioSynthesize = &Op{ID: "audioCacheSynthesize", Fidelity: fidAudio, Summary: "Preview a synthesis", Doc: "The entry's voice saying text; nothing is saved.",
-		Body: synthesizeBody{}, Responses: wavAnswer}
+		Body: engine.SynthesizeBody{}, Responses: wavAnswer}
 )
 
-type bulkDeleteBody struct {
-	IDs []string `json:"ids"`
-}
-
-func (bulkDeleteBody) FieldRules() map[string]engine.FieldRule {
-	return map[string]engine.FieldRule{"ids": {Required: true, MinItems: 1, MaxItems: engine.AudioBulkMax}}
-}
-
-type synthesizeBody struct {
-	Text     string                   `json:"text"`
-	Config   engine.VoiceTuningConfig `json:"config"`
-	Language string                   `json:"language"`
-}
-
-func (synthesizeBody) FieldRules() map[string]engine.FieldRule { return engine.SynthesizeRules }
-
-// intQuery reads an integer query parameter in [lo, hi] (def when absent).
-func intQuery(c *gin.Context, name string, lo, hi, def int, errs *[]engine.FieldError) int {
-	s, ok := c.GetQuery(name)
-	if !ok {
-		return def
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil || n < lo || n > hi {
-		*errs = append(*errs, engine.FieldError{Field: name, Message: "must be an integer from " + strconv.Itoa(lo) + " to " + strconv.Itoa(hi)})
-	}
-	return n
-}
-
 func (a *API) handleAudioList(c *gin.Context) error {
-	var errs []engine.FieldError
-	q := engine.AudioCacheQuery{Limit: intQuery(c, "limit", 1, engine.AudioListMax, engine.AudioListDefault, &errs),
-		Offset: intQuery(c, "offset", 0, math.MaxInt32, 0, &errs), Sort: c.Query("sort")}
-	if errs != nil {
-		return engine.Invalid(engine.CodeValidation, engine.MsgValidationFailed, errs...)
+	q, err := engine.ParseAudioQuery(c.Request.URL.Query())
+	if err != nil {
+		return err
 	}
 	l, err := a.AudioCache(principal(c), c.Param("agent"), q)
 	return answer(c, l, err)
@@ -138,11 +101,11 @@ func (a *API) handleAudioFile(c *gin.Context) error {
 }
 
 func (a *API) handleAudioSynthesize(c *gin.Context) error {
-	f, err := readFields(c, false, engine.BodyFields(synthesizeBody{})...)
+	f, err := readFields(c, false, engine.BodyFields(engine.SynthesizeBody{})...)
 	if err != nil {
 		return err
 	}
-	f.requireAll(synthesizeBody{})
+	f.requireAll(engine.SynthesizeBody{})
 	var in engine.SynthesisRequest
 	in.Text, _ = f.text("text", engine.SynthesizeRules["text"])
 	if lang, ok := f.str("language"); ok && !scenario.LangCodeRE.MatchString(lang) {
@@ -172,48 +135,15 @@ func wavData(c *gin.Context, b []byte, err error) error {
 
 // handleAudioUpload takes the raw WAV body and the X-Filename header.
 func (a *API) handleAudioUpload(c *gin.Context) error {
-	body := stateOf(c).body
-	if len(body) == 0 {
-		return engine.Errf(engine.KindInvalid, engine.CodeAudioFileRequired, engine.MsgAudioEmptyBody)
-	}
-	up := engine.AudioUpload{Data: body, Filename: c.GetHeader("X-Filename")}
+	up := engine.AudioUpload{Data: stateOf(c).body, Filename: c.GetHeader("X-Filename")}
 	return noContent(c, a.ReplaceAudio(principal(c), c.Param("agent"), c.Param("entry"), up))
 }
 
 // handleAudioDetails takes a multipart form: the file part and the
 // settings part.
 func (a *API) handleAudioDetails(c *gin.Context) error {
-	mt, params, err := mime.ParseMediaType(c.GetHeader("Content-Type"))
-	if err != nil || mt != "multipart/form-data" || params["boundary"] == "" {
-		return engine.Invalid(engine.CodeValidation, "Request body must be multipart/form-data with a file part and a settings part.")
-	}
-	var up engine.AudioUpload
-	var settings []byte
-	hasFile := false
-	mr := multipart.NewReader(bytes.NewReader(stateOf(c).body), params["boundary"])
-	for {
-		part, err := mr.NextPart()
-		if err == io.EOF {
-			break
-		}
-		var data []byte
-		if err == nil {
-			data, err = io.ReadAll(part)
-		}
-		if err != nil {
-			return engine.Invalid(engine.CodeValidation, "Request body is not a valid multipart form.")
-		}
-		switch part.FormName() {
-		case "file":
-			up.Data, up.Filename, hasFile = data, part.FileName(), true
-		case "settings":
-			settings = data
-		}
-	}
-	if !hasFile || len(up.Data) == 0 {
-		return engine.Errf(engine.KindInvalid, engine.CodeAudioFileRequired, engine.MsgAudioFilePart)
-	}
-	if up.Settings, err = engine.ParseAudioSettings(settings); err != nil {
+	up, err := engine.ParseAudioForm(c.GetHeader("Content-Type"), stateOf(c).body)
+	if err != nil {
 		return err
 	}
 	return noContent(c, a.ReplaceAudio(principal(c), c.Param("agent"), c.Param("entry"), up))

@@ -52,11 +52,11 @@ var (
 		Query: []Param{{Name: "language", Doc: "metadata.language equals it."}, {Name: "gender", Enum: engine.VoiceGenders},
 			{Name: "provider", Doc: "Any case."}, {Name: "isPolyVoice", Type: "boolean"}},
 		Responses: []Response{ok(200, engine.VoiceList{})}, Errors: []int{400}}
-	opVoiceCreate = &Op{ID: "voiceCreate", Summary: "Add a voice", Fidelity: fidVoices, Body: voiceBody{},
+	opVoiceCreate = &Op{ID: "voiceCreate", Summary: "Add a voice", Fidelity: fidVoices, Body: engine.VoiceBody{},
 		Responses: []Response{ok(200, engine.VoiceAnswer{})}, Errors: []int{400}}
 	opVoiceGet    = &Op{ID: "voiceGet", Summary: "Read a voice", Fidelity: fidVoices, Responses: []Response{ok(200, engine.VoiceAnswer{})}}
 	opVoiceUpdate = &Op{ID: "voiceUpdate", Summary: "Change a voice", Fidelity: fidVoices, Doc: "The fields given; a Poly voice is 403.",
-		Body: voiceBody{}, BodyPartial: true, Responses: []Response{ok(200, engine.VoiceAnswer{})}, Errors: []int{400}}
+		Body: engine.VoiceBody{}, BodyPartial: true, Responses: []Response{ok(200, engine.VoiceAnswer{})}, Errors: []int{400}}
 	opVoiceSample = &Op{ID: "voiceSample", Summary: "A voice's sample", Fidelity: fidVoices, Doc: "Its text and a signed address of its audio, valid 1 hour.",
 		Responses: []Response{ok(200, engine.VoiceSample{})}}
 	opVoiceSampleAudio = &Op{ID: "voiceSampleAudio", Summary: "A sample's audio", Query: []Param{{Name: "expires", Type: "integer", Required: true},
@@ -64,26 +64,15 @@ var (
 		Fidelity: &engine.Fidelity{ID: "G24", Note: "the sample's address: the real one is a storage service's"}}
 )
 
-// voiceBody is a voice create or update body (OAS CreateVoiceRequest).
-type voiceBody struct {
-	Name            string         `json:"name"`
-	Provider        string         `json:"provider"`
-	Config          map[string]any `json:"config"`
-	ProviderVoiceID string         `json:"providerVoiceId"`
-	VoiceMetadata   map[string]any `json:"voiceMetadata"`
-}
-
-func (voiceBody) FieldRules() map[string]engine.FieldRule { return engine.VoiceRules }
-
 // readVoice reads a voice body: all required unless partial.
 func readVoice(c *gin.Context, partial bool) (engine.VoiceInput, error) {
 	var in engine.VoiceInput
-	f, err := readFields(c, false, engine.BodyFields(voiceBody{})...)
+	f, err := readFields(c, false, engine.BodyFields(engine.VoiceBody{})...)
 	if err != nil {
 		return in, err
 	}
 	if !partial {
-		f.requireAll(voiceBody{})
+		f.requireAll(engine.VoiceBody{})
 	}
 	for _, x := range []struct {
 		name string
@@ -99,11 +88,9 @@ func readVoice(c *gin.Context, partial bool) (engine.VoiceInput, error) {
 }
 
 func (a *API) handleVoiceList(c *gin.Context) error {
-	var errs []engine.FieldError
-	f := engine.VoiceFilter{Language: c.Query("language"), Provider: c.Query("provider"), IsPolyVoice: boolQuery(c, "isPolyVoice", &errs)}
-	f.Gender, _ = enumQuery(c, "gender", engine.VoiceGenders, &errs)
-	if errs != nil {
-		return engine.Invalid(engine.CodeValidation, engine.MsgValidationFailed, errs...)
+	f, err := engine.ParseVoiceFilter(c.Request.URL.Query())
+	if err != nil {
+		return err
 	}
 	list, err := a.Voices(principal(c), f)
 	return answer(c, engine.VoiceList{Voices: list}, err)
