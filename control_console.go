@@ -75,6 +75,10 @@ func (b consoleBackend) MessagingSessions() []handlers.MessagingSession {
 }
 func (b consoleBackend) Reservations() ([]engine.Reservation, error) { return b.api.Reservations() }
 func (b consoleBackend) Coverage() *CoverageReport                   { return b.p.Coverage() }
+func (b consoleBackend) AudioCaches() ([]engine.AgentAudio, error)   { return b.api.AudioCaches() }
+func (b consoleBackend) VoiceLibraries() ([]engine.AccountVoices, error) {
+	return b.api.VoiceLibraries()
+}
 
 // consoleDocuments are the control plane's documents the console links to
 // when the control plane serves them.

@@ -80,6 +80,10 @@ type Backend interface {
 	Reservations() ([]engine.Reservation, error)
 	// Coverage is the API coverage report (docs/coverage.md).
 	Coverage() *coverage.Report
+	// AudioCaches lists the agents' audio caches, VoiceLibraries the
+	// accounts' voices.
+	AudioCaches() ([]engine.AgentAudio, error)
+	VoiceLibraries() ([]engine.AccountVoices, error)
 	// Documents lists documents the control plane serves besides the
 	// console (the scenario as JSON, a JSON Schema, an OpenAPI document),
 	// as paths relative to the control plane ("scenario").
@@ -167,6 +171,7 @@ func (c *Console) register() {
 	c.mux.HandleFunc("GET /alerts", c.handleAlerts)
 	c.mux.HandleFunc("GET /calls", c.handleCalls)
 	c.mux.HandleFunc("GET /coverage", c.handleCoverage)
+	c.mux.HandleFunc("GET /voices", c.handleVoices)
 	c.mux.HandleFunc("GET /scenario", c.handleScenario)
 	c.mux.HandleFunc("GET /static/{file}", c.handleStatic)
 	c.mux.HandleFunc("/", c.handleNotFound)

@@ -67,7 +67,7 @@ func TestPages(t *testing.T) {
 		texts  []string
 	}{
 		{"/", 200, []string{"<h1>Overview</h1>", "2026-01-01 00:01:00", "manual", `aria-current="page">Overview`,
-			"5 conversations", "1 alert rule", "1 outbound call", "1 number reservation", "503", "slow-respond"}},
+			"5 conversations", "1 alert rule", "1 outbound call", "1 number reservation", "1 audio cache entry", "0 voices", "503", "slow-respond"}},
 		{"/conversations", 200, []string{"<h1>Conversations</h1>", id, "live_agent_queue", "acme / support (Support Agent), region us"}},
 		{"/conversations?in_progress=false", 200, []string{id}},
 		{"/conversations?limit=0", 400, []string{"limit must be an integer from 1 to 5000."}},
@@ -91,6 +91,8 @@ func TestPages(t *testing.T) {
 		{"/coverage", 200, []string{"<h1>Coverage</h1>", `aria-current="page">Coverage`, `<meter min="0" max="100" value="`,
 			`aria-label="chat: `, `<span class="badge rank-2">retry or conflict</span>`, "more in the <a href=\"./../coverage\">JSON report</a>",
 			`data-path="coverage"`}},
+		{"/voices", 200, []string{"<h1>Voices and audio</h1>", "acme / support", "Hi, how can I help you today?", "ready since 2026-01-01 00:00:01",
+			"google en-US-Standard-A", "VOICE-6fad73f6", "Anne", "Poly, read-only"}},
 		{"/scenario", 200, []string{"<h1>Scenario</h1>", "default", "Validate and load"}},
 		{"/nothing-here", 404, []string{"No console page at /nothing-here."}},
 	} {
@@ -398,4 +400,19 @@ func TestCoveragePage(t *testing.T) {
 		t.Fatalf("DELETE /_mock/coverage: %d %s", r.Status, r.Body)
 	}
 	get(t, p, "/coverage").mustContain(t, "<th scope=\"row\">operations</th><td class=\"num\">0</td>")
+}
+
+// TestVoicesPagePending: an entry whose synthesis has not ended shows
+// when it will, and the voices an account owns are listed as its own.
+func TestVoicesPagePending(t *testing.T) {
+	t.Parallel()
+	p := mockplatform.Start(t)
+	if _, err := p.Dial("+14155550150", ""); err != nil {
+		t.Fatal(err)
+	}
+	do(t, "POST", p.BuilderURL("us")+"/v1/accounts/acme/voice-library", map[string]any{"name": "Nova", "provider": "ELEVENLABS",
+		"providerVoiceId": "21m00Tcm4TlvDq8ikWAM", "config": map[string]any{}}, "x-api-key", "test-builder-key")
+	get(t, p, "/voices").mustContain(t, "pending until 2026-01-01 00:00:01", "google en-US-Neural2-A", "Nova", "the account's")
+	p.Advance(time.Second)
+	get(t, p, "/voices").mustContain(t, "ready since 2026-01-01 00:00:01")
 }

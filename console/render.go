@@ -72,6 +72,7 @@ var navItems = []struct{ Key, Path, Label string }{
 	{"alerts", "alerts", "Alerts and webhooks"},
 	{"calls", "calls", "Calls and sessions"},
 	{"coverage", "coverage", "Coverage"},
+	{"voices", "voices", "Voices and audio"},
 	{"scenario", "scenario", "Scenario"},
 }
 
@@ -253,7 +254,11 @@ func derefInt(p *int64) string {
 // rules").
 func countOf(n int, what string) string {
 	if n == 1 {
-		what = strings.TrimSuffix(what, "s")
+		if stem, ok := strings.CutSuffix(what, "ies"); ok {
+			what = stem + "y" // entries
+		} else {
+			what = strings.TrimSuffix(what, "s")
+		}
 	}
 	return strconv.Itoa(n) + " " + what
 }

@@ -405,6 +405,9 @@ func (a *Engine) DeleteAgent(p *Principal, ref string) error {
 	if err := a.dropTelephonyLocked(p.Region, p.Account.ID, d.AgentID); err != nil {
 		return err
 	}
+	if err := a.dropAudioLocked(p.Region, d.AgentID); err != nil {
+		return err
+	}
 	a.setRuntimeLocked(p.Region, d.AgentID, nil, nil)
 	return nil
 }

@@ -169,8 +169,10 @@ func (a *Engine) Converse(region, id string, check func(*store.Conversation) err
 }
 
 // afterTurn applies the effects of a stored turn outside the store
-// transaction: the handoff state and the awaited event.
+// transaction: the audio cache of what the agent said, the handoff state
+// and the awaited event.
 func (a *Engine) afterTurn(conv *store.Conversation, out Outcome) {
+	a.cacheUtterance(conv, out.Text) // audio_cache.go
 	if out.Handoff != nil {
 		a.writeHandoffState(conv, out.Handoff)
 	}

@@ -81,12 +81,17 @@ type Engine struct {
 	//	webhooks.mu     taken under alerts.mu (a pass announces events)
 	//	outbound.mu
 	//	concurrency.mu  held across the store reads of a cache rebuild
+	//	audio.mu        held across an entry's and its file's store calls;
+	//	                taken under agents.mu (agent delete)
+	//	voices.mu       held across a voice library's store update
 	//	mu              the id streams below: a leaf
 	agents      agentsState
 	alerts      alertsState
 	webhooks    webhooksState
 	outbound    outboundState
 	Concurrency concurrencyState
+	voices      voicesState
+	audio       audioState
 
 	// onReset are the edge's resets (OnReset), run at the end of a reset.
 	onReset []func(sc *scenario.Scenario)
@@ -172,6 +177,7 @@ func (e *Engine) resetFamilies(restored bool) {
 	e.resetWebhooks()
 	e.resetOutbound()
 	e.resetConcurrency()
+	e.resetAudio()
 	e.armRetention()
 	for _, fn := range e.onReset {
 		fn(e.sc)

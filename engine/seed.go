@@ -40,7 +40,7 @@ func seed(st *store.Store, sc *scenario.Scenario, now time.Time, prog *progress)
 	if err := seedGenerated(st, sc, now, prog); err != nil {
 		return err
 	}
-	for _, seed := range []func(*store.Store, *scenario.Scenario, time.Time) error{seedAgents, seedAlerts} {
+	for _, seed := range []func(*store.Store, *scenario.Scenario, time.Time) error{seedAgents, seedAlerts, seedVoicesAndAudio} {
 		if err := seed(st, sc, now); err != nil {
 			return err
 		}

@@ -40,7 +40,7 @@ func TestCounts(t *testing.T) {
 	if diff := cmp.Diff(want, after); diff != "" {
 		t.Fatalf("counts (-want +got):\n%s", diff)
 	}
-	if before["agents"] != 1 || len(before) != 7 {
+	if before["agents"] != 1 || len(before) != 9 {
 		t.Fatalf("default scenario counts: %v", before)
 	}
 }

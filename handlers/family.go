@@ -29,6 +29,9 @@ var families = []*Family{
 	famChat,
 	famMessaging,
 	famAgents,
+	famVoiceLibrary,
+	famVoiceSamples,
+	famAudioCache,
 	famAlerts,
 	famWebhooks,
 	famConversations,
@@ -167,6 +170,8 @@ type table struct {
 	catalogue *coverage.Catalogue
 	// byName is the first family of each name.
 	byName map[string]*Family
+	// maxBody are the routes' own body limits, by path (routeBodyLimits).
+	maxBody map[string]int64
 }
 
 // defaultTable is the table of families, made once per process.
@@ -208,6 +213,7 @@ func newTable(fams []*Family) *table {
 	sc.Faults = fv
 	t.faults, t.scenario = fv, sc
 	t.catalogue = t.newCatalogue()
+	t.maxBody = routeBodyLimits(t.routes)
 	t.engine = t.newEngine()
 	return t
 }

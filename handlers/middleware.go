@@ -220,6 +220,9 @@ func record(c *gin.Context) {
 	st := stateOf(c)
 	a := st.api
 	limit := a.View().MaxBody()
+	if n := a.tab.maxBody[c.FullPath()]; n > limit {
+		limit = n // a route with a larger limit of its own (an audio upload)
+	}
 	if c.Request.ContentLength > limit {
 		// Refused by its declared length before a byte of it is read
 		// (413 in the family's shape, after fault rules: serve), so that
@@ -384,7 +387,7 @@ func (a *API) serve(c *gin.Context, f *Family, h handlerFunc) error {
 		return err
 	}
 	if stateOf(c).bodyLarge {
-		return engine.Errf(engine.KindTooLarge, "PAYLOAD_TOO_LARGE", "Request body exceeds %d bytes.", a.View().MaxBody())
+		return engine.Errf(engine.KindTooLarge, "PAYLOAD_TOO_LARGE", "Request body exceeds %d bytes.", max(a.View().MaxBody(), a.tab.maxBody[c.FullPath()]))
 	}
 	if f.Headers != nil {
 		st := stateOf(c)

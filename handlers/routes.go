@@ -63,6 +63,9 @@ type Op struct {
 	// BodyTypes are the media types the body may have besides
 	// application/json (external events dispatch on it).
 	BodyTypes []string
+	// MaxBody raises the instance's body limit for the route (bytes; 0:
+	// the instance's limit, limits.max_body_bytes).
+	MaxBody int64
 	// Responses are the answers other than errors, by status.
 	Responses []Response
 	// Errors are the error statuses the operation itself answers, besides

@@ -24,6 +24,8 @@ type AgentBuild struct {
 	Deployed []string `yaml:"deployed" json:"deployed,omitempty"`
 	// RealTimeConfigs are the config pages per environment.
 	RealTimeConfigs map[string]RealTimeConfig `yaml:"real_time_configs" json:"real_time_configs,omitempty"`
+	// AudioCache is the agent's audio cache (voices.go).
+	AudioCache *AudioCache `yaml:"audio_cache" json:"audio_cache,omitempty"`
 }
 
 // Topic is a knowledge-base topic: a user message that names it (contains

@@ -255,7 +255,7 @@ func TestDecodeErrors(t *testing.T) {
 		`), []string{
 			`t.yaml:1:7: seed: want an integer, got "x"`,
 			`t.yaml:3:11: accounts[0].slug: invalid slug "Acme" (want lowercase letters, digits and dashes, not starting with a dash)`,
-			"t.yaml:5:5: accounts[0].colour: unknown field (want slug, id, region, projects, alert_rules, webhook_endpoints or outbound)",
+			"t.yaml:5:5: accounts[0].colour: unknown field (want slug, id, region, projects, alert_rules, webhook_endpoints, outbound or voices)",
 			`t.yaml:6:13: accounts[0].region: unknown region "mars" (want us, uk or eu)`,
 			`t.yaml:8:35: credentials[0].account: unknown account "acme"`,
 		}},
@@ -332,7 +332,7 @@ func TestAnchorsAndMergeKeys(t *testing.T) {
 		    slug: other
 		    id: "2"
 	`))
-	want := []string{"t.yaml:5:5: accounts[0].colour: unknown field (want slug, id, region, projects, alert_rules, webhook_endpoints or outbound)"}
+	want := []string{"t.yaml:5:5: accounts[0].colour: unknown field (want slug, id, region, projects, alert_rules, webhook_endpoints, outbound or voices)"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("problems (-want +got):\n%s", diff)
 	}

@@ -86,6 +86,9 @@ type Account struct {
 	// Outbound holds the account's outbound calling configuration
 	// (outbound.go).
 	Outbound *AccountOutbound `yaml:"outbound" json:"outbound,omitempty"`
+	// Voices are the account's own voices in its voice library
+	// (voices.go).
+	Voices []Voice `yaml:"voices" json:"voices,omitempty"`
 }
 
 // Project is one project (agent) of an account.

@@ -229,6 +229,7 @@ func (v *validator) scenario(s *Scenario) {
 	v.generators(s)
 	v.agents(s)
 	v.telephony(s)
+	v.voices(s)
 	v.alertRules(s)
 	v.webhookEndpoints(s)
 	v.messaging(s)

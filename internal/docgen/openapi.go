@@ -328,6 +328,8 @@ var pathParams = map[string]string{
 	"item":       "The item's id.",
 	"deployment": "The deployment's id.",
 	"connector":  "The connector's id.",
+	"voice":      "A voice id (VOICE-...).",
+	"entry":      "An audio cache entry's id: an integer (else 400 Invalid ID).",
 }
 
 // paramSchema is the schema of a parameter.
@@ -447,7 +449,9 @@ func (g *docGen) operation(rt handlers.Route) obj {
 	params = append(params, obj{"$ref": "#/components/parameters/CorrelationId"})
 	o["parameters"] = params
 
-	if op.Body != nil {
+	if m, ok := op.Body.(handlers.Media); ok {
+		o["requestBody"] = obj{"required": true, "content": obj{m.Type: obj{"schema": mediaSchema(m)}}}
+	} else if op.Body != nil {
 		schema := g.schemaOf(op.Body, true)
 		if op.BodyPartial {
 			schema = g.partial(schema)
@@ -494,6 +498,10 @@ func (g *docGen) success(status int, rs []handlers.Response) obj {
 	if status != http.StatusSwitchingProtocols {
 		o["headers"] = obj{"X-PolyAI-Correlation-Id": obj{"$ref": "#/components/headers/CorrelationId"}}
 	}
+	if m, ok := rs[0].Body.(handlers.Media); ok {
+		o["content"] = obj{m.Type: obj{"schema": mediaSchema(m)}}
+		return o
+	}
 	var alts []any
 	for _, r := range rs {
 		if r.Body == nil {
@@ -514,6 +522,23 @@ func (g *docGen) success(status int, rs []handlers.Response) obj {
 		o["content"] = obj{"application/json": obj{"schema": obj{"oneOf": alts}}}
 	}
 	return o
+}
+
+// mediaSchema is the schema of a body that is not JSON: bytes, or a form
+// of parts, all required (others are ignored).
+func mediaSchema(m handlers.Media) obj {
+	if len(m.Parts) == 0 {
+		return obj{"type": "string", "format": "binary"}
+	}
+	props, req := obj{}, []any{}
+	for _, p := range m.Parts {
+		s := obj{"type": "string", "description": p.Doc}
+		if p.Binary {
+			s["format"] = "binary"
+		}
+		props[p.Name], req = s, append(req, p.Name)
+	}
+	return obj{"type": "object", "properties": props, "required": req, "additionalProperties": true}
 }
 
 // partial is a body schema without its required fields (an update).

@@ -165,6 +165,21 @@ func applyRules(root *schemagen.Schema, voc *scenario.Vocabulary) {
 	prop("Connector", "tts_lang_code").Pattern = pattern(scenario.LangCodeRE)
 	prop("Connector", "voice_name").Pattern = pattern(scenario.VoiceNameRE)
 	prop("Connector", "phone_numbers").Items.Pattern = pattern(scenario.E164RE)
+	required("Voice", "name", "provider", "provider_voice_id")
+	prop("Voice", "id").Pattern = pattern(scenario.VoiceIDRE)
+	for _, f := range []string{"name", "provider", "provider_voice_id"} {
+		prop("Voice", f).MinLength = &one
+	}
+	prop("Voice", "name").MaxLength = maxItems(100)
+	prop("Voice", "provider").MaxLength = maxItems(100)
+	prop("Voice", "provider_voice_id").MaxLength = maxItems(200)
+	prop("Account", "voices").MaxItems = maxItems(scenario.MaxVoices)
+	prop("AudioCache", "entries").MaxItems = maxItems(scenario.MaxAudioCacheEntries)
+	required("AudioCacheEntry", "transcript")
+	prop("AudioCacheEntry", "transcript").MinLength = &one
+	prop("AudioCacheEntry", "transcript").MaxLength = maxItems(scenario.MaxTranscript)
+	prop("AudioCacheEntry", "language").Pattern = pattern(scenario.LangCodeRE)
+	prop("AudioCacheEntry", "hit_count").Minimum = num(0)
 	required("DNIPool", "numbers")
 	prop("DNIPool", "numbers").MinItems = &one
 	prop("DNIPool", "numbers").Items.Pattern = pattern(scenario.E164RE)

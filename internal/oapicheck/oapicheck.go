@@ -104,6 +104,8 @@ func New(doc []byte) (*Checker, error) {
 				return string(b), err
 			})
 		}
+		// Audio is read as bytes.
+		openapi3filter.RegisterBodyDecoder("audio/wav", openapi3filter.FileBodyDecoder)
 	})
 	loader := openapi3.NewLoader()
 	t, err := loader.LoadFromData(doc)

@@ -1,0 +1,316 @@
+package engine
+
+// The audio cache of the Agents API (docs/api.md#audio-cache;
+// docs/fidelity.md G25): an agent's synthesized utterances. What the agent
+// says in a voice conversation (the dialogue's reply of a VOICE-*
+// conversation: a call to its number, a reserved number, an answered
+// outbound call) is looked up by transcript, language and voice: a new
+// text becomes a pending entry that synthesis makes ready on the virtual
+// clock (projects[].agent.audio_cache.synthesis, default 1s), inside the
+// Advance that reaches it; a text already cached counts a hit. Pending
+// entries are invisible to the API. Entries can be seeded
+// (projects[].agent.audio_cache.entries), replaced (a WAV upload, with or
+// without new text and tuning settings) and deleted.
+//
+// Storage: one "audio_cache" document per agent (region, agent id) holds
+// its entries in id order; the audio of an uploaded file is an
+// "audio_file" document (region, agent id/entry id). Generated audio is
+// made again from the seed, the voice and the text when read
+// (internal/wav), so the store does not grow with every utterance.
+
+import (
+	"cmp"
+	"errors"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/agentplatform/mockplatform/internal/wav"
+	"github.com/agentplatform/mockplatform/scenario"
+	"github.com/agentplatform/mockplatform/store"
+)
+
+// Store kinds of the audio cache.
+const (
+	DocAudioCache = "audio_cache"
+	DocAudioFile  = "audio_file"
+)
+
+// DefaultSynthesis is how long a new utterance takes to synthesize.
+const DefaultSynthesis = time.Second
+
+// MaxAudioFile bounds an uploaded WAV file (the documented 6 MB, read as
+// MiB: docs/fidelity.md G25).
+const MaxAudioFile = 6 << 20
+
+// Default voice of entries whose conversation has no connector voice.
+const (
+	defaultTTSProvider = "google"
+	defaultVoiceSuffix = "-Standard-A"
+)
+
+// audioState serialises the audio cache's writes that touch two
+// documents (an entry and its uploaded file).
+type audioState struct{ mu sync.Mutex }
+
+// audioCacheDoc is an agent's stored audio cache.
+type audioCacheDoc struct {
+	AccountID string        `json:"account_id"`
+	AgentID   string        `json:"agent_id"`
+	Next      int64         `json:"next"` // the next entry id
+	Entries   []*audioEntry `json:"entries"`
+}
+
+// audioEntry is a stored entry.
+type audioEntry struct {
+	ID              int64     `json:"id"`
+	Transcript      string    `json:"transcript"`
+	Language        string    `json:"language"`
+	Provider        string    `json:"provider"`
+	ProviderVoiceID string    `json:"provider_voice_id"`
+	CachedAt        time.Time `json:"cached_at"` // the end of synthesis
+	HitCount        int       `json:"hit_count"`
+	// Duration is the audio's length; Pending is true until synthesis
+	// ends at CachedAt.
+	Duration    time.Duration  `json:"duration"`
+	Pending     bool           `json:"pending,omitempty"`
+	Regenerated bool           `json:"regenerated,omitempty"`
+	Imported    bool           `json:"imported,omitempty"`
+	Filename    *string        `json:"audio_filename,omitempty"`
+	Uploaded    bool           `json:"uploaded,omitempty"` // its audio is an audio_file document
+	Config      map[string]any `json:"config,omitempty"`   // tuning settings of the last details update
+}
+
+// AudioEntryView is an entry as the API answers it (OAS AudioCacheEntry).
+type AudioEntryView struct {
+	ID              string  `json:"id"`
+	Transcript      string  `json:"transcript"`
+	CachedAt        string  `json:"cachedAt"`
+	HitCount        int     `json:"hitCount"`
+	Duration        float64 `json:"duration"`
+	Regenerated     bool    `json:"regenerated"`
+	Provider        string  `json:"provider"`
+	ProviderVoiceID string  `json:"providerVoiceId"`
+	AudioFilename   *string `json:"audioFilename"`
+	Imported        bool    `json:"imported"`
+	LanguageCode    string  `json:"languageCode"`
+}
+
+func (e *audioEntry) view() AudioEntryView {
+	return AudioEntryView{ID: strconv.FormatInt(e.ID, 10), Transcript: e.Transcript, CachedAt: FmtAgentTime(e.CachedAt),
+		HitCount: e.HitCount, Duration: e.Duration.Seconds(), Regenerated: e.Regenerated, Provider: e.Provider,
+		ProviderVoiceID: e.ProviderVoiceID, AudioFilename: e.Filename, Imported: e.Imported, LanguageCode: e.Language}
+}
+
+// sameUtterance reports whether an entry caches text said in a language
+// and voice.
+func (e *audioEntry) sameUtterance(text, lang, provider, voice string) bool {
+	return e.Transcript == text && e.Language == lang && e.Provider == provider && e.ProviderVoiceID == voice
+}
+
+// synthesis is how long the agent's new utterances take to synthesize.
+func (a *Engine) synthesis(account, agent string) time.Duration {
+	if proj := a.View().Account(account).Project(agent); proj != nil && proj.Agent != nil && proj.Agent.AudioCache != nil {
+		if d := proj.Agent.AudioCache.Synthesis.D(); d > 0 {
+			return d
+		}
+	}
+	return DefaultSynthesis
+}
+
+// cacheUtterance records what the agent said in a conversation: a voice
+// conversation's text is cached (a new pending entry) or counts a hit (a
+// ready entry). The cache of an agent holds at most
+// scenario.MaxAudioCacheEntries entries: past that, new texts are not
+// cached. A store failure is logged; the conversation goes on.
+func (a *Engine) cacheUtterance(conv *store.Conversation, text string) {
+	if !isVoice(conv) || text == "" {
+		return
+	}
+	lang := conv.TTSLanguage
+	if lang == "" {
+		lang = conv.Language
+	}
+	provider, voice := defaultTTSProvider, a.connectorVoice(conv)
+	if voice == "" {
+		voice = cmp.Or(lang, "en-US") + defaultVoiceSuffix
+	}
+	now := a.clock.Now()
+	ready := now.Add(a.synthesis(conv.AccountID, conv.ProjectID))
+	var created *audioEntry
+	err := a.updateAudio(conv.Region, conv.AccountID, conv.ProjectID, func(d *audioCacheDoc) error {
+		for _, e := range d.Entries {
+			if e.sameUtterance(text, lang, provider, voice) {
+				if !e.Pending {
+					e.HitCount++
+				}
+				return nil
+			}
+		}
+		if len(d.Entries) >= scenario.MaxAudioCacheEntries {
+			return nil
+		}
+		created = &audioEntry{ID: d.Next, Transcript: text, Language: lang, Provider: provider, ProviderVoiceID: voice,
+			CachedAt: ready, Duration: wav.SpeechDuration(text), Pending: true}
+		d.Next++
+		d.Entries = append(d.Entries, created)
+		return nil
+	})
+	if err != nil {
+		a.Log.Error("audio cache: utterance", "conversation", conv.ID, "err", err)
+		return
+	}
+	if created != nil {
+		a.armSynthesis(conv.Region, conv.ProjectID, created.ID, ready)
+	}
+}
+
+// connectorVoice is the voice of the connector whose number the
+// conversation called ("" when none: an outbound call, a reserved number).
+func (a *Engine) connectorVoice(conv *store.Conversation) string {
+	if conv.ToNumber == "" {
+		return ""
+	}
+	var t telephonyDoc
+	if err := a.store.GetDoc(docTelephony, conv.Region, conv.AccountID, &t); err != nil {
+		return ""
+	}
+	for _, n := range t.Numbers {
+		if n.Number == conv.ToNumber && n.ProjectID == conv.ProjectID {
+			if c := t.connector(n.ProjectID, n.ConnectorID); c != nil {
+				return c.VoiceName
+			}
+		}
+	}
+	return ""
+}
+
+// armSynthesis makes an entry ready at its time, on the virtual clock.
+func (a *Engine) armSynthesis(region, agent string, id int64, at time.Time) {
+	a.clock.At(at, func(now time.Time) {
+		var d audioCacheDoc
+		err := a.store.UpdateDoc(DocAudioCache, region, agent, &d, func() error {
+			for _, e := range d.Entries {
+				if e.ID == id && e.Pending && !now.Before(e.CachedAt) {
+					e.Pending = false
+				}
+			}
+			return nil
+		})
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			a.Log.Error("audio cache: synthesis", "agent", agent, "entry", id, "err", err)
+		}
+	})
+}
+
+// resetAudio arms again the synthesis of the stored pending entries (the
+// clock dropped their timers).
+func (a *Engine) resetAudio() {
+	for _, region := range scenario.Regions {
+		err := store.ListDocs(a.store, DocAudioCache, region, func(_ string, d *audioCacheDoc) bool {
+			for _, e := range d.Entries {
+				if e.Pending {
+					a.armSynthesis(region, d.AgentID, e.ID, e.CachedAt)
+				}
+			}
+			return true
+		})
+		if err != nil {
+			a.Log.Error("audio cache: rearm", "region", region, "err", err)
+		}
+	}
+}
+
+// updateAudio applies fn to an agent's audio cache in one store update,
+// creating the document on first use.
+func (a *Engine) updateAudio(region, account, agent string, fn func(d *audioCacheDoc) error) error {
+	for range 2 {
+		var d audioCacheDoc
+		err := a.store.UpdateDoc(DocAudioCache, region, agent, &d, func() error { return fn(&d) })
+		if !errors.Is(err, store.ErrNotFound) {
+			return err
+		}
+		empty := &audioCacheDoc{AccountID: account, AgentID: agent, Next: 1, Entries: []*audioEntry{}}
+		if err := a.store.InsertDoc(DocAudioCache, region, agent, empty); err != nil && !errors.Is(err, store.ErrExists) {
+			return err
+		}
+	}
+	return errors.New("audio cache: the document vanished twice")
+}
+
+// dropAudioLocked removes an agent's audio cache and uploaded files
+// (agent delete; agents.mu held).
+func (a *Engine) dropAudioLocked(region, agent string) error {
+	a.audio.mu.Lock()
+	defer a.audio.mu.Unlock()
+	var d audioCacheDoc
+	if err := a.store.GetDoc(DocAudioCache, region, agent, &d); err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return nil
+		}
+		return err
+	}
+	for _, e := range d.Entries {
+		if err := a.dropFileLocked(region, agent, e); err != nil {
+			return err
+		}
+	}
+	if err := a.store.DeleteDoc(DocAudioCache, region, agent); err != nil && !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	return nil
+}
+
+func audioFileID(agent string, id int64) string { return agent + "/" + strconv.FormatInt(id, 10) }
+
+// dropFileLocked deletes an entry's uploaded audio, if any (audio.mu held).
+func (a *Engine) dropFileLocked(region, agent string, e *audioEntry) error {
+	if !e.Uploaded {
+		return nil
+	}
+	if err := a.store.DeleteDoc(DocAudioFile, region, audioFileID(agent, e.ID)); err != nil && !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	return nil
+}
+
+// seedAudioCaches writes the audio cache of every scenario agent with
+// seeded entries: ids from 1 in order, ready, imported, cached at now
+// unless given.
+func seedAudioCaches(st *store.Store, sc *scenario.Scenario, now time.Time) error {
+	for ai := range sc.Accounts {
+		acct := &sc.Accounts[ai]
+		for pi := range acct.Projects {
+			proj := &acct.Projects[pi]
+			if proj.Agent == nil || proj.Agent.AudioCache == nil || len(proj.Agent.AudioCache.Entries) == 0 {
+				continue
+			}
+			d := &audioCacheDoc{AccountID: acct.ID, AgentID: proj.ID, Next: 1, Entries: []*audioEntry{}}
+			for _, s := range proj.Agent.AudioCache.Entries {
+				e := &audioEntry{ID: d.Next, Transcript: s.Transcript, Language: s.Language,
+					Provider: cmp.Or(s.Provider, defaultTTSProvider), ProviderVoiceID: s.ProviderVoiceID,
+					CachedAt: s.CachedAt.UTC(), HitCount: s.HitCount, Duration: wav.SpeechDuration(s.Transcript), Imported: true}
+				if e.ProviderVoiceID == "" {
+					e.ProviderVoiceID = cmp.Or(s.Language, "en-US") + defaultVoiceSuffix
+				}
+				if s.CachedAt.IsZero() {
+					e.CachedAt = now
+				}
+				d.Entries = append(d.Entries, e)
+				d.Next++
+			}
+			if err := st.PutDoc(DocAudioCache, acct.Region, proj.ID, d); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// seedVoicesAndAudio seeds the voice libraries and the audio caches.
+func seedVoicesAndAudio(st *store.Store, sc *scenario.Scenario, now time.Time) error {
+	if err := seedVoices(st, sc, now); err != nil {
+		return err
+	}
+	return seedAudioCaches(st, sc, now)
+}

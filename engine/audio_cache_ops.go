@@ -1,0 +1,427 @@
+package engine
+
+// The audio cache's operations (docs/api.md#audio-cache): list, delete one
+// or many, download and replace an entry's audio, replace its audio with
+// its text and tuning settings, and preview a synthesis. Every entry id
+// in a path is numeric (else 400 Invalid ID); an unknown or pending entry
+// is 404.
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/agentplatform/mockplatform/internal/wav"
+	"github.com/agentplatform/mockplatform/store"
+)
+
+// Audio cache error codes and messages ("Invalid ID" is the document's;
+// the others [INF]).
+const (
+	CodeAudioInvalidID    = "AUDIO_CACHE_INVALID_ID"
+	CodeAudioNotFound     = "AUDIO_CACHE_ENTRY_NOT_FOUND"
+	CodeAudioInvalidSort  = "AUDIO_CACHE_INVALID_SORT"
+	CodeAudioFileRequired = "AUDIO_CACHE_FILE_REQUIRED"
+	CodeAudioFileTooLarge = "AUDIO_CACHE_FILE_TOO_LARGE"
+	CodeAudioFileInvalid  = "AUDIO_CACHE_INVALID_FILE"
+	CodeAudioSettings     = "AUDIO_CACHE_INVALID_SETTINGS"
+
+	MsgAudioInvalidID    = "Invalid ID"
+	MsgAudioNotFound     = "Audio cache entry does not exist."
+	MsgAudioEmptyBody    = "The request body is empty: send the WAV file."
+	MsgAudioFilePart     = "The file part is required."
+	MsgAudioFileTooLarge = "The file exceeds the 6 MB limit."
+	MsgAudioFileInvalid  = "The file is not a WAV file."
+	MsgAudioSettings     = "settings must be a JSON object {text, config}."
+)
+
+// List bounds (the document's).
+const (
+	AudioListDefault = 50
+	AudioListMax     = 200
+	AudioBulkMax     = 20
+	// MaxAudioFilename bounds a file's name ([INF]).
+	MaxAudioFilename = 255
+)
+
+// AudioSortFields are the fields a list sorts on (the document's snake
+// case; the answer's camelCase names are accepted too).
+var AudioSortFields = []string{"cached_at", "hit_count", "duration", "transcript", "id"}
+
+var audioSortAliases = map[string]string{"cachedAt": "cached_at", "hitCount": "hit_count"}
+
+// AudioCacheQuery are a list's parameters: Sort is "<field>[:asc|:desc]"
+// ("" is cached_at:desc).
+type AudioCacheQuery struct {
+	Limit, Offset int
+	Sort          string
+}
+
+// AudioCacheList is the list answer (OAS ListAudioCacheResponse).
+type AudioCacheList struct {
+	Entries    []AudioEntryView `json:"entries"`
+	TotalCount int              `json:"totalCount"`
+}
+
+// AudioDeleted is a delete's answer (OAS DeleteAudioCacheEntryResponse).
+type AudioDeleted struct {
+	Success bool `json:"success"`
+}
+
+// AudioBulkDeleted is a bulk delete's answer (OAS
+// BulkDeleteAudioCacheResponse): each id, once, in the request's order.
+type AudioBulkDeleted struct {
+	Deleted []string `json:"deleted"`
+	Failed  []string `json:"failed"`
+}
+
+// AudioUpload replaces an entry's audio; Settings, when set, its text and
+// tuning settings too.
+type AudioUpload struct {
+	Data     []byte
+	Filename string
+	Settings *AudioSettings
+}
+
+// AudioSettings are a details update's settings.
+type AudioSettings struct {
+	Text   string
+	Config map[string]any
+}
+
+// SynthesisRequest is a preview's body (OAS SynthesizeAudioRequest).
+type SynthesisRequest struct {
+	Text, Language string
+	Config         map[string]any
+}
+
+func errAudioNotFound() error { return Errf(KindNotFound, CodeAudioNotFound, MsgAudioNotFound) }
+
+// parseEntryID reads an entry id of a path: an integer, else 400.
+func parseEntryID(s string) (int64, error) {
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return 0, Errf(KindInvalid, CodeAudioInvalidID, MsgAudioInvalidID)
+	}
+	return n, nil
+}
+
+// audioOf reads an agent's audio cache (empty when none is stored).
+func (a *Engine) audioOf(p *Principal, agent string) (*AgentDoc, *audioCacheDoc, error) {
+	ag, err := a.Agent(p, agent)
+	if err != nil {
+		return nil, nil, err
+	}
+	d := &audioCacheDoc{}
+	if err := a.store.GetDoc(DocAudioCache, p.Region, ag.AgentID, d); err != nil && !errors.Is(err, store.ErrNotFound) {
+		return nil, nil, err
+	}
+	return ag, d, nil
+}
+
+// readyEntry finds a ready entry.
+func (d *audioCacheDoc) readyEntry(id int64) *audioEntry {
+	for _, e := range d.Entries {
+		if e.ID == id && !e.Pending {
+			return e
+		}
+	}
+	return nil
+}
+
+// ParseAudioSort reads a sort expression.
+func ParseAudioSort(s string) (field string, desc bool, err error) {
+	if s == "" {
+		return "cached_at", true, nil
+	}
+	field, dir, _ := strings.Cut(s, ":")
+	field = cmp.Or(audioSortAliases[field], field)
+	if !slices.Contains(AudioSortFields, field) || (dir != "" && dir != "asc" && dir != "desc") {
+		return "", false, Errf(KindInvalid, CodeAudioInvalidSort,
+			"Invalid sort expression %q: want <field>:asc or <field>:desc, field one of %s.", s, strings.Join(AudioSortFields, ", "))
+	}
+	return field, dir == "desc", nil
+}
+
+// AudioCache lists an agent's ready entries, sorted (ties by id), one
+// page of them; TotalCount counts them all.
+func (a *Engine) AudioCache(p *Principal, agent string, q AudioCacheQuery) (*AudioCacheList, error) {
+	field, desc, err := ParseAudioSort(q.Sort)
+	if err != nil {
+		return nil, err
+	}
+	_, d, err := a.audioOf(p, agent)
+	if err != nil {
+		return nil, err
+	}
+	ready := slices.DeleteFunc(slices.Clone(d.Entries), func(e *audioEntry) bool { return e.Pending })
+	slices.SortStableFunc(ready, func(x, y *audioEntry) int {
+		var c int
+		switch field {
+		case "cached_at":
+			c = x.CachedAt.Compare(y.CachedAt)
+		case "hit_count":
+			c = cmp.Compare(x.HitCount, y.HitCount)
+		case "duration":
+			c = cmp.Compare(x.Duration, y.Duration)
+		case "transcript":
+			c = strings.Compare(x.Transcript, y.Transcript)
+		}
+		if desc {
+			c = -c
+		}
+		if c == 0 {
+			c = cmp.Compare(x.ID, y.ID)
+			if desc && field == "id" {
+				c = -c
+			}
+		}
+		return c
+	})
+	out := &AudioCacheList{Entries: []AudioEntryView{}, TotalCount: len(ready)}
+	for _, e := range ready[min(q.Offset, len(ready)):min(q.Offset+q.Limit, len(ready))] {
+		out.Entries = append(out.Entries, e.view())
+	}
+	return out, nil
+}
+
+// DeleteAudioEntry deletes a ready entry and its uploaded audio.
+func (a *Engine) DeleteAudioEntry(p *Principal, agent, id string) error {
+	n, err := parseEntryID(id)
+	if err != nil {
+		return err
+	}
+	res, err := a.deleteAudio(p, agent, []int64{n})
+	if err == nil && len(res) == 0 {
+		err = errAudioNotFound()
+	}
+	return err
+}
+
+// BulkDeleteAudio deletes each entry it can: ids that are not numeric,
+// unknown or pending fail; an id repeated counts once.
+func (a *Engine) BulkDeleteAudio(p *Principal, agent string, ids []string) (*AudioBulkDeleted, error) {
+	var nums []int64
+	out := &AudioBulkDeleted{Deleted: []string{}, Failed: []string{}}
+	for _, id := range ids {
+		if n, err := parseEntryID(id); err == nil && !slices.Contains(nums, n) {
+			nums = append(nums, n)
+		}
+	}
+	gone, err := a.deleteAudio(p, agent, nums)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	for _, id := range ids {
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		n, err := strconv.ParseInt(id, 10, 64)
+		if err == nil && gone[n] {
+			delete(gone, n) // "1" and "01" name one entry: deleted once
+			out.Deleted = append(out.Deleted, id)
+		} else {
+			out.Failed = append(out.Failed, id)
+		}
+	}
+	return out, nil
+}
+
+// deleteAudio deletes the ready entries of ids in one store update and
+// their uploaded audio; it returns those it deleted.
+func (a *Engine) deleteAudio(p *Principal, agent string, ids []int64) (map[int64]bool, error) {
+	ag, err := a.Agent(p, agent)
+	if err != nil {
+		return nil, err
+	}
+	a.audio.mu.Lock()
+	defer a.audio.mu.Unlock()
+	var gone []*audioEntry
+	var d audioCacheDoc
+	err = a.store.UpdateDoc(DocAudioCache, p.Region, ag.AgentID, &d, func() error {
+		d.Entries = slices.DeleteFunc(d.Entries, func(e *audioEntry) bool {
+			if !e.Pending && slices.Contains(ids, e.ID) {
+				gone = append(gone, e)
+				return true
+			}
+			return false
+		})
+		return nil
+	})
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return nil, err
+	}
+	out := map[int64]bool{}
+	for _, e := range gone {
+		out[e.ID] = true
+		if err := a.dropFileLocked(p.Region, ag.AgentID, e); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// audioFile is the stored audio of an uploaded file.
+type audioFile struct {
+	Audio []byte `json:"audio"`
+}
+
+// AudioFile is a ready entry's audio: the file uploaded last, else the
+// synthesized speech of its text in its voice.
+func (a *Engine) AudioFile(p *Principal, agent, id string) ([]byte, error) {
+	n, err := parseEntryID(id)
+	if err != nil {
+		return nil, err
+	}
+	ag, d, err := a.audioOf(p, agent)
+	if err != nil {
+		return nil, err
+	}
+	e := d.readyEntry(n)
+	switch {
+	case e == nil:
+		return nil, errAudioNotFound()
+	case e.Uploaded:
+		var f audioFile
+		if err := a.store.GetDoc(DocAudioFile, p.Region, audioFileID(ag.AgentID, n), &f); err != nil {
+			return nil, err
+		}
+		return f.Audio, nil
+	}
+	return a.speech(e.Provider+"/"+e.ProviderVoiceID, e.Transcript), nil
+}
+
+func (a *Engine) speech(voice, text string) []byte {
+	return wav.Speech(uint64(a.View().Scenario().Seed), voice, text)
+}
+
+// CheckAudioFile checks an uploaded file: not empty, at most
+// MaxAudioFile bytes and a WAV file.
+func CheckAudioFile(data []byte) (wav.Info, error) {
+	switch {
+	case len(data) == 0:
+		return wav.Info{}, Errf(KindInvalid, CodeAudioFileRequired, MsgAudioEmptyBody)
+	case len(data) > MaxAudioFile:
+		return wav.Info{}, Errf(KindInvalid, CodeAudioFileTooLarge, MsgAudioFileTooLarge)
+	}
+	in, err := wav.Parse(data)
+	if err != nil {
+		return in, Errf(KindInvalid, CodeAudioFileInvalid, MsgAudioFileInvalid)
+	}
+	return in, nil
+}
+
+// ReplaceAudio replaces a ready entry's audio with an uploaded WAV file
+// (its duration read from the file; audioFilename the file's name, default
+// "<id>.wav"), and with Settings its text and tuning settings: the entry
+// is regenerated. The file must pass CheckAudioFile.
+func (a *Engine) ReplaceAudio(p *Principal, agent, id string, up AudioUpload) error {
+	n, err := parseEntryID(id)
+	if err != nil {
+		return err
+	}
+	info, err := CheckAudioFile(up.Data)
+	if err != nil {
+		return err
+	}
+	if len(up.Filename) > MaxAudioFilename {
+		return Invalid(CodeValidation, MsgValidationFailed, FieldError{Field: "filename", Message: "must be at most 255 bytes"})
+	}
+	ag, err := a.Agent(p, agent)
+	if err != nil {
+		return err
+	}
+	name := cmp.Or(up.Filename, id+".wav")
+	a.audio.mu.Lock()
+	defer a.audio.mu.Unlock()
+	var d audioCacheDoc
+	err = a.store.UpdateDoc(DocAudioCache, p.Region, ag.AgentID, &d, func() error {
+		e := d.readyEntry(n)
+		if e == nil {
+			return errAudioNotFound()
+		}
+		e.Duration, e.Regenerated, e.Uploaded, e.Filename = info.Duration, true, true, &name
+		if s := up.Settings; s != nil {
+			e.Transcript, e.Config = s.Text, s.Config
+		}
+		return nil
+	})
+	if errors.Is(err, store.ErrNotFound) {
+		return errAudioNotFound()
+	}
+	if err != nil {
+		return err
+	}
+	return a.store.PutDoc(DocAudioFile, p.Region, audioFileID(ag.AgentID, n), &audioFile{Audio: up.Data})
+}
+
+// SynthesizeAudio is a preview: the speech of the request's text in the
+// entry's voice, its language and tuning settings mixed in (other settings
+// give other bytes, the same ones the same bytes). Nothing is saved.
+func (a *Engine) SynthesizeAudio(p *Principal, agent, id string, in SynthesisRequest) ([]byte, error) {
+	n, err := parseEntryID(id)
+	if err != nil {
+		return nil, err
+	}
+	_, d, err := a.audioOf(p, agent)
+	if err != nil {
+		return nil, err
+	}
+	e := d.readyEntry(n)
+	if e == nil {
+		return nil, errAudioNotFound()
+	}
+	cfg, err := json.Marshal(in.Config) // map keys sorted: one form per config
+	if err != nil {
+		return nil, err
+	}
+	return a.speech(e.Provider+"/"+e.ProviderVoiceID+"/"+in.Language+"/"+string(cfg), in.Text), nil
+}
+
+// VoiceTuningConfig documents the tuning settings (OAS VoiceTuningConfig):
+// every field is optional, and other keys are kept.
+type VoiceTuningConfig struct {
+	Stability        *float64 `json:"stability,omitempty"`
+	SimilarityBoost  *float64 `json:"similarityBoost,omitempty"`
+	Speed            *float64 `json:"speed,omitempty"`
+	ModelID          *string  `json:"modelId,omitempty"`
+	Engine           *string  `json:"engine,omitempty"`
+	Emotion          *string  `json:"emotion,omitempty"`
+	Volume           *float64 `json:"volume,omitempty"`
+	Version          *string  `json:"version,omitempty"`
+	VoiceDescription *string  `json:"voiceDescription,omitempty"`
+	InstantMode      *bool    `json:"instantMode,omitempty"`
+}
+
+// TuningConfig reads a VoiceTuningConfig (the raw JSON of field name):
+// an object whose known keys have their types; errors name field/key.
+func TuningConfig(name string, raw json.RawMessage) (map[string]any, []FieldError) {
+	var m map[string]json.RawMessage
+	if b := bytes.TrimSpace(raw); len(b) == 0 || b[0] != '{' || json.Unmarshal(b, &m) != nil {
+		return nil, []FieldError{{Field: name, Message: "must be an object"}}
+	}
+	var probe VoiceTuningConfig
+	var errs []FieldError
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		key, _ := json.Marshal(k)
+		if err := json.Unmarshal(fmt.Appendf(nil, `{%s:%s}`, key, m[k]), &probe); err != nil {
+			errs = append(errs, FieldError{Field: name + "/" + k, Message: "has the wrong type"})
+		}
+	}
+	if errs != nil {
+		return nil, errs
+	}
+	var out map[string]any
+	if err := json.Unmarshal(raw, &out); err != nil {
+		return nil, []FieldError{{Field: name, Message: "must be an object"}}
+	}
+	return out, nil
+}

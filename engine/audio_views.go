@@ -1,0 +1,256 @@
+package engine
+
+// What the console and the overview read of the voice libraries and the
+// audio caches, and the readers of their queries and of the bodies that
+// are not JSON.
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"mime"
+	"mime/multipart"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/agentplatform/mockplatform/scenario"
+	"github.com/agentplatform/mockplatform/store"
+)
+
+// Request bodies as the OpenAPI document describes them; the edge reads
+// them field by field by these rules.
+type (
+	// VoiceBody is a voice create or update body (OAS CreateVoiceRequest).
+	VoiceBody struct {
+		Name            string         `json:"name"`
+		Provider        string         `json:"provider"`
+		Config          map[string]any `json:"config"`
+		ProviderVoiceID string         `json:"providerVoiceId"`
+		VoiceMetadata   map[string]any `json:"voiceMetadata"`
+	}
+	// BulkDeleteBody is a bulk delete's body (OAS BulkDeleteAudioCacheRequest).
+	BulkDeleteBody struct {
+		IDs []string `json:"ids"`
+	}
+	// SynthesizeBody is a preview's body (OAS SynthesizeAudioRequest).
+	SynthesizeBody struct {
+		Text     string            `json:"text"`
+		Config   VoiceTuningConfig `json:"config"`
+		Language string            `json:"language"`
+	}
+)
+
+func (VoiceBody) FieldRules() map[string]FieldRule      { return VoiceRules }
+func (SynthesizeBody) FieldRules() map[string]FieldRule { return SynthesizeRules }
+func (BulkDeleteBody) FieldRules() map[string]FieldRule {
+	return map[string]FieldRule{"ids": {Required: true, MinItems: 1, MaxItems: AudioBulkMax}}
+}
+
+// SynthesizeRules are the rules of a preview's body (OAS
+// SynthesizeAudioRequest; the length [INF]).
+var SynthesizeRules = map[string]FieldRule{
+	"text":     {Required: true, MinLen: 1, MaxLen: scenario.MaxTranscript},
+	"config":   {Required: true, Doc: "VoiceTuningConfig: every field optional."},
+	"language": {Pattern: scenario.LangCodeRE, Doc: "A BCP-47 tag, e.g. en-US."},
+}
+
+// ParseAudioSettings reads the settings part of a details update: a JSON
+// object with text (1 to 5000 characters) and config (a
+// VoiceTuningConfig, optional).
+func ParseAudioSettings(raw []byte) (*AudioSettings, error) {
+	var m map[string]json.RawMessage
+	if b := bytes.TrimSpace(raw); len(b) == 0 || b[0] != '{' || CheckJSON(b) != nil || json.Unmarshal(b, &m) != nil {
+		return nil, Errf(KindInvalid, CodeAudioSettings, MsgAudioSettings)
+	}
+	var s AudioSettings
+	var fields []FieldError
+	if err := json.Unmarshal(m["text"], &s.Text); err != nil || s.Text == "" || len([]rune(s.Text)) > scenario.MaxTranscript {
+		fields = append(fields, FieldError{Field: "settings/text", Message: "must be a string of 1 to 5000 characters"})
+	}
+	if raw, ok := m["config"]; ok {
+		var errs []FieldError
+		s.Config, errs = TuningConfig("settings/config", raw)
+		fields = append(fields, errs...)
+	}
+	if fields != nil {
+		return nil, Invalid(CodeAudioSettings, MsgAudioSettings, fields...)
+	}
+	return &s, nil
+}
+
+// CountVoices counts the accounts' own voices.
+func (a *Engine) CountVoices() (int, error) {
+	n := 0
+	for _, region := range scenario.Regions {
+		err := store.ListDocs(a.store, DocVoiceLibrary, region, func(_ string, d *voiceLibDoc) bool {
+			n += len(d.Voices)
+			return true
+		})
+		if err != nil {
+			return 0, err
+		}
+	}
+	return n, nil
+}
+
+// CountAudioEntries counts the agents' audio cache entries, pending ones
+// included.
+func (a *Engine) CountAudioEntries() (int, error) {
+	n := 0
+	err := a.eachAudioCache(func(_ string, d *audioCacheDoc) { n += len(d.Entries) })
+	return n, err
+}
+
+func (a *Engine) eachAudioCache(fn func(region string, d *audioCacheDoc)) error {
+	for _, region := range scenario.Regions {
+		err := store.ListDocs(a.store, DocAudioCache, region, func(_ string, d *audioCacheDoc) bool {
+			fn(region, d)
+			return true
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// AgentAudio is an agent's audio cache as the console shows it: every
+// entry, pending ones with the time synthesis ends.
+type AgentAudio struct {
+	Region    string       `json:"region"`
+	AccountID string       `json:"account_id"`
+	AgentID   string       `json:"agent_id"`
+	Entries   []AudioEntry `json:"entries"`
+}
+
+// AudioEntry is an entry as the console shows it.
+type AudioEntry struct {
+	AudioEntryView
+	// Status is pending until ReadyAt, then ready.
+	Status  string    `json:"status"`
+	ReadyAt time.Time `json:"ready_at"`
+}
+
+// AudioCaches lists every agent's audio cache, by region and agent id.
+func (a *Engine) AudioCaches() ([]AgentAudio, error) {
+	var out []AgentAudio
+	err := a.eachAudioCache(func(region string, d *audioCacheDoc) {
+		ag := AgentAudio{Region: region, AccountID: d.AccountID, AgentID: d.AgentID, Entries: []AudioEntry{}}
+		for _, e := range d.Entries {
+			st := "ready"
+			if e.Pending {
+				st = "pending"
+			}
+			ag.Entries = append(ag.Entries, AudioEntry{AudioEntryView: e.view(), Status: st, ReadyAt: e.CachedAt})
+		}
+		out = append(out, ag)
+	})
+	return out, err
+}
+
+// AccountVoices is an account's voice library as the console shows it.
+type AccountVoices struct {
+	Region    string      `json:"region"`
+	AccountID string      `json:"account_id"`
+	Voices    []VoiceView `json:"voices"`
+}
+
+// VoiceLibraries lists every scenario account's voices, curated and own.
+func (a *Engine) VoiceLibraries() ([]AccountVoices, error) {
+	var out []AccountVoices
+	for _, acct := range a.View().Scenario().Accounts {
+		vs, err := a.Voices(&Principal{Account: &acct, Region: acct.Region}, VoiceFilter{})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, AccountVoices{Region: acct.Region, AccountID: acct.ID, Voices: vs})
+	}
+	slices.SortStableFunc(out, func(x, y AccountVoices) int { return strings.Compare(x.AccountID, y.AccountID) })
+	return out, nil
+}
+
+// ParseAudioQuery reads a list's query: limit 1 to 200 (default 50),
+// offset 0 or more, sort as ParseAudioSort reads it (checked there).
+func ParseAudioQuery(q url.Values) (AudioCacheQuery, error) {
+	var errs []FieldError
+	num := func(name string, lo, hi, def int) int {
+		s, ok := q[name]
+		if !ok {
+			return def
+		}
+		n, err := strconv.Atoi(s[0])
+		if err != nil || n < lo || n > hi {
+			errs = append(errs, FieldError{Field: name, Message: fmt.Sprintf("must be an integer from %d to %d", lo, hi)})
+		}
+		return n
+	}
+	out := AudioCacheQuery{Limit: num("limit", 1, AudioListMax, AudioListDefault), Offset: num("offset", 0, math.MaxInt32, 0), Sort: q.Get("sort")}
+	if errs != nil {
+		return out, Invalid(CodeValidation, MsgValidationFailed, errs...)
+	}
+	return out, nil
+}
+
+// ParseVoiceFilter reads a voice list's query: gender one of
+// VoiceGenders, isPolyVoice true or false.
+func ParseVoiceFilter(q url.Values) (VoiceFilter, error) {
+	f := VoiceFilter{Language: q.Get("language"), Gender: q.Get("gender"), Provider: q.Get("provider")}
+	var errs []FieldError
+	if v, ok := q["isPolyVoice"]; ok {
+		b, err := strconv.ParseBool(v[0])
+		if err != nil || (v[0] != "true" && v[0] != "false") {
+			errs = append(errs, FieldError{Field: "isPolyVoice", Message: "must be a boolean"})
+		}
+		f.IsPolyVoice = &b
+	}
+	if f.Gender != "" && !slices.Contains(VoiceGenders, f.Gender) {
+		errs = append(errs, FieldError{Field: "gender", Message: "must be one of: " + strings.Join(VoiceGenders, ", ")})
+	}
+	if errs != nil {
+		return f, Invalid(CodeValidation, MsgValidationFailed, errs...)
+	}
+	return f, nil
+}
+
+// ParseAudioForm reads a details update's multipart form: the file part
+// (its bytes and name) and the settings part (ParseAudioSettings); other
+// parts are ignored.
+func ParseAudioForm(contentType string, body []byte) (AudioUpload, error) {
+	var up AudioUpload
+	mt, params, err := mime.ParseMediaType(contentType)
+	if err != nil || mt != "multipart/form-data" || params["boundary"] == "" {
+		return up, Invalid(CodeValidation, "Request body must be multipart/form-data with a file part and a settings part.")
+	}
+	var settings []byte
+	hasFile := false
+	mr := multipart.NewReader(bytes.NewReader(body), params["boundary"])
+	for {
+		part, err := mr.NextPart()
+		if err == io.EOF {
+			break
+		}
+		var data []byte
+		if err == nil {
+			data, err = io.ReadAll(part)
+		}
+		if err != nil {
+			return up, Invalid(CodeValidation, "Request body is not a valid multipart form.")
+		}
+		switch part.FormName() {
+		case "file":
+			up.Data, up.Filename, hasFile = data, part.FileName(), true
+		case "settings":
+			settings = data
+		}
+	}
+	if !hasFile || len(up.Data) == 0 {
+		return up, Errf(KindInvalid, CodeAudioFileRequired, MsgAudioFilePart)
+	}
+	up.Settings, err = ParseAudioSettings(settings)
+	return up, err
+}

@@ -1,0 +1,336 @@
+package engine
+
+// The voice library of the Agents API (docs/api.md#voice-library;
+// docs/fidelity.md G24): the voices an account owns, created through the
+// API or seeded (accounts[].voices), beside Poly's curated voices, which
+// every account of a region sees and nobody can change. A voice's sample
+// is a time-limited address of the mock that serves its audio without a
+// key (VoiceSampleAudio).
+//
+// Storage: one "voice_library" document per account (region, account id)
+// holds the account's own voices in creation order; the curated voices
+// are fixed data.
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agentplatform/mockplatform/internal/wav"
+	"github.com/agentplatform/mockplatform/scenario"
+	"github.com/agentplatform/mockplatform/store"
+)
+
+// DocVoiceLibrary is the store kind of the accounts' voice libraries.
+const DocVoiceLibrary = "voice_library"
+
+// Voice library error codes and messages (the account's 404 is the real
+// example's; the others [INF]).
+const (
+	CodeVoiceNotFound    = "VOICE_NOT_FOUND"
+	CodeVoiceLimit       = "VOICE_LIBRARY_LIMIT_EXCEEDED"
+	CodePolyVoice        = "VOICE_READ_ONLY"
+	CodeSampleExpired    = "SAMPLE_URL_EXPIRED"
+	CodeSampleSignature  = "SAMPLE_URL_INVALID"
+	MsgVoiceNotFound     = "Voice ID does not exist."
+	MsgPolyVoice         = "Poly voices cannot be changed."
+	MsgSampleExpired     = "The sample address has expired."
+	MsgSampleSignature   = "The sample address is not valid."
+	SampleExpiresSeconds = 3600
+)
+
+// VoiceGenders are the gender filter's values.
+var VoiceGenders = []string{"male", "female", "neutral"}
+
+// VoiceView is a voice as the API answers it (OAS VoiceResponse), and as
+// it is stored.
+type VoiceView struct {
+	ID              string         `json:"id"`
+	Name            string         `json:"name"`
+	Provider        string         `json:"provider"`
+	ProviderVoiceID string         `json:"providerVoiceId"`
+	Config          map[string]any `json:"config"`
+	Metadata        map[string]any `json:"metadata"`
+	IsPolyVoice     bool           `json:"isPolyVoice"`
+}
+
+// VoiceList is the list answer (OAS ListVoicesResponse).
+type VoiceList struct {
+	Voices []VoiceView `json:"voices"`
+}
+
+// VoiceAnswer is the answer of one voice (OAS GetVoiceResponse).
+type VoiceAnswer struct {
+	Voice VoiceView `json:"voice"`
+}
+
+// VoiceSample is the sample answer (OAS VoiceSampleResponse); SampleURL
+// is the path below the builder base until the edge prefixes its
+// address.
+type VoiceSample struct {
+	VoiceID          string `json:"voiceId"`
+	SampleURL        string `json:"sampleUrl"`
+	ExpiresInSeconds int    `json:"expiresInSeconds"`
+	Text             string `json:"text"`
+}
+
+// VoiceInput is a create or update body: nil fields are not given.
+type VoiceInput struct {
+	Name, Provider, ProviderVoiceID *string
+	Config, Metadata                map[string]any
+}
+
+// VoiceFilter selects voices of the list: empty strings and a nil
+// IsPolyVoice select all.
+type VoiceFilter struct {
+	Language, Gender, Provider string
+	IsPolyVoice                *bool
+}
+
+// VoiceRules are the rules of a voice body (OAS CreateVoiceRequest; the
+// lengths [INF]).
+var VoiceRules = map[string]FieldRule{
+	"name":            {Required: true, MinLen: 1, MaxLen: 100},
+	"provider":        {Required: true, MinLen: 1, MaxLen: 100, Doc: "e.g. GOOGLE, OPENAI, ELEVENLABS"},
+	"config":          {Required: true, Doc: "Provider-specific voice config (an object)."},
+	"providerVoiceId": {Required: true, MinLen: 1, MaxLen: 200},
+	"voiceMetadata":   {Doc: "Free metadata (an object); answered as metadata. language and gender are what the list filters."},
+}
+
+// polyVoices are the curated voices of each region pair: the kit's default
+// voices of the region's hosts ([3P]), the rest [INF].
+var polyVoices = map[string][]VoiceView{
+	"us": {
+		{ID: "VOICE-6fad73f6", Name: "Anne", Provider: "GOOGLE", ProviderVoiceID: "en-US-Neural2-F",
+			Metadata: map[string]any{"language": "en-US", "gender": "female"}},
+		{ID: "VOICE-071db756", Name: "Aria", Provider: "GOOGLE", ProviderVoiceID: "en-US-Neural2-C",
+			Metadata: map[string]any{"language": "en-US", "gender": "female"}},
+	},
+	"eu": {{ID: "VOICE-8b814724", Name: "Ben", Provider: "GOOGLE", ProviderVoiceID: "en-GB-Neural2-B",
+		Metadata: map[string]any{"language": "en-GB", "gender": "male"}}},
+	"uk": {{ID: "VOICE-37966683", Name: "Ben", Provider: "GOOGLE", ProviderVoiceID: "en-GB-Neural2-D",
+		Metadata: map[string]any{"language": "en-GB", "gender": "male"}}},
+}
+
+// PolyVoices are the curated voices of a region pair, copies the caller
+// may keep.
+func PolyVoices(region string) []VoiceView {
+	out := make([]VoiceView, 0, len(polyVoices[region]))
+	for _, v := range polyVoices[region] {
+		v.Config, v.Metadata, v.IsPolyVoice = map[string]any{}, maps.Clone(v.Metadata), true
+		out = append(out, v)
+	}
+	return out
+}
+
+type voiceLibDoc struct {
+	AccountID string       `json:"account_id"`
+	Voices    []*VoiceView `json:"voices"`
+}
+
+// voicesState serialises the writes of the voice libraries.
+type voicesState struct{ mu sync.Mutex }
+
+func errVoiceNotFound() error { return Errf(KindNotFound, CodeVoiceNotFound, MsgVoiceNotFound) }
+
+// voiceLibrary reads the account's own voices (none when not stored yet).
+func (a *Engine) voiceLibrary(p *Principal) ([]*VoiceView, error) {
+	var d voiceLibDoc
+	err := a.store.GetDoc(DocVoiceLibrary, p.Region, p.Account.ID, &d)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return nil, err
+	}
+	return d.Voices, nil
+}
+
+// Voices lists the curated voices of the account's region, then its own,
+// that match f: language and gender compare with the voice's metadata,
+// provider without regard to case.
+func (a *Engine) Voices(p *Principal, f VoiceFilter) ([]VoiceView, error) {
+	own, err := a.voiceLibrary(p)
+	if err != nil {
+		return nil, err
+	}
+	all := PolyVoices(p.Region)
+	for _, v := range own {
+		all = append(all, *v)
+	}
+	out := []VoiceView{}
+	for _, v := range all {
+		switch {
+		case f.IsPolyVoice != nil && *f.IsPolyVoice != v.IsPolyVoice,
+			f.Language != "" && v.Metadata["language"] != f.Language,
+			f.Gender != "" && v.Metadata["gender"] != f.Gender,
+			f.Provider != "" && !strings.EqualFold(v.Provider, f.Provider):
+			continue
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// Voice reads a curated or own voice of the account.
+func (a *Engine) Voice(p *Principal, id string) (*VoiceView, error) {
+	all, err := a.Voices(p, VoiceFilter{})
+	if err != nil {
+		return nil, err
+	}
+	if i := slices.IndexFunc(all, func(v VoiceView) bool { return v.ID == id }); i >= 0 {
+		return &all[i], nil
+	}
+	return nil, errVoiceNotFound()
+}
+
+// CreateVoice adds a voice to the account's library: a fresh VOICE- id
+// and the given fields (config and metadata default to {}). The library
+// holds at most scenario.MaxVoices voices.
+func (a *Engine) CreateVoice(p *Principal, in VoiceInput) (*VoiceView, error) {
+	v := &VoiceView{Name: Deref(in.Name), Provider: Deref(in.Provider), ProviderVoiceID: Deref(in.ProviderVoiceID),
+		Config: orEmpty(in.Config), Metadata: orEmpty(in.Metadata)}
+	err := a.updateVoices(p, func(d *voiceLibDoc) error {
+		if len(d.Voices) >= scenario.MaxVoices {
+			return Errf(KindInvalid, CodeVoiceLimit, "The voice library holds at most %d voices.", scenario.MaxVoices)
+		}
+		for v.ID == "" || slices.ContainsFunc(d.Voices, func(x *VoiceView) bool { return x.ID == v.ID }) ||
+			slices.ContainsFunc(polyVoices[p.Region], func(x VoiceView) bool { return x.ID == v.ID }) {
+			v.ID = a.NewID("VOICE-", hexDigits, 8)
+		}
+		d.Voices = append(d.Voices, v)
+		return nil
+	})
+	return v, err
+}
+
+// UpdateVoice changes the given fields of an own voice (config and
+// metadata are replaced whole); a curated voice is 403.
+func (a *Engine) UpdateVoice(p *Principal, id string, in VoiceInput) (*VoiceView, error) {
+	if slices.ContainsFunc(polyVoices[p.Region], func(x VoiceView) bool { return x.ID == id }) {
+		return nil, Errf(KindForbidden, CodePolyVoice, MsgPolyVoice)
+	}
+	var out *VoiceView
+	err := a.updateVoices(p, func(d *voiceLibDoc) error {
+		i := slices.IndexFunc(d.Voices, func(x *VoiceView) bool { return x.ID == id })
+		if i < 0 {
+			return errVoiceNotFound()
+		}
+		v := d.Voices[i]
+		for dst, src := range map[*string]*string{&v.Name: in.Name, &v.Provider: in.Provider, &v.ProviderVoiceID: in.ProviderVoiceID} {
+			if src != nil {
+				*dst = *src
+			}
+		}
+		if in.Config != nil {
+			v.Config = in.Config
+		}
+		if in.Metadata != nil {
+			v.Metadata = in.Metadata
+		}
+		out = v
+		return nil
+	})
+	return out, err
+}
+
+// updateVoices applies fn to the account's library in one store update,
+// creating the document on first use.
+func (a *Engine) updateVoices(p *Principal, fn func(d *voiceLibDoc) error) error {
+	a.voices.mu.Lock()
+	defer a.voices.mu.Unlock()
+	var d voiceLibDoc
+	err := a.store.UpdateDoc(DocVoiceLibrary, p.Region, p.Account.ID, &d, func() error { return fn(&d) })
+	if !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	d = voiceLibDoc{AccountID: p.Account.ID, Voices: []*VoiceView{}}
+	if err := fn(&d); err != nil {
+		return err
+	}
+	return a.store.PutDoc(DocVoiceLibrary, p.Region, p.Account.ID, &d)
+}
+
+func orEmpty(m map[string]any) map[string]any {
+	if m == nil {
+		return map[string]any{}
+	}
+	return m
+}
+
+// VoiceSample is a voice's sample: its text and the path of its audio,
+// signed and valid for SampleExpiresSeconds on the virtual clock.
+func (a *Engine) VoiceSample(p *Principal, id string) (*VoiceSample, error) {
+	v, err := a.Voice(p, id)
+	if err != nil {
+		return nil, err
+	}
+	exp := strconv.FormatInt(a.clock.Now().Add(SampleExpiresSeconds*time.Second).Unix(), 10)
+	path := fmt.Sprintf("/v1/accounts/%s/voice-library/%s/sample.wav?expires=%s&signature=%s",
+		p.Account.ID, v.ID, exp, a.sampleSignature(p.Region, p.Account.ID, v.ID, exp))
+	return &VoiceSample{VoiceID: v.ID, SampleURL: path, ExpiresInSeconds: SampleExpiresSeconds, Text: sampleText(v)}, nil
+}
+
+func sampleText(v *VoiceView) string { return "Hello, I am " + v.Name + "." }
+
+// sampleSignature signs a sample address with a key of the scenario's
+// seed: the same scenario signs the same way, and an address altered in
+// any part fails.
+func (a *Engine) sampleSignature(region, account, voice, expires string) string {
+	key := sha256.Sum256([]byte("voice-sample:" + strconv.FormatInt(a.View().Scenario().Seed, 10)))
+	m := hmac.New(sha256.New, key[:])
+	m.Write([]byte(region + "\n" + account + "\n" + voice + "\n" + expires))
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+// VoiceSampleAudio is the audio of a sample address (VoiceSample) in a
+// region: the voice saying the sample's text. An altered address is 403
+// SAMPLE_URL_INVALID, an expired one 403 SAMPLE_URL_EXPIRED; the voice
+// must still exist.
+func (a *Engine) VoiceSampleAudio(region, account, voice, expires, signature string) ([]byte, error) {
+	acct := a.View().Account(account)
+	exp, err := strconv.ParseInt(expires, 10, 64)
+	if acct == nil || acct.Region != region || err != nil ||
+		!hmac.Equal([]byte(signature), []byte(a.sampleSignature(region, acct.ID, voice, expires))) {
+		return nil, Errf(KindForbidden, CodeSampleSignature, MsgSampleSignature)
+	}
+	if a.clock.Now().Unix() > exp {
+		return nil, Errf(KindForbidden, CodeSampleExpired, MsgSampleExpired)
+	}
+	v, err := a.Voice(&Principal{Account: acct, Region: region}, voice)
+	if err != nil {
+		return nil, err
+	}
+	return wav.Speech(uint64(a.View().Scenario().Seed), v.Provider+"/"+v.ProviderVoiceID, sampleText(v)), nil
+}
+
+// seedVoices writes the voice library of every account with seeded
+// voices; a voice without an id gets VOICE- and 8 hex digits of a hash of
+// the account and its place.
+func seedVoices(st *store.Store, sc *scenario.Scenario, _ time.Time) error {
+	for ai := range sc.Accounts {
+		acct := &sc.Accounts[ai]
+		if len(acct.Voices) == 0 {
+			continue
+		}
+		d := &voiceLibDoc{AccountID: acct.ID, Voices: []*VoiceView{}}
+		for i, sv := range acct.Voices {
+			id := sv.ID
+			if id == "" {
+				sum := sha256.Sum256([]byte(acct.ID + "/" + strconv.Itoa(i)))
+				id = "VOICE-" + hex.EncodeToString(sum[:4])
+			}
+			d.Voices = append(d.Voices, &VoiceView{ID: id, Name: sv.Name, Provider: sv.Provider, ProviderVoiceID: sv.ProviderVoiceID,
+				Config: orEmpty(maps.Clone(sv.Config)), Metadata: orEmpty(maps.Clone(sv.Metadata))})
+		}
+		if err := st.PutDoc(DocVoiceLibrary, acct.Region, acct.ID, d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
