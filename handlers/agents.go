@@ -28,7 +28,8 @@ var famAgents = &Family{
 	Schemes:  builderSchemes,
 	Security: [][]string{{"builderKey"}},
 	Routes: slices.Concat(agentsRoutes, agentBranchesRoutes, agentTopicsRoutes, agentVariantsRoutes,
-		agentDeploymentsRoutes, agentConfigsRoutes, telephonyConnectorsRoutes, telephonyNumbersRoutes),
+		agentDeploymentsRoutes, agentConfigsRoutes, telephonyConnectorsRoutes, telephonyNumbersRoutes,
+		agentOutboundRoutes),
 	Counts: []Counted{countDocs("agents", engine.DocAgent)},
 }
 
