@@ -24,9 +24,9 @@ var (
 			"retention as POST /v1/outbound-calling (docs/api.md#agents-outbound).",
 		Body: engine.AgentCallBody{}, Responses: []Response{ok(200, engine.AgentCallQueued{})}, Errors: []int{400, 404, 429}}
 	opAgentCallStatus = &Op{ID: "agentOutboundCallStatus", Summary: "Read an agent's call status",
-		Doc:   "Readable until the retention ends after the call; environment must be the call's (docs/api.md#agents-outbound).",
-		Path:  []Param{{Name: "call_sid", Pattern: engine.CallSIDRE, Doc: "The callSid of the placed call."}},
-		Query: []Param{{Name: "environment", Enum: engine.DeployEnvs, Required: true, Doc: "The environment the call was placed in."}},
+		Doc:       "Readable until the retention ends after the call; environment must be the call's (docs/api.md#agents-outbound).",
+		Path:      []Param{{Name: "call_sid", Pattern: engine.CallSIDRE, Doc: "The callSid of the placed call."}},
+		Query:     []Param{{Name: "environment", Enum: engine.DeployEnvs, Required: true, Doc: "The environment the call was placed in."}},
 		Responses: []Response{ok(200, engine.AgentCallStatus{})}, Errors: []int{400, 404}}
 )
 
