@@ -15,54 +15,39 @@ import (
 
 // agentConversationsRoutes are its routes, in the agents family.
 var agentConversationsRoutes = []Route{
-	route("GET /v1/agents/:agent/conversations", (*API).handleAgentConversations, opAgentConversations),
-	route("GET /v1/agents/:agent/conversations/:conversation", (*API).handleAgentConversation, opAgentConversation),
-	route("GET /v1/agents/:agent/conversations/:conversation/audio", (*API).handleAgentConversationAudio, opAgentConversationAudio),
-	route("POST /v1/agents/:agent/debug-chat", (*API).handleDebugChatCreate, opDebugChatCreate),
-	route("POST /v1/agents/:agent/debug-chat/:conversation", (*API).handleDebugChatRespond, opDebugChatRespond),
-}
-
-var (
-	opAgentConversations = &Op{ID: "agentConversationList", Summary: "List an agent's conversations",
+	route("GET /v1/agents/:agent/conversations", jsonOp(200, func(a *API, c *gin.Context) (engine.AgentConvPage, error) {
+		return a.AgentConversations(principal(c), c.Param("agent"), c.Request.URL.Query())
+	}), &Op{ID: "agentConversationList", Summary: "List an agent's conversations",
 		Doc: "Every conversation of the agent, debug chats included, newest first (docs/api.md#agents-conversations).",
 		Query: []Param{{Name: "limit", Type: "integer", Min: engine.I64(1), Max: engine.I64(engine.AgentConvMaxLimit), Doc: "Default 50."},
 			{Name: "offset", Type: "integer", Min: engine.I64(0), Doc: "Default 0."}},
 		Responses: []Response{ok(200, engine.AgentConvPage{})}, Errors: []int{400, 404},
-		Fidelity: &engine.Fidelity{ID: "G25", Note: "the kit's call: no real document lists it"}}
-	opAgentConversation = &Op{ID: "agentConversationGet", Summary: "Read a conversation of an agent",
+		Fidelity: &engine.Fidelity{ID: "G25", Note: "the kit's call: no real document lists it"}}),
+	route("GET /v1/agents/:agent/conversations/:conversation", jsonOp(200, func(a *API, c *gin.Context) (engine.AgentConvDetail, error) {
+		return a.AgentConversation(principal(c), c.Param("agent"), c.Param("conversation"))
+	}), &Op{ID: "agentConversationGet", Summary: "Read a conversation of an agent",
 		Doc:       "A conversation record or debug chat of the agent, with its turns (docs/api.md#agents-conversations).",
-		Responses: []Response{ok(200, engine.AgentConvDetail{})}, Errors: []int{404}}
-	opAgentConversationAudio = &Op{ID: "agentConversationAudio", Summary: "Read a conversation's recording",
+		Responses: []Response{ok(200, engine.AgentConvDetail{})}, Errors: []int{404}}),
+	route("GET /v1/agents/:agent/conversations/:conversation/audio", (*API).handleAgentConversationAudio, &Op{
+		ID: "agentConversationAudio", Summary: "Read a conversation's recording",
 		Doc: "A WAV of an ended voice call's turns (docs/api.md#agents-conversations-audio).",
 		Query: []Param{{Name: "direction", Enum: engine.AudioDirections, Doc: "Default combined."},
 			{Name: "redacted", Type: "boolean", Doc: "Default false; the same recording."}},
-		Responses: []Response{{Status: 200, Media: "audio/wav", Doc: "The recording."}}, Errors: []int{400, 404}}
-	opDebugChatCreate = &Op{ID: "debugChatCreate", Summary: "Start a debug chat",
+		Responses: []Response{{Status: 200, Media: "audio/wav", Doc: "The recording."}}, Errors: []int{400, 404}}),
+	route("POST /v1/agents/:agent/debug-chat", bodyOp(201, func(a *API, c *gin.Context, b *engine.DebugChatBody) (engine.DebugChatReply, error) {
+		return a.CreateDebugChat(principal(c), c.Param("agent"), *b)
+	}), &Op{ID: "debugChatCreate", Summary: "Start a debug chat",
 		Doc:  "The agent's greeting, without a deployment; not live traffic (docs/api.md#agents-debug-chat).",
-		Body: engine.DebugChatBody{}, Responses: []Response{ok(201, engine.DebugChatReply{})}, Errors: []int{400, 404}}
-	opDebugChatRespond = &Op{ID: "debugChatRespond", Summary: "Send a message to a debug chat",
+		Body: engine.DebugChatBody{}, Responses: []Response{ok(201, engine.DebugChatReply{})}, Errors: []int{400, 404}}),
+	route("POST /v1/agents/:agent/debug-chat/:conversation", bodyOp(200, func(a *API, c *gin.Context, b *engine.DebugRespondBody) (engine.DebugChatReply, error) {
+		out, env, err := a.RespondDebugChat(principal(c), c.Param("agent"), c.Param("conversation"), *b)
+		if err == nil && *b.ClientEnv != env {
+			addWarning(c, "clientEnv %q is not the debug chat's environment %q (ignored)", *b.ClientEnv, env)
+		}
+		return out, err
+	}), &Op{ID: "debugChatRespond", Summary: "Send a message to a debug chat",
 		Doc:  "The agent's reply to the message (docs/api.md#agents-debug-chat).",
-		Body: engine.DebugRespondBody{}, Responses: []Response{ok(200, engine.DebugChatReply{})}, Errors: []int{400, 404}}
-)
-
-// handleAgentConversations handles "GET {builder}/v1/agents/{agentId}/conversations".
-func (a *API) handleAgentConversations(c *gin.Context) error {
-	page, err := a.AgentConversations(principal(c), c.Param("agent"), c.Request.URL.Query())
-	if err != nil {
-		return err
-	}
-	c.JSON(http.StatusOK, page)
-	return nil
-}
-
-// handleAgentConversation handles "GET {builder}/v1/agents/{agentId}/conversations/{conversationId}".
-func (a *API) handleAgentConversation(c *gin.Context) error {
-	conv, err := a.AgentConversation(principal(c), c.Param("agent"), c.Param("conversation"))
-	if err != nil {
-		return err
-	}
-	c.JSON(http.StatusOK, conv)
-	return nil
+		Body: engine.DebugRespondBody{}, Responses: []Response{ok(200, engine.DebugChatReply{})}, Errors: []int{400, 404}}),
 }
 
 // handleAgentConversationAudio handles "GET {builder}/v1/agents/{agentId}/conversations/{conversationId}/audio".
@@ -72,36 +57,5 @@ func (a *API) handleAgentConversationAudio(c *gin.Context) error {
 		return err
 	}
 	c.Data(http.StatusOK, "audio/wav", wav)
-	return nil
-}
-
-// handleDebugChatCreate handles "POST {builder}/v1/agents/{agentId}/debug-chat".
-func (a *API) handleDebugChatCreate(c *gin.Context) error {
-	var b engine.DebugChatBody
-	if err := bindJSON(c, &b, false, engine.CodeValidation); err != nil {
-		return err
-	}
-	out, err := a.CreateDebugChat(principal(c), c.Param("agent"), b)
-	if err != nil {
-		return err
-	}
-	c.JSON(http.StatusCreated, out)
-	return nil
-}
-
-// handleDebugChatRespond handles "POST {builder}/v1/agents/{agentId}/debug-chat/{conversationId}".
-func (a *API) handleDebugChatRespond(c *gin.Context) error {
-	var b engine.DebugRespondBody
-	if err := bindJSON(c, &b, false, engine.CodeValidation); err != nil {
-		return err
-	}
-	out, env, err := a.RespondDebugChat(principal(c), c.Param("agent"), c.Param("conversation"), b)
-	if err != nil {
-		return err
-	}
-	if *b.ClientEnv != env {
-		addWarning(c, "clientEnv %q is not the debug chat's environment %q (ignored)", *b.ClientEnv, env)
-	}
-	c.JSON(http.StatusOK, out)
 	return nil
 }
