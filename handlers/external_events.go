@@ -22,13 +22,13 @@ import (
 var famExternalEvents = &Family{
 	Name: "external_events", Base: "runtime", Shape: shapeErrorMessage,
 	Credential: scenario.KindExternalEvents, Headers: []string{"X-Api-Key"},
-	Marks: []string{"/external-events"},
+	Marks: []string{"/external-events", "/agentic-dial"},
 	Doc:   "Third parties push results into a conversation (docs/api.md#external-events).",
 	Schemes: map[string]Scheme{
 		"externalEventsKey": {Type: "apiKey", In: "header", Name: "X-Api-Key", Doc: "An external events key of the account or project (credential kind external_events)."},
 	},
 	Security: [][]string{{"externalEventsKey"}},
-	Routes:   externalEventsRoutes,
+	Routes:   slices.Concat(externalEventsRoutes, bridgeRoutes),
 }
 
 // externalEventsRoutes are its routes.
