@@ -171,6 +171,7 @@ func (e *Engine) resetFamilies() {
 	e.resetAlerts()
 	e.resetWebhooks()
 	e.resetOutbound()
+	e.resetTestRuns()
 	e.resetConcurrency()
 	e.armRetention()
 	for _, fn := range e.onReset {

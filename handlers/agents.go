@@ -29,7 +29,7 @@ var famAgents = &Family{
 	Security: [][]string{{"builderKey"}},
 	Routes: slices.Concat(agentsRoutes, agentBranchesRoutes, agentTopicsRoutes, agentVariantsRoutes,
 		agentDeploymentsRoutes, agentConfigsRoutes, telephonyConnectorsRoutes, telephonyNumbersRoutes,
-		agentOutboundRoutes, agentConversationsRoutes),
+		agentOutboundRoutes, agentConversationsRoutes, agentTestingRoutes),
 	Counts: []Counted{countDocs("agents", engine.DocAgent)},
 }
 
