@@ -30,7 +30,8 @@ var famAgents = &Family{
 	Routes: slices.Concat(agentsRoutes, agentBranchesRoutes, agentTopicsRoutes, agentVariantsRoutes,
 		agentDeploymentsRoutes, agentConfigsRoutes, telephonyConnectorsRoutes, telephonyNumbersRoutes,
 		agentOutboundRoutes, agentConversationsRoutes, agentTestingRoutes),
-	Counts: []Counted{countDocs("agents", engine.DocAgent)},
+	Counts: []Counted{countDocs("agents", engine.DocAgent), countDocs("debug chats", engine.DocDebugChat),
+		countDocs("test runs", engine.DocTestRun)},
 }
 
 // builderSchemes is the credential of the builder families.

@@ -73,6 +73,11 @@ func TestDebugChatDialogue(t *testing.T) {
 		mustStatus(t, r, 400)
 		mustBody(t, r, map[string]any{"message": engine.MsgChatEnded, "errors": []any{}})
 	})
+	// A reset brings the world back: the debug chat is gone.
+	if err := h.api.Reset(); err != nil {
+		t.Fatal(err)
+	}
+	mustStatus(t, h.do("GET", agentConvBase+"/"+id, nil, builderHeaders...), 404)
 }
 
 func TestDebugChatBranchAndDeployment(t *testing.T) {
