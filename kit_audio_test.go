@@ -16,20 +16,20 @@ import (
 	"github.com/agentplatform/mockplatform/internal/wav"
 )
 
-// kitClient makes the requests of the official agent development kit's
+// kitAudioClient makes the requests of the official agent development kit's
 // PlatformAPIHandler (polyai/adk, src/poly/handlers/platform_api.py) as
 // it makes them: the region's builder base, X-API-KEY, a correlation id
 // adk-<uuid4>, X-Poly-Source: adk; JSON calls (make_request) also send
 // Content-Type: application/json and a body only when there is data;
 // file calls set their own headers.
-type kitClient struct {
+type kitAudioClient struct {
 	t    *testing.T
 	c    *http.Client
 	base string // https://api.us.poly.ai, here the mock's builder base
 	n    int
 }
 
-func (k *kitClient) headers(req *http.Request, json bool) {
+func (k *kitAudioClient) headers(req *http.Request, json bool) {
 	k.n++
 	req.Header.Set("X-API-KEY", "test-builder-key")
 	req.Header.Set("X-PolyAI-Correlation-Id", fmt.Sprintf("adk-00000000-0000-4000-8000-%012d", k.n))
@@ -40,7 +40,7 @@ func (k *kitClient) headers(req *http.Request, json bool) {
 }
 
 // do sends a request and fails on a status >= 400 (raise_for_status).
-func (k *kitClient) do(req *http.Request) ([]byte, int) {
+func (k *kitAudioClient) do(req *http.Request) ([]byte, int) {
 	k.t.Helper()
 	resp, err := k.c.Do(req)
 	if err != nil {
@@ -59,7 +59,7 @@ func (k *kitClient) do(req *http.Request) ([]byte, int) {
 
 // makeRequest is PlatformAPIHandler.make_request: JSON in, JSON out ({}
 // for a 204).
-func (k *kitClient) makeRequest(method, endpoint string, data any, params url.Values) map[string]any {
+func (k *kitAudioClient) makeRequest(method, endpoint string, data any, params url.Values) map[string]any {
 	k.t.Helper()
 	u := k.base + endpoint
 	if params != nil {
@@ -90,7 +90,7 @@ func (k *kitClient) makeRequest(method, endpoint string, data any, params url.Va
 }
 
 // listAudioCache is list_audio_cache(limit=50, offset=0, sort=None).
-func (k *kitClient) listAudioCache(project string, limit, offset int, sort string) map[string]any {
+func (k *kitAudioClient) listAudioCache(project string, limit, offset int, sort string) map[string]any {
 	params := url.Values{"limit": {fmt.Sprint(limit)}, "offset": {fmt.Sprint(offset)}}
 	if sort != "" {
 		params.Set("sort", sort)
@@ -99,7 +99,7 @@ func (k *kitClient) listAudioCache(project string, limit, offset int, sort strin
 }
 
 // getAudioCacheFile is get_audio_cache_file: the raw bytes.
-func (k *kitClient) getAudioCacheFile(project, entry string) []byte {
+func (k *kitAudioClient) getAudioCacheFile(project, entry string) []byte {
 	req, _ := http.NewRequest("GET", k.base+"/v1/agents/"+project+"/audio-cache/"+entry+"/file", nil)
 	k.headers(req, false)
 	b, _ := k.do(req)
@@ -108,7 +108,7 @@ func (k *kitClient) getAudioCacheFile(project, entry string) []byte {
 
 // updateAudioCacheFile is update_audio_cache_file: raw WAV bytes,
 // Content-Type audio/wav, X-Filename when given.
-func (k *kitClient) updateAudioCacheFile(project, entry string, audio []byte, filename string) {
+func (k *kitAudioClient) updateAudioCacheFile(project, entry string, audio []byte, filename string) {
 	req, _ := http.NewRequest("PATCH", k.base+"/v1/agents/"+project+"/audio-cache/"+entry+"/file", bytes.NewReader(audio))
 	k.headers(req, false)
 	req.Header.Set("Content-Type", "audio/wav")
@@ -121,7 +121,7 @@ func (k *kitClient) updateAudioCacheFile(project, entry string, audio []byte, fi
 // updateAudioCacheDetails is update_audio_cache_details: requests'
 // multipart form of data={"settings": json.dumps(settings)} then
 // files={"file": (filename, audio, "audio/wav")}.
-func (k *kitClient) updateAudioCacheDetails(project, entry string, audio []byte, settings map[string]any, filename string) {
+func (k *kitAudioClient) updateAudioCacheDetails(project, entry string, audio []byte, settings map[string]any, filename string) {
 	var b bytes.Buffer
 	w := multipart.NewWriter(&b)
 	s, _ := json.Marshal(settings)
@@ -149,7 +149,7 @@ func (k *kitClient) updateAudioCacheDetails(project, entry string, audio []byte,
 }
 
 // synthesizeAudioCache is synthesize_audio_cache: JSON in, WAV out.
-func (k *kitClient) synthesizeAudioCache(project, entry, text string, config map[string]any, language string) []byte {
+func (k *kitAudioClient) synthesizeAudioCache(project, entry, text string, config map[string]any, language string) []byte {
 	body := map[string]any{"text": text, "config": config}
 	if language != "" {
 		body["language"] = language
@@ -168,7 +168,7 @@ func (k *kitClient) synthesizeAudioCache(project, entry, text string, config map
 func TestKitAudioCacheCalls(t *testing.T) {
 	t.Parallel()
 	p := Start(t, WithoutListener(), WithScenarioYAML([]byte(realProfileLayer)))
-	k := &kitClient{t: t, c: p.Client(), base: p.BuilderURL("us")}
+	k := &kitAudioClient{t: t, c: p.Client(), base: p.BuilderURL("us")}
 	const project = "support"
 
 	// No calls yet: the CLI prints "No audio cache entries found."

@@ -51,6 +51,24 @@ type UserTurn struct {
 // answer to the initial message) is its first turn. It returns the record
 // and the agent's first words.
 func (a *Engine) StartConversation(s ConvStart) (*store.Conversation, Outcome, error) {
+	conv, out := a.openConversation(s, a.script)
+	var err error
+	if s.ID != "" {
+		err = a.store.InsertConversation(conv)
+	} else {
+		err = a.insertConversation(conv)
+	}
+	if err != nil {
+		return nil, Outcome{}, err
+	}
+	a.afterTurn(conv, out)
+	return conv, out, nil
+}
+
+// openConversation makes a new conversation record, not stored yet,
+// whose first turn is the greeting (or the answer to the initial
+// message) of what script gives it to answer from.
+func (a *Engine) openConversation(s ConvStart, script func(*store.Conversation) runtimeScript) (*store.Conversation, Outcome) {
 	now := a.clock.Now()
 	conv := &store.Conversation{
 		ID:                    s.ID,
@@ -80,32 +98,24 @@ func (a *Engine) StartConversation(s ConvStart) (*store.Conversation, Outcome, e
 	maps.Copy(conv.State, s.State)
 
 	w := a.View()
-	script := a.script(conv)
-	in := turnInput{Attributes: conv.IntegrationAttributes, State: conv.State, Metadata: map[string]any{}, Variables: script.Variables}
+	sc := script(conv)
+	in := turnInput{Attributes: conv.IntegrationAttributes, State: conv.State, Metadata: map[string]any{}, Variables: sc.Variables}
 	var out Outcome
 	if s.InitialMessage != nil {
 		in.Message, in.Turn = *s.InitialMessage, 1
-		out = w.respond(script.Dialogue, conv.VariantID, in).withoutHandoff(conv.State)
+		out = w.respond(sc.Dialogue, conv.VariantID, in).withoutHandoff(conv.State)
 	} else {
-		text, err := w.greeting(script.Dialogue, conv.VariantID, in)
+		text, err := w.greeting(sc.Dialogue, conv.VariantID, in)
 		if err != nil {
 			text = DefaultGreeting
 		}
 		out = Outcome{Text: text}
 	}
 	applyTurn(conv, now, in, out, nil)
-	var err error
 	if s.ID != "" {
 		conv.State["conversation_id"] = conv.ID
-		err = a.store.InsertConversation(conv)
-	} else {
-		err = a.insertConversation(conv)
 	}
-	if err != nil {
-		return nil, Outcome{}, err
-	}
-	a.afterTurn(conv, out)
-	return conv, out, nil
+	return conv, out
 }
 
 // Converse runs one user turn on a stored conversation in one store
@@ -126,39 +136,7 @@ func (a *Engine) Converse(region, id string, check func(*store.Conversation) err
 		if !conv.InProgress {
 			return ErrConversationEnded
 		}
-		if conv.State == nil {
-			conv.State = map[string]any{}
-		}
-		if len(msg.Attributes) > 0 {
-			if conv.IntegrationAttributes == nil {
-				conv.IntegrationAttributes = map[string]any{}
-			}
-			maps.Copy(conv.IntegrationAttributes, msg.Attributes)
-			conv.State["integration_attributes"] = conv.IntegrationAttributes
-		}
-		if msg.Asr != nil {
-			conv.Language = *msg.Asr
-			conv.State["asr_lang_code"] = conv.Language
-		}
-		if msg.Tts != nil {
-			conv.TTSLanguage = *msg.Tts
-			conv.State["tts_lang_code"] = conv.TTSLanguage
-		}
-		script := a.script(conv)
-		in := turnInput{
-			Message:    msg.Text,
-			Turn:       prior.UserTurns() + 1,
-			Metadata:   msg.Metadata,
-			Attributes: conv.IntegrationAttributes,
-			State:      conv.State,
-			Events:     conv.Events,
-			Variables:  script.Variables,
-		}
-		if in.Metadata == nil {
-			in.Metadata = map[string]any{}
-		}
-		out = w.respond(script.Dialogue, conv.VariantID, in).withoutHandoff(conv.State)
-		applyTurn(conv, now, in, out, msg.Metadata)
+		out = takeTurn(w, conv, prior.UserTurns()+1, a.script(conv), msg, now)
 		return nil
 	})
 	if err != nil {
@@ -166,6 +144,45 @@ func (a *Engine) Converse(region, id string, check func(*store.Conversation) err
 	}
 	a.afterTurn(conv, out)
 	return conv, out, nil
+}
+
+// takeTurn runs the user's turn n of conv (in progress) at now, answered
+// from script: the message's attributes and languages first, then the
+// agent's outcome as a new turn.
+func takeTurn(w *View, conv *store.Conversation, n int, script runtimeScript, msg UserTurn, now time.Time) Outcome {
+	if conv.State == nil {
+		conv.State = map[string]any{}
+	}
+	if len(msg.Attributes) > 0 {
+		if conv.IntegrationAttributes == nil {
+			conv.IntegrationAttributes = map[string]any{}
+		}
+		maps.Copy(conv.IntegrationAttributes, msg.Attributes)
+		conv.State["integration_attributes"] = conv.IntegrationAttributes
+	}
+	if msg.Asr != nil {
+		conv.Language = *msg.Asr
+		conv.State["asr_lang_code"] = conv.Language
+	}
+	if msg.Tts != nil {
+		conv.TTSLanguage = *msg.Tts
+		conv.State["tts_lang_code"] = conv.TTSLanguage
+	}
+	in := turnInput{
+		Message:    msg.Text,
+		Turn:       n,
+		Metadata:   msg.Metadata,
+		Attributes: conv.IntegrationAttributes,
+		State:      conv.State,
+		Events:     conv.Events,
+		Variables:  script.Variables,
+	}
+	if in.Metadata == nil {
+		in.Metadata = map[string]any{}
+	}
+	out := w.respond(script.Dialogue, conv.VariantID, in).withoutHandoff(conv.State)
+	applyTurn(conv, now, in, out, msg.Metadata)
+	return out
 }
 
 // afterTurn applies the effects of a stored turn outside the store

@@ -176,6 +176,7 @@ func (e *Engine) resetFamilies(restored bool) {
 	e.resetAlerts()
 	e.resetWebhooks()
 	e.resetOutbound()
+	e.resetTestRuns()
 	e.resetConcurrency()
 	e.resetAudio()
 	e.armRetention()

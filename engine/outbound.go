@@ -145,6 +145,15 @@ type callRecord struct {
 	EndAt       time.Time         `json:"end_at"`
 	Answered    bool              `json:"answered"`
 	RetainUntil time.Time         `json:"retain_until"`
+	// The agent-scoped API's choices (outbound_agent.go): the environment
+	// and variant of the answered call's conversation, and the
+	// connector it goes through. Empty for a legacy call: live, the
+	// project's default variant.
+	Environment string `json:"environment,omitempty"`
+	VariantID   string `json:"variant_id,omitempty"`
+	ConnectorID string `json:"connector_id,omitempty"`
+	ASRLangCode string `json:"asr_lang_code,omitempty"`
+	TTSLangCode string `json:"tts_lang_code,omitempty"`
 }
 
 // OutboundNumber validates to_number (E.164, or national with
@@ -274,6 +283,13 @@ func (a *Engine) PlaceCall(p *Principal, in CallRequest) (string, error) {
 	if proj == nil {
 		return "", Errf(KindUnauthorized, CodeOutboundNotEnabled, MsgOutboundNotEnabled)
 	}
+	return a.queueCall(p, proj, in, nil)
+}
+
+// queueCall counts a call of proj against the account's rate limit,
+// stores it (fill sets the agent-scoped API's fields) and arms its first
+// step.
+func (a *Engine) queueCall(p *Principal, proj *scenario.Project, in CallRequest, fill func(*callRecord)) (string, error) {
 	now := a.clock.Now()
 	if err := a.rateLimit(p.Account, now); err != nil {
 		return "", err
@@ -286,6 +302,9 @@ func (a *Engine) PlaceCall(p *Principal, in CallRequest) (string, error) {
 	if in.Outcome != "" {
 		call.Outcome, call.FailReason = in.Outcome, failureReasons[in.Outcome]
 		call.replan(proj.Outbound.CallTiming, retention)
+	}
+	if fill != nil {
+		fill(call)
 	}
 	if err := a.store.InsertDoc(DocOutboundCall, call.Region, call.SID, call); err != nil {
 		return "", err
@@ -479,10 +498,15 @@ func (a *Engine) answerCall(call *callRecord) {
 	for k, v := range call.Metadata {
 		headers[k] = v
 	}
+	state := map[string]any{"sip_headers": headers, "direction": "outbound", "encryption": call.Encryption}
+	if call.ConnectorID != "" {
+		state["connector_id"] = call.ConnectorID
+	}
 	_, _, err := a.StartConversation(ConvStart{
 		ID: call.SID, Region: call.Region, Account: acct, Project: proj, Channel: "VOICE-SIP",
-		Variant: SessionVariant(proj, ""), FromNumber: call.FromNumber, ToNumber: call.ToNumber,
-		State: map[string]any{"sip_headers": headers, "direction": "outbound", "encryption": call.Encryption},
+		Environment: call.Environment, Variant: SessionVariant(proj, call.VariantID),
+		Language: call.ASRLangCode, TTSLanguage: call.TTSLangCode,
+		FromNumber: call.FromNumber, ToNumber: call.ToNumber, State: state,
 	})
 	if err != nil && !errors.Is(err, store.ErrExists) {
 		a.Log.Error("outbound call conversation", "call", call.SID, "err", err)

@@ -28,8 +28,10 @@ var famAgents = &Family{
 	Schemes:  builderSchemes,
 	Security: [][]string{{"builderKey"}},
 	Routes: slices.Concat(agentsRoutes, agentBranchesRoutes, agentTopicsRoutes, agentVariantsRoutes,
-		agentDeploymentsRoutes, agentConfigsRoutes, telephonyConnectorsRoutes, telephonyNumbersRoutes),
-	Counts: []Counted{countDocs("agents", engine.DocAgent)},
+		agentDeploymentsRoutes, agentConfigsRoutes, telephonyConnectorsRoutes, telephonyNumbersRoutes,
+		agentOutboundRoutes, agentConversationsRoutes, agentTestingRoutes),
+	Counts: []Counted{countDocs("agents", engine.DocAgent), countDocs("debug chats", engine.DocDebugChat),
+		countDocs("test runs", engine.DocTestRun)},
 }
 
 // builderSchemes is the credential of the builder families.

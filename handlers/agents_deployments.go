@@ -75,10 +75,11 @@ func (promoteBody) FieldRules() map[string]engine.FieldRule {
 		Fidelity: &engine.Fidelity{ID: "D21", Switch: engine.SwitchPromoteSkip, Value: "reject", Note: "sandbox to live is 412"}}}
 }
 
-// renderDeployment answers a deployment per deploy_response (D6).
-func (a *API) renderDeployment(c *gin.Context, status int, d *engine.Deployment) {
+// renderDeployment answers a deployment per deploy_response (D6), with
+// the test runs it started.
+func (a *API) renderDeployment(c *gin.Context, status int, d *engine.Deployment, runs ...string) {
 	if a.View().Fidelity(engine.SwitchDeployResponse) == "wrapped" {
-		c.JSON(status, engine.WrappedDeployment{Deployment: d, TestRunIDs: []string{}})
+		c.JSON(status, engine.WrappedDeployment{Deployment: d, TestRunIDs: append([]string{}, runs...)})
 		return
 	}
 	c.JSON(status, d)
@@ -106,7 +107,11 @@ func (a *API) handleDeploymentPublish(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	a.renderDeployment(c, http.StatusCreated, dep)
+	runs, err := a.TestDeployment(principal(c), c.Param("agent"))
+	if err != nil {
+		return err
+	}
+	a.renderDeployment(c, http.StatusCreated, dep, runs...)
 	return nil
 }
 

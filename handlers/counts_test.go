@@ -28,6 +28,7 @@ func TestCounts(t *testing.T) {
 	h.alertCreate(alertVolumeRule(nil))
 	h.webhookCreate(map[string]any{"name": "ops", "url": "http://127.0.0.1:1/hooks", "event_types": []string{"alerts.triggered"}})
 	outCall(h, map[string]any{"to_number": "+14155552671"})
+	debugChat(h, map[string]any{"clientEnv": "sandbox"})
 	after := count()
 	want := map[string]int{}
 	for k, v := range before {
@@ -37,10 +38,11 @@ func TestCounts(t *testing.T) {
 	want["alert rules"]++
 	want["webhook endpoints"]++
 	want["outbound calls"]++
+	want["debug chats"]++
 	if diff := cmp.Diff(want, after); diff != "" {
 		t.Fatalf("counts (-want +got):\n%s", diff)
 	}
-	if before["agents"] != 1 || len(before) != 9 {
+	if before["agents"] != 1 || before["test runs"] != 0 || len(before) != 9 {
 		t.Fatalf("default scenario counts: %v", before)
 	}
 }

@@ -22,7 +22,7 @@ import (
 var famExternalEvents = &Family{
 	Name: "external_events", Base: "runtime", Shape: shapeErrorMessage,
 	Credential: scenario.KindExternalEvents, Headers: []string{"X-Api-Key"},
-	Marks: []string{"/external-events"},
+	Marks: []string{"/external-events", "/agentic-dial"},
 	Doc:   "Third parties push results into a conversation (docs/api.md#external-events).",
 	Schemes: map[string]Scheme{
 		"externalEventsKey": {Type: "apiKey", In: "header", Name: "X-Api-Key", Doc: "An external events key of the account or project (credential kind external_events)."},
@@ -31,9 +31,24 @@ var famExternalEvents = &Family{
 	Routes:   externalEventsRoutes,
 }
 
-// externalEventsRoutes are its routes.
+// externalEventsRoutes are its routes: the webhook, and the telephony
+// system's report that a bridged call ended (engine/bridge.go).
 var externalEventsRoutes = []Route{
 	route("POST /v1/external-events/webhook", (*API).handleExternalEventsWebhook, opExternalEvent),
+	route("POST /internal/v1/agentic-dial/bridge-ended", func(a *API, c *gin.Context) error {
+		var b engine.BridgeEndedBody
+		if err := bindJSON(c, &b, false, ""); err != nil {
+			return err
+		}
+		if err := a.BridgeEnded(principal(c), b); err != nil {
+			return err
+		}
+		c.Status(http.StatusOK)
+		return nil
+	}, &Op{ID: "agenticDialBridgeEnded", Summary: "Report that a bridged call ended",
+		Doc:  "Ends the call's conversation and records the durations as metrics (docs/api.md#external-events-bridge).",
+		Body: engine.BridgeEndedBody{}, Responses: []Response{{Status: 200, Doc: "Processed; no body."}}, Errors: []int{400},
+		Fidelity: &engine.Fidelity{ID: "G29", Note: "ends the call in the outbound state machine"}}),
 }
 
 var opExternalEvent = &Op{ID: "externalEventPost", Summary: "Push an external event into a conversation",

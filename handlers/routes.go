@@ -85,6 +85,9 @@ type Response struct {
 	Status int
 	// Body is a value of the body's Go type (nil: no body).
 	Body any
+	// Media is the media type of a body that is not JSON (a binary body,
+	// such as audio/wav); Body is nil then.
+	Media string
 	// Doc says when it is answered.
 	Doc string
 	// Fidelity marks an answer that a fidelity switch selects.

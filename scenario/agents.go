@@ -26,6 +26,33 @@ type AgentBuild struct {
 	RealTimeConfigs map[string]RealTimeConfig `yaml:"real_time_configs" json:"real_time_configs,omitempty"`
 	// AudioCache is the agent's audio cache (voices.go).
 	AudioCache *AudioCache `yaml:"audio_cache" json:"audio_cache,omitempty"`
+	// TestCases are the agent's test cases, which test runs run
+	// (docs/api.md#agents-testing).
+	TestCases []TestCase `yaml:"test_cases" json:"test_cases,omitempty"`
+}
+
+// TestCase is a test of the agent's dialogue: the user's messages, said
+// one a second on the virtual clock, and what the replies must show.
+type TestCase struct {
+	// ID names the case in test run triggers and results.
+	ID string `yaml:"id" json:"id"`
+	// Name is the case's display name.
+	Name string `yaml:"name" json:"name"`
+	// Turns are the user's messages, in order (at least one).
+	Turns []string `yaml:"turns" json:"turns"`
+	// Assertions must all hold for the case to pass.
+	Assertions []TestAssertion `yaml:"assertions" json:"assertions,omitempty"`
+}
+
+// TestAssertion is one check of a test case: exactly one of its fields.
+type TestAssertion struct {
+	// ReplyContains passes when some reply of the agent contains the
+	// text (any case).
+	ReplyContains string `yaml:"reply_contains" json:"reply_contains,omitempty"`
+	// FunctionCall passes when the dialogue rule of this name answered a
+	// turn (the mock's dialogue has rules where the real agent has
+	// functions).
+	FunctionCall string `yaml:"function_call" json:"function_call,omitempty"`
 }
 
 // Topic is a knowledge-base topic: a user message that names it (contains
@@ -86,6 +113,7 @@ func (v *validator) agents(s *Scenario) {
 				v.unique(names, t.Name, tp.with("name"), "topic name")
 				v.template(tp.with("content"), t.Content)
 			}
+			v.testCases(p, ag.TestCases)
 			for k, env := range ag.Deployed {
 				v.oneOf(p.with("deployed", k), env, Environments)
 			}
@@ -99,6 +127,30 @@ func (v *validator) agents(s *Scenario) {
 						v.reportf(cp.with("schema"), "%v", err)
 					}
 				}
+			}
+		}
+	}
+}
+
+// testCases validates an agent's test cases: ids unique and present,
+// names present, at least one turn, each assertion one check.
+func (v *validator) testCases(p path, cases []TestCase) {
+	ids := map[string]path{}
+	for k, tc := range cases {
+		tp := p.with("test_cases", k)
+		if tc.ID == "" {
+			v.reportf(tp.with("id"), "required")
+		}
+		v.unique(ids, tc.ID, tp.with("id"), "test case id")
+		if tc.Name == "" {
+			v.reportf(tp.with("name"), "required")
+		}
+		if len(tc.Turns) == 0 {
+			v.reportf(tp.with("turns"), "at least one turn is required")
+		}
+		for j, a := range tc.Assertions {
+			if (a.ReplyContains == "") == (a.FunctionCall == "") {
+				v.reportf(tp.with("assertions", j), "exactly one of reply_contains and function_call is required")
 			}
 		}
 	}

@@ -79,6 +79,12 @@ func TestBuilderBlocksInvalid(t *testing.T) {
 		"template":  {"agent: {knowledge_base: [{name: a, content: \"{{ .X \"}]}", "content"},
 		"env":       {"agent: {real_time_configs: {staging: {variables: {a: 1}}}}", `unknown environment "staging"`},
 		"schema":    {"agent: {real_time_configs: {live: {schema: {type: 12}}}}", "schema: not a valid JSON Schema"},
+		"case id":   {"agent: {test_cases: [{name: a, turns: [hi]}]}", "test_cases[0].id: required"},
+		"case dup":  {"agent: {test_cases: [{id: t1, name: a, turns: [hi]}, {id: t1, name: b, turns: [hi]}]}", "duplicate test case id"},
+		"case name": {"agent: {test_cases: [{id: t1, turns: [hi]}]}", "test_cases[0].name: required"},
+		"case turn": {"agent: {test_cases: [{id: t1, name: a}]}", "at least one turn"},
+		"case both": {"agent: {test_cases: [{id: t1, name: a, turns: [hi], assertions: [{reply_contains: x, function_call: y}]}]}", "exactly one of"},
+		"case none": {"agent: {test_cases: [{id: t1, name: a, turns: [hi], assertions: [{}]}]}", "exactly one of"},
 	}
 	for name, tc := range agent {
 		t.Run(name, func(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -84,8 +85,8 @@ func TestCoverageCommand(t *testing.T) {
 	}
 
 	ops := p.Coverage().Totals.Operations
-	below := fmt.Sprintf("mockd coverage: operations: %.1f%% covered (%d of %d), below 80%%\n",
-		float64(ops.Covered)*100/float64(ops.Total), ops.Covered, ops.Total)
+	below := fmt.Sprintf("mockd coverage: operations: %s%% covered (%d of %d), below 80%%\n",
+		strconv.FormatFloat(ops.Percent, 'f', -1, 64), ops.Covered, ops.Total)
 	for _, tc := range []struct {
 		name   string
 		args   []string

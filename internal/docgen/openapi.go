@@ -321,15 +321,17 @@ func security(rt handlers.Route) []any {
 
 // pathParams describe the path parameters by name.
 var pathParams = map[string]string{
-	"account":    "The account: slug, id, ACCOUNT-<id> or ws-<id>.",
-	"project":    "The project: slug, id or PROJECT-<id>.",
-	"agent":      "The agent: its id (a scenario project's slug and PROJECT-<id> too).",
-	"branch":     "A branch id (BRANCH-...), or main.",
-	"item":       "The item's id.",
-	"deployment": "The deployment's id.",
-	"connector":  "The connector's id.",
-	"voice":      "A voice id (VOICE-...).",
-	"entry":      "An audio cache entry's id: an integer (else 400 Invalid ID).",
+	"account":      "The account: slug, id, ACCOUNT-<id> or ws-<id>.",
+	"project":      "The project: slug, id or PROJECT-<id>.",
+	"agent":        "The agent: its id (a scenario project's slug and PROJECT-<id> too).",
+	"branch":       "A branch id (BRANCH-...), or main.",
+	"item":         "The item's id.",
+	"deployment":   "The deployment's id.",
+	"connector":    "The connector's id.",
+	"voice":        "A voice id (VOICE-...).",
+	"entry":        "An audio cache entry's id: an integer (else 400 Invalid ID).",
+	"conversation": "The conversation's id.",
+	"test_run":     "The test run's id.",
 }
 
 // paramSchema is the schema of a parameter.
@@ -504,6 +506,9 @@ func (g *docGen) success(status int, rs []handlers.Response) obj {
 	}
 	var alts []any
 	for _, r := range rs {
+		if r.Media != "" {
+			o["content"] = obj{r.Media: obj{"schema": obj{"type": "string", "format": "binary"}}}
+		}
 		if r.Body == nil {
 			continue
 		}

@@ -36,4 +36,21 @@ var Known = map[string]string{
 	// slice_by language and phone_number: 501, in the spec and the real
 	// documentation.
 	"GET /runtime/:region/v1/:account/:project/conversations/concurrency 501: status not declared": "M11.7",
+	// Agent-scoped conversations answer as the real service's recorded
+	// answers do: null where there is no value, a latency object.
+	"GET /builder/:region/v1/agents/:agent/conversations/:conversation 200: at /audioUrl: got null, want string":           "D29",
+	"GET /builder/:region/v1/agents/:agent/conversations/:conversation 200: at /deploymentId: got null, want string":       "D29",
+	"GET /builder/:region/v1/agents/:agent/conversations/:conversation 200: at /finishedAt: got null, want string":         "D29",
+	"GET /builder/:region/v1/agents/:agent/conversations/:conversation 200: at /fromNumber: got null, want string":         "D29",
+	"GET /builder/:region/v1/agents/:agent/conversations/:conversation 200: at /handoffDestination: got null, want string": "D29",
+	"GET /builder/:region/v1/agents/:agent/conversations/:conversation 200: at /handoffReason: got null, want string":      "D29",
+	"GET /builder/:region/v1/agents/:agent/conversations/:conversation 200: at /note: got null, want string":               "D29",
+	"GET /builder/:region/v1/agents/:agent/conversations/:conversation 200: at /polyScore: got null, want number":          "D29",
+	"GET /builder/:region/v1/agents/:agent/conversations/:conversation 200: at /shortSummary: got null, want string":       "D29",
+	"GET /builder/:region/v1/agents/:agent/conversations/:conversation 200: at /toNumber: got null, want string":           "D29",
+	"GET /builder/:region/v1/agents/:agent/conversations/:conversation 200: at /turns/*/entities: got null, want array":    "D29",
+	"GET /builder/:region/v1/agents/:agent/conversations/:conversation 200: at /turns/*/latency: got object, want number":  "D29",
+	// An unknown, expired or other agent's call: 404, as the legacy
+	// outbound API answers for the same calls.
+	"GET /builder/:region/v1/agents/:agent/telephony/outbound-calls/:call_sid/status 404: status not declared": "G26",
 }

@@ -1,0 +1,419 @@
+package engine
+
+// Agent-scoped conversations (docs/api.md#agents-conversations;
+// docs/fidelity.md G27, D29): the same records the Conversations API
+// v1/v2/v3 reads (chat, messaging, voice calls, seeded and generated
+// ones, every environment), plus the agent's debug chats, read by the
+// Agents API's key on the builder host: one by id, its recording, and a
+// page of them (the kit's list). The shapes are those of the real
+// service's recorded answers (the kit's Rust port keeps them as test
+// fixtures): every field present, null where there is no value,
+// timestamps as Python's isoformat.
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/agentplatform/mockplatform/store"
+)
+
+// Agent-scoped conversation messages and codes.
+const (
+	CodeRecordingNotFound = "RECORDING_NOT_FOUND"
+	MsgRecordingNotFound  = "Recording not found for the given conversation."
+
+	// AgentConvDefaultLimit and AgentConvMaxLimit bound the list's page.
+	AgentConvDefaultLimit = 50
+	AgentConvMaxLimit     = 100
+)
+
+// AudioDirections are the sides of a recording; the first is the default.
+var AudioDirections = []string{"combined", "user", "agent"}
+
+// pyTime is Python's isoformat of an aware UTC time with microseconds;
+// pyLocal the same without the zone (the metrics' timestamps).
+const (
+	pyTime  = "2006-01-02T15:04:05.000000-07:00"
+	pyLocal = "2006-01-02T15:04:05.000000"
+)
+
+// AgentConvSummary is a conversation in the list (every field of the
+// recorded answer).
+type AgentConvSummary struct {
+	AccountID          string        `json:"accountId"`
+	AudioURL           *string       `json:"audioUrl"`
+	Channel            string        `json:"channel"`
+	ClientEnv          string        `json:"clientEnv"`
+	ConversationID     string        `json:"conversationId"`
+	CreatedAt          string        `json:"createdAt"`
+	DeploymentID       *string       `json:"deploymentId"`
+	Direction          string        `json:"direction"`
+	Duration           int           `json:"duration"`
+	FinishedAt         *string       `json:"finishedAt"`
+	FromNumber         *string       `json:"fromNumber"`
+	Handoff            bool          `json:"handoff"`
+	HandoffDestination *string       `json:"handoffDestination"`
+	HandoffReason      *string       `json:"handoffReason"`
+	InProgress         bool          `json:"inProgress"`
+	Language           *string       `json:"language"`
+	Note               *string       `json:"note"`
+	PolyScore          *float64      `json:"polyScore"`
+	PolyaiDuration     int           `json:"polyaiDuration"`
+	ProjectID          string        `json:"projectId"`
+	ShortSummary       *ShortSummary `json:"shortSummary"`
+	StartedAt          string        `json:"startedAt"`
+	Tags               []string      `json:"tags"`
+	ToNumber           *string       `json:"toNumber"`
+	TotalDuration      int           `json:"totalDuration"`
+	VariantID          *string       `json:"variantId"`
+}
+
+// ShortSummary is a conversation's summary (nothing in the mock writes one).
+type ShortSummary struct {
+	Heading string `json:"heading"`
+	Content string `json:"content"`
+}
+
+// AgentConvDetail is a conversation by id: the summary's fields, its
+// turns, metrics and function events.
+type AgentConvDetail struct {
+	AgentConvSummary
+	Turns          []AgentConvTurn              `json:"turns"`
+	Metrics        map[string][]AgentConvMetric `json:"metrics"`
+	FunctionEvents map[string][]map[string]any  `json:"functionEvents"`
+}
+
+// AgentConvMetric is one value a metric took.
+type AgentConvMetric struct {
+	Timestamp string `json:"timestamp"`
+	Value     string `json:"value"`
+}
+
+// AgentConvTurn is a turn as the recorded answer shows it.
+type AgentConvTurn struct {
+	AgentResponse          string           `json:"agent_response"`
+	AgentResponseDatetime  string           `json:"agent_response_datetime"`
+	AsrLangCode            string           `json:"asr_lang_code"`
+	BargeIn                bool             `json:"barge_in"`
+	EnglishAgentResponse   string           `json:"english_agent_response"`
+	Entities               []map[string]any `json:"entities"`
+	Intents                []string         `json:"intents"`
+	IsOOD                  bool             `json:"is_ood"`
+	IsSilence              bool             `json:"is_silence"`
+	Latency                TurnLatency      `json:"latency"`
+	LLMRequests            []map[string]any `json:"llm_requests"`
+	Metadata               map[string]any   `json:"metadata"`
+	Reviews                []map[string]any `json:"reviews"`
+	TranslatedUserInput    string           `json:"translated_user_input"`
+	TtsLangCode            string           `json:"tts_lang_code"`
+	TurnID                 int              `json:"turn_id"`
+	UserInput              string           `json:"user_input"`
+	UserInputAudioURL      string           `json:"user_input_audio_url"`
+	UserInputDatetime      string           `json:"user_input_datetime"`
+	UserInputDTMF          string           `json:"user_input_dtmf"`
+	UserInputDTMFFinishKey string           `json:"user_input_dtmf_finish_key"`
+}
+
+func (AgentConvTurn) FieldRules() map[string]FieldRule {
+	return map[string]FieldRule{"entities": {Nullable: true, Doc: "Always null: nothing in the mock fills entities.",
+		Fidelity: &Fidelity{ID: "D29", Note: "null, as the recorded answer shows"}}}
+}
+
+// TurnLatency is a turn's latency as the recorded answer shows it.
+type TurnLatency struct {
+	Label                        *string  `json:"label"`
+	PerceivedLatency             float64  `json:"perceived_latency"`
+	PerceivedLatencyPercentile1d *float64 `json:"perceived_latency_percentile_1d"`
+}
+
+// AgentConvPage is a page of the list.
+type AgentConvPage struct {
+	Conversations []AgentConvSummary `json:"conversations"`
+	Count         int                `json:"count"`
+	Limit         int                `json:"limit"`
+	Offset        int                `json:"offset"`
+}
+
+func nullable(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func pyTimeOf(t time.Time) string { return t.UTC().Format(pyTime) }
+
+// hasRecording reports whether a conversation has a recording: a voice
+// call that has ended.
+func hasRecording(c *store.Conversation) bool {
+	return strings.HasPrefix(c.Channel, "VOICE") && !c.InProgress
+}
+
+// agentConvSummary renders a record for the list (audioUrl null, as the
+// recorded list shows) or, with withAudio, for the get.
+func agentConvSummary(c *store.Conversation, now time.Time, withAudio bool) AgentConvSummary {
+	total, polyai := Durations(c, now)
+	s := AgentConvSummary{AccountID: c.AccountID, Channel: c.Channel, ClientEnv: c.Environment, ConversationID: c.ID,
+		CreatedAt: pyTimeOf(c.StartedAt), Direction: "inbound", Duration: total, FromNumber: nullable(c.FromNumber),
+		Handoff: c.Handoff, HandoffDestination: nullable(c.HandoffDestination), HandoffReason: nullable(c.HandoffReason),
+		InProgress: c.InProgress, Language: nullable(c.Language), PolyaiDuration: polyai, ProjectID: c.ProjectID,
+		StartedAt: pyTimeOf(c.StartedAt), Tags: []string{}, ToNumber: nullable(c.ToNumber), TotalDuration: total,
+		VariantID: nullable(c.VariantID)}
+	if c.State["direction"] == "outbound" {
+		s.Direction = "outbound"
+	}
+	if !c.InProgress && !c.EndedAt.IsZero() {
+		s.FinishedAt = nullable(pyTimeOf(c.EndedAt))
+	}
+	if withAudio && hasRecording(c) {
+		s.AudioURL = nullable("conversations/" + c.ID + "/audio")
+	}
+	return s
+}
+
+// agentConvDetail renders a record for the get, as the project's data
+// access allows (M11.8).
+func agentConvDetail(c *store.Conversation, now time.Time, access DataAccess) AgentConvDetail {
+	d := AgentConvDetail{AgentConvSummary: agentConvSummary(c, now, true), Turns: []AgentConvTurn{},
+		Metrics: map[string][]AgentConvMetric{}, FunctionEvents: map[string][]map[string]any{}}
+	if access.Transcripts {
+		for i, t := range c.Turns {
+			turn := AgentConvTurn{AgentResponse: t.AgentResponse, AgentResponseDatetime: pyTimeOf(t.AgentResponseAt),
+				BargeIn: t.BargeIn, EnglishAgentResponse: t.EnglishAgentResponse, Intents: slices.Clone(t.Intents),
+				IsOOD: t.IsOOD, IsSilence: t.IsSilence, Latency: TurnLatency{PerceivedLatency: t.Latency.Seconds()},
+				LLMRequests: []map[string]any{}, Metadata: maps.Clone(t.Metadata), Reviews: []map[string]any{},
+				TranslatedUserInput: t.TranslatedUserInput, TurnID: i + 1, UserInput: t.UserInput,
+				UserInputDatetime: pyTimeOf(t.UserInputAt)}
+			if i > 0 || t.UserInput != "" { // the greeting has no languages
+				turn.AsrLangCode, turn.TtsLangCode = c.Language, c.TTSLanguage
+			}
+			if turn.Intents == nil {
+				turn.Intents = []string{}
+			}
+			if turn.Metadata == nil {
+				turn.Metadata = map[string]any{}
+			}
+			d.Turns = append(d.Turns, turn)
+		}
+	}
+	if access.Metrics && len(c.Metrics) > 0 {
+		at := c.StartedAt
+		if n := len(c.Turns); n > 0 {
+			at = c.Turns[n-1].AgentResponseAt
+		}
+		ts := at.UTC().Format(pyLocal)
+		for k, v := range c.Metrics {
+			var vals []string
+			switch x := v.(type) {
+			case []any:
+				for _, e := range x {
+					vals = append(vals, fmt.Sprint(e))
+				}
+			case []string:
+				vals = x
+			default:
+				vals = []string{fmt.Sprint(x)}
+			}
+			for _, val := range vals {
+				d.Metrics[k] = append(d.Metrics[k], AgentConvMetric{Timestamp: ts, Value: val})
+			}
+		}
+	}
+	return d
+}
+
+// agentConversation finds a conversation of agent d by id: a stored one
+// of its project, else one of its debug chats; any other is
+// CONVERSATIONS_NOT_FOUND (nothing about it leaks).
+func (a *Engine) agentConversation(p *Principal, d *AgentDoc, id string) (*store.Conversation, error) {
+	c, err := a.store.GetConversation(p.Region, id)
+	switch {
+	case err == nil && c.AccountID == d.AccountID && c.ProjectID == d.AgentID:
+		return c, nil
+	case err != nil && !errors.Is(err, store.ErrNotFound):
+		return nil, err
+	}
+	var doc debugChatDoc
+	err = a.store.GetDoc(DocDebugChat, p.Region, id, &doc)
+	switch {
+	case err == nil && doc.of(d):
+		return doc.Conversation, nil
+	case err != nil && !errors.Is(err, store.ErrNotFound):
+		return nil, err
+	}
+	return nil, Errf(KindNotFound, CodeChatNotFound, MsgConvNotExist)
+}
+
+// AgentConversation reads a conversation of the agent of the path by id.
+func (a *Engine) AgentConversation(p *Principal, agent, id string) (AgentConvDetail, error) {
+	d, err := a.Agent(p, agent)
+	if err != nil {
+		return AgentConvDetail{}, err
+	}
+	c, err := a.agentConversation(p, d, id)
+	if err != nil {
+		return AgentConvDetail{}, err
+	}
+	return agentConvDetail(c, a.clock.Now(), DataAccessOf(p.Account.Project(d.AgentID))), nil
+}
+
+// ConversationAudio is the recording of a conversation of the agent
+// (docs/api.md#agents-conversations-audio): a WAV of its turns, the
+// caller's utterances (user), the agent's (agent) or both in turn order
+// (combined); each side hears the other as silence, so the three last
+// the same. Only an ended voice call has one (else 404). redacted gives
+// the same bytes: nothing in the mock's recordings is personal data.
+func (a *Engine) ConversationAudio(p *Principal, agent, id, direction, redacted string) ([]byte, error) {
+	var fields []FieldError
+	if direction == "" {
+		direction = AudioDirections[0]
+	} else if !slices.Contains(AudioDirections, direction) {
+		fields = append(fields, FieldError{Field: "direction", Message: "must be one of: " + strings.Join(AudioDirections, ", ")})
+	}
+	if redacted != "" && redacted != "true" && redacted != "false" {
+		fields = append(fields, FieldError{Field: "redacted", Message: "must be a boolean"})
+	}
+	if len(fields) > 0 {
+		return nil, Invalid(CodeValidation, MsgValidationFailed, fields...)
+	}
+	d, err := a.Agent(p, agent)
+	if err != nil {
+		return nil, err
+	}
+	c, err := a.agentConversation(p, d, id)
+	if err != nil {
+		return nil, err
+	}
+	if !hasRecording(c) {
+		return nil, Errf(KindNotFound, CodeRecordingNotFound, MsgRecordingNotFound)
+	}
+	var utts []Utterance
+	for _, t := range c.Turns {
+		utts = append(utts, Utterance{Text: t.UserInput, Heard: direction != "agent"},
+			Utterance{Text: t.AgentResponse, Heard: direction != "user"})
+	}
+	return SpeechWAV(a.View().Scenario().Seed, utts), nil
+}
+
+// AgentConversations is a page of the agent's conversations, newest
+// first (docs/api.md#agents-conversations-list): limit 1 to 100 (default
+// 50) and offset (default 0); count is the number of all of them.
+func (a *Engine) AgentConversations(p *Principal, agent string, vals url.Values) (AgentConvPage, error) {
+	limit, offset, err := readPage(vals, AgentConvDefaultLimit, AgentConvMaxLimit)
+	if err != nil {
+		return AgentConvPage{}, err
+	}
+	d, err := a.Agent(p, agent)
+	if err != nil {
+		return AgentConvPage{}, err
+	}
+	debug, err := a.debugChats(p.Region, d.AccountID, d.AgentID)
+	if err != nil {
+		return AgentConvPage{}, err
+	}
+	slices.SortFunc(debug, func(x, y *store.Conversation) int { return compareNewest(x, y) })
+	sq := store.ConversationQuery{Region: p.Region, AccountID: d.AccountID, ProjectID: d.AgentID, Desc: true}
+	stored := 0
+	count := sq
+	count.Select = func(*store.Summary) bool { stored++; return false }
+	if _, err := a.store.EachConversation(count, nil); err != nil {
+		return AgentConvPage{}, err
+	}
+	page := AgentConvPage{Conversations: []AgentConvSummary{}, Count: stored + len(debug), Limit: limit, Offset: offset}
+	if offset >= page.Count {
+		return page, nil
+	}
+	// The page's stored records are among those from offset-len(debug)
+	// on: skip the ones before (not read), then merge.
+	skip := max(0, offset-len(debug))
+	if skip > 0 {
+		s := sq
+		s.Limit = skip
+		if sq.After, err = a.store.EachConversation(s, nil); err != nil {
+			return AgentConvPage{}, err
+		}
+	}
+	sq.Limit = limit + len(debug)
+	recs, _, err := a.store.ListConversations(sq)
+	if err != nil {
+		return AgentConvPage{}, err
+	}
+	merged := mergeNewest(recs, debug, skip)
+	now := a.clock.Now()
+	for _, m := range merged {
+		if m.pos >= offset && m.pos < offset+limit {
+			page.Conversations = append(page.Conversations, agentConvSummary(m.c, now, false))
+		}
+	}
+	return page, nil
+}
+
+// compareNewest orders conversations newest first: by start, then id,
+// both descending (the store's order, reversed).
+func compareNewest(x, y *store.Conversation) int {
+	if c := y.StartedAt.Compare(x.StartedAt); c != 0 {
+		return c
+	}
+	return strings.Compare(y.ID, x.ID)
+}
+
+// placed is a conversation with its position in the merged list.
+type placed struct {
+	c   *store.Conversation
+	pos int
+}
+
+// mergeNewest merges stored records (newest first, the first at store
+// position skip) with the debug chats (all of them, newest first) and
+// gives each its position in the merged list. A debug chat newer than
+// recs[0] when skip > 0 is placed before skip+j: its exact place is
+// before the page (AgentConversations skips at most offset-len(debug)
+// stored records), so it is left out.
+func mergeNewest(recs, debug []*store.Conversation, skip int) []placed {
+	var out []placed
+	i, j := 0, 0
+	for i < len(recs) || j < len(debug) {
+		takeDebug := i == len(recs) || (j < len(debug) && compareNewest(debug[j], recs[i]) < 0)
+		if takeDebug {
+			if skip == 0 || i > 0 {
+				out = append(out, placed{c: debug[j], pos: skip + i + j})
+			}
+			j++
+			continue
+		}
+		out = append(out, placed{c: recs[i], pos: skip + i + j})
+		i++
+	}
+	return out
+}
+
+// readPage reads limit (1 to max, default def) and offset (at least 0)
+// of a list's query.
+func readPage(vals url.Values, def, maxLimit int) (limit, offset int, err error) {
+	var fields []FieldError
+	limit = def
+	if v := vals.Get("limit"); vals.Has("limit") {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > maxLimit {
+			fields = append(fields, FieldError{Field: "limit", Message: fmt.Sprintf("must be an integer from 1 to %d", maxLimit)})
+		}
+		limit = n
+	}
+	if v := vals.Get("offset"); vals.Has("offset") {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			fields = append(fields, FieldError{Field: "offset", Message: "must be an integer of at least 0"})
+		}
+		offset = n
+	}
+	if len(fields) > 0 {
+		return 0, 0, Invalid(CodeValidation, MsgValidationFailed, fields...)
+	}
+	return limit, offset, nil
+}
