@@ -20,6 +20,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentplatform/mockplatform/internal/wav"
 	"github.com/agentplatform/mockplatform/store"
 )
 
@@ -293,12 +294,12 @@ func (a *Engine) ConversationAudio(p *Principal, agent, id, direction, redacted 
 	if !hasRecording(c) {
 		return nil, Errf(KindNotFound, CodeRecordingNotFound, MsgRecordingNotFound)
 	}
-	var utts []Utterance
+	var utts []wav.Utterance
 	for _, t := range c.Turns {
-		utts = append(utts, Utterance{Text: t.UserInput, Heard: direction != "agent"},
-			Utterance{Text: t.AgentResponse, Heard: direction != "user"})
+		utts = append(utts, wav.Utterance{Text: t.UserInput, Heard: direction != "agent"},
+			wav.Utterance{Text: t.AgentResponse, Heard: direction != "user"})
 	}
-	return SpeechWAV(a.View().Scenario().Seed, utts), nil
+	return wav.Recording(uint64(a.View().Scenario().Seed), utts), nil
 }
 
 // AgentConversations is a page of the agent's conversations, newest

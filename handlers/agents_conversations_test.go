@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentplatform/mockplatform/engine"
+	"github.com/agentplatform/mockplatform/internal/wav"
 )
 
 const agentConvBase = agentsBase + "/support/conversations"
@@ -162,7 +163,7 @@ func wavSeconds(t *testing.T, r response) float64 {
 	if len(b) < 44 || string(b[:4]) != "RIFF" || string(b[8:12]) != "WAVE" || binary.LittleEndian.Uint32(b[40:]) != uint32(len(b)-44) {
 		t.Fatalf("not a WAV file: %d bytes", len(b))
 	}
-	return float64(len(b)-44) / 2 / engine.SpeechRate
+	return float64(len(b)-44) / 2 / wav.SampleRate
 }
 
 func TestAgentConversationAudio(t *testing.T) {

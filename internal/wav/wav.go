@@ -165,3 +165,39 @@ func Parse(b []byte) (Info, error) {
 	}
 	return in, errors.Join(ErrNotWAV, errors.New("no data chunk"))
 }
+
+// Utterance is one stretch of a recording: the words said, and whether
+// they are heard (a side of a split recording hears the other side as
+// silence of the same length).
+type Utterance struct {
+	Text  string
+	Heard bool
+}
+
+// MaxRecording bounds a recording: a longer one is cut there.
+const MaxRecording = 10 * time.Minute
+
+// Recording is the WAV file of utterances one after another (a
+// conversation's recording): each heard one as Speech says it, each
+// unheard one as silence of its length, an empty one not at all. The
+// bytes depend on seed and the utterances only.
+func Recording(seed uint64, utts []Utterance) []byte {
+	total := 0
+	for _, u := range utts {
+		if strings.TrimSpace(u.Text) != "" {
+			total += samplesOf(SpeechDuration(u.Text))
+		}
+	}
+	out := header(min(total, samplesOf(MaxRecording)))
+	at := HeaderSize
+	for _, u := range utts {
+		if strings.TrimSpace(u.Text) == "" || at >= len(out) {
+			continue
+		}
+		if u.Heard {
+			copy(out[at:], Speech(seed, "", u.Text)[HeaderSize:])
+		}
+		at += 2 * samplesOf(SpeechDuration(u.Text))
+	}
+	return out
+}
