@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentplatform/mockplatform/faults"
+	"github.com/agentplatform/mockplatform/internal/jsonw"
 	"github.com/agentplatform/mockplatform/scenario"
 	"github.com/agentplatform/mockplatform/timeline"
 )
@@ -149,6 +150,27 @@ func jsonBody(v any) []byte {
 	return b
 }
 
+// strBody is a JSON object of string values, its keys in the order given
+// (name, value pairs): the bodies of the frequent steps, written in one
+// pass.
+func strBody(kv ...string) []byte {
+	n := 2
+	for _, x := range kv {
+		n += len(x) + 4 // quotes, and a colon or comma; an escape is rare
+	}
+	b := make([]byte, 0, n)
+	b = append(b, '{')
+	for i := 0; i+1 < len(kv); i += 2 {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = jsonw.AppendString(b, kv[i])
+		b = append(b, ':')
+		b = jsonw.AppendString(b, kv[i+1])
+	}
+	return append(b, '}')
+}
+
 // project resolves a block's account and project references (validation
 // filled in the account's slug).
 func (e *Engine) project(account, project string) (*scenario.Account, *scenario.Project, error) {
@@ -197,7 +219,7 @@ func (e *Engine) chatStep(run *timelineRun, f *timeline.Firing, t *scenario.Chat
 	switch f.Step {
 	case timeline.StepStart:
 		r.op, r.method, r.path = "chatCreate", http.MethodPost, base+"create"
-		r.body = jsonBody(map[string]string{"channel": t.Channel})
+		r.body = strBody("channel", t.Channel)
 		e.request(run, f, r, func(string) ([]byte, error) {
 			conv, out, err := e.CreateChat(p, ChatStart{Channel: &t.Channel})
 			if err != nil {
@@ -206,7 +228,7 @@ func (e *Engine) chatStep(run *timelineRun, f *timeline.Firing, t *scenario.Chat
 			if conv.InProgress {
 				run.convs[key] = conv.ID
 			}
-			return jsonBody(ChatCreateResponse{ConversationID: conv.ID, Response: out.Text}), nil
+			return strBody("conversation_id", conv.ID, "response", out.Text), nil
 		})
 	case timeline.StepTurn:
 		id, ok := run.convs[key]
@@ -215,7 +237,7 @@ func (e *Engine) chatStep(run *timelineRun, f *timeline.Firing, t *scenario.Chat
 		}
 		msg := f.Message()
 		r.op, r.method, r.path = "chatRespond", http.MethodPost, base+"respond"
-		r.body = jsonBody(map[string]string{"conversation_id": id, "message": msg})
+		r.body = strBody("conversation_id", id, "message", msg)
 		e.request(run, f, r, func(string) ([]byte, error) {
 			conv, out, err := e.RespondChat(p, id, UserTurn{Text: msg})
 			if err != nil {
@@ -227,11 +249,15 @@ func (e *Engine) chatStep(run *timelineRun, f *timeline.Firing, t *scenario.Chat
 			if !conv.InProgress {
 				delete(run.convs, key)
 			}
-			resp := ChatRespondResponse{ConversationID: conv.ID, Response: out.Text, EndConversation: !conv.InProgress}
-			if h := out.Handoff; h != nil {
-				resp.Handoff = &ChatHandoff{Destination: h.Destination, Reason: h.Reason}
+			if h := out.Handoff; h != nil || !conv.InProgress {
+				resp := ChatRespondResponse{ConversationID: conv.ID, Response: out.Text, EndConversation: !conv.InProgress}
+				if h != nil {
+					resp.Handoff = &ChatHandoff{Destination: h.Destination, Reason: h.Reason}
+				}
+				return jsonBody(resp), nil
 			}
-			return jsonBody(resp), nil
+			b := strBody("conversation_id", conv.ID, "response", out.Text)
+			return append(b[:len(b)-1], `,"end_conversation":false}`...), nil
 		})
 	case timeline.StepEnd:
 		id, ok := run.convs[key]
@@ -240,12 +266,12 @@ func (e *Engine) chatStep(run *timelineRun, f *timeline.Firing, t *scenario.Chat
 		}
 		delete(run.convs, key)
 		r.op, r.method, r.path = "chatClose", http.MethodPut, base+"close"
-		r.body = jsonBody(map[string]string{"conversation_id": id})
+		r.body = strBody("conversation_id", id)
 		e.request(run, f, r, func(string) ([]byte, error) {
 			if err := e.CloseChat(p, id); err != nil {
 				return nil, err
 			}
-			return jsonBody(ChatCloseResponse{Success: true}), nil
+			return []byte(`{"success":true}`), nil
 		})
 	}
 }
@@ -259,7 +285,7 @@ func (e *Engine) callStep(run *timelineRun, f *timeline.Firing, number string) {
 	case timeline.StepStart:
 		from := f.Conversation.From
 		r := stepRequest{op: "dial", method: http.MethodPost, path: "/_mock/dni/dial",
-			body: jsonBody(map[string]string{"number": number, "from": from})}
+			body: strBody("number", number, "from", from)}
 		e.request(run, f, r, func(string) ([]byte, error) {
 			res, err := e.CallIn(number, from)
 			if err != nil {
@@ -275,7 +301,7 @@ func (e *Engine) callStep(run *timelineRun, f *timeline.Firing, number string) {
 		}
 		msg := f.Message()
 		r := stepRequest{op: "say", method: http.MethodPost, path: "/_mock/calls/" + id + "/say",
-			body: jsonBody(map[string]string{"text": msg})}
+			body: strBody("text", msg)}
 		e.request(run, f, r, func(string) ([]byte, error) {
 			res, err := e.Say(id, msg)
 			if err != nil {
