@@ -18,6 +18,7 @@ import (
 	"github.com/agentplatform/mockplatform/faults"
 	"github.com/agentplatform/mockplatform/handlers"
 	"github.com/agentplatform/mockplatform/store"
+	"github.com/agentplatform/mockplatform/timeline"
 )
 
 // consolePrefix is where the console is mounted.
@@ -74,6 +75,10 @@ func (b consoleBackend) MessagingSessions() []handlers.MessagingSession {
 	return b.p.MessagingSessions()
 }
 func (b consoleBackend) Reservations() ([]engine.Reservation, error) { return b.api.Reservations() }
+func (b consoleBackend) Timeline() engine.TimelineStatus             { return b.api.Timeline() }
+func (b consoleBackend) TimelineSpans(from, to time.Time, limit int) []timeline.Span {
+	return b.api.TimelineSpans(from, to, limit)
+}
 
 // consoleDocuments are the control plane's documents the console links to
 // when the control plane serves them.

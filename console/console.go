@@ -38,6 +38,7 @@ import (
 	"github.com/agentplatform/mockplatform/handlers"
 	"github.com/agentplatform/mockplatform/scenario"
 	"github.com/agentplatform/mockplatform/store"
+	tl "github.com/agentplatform/mockplatform/timeline"
 )
 
 // Backend is what the console reads of a platform. Every method returns a
@@ -77,6 +78,11 @@ type Backend interface {
 	OutboundCalls() ([]engine.OutboundCall, error)
 	MessagingSessions() []handlers.MessagingSession
 	Reservations() ([]engine.Reservation, error)
+	// Timeline is the scenario's timeline now (no entries without one);
+	// TimelineSpans the spans of its entries that meet [from, to], at
+	// most limit per entry.
+	Timeline() engine.TimelineStatus
+	TimelineSpans(from, to time.Time, limit int) []tl.Span
 	// Documents lists documents the control plane serves besides the
 	// console (the scenario as JSON, a JSON Schema, an OpenAPI document),
 	// as paths relative to the control plane ("scenario").
