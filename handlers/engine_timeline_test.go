@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -234,3 +235,74 @@ func (h *harness) apiErrors() int64 {
 }
 
 var _ = engine.SourceTimeline
+
+// TestTimelineMeetsFaultRules: a timeline step meets a fault rule as its
+// request would, with what the rule does to a step: a status or a body
+// answers it, drop leaves it without an answer, a delay is not waited,
+// a header predicate never matches (a step has no headers), a preset of
+// another family's kind does not apply.
+func TestTimelineMeetsFaultRules(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, rule string
+		status     int
+		fault      string
+		err        string
+		body       string
+	}{
+		{"status", `{id: r, match: {family: chat}, action: {status: 429}}`, 429, "r", "fault rule r answered 429", ""},
+		{"body", `{id: r, match: {family: chat}, action: {body: '{"oops":true}'}}`, 500, "r", "fault rule r answered 500", `{"oops":true}`},
+		{"drop", `{id: r, match: {family: chat}, action: {drop: true}}`, 0, "r", "dropped by fault rule r", ""},
+		{"delay", `{id: r, match: {family: chat}, action: {delay: 1h, delay_clock: virtual}}`, 200, "r", "", "*"},
+		{"header", `{id: r, match: {family: chat, headers: {X-API-KEY: "*"}}, action: {status: 503}}`, 200, "", "", "*"},
+		{"other path", `{id: r, match: {family: chat, path: /v1/*/*/chat/respond}, action: {status: 503}}`, 200, "", "", "*"},
+		{"preset", `{id: r, match: {family: messaging}, action: {preset: messaging.expire_session}}`, 200, "r", "", "*"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			traffic := "traffic: {project: support, chats_per_minute: 60, arrivals: even, turns: 1, think: 10s}"
+			if tc.name == "preset" {
+				traffic = "sessions: {project: support, sessions_per_minute: 60, arrivals: even, turns: 1, think: 10s}"
+			}
+			h := timelineHarness(t, "faults:\n  - "+tc.rule+"\ntimeline:\n  - until: 1s\n    "+traffic+"\n")
+			h.advance(0)
+			if h.clock.Now() != h.start {
+				t.Fatalf("the clock moved to %v", h.clock.Now())
+			}
+			e := h.journal.List(Filter{Source: SourceTimeline})
+			if len(e) != 1 {
+				t.Fatalf("%d steps journaled", len(e))
+			}
+			got := e[0]
+			if got.Status != tc.status || got.Fault != tc.fault || got.Timeline.Error != tc.err ||
+				tc.body != "*" && got.ResponseBody != tc.body {
+				t.Errorf("step %+v (timeline %+v)", got, *got.Timeline)
+			}
+			if tc.name == "preset" && len(h.api.MessagingSessions()) != 1 {
+				t.Errorf("the preset expired the timeline's session: %+v", h.api.MessagingSessions())
+			}
+		})
+	}
+}
+
+// TestTimelineConversationEndedByTheAgent: when the agent ends a
+// background chat (a handoff), its remaining steps are not run.
+func TestTimelineConversationEndedByTheAgent(t *testing.T) {
+	t.Parallel()
+	h := timelineHarness(t, `timeline:
+  - until: 1s
+    traffic: {project: support, chats_per_minute: 60, arrivals: even, turns: 3, think: 10s, messages: ["I want a human"]}
+`)
+	h.advance(time.Minute)
+	rows := h.timelineRows()
+	if len(rows) != 2 || rows[1].Op != "chatRespond" || rows[1].Status != 200 {
+		t.Fatalf("steps %+v, want the create and the one turn that hands off", rows)
+	}
+	e := h.journal.List(Filter{Source: SourceTimeline})[1]
+	if !strings.Contains(e.ResponseBody, `"end_conversation":true`) || !strings.Contains(e.ResponseBody, "live_agent_queue") {
+		t.Errorf("the handoff's answer %s", e.ResponseBody)
+	}
+	if st := h.api.Timeline().Entries[0]; st.Ran != 2 || st.Failed != 0 {
+		t.Errorf("status %+v", st)
+	}
+}
