@@ -74,6 +74,7 @@ func TestTimelineActions(t *testing.T) {
   - {at: 6m, do: {evaluate_alerts: true}}
   - {at: 7m, do: {expire_messaging_tokens: true}}
   - {at: 8m, do: {inbound_call: {number: "+14155550100", say: [hello], think: 5s}}}
+  - {at: 30s, do: {promote: {agent: support, to: pre-release}}}
 `)
 	tok := h.do("POST", "/messaging/api/v1/access-token", `{}`, "X-Token", "test-connector-token", "X-Host", "localhost")
 	mustStatus(t, tok, 200)
@@ -127,6 +128,11 @@ func TestTimelineActions(t *testing.T) {
 	entries := h.api.Timeline().Entries
 	if e := entries[7]; e.Ran != 1 || e.Failed != 1 || !strings.Contains(e.LastError, "no active reservation") {
 		t.Errorf("the inbound call's status %+v", e)
+	}
+	// A promotion before anything was published has no deployment to
+	// name: it fails without a request (none journaled above).
+	if e := entries[8]; e.Ran != 1 || e.Failed != 1 || e.LastError != "promote support: no deployment is active in sandbox" {
+		t.Errorf("the early promotion's status %+v", e)
 	}
 }
 
