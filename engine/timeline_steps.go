@@ -208,6 +208,9 @@ func (e *Engine) chatPrincipal(run *timelineRun, entry int, t *scenario.ChatTraf
 // agent ended, takes no further step.
 func (e *Engine) chatStep(run *timelineRun, f *timeline.Firing, t *scenario.ChatTraffic) {
 	key := convKey{f.Entry, f.Occurrence}
+	if _, held := run.convs[key]; !held && f.Step != timeline.StepStart {
+		return // it failed to start, or has ended
+	}
 	p, err := e.chatPrincipal(run, f.Entry, t)
 	if err != nil {
 		run.quiet(f, err)
@@ -231,11 +234,7 @@ func (e *Engine) chatStep(run *timelineRun, f *timeline.Firing, t *scenario.Chat
 			return strBody("conversation_id", conv.ID, "response", out.Text), nil
 		})
 	case timeline.StepTurn:
-		id, ok := run.convs[key]
-		if !ok {
-			return
-		}
-		msg := f.Message()
+		id, msg := run.convs[key], f.Message()
 		r.op, r.method, r.path = "chatRespond", http.MethodPost, base+"respond"
 		r.body = strBody("conversation_id", id, "message", msg)
 		e.request(run, f, r, func(string) ([]byte, error) {
@@ -260,10 +259,7 @@ func (e *Engine) chatStep(run *timelineRun, f *timeline.Firing, t *scenario.Chat
 			return append(b[:len(b)-1], `,"end_conversation":false}`...), nil
 		})
 	case timeline.StepEnd:
-		id, ok := run.convs[key]
-		if !ok {
-			return
-		}
+		id := run.convs[key]
 		delete(run.convs, key)
 		r.op, r.method, r.path = "chatClose", http.MethodPut, base+"close"
 		r.body = strBody("conversation_id", id)
