@@ -57,9 +57,8 @@ type stepRequest struct {
 // outbound.outcome sets the call's outcome and the others do not apply.
 // Then op runs, given the outcome preset; its error gives the status. The
 // outcome is counted, reported (OnActivity) and, when a runtime family's
-// request is answered 5xx, recorded as an API error. It reports whether op
-// ran without error.
-func (e *Engine) request(run *timelineRun, f *timeline.Firing, r stepRequest, op func(outcome string) ([]byte, error)) bool {
+// request is answered 5xx, recorded as an API error.
+func (e *Engine) request(run *timelineRun, f *timeline.Firing, r stepRequest, op func(outcome string) ([]byte, error)) {
 	now := e.clock.Now()
 	act := Activity{Source: SourceTimeline, Time: now, Family: r.family, Method: r.method, Path: r.path, Query: r.query,
 		Region: r.region, Request: r.body, Step: stepOf(f, r.op)}
@@ -94,7 +93,7 @@ func (e *Engine) request(run *timelineRun, f *timeline.Firing, r stepRequest, op
 			act.Status = http.StatusOK
 		}
 		if err != nil {
-			failed, act.Status, act.Step.Error = true, errStatus(err), err.Error()
+			act.Status, act.Step.Error = errStatus(err), err.Error()
 		}
 	}
 	if act.Status >= http.StatusInternalServerError && r.account != "" {
@@ -104,11 +103,11 @@ func (e *Engine) request(run *timelineRun, f *timeline.Firing, r stepRequest, op
 	for _, fn := range e.onActivity {
 		fn(act)
 	}
-	return !failed
 }
 
-// quiet runs a step that stands for no request of its own (a message on
-// a messaging session's socket, its end): counted, not reported.
+// quiet counts a step that stands for no request of its own (a message
+// on a messaging session's socket, its end) or that fails before it can
+// form one (an unknown project, nothing to promote): not reported.
 func (run *timelineRun) quiet(f *timeline.Firing, err error) {
 	msg := ""
 	if err != nil {
