@@ -348,9 +348,13 @@ func (p *Platform) handleControlScenarioGet(c *gin.Context) {
 }
 
 // handleControlRequests handles "GET /_mock/requests" with optional filters
-// family, method, path (substring), status and limit.
+// family, method, path (substring), status, source and limit.
 func (p *Platform) handleControlRequests(c *gin.Context) {
-	f := RequestFilter{Family: c.Query("family"), Method: c.Query("method"), Path: c.Query("path")}
+	f := RequestFilter{Family: c.Query("family"), Method: c.Query("method"), Path: c.Query("path"), Source: c.Query("source")}
+	if f.Source != "" && f.Source != handlers.SourceClient && f.Source != handlers.SourceTimeline {
+		controlError(c, http.StatusBadRequest, "source must be client or timeline")
+		return
+	}
 	for _, q := range []struct {
 		name string
 		dst  *int

@@ -31,12 +31,7 @@ var ErrNotRouted = engine.ErrNotRouted
 // client environment, variant and languages (docs/api.md#agents-inbound;
 // docs/fidelity.md M12.16).
 func (p *Platform) Dial(number, from string) (DialResult, error) {
-	r, err := p.api.Dial(number, from)
-	if errors.Is(err, ErrNotRouted) {
-		if r2, err2 := p.api.CallNumber(number, from); err2 == nil {
-			r, err = r2, nil
-		}
-	}
+	r, err := p.api.CallIn(number, from)
 	if err != nil {
 		return DialResult{}, err
 	}

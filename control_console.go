@@ -18,6 +18,7 @@ import (
 	"github.com/agentplatform/mockplatform/faults"
 	"github.com/agentplatform/mockplatform/handlers"
 	"github.com/agentplatform/mockplatform/store"
+	"github.com/agentplatform/mockplatform/timeline"
 )
 
 // consolePrefix is where the console is mounted.
@@ -78,6 +79,10 @@ func (b consoleBackend) Coverage() *CoverageReport                   { return b.
 func (b consoleBackend) AudioCaches() ([]engine.AgentAudio, error)   { return b.api.AudioCaches() }
 func (b consoleBackend) VoiceLibraries() ([]engine.AccountVoices, error) {
 	return b.api.VoiceLibraries()
+}
+func (b consoleBackend) Timeline() engine.TimelineStatus { return b.api.Timeline() }
+func (b consoleBackend) TimelineSpans(from, to time.Time, limit int) []timeline.Span {
+	return b.api.TimelineSpans(from, to, limit)
 }
 
 // consoleDocuments are the control plane's documents the console links to

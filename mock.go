@@ -38,6 +38,9 @@ type Mock interface {
 	// mock's clients exercised, across resets; ClearCoverage forgets it.
 	Coverage() *CoverageReport
 	ClearCoverage()
+	// Timeline is the scenario's timeline now: its entries with their
+	// last and next firing and what their steps did (GET /_mock/timeline).
+	Timeline() TimelineStatus
 
 	// Err is the first failure of a method above that has no error
 	// result (nil in process).

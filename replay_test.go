@@ -24,8 +24,10 @@ import (
 // signatures as the receiver got them), request journal (ids, times,
 // order), conversation records and messaging events. The session below
 // touches chat, messaging, outbound calling, alerts, webhooks (a receiver
-// that fails, then recovers) and external events; it runs twice, in two
-// fresh platforms, and everything is compared.
+// that fails, then recovers) and external events, under a timeline that
+// adds background chats, sessions and calls, a fault window, a receiver's
+// down window and a campaign; it runs twice, in two fresh platforms, and
+// everything is compared.
 
 // replayHook is one webhook request as the receiver got it.
 type replayHook struct {
@@ -43,7 +45,19 @@ type replayRecord struct {
 	Conversations []*store.Conversation
 	Socket        []map[string]any
 	Answers       []string
+	Timeline      TimelineStatus
 }
+
+// replayTimeline is the session's timeline (docs/scenarios.md#timeline).
+const replayTimeline = `
+timeline:
+  - {until: 30m, traffic: {project: support, chats_per_minute: 2, ramp_to: 6, turns: 1-3, think: 5s-20s}}
+  - {until: 20m, sessions: {project: support, sessions_per_minute: 0.5, turns: 1-2, think: 10s-30s}}
+  - {from: 5m, until: 15m, calls: {number: "+14155550150", calls_per_minute: 1}}
+  - {at: 2m, for: 3m, fault: {match: {family: chat, path: /v1/*/*/chat/respond}, action: {status: 503}, probability: 0.3}}
+  - {at: 1m, do: {webhook_receiver: down, for: 4m, endpoint: flaky}}
+  - {every: 10m, until: 30m, do: {outbound_campaign: {project: support, first: "+14155552600", count: 3, pace: 10s}}}
+`
 
 // replayReceiver is a webhook receiver: it records each request and
 // answers status(n) to the n-th.
@@ -71,7 +85,7 @@ func replayReceiver(t *testing.T, name string, mu *sync.Mutex, hooks *[]replayHo
 // key otherwise, docs/scenarios.md#messaging).
 func replaySession(t *testing.T) replayRecord {
 	t.Helper()
-	p := Start(t, WithScenarioYAML(append(scenario.DefaultYAML(), "\nmessaging: {signing_key: replay-signing-key-0123456789abcdef}\n"...)))
+	p := Start(t, WithScenarioYAML(append(scenario.DefaultYAML(), "\nmessaging: {signing_key: replay-signing-key-0123456789abcdef}\n"+replayTimeline...)))
 	c := p.Client()
 	var rec replayRecord
 	var mu sync.Mutex
@@ -220,6 +234,7 @@ func replaySession(t *testing.T) replayRecord {
 		t.Fatal(err)
 	}
 	rec.Conversations = list
+	rec.Timeline = p.Timeline()
 	return rec
 }
 
@@ -233,6 +248,18 @@ func TestDeterministicReplay(t *testing.T) {
 	if len(first.Hooks) < 5 || len(first.Deliveries) < 5 || len(first.Conversations) < 5 || len(first.Socket) < 8 {
 		t.Fatalf("the session did too little: %d hooks, %d deliveries, %d conversations, %d socket events",
 			len(first.Hooks), len(first.Deliveries), len(first.Conversations), len(first.Socket))
+	}
+	steps, failed := 0, 0
+	for _, e := range first.Journal {
+		if e.Source == "timeline" {
+			steps++
+			if e.Timeline.Error != "" {
+				failed++
+			}
+		}
+	}
+	if steps < 200 || failed == 0 || len(first.Timeline.Entries) != 6 {
+		t.Fatalf("the timeline did too little: %d steps journaled, %d failed, status %+v", steps, failed, first.Timeline)
 	}
 	if diff := cmp.Diff(first, second); diff != "" {
 		t.Fatalf("two runs of one session differ (-first +second):\n%s", diff)

@@ -39,6 +39,7 @@ import (
 	"github.com/agentplatform/mockplatform/handlers"
 	"github.com/agentplatform/mockplatform/scenario"
 	"github.com/agentplatform/mockplatform/store"
+	tl "github.com/agentplatform/mockplatform/timeline"
 )
 
 // Backend is what the console reads of a platform. Every method returns a
@@ -84,6 +85,11 @@ type Backend interface {
 	// accounts' voices.
 	AudioCaches() ([]engine.AgentAudio, error)
 	VoiceLibraries() ([]engine.AccountVoices, error)
+	// Timeline is the scenario's timeline now (no entries without one);
+	// TimelineSpans the spans of its entries that meet [from, to], at
+	// most limit per entry.
+	Timeline() engine.TimelineStatus
+	TimelineSpans(from, to time.Time, limit int) []tl.Span
 	// Documents lists documents the control plane serves besides the
 	// console (the scenario as JSON, a JSON Schema, an OpenAPI document),
 	// as paths relative to the control plane ("scenario").

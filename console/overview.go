@@ -27,10 +27,12 @@ type overviewPage struct {
 	FailedDelivery []engine.DeliveryAttempt
 	Faults         int
 	CountsErr      string
+	// Timeline is the scenario's timeline on a time axis (nil: none).
+	Timeline *upcoming
 }
 
 // handleOverview serves the overview: the clock and its controls, counts
-// per family and the recent errors.
+// per family, the scenario's timeline ahead and the recent errors.
 func (c *Console) handleOverview(w http.ResponseWriter, r *http.Request) {
 	p := overviewPage{page: c.newPage(r, "overview", "Overview")}
 	p.Live = "events"
@@ -76,6 +78,7 @@ func (c *Console) handleOverview(w http.ResponseWriter, r *http.Request) {
 	}
 	slices.Reverse(p.FailedDelivery)
 	p.Faults = len(c.b.FaultRules())
+	p.Timeline = newUpcoming(c.b, c.b.Scenario())
 	c.render(w, r, "overview", http.StatusOK, p)
 }
 

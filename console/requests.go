@@ -19,9 +19,9 @@ const defaultRequests = 100
 var methods = []string{"GET", "POST", "PUT", "PATCH", "DELETE"}
 
 type requestFilters struct {
-	Family, Method, Path, Status, Limit string
-	Warnings                            bool
-	Families, Methods                   []string
+	Family, Method, Path, Status, Limit, Source string
+	Warnings                                    bool
+	Families, Methods                           []string
 }
 
 type requestsPage struct {
@@ -40,11 +40,14 @@ func (c *Console) handleRequests(w http.ResponseWriter, r *http.Request) {
 	p := requestsPage{page: c.newPage(r, "requests", "Requests")}
 	p.Live = "events"
 	p.F = requestFilters{Family: in.Get("family"), Method: in.Get("method"), Path: in.Get("path"),
-		Status: in.Get("status"), Limit: in.Get("limit"), Warnings: in.Get("warnings") == "on",
+		Status: in.Get("status"), Limit: in.Get("limit"), Source: in.Get("source"), Warnings: in.Get("warnings") == "on",
 		Families: c.b.Vocabulary().Families, Methods: methods}
-	f := handlers.Filter{Family: p.F.Family, Method: p.F.Method, Path: p.F.Path}
+	f := handlers.Filter{Family: p.F.Family, Method: p.F.Method, Path: p.F.Path, Source: p.F.Source}
 	limit, status := defaultRequests, -1 // -1: any status
 	var problems []string
+	if v := p.F.Source; v != "" && v != handlers.SourceClient && v != handlers.SourceTimeline {
+		problems = append(problems, "Sent by must be clients or the timeline.")
+	}
 	if v := strings.TrimSpace(p.F.Status); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 || n > 999 {

@@ -41,9 +41,10 @@ func (w *View) evaluationInterval() time.Duration {
 	return defaultEvaluationInterval
 }
 
-// evaluationFails reports whether a fault rule fails this pass: only
-// consulted when some rule targets EvaluationPath.
-func (a *Engine) evaluationFails() bool {
+// evaluationFails reports whether a fault rule fails the pass at now:
+// only consulted when some rule targets EvaluationPath (a timeline's fault
+// window on it holds by now).
+func (a *Engine) evaluationFails(now time.Time) bool {
 	targeted := false
 	for _, st := range a.faults.List() {
 		if st.Match.Path == EvaluationPath && !st.Exhausted {
@@ -53,7 +54,7 @@ func (a *Engine) evaluationFails() bool {
 	if !targeted {
 		return false
 	}
-	_, ok := a.faults.Match(faults.Request{Family: NameAlerts, Method: "POST", Path: EvaluationPath})
+	_, ok := a.faults.Match(faults.Request{Family: NameAlerts, Method: "POST", Path: EvaluationPath, Time: now})
 	return ok
 }
 
@@ -126,7 +127,7 @@ func (a *Engine) evaluateAlertsAt(now time.Time) bool {
 	if len(work) == 0 {
 		return false
 	}
-	failed := a.evaluationFails()
+	failed := a.evaluationFails(now)
 	a.store.PruneAPIErrors(now.Add(-longestWindow))
 	var events []alertEvent
 	for _, rr := range work {

@@ -95,6 +95,12 @@ type Engine struct {
 
 	// onReset are the edge's resets (OnReset), run at the end of a reset.
 	onReset []func(sc *scenario.Scenario)
+	// timeline is the run of the scenario's timeline of the current
+	// generation (nil: no timeline); onActivity see what it runs, and
+	// sessions holds its messaging sessions (the edge's). Set before Load.
+	timeline   atomic.Pointer[timelineRun]
+	onActivity []func(Activity)
+	sessions   Sessions
 
 	// bg is cancelled by Interrupt and Close; webhook attempts watch it.
 	bg     context.Context
@@ -183,6 +189,7 @@ func (e *Engine) resetFamilies(restored bool) {
 	for _, fn := range e.onReset {
 		fn(e.sc)
 	}
+	e.armTimeline() // last: its first firing may be due at once (real clock)
 }
 
 // Generation is the current reset generation.

@@ -153,7 +153,8 @@ func (e *Engine) Scenario() *scenario.Scenario {
 }
 
 // Reset restores the scenario's initial state: data, clock, faults, the
-// families' in-memory state and the edge's (OnReset).
+// timeline (from the clock's start), the families' in-memory state and
+// the edge's (OnReset).
 func (e *Engine) Reset() error {
 	e.loadMu.Lock()
 	defer e.loadMu.Unlock()
@@ -175,8 +176,8 @@ func (e *Engine) resetLocked() error {
 	}
 	e.clock.Reset(startOf(e.cfg, e.sc))
 	eff := e.effective(e.sc)
-	if err := e.faults.Replace(e.sc.Faults, eff.Seed); err != nil {
-		return fmt.Errorf("mockplatform: reset faults: %w", err)
+	if err := e.resetTimelineLocked(eff, eff.Seed); err != nil {
+		return fmt.Errorf("mockplatform: reset timeline and faults: %w", err)
 	}
 	e.SetScenario(eff)
 	e.resetFamilies(true)
@@ -207,7 +208,7 @@ func (e *Engine) loadScenario(sc *scenario.Scenario, keep bool) error {
 	if keep {
 		if n, err := e.store.Len(); err == nil && n > 0 {
 			e.clock.Reset(startOf(e.cfg, sc))
-			if err := e.faults.Replace(sc.Faults, eff.Seed); err != nil {
+			if err := e.resetTimelineLocked(eff, eff.Seed); err != nil {
 				return err
 			}
 			// Reopened data: the ID generator must not replay the IDs it

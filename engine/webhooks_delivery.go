@@ -161,7 +161,13 @@ func (a *Engine) attempt(d *delivery, n int, due time.Time) {
 	if timeout <= 0 {
 		timeout = defaultWebhookTimeoutMS * time.Millisecond
 	}
-	status, err := a.post(a.bg, &ep, d, due, timeout)
+	// A receiver the timeline has down answers its status: nothing is
+	// sent, and the attempt is retried as if it had answered.
+	status, down := a.receiverDown(due, &ep)
+	var err error
+	if !down {
+		status, err = a.post(a.bg, &ep, d, due, timeout)
+	}
 	rec.Status = status
 	retry := false
 	var refused *targetRefused
@@ -178,6 +184,9 @@ func (a *Engine) attempt(d *delivery, n int, due time.Time) {
 		retry = true
 	default:
 		rec.Error = "HTTP " + strconv.Itoa(status) + " (not retried)"
+	}
+	if down {
+		rec.Error += " (receiver down: timeline)"
 	}
 	if retry && n < len(retryDelays) {
 		next := due.Add(retryDelays[n])

@@ -82,6 +82,8 @@ func openTable(cfg engine.Config, observe func(Exchange), tab *table) (*API, err
 		}
 	}
 	e.OnReset(a.resetEdge)
+	e.OnActivity(a.journalActivity)
+	e.SetSessions(timelineSessions{a})
 	if err := e.Load(); err != nil {
 		a.Close()
 		return nil, err

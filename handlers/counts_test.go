@@ -42,7 +42,7 @@ func TestCounts(t *testing.T) {
 	if diff := cmp.Diff(want, after); diff != "" {
 		t.Fatalf("counts (-want +got):\n%s", diff)
 	}
-	if before["agents"] != 1 || before["test runs"] != 0 || len(before) != 9 {
+	if before["agents"] != 1 || before["test runs"] != 0 || len(before) != 11 {
 		t.Fatalf("default scenario counts: %v", before)
 	}
 }

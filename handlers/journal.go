@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -35,6 +36,11 @@ type Entry struct {
 	ResponseBody  string              `json:"response_body,omitempty"`
 	Fault         string              `json:"fault,omitempty"`
 	Warnings      []string            `json:"warnings,omitempty"`
+	// Source is "timeline" for what the scenario's timeline ran (the
+	// request a step stands for, with its step in Timeline); absent for
+	// what a client sent.
+	Source   string               `json:"source,omitempty"`
+	Timeline *engine.TimelineStep `json:"timeline,omitempty"`
 }
 
 // Filter selects journal entries. Empty fields match everything.
@@ -44,6 +50,9 @@ type Filter struct {
 	// Path matches entries whose path contains it.
 	Path   string
 	Status int
+	// Source is "client" (what clients sent) or "timeline" (what the
+	// timeline ran).
+	Source string
 	// Limit keeps the last Limit matches (0: all).
 	Limit int
 }
@@ -190,7 +199,8 @@ func (j *Journal) List(f Filter) []Entry {
 		if f.Family != "" && e.Family != f.Family ||
 			f.Method != "" && !strings.EqualFold(e.Method, f.Method) ||
 			f.Path != "" && !strings.Contains(e.Path, f.Path) ||
-			f.Status != 0 && e.Status != f.Status {
+			f.Status != 0 && e.Status != f.Status ||
+			f.Source != "" && f.Source != cmp.Or(e.Source, SourceClient) {
 			continue
 		}
 		match = append(match, p)
@@ -245,6 +255,10 @@ func cloneEntry(e Entry) Entry {
 		e.RequestHeader = h
 	}
 	e.Warnings = append([]string(nil), e.Warnings...)
+	if e.Timeline != nil {
+		st := *e.Timeline
+		e.Timeline = &st
+	}
 	return e
 }
 

@@ -424,6 +424,7 @@ func (a *API) applyFault(c *gin.Context, f *Family) (done bool, err error) {
 		Region: c.Param("region"),
 		Header: c.GetHeader,
 		Query:  c.GetQuery,
+		Time:   stateOf(c).rec.at, // a timeline's fault windows hold by it
 	}
 	rule, ok := a.Faults().Match(req)
 	if !ok {

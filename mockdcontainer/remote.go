@@ -268,7 +268,7 @@ func (c *Remote) LoadScenarioYAML(data []byte) error {
 // /_mock/requests).
 func (c *Remote) Requests(f mockplatform.RequestFilter) []mockplatform.Request {
 	q := url.Values{}
-	for k, v := range map[string]string{"family": f.Family, "method": f.Method, "path": f.Path} {
+	for k, v := range map[string]string{"family": f.Family, "method": f.Method, "path": f.Path, "source": f.Source} {
 		if v != "" {
 			q.Set(k, v)
 		}
@@ -351,6 +351,16 @@ func (c *Remote) Faults() []mockplatform.FaultStatus {
 		return nil
 	}
 	return a.Faults
+}
+
+// Timeline is the scenario's timeline now: its entries with their last
+// and next firing and what their steps did (GET /_mock/timeline).
+func (c *Remote) Timeline() mockplatform.TimelineStatus {
+	var st mockplatform.TimelineStatus
+	if err := c.control(context.Background(), http.MethodGet, "/timeline", nil, http.StatusOK, &st); err != nil {
+		c.fail(err)
+	}
+	return st
 }
 
 // worldSettings is the body of POST /_mock/worlds.

@@ -28,7 +28,7 @@ import (
 // Mock interface and HTTP only, so that the in-process Platform and a mockd
 // container (package mockdcontainer) are held to the same cases: a chat
 // round trip, a validation error, clock advance, a fault, reset, the
-// journal, scenario loading and the coverage report.
+// journal, scenario loading, a scenario's timeline and the coverage report.
 //
 // newMock must return a fresh mock serving the default scenario
 // (docs/api.md#default-scenario) with the manual clock, as Start(t) and
@@ -52,6 +52,7 @@ func RunBehaviourSuite(t *testing.T, newMock func(t *testing.T) mockplatform.Moc
 		{"Journal", suiteJournal},
 		{"Scenario", suiteScenario},
 		{"Coverage", suiteCoverage},
+		{"Timeline", suiteTimeline},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -444,5 +445,68 @@ func suiteScenario(t *testing.T, m mockplatform.Mock) {
 	}
 	if now := m.Now(); !now.Equal(start) {
 		t.Fatalf("Now() after a refused scenario = %v, want %v", now, start)
+	}
+}
+
+// suiteTimelineYAML is suiteScenarioYAML with a timeline: a chat a minute
+// for five minutes, each with one message, and chat answering 502 from
+// 2m to 3m.
+const suiteTimelineYAML = suiteScenarioYAML + `
+timeline:
+  - id: chats
+    until: 5m
+    traffic: {project: support, chats_per_minute: 1, arrivals: even, turns: 1, think: 20s}
+  - id: outage
+    at: 2m
+    for: 1m
+    fault: {match: {family: chat}, action: {status: 502}}
+`
+
+// suiteTimeline: a scenario's timeline runs on the clock: its background
+// chats and a client's requests meet its fault window alike, its steps
+// are journaled apart from the client's, and Timeline says what ran.
+func suiteTimeline(t *testing.T, m mockplatform.Mock) {
+	if err := m.LoadScenarioYAML([]byte(suiteTimelineYAML)); err != nil {
+		t.Fatalf("LoadScenarioYAML: %v", err)
+	}
+	m.Advance(2*time.Minute + 30*time.Second)
+	MustStatus(t, Do(t, m, "POST", m.RuntimeURL("us-1")+suiteChatPath+"/create", map[string]any{}), http.StatusBadGateway)
+	m.Advance(3 * time.Minute)
+	MustStatus(t, Do(t, m, "POST", m.RuntimeURL("us-1")+suiteChatPath+"/create", map[string]any{}), http.StatusOK)
+
+	type step struct {
+		At             time.Duration
+		Op, Step, Path string
+		Status         int
+	}
+	start := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	var got []step
+	for _, e := range m.Requests(mockplatform.RequestFilter{Source: "timeline"}) {
+		if e.Source != "timeline" || e.Timeline == nil {
+			t.Fatalf("entry %+v is not marked", e)
+		}
+		got = append(got, step{e.Time.Sub(start), e.Timeline.Operation, e.Timeline.Step, strings.TrimPrefix(e.Path, "/runtime/us-1"+suiteChatPath), e.Status})
+	}
+	var want []step
+	for i := range 5 {
+		at := time.Duration(i) * time.Minute
+		if i == 2 { // in the window: the create fails, and nothing follows
+			want = append(want, step{at, "chatCreate", "start", "/create", http.StatusBadGateway})
+			continue
+		}
+		want = append(want, step{at, "chatCreate", "start", "/create", http.StatusOK},
+			step{at + 20*time.Second, "chatRespond", "turn", "/respond", http.StatusOK},
+			step{at + 40*time.Second, "chatClose", "end", "/close", http.StatusOK})
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("the timeline's steps (-want +got):\n%s", diff)
+	}
+	if n := len(m.Requests(mockplatform.RequestFilter{Source: "client"})); n != 2 {
+		t.Errorf("%d client requests journaled, want 2", n)
+	}
+	st := m.Timeline()
+	if len(st.Entries) != 2 || !st.Start.Equal(start) || st.Entries[0].Ran != 13 || st.Entries[0].Failed != 1 ||
+		st.Entries[0].Occurrences != 5 || st.Entries[1].Occurrences != 1 || st.Entries[1].Active {
+		t.Fatalf("Timeline() = %+v", st)
 	}
 }

@@ -35,6 +35,17 @@ func RuntimeRegion(name string) (pair string, ok bool) {
 	return "", false
 }
 
+// RuntimeName is the runtime region of a region pair ("us-1" for "us";
+// "" for another name).
+func RuntimeName(pair string) string {
+	for _, r := range regionTable {
+		if r.Pair == pair {
+			return r.Runtime
+		}
+	}
+	return ""
+}
+
 // BuilderRegion resolves a builder region (a pair, "us") to the pair.
 func BuilderRegion(name string) (pair string, ok bool) {
 	for _, r := range regionTable {

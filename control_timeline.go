@@ -1,0 +1,34 @@
+package mockplatform
+
+// Control-plane operation of the scenario's timeline: its entries with
+// their last and next firing (docs/scenarios.md#timeline).
+
+import (
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/agentplatform/mockplatform/engine"
+)
+
+// TimelineStatus is the scenario's timeline at a time: when it counts
+// from, and each entry with its last and next firing and what its steps
+// did since the last reset.
+type TimelineStatus = engine.TimelineStatus
+
+// TimelineEntryStatus is one entry of the timeline at a time.
+type TimelineEntryStatus = engine.TimelineEntryStatus
+
+// TimelineStep is the step of the timeline a journal entry stands for
+// (Request.Timeline).
+type TimelineStep = engine.TimelineStep
+
+// Timeline is the scenario's timeline now (no entries without one). Its
+// entries fire inside the Advance that makes them due; after Advance
+// returns, Ran counts every step due by then.
+func (p *Platform) Timeline() TimelineStatus { return p.api.Timeline() }
+
+// handleControlTimeline handles "GET /_mock/timeline".
+func (p *Platform) handleControlTimeline(c *gin.Context) {
+	c.JSON(http.StatusOK, p.Timeline())
+}

@@ -1,0 +1,282 @@
+package engine
+
+// The scenario's timeline at run time (docs/scenarios.md#timeline):
+// package timeline computes when each entry fires; the engine runs the
+// firings on the virtual clock. At every load and reset the engine
+// compiles the timeline from the clock's start with the scenario's seed,
+// loads its fault windows into the fault set (they need no timer: a
+// request meets a window by its virtual time) and arms ONE clock timer,
+// at the next firing. Its callback, inside the Advance that makes it due,
+// takes every firing due then, runs them in order and arms the next: so
+// each firing runs at its own virtual time, in due order with every other
+// timer, never on a goroutine of its own. A reset makes a new run; the
+// old one's timer is dropped with the clock's and its generation stops
+// anything left.
+//
+// What a firing runs is an engine operation, as the request it stands
+// for would (timeline_steps.go): background chats through CreateChat,
+// RespondChat and CloseChat, calls through the simulated inbound dial,
+// messaging sessions through the edge (Sessions), actions through the
+// operation they name. Steps that stand for a request of an API family
+// meet the fault set first, as the request would; every step that stands
+// for a request is reported to the edge as an Activity with source
+// "timeline", which the journal keeps apart from what clients sent.
+
+import (
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/agentplatform/mockplatform/scenario"
+	"github.com/agentplatform/mockplatform/timeline"
+)
+
+// SourceTimeline is the source of what a timeline caused (Activity).
+const SourceTimeline = "timeline"
+
+// Activity is one operation the engine ran of its own accord, a step of
+// the scenario's timeline, described as the request it stands for: the
+// edge journals it (OnActivity), and a recorder of API coverage may count
+// it apart from what clients sent.
+type Activity struct {
+	// Source is who caused it: SourceTimeline.
+	Source string
+	// Time is the virtual time it ran at.
+	Time time.Time
+	// Family is the API family of the request ("" for an operation of
+	// the control plane, such as a simulated caller's dial).
+	Family string
+	// Method, Path and Query are the request's; Region its path's region
+	// segment ("us-1", "us"; "" without one).
+	Method, Path, Query, Region string
+	// Status is what the request was answered (0: a fault rule dropped
+	// it).
+	Status int
+	// Fault is the id of the fault rule that fired, if any.
+	Fault string
+	// Request and Response are the JSON bodies (nil: none).
+	Request, Response []byte
+	// Step is the timeline's step, with the operation's id.
+	Step TimelineStep
+}
+
+// TimelineStep is the step of the timeline that ran an operation.
+type TimelineStep struct {
+	// Entry is the entry's index in the timeline; ID its id.
+	Entry int    `json:"entry"`
+	ID    string `json:"id,omitempty"`
+	// Kind is the entry's kind (fault, traffic, calls, sessions, do);
+	// Action the action's name.
+	Kind   string `json:"kind"`
+	Action string `json:"action,omitempty"`
+	// Step is the step (start, turn, end, call, do) and Occurrence the
+	// entry's repetition or conversation, from 0.
+	Step       string `json:"step"`
+	Occurrence int64  `json:"occurrence"`
+	// Operation is the operationId of the request in docs/openapi.json
+	// (chatCreate) or docs/control.openapi.json (dial).
+	Operation string `json:"operation"`
+	// Error says why the step failed, when it did.
+	Error string `json:"error,omitempty"`
+}
+
+// OnActivity subscribes fn to what the timeline runs: it is called on
+// the clock's path, in order, once per step that stands for a request.
+// Subscribe before Load, never while the engine serves.
+func (e *Engine) OnActivity(fn func(Activity)) { e.onActivity = append(e.onActivity, fn) }
+
+// Sessions holds messaging sessions for the timeline: they live in the
+// edge, which registers itself with SetSessions.
+type Sessions interface {
+	// OpenSession opens a session of a project as a client with a
+	// connector token of the environment would, and lets the agent join:
+	// the session's id.
+	OpenSession(acct *scenario.Account, proj *scenario.Project, env string, streaming bool) (string, error)
+	// SessionMessage sends the user's message; ended reports that the
+	// session is over (the agent ended it or left, or it expired).
+	SessionMessage(id, text string) (ended bool, err error)
+	// EndSession ends the session as the user.
+	EndSession(id string) error
+	// ExpireSessions expires every live session: their ids.
+	ExpireSessions() []string
+	// ExpireTokens revokes every access token issued so far.
+	ExpireTokens()
+}
+
+// SetSessions registers the edge's messaging sessions. Call it before
+// Load.
+func (e *Engine) SetSessions(s Sessions) { e.sessions = s }
+
+// ErrNoSessions is a session step's error when no edge holds sessions.
+var ErrNoSessions = errors.New("no messaging edge: sessions are not served")
+
+// timelineRun is the timeline of one reset generation.
+type timelineRun struct {
+	sched   *timeline.Schedule
+	entries []scenario.TimelineEntry
+	gen     uint64
+
+	// The clock's path alone touches these (one callback at a time).
+	cur   *timeline.Cursor
+	buf   []timeline.Firing
+	convs map[convKey]string // the conversations held: chat or call id, session id
+	chats []*Principal       // per entry, the chat traffic's principal (made once)
+
+	mu    sync.Mutex // guards stats
+	stats []entryRun
+}
+
+// convKey names a conversation of the timeline: its entry and occurrence.
+type convKey struct {
+	entry int
+	occ   int64
+}
+
+// entryRun is what an entry's steps did since the reset.
+type entryRun struct {
+	ran, failed int64
+	lastError   string
+}
+
+// resetTimelineLocked compiles the scenario's timeline from the clock's
+// start and loads its fault windows with the scenario's faults. The timer
+// is armed by armTimeline, once the families have reset. e.loadMu must be
+// held.
+func (e *Engine) resetTimelineLocked(sc *scenario.Scenario, seed int64) error {
+	sched, err := timeline.New(sc.Timeline, e.clock.Now(), seed)
+	if err != nil {
+		return err
+	}
+	if err := e.faults.ReplaceWindowed(sched.FaultRules(), sc.Faults, seed); err != nil {
+		return err
+	}
+	if len(sc.Timeline) == 0 {
+		e.timeline.Store(nil)
+		return nil
+	}
+	e.timeline.Store(&timelineRun{sched: sched, entries: sc.Timeline,
+		convs: map[convKey]string{}, chats: make([]*Principal, len(sc.Timeline)), stats: make([]entryRun, len(sc.Timeline))})
+	return nil
+}
+
+// armTimeline starts the run of the current generation: its cursor, and
+// the timer at its first firing.
+func (e *Engine) armTimeline() {
+	run := e.timeline.Load()
+	if run == nil {
+		return
+	}
+	run.gen = e.Generation()
+	run.cur = run.sched.Cursor()
+	e.armNext(run)
+}
+
+// armNext arms the timer at the run's next firing.
+func (e *Engine) armNext(run *timelineRun) {
+	if at, ok := run.cur.Next(); ok {
+		e.clock.At(at, func(now time.Time) { e.fireTimeline(run, now) })
+	}
+}
+
+// fireTimeline runs every firing due at now, in order, and arms the next.
+func (e *Engine) fireTimeline(run *timelineRun, now time.Time) {
+	if e.Generation() != run.gen || e.bg.Err() != nil {
+		return // a reset or Close came in between
+	}
+	run.buf = run.cur.Take(now, run.buf[:0])
+	for i := range run.buf {
+		e.runFiring(run, &run.buf[i])
+	}
+	clear(run.buf) // the conversations' plans may go
+	e.armNext(run)
+}
+
+// note counts a step's outcome.
+func (run *timelineRun) note(entry int, errText string) {
+	run.mu.Lock()
+	defer run.mu.Unlock()
+	st := &run.stats[entry]
+	st.ran++
+	if errText != "" {
+		st.failed++
+		st.lastError = errText
+	}
+}
+
+// TimelineStatus is the timeline at a time (GET /_mock/timeline).
+type TimelineStatus struct {
+	// Start is the time the timeline counts from (the clock's start, or
+	// the last reset); Now the time of the status.
+	Start time.Time `json:"start"`
+	Now   time.Time `json:"now"`
+	// Entries are the entries, in timeline order.
+	Entries []TimelineEntryStatus `json:"entries"`
+}
+
+// TimelineEntryStatus is one entry at a time.
+type TimelineEntryStatus struct {
+	// Entry is the entry's index; ID its id.
+	Entry int    `json:"entry"`
+	ID    string `json:"id,omitempty"`
+	// Kind is the entry's kind; Action the action's name.
+	Kind   string `json:"kind"`
+	Action string `json:"action,omitempty"`
+	// Last is its latest firing at or before now; Next its first after
+	// now (absent: none). For background traffic: conversation starts.
+	Last time.Time `json:"last,omitzero"`
+	Next time.Time `json:"next,omitzero"`
+	// Occurrences counts the repetitions (windows, actions) or the
+	// conversations (traffic) begun by now.
+	Occurrences int64 `json:"occurrences"`
+	// Active reports a window that holds now, traffic that runs, or an
+	// action under way.
+	Active bool `json:"active"`
+	// Ran counts the steps run since the reset that stand for a request
+	// or run an operation; Failed those that failed (an error answer, a
+	// fault rule), LastError why the latest of them did.
+	Ran       int64  `json:"ran"`
+	Failed    int64  `json:"failed"`
+	LastError string `json:"last_error,omitempty"`
+}
+
+// Timeline is the timeline's status now (no entries when the scenario
+// has no timeline).
+func (e *Engine) Timeline() TimelineStatus {
+	now := e.clock.Now()
+	run := e.timeline.Load()
+	if run == nil {
+		return TimelineStatus{Start: now, Now: now, Entries: []TimelineEntryStatus{}}
+	}
+	out := TimelineStatus{Start: run.sched.Start(), Now: now}
+	list := run.sched.Status(now)
+	run.mu.Lock()
+	defer run.mu.Unlock()
+	out.Entries = make([]TimelineEntryStatus, len(list))
+	for i, st := range list {
+		r := run.stats[i]
+		out.Entries[i] = TimelineEntryStatus{Entry: st.Entry, ID: st.ID, Kind: st.Kind, Action: st.Action,
+			Last: st.Last, Next: st.Next, Occurrences: st.Occurrences, Active: st.Active,
+			Ran: r.ran, Failed: r.failed, LastError: r.lastError}
+	}
+	return out
+}
+
+// TimelineSpans are the spans of the timeline's entries that meet [from,
+// to], at most limit per entry (for the console's time axis).
+func (e *Engine) TimelineSpans(from, to time.Time, limit int) []timeline.Span {
+	run := e.timeline.Load()
+	if run == nil {
+		return nil
+	}
+	return run.sched.Spans(from, to, limit)
+}
+
+// receiverDown reports whether the timeline has a webhook receiver down
+// at t (webhook_receiver: down), and the status it answers.
+func (e *Engine) receiverDown(t time.Time, ep *EndpointRecord) (int, bool) {
+	run := e.timeline.Load()
+	if run == nil {
+		return 0, false
+	}
+	return run.sched.Receiver(t, ep.ID, ep.Name)
+}
