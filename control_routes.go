@@ -97,7 +97,7 @@ func newControlTable() []controlRoute {
 			},
 			Errors: []int{400}, Responses: ok(requestsAnswer{}, "")}},
 		{"GET", "/timeline", (*Platform).handleControlTimeline, apispec.Op{ID: "getTimeline", Tag: tagCore,
-			Summary:   "The scenario's timeline: each entry with its last and next firing, and what its steps did since the reset (docs/scenarios.md#timeline).",
+			Summary:   "The scenario's timeline: each entry with its last and next firing, and what its steps did since the reset (docs/timeline.md).",
 			Responses: ok(TimelineStatus{}, "")}},
 		{"GET", "/faults", (*Platform).handleControlFaults, apispec.Op{ID: "listFaults", Tag: tagCore,
 			Summary: "The fault rules with their counters.", Responses: ok(faultsAnswer{}, "")}},

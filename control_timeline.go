@@ -1,7 +1,7 @@
 package mockplatform
 
 // Control-plane operation of the scenario's timeline: its entries with
-// their last and next firing (docs/scenarios.md#timeline).
+// their last and next firing (docs/timeline.md).
 
 import (
 	"net/http"

@@ -48,7 +48,7 @@ type replayRecord struct {
 	Timeline      TimelineStatus
 }
 
-// replayTimeline is the session's timeline (docs/scenarios.md#timeline).
+// replayTimeline is the session's timeline (docs/timeline.md).
 const replayTimeline = `
 timeline:
   - {until: 30m, traffic: {project: support, chats_per_minute: 2, ramp_to: 6, turns: 1-3, think: 5s-20s}}

@@ -6,7 +6,7 @@ import (
 )
 
 // Benchmarks of the timeline's runtime (docs/performance.md,
-// docs/scenarios.md#timeline):
+// docs/timeline.md):
 //
 //	go test -run xxx -bench 'Timeline' -benchtime 5x .
 //

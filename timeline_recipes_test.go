@@ -13,7 +13,7 @@ import (
 	"github.com/agentplatform/mockplatform/engine"
 )
 
-// The three timeline recipes of docs/scenarios.md#timeline-recipes, each
+// The three timeline recipes of docs/timeline.md#timeline-recipes, each
 // loaded from its fixture, advanced and checked on a real platform.
 
 // recipeStart is the fixtures' clock start.

@@ -1,6 +1,6 @@
 package engine
 
-// The scenario's timeline at run time (docs/scenarios.md#timeline):
+// The scenario's timeline at run time (docs/timeline.md):
 // package timeline computes when each entry fires; the engine runs the
 // firings on the virtual clock. At every load and reset the engine
 // compiles the timeline from the clock's start with the scenario's seed,

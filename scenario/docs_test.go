@@ -1,13 +1,19 @@
 package scenario
 
 import (
+	"fmt"
 	"os"
 	"regexp"
 	"strings"
 	"testing"
 )
 
-// docsBase is the account the fragments of docs/scenarios.md are put into.
+// docsPages are the documents of the scenario format whose YAML examples
+// are tested.
+var docsPages = []string{"scenarios.md", "build-side.md", "timeline.md"}
+
+// docsBase is the account the fragments of the scenario documents are put
+// into.
 const docsBase = `accounts:
   - slug: acme
     id: "1001"
@@ -19,18 +25,30 @@ const docsBase = `accounts:
           - {id: VARIANT-00000B2B, name: Spring Promo}
 `
 
-// TestDocsExamples parses every YAML example of docs/scenarios.md, and
-// validates it against docs/scenario.schema.json, so that neither the
-// documentation nor the schema can drift from the format.
+// TestDocsExamples parses every YAML example of docs/scenarios.md,
+// docs/build-side.md and docs/timeline.md, and validates it against
+// docs/scenario.schema.json, so that neither the documentation nor the
+// schema can drift from the format.
 func TestDocsExamples(t *testing.T) {
 	sch := compiledSchema(t)
-	b, err := os.ReadFile("../docs/scenarios.md")
-	if err != nil {
-		t.Fatal(err)
+	yamlBlock := regexp.MustCompile("(?s)```yaml\n(.*?)```")
+	type example struct {
+		name  string // the page and the example's place in it
+		block string
 	}
-	blocks := regexp.MustCompile("(?s)```yaml\n(.*?)```").FindAllStringSubmatch(string(b), -1)
-	if len(blocks) < 10 {
-		t.Fatalf("found %d yaml examples", len(blocks))
+	var examples []example
+	for _, page := range docsPages {
+		b, err := os.ReadFile("../docs/" + page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := yamlBlock.FindAllStringSubmatch(string(b), -1)
+		if len(found) < 3 {
+			t.Fatalf("found %d yaml examples in %s", len(found), page)
+		}
+		for i, m := range found {
+			examples = append(examples, example{fmt.Sprintf("%s example %d", page, i), m[1]})
+		}
 	}
 	indent := func(s string, n int) string {
 		pad := strings.Repeat(" ", n)
@@ -43,8 +61,8 @@ func TestDocsExamples(t *testing.T) {
 		return strings.Join(lines, "\n") + "\n"
 	}
 	tested := 0
-	for i, m := range blocks {
-		block := m[1]
+	for _, ex := range examples {
+		block := ex.block
 		if strings.Contains(block, "[...]") || strings.Contains(block, "{...}") {
 			continue // an outline, not an example
 		}
@@ -74,7 +92,7 @@ func TestDocsExamples(t *testing.T) {
 				_, err = testVoc.Compose(nil, layer)
 			}
 			if err != nil {
-				t.Errorf("example %d does not load on the default scenario:\n%v\n%s", i, err, block)
+				t.Errorf("%s does not load on the default scenario:\n%v\n%s", ex.name, err, block)
 			}
 			doc = block
 		case "dialogue", "conversations", "handoff_states", "data_access", "dni", "generate", "agent":
@@ -84,14 +102,14 @@ func TestDocsExamples(t *testing.T) {
 		case "then":
 			doc = docsBase + "        dialogue:\n          rules:\n            - name: x\n" + indent(block, 14)
 		default:
-			t.Errorf("example %d: no rule to test a block starting with %q", i, first)
+			t.Errorf("%s: no rule to test a block starting with %q", ex.name, first)
 			continue
 		}
 		if _, err := testVoc.Parse("example", []byte(doc)); err != nil {
-			t.Errorf("example %d does not parse:\n%v\n%s", i, err, doc)
+			t.Errorf("%s does not parse:\n%v\n%s", ex.name, err, doc)
 		}
 		if err := sch.Validate(instance(t, []byte(doc))); err != nil {
-			t.Errorf("example %d does not pass the schema:\n%v\n%s", i, err, doc)
+			t.Errorf("%s does not pass the schema:\n%v\n%s", ex.name, err, doc)
 		}
 		tested++
 	}

@@ -20,7 +20,7 @@ import (
 
 // TimelineEntry is one entry of a timeline. Exactly one of Fault, Traffic,
 // Calls, Sessions and Do says what it is; the timing keys it takes depend
-// on that (docs/scenarios.md#timeline):
+// on that (docs/timeline.md):
 //
 //   - a fault window: At (default 0s), For (default: no end), Every, Until;
 //   - background traffic (Traffic, Calls, Sessions): From (default 0s) and

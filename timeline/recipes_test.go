@@ -7,7 +7,7 @@ import (
 	"github.com/agentplatform/mockplatform/faults"
 )
 
-// recipe loads a fixture of docs/scenarios.md's timeline recipes and
+// recipe loads a fixture of docs/timeline.md's recipes and
 // compiles its timeline from the scenario's start.
 func recipe(t *testing.T, file string) *Schedule {
 	t.Helper()
