@@ -22,6 +22,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agentplatform/mockplatform/engine/core"
 	"github.com/agentplatform/mockplatform/scenario"
 	"github.com/agentplatform/mockplatform/store"
 )
@@ -150,8 +151,8 @@ const (
 	DocAgent    = "agent"
 	DocSnapshot = "agent_snapshot"
 	MainBranch  = "main"
-	hexDigits   = "0123456789abcdef"
-	upperAlnum  = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	hexDigits   = core.HexDigits
+	upperAlnum  = core.UpperAlnum
 )
 
 // envOrder ranks the environments along the deployment path

@@ -234,10 +234,3 @@ func (a *Engine) writeHandoffState(conv *store.Conversation, h *handoffOutcome) 
 		a.Log.Error("write handoff state", "conversation", conv.ID, "err", err)
 	}
 }
-
-func Deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
-}

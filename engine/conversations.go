@@ -24,6 +24,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentplatform/mockplatform/engine/core"
 	"github.com/agentplatform/mockplatform/scenario"
 	"github.com/agentplatform/mockplatform/store"
 )
@@ -186,13 +187,13 @@ func (q *ConvQuery) readPaging(vals url.Values, def, maxLimit int) error {
 // (docs/api.md#conversations-retrieval: one mode per request).
 func (q *ConvQuery) checkRetrieval() error {
 	if q.queryType != "" && !slices.Contains(ConvQueryTypes, q.queryType) {
-		return convInvalid("query_type must be %s.", oneOfWords(ConvQueryTypes))
+		return convInvalid("query_type must be %s.", core.OneOfWords(ConvQueryTypes))
 	}
 	if q.sample != "" && !slices.Contains(ConvSamples, q.sample) {
-		return convInvalid("sample must be %s.", oneOfWords(ConvSamples))
+		return convInvalid("sample must be %s.", core.OneOfWords(ConvSamples))
 	}
 	if q.turnType != "" && !slices.Contains(ConvTurnTypes, q.turnType) {
-		return convInvalid("turn_type must be %s.", oneOfWords(ConvTurnTypes))
+		return convInvalid("turn_type must be %s.", core.OneOfWords(ConvTurnTypes))
 	}
 	if q.queryType != "" && q.sample != "" {
 		return convInvalid(MsgConvTwoModes)

@@ -13,16 +13,14 @@ package engine
 
 import (
 	"context"
-	"encoding/binary"
-	"encoding/hex"
 	"io"
 	"log/slog"
-	"math/rand/v2"
 	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/agentplatform/mockplatform/clock"
+	"github.com/agentplatform/mockplatform/engine/core"
 	"github.com/agentplatform/mockplatform/faults"
 	"github.com/agentplatform/mockplatform/scenario"
 	"github.com/agentplatform/mockplatform/store"
@@ -84,7 +82,7 @@ type Engine struct {
 	//	audio.mu        held across an entry's and its file's store calls;
 	//	                taken under agents.mu (agent delete)
 	//	voices.mu       held across a voice library's store update
-	//	mu              the id streams below: a leaf
+	//	ids.mu          the id streams: a leaf
 	agents      agentsState
 	alerts      alertsState
 	webhooks    webhooksState
@@ -106,10 +104,7 @@ type Engine struct {
 	bg     context.Context
 	cancel context.CancelFunc
 
-	mu   sync.Mutex // guards rng and corr
-	rng  *rand.Rand // resource ids
-	corr *rand.Rand // correlation ids (a separate stream, so that error
-	// answers and control calls do not shift resource ids)
+	ids core.IDs // resource and correlation ids
 }
 
 // newEngine returns an engine over its dependencies. OpenEngine loads its
@@ -139,16 +134,7 @@ func (a *Engine) SetScenario(sc *scenario.Scenario) {
 }
 
 // reseed restarts the ID generators from a seed (0 means 1).
-func (a *Engine) reseed(seed int64) {
-	if seed == 0 {
-		seed = 1
-	}
-	s := uint64(seed)
-	a.mu.Lock()
-	a.rng = rand.New(rand.NewPCG(s, s^0x9e3779b97f4a7c15))
-	a.corr = rand.New(rand.NewPCG(s^0xc2b2ae3d27d4eb4f, s))
-	a.mu.Unlock()
-}
+func (a *Engine) reseed(seed int64) { a.ids.Reseed(seed) }
 
 func (a *Engine) View() *View { return a.w.Load() }
 
@@ -241,54 +227,11 @@ func RegionOf(p string) string {
 // NewID returns prefix plus n random characters of alphabet, from the
 // instance's seeded generator: the same seed gives the same IDs.
 func (a *Engine) NewID(prefix, alphabet string, n int) string {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	var b strings.Builder
-	b.Grow(len(prefix) + n)
-	b.WriteString(prefix)
-	for range n {
-		b.WriteByte(alphabet[a.rng.IntN(len(alphabet))])
-	}
-	return b.String()
+	return a.ids.NewID(prefix, alphabet, n)
 }
 
 // NewUUID returns a random (version 4 layout) UUID from the seeded generator.
-func (a *Engine) NewUUID() string {
-	a.mu.Lock()
-	hi, lo := a.rng.Uint64(), a.rng.Uint64()
-	a.mu.Unlock()
-	return formatUUID(hi, lo)
-}
+func (a *Engine) NewUUID() string { return a.ids.NewUUID() }
 
 // NewCorrelationID returns a UUID from the correlation stream.
-func (a *Engine) NewCorrelationID() string {
-	a.mu.Lock()
-	hi, lo := a.corr.Uint64(), a.corr.Uint64()
-	a.mu.Unlock()
-	return formatUUID(hi, lo)
-}
-
-func formatUUID(hi, lo uint64) string {
-	return FormatUUIDBits(hi&^0xf000|0x4000, lo&^(0xc<<60)|0x8<<60)
-}
-
-// FormatUUIDBits formats 128 bits as a UUID (8-4-4-4-12 hex digits),
-// unchanged.
-func FormatUUIDBits(hi, lo uint64) string {
-	var u [16]byte
-	binary.BigEndian.PutUint64(u[:8], hi)
-	binary.BigEndian.PutUint64(u[8:], lo)
-	var b [36]byte // 8-4-4-4-12 hex digits
-	hex.Encode(b[0:8], u[0:4])
-	hex.Encode(b[9:13], u[4:6])
-	hex.Encode(b[14:18], u[6:8])
-	hex.Encode(b[19:23], u[8:10])
-	hex.Encode(b[24:36], u[10:16])
-	b[8], b[13], b[18], b[23] = '-', '-', '-', '-'
-	return string(b[:])
-}
-
-const (
-	digits = "0123456789"
-	Base62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-)
+func (a *Engine) NewCorrelationID() string { return a.ids.NewCorrelationID() }

@@ -1,21 +1,20 @@
 package engine
 
 import (
+	"github.com/agentplatform/mockplatform/engine/core"
 	"github.com/agentplatform/mockplatform/scenario"
 )
 
-// View is the immutable view of a scenario that requests read: accounts,
-// projects and credentials indexed for lookup. A new scenario replaces the
-// whole View atomically.
+// View is the immutable view of a scenario that requests read (core.View:
+// accounts, projects and credentials indexed for lookup), with what the
+// engine compiles of it once: the dialogue's scripts and the webhook
+// targets. A new scenario replaces the whole View atomically.
 type View struct {
-	sc      *scenario.Scenario
-	creds   map[string]*scenario.Credential // by key
+	*core.View
+	sc      *scenario.Scenario // View.Scenario()
 	scripts *scriptCache
 	targets *scenario.HostList // webhooks.allowed_targets
 }
-
-// DefaultMaxBodyBytes bounds request bodies unless the scenario says otherwise.
-const DefaultMaxBodyBytes = 1 << 20
 
 // Fidelity switch names (docs/fidelity.md).
 const (
@@ -24,38 +23,5 @@ const (
 )
 
 func newView(sc *scenario.Scenario) *View {
-	w := &View{sc: sc, creds: make(map[string]*scenario.Credential, len(sc.Credentials)), scripts: &scriptCache{},
-		targets: sc.TargetList()}
-	for i := range sc.Credentials {
-		c := &sc.Credentials[i]
-		w.creds[c.Key] = c
-	}
-	return w
-}
-
-// Scenario returns the view's scenario (read-only).
-func (w *View) Scenario() *scenario.Scenario { return w.sc }
-
-// Fidelity returns the value of a fidelity switch ("" when unset).
-func (w *View) Fidelity(name string) string { return w.sc.Switch(name) }
-
-// Account resolves an account path segment: slug, id, ACCOUNT-<id> or ws-<id>.
-func (w *View) Account(ref string) *scenario.Account { return w.sc.Account(ref) }
-
-// Credential returns the credential with this key, nil when unknown or
-// disabled.
-func (w *View) Credential(key string) *scenario.Credential {
-	c := w.creds[key]
-	if c == nil || c.Disabled {
-		return nil
-	}
-	return c
-}
-
-// MaxBody is the request body limit in bytes.
-func (w *View) MaxBody() int64 {
-	if n := w.sc.Limits.MaxBodyBytes; n > 0 {
-		return n
-	}
-	return DefaultMaxBodyBytes
+	return &View{View: core.NewView(sc), sc: sc, scripts: &scriptCache{}, targets: sc.TargetList()}
 }

@@ -1,9 +1,4 @@
-package engine
-
-// The request journal (docs/api.md#control-journal): every request and
-// response with the virtual time, family, method, path, status, redacted
-// headers, bounded bodies, the fault applied and warnings; a bounded ring;
-// filters.
+package core
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package engine
+package core
 
 // Who a request acts as: the edge authenticates it and hands the engine
 // the principal.

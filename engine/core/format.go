@@ -1,6 +1,7 @@
-package engine
+package core
 
-// The builder families' validation error and time formats.
+// The builder families' validation error and time formats, and the
+// optional fields of request bodies.
 
 import (
 	"time"
@@ -34,3 +35,11 @@ func FmtAlertTimePtr(t *time.Time) *string {
 
 // FmtAgentTime formats a time as the Agents API does.
 func FmtAgentTime(t time.Time) string { return t.UTC().Format(agentTime) }
+
+// Deref is the value of an optional string field ("" when absent).
+func Deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}

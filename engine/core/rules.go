@@ -1,4 +1,4 @@
-package engine
+package core
 
 // Routes and their documentation. Every family lists its routes (route,
 // family.go), one line each, with an Op that documents the route: its
@@ -64,8 +64,8 @@ func BodyFields(body any) []string {
 // I64 is a bound of a FieldRule or Param.
 func I64(v int64) *int64 { return &v }
 
-// oneOfWords formats a list as "a, b or c".
-func oneOfWords(list []string) string {
+// OneOfWords formats a list as "a, b or c".
+func OneOfWords(list []string) string {
 	if len(list) < 2 {
 		return strings.Join(list, "")
 	}
