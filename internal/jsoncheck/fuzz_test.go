@@ -1,12 +1,9 @@
-package engine
+package jsoncheck
 
-// Fuzz targets of every decoder of request input: the strict JSON reader,
-// each family's request bodies through their handlers, cursors, external
-// event payloads in each content type and messaging WebSocket client
-// events. Without -fuzz, go test runs their seeds. scripts/fuzz.sh runs
-// each for a while (docs/security.md#fuzzing):
+// The strict reader's fuzz target. Without -fuzz, go test runs its seeds;
+// scripts/fuzz.sh runs it for a while (docs/security.md#fuzzing):
 //
-//	go test ./handlers -run '^$' -fuzz '^FuzzRequestBodies$' -fuzztime 5m
+//	go test ./internal/jsoncheck -run '^$' -fuzz '^FuzzCheckJSON$' -fuzztime 5m
 
 import (
 	"bytes"
@@ -25,29 +22,29 @@ func FuzzCheckJSON(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		err := CheckJSON(data)
+		err := Check(data)
 		valid := json.Valid(data)
 		switch {
 		case err == nil && !valid:
-			t.Fatalf("CheckJSON accepts what encoding/json refuses: %q", data)
+			t.Fatalf("Check accepts what encoding/json refuses: %q", data)
 		case err == nil:
 			var v any
 			dec := json.NewDecoder(bytes.NewReader(data))
 			dec.UseNumber() // 1e400 is JSON, not a float64
 			if uerr := dec.Decode(&v); uerr != nil {
-				t.Fatalf("CheckJSON accepts %q, which does not decode: %v", data, uerr)
+				t.Fatalf("Check accepts %q, which does not decode: %v", data, uerr)
 			}
 		case err != nil:
-			var je *JSONError
+			var je *Error
 			if !asJSONError(err, &je) || je.Offset < 0 || je.Offset > int64(len(data)) {
-				t.Fatalf("CheckJSON(%q) = %v: not a JSONError within the body", data, err)
+				t.Fatalf("Check(%q) = %v: not an Error within the body", data, err)
 			}
 		}
 		// A second, slower implementation (encoding/json's tokens) agrees
 		// on every valid body.
 		if valid {
-			if ref := checkJSONByTokens(data); (ref == nil) != (err == nil) || err != nil && ref.Reason != err.(*JSONError).Reason {
-				t.Fatalf("CheckJSON(%q) = %v; by tokens: %v", data, err, ref)
+			if ref := checkJSONByTokens(data); (ref == nil) != (err == nil) || err != nil && ref.Reason != err.(*Error).Reason {
+				t.Fatalf("Check(%q) = %v; by tokens: %v", data, err, ref)
 			}
 		}
 	})
@@ -55,8 +52,8 @@ func FuzzCheckJSON(f *testing.F) {
 
 // checkJSONByTokens checks the nesting and the keys of a valid JSON value
 // with encoding/json's token reader: the reference FuzzCheckJSON compares
-// CheckJSON's single pass with.
-func checkJSONByTokens(data []byte) *JSONError {
+// Check's single pass with.
+func checkJSONByTokens(data []byte) *Error {
 	type frame struct {
 		object, wantKey bool
 		keys            map[string]bool
@@ -80,7 +77,7 @@ func checkJSONByTokens(data []byte) *JSONError {
 		case top != nil && top.object && top.wantKey:
 			k := tok.(string)
 			if top.keys[k] {
-				return &JSONError{Reason: fmt.Sprintf("has the key %q twice in one object", k)}
+				return &Error{Reason: fmt.Sprintf("has the key %q twice in one object", k)}
 			}
 			top.keys[k] = true
 			top.wantKey = false
@@ -89,16 +86,16 @@ func checkJSONByTokens(data []byte) *JSONError {
 			top.wantKey = true
 		}
 		if isDelim {
-			if len(stack) >= MaxJSONDepth {
-				return &JSONError{Reason: fmt.Sprintf("nests arrays and objects deeper than %d levels", MaxJSONDepth)}
+			if len(stack) >= MaxDepth {
+				return &Error{Reason: fmt.Sprintf("nests arrays and objects deeper than %d levels", MaxDepth)}
 			}
 			stack = append(stack, &frame{object: d == '{', wantKey: d == '{', keys: map[string]bool{}})
 		}
 	}
 }
 
-func asJSONError(err error, target **JSONError) bool {
-	je, ok := err.(*JSONError)
+func asJSONError(err error, target **Error) bool {
+	je, ok := err.(*Error)
 	*target = je
 	return ok
 }

@@ -1,4 +1,4 @@
-package engine
+package jsoncheck
 
 import (
 	"encoding/json"
@@ -11,11 +11,11 @@ import (
 
 func TestCheckJSON(t *testing.T) {
 	t.Parallel()
-	deep := strings.Repeat("[", MaxJSONDepth) + strings.Repeat("]", MaxJSONDepth)
-	tooDeep := strings.Repeat(`{"a":`, MaxJSONDepth) + "[" + "]" + strings.Repeat("}", MaxJSONDepth)
+	deep := strings.Repeat("[", MaxDepth) + strings.Repeat("]", MaxDepth)
+	tooDeep := strings.Repeat(`{"a":`, MaxDepth) + "[" + "]" + strings.Repeat("}", MaxDepth)
 	for _, tc := range []struct {
 		in   string
-		want *JSONError
+		want *Error
 	}{
 		{`{"id":"E1"}`, nil},
 		{` {"id":"E1"} ` + "\n", nil},
@@ -25,35 +25,35 @@ func TestCheckJSON(t *testing.T) {
 		{`null`, nil},
 		{`{"a":1,"b":{"a":2},"c":[{"a":3},{"a":4}]}`, nil}, // one key per object
 		{deep, nil},
-		{``, &JSONError{0, "holds no JSON value"}},
-		{`   `, &JSONError{0, "holds no JSON value"}},
-		{`{"id":"E1"}}}}`, &JSONError{11, "has data after the JSON value"}},
-		{`{"id":"E1"} {"id":"E2"}`, &JSONError{12, "has data after the JSON value"}},
-		{`1 2`, &JSONError{2, "has data after the JSON value"}},
-		{`{"id":"E1"}x`, &JSONError{11, "has data after the JSON value"}},
-		{`{"id":"E1","id":"E2"}`, &JSONError{11, `has the key "id" twice in one object`}},
-		{`{"id":"E1","\u0069d":"E2"}`, &JSONError{11, `has the key "id" twice in one object`}},
-		{`{"a":[{"b":1, "b":2}]}`, &JSONError{14, `has the key "b" twice in one object`}},
-		{tooDeep, &JSONError{int64(5 * MaxJSONDepth), "nests arrays and objects deeper than 64 levels"}},
-		{`{"a":`, &JSONError{5, "ends before its JSON value is complete"}},
-		{`[1,2`, &JSONError{4, "ends before its JSON value is complete"}},
-		{`{"a" 1}`, &JSONError{5, "is not valid JSON: invalid character '1' after object key"}},
-		{"\x00", &JSONError{0, "is not valid JSON: invalid character '\\x00' looking for beginning of value"}},
+		{``, &Error{0, "holds no JSON value"}},
+		{`   `, &Error{0, "holds no JSON value"}},
+		{`{"id":"E1"}}}}`, &Error{11, "has data after the JSON value"}},
+		{`{"id":"E1"} {"id":"E2"}`, &Error{12, "has data after the JSON value"}},
+		{`1 2`, &Error{2, "has data after the JSON value"}},
+		{`{"id":"E1"}x`, &Error{11, "has data after the JSON value"}},
+		{`{"id":"E1","id":"E2"}`, &Error{11, `has the key "id" twice in one object`}},
+		{`{"id":"E1","\u0069d":"E2"}`, &Error{11, `has the key "id" twice in one object`}},
+		{`{"a":[{"b":1, "b":2}]}`, &Error{14, `has the key "b" twice in one object`}},
+		{tooDeep, &Error{int64(5 * MaxDepth), "nests arrays and objects deeper than 64 levels"}},
+		{`{"a":`, &Error{5, "ends before its JSON value is complete"}},
+		{`[1,2`, &Error{4, "ends before its JSON value is complete"}},
+		{`{"a" 1}`, &Error{5, "is not valid JSON: invalid character '1' after object key"}},
+		{"\x00", &Error{0, "is not valid JSON: invalid character '\\x00' looking for beginning of value"}},
 	} {
-		err := CheckJSON([]byte(tc.in))
+		err := Check([]byte(tc.in))
 		if tc.want == nil {
 			if err != nil {
-				t.Errorf("CheckJSON(%.40q) = %v, want nil", tc.in, err)
+				t.Errorf("Check(%.40q) = %v, want nil", tc.in, err)
 			}
 			continue
 		}
-		got, ok := err.(*JSONError)
+		got, ok := err.(*Error)
 		if !ok {
-			t.Errorf("CheckJSON(%.40q) = %v, want %v", tc.in, err, tc.want)
+			t.Errorf("Check(%.40q) = %v, want %v", tc.in, err, tc.want)
 			continue
 		}
 		if diff := cmp.Diff(tc.want, got); diff != "" {
-			t.Errorf("CheckJSON(%.40q) (-want +got):\n%s", tc.in, diff)
+			t.Errorf("Check(%.40q) (-want +got):\n%s", tc.in, diff)
 		}
 	}
 }
@@ -80,7 +80,7 @@ func BenchmarkCheckJSON(b *testing.B) {
 			b.SetBytes(int64(len(tc.data)))
 			b.ReportAllocs()
 			for b.Loop() {
-				if err := CheckJSON(tc.data); err != nil {
+				if err := Check(tc.data); err != nil {
 					b.Fatal(err)
 				}
 			}
