@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentplatform/mockplatform/console"
 	"github.com/agentplatform/mockplatform/engine"
+	"github.com/agentplatform/mockplatform/engine/convquery"
 	"github.com/agentplatform/mockplatform/faults"
 	"github.com/agentplatform/mockplatform/handlers"
 	"github.com/agentplatform/mockplatform/store"
@@ -52,8 +53,8 @@ func (b consoleBackend) RequestsSeq() int64               { return b.p.journal.S
 func (b consoleBackend) RequestsChanged() <-chan struct{} { return b.p.journal.Changed() }
 func (b consoleBackend) FaultRules() []faults.Status      { return redactedFaults(b.p.Faults()) }
 func (b consoleBackend) Vocabulary() *faults.Vocabulary   { return handlers.Vocabulary().Faults }
-func (b consoleBackend) ListConversations(account, project string, q url.Values) (engine.ConversationPage, error) {
-	return b.api.ListConversations(account, project, q)
+func (b consoleBackend) ListConversations(account, project string, q url.Values) (convquery.ConversationPage, error) {
+	return b.api.ConvQuery().ListConversations(account, project, q)
 }
 func (b consoleBackend) Conversation(id string) (*store.Conversation, error) {
 	return b.p.Conversation(id)

@@ -35,6 +35,7 @@ import (
 
 	"github.com/agentplatform/mockplatform/coverage"
 	"github.com/agentplatform/mockplatform/engine"
+	"github.com/agentplatform/mockplatform/engine/convquery"
 	"github.com/agentplatform/mockplatform/faults"
 	"github.com/agentplatform/mockplatform/handlers"
 	"github.com/agentplatform/mockplatform/scenario"
@@ -66,7 +67,7 @@ type Backend interface {
 	// parameters; Conversation reads one record by id, in any region, and
 	// HandoffState the handoff state stored for it (store.ErrNotFound when
 	// there is none).
-	ListConversations(account, project string, q url.Values) (engine.ConversationPage, error)
+	ListConversations(account, project string, q url.Values) (convquery.ConversationPage, error)
 	Conversation(id string) (*store.Conversation, error)
 	HandoffState(c *store.Conversation) (*store.HandoffState, error)
 	// AlertRules lists the alert rules with their state history,

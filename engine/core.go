@@ -80,6 +80,10 @@ func FmtAlertTimePtr(t *time.Time) *string { return core.FmtAlertTimePtr(t) }
 // FmtAgentTime formats a time as the Agents API does.
 func FmtAgentTime(t time.Time) string { return core.FmtAgentTime(t) }
 
+// IsoTime formats a timestamp as ISO 8601 in UTC (RFC 3339, fractional
+// seconds only when present).
+func IsoTime(t time.Time) string { return core.IsoTime(t) }
+
 // FormatUUIDBits formats 128 bits as a UUID (8-4-4-4-12 hex digits),
 // unchanged.
 func FormatUUIDBits(hi, lo uint64) string { return core.FormatUUIDBits(hi, lo) }

@@ -20,6 +20,7 @@ import (
 	"sync/atomic"
 
 	"github.com/agentplatform/mockplatform/clock"
+	"github.com/agentplatform/mockplatform/engine/convquery"
 	"github.com/agentplatform/mockplatform/engine/core"
 	"github.com/agentplatform/mockplatform/faults"
 	"github.com/agentplatform/mockplatform/scenario"
@@ -60,7 +61,8 @@ type Engine struct {
 
 	// Each family's in-memory state (what is not stored data: indexes,
 	// live sessions, rate windows, logs), declared in the family's file,
-	// behind the family's one lock. Chat, conversations, dni, handoff,
+	// behind the family's one lock; the services of the family packages
+	// hold theirs (services.go). Chat, conversations, dni, handoff,
 	// external events and telephony keep everything in the store
 	// (telephony's writes take agents.mu: connectors and numbers are agent
 	// sub-resources).
@@ -78,18 +80,19 @@ type Engine struct {
 	//	alerts.schedMu  the evaluation timer's state: a leaf
 	//	webhooks.mu     taken under alerts.mu (a pass announces events)
 	//	outbound.mu
-	//	concurrency.mu  held across the store reads of a cache rebuild
+	//	convq           its concurrency cache's lock, held across the store
+	//	                reads of a cache rebuild
 	//	audio.mu        held across an entry's and its file's store calls;
 	//	                taken under agents.mu (agent delete)
 	//	voices.mu       held across a voice library's store update
 	//	ids.mu          the id streams: a leaf
-	agents      agentsState
-	alerts      alertsState
-	webhooks    webhooksState
-	outbound    outboundState
-	Concurrency concurrencyState
-	voices      voicesState
-	audio       audioState
+	agents   agentsState
+	alerts   alertsState
+	webhooks webhooksState
+	outbound outboundState
+	convq    *convquery.Service
+	voices   voicesState
+	audio    audioState
 
 	// onReset are the edge's resets (OnReset), run at the end of a reset.
 	onReset []func(sc *scenario.Scenario)
@@ -122,6 +125,7 @@ func newEngine(d deps) *Engine {
 	e.webhooks.net = defaultTargetNet()
 	e.webhooks.allow = &scenario.HostList{}
 	e.webhooks.client = e.newDeliveryClient()
+	e.newServices()
 	return e
 }
 
@@ -169,7 +173,7 @@ func (e *Engine) resetFamilies(restored bool) {
 	e.resetWebhooks()
 	e.resetOutbound()
 	e.resetTestRuns()
-	e.resetConcurrency()
+	e.convq.Reset()
 	e.resetAudio()
 	e.armRetention()
 	for _, fn := range e.onReset {

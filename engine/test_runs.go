@@ -21,6 +21,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentplatform/mockplatform/engine/core"
 	"github.com/agentplatform/mockplatform/scenario"
 	"github.com/agentplatform/mockplatform/store"
 )
@@ -438,7 +439,7 @@ func (a *Engine) testRuns(p *Principal, agent string) ([]*testRunDoc, error) {
 // (default 100), offset, and the filters branchId and testSetId (the
 // mock's runs belong to no test set: a testSetId matches none).
 func (a *Engine) TestRuns(p *Principal, agent string, vals url.Values) (TestRunList, error) {
-	limit, offset, err := readPage(vals, 100, 100)
+	limit, offset, err := core.ReadPage(vals, 100, 100)
 	if err != nil {
 		return TestRunList{}, err
 	}
@@ -480,7 +481,7 @@ func (a *Engine) TestRun(p *Principal, agent, id string) (TestRunDetail, error) 
 // newest first: limit 1 to 100 (default 100), offset, and the filters
 // testCaseId and branchId.
 func (a *Engine) TestHistory(p *Principal, agent string, vals url.Values) (TestHistoryPage, error) {
-	limit, offset, err := readPage(vals, 100, 100)
+	limit, offset, err := core.ReadPage(vals, 100, 100)
 	if err != nil {
 		return TestHistoryPage{}, err
 	}

@@ -10,6 +10,7 @@ import (
 	"net/http"
 
 	"github.com/agentplatform/mockplatform/engine"
+	"github.com/agentplatform/mockplatform/engine/convquery"
 
 	"github.com/gin-gonic/gin"
 )
@@ -60,29 +61,29 @@ func bodyOp[B, T any](status int, fn func(a *API, c *gin.Context, b *B) (T, erro
 
 // agentConversationsRoutes are the conversations' and debug chat's routes.
 var agentConversationsRoutes = []Route{
-	route("GET /v1/agents/:agent/conversations", jsonOp(200, func(a *API, c *gin.Context) (engine.AgentConvPage, error) {
-		return a.AgentConversations(principal(c), c.Param("agent"), c.Request.URL.Query())
+	route("GET /v1/agents/:agent/conversations", jsonOp(200, func(a *API, c *gin.Context) (convquery.AgentConvPage, error) {
+		return a.ConvQuery().AgentConversations(principal(c), c.Param("agent"), c.Request.URL.Query())
 	}), &Op{ID: "agentConversationList", Summary: "List an agent's conversations",
 		Doc: "Every conversation of the agent, debug chats included, newest first (docs/api.md#agents-conversations).",
-		Query: []Param{{Name: "limit", Type: "integer", Min: engine.I64(1), Max: engine.I64(engine.AgentConvMaxLimit), Doc: "Default 50."},
+		Query: []Param{{Name: "limit", Type: "integer", Min: engine.I64(1), Max: engine.I64(convquery.AgentConvMaxLimit), Doc: "Default 50."},
 			{Name: "offset", Type: "integer", Min: engine.I64(0), Doc: "Default 0."}},
-		Responses: []Response{ok(200, engine.AgentConvPage{})}, Errors: []int{400, 404},
+		Responses: []Response{ok(200, convquery.AgentConvPage{})}, Errors: []int{400, 404},
 		Fidelity: &engine.Fidelity{ID: "G27", Note: "the kit's call: no real document lists it"}}),
-	route("GET /v1/agents/:agent/conversations/:conversation", jsonOp(200, func(a *API, c *gin.Context) (engine.AgentConvDetail, error) {
-		return a.AgentConversation(principal(c), c.Param("agent"), c.Param("conversation"))
+	route("GET /v1/agents/:agent/conversations/:conversation", jsonOp(200, func(a *API, c *gin.Context) (convquery.AgentConvDetail, error) {
+		return a.ConvQuery().AgentConversation(principal(c), c.Param("agent"), c.Param("conversation"))
 	}), &Op{ID: "agentConversationGet", Summary: "Read a conversation of an agent",
 		Doc:       "A conversation record or debug chat of the agent, with its turns (docs/api.md#agents-conversations).",
-		Responses: []Response{ok(200, engine.AgentConvDetail{})}, Errors: []int{404},
+		Responses: []Response{ok(200, convquery.AgentConvDetail{})}, Errors: []int{404},
 		Fidelity: &engine.Fidelity{ID: "G27", Note: "the records v1, v2 and v3 read, and the agent's debug chats"}}),
 	route("GET /v1/agents/:agent/conversations/:conversation/audio", func(a *API, c *gin.Context) error {
-		wav, err := a.ConversationAudio(principal(c), c.Param("agent"), c.Param("conversation"), c.Query("direction"), c.Query("redacted"))
+		wav, err := a.ConvQuery().ConversationAudio(principal(c), c.Param("agent"), c.Param("conversation"), c.Query("direction"), c.Query("redacted"))
 		if err == nil {
 			c.Data(http.StatusOK, "audio/wav", wav)
 		}
 		return err
 	}, &Op{ID: "agentConversationAudio", Summary: "Read a conversation's recording",
 		Doc: "A WAV of an ended voice call's turns (docs/api.md#agents-conversations-audio).",
-		Query: []Param{{Name: "direction", Enum: engine.AudioDirections, Doc: "Default combined."},
+		Query: []Param{{Name: "direction", Enum: convquery.AudioDirections, Doc: "Default combined."},
 			{Name: "redacted", Type: "boolean", Doc: "Default false; the same recording."}},
 		Responses: []Response{{Status: 200, Media: "audio/wav", Doc: "The recording."}}, Errors: []int{400, 404},
 		Fidelity: &engine.Fidelity{ID: "G27", Note: "a synthetic WAV of an ended voice call's turns"}}),

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentplatform/mockplatform/engine"
+	"github.com/agentplatform/mockplatform/engine/convquery"
 	"github.com/agentplatform/mockplatform/internal/wav"
 )
 
@@ -175,7 +176,7 @@ func TestAgentConversationAudio(t *testing.T) {
 	h.unchanged(t, func() {
 		r := h.do("GET", audio, nil, builderHeaders...)
 		mustStatus(t, r, 404) // no recording while the call goes on
-		mustBody(t, r, map[string]any{"message": engine.MsgRecordingNotFound, "errors": []any{}})
+		mustBody(t, r, map[string]any{"message": convquery.MsgRecordingNotFound, "errors": []any{}})
 	})
 	if _, err := h.api.Say(sid, "what are your hours?"); err != nil {
 		t.Fatal(err)
@@ -221,7 +222,7 @@ func TestAgentConversationAudio(t *testing.T) {
 		status      int
 		want        any
 	}{
-		{"a chat has none", "/" + chat + "/audio", 404, map[string]any{"message": engine.MsgRecordingNotFound, "errors": []any{}}},
+		{"a chat has none", "/" + chat + "/audio", 404, map[string]any{"message": convquery.MsgRecordingNotFound, "errors": []any{}}},
 		{"bad direction", "/" + sid + "/audio?direction=both", 400, map[string]any{"message": engine.MsgValidationFailed,
 			"errors": []any{map[string]any{"field": "direction", "message": "must be one of: combined, user, agent"}}}},
 		{"bad redacted", "/" + sid + "/audio?redacted=yes", 400, map[string]any{"message": engine.MsgValidationFailed,

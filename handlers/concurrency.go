@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentplatform/mockplatform/engine"
+	"github.com/agentplatform/mockplatform/engine/convquery"
 	"github.com/agentplatform/mockplatform/internal/jsonw"
 
 	"github.com/gin-gonic/gin"
@@ -47,47 +48,47 @@ var opConcurrency = &Op{ID: "concurrencyGet", Summary: "Peak concurrent conversa
 		{Name: "variant_name", Doc: "Not with variant_id."},
 		{Name: "language"},
 		{Name: "phone_number"},
-		{Name: "slice_by", Enum: engine.ConcSlices, Doc: "variant gives one series per variant; language and phone_number answer 501."},
+		{Name: "slice_by", Enum: convquery.ConcSlices, Doc: "variant gives one series per variant; language and phone_number answer 501."},
 	},
-	Responses: []Response{ok(200, engine.ConcurrencyResponse{})}, Errors: []int{400, 404, 501}}
+	Responses: []Response{ok(200, convquery.ConcurrencyResponse{})}, Errors: []int{400, 404, 501}}
 
-func parseConcQuery(c *gin.Context) (*engine.ConcQuery, error) {
+func parseConcQuery(c *gin.Context) (*convquery.ConcQuery, error) {
 	get := c.Query
-	q := &engine.ConcQuery{Env: "live"}
+	q := &convquery.ConcQuery{Env: "live"}
 	rawStart, rawEnd := get("start_time"), get("end_time")
 	if rawStart == "" {
-		return nil, engine.ConcInvalid(engine.MsgConcStartRequired)
+		return nil, convquery.ConcInvalid(convquery.MsgConcStartRequired)
 	}
 	if rawEnd == "" {
-		return nil, engine.ConcInvalid(engine.MsgConcEndRequired)
+		return nil, convquery.ConcInvalid(convquery.MsgConcEndRequired)
 	}
 	start, err := time.Parse(time.RFC3339Nano, rawStart)
 	if err != nil {
-		return nil, engine.ConcInvalid("start_time must be an ISO 8601 date-time such as 2026-03-01T14:15:00Z.")
+		return nil, convquery.ConcInvalid("start_time must be an ISO 8601 date-time such as 2026-03-01T14:15:00Z.")
 	}
 	end, err := time.Parse(time.RFC3339Nano, rawEnd)
 	if err != nil {
-		return nil, engine.ConcInvalid("end_time must be an ISO 8601 date-time such as 2026-03-01T16:35:00Z.")
+		return nil, convquery.ConcInvalid("end_time must be an ISO 8601 date-time such as 2026-03-01T16:35:00Z.")
 	}
-	if !end.After(start) || end.Sub(start) > engine.ConcurrencyWindow {
-		return nil, engine.ConcInvalid(engine.MsgConcRange)
+	if !end.After(start) || end.Sub(start) > convquery.ConcurrencyWindow {
+		return nil, convquery.ConcInvalid(convquery.MsgConcRange)
 	}
 	// docs/api.md#concurrency: start rounded down, end rounded up to the
 	// 5-minute mark.
-	q.Start = start.UTC().Truncate(engine.ConcurrencyStep)
-	q.End = end.UTC().Truncate(engine.ConcurrencyStep)
+	q.Start = start.UTC().Truncate(convquery.ConcurrencyStep)
+	q.End = end.UTC().Truncate(convquery.ConcurrencyStep)
 	if q.End.Before(end) {
-		q.End = q.End.Add(engine.ConcurrencyStep)
+		q.End = q.End.Add(convquery.ConcurrencyStep)
 	}
 	if v := get("client_env"); v != "" {
 		if !slices.Contains(scenario.Environments, v) {
-			return nil, engine.ConcInvalid(engine.MsgConcEnvInvalid)
+			return nil, convquery.ConcInvalid(convquery.MsgConcEnvInvalid)
 		}
 		q.Env = v
 	}
 	q.VariantID, q.VariantName = get("variant_id"), get("variant_name")
 	if q.VariantID != "" && q.VariantName != "" {
-		return nil, engine.ConcInvalid(engine.MsgConcVariantBoth)
+		return nil, convquery.ConcInvalid(convquery.MsgConcVariantBoth)
 	}
 	q.Language, q.Phone = get("language"), get("phone_number")
 	switch s := get("slice_by"); s {
@@ -95,9 +96,9 @@ func parseConcQuery(c *gin.Context) (*engine.ConcQuery, error) {
 	case "variant":
 		q.ByVariant = true
 	case "language", "phone_number":
-		return nil, &engine.Error{Kind: engine.KindNotImplemented, Message: fmt.Sprintf(engine.MsgConcSliceNotImpl, s)}
+		return nil, &engine.Error{Kind: engine.KindNotImplemented, Message: fmt.Sprintf(convquery.MsgConcSliceNotImpl, s)}
 	default:
-		return nil, engine.ConcInvalid(engine.MsgConcSliceInvalid)
+		return nil, convquery.ConcInvalid(convquery.MsgConcSliceInvalid)
 	}
 	return q, nil
 }
@@ -109,11 +110,11 @@ func (a *API) handleConcurrencyGet(c *gin.Context) error {
 		return err
 	}
 	p := principal(c)
-	groups, series, err := a.ConcurrencySeries(p.Region, p.Account.ID, p.Project.ID, q, a.Clock().Now())
+	groups, series, err := a.ConvQuery().ConcurrencySeries(p.Region, p.Account.ID, p.Project.ID, q, a.Clock().Now())
 	if err != nil {
 		return err
 	}
-	n := int(q.End.Sub(q.Start) / engine.ConcurrencyStep)
+	n := int(q.End.Sub(q.Start) / convquery.ConcurrencyStep)
 	account, project := accountRef(p.Account.ID), projectRef(p.Project.ID)
 	// The answer in one pass (encoding/json's bytes, handlers/jsonw.go):
 	// a week is 2,016 intervals.
@@ -125,7 +126,7 @@ func (a *API) handleConcurrencyGet(c *gin.Context) error {
 		b = append(b, `,"intervals":[`...)
 		first := true
 		for t := range n {
-			at := q.Start.Add(time.Duration(t) * engine.ConcurrencyStep)
+			at := q.Start.Add(time.Duration(t) * convquery.ConcurrencyStep)
 			for g := range series {
 				if !first {
 					b = append(b, ',')
@@ -145,6 +146,6 @@ func (a *API) handleConcurrencyGet(c *gin.Context) error {
 			}
 		}
 		return append(b, "]}"...), true
-	}, func() any { return engine.ConcurrencyAnswer(account, project, q, n, groups, series) })
+	}, func() any { return convquery.ConcurrencyAnswer(account, project, q, n, groups, series) })
 	return nil
 }

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentplatform/mockplatform/engine"
+	"github.com/agentplatform/mockplatform/engine/convquery"
 
 	"github.com/gin-gonic/gin"
 	"github.com/google/go-cmp/cmp"
@@ -102,7 +102,7 @@ func TestConcurrencyIndexMatchesScan(t *testing.T) {
 		}
 		for range 3 {
 			start := randTime().Truncate(5 * time.Minute).Add(-time.Duration(r.IntN(24)) * time.Hour)
-			q := &engine.ConcQuery{Start: start, End: start.Add(time.Duration(1+r.IntN(600)) * engine.ConcurrencyStep),
+			q := &convquery.ConcQuery{Start: start, End: start.Add(time.Duration(1+r.IntN(600)) * convquery.ConcurrencyStep),
 				Env: envs[r.IntN(len(envs))], ByVariant: r.IntN(2) == 0}
 			switch r.IntN(4) {
 			case 0:
@@ -114,15 +114,15 @@ func TestConcurrencyIndexMatchesScan(t *testing.T) {
 			if r.IntN(3) == 0 {
 				now = randTime()
 			}
-			gk, gs, err := h.api.ConcurrencySeries("us", "1001", "2001", q, now)
+			gk, gs, err := h.api.ConvQuery().ConcurrencySeries("us", "1001", "2001", q, now)
 			if err != nil {
 				t.Fatal(err)
 			}
-			wk, ws, err := h.api.ConcurrencyScan("us", "1001", "2001", q, now)
+			wk, ws, err := h.api.ConvQuery().ConcurrencyScan("us", "1001", "2001", q, now)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if d := cmp.Diff(wk, gk, cmp.AllowUnexported(engine.VariantKey{})); d != "" {
+			if d := cmp.Diff(wk, gk, cmp.AllowUnexported(convquery.VariantKey{})); d != "" {
 				t.Fatalf("op %d, query %+v: variants differ (-scan +index):\n%s", op, q, d)
 			}
 			if d := cmp.Diff(ws, gs); d != "" {
@@ -158,11 +158,11 @@ func TestConcurrencyAnswerBytes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		groups, series, err := h.api.ConcurrencySeries("us", "1001", "2001", q, h.clock.Now())
+		groups, series, err := h.api.ConvQuery().ConcurrencySeries("us", "1001", "2001", q, h.clock.Now())
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := json.Marshal(engine.ConcurrencyAnswer("ACCOUNT-1001", "PROJECT-2001", q, int(q.End.Sub(q.Start)/engine.ConcurrencyStep), groups, series))
+		want, err := json.Marshal(convquery.ConcurrencyAnswer("ACCOUNT-1001", "PROJECT-2001", q, int(q.End.Sub(q.Start)/convquery.ConcurrencyStep), groups, series))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentplatform/mockplatform/engine"
+	"github.com/agentplatform/mockplatform/engine/convquery"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -52,14 +52,14 @@ func TestConcurrencyPeak(t *testing.T) {
 	h.putSpan("G", concBase, time.Hour, func(c *store.Conversation) { c.ProjectID = "2002" })
 	r := h.concurrency("start_time=2026-02-10T09:02:30Z&end_time=2026-02-10T09:12:01Z")
 	mustStatus(t, r, 200)
-	mustBody(t, r, engine.ConcurrencyResponse{AccountID: "ACCOUNT-1001", ProjectID: "PROJECT-2001", Intervals: []engine.ConcurrencyInterval{
+	mustBody(t, r, convquery.ConcurrencyResponse{AccountID: "ACCOUNT-1001", ProjectID: "PROJECT-2001", Intervals: []convquery.ConcurrencyInterval{
 		{Time: "2026-02-10T09:00:00Z", Max: 2}, // rounded down
 		{Time: "2026-02-10T09:05:00Z", Max: 2}, // C and D
 		{Time: "2026-02-10T09:10:00Z", Max: 1}, // E only; rounded up to 09:15
 	}})
 	r = h.concurrency("start_time=2026-02-10T09:00:00Z&end_time=2026-02-10T09:05:00Z&client_env=sandbox")
-	mustBody(t, r, engine.ConcurrencyResponse{AccountID: "ACCOUNT-1001", ProjectID: "PROJECT-2001",
-		Intervals: []engine.ConcurrencyInterval{{Time: "2026-02-10T09:00:00Z", Max: 1}}})
+	mustBody(t, r, convquery.ConcurrencyResponse{AccountID: "ACCOUNT-1001", ProjectID: "PROJECT-2001",
+		Intervals: []convquery.ConcurrencyInterval{{Time: "2026-02-10T09:00:00Z", Max: 1}}})
 }
 
 // TestConcurrencyProperty compares the sweep with a brute force over
@@ -110,14 +110,14 @@ func TestConcurrencyInProgressCountsToNow(t *testing.T) {
 	h := newHarness(t, dataScenario)
 	// Seed CONV-S4 started 11:50 and is in progress; now is 12:00.
 	r := h.concurrency("start_time=2026-03-01T11:45:00Z&end_time=2026-03-01T12:05:00Z")
-	mustBody(t, r, engine.ConcurrencyResponse{AccountID: "ACCOUNT-1001", ProjectID: "PROJECT-2001", Intervals: []engine.ConcurrencyInterval{
+	mustBody(t, r, convquery.ConcurrencyResponse{AccountID: "ACCOUNT-1001", ProjectID: "PROJECT-2001", Intervals: []convquery.ConcurrencyInterval{
 		{Time: "2026-03-01T11:45:00Z", Max: 0}, {Time: "2026-03-01T11:50:00Z", Max: 1},
 		{Time: "2026-03-01T11:55:00Z", Max: 1}, {Time: "2026-03-01T12:00:00Z", Max: 0},
 	}})
 	h.advance(time.Minute)
 	r = h.concurrency("start_time=2026-03-01T12:00:00Z&end_time=2026-03-01T12:05:00Z")
-	mustBody(t, r, engine.ConcurrencyResponse{AccountID: "ACCOUNT-1001", ProjectID: "PROJECT-2001",
-		Intervals: []engine.ConcurrencyInterval{{Time: "2026-03-01T12:00:00Z", Max: 1}}})
+	mustBody(t, r, convquery.ConcurrencyResponse{AccountID: "ACCOUNT-1001", ProjectID: "PROJECT-2001",
+		Intervals: []convquery.ConcurrencyInterval{{Time: "2026-03-01T12:00:00Z", Max: 1}}})
 }
 
 func TestConcurrencyFiltersAndSlices(t *testing.T) {
@@ -158,7 +158,7 @@ func TestConcurrencyFiltersAndSlices(t *testing.T) {
 	}
 	r := h.concurrency(q + "&slice_by=variant")
 	s := func(x string) *string { return &x }
-	mustBody(t, r, engine.ConcurrencyResponse{AccountID: "ACCOUNT-1001", ProjectID: "PROJECT-2001", Intervals: []engine.ConcurrencyInterval{
+	mustBody(t, r, convquery.ConcurrencyResponse{AccountID: "ACCOUNT-1001", ProjectID: "PROJECT-2001", Intervals: []convquery.ConcurrencyInterval{
 		{Time: "2026-02-10T09:00:00Z", Max: 2, VariantID: s("VARIANT-00000B2B"), VariantName: s("Spring Promo")},
 		{Time: "2026-02-10T09:00:00Z", Max: 1, VariantID: s("VARIANT-0000DEF0"), VariantName: s("Default")},
 		{Time: "2026-02-10T09:05:00Z", Max: 1, VariantID: s("VARIANT-00000B2B"), VariantName: s("Spring Promo")},
@@ -175,16 +175,16 @@ func TestConcurrencyErrors(t *testing.T) {
 		status int
 		msg    string
 	}{
-		{"end_time=2026-02-10T10:00:00Z", 400, engine.MsgConcStartRequired},
-		{"start_time=2026-02-10T10:00:00Z", 400, engine.MsgConcEndRequired},
+		{"end_time=2026-02-10T10:00:00Z", 400, convquery.MsgConcStartRequired},
+		{"start_time=2026-02-10T10:00:00Z", 400, convquery.MsgConcEndRequired},
 		{"start_time=x&end_time=2026-02-10T10:00:00Z", 400, "start_time must be an ISO 8601 date-time such as 2026-03-01T14:15:00Z."},
-		{"start_time=2026-02-10T10:00:00Z&end_time=2026-02-10T09:00:00Z", 400, engine.MsgConcRange},
-		{"start_time=2026-02-01T00:00:00Z&end_time=2026-02-08T00:00:01Z", 400, engine.MsgConcRange},
-		{ok + "&variant_id=a&variant_name=b", 400, engine.MsgConcVariantBoth},
-		{ok + "&client_env=prod", 400, engine.MsgConcEnvInvalid},
+		{"start_time=2026-02-10T10:00:00Z&end_time=2026-02-10T09:00:00Z", 400, convquery.MsgConcRange},
+		{"start_time=2026-02-01T00:00:00Z&end_time=2026-02-08T00:00:01Z", 400, convquery.MsgConcRange},
+		{ok + "&variant_id=a&variant_name=b", 400, convquery.MsgConcVariantBoth},
+		{ok + "&client_env=prod", 400, convquery.MsgConcEnvInvalid},
 		{ok + "&slice_by=language", 501, "slice_by=language is not implemented."},
 		{ok + "&slice_by=phone_number", 501, "slice_by=phone_number is not implemented."},
-		{ok + "&slice_by=colour", 400, engine.MsgConcSliceInvalid},
+		{ok + "&slice_by=colour", 400, convquery.MsgConcSliceInvalid},
 	} {
 		r := h.concurrency(tc.query)
 		mustStatus(t, r, tc.status)
@@ -212,9 +212,7 @@ func BenchmarkConcurrencyWeekCold(b *testing.B) {
 	h := benchHarness(b, 100_000)
 	path := "/runtime/us-1/v1/acme/support/conversations/concurrency?start_time=2026-02-01T00:00:00Z&end_time=2026-02-08T00:00:00Z"
 	for b.Loop() {
-		h.api.Concurrency.Mu.Lock()
-		h.api.Concurrency.Conc = nil
-		h.api.Concurrency.Mu.Unlock()
+		h.api.ConvQuery().DropConcurrencyCache()
 		if r := h.do("GET", path, nil, "x-api-key", "conv-key"); r.Status != 200 {
 			b.Fatalf("status %d: %s", r.Status, r.Body)
 		}
@@ -364,22 +362,22 @@ func TestConcurrencyCacheProperty(t *testing.T) {
 			}
 			return strings.Compare(x.name, y.name)
 		})
-		want := []engine.ConcurrencyInterval{}
+		want := []convquery.ConcurrencyInterval{}
 		for at := lo; at.Before(hi); at = at.Add(5 * time.Minute) {
 			if !byVariant {
-				want = append(want, engine.ConcurrencyInterval{Time: at.Format(time.RFC3339),
+				want = append(want, convquery.ConcurrencyInterval{Time: at.Format(time.RFC3339),
 					Max: concBrute(spans[vk{}], at.UnixNano(), at.Add(5*time.Minute).UnixNano())})
 				continue
 			}
 			for _, k := range keys {
-				want = append(want, engine.ConcurrencyInterval{Time: at.Format(time.RFC3339),
+				want = append(want, convquery.ConcurrencyInterval{Time: at.Format(time.RFC3339),
 					Max: concBrute(spans[k], at.UnixNano(), at.Add(5*time.Minute).UnixNano()), VariantID: &k.id, VariantName: &k.name})
 			}
 		}
 		resp := h.do("GET", "/runtime/us-1/v1/acme/other/conversations/concurrency?start_time="+lo.Format(time.RFC3339)+
 			"&end_time="+hi.Format(time.RFC3339)+query, nil, "x-api-key", "conv-key")
 		mustStatus(t, resp, 200)
-		var got engine.ConcurrencyResponse
+		var got convquery.ConcurrencyResponse
 		if err := json.Unmarshal(resp.Body, &got); err != nil {
 			t.Fatal(err)
 		}

@@ -3,7 +3,7 @@ package handlers
 // Conversations API v1/v2/v3 (docs/api.md#conversations; docs/fidelity.md
 // G5, D9, D19, M11): the listings of the one conversation record, their
 // query parameters and answers (the filters, paging and retrieval modes:
-// engine/conversations.go).
+// engine/convquery).
 
 import (
 	"fmt"
@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentplatform/mockplatform/engine"
+	"github.com/agentplatform/mockplatform/engine/convquery"
 	"github.com/agentplatform/mockplatform/internal/jsonw"
 
 	"github.com/gin-gonic/gin"
@@ -84,31 +85,31 @@ var (
 		{Name: "variant_id"},
 		{Name: "variant_name"},
 		{Name: "in_progress", Type: "boolean", Doc: "Default both."},
-		{Name: "limit", Type: "integer", Min: engine.I64(1), Max: engine.I64(engine.ConvMaxLimit), Doc: fmt.Sprintf("Default %d.", engine.ConvDefaultLimit),
-			Fidelity: &engine.Fidelity{ID: "D9", Switch: "v3_limit", Value: "oas", Note: fmt.Sprintf("on v3: 1 to %d, default %d", engine.ConvOASLimit, engine.ConvOASLimit)}},
+		{Name: "limit", Type: "integer", Min: engine.I64(1), Max: engine.I64(convquery.ConvMaxLimit), Doc: fmt.Sprintf("Default %d.", convquery.ConvDefaultLimit),
+			Fidelity: &engine.Fidelity{ID: "D9", Switch: "v3_limit", Value: "oas", Note: fmt.Sprintf("on v3: 1 to %d, default %d", convquery.ConvOASLimit, convquery.ConvOASLimit)}},
 		{Name: "offset", Type: "integer", Min: engine.I64(0), Doc: "Offset paging: next_offset of the previous page."},
 		{Name: "include_latency", Type: "boolean", Doc: "Adds latency to each turn (v2, v3)."},
 	}
 	convParamsV3 = append(slices.Clone(convParams),
 		Param{Name: "cursor", Doc: "The cursor of the previous page, every other parameter the same."},
-		Param{Name: "query_type", Enum: engine.ConvQueryTypes, Doc: "A retrieval mode; needs query."},
+		Param{Name: "query_type", Enum: convquery.ConvQueryTypes, Doc: "A retrieval mode; needs query."},
 		Param{Name: "query", Doc: "The search text of query_type."},
-		Param{Name: "turn_type", Enum: engine.ConvTurnTypes, Doc: "Transcript search: user or agent text (default both)."},
-		Param{Name: "sample", Enum: engine.ConvSamples, Doc: "A retrieval mode: a seeded shuffle."},
+		Param{Name: "turn_type", Enum: convquery.ConvTurnTypes, Doc: "Transcript search: user or agent text (default both)."},
+		Param{Name: "sample", Enum: convquery.ConvSamples, Doc: "A retrieval mode: a seeded shuffle."},
 	)
 	convParamNames = paramNames(convParamsV3)
 )
 
 // parseConvQuery validates the query string of a list request: the record
 // filters, the paging, then the retrieval mode (v3 only).
-func (a *API) parseConvQuery(c *gin.Context, version int) (*engine.ConvQuery, error) {
+func (a *API) parseConvQuery(c *gin.Context, version int) (*convquery.ConvQuery, error) {
 	vals := c.Request.URL.Query()
 	for k := range vals {
 		if !convParamNames[k] {
 			addWarning(c, "unknown query parameter %q (ignored)", k)
 		}
 	}
-	return a.ParseConvValues(vals, version)
+	return a.ConvQuery().ParseConvValues(vals, version)
 }
 
 // handleConversationsListV3 handles "GET {runtime}/v3/{account}/{project}/conversations".
@@ -129,12 +130,12 @@ func (a *API) listConversations(c *gin.Context, version int) error {
 	if q.Mode() == "" {
 		return a.answerKeysetPage(c, p, q, version)
 	}
-	page, err := a.ConversationPage(p, q)
+	page, err := a.ConvQuery().ConversationPage(p, q)
 	if err != nil {
 		return err
 	}
 	now := a.Clock().Now()
-	access := engine.DataAccessOf(p.Project)
+	access := convquery.DataAccessOf(p.Project)
 	answerJSON(c, http.StatusOK, func(b []byte) ([]byte, bool) {
 		return appendConvPage(b, version, page, now, access, q.IncludeLatency)
 	}, func() any { return renderConvPage(version, page, now, access, q.IncludeLatency) })
@@ -143,7 +144,7 @@ func (a *API) listConversations(c *gin.Context, version int) error {
 
 // appendConvPage writes a page in one pass (as encoding/json writes
 // renderConvPage's value).
-func appendConvPage(b []byte, version int, page *engine.ConvPage, now time.Time, access engine.DataAccess, latency bool) ([]byte, bool) {
+func appendConvPage(b []byte, version int, page *convquery.ConvPage, now time.Time, access convquery.DataAccess, latency bool) ([]byte, bool) {
 	b = append(b, `{"conversations":[`...)
 	for i, conv := range page.List {
 		if i > 0 {
@@ -158,7 +159,7 @@ func appendConvPage(b []byte, version int, page *engine.ConvPage, now time.Time,
 }
 
 // appendConvOf appends a record as the API version writes it.
-func appendConvOf(b []byte, version int, conv *engine.Conversation, now time.Time, access engine.DataAccess, latency bool) ([]byte, bool) {
+func appendConvOf(b []byte, version int, conv *engine.Conversation, now time.Time, access convquery.DataAccess, latency bool) ([]byte, bool) {
 	if version == 1 {
 		return appendConvV1(b, conv, now, access)
 	}
@@ -167,7 +168,7 @@ func appendConvOf(b []byte, version int, conv *engine.Conversation, now time.Tim
 
 // appendConvPageEnd appends what follows a page's records: the end of
 // the list, the cursor (v3) and the next offset.
-func appendConvPageEnd(b []byte, version int, page *engine.ConvPage) []byte {
+func appendConvPageEnd(b []byte, version int, page *convquery.ConvPage) []byte {
 	b = append(b, ']')
 	if version == 3 {
 		b = append(b, `,"cursor":`...)
@@ -181,7 +182,7 @@ func appendConvPageEnd(b []byte, version int, page *engine.ConvPage) []byte {
 }
 
 // renderConvPage is a page's answer as a value (for c.JSON).
-func renderConvPage(version int, page *engine.ConvPage, now time.Time, access engine.DataAccess, latency bool) any {
+func renderConvPage(version int, page *convquery.ConvPage, now time.Time, access convquery.DataAccess, latency bool) any {
 	if version == 1 {
 		out := convListV1{Conversations: make([]convV1, len(page.List)), NextOffset: page.NextOffset}
 		for i, conv := range page.List {

@@ -8,6 +8,7 @@ import (
 	"net/http"
 
 	"github.com/agentplatform/mockplatform/engine"
+	"github.com/agentplatform/mockplatform/engine/convquery"
 	"github.com/agentplatform/mockplatform/internal/jsonw"
 
 	"github.com/gin-gonic/gin"
@@ -22,12 +23,12 @@ var errUnwritable = errors.New("record not writable in one pass")
 // records is made, and generated records are made into one reused
 // record. A record the one-pass writer refuses answers as listConversations
 // does, from the page read again.
-func (a *API) answerKeysetPage(c *gin.Context, p *engine.Principal, q *engine.ConvQuery, version int) error {
-	now, access := a.Clock().Now(), engine.DataAccessOf(p.Project)
+func (a *API) answerKeysetPage(c *gin.Context, p *engine.Principal, q *convquery.ConvQuery, version int) error {
+	now, access := a.Clock().Now(), convquery.DataAccessOf(p.Project)
 	buf := jsonw.GetBuf()
 	b := append((*buf)[:0], `{"conversations":[`...)
 	n := 0
-	page, err := a.EachConversation(p, q, func(conv *engine.Conversation) error {
+	page, err := a.ConvQuery().EachConversation(p, q, func(conv *engine.Conversation) error {
 		if n > 0 {
 			b = append(b, ',')
 		}
@@ -44,7 +45,7 @@ func (a *API) answerKeysetPage(c *gin.Context, p *engine.Principal, q *engine.Co
 		if !errors.Is(err, errUnwritable) {
 			return err
 		}
-		page, err := a.ConversationPage(p, q)
+		page, err := a.ConvQuery().ConversationPage(p, q)
 		if err != nil {
 			return err
 		}

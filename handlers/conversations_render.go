@@ -2,7 +2,7 @@ package handlers
 
 // The answer shapes of the Conversations API: v3 and v2 (one shape) and
 // v1, rendered from the one conversation record, with the project's data
-// access (engine.DataAccess: transcripts, metrics) applied.
+// access (convquery.DataAccess: transcripts, metrics) applied.
 
 import (
 	"strconv"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentplatform/mockplatform/engine"
+	"github.com/agentplatform/mockplatform/engine/convquery"
 	"github.com/agentplatform/mockplatform/internal/jsonw"
 )
 
@@ -149,8 +150,8 @@ func nonNil[M ~map[string]V, V any](m M) M {
 	return m
 }
 
-func renderConvV3(c *engine.Conversation, now time.Time, acc engine.DataAccess, latency bool) convV3 {
-	total, polyai := engine.Durations(c, now)
+func renderConvV3(c *engine.Conversation, now time.Time, acc convquery.DataAccess, latency bool) convV3 {
+	total, polyai := convquery.Durations(c, now)
 	out := convV3{
 		ID: c.ID, AccountID: accountRef(c.AccountID), ProjectID: projectRef(c.ProjectID),
 		VariantID: c.VariantID, VariantName: c.VariantName, Environment: c.Environment,
@@ -197,7 +198,7 @@ func orNull(s string) *string {
 // renderConvV1 is the v3 record (without latency) with null for empty text
 // fields and without the v3-only turn fields
 // (docs/api.md#conversations-versions).
-func renderConvV1(c *engine.Conversation, now time.Time, acc engine.DataAccess) convV1 {
+func renderConvV1(c *engine.Conversation, now time.Time, acc convquery.DataAccess) convV1 {
 	v := renderConvV3(c, now, acc, false)
 	out := convV1{
 		ID: v.ID, AccountID: v.AccountID, ProjectID: v.ProjectID,
@@ -220,7 +221,7 @@ func renderConvV1(c *engine.Conversation, now time.Time, acc engine.DataAccess) 
 
 // appendConvV3 appends renderConvV3(c, now, acc, latency) as encoding/json
 // encodes it (ok false: a value it would refuse).
-func appendConvV3(b []byte, c *engine.Conversation, now time.Time, acc engine.DataAccess, latency bool) ([]byte, bool) {
+func appendConvV3(b []byte, c *engine.Conversation, now time.Time, acc convquery.DataAccess, latency bool) ([]byte, bool) {
 	b, ok := appendConvHead(b, c, now, acc, false)
 	if !ok {
 		return b, false
@@ -278,7 +279,7 @@ func appendTurnUnderstanding(b []byte, t *engine.Turn) []byte {
 
 // appendConvV1 appends renderConvV1(c, now, acc) as encoding/json encodes
 // it.
-func appendConvV1(b []byte, c *engine.Conversation, now time.Time, acc engine.DataAccess) ([]byte, bool) {
+func appendConvV1(b []byte, c *engine.Conversation, now time.Time, acc convquery.DataAccess) ([]byte, bool) {
 	b, ok := appendConvHead(b, c, now, acc, true)
 	if !ok {
 		return b, false
@@ -309,14 +310,14 @@ func appendConvV1(b []byte, c *engine.Conversation, now time.Time, acc engine.Da
 
 // appendConvHead appends a record's fields before its turns (v1: empty
 // text fields as null).
-func appendConvHead(b []byte, c *engine.Conversation, now time.Time, acc engine.DataAccess, v1 bool) ([]byte, bool) {
+func appendConvHead(b []byte, c *engine.Conversation, now time.Time, acc convquery.DataAccess, v1 bool) ([]byte, bool) {
 	text := func(b []byte, s string) []byte {
 		if v1 && s == "" {
 			return append(b, "null"...)
 		}
 		return jsonw.AppendString(b, s)
 	}
-	total, polyai := engine.Durations(c, now)
+	total, polyai := convquery.Durations(c, now)
 	b = append(b, `{"id":`...)
 	b = jsonw.AppendString(b, c.ID)
 	b = append(b, `,"account_id":`...)

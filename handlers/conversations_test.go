@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentplatform/mockplatform/engine"
+	"github.com/agentplatform/mockplatform/engine/convquery"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -276,7 +277,7 @@ func TestListConversationsGo(t *testing.T) {
 	for _, query := range []string{"", "client_env=sandbox", "channel=VOICE-SIP", "in_progress=true", "limit=2",
 		"query_type=transcript&query=refund&start_time=2026-03-01T00:00:00Z&end_time=2026-03-02T00:00:00Z", "unknown=1"} {
 		vals, _ := url.ParseQuery(query)
-		page, err := h.api.ListConversations("ACCOUNT-1001", "support", vals)
+		page, err := h.api.ConvQuery().ListConversations("ACCOUNT-1001", "support", vals)
 		if err != nil {
 			t.Fatalf("%q: %v", query, err)
 		}
@@ -294,8 +295,8 @@ func TestListConversationsGo(t *testing.T) {
 			t.Errorf("%q: cursor %q, the API's %q", query, page.Cursor, apiCursor)
 		}
 	}
-	first, _ := h.api.ListConversations("acme", "support", url.Values{"limit": {"2"}})
-	next, err := h.api.ListConversations("acme", "support", url.Values{"limit": {"2"}, "cursor": {first.Cursor}})
+	first, _ := h.api.ConvQuery().ListConversations("acme", "support", url.Values{"limit": {"2"}})
+	next, err := h.api.ConvQuery().ListConversations("acme", "support", url.Values{"limit": {"2"}, "cursor": {first.Cursor}})
 	if err != nil || len(next.Conversations) != 1 || next.Conversations[0].ID != "CONV-S4" || next.Cursor != "" {
 		t.Fatalf("second page: %+v, %v", next, err)
 	}
@@ -307,9 +308,9 @@ func TestListConversationsGo(t *testing.T) {
 		{"nobody", "support", nil, "Account ID does not exist."},
 		{"acme", "nothing", nil, "Project ID does not exist."},
 		{"acme", "support", url.Values{"limit": {"0"}}, "limit must be an integer from 1 to 5000."},
-		{"acme", "support", url.Values{"sample": {"random"}}, engine.MsgConvBoundsRequired},
+		{"acme", "support", url.Values{"sample": {"random"}}, convquery.MsgConvBoundsRequired},
 	} {
-		_, err := h.api.ListConversations(tc.account, tc.project, tc.vals)
+		_, err := h.api.ConvQuery().ListConversations(tc.account, tc.project, tc.vals)
 		var e *engine.Error
 		if !errors.As(err, &e) || e.Message != tc.want {
 			t.Errorf("%s/%s %v: error %v, want %q", tc.account, tc.project, tc.vals, err, tc.want)
@@ -326,29 +327,29 @@ func TestConversationsValidation(t *testing.T) {
 		version, query string
 		code, msg      string
 	}{
-		{"v3", "limit=0", engine.CodeConvInvalid, "limit must be an integer from 1 to 5000."},
-		{"v3", "limit=5001", engine.CodeConvInvalid, "limit must be an integer from 1 to 5000."},
-		{"v3", "limit=abc", engine.CodeConvInvalid, "limit must be an integer from 1 to 5000."},
+		{"v3", "limit=0", convquery.CodeConvInvalid, "limit must be an integer from 1 to 5000."},
+		{"v3", "limit=5001", convquery.CodeConvInvalid, "limit must be an integer from 1 to 5000."},
+		{"v3", "limit=abc", convquery.CodeConvInvalid, "limit must be an integer from 1 to 5000."},
 		{"v1", "limit=5001", "", "limit must be an integer from 1 to 5000."},
-		{"v3", "offset=-1", engine.CodeConvInvalid, "offset must be a non-negative integer."},
-		{"v3", "client_env=prod", engine.CodeConvInvalid, "client_env must be one of sandbox, pre-release, live."},
-		{"v3", "in_progress=maybe", engine.CodeConvInvalid, "in_progress must be true or false."},
-		{"v3", "include_latency=yes", engine.CodeConvInvalid, "include_latency must be true or false."},
-		{"v3", "start_time=yesterday", engine.CodeConvInvalid, "start_time must be an ISO 8601 date-time such as 2026-03-01T00:00:00Z."},
-		{"v3", "start_time=2026-03-02T00:00:00Z&end_time=2026-03-01T00:00:00Z", engine.CodeConvInvalid, engine.MsgConvEndBeforeStart},
-		{"v3", bounds + "&query_type=transcript&query=x&sample=random", engine.CodeConvInvalid, engine.MsgConvTwoModes},
-		{"v3", bounds + "&query_type=transcript", engine.CodeConvInvalid, engine.MsgConvQueryRequired},
-		{"v3", bounds + "&query=refund", engine.CodeConvInvalid, engine.MsgConvQueryWithout},
-		{"v3", "query_type=transcript&query=refund&start_time=2026-03-01T00:00:00Z", engine.CodeConvInvalid, engine.MsgConvBoundsRequired},
-		{"v3", "sample=random", engine.CodeConvInvalid, engine.MsgConvBoundsRequired},
-		{"v3", bounds + "&query_type=keyword&query=x", engine.CodeConvInvalid, "query_type must be transcript or semantic."},
-		{"v3", bounds + "&sample=all", engine.CodeConvInvalid, "sample must be random."},
-		{"v3", bounds + "&query_type=transcript&query=x&turn_type=bot", engine.CodeConvInvalid, "turn_type must be user or agent."},
+		{"v3", "offset=-1", convquery.CodeConvInvalid, "offset must be a non-negative integer."},
+		{"v3", "client_env=prod", convquery.CodeConvInvalid, "client_env must be one of sandbox, pre-release, live."},
+		{"v3", "in_progress=maybe", convquery.CodeConvInvalid, "in_progress must be true or false."},
+		{"v3", "include_latency=yes", convquery.CodeConvInvalid, "include_latency must be true or false."},
+		{"v3", "start_time=yesterday", convquery.CodeConvInvalid, "start_time must be an ISO 8601 date-time such as 2026-03-01T00:00:00Z."},
+		{"v3", "start_time=2026-03-02T00:00:00Z&end_time=2026-03-01T00:00:00Z", convquery.CodeConvInvalid, convquery.MsgConvEndBeforeStart},
+		{"v3", bounds + "&query_type=transcript&query=x&sample=random", convquery.CodeConvInvalid, convquery.MsgConvTwoModes},
+		{"v3", bounds + "&query_type=transcript", convquery.CodeConvInvalid, convquery.MsgConvQueryRequired},
+		{"v3", bounds + "&query=refund", convquery.CodeConvInvalid, convquery.MsgConvQueryWithout},
+		{"v3", "query_type=transcript&query=refund&start_time=2026-03-01T00:00:00Z", convquery.CodeConvInvalid, convquery.MsgConvBoundsRequired},
+		{"v3", "sample=random", convquery.CodeConvInvalid, convquery.MsgConvBoundsRequired},
+		{"v3", bounds + "&query_type=keyword&query=x", convquery.CodeConvInvalid, "query_type must be transcript or semantic."},
+		{"v3", bounds + "&sample=all", convquery.CodeConvInvalid, "sample must be random."},
+		{"v3", bounds + "&query_type=transcript&query=x&turn_type=bot", convquery.CodeConvInvalid, "turn_type must be user or agent."},
 		{"v1", "cursor=abc", "", "cursor is only supported on v3."},
-		{"v2", "cursor=abc", engine.CodeConvInvalid, "cursor is only supported on v3."},
+		{"v2", "cursor=abc", convquery.CodeConvInvalid, "cursor is only supported on v3."},
 		{"v1", bounds + "&sample=random", "", "sample is only supported on v3."},
-		{"v3", "cursor=%25%25%25", engine.CodeConvCursor, engine.MsgConvBadCursor},
-		{"v3", "cursor=" + engine.EncodeConvCursor("0000", "kxyz"), engine.CodeConvCursor, engine.MsgConvCursorFilters},
+		{"v3", "cursor=%25%25%25", convquery.CodeConvCursor, convquery.MsgConvBadCursor},
+		{"v3", "cursor=" + convquery.EncodeConvCursor("0000", "kxyz"), convquery.CodeConvCursor, convquery.MsgConvCursorFilters},
 	} {
 		t.Run(tc.version+"?"+tc.query, func(t *testing.T) {
 			r := h.convList(tc.version, tc.query)
@@ -434,7 +435,7 @@ func TestConversationsV3LimitSwitch(t *testing.T) {
 	h := newHarness(t, dataScenario+"fidelity: {v3_limit: oas}\n")
 	r := h.convList("v3", "limit=1001")
 	mustStatus(t, r, 400)
-	mustBody(t, r, envelopeBody(r, engine.CodeConvInvalid, "limit must be an integer from 1 to 1000."))
+	mustBody(t, r, envelopeBody(r, convquery.CodeConvInvalid, "limit must be an integer from 1 to 1000."))
 	r = h.convList("v3", "")
 	mustStatus(t, r, 200)
 	if n := len(convIDs(t, r)); n != 3 {
@@ -563,13 +564,13 @@ func TestConversationsCursorBoundToFilters(t *testing.T) {
 	for _, q := range []string{"channel=WEBCHAT", "", "channel=VOICE-SIP&in_progress=true", "channel=VOICE-SIP&client_env=sandbox"} {
 		r = h.convList("v3", q+"&cursor="+cur)
 		mustStatus(t, r, 400)
-		mustBody(t, r, envelopeBody(r, engine.CodeConvCursor, engine.MsgConvCursorFilters))
+		mustBody(t, r, envelopeBody(r, convquery.CodeConvCursor, convquery.MsgConvCursorFilters))
 	}
 	// A cursor naming another project's position is malformed for this one.
-	forged := engine.EncodeConvCursor(strings.Split(mustDecode(t, cur), "|")[1], "kYy9vdGhlcg")
+	forged := convquery.EncodeConvCursor(strings.Split(mustDecode(t, cur), "|")[1], "kYy9vdGhlcg")
 	r = h.convList("v3", "channel=VOICE-SIP&cursor="+forged)
 	mustStatus(t, r, 400)
-	mustBody(t, r, envelopeBody(r, engine.CodeConvCursor, engine.MsgConvBadCursor))
+	mustBody(t, r, envelopeBody(r, convquery.CodeConvCursor, convquery.MsgConvBadCursor))
 }
 
 func mustDecode(t *testing.T, cur string) string {
@@ -683,7 +684,7 @@ func TestConversationsChatWorld(t *testing.T) {
 	conc := h.do("GET", "/runtime/us-1/v1/acme/support/conversations/concurrency?start_time=2026-03-01T12:00:00Z&end_time=2026-03-01T12:10:00Z",
 		nil, "x-api-key", "conv-key")
 	mustStatus(t, conc, 200)
-	mustBody(t, conc, engine.ConcurrencyResponse{AccountID: "ACCOUNT-1001", ProjectID: "PROJECT-2001", Intervals: []engine.ConcurrencyInterval{
+	mustBody(t, conc, convquery.ConcurrencyResponse{AccountID: "ACCOUNT-1001", ProjectID: "PROJECT-2001", Intervals: []convquery.ConcurrencyInterval{
 		{Time: "2026-03-01T12:00:00Z", Max: 2}, // the chat and the seeded in-progress call
 		{Time: "2026-03-01T12:05:00Z", Max: 0}, // after now
 	}})

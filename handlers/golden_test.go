@@ -269,7 +269,7 @@ func TestGoldenPages(t *testing.T) {
 	}
 	// The stored records as the store returns them.
 	ids := append(append([]string{"CONV-S1", "CONV-S2", "CONV-S4"}, created...), handedOff...)
-	page, err := h.api.ListConversations("acme", "support", url.Values{"limit": {"5"}, "client_env": {"sandbox"}})
+	page, err := h.api.ConvQuery().ListConversations("acme", "support", url.Values{"limit": {"5"}, "client_env": {"sandbox"}})
 	if err != nil {
 		t.Fatal(err)
 	}

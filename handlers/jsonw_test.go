@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentplatform/mockplatform/engine"
+	"github.com/agentplatform/mockplatform/engine/convquery"
 	"github.com/agentplatform/mockplatform/internal/jsonw"
 
 	"github.com/agentplatform/mockplatform/store"
@@ -104,10 +104,10 @@ func TestJSONWriterMatches(t *testing.T) {
 			}
 			c.Turns = append(c.Turns, tn)
 		}
-		acc := engine.DataAccess{Transcripts: r.IntN(4) != 0, Metrics: r.IntN(4) != 0}
+		acc := convquery.DataAccess{Transcripts: r.IntN(4) != 0, Metrics: r.IntN(4) != 0}
 		cur := "abc"
 		off := 7
-		page := &engine.ConvPage{List: []*store.Conversation{c, c}, Cursor: []*string{nil, &cur}[r.IntN(2)], NextOffset: []*int{nil, &off}[r.IntN(2)]}
+		page := &convquery.ConvPage{List: []*store.Conversation{c, c}, Cursor: []*string{nil, &cur}[r.IntN(2)], NextOffset: []*int{nil, &off}[r.IntN(2)]}
 		for _, version := range []int{1, 2, 3} {
 			latency := r.IntN(2) == 0
 			want, err := json.Marshal(renderConvPage(version, page, now, acc, latency))

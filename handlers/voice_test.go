@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/agentplatform/mockplatform/engine"
+	"github.com/agentplatform/mockplatform/engine/convquery"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -115,7 +116,7 @@ func TestVoiceHangup(t *testing.T) {
 	h.advance(7 * time.Minute)
 	// While in progress it counts up to now.
 	r := h.concurrency("start_time=2026-03-01T12:00:00Z&end_time=2026-03-01T12:10:00Z")
-	mustBody(t, r, engine.ConcurrencyResponse{AccountID: "ACCOUNT-1001", ProjectID: "PROJECT-2001", Intervals: []engine.ConcurrencyInterval{
+	mustBody(t, r, convquery.ConcurrencyResponse{AccountID: "ACCOUNT-1001", ProjectID: "PROJECT-2001", Intervals: []convquery.ConcurrencyInterval{
 		{Time: "2026-03-01T12:00:00Z", Max: 2}, {Time: "2026-03-01T12:05:00Z", Max: 2},
 	}})
 	if err := h.api.Hangup(id); err != nil {
@@ -127,7 +128,7 @@ func TestVoiceHangup(t *testing.T) {
 	}
 	h.advance(10 * time.Minute) // 12:17
 	r = h.concurrency("start_time=2026-03-01T12:00:00Z&end_time=2026-03-01T12:20:00Z")
-	mustBody(t, r, engine.ConcurrencyResponse{AccountID: "ACCOUNT-1001", ProjectID: "PROJECT-2001", Intervals: []engine.ConcurrencyInterval{
+	mustBody(t, r, convquery.ConcurrencyResponse{AccountID: "ACCOUNT-1001", ProjectID: "PROJECT-2001", Intervals: []convquery.ConcurrencyInterval{
 		{Time: "2026-03-01T12:00:00Z", Max: 2}, {Time: "2026-03-01T12:05:00Z", Max: 2}, // ended 12:07
 		{Time: "2026-03-01T12:10:00Z", Max: 1}, {Time: "2026-03-01T12:15:00Z", Max: 1}, // CONV-S4 only
 	}})

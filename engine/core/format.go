@@ -33,6 +33,10 @@ func FmtAlertTimePtr(t *time.Time) *string {
 	return &s
 }
 
+// IsoTime formats a timestamp as ISO 8601 in UTC (RFC 3339, fractional
+// seconds only when present).
+func IsoTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+
 // FmtAgentTime formats a time as the Agents API does.
 func FmtAgentTime(t time.Time) string { return t.UTC().Format(agentTime) }
 

@@ -1,4 +1,4 @@
-package engine
+package convquery
 
 // Keyset paging of the conversation listings: pages in (started_at, id)
 // order on the store's index, read by cursor or offset, copied
@@ -7,18 +7,19 @@ package engine
 import (
 	"errors"
 
+	"github.com/agentplatform/mockplatform/engine/core"
 	"github.com/agentplatform/mockplatform/store"
 )
 
 // keysetPage lists in (started_at, id) order on the store's index: a page
 // costs the same at any depth when read by cursor. cursor wins over offset
 // (docs/api.md#conversations-paging).
-func (a *Engine) keysetPage(p *Principal, q *ConvQuery, hash string) (*ConvPage, error) {
-	sq, usedOffset, empty, err := a.keysetQuery(p, q, hash)
+func (s *Service) keysetPage(p *core.Principal, q *ConvQuery, hash string) (*ConvPage, error) {
+	sq, usedOffset, empty, err := s.keysetQuery(p, q, hash)
 	if err != nil || empty {
 		return &ConvPage{}, err
 	}
-	list, next, err := a.store.ListConversations(sq)
+	list, next, err := s.env.Store.ListConversations(sq)
 	if err != nil {
 		return nil, keysetErr(err)
 	}
@@ -30,7 +31,7 @@ func (a *Engine) keysetPage(p *Principal, q *ConvQuery, hash string) (*ConvPage,
 // keysetQuery is the store query of a keyset page: after the cursor's
 // position, or after the records the offset skips (usedOffset; empty:
 // the offset is past the last record).
-func (a *Engine) keysetQuery(p *Principal, q *ConvQuery, hash string) (sq store.ConversationQuery, usedOffset, empty bool, err error) {
+func (s *Service) keysetQuery(p *core.Principal, q *ConvQuery, hash string) (sq store.ConversationQuery, usedOffset, empty bool, err error) {
 	sq = store.ConversationQuery{Region: p.Region, AccountID: p.Account.ID, ProjectID: p.Project.ID,
 		From: q.start, To: q.end, Select: q.selects}
 	switch {
@@ -46,7 +47,7 @@ func (a *Engine) keysetQuery(p *Principal, q *ConvQuery, hash string) (sq store.
 	case q.offset > 0:
 		skip := sq
 		skip.Limit = q.offset
-		next, err := a.store.EachConversation(skip, nil) // skipped records are not read
+		next, err := s.env.Store.EachConversation(skip, nil) // skipped records are not read
 		if err != nil {
 			return sq, false, false, err
 		}
@@ -85,9 +86,9 @@ func keysetErr(err error) error {
 // only (store.EachConversation: nothing of it is kept or changed, no copy
 // is made). An error of fn ends the listing and is returned as it is. The
 // page returned holds the cursor and next offset, no records.
-func (a *Engine) EachConversation(p *Principal, q *ConvQuery, fn func(*store.Conversation) error) (*ConvPage, error) {
+func (s *Service) EachConversation(p *core.Principal, q *ConvQuery, fn func(*store.Conversation) error) (*ConvPage, error) {
 	hash := q.filterHash(p)
-	sq, usedOffset, empty, err := a.keysetQuery(p, q, hash)
+	sq, usedOffset, empty, err := s.keysetQuery(p, q, hash)
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +97,7 @@ func (a *Engine) EachConversation(p *Principal, q *ConvQuery, fn func(*store.Con
 		return page, nil
 	}
 	n := 0
-	next, err := a.store.EachConversation(sq, func(conv *store.Conversation) error {
+	next, err := s.env.Store.EachConversation(sq, func(conv *store.Conversation) error {
 		n++
 		return fn(conv)
 	})

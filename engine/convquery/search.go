@@ -1,4 +1,4 @@
-package engine
+package convquery
 
 // Retrieval modes of the Conversations API v3
 // (docs/api.md#conversations-retrieval; docs/fidelity.md M11.6): transcript

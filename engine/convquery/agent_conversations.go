@@ -1,4 +1,4 @@
-package engine
+package convquery
 
 // Agent-scoped conversations (docs/api.md#agents-conversations;
 // docs/fidelity.md G27, D29): the same records the Conversations API
@@ -16,10 +16,10 @@ import (
 	"maps"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
+	"github.com/agentplatform/mockplatform/engine/core"
 	"github.com/agentplatform/mockplatform/internal/wav"
 	"github.com/agentplatform/mockplatform/store"
 )
@@ -121,9 +121,9 @@ type AgentConvTurn struct {
 	UserInputDTMFFinishKey string           `json:"user_input_dtmf_finish_key"`
 }
 
-func (AgentConvTurn) FieldRules() map[string]FieldRule {
-	return map[string]FieldRule{"entities": {Nullable: true, Doc: "Always null: nothing in the mock fills entities.",
-		Fidelity: &Fidelity{ID: "D29", Note: "null, as the recorded answer shows"}}}
+func (AgentConvTurn) FieldRules() map[string]core.FieldRule {
+	return map[string]core.FieldRule{"entities": {Nullable: true, Doc: "Always null: nothing in the mock fills entities.",
+		Fidelity: &core.Fidelity{ID: "D29", Note: "null, as the recorded answer shows"}}}
 }
 
 // TurnLatency is a turn's latency as the recorded answer shows it.
@@ -229,39 +229,31 @@ func agentConvDetail(c *store.Conversation, now time.Time, access DataAccess) Ag
 	return d
 }
 
-// agentConversation finds a conversation of agent d by id: a stored one
-// of its project, else one of its debug chats; any other is
+// agentConversation finds a conversation of agent ag by id: a stored
+// one of its project, else one of its debug chats; any other is
 // CONVERSATIONS_NOT_FOUND (nothing about it leaks).
-func (a *Engine) agentConversation(p *Principal, d *AgentDoc, id string) (*store.Conversation, error) {
-	c, err := a.store.GetConversation(p.Region, id)
+func (s *Service) agentConversation(p *core.Principal, ag Agent, id string) (*store.Conversation, error) {
+	c, err := s.env.Store.GetConversation(p.Region, id)
 	switch {
-	case err == nil && c.AccountID == d.AccountID && c.ProjectID == d.AgentID:
+	case err == nil && c.AccountID == ag.AccountID && c.ProjectID == ag.ID:
 		return c, nil
 	case err != nil && !errors.Is(err, store.ErrNotFound):
 		return nil, err
 	}
-	var doc debugChatDoc
-	err = a.store.GetDoc(DocDebugChat, p.Region, id, &doc)
-	switch {
-	case err == nil && doc.of(d):
-		return doc.Conversation, nil
-	case err != nil && !errors.Is(err, store.ErrNotFound):
-		return nil, err
-	}
-	return nil, Errf(KindNotFound, CodeChatNotFound, MsgConvNotExist)
+	return s.agents.DebugChat(p.Region, ag, id)
 }
 
 // AgentConversation reads a conversation of the agent of the path by id.
-func (a *Engine) AgentConversation(p *Principal, agent, id string) (AgentConvDetail, error) {
-	d, err := a.Agent(p, agent)
+func (s *Service) AgentConversation(p *core.Principal, agent, id string) (AgentConvDetail, error) {
+	ag, err := s.agents.Agent(p, agent)
 	if err != nil {
 		return AgentConvDetail{}, err
 	}
-	c, err := a.agentConversation(p, d, id)
+	c, err := s.agentConversation(p, ag, id)
 	if err != nil {
 		return AgentConvDetail{}, err
 	}
-	return agentConvDetail(c, a.clock.Now(), DataAccessOf(p.Account.Project(d.AgentID))), nil
+	return agentConvDetail(c, s.env.Clock.Now(), DataAccessOf(p.Account.Project(ag.ID))), nil
 }
 
 // ConversationAudio is the recording of a conversation of the agent
@@ -270,60 +262,60 @@ func (a *Engine) AgentConversation(p *Principal, agent, id string) (AgentConvDet
 // (combined); each side hears the other as silence, so the three last
 // the same. Only an ended voice call has one (else 404). redacted gives
 // the same bytes: nothing in the mock's recordings is personal data.
-func (a *Engine) ConversationAudio(p *Principal, agent, id, direction, redacted string) ([]byte, error) {
-	var fields []FieldError
+func (s *Service) ConversationAudio(p *core.Principal, agent, id, direction, redacted string) ([]byte, error) {
+	var fields []core.FieldError
 	if direction == "" {
 		direction = AudioDirections[0]
 	} else if !slices.Contains(AudioDirections, direction) {
-		fields = append(fields, FieldError{Field: "direction", Message: "must be one of: " + strings.Join(AudioDirections, ", ")})
+		fields = append(fields, core.FieldError{Field: "direction", Message: "must be one of: " + strings.Join(AudioDirections, ", ")})
 	}
 	if redacted != "" && redacted != "true" && redacted != "false" {
-		fields = append(fields, FieldError{Field: "redacted", Message: "must be a boolean"})
+		fields = append(fields, core.FieldError{Field: "redacted", Message: "must be a boolean"})
 	}
 	if len(fields) > 0 {
-		return nil, Invalid(CodeValidation, MsgValidationFailed, fields...)
+		return nil, core.Invalid(core.CodeValidation, core.MsgValidationFailed, fields...)
 	}
-	d, err := a.Agent(p, agent)
+	ag, err := s.agents.Agent(p, agent)
 	if err != nil {
 		return nil, err
 	}
-	c, err := a.agentConversation(p, d, id)
+	c, err := s.agentConversation(p, ag, id)
 	if err != nil {
 		return nil, err
 	}
 	if !hasRecording(c) {
-		return nil, Errf(KindNotFound, CodeRecordingNotFound, MsgRecordingNotFound)
+		return nil, core.Errf(core.KindNotFound, CodeRecordingNotFound, MsgRecordingNotFound)
 	}
 	var utts []wav.Utterance
 	for _, t := range c.Turns {
 		utts = append(utts, wav.Utterance{Text: t.UserInput, Heard: direction != "agent"},
 			wav.Utterance{Text: t.AgentResponse, Heard: direction != "user"})
 	}
-	return wav.Recording(uint64(a.View().Scenario().Seed), utts), nil
+	return wav.Recording(uint64(s.env.View().Scenario().Seed), utts), nil
 }
 
 // AgentConversations is a page of the agent's conversations, newest
 // first (docs/api.md#agents-conversations-list): limit 1 to 100 (default
 // 50) and offset (default 0); count is the number of all of them.
-func (a *Engine) AgentConversations(p *Principal, agent string, vals url.Values) (AgentConvPage, error) {
-	limit, offset, err := readPage(vals, AgentConvDefaultLimit, AgentConvMaxLimit)
+func (s *Service) AgentConversations(p *core.Principal, agent string, vals url.Values) (AgentConvPage, error) {
+	limit, offset, err := core.ReadPage(vals, AgentConvDefaultLimit, AgentConvMaxLimit)
 	if err != nil {
 		return AgentConvPage{}, err
 	}
-	d, err := a.Agent(p, agent)
+	ag, err := s.agents.Agent(p, agent)
 	if err != nil {
 		return AgentConvPage{}, err
 	}
-	debug, err := a.debugChats(p.Region, d.AccountID, d.AgentID)
+	debug, err := s.agents.DebugChats(p.Region, ag)
 	if err != nil {
 		return AgentConvPage{}, err
 	}
 	slices.SortFunc(debug, func(x, y *store.Conversation) int { return compareNewest(x, y) })
-	sq := store.ConversationQuery{Region: p.Region, AccountID: d.AccountID, ProjectID: d.AgentID, Desc: true}
+	sq := store.ConversationQuery{Region: p.Region, AccountID: ag.AccountID, ProjectID: ag.ID, Desc: true}
 	stored := 0
 	count := sq
 	count.Select = func(*store.Summary) bool { stored++; return false }
-	if _, err := a.store.EachConversation(count, nil); err != nil {
+	if _, err := s.env.Store.EachConversation(count, nil); err != nil {
 		return AgentConvPage{}, err
 	}
 	page := AgentConvPage{Conversations: []AgentConvSummary{}, Count: stored + len(debug), Limit: limit, Offset: offset}
@@ -334,19 +326,19 @@ func (a *Engine) AgentConversations(p *Principal, agent string, vals url.Values)
 	// on: skip the ones before (not read), then merge.
 	skip := max(0, offset-len(debug))
 	if skip > 0 {
-		s := sq
-		s.Limit = skip
-		if sq.After, err = a.store.EachConversation(s, nil); err != nil {
+		before := sq
+		before.Limit = skip
+		if sq.After, err = s.env.Store.EachConversation(before, nil); err != nil {
 			return AgentConvPage{}, err
 		}
 	}
 	sq.Limit = limit + len(debug)
-	recs, _, err := a.store.ListConversations(sq)
+	recs, _, err := s.env.Store.ListConversations(sq)
 	if err != nil {
 		return AgentConvPage{}, err
 	}
 	merged := mergeNewest(recs, debug, skip)
-	now := a.clock.Now()
+	now := s.env.Clock.Now()
 	for _, m := range merged {
 		if m.pos >= offset && m.pos < offset+limit {
 			page.Conversations = append(page.Conversations, agentConvSummary(m.c, now, false))
@@ -392,29 +384,4 @@ func mergeNewest(recs, debug []*store.Conversation, skip int) []placed {
 		i++
 	}
 	return out
-}
-
-// readPage reads limit (1 to max, default def) and offset (at least 0)
-// of a list's query.
-func readPage(vals url.Values, def, maxLimit int) (limit, offset int, err error) {
-	var fields []FieldError
-	limit = def
-	if v := vals.Get("limit"); vals.Has("limit") {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > maxLimit {
-			fields = append(fields, FieldError{Field: "limit", Message: fmt.Sprintf("must be an integer from 1 to %d", maxLimit)})
-		}
-		limit = n
-	}
-	if v := vals.Get("offset"); vals.Has("offset") {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 {
-			fields = append(fields, FieldError{Field: "offset", Message: "must be an integer of at least 0"})
-		}
-		offset = n
-	}
-	if len(fields) > 0 {
-		return 0, 0, Invalid(CodeValidation, MsgValidationFailed, fields...)
-	}
-	return limit, offset, nil
 }

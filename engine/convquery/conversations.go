@@ -1,4 +1,4 @@
-package engine
+package convquery
 
 // Conversations API v1/v2/v3 (docs/api.md#conversations; docs/fidelity.md
 // G5, D9, D19, M11). It reads the one conversation record
@@ -65,8 +65,8 @@ const (
 
 // convDefaults are a version's page size bounds (docs/api.md#limits;
 // docs/fidelity.md D9, v3_limit).
-func (a *Engine) convLimits(version int) (def, maxLimit int) {
-	if version == 3 && a.View().Fidelity("v3_limit") == "oas" {
+func (s *Service) convLimits(version int) (def, maxLimit int) {
+	if version == 3 && s.env.View().Fidelity("v3_limit") == "oas" {
 		return ConvOASLimit, ConvOASLimit
 	}
 	return ConvDefaultLimit, ConvMaxLimit
@@ -90,17 +90,17 @@ type ConvQuery struct {
 	turnType       string // user | agent | "" (both)
 }
 
-func convInvalid(format string, args ...any) *Error {
-	return &Error{Kind: KindInvalid, Code: CodeConvInvalid, Message: fmt.Sprintf(format, args...)}
+func convInvalid(format string, args ...any) *core.Error {
+	return &core.Error{Kind: core.KindInvalid, Code: CodeConvInvalid, Message: fmt.Sprintf(format, args...)}
 }
 
 // ParseConvValues validates list parameters (unknown ones are ignored).
-func (a *Engine) ParseConvValues(vals url.Values, version int) (*ConvQuery, error) {
+func (s *Service) ParseConvValues(vals url.Values, version int) (*ConvQuery, error) {
 	q := &ConvQuery{version: version, env: "live"}
 	if err := q.readFilters(vals); err != nil {
 		return nil, err
 	}
-	def, maxLimit := a.convLimits(version)
+	def, maxLimit := s.convLimits(version)
 	if err := q.readPaging(vals, def, maxLimit); err != nil {
 		return nil, err
 	}
@@ -269,7 +269,7 @@ func (q *ConvQuery) selects(c *store.Summary) bool {
 // filterHash binds cursors to the filters they were issued for: every
 // parameter except limit, offset, cursor and include_latency, and the
 // project.
-func (q *ConvQuery) filterHash(p *Principal) string {
+func (q *ConvQuery) filterHash(p *core.Principal) string {
 	var buf [512]byte
 	b := strconv.AppendInt(buf[:0], int64(q.version), 10)
 	b = append(b, 0)
@@ -327,8 +327,8 @@ func convCursor(hash, kind, pos string) string {
 	return string(base64.RawURLEncoding.AppendEncode(enc[:0], r))
 }
 
-func errConvBadCursor() *Error {
-	return &Error{Kind: KindInvalid, Code: CodeConvCursor, Message: MsgConvBadCursor}
+func errConvBadCursor() *core.Error {
+	return &core.Error{Kind: core.KindInvalid, Code: CodeConvCursor, Message: MsgConvBadCursor}
 }
 
 func decodeConvCursor(cur, hash string) (string, error) {
@@ -341,7 +341,7 @@ func decodeConvCursor(cur, hash string) (string, error) {
 		return "", errConvBadCursor()
 	}
 	if parts[1] != hash {
-		return "", &Error{Kind: KindInvalid, Code: CodeConvCursor, Message: MsgConvCursorFilters}
+		return "", &core.Error{Kind: core.KindInvalid, Code: CodeConvCursor, Message: MsgConvCursorFilters}
 	}
 	return parts[2], nil
 }
@@ -369,12 +369,12 @@ func (p *ConvPage) setNext(cursor string, offset int, withOffset bool) {
 }
 
 // ConversationPage reads the page a parsed query asks for.
-func (a *Engine) ConversationPage(p *Principal, q *ConvQuery) (*ConvPage, error) {
+func (s *Service) ConversationPage(p *core.Principal, q *ConvQuery) (*ConvPage, error) {
 	hash := q.filterHash(p)
 	if q.Mode() != "" {
-		return a.rankedPage(p, q, hash)
+		return s.rankedPage(p, q, hash)
 	}
-	return a.keysetPage(p, q, hash)
+	return s.keysetPage(p, q, hash)
 }
 
 // ConversationPage is one page of ListConversations.
@@ -390,22 +390,22 @@ type ConversationPage struct {
 // GET {runtime}/v3/{account}/{project}/conversations does with the query
 // parameters vals (its filters, limit, offset, cursor and retrieval
 // modes), without a key: for the console, which reads every project.
-// Unknown parameters are ignored. A bad parameter is an *Error with the
+// Unknown parameters are ignored. A bad parameter is an *core.Error with the
 // API's message.
-func (a *Engine) ListConversations(accountRef, projectRef string, vals url.Values) (ConversationPage, error) {
-	acct := a.View().Account(accountRef)
+func (s *Service) ListConversations(accountRef, projectRef string, vals url.Values) (ConversationPage, error) {
+	acct := s.env.View().Account(accountRef)
 	if acct == nil {
-		return ConversationPage{}, &Error{Kind: KindNotFound, Code: "ACCOUNT_NOT_FOUND", Message: "Account ID does not exist."}
+		return ConversationPage{}, &core.Error{Kind: core.KindNotFound, Code: "ACCOUNT_NOT_FOUND", Message: "Account ID does not exist."}
 	}
 	proj := acct.Project(projectRef)
 	if proj == nil {
-		return ConversationPage{}, &Error{Kind: KindNotFound, Code: "PROJECT_NOT_FOUND", Message: "Project ID does not exist."}
+		return ConversationPage{}, &core.Error{Kind: core.KindNotFound, Code: "PROJECT_NOT_FOUND", Message: "Project ID does not exist."}
 	}
-	q, err := a.ParseConvValues(vals, 3)
+	q, err := s.ParseConvValues(vals, 3)
 	if err != nil {
 		return ConversationPage{}, err
 	}
-	page, err := a.ConversationPage(&Principal{Account: acct, Project: proj, Region: acct.Region}, q)
+	page, err := s.ConversationPage(&core.Principal{Account: acct, Project: proj, Region: acct.Region}, q)
 	if err != nil {
 		return ConversationPage{}, err
 	}
@@ -425,7 +425,7 @@ type rankedHit struct {
 // rankedPage runs a retrieval mode over the time bounds: transcript search,
 // semantic search or a random sample; the ranked result is paged by rank
 // offset (cursor or offset).
-func (a *Engine) rankedPage(p *Principal, q *ConvQuery, hash string) (*ConvPage, error) {
+func (s *Service) rankedPage(p *core.Principal, q *ConvQuery, hash string) (*ConvPage, error) {
 	start := q.offset
 	if q.cursor != "" {
 		pos, err := decodeConvCursor(q.cursor, hash)
@@ -445,10 +445,10 @@ func (a *Engine) rankedPage(p *Principal, q *ConvQuery, hash string) (*ConvPage,
 	case "semantic":
 		score = semanticScorer(q.query)
 	default:
-		score = sampleScorer(a.View().Scenario().Seed, hash)
+		score = sampleScorer(s.env.View().Scenario().Seed, hash)
 	}
 	var hits []rankedHit
-	_, _, err := a.store.ListConversations(store.ConversationQuery{Region: p.Region, AccountID: p.Account.ID,
+	_, _, err := s.env.Store.ListConversations(store.ConversationQuery{Region: p.Region, AccountID: p.Account.ID,
 		ProjectID: p.Project.ID, From: q.start, To: q.end, Filter: func(c *store.Conversation) bool {
 			if q.match(c) {
 				if s, ok := score(c); ok {

@@ -1,4 +1,4 @@
-package engine
+package convquery
 
 // What the Conversations API's answers show of a record: the project's
 // data access and the derived figures (the shapes are the edge's).
@@ -36,7 +36,3 @@ func Durations(c *store.Conversation, now time.Time) (total, polyai int) {
 	s := int(c.Duration(now) / time.Second)
 	return s, s
 }
-
-// IsoTime formats a timestamp as ISO 8601 in UTC (RFC 3339, fractional
-// seconds only when present).
-func IsoTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }

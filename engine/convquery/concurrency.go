@@ -1,4 +1,4 @@
-package engine
+package convquery
 
 // Concurrent calls (docs/api.md#concurrency; docs/fidelity.md M11.7,
 // M11.13): the peak number of concurrent conversations per 5-minute
@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentplatform/mockplatform/engine/core"
 	"github.com/agentplatform/mockplatform/store"
 )
 
@@ -25,18 +26,19 @@ var ConcSlices = []string{"variant", "language", "phone_number"}
 // decoded spans of the projects queried last, each valid for one
 // store.ProjectVersion, so it is never stale.
 type concurrencyState struct {
-	// Mu guards the cache; it is held across the store reads of a rebuild.
-	Mu   sync.Mutex
-	Conc map[concCacheKey]*concCache // at most concCacheMax
-	tick uint64                      // least-recently-used clock of conc
+	// mu guards the cache; it is held across the store reads of a rebuild.
+	mu    sync.Mutex
+	cache map[concCacheKey]*concCache // at most concCacheMax
+	tick  uint64                      // least-recently-used clock of cache
 }
 
-// resetConcurrency keeps the cache on purpose: a reset restores the
-// snapshot's stored strings, the very strings the cache was built from,
-// so its next rebuild reuses every entry (a key scan instead of a JSON
-// decode per record) and a test suite that resets between tests over a
-// large generated data set stays fast.
-func (a *Engine) resetConcurrency() {}
+// DropConcurrencyCache empties the concurrency cache: the next query
+// decodes every record again, as on a cold start (for benchmarks).
+func (s *Service) DropConcurrencyCache() {
+	s.conc.mu.Lock()
+	s.conc.cache = nil
+	s.conc.mu.Unlock()
+}
 
 // Concurrency constants and messages tests compare.
 const (
@@ -76,7 +78,8 @@ type ConcQuery struct {
 	ByVariant   bool
 }
 
-func ConcInvalid(msg string) *Error { return &Error{Kind: KindInvalid, Message: msg} }
+// ConcInvalid is the 400 of a bad concurrency query.
+func ConcInvalid(msg string) *core.Error { return &core.Error{Kind: core.KindInvalid, Message: msg} }
 
 // ConcurrencyAnswer is the answer as a value (what answerJSON's writer
 // writes).
@@ -112,11 +115,11 @@ type VariantKey struct{ Id, Name string }
 // ConcurrencySeries computes the peak series of a project for q: one
 // series when q.byVariant is false, else one per variant seen in the
 // window (sorted by id, then name) with its key.
-func (a *Engine) ConcurrencySeries(region, account, project string, q *ConcQuery, now time.Time) ([]VariantKey, [][]int, error) {
+func (s *Service) ConcurrencySeries(region, account, project string, q *ConcQuery, now time.Time) ([]VariantKey, [][]int, error) {
 	if q.Language == "" && q.Phone == "" {
 		// The store's concurrency index answers from the window's
 		// intervals; the filters it does not index read the records.
-		res, ok, err := a.store.ConcurrencySeries(store.ConcurrencyQuery{Region: region, AccountID: account, ProjectID: project,
+		res, ok, err := s.env.Store.ConcurrencySeries(store.ConcurrencyQuery{Region: region, AccountID: account, ProjectID: project,
 			Start: q.Start, Intervals: int(q.End.Sub(q.Start) / ConcurrencyStep), Now: now,
 			Environment: q.Env, VariantID: q.VariantID, VariantName: q.VariantName, ByVariant: q.ByVariant})
 		if err != nil {
@@ -133,17 +136,17 @@ func (a *Engine) ConcurrencySeries(region, account, project string, q *ConcQuery
 			return keys, series, nil
 		}
 	}
-	return a.ConcurrencyScan(region, account, project, q, now)
+	return s.ConcurrencyScan(region, account, project, q, now)
 }
 
 // ConcurrencyScan computes the series from the records (the filters the
 // store's index does not have: language, phone number, a variant filter
 // that several variants match).
-func (a *Engine) ConcurrencyScan(region, account, project string, q *ConcQuery, now time.Time) ([]VariantKey, [][]int, error) {
-	d := &a.Concurrency
-	d.Mu.Lock()
-	defer d.Mu.Unlock()
-	cc, err := a.concCacheLocked(concCacheKey{region, account, project})
+func (s *Service) ConcurrencyScan(region, account, project string, q *ConcQuery, now time.Time) ([]VariantKey, [][]int, error) {
+	d := &s.conc
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	cc, err := s.concCacheLocked(concCacheKey{region, account, project})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -209,7 +212,7 @@ type concCache struct {
 }
 
 // concTables interns the strings of a project's caches. Tables only grow
-// and are shared by the caches that replace each other (under a.concurrency.mu),
+// and are shared by the caches that replace each other (under concurrencyState.mu),
 // so a reused entry keeps its ids.
 type concTables struct {
 	strs       map[string]int32
@@ -269,41 +272,41 @@ func (e *concEntry) openSpan(now int64) (end int64, ok bool) {
 }
 
 // concCacheLocked returns the project's cache at the store's current
-// version, rebuilding it if needed. a.concurrency.mu must be held.
-func (a *Engine) concCacheLocked(k concCacheKey) (*concCache, error) {
-	d := &a.Concurrency
-	version := a.store.ProjectVersion(k.region, k.account, k.project) // before reading (see its doc)
+// version, rebuilding it if needed. s.conc.mu must be held.
+func (s *Service) concCacheLocked(k concCacheKey) (*concCache, error) {
+	d := &s.conc
+	version := s.env.Store.ProjectVersion(k.region, k.account, k.project) // before reading (see its doc)
 	d.tick++
-	old := d.Conc[k]
+	old := d.cache[k]
 	if old != nil && old.version == version {
 		old.used = d.tick
 		return old, nil
 	}
-	cc, err := a.buildConcCache(k, version, old)
+	cc, err := s.buildConcCache(k, version, old)
 	if err != nil {
 		return nil, err
 	}
 	cc.used = d.tick
-	if d.Conc == nil {
-		d.Conc = map[concCacheKey]*concCache{}
+	if d.cache == nil {
+		d.cache = map[concCacheKey]*concCache{}
 	}
-	d.Conc[k] = cc
-	for len(d.Conc) > concCacheMax {
+	d.cache[k] = cc
+	for len(d.cache) > concCacheMax {
 		var lru concCacheKey
 		oldest := ^uint64(0)
-		for key, c := range d.Conc {
+		for key, c := range d.cache {
 			if c.used < oldest {
 				lru, oldest = key, c.used
 			}
 		}
-		delete(d.Conc, lru)
+		delete(d.cache, lru)
 	}
 	return cc, nil
 }
 
 // buildConcCache scans a project's conversations, reusing the entries of
 // old for records that have not changed.
-func (a *Engine) buildConcCache(k concCacheKey, version store.Version, old *concCache) (*concCache, error) {
+func (s *Service) buildConcCache(k concCacheKey, version store.Version, old *concCache) (*concCache, error) {
 	cc := &concCache{version: version}
 	if old != nil && len(old.tab.strs) > 4*len(old.entries)+1024 {
 		old = nil // the tables hold mostly strings no record uses any more: start afresh
@@ -318,7 +321,7 @@ func (a *Engine) buildConcCache(k concCacheKey, version store.Version, old *conc
 	}
 	j := 0 // merge-join position in old
 	var decodeErr error
-	err := a.store.ScanSpans(k.region, k.account, k.project, func(ref store.SpanRef) bool {
+	err := s.env.Store.ScanSpans(k.region, k.account, k.project, func(ref store.SpanRef) bool {
 		if old != nil {
 			for j < len(old.refs) && old.refs[j].Key < ref.Key {
 				j++

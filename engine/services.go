@@ -1,0 +1,58 @@
+package engine
+
+// The services of the engine's family packages: each holds its own state
+// behind its own lock. The engine makes them (newServices), resets them
+// (resetFamilies) and hands each what it needs of the rest of the domain
+// at construction; the edge calls them through the accessors below.
+
+import (
+	"errors"
+
+	"github.com/agentplatform/mockplatform/engine/convquery"
+	"github.com/agentplatform/mockplatform/engine/core"
+	"github.com/agentplatform/mockplatform/store"
+)
+
+// env is what a family service runs on: the instance's handles and its
+// view in force.
+func (e *Engine) env() core.Env {
+	return core.Env{Store: e.store, Clock: e.clock, Log: e.Log, IDs: &e.ids,
+		View: func() *core.View { return e.View().View }}
+}
+
+// newServices makes the family services of a new engine.
+func (e *Engine) newServices() {
+	e.convq = convquery.New(e.env(), convAgents{e})
+}
+
+// ConvQuery reads the conversation records: the Conversations API's
+// listings, the concurrency series and the agent-scoped conversations.
+func (e *Engine) ConvQuery() *convquery.Service { return e.convq }
+
+// convAgents is what the conversation reads need of the Agents API
+// (convquery.Agents): agents and their debug chats.
+type convAgents struct{ e *Engine }
+
+func (c convAgents) Agent(p *Principal, agent string) (convquery.Agent, error) {
+	d, err := c.e.Agent(p, agent)
+	if err != nil {
+		return convquery.Agent{}, err
+	}
+	return convquery.Agent{AccountID: d.AccountID, ID: d.AgentID}, nil
+}
+
+func (c convAgents) DebugChats(region string, ag convquery.Agent) ([]*store.Conversation, error) {
+	return c.e.debugChats(region, ag.AccountID, ag.ID)
+}
+
+func (c convAgents) DebugChat(region string, ag convquery.Agent, id string) (*store.Conversation, error) {
+	var doc debugChatDoc
+	err := c.e.store.GetDoc(DocDebugChat, region, id, &doc)
+	switch conv := doc.Conversation; {
+	case err == nil && conv != nil && conv.AccountID == ag.AccountID && conv.ProjectID == ag.ID:
+		return conv, nil
+	case err != nil && !errors.Is(err, store.ErrNotFound):
+		return nil, err
+	}
+	return nil, Errf(KindNotFound, CodeChatNotFound, MsgConvNotExist)
+}
