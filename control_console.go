@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentplatform/mockplatform/console"
 	"github.com/agentplatform/mockplatform/engine"
+	"github.com/agentplatform/mockplatform/engine/audio"
 	"github.com/agentplatform/mockplatform/engine/convquery"
 	"github.com/agentplatform/mockplatform/faults"
 	"github.com/agentplatform/mockplatform/handlers"
@@ -77,9 +78,9 @@ func (b consoleBackend) MessagingSessions() []handlers.MessagingSession {
 }
 func (b consoleBackend) Reservations() ([]engine.Reservation, error) { return b.api.Reservations() }
 func (b consoleBackend) Coverage() *CoverageReport                   { return b.p.Coverage() }
-func (b consoleBackend) AudioCaches() ([]engine.AgentAudio, error)   { return b.api.AudioCaches() }
-func (b consoleBackend) VoiceLibraries() ([]engine.AccountVoices, error) {
-	return b.api.VoiceLibraries()
+func (b consoleBackend) AudioCaches() ([]audio.AgentAudio, error)    { return b.api.Audio().AudioCaches() }
+func (b consoleBackend) VoiceLibraries() ([]audio.AccountVoices, error) {
+	return b.api.Audio().VoiceLibraries()
 }
 func (b consoleBackend) Timeline() engine.TimelineStatus { return b.api.Timeline() }
 func (b consoleBackend) TimelineSpans(from, to time.Time, limit int) []timeline.Span {

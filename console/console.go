@@ -35,6 +35,7 @@ import (
 
 	"github.com/agentplatform/mockplatform/coverage"
 	"github.com/agentplatform/mockplatform/engine"
+	"github.com/agentplatform/mockplatform/engine/audio"
 	"github.com/agentplatform/mockplatform/engine/convquery"
 	"github.com/agentplatform/mockplatform/faults"
 	"github.com/agentplatform/mockplatform/handlers"
@@ -84,8 +85,8 @@ type Backend interface {
 	Coverage() *coverage.Report
 	// AudioCaches lists the agents' audio caches, VoiceLibraries the
 	// accounts' voices.
-	AudioCaches() ([]engine.AgentAudio, error)
-	VoiceLibraries() ([]engine.AccountVoices, error)
+	AudioCaches() ([]audio.AgentAudio, error)
+	VoiceLibraries() ([]audio.AccountVoices, error)
 	// Timeline is the scenario's timeline now (no entries without one);
 	// TimelineSpans the spans of its entries that meet [from, to], at
 	// most limit per entry.

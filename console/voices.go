@@ -4,13 +4,13 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/agentplatform/mockplatform/engine"
+	"github.com/agentplatform/mockplatform/engine/audio"
 )
 
 type voicesPage struct {
 	page
-	Caches    []engine.AgentAudio
-	Libraries []engine.AccountVoices
+	Caches    []audio.AgentAudio
+	Libraries []audio.AccountVoices
 	Error     string
 }
 

@@ -406,7 +406,7 @@ func (a *Engine) DeleteAgent(p *Principal, ref string) error {
 	if err := a.dropTelephonyLocked(p.Region, p.Account.ID, d.AgentID); err != nil {
 		return err
 	}
-	if err := a.dropAudioLocked(p.Region, d.AgentID); err != nil {
+	if err := a.audio.DropAgent(p.Region, d.AgentID); err != nil {
 		return err
 	}
 	a.setRuntimeLocked(p.Region, d.AgentID, nil, nil)

@@ -189,7 +189,7 @@ func takeTurn(w *View, conv *store.Conversation, n int, script runtimeScript, ms
 // transaction: the audio cache of what the agent said, the handoff state
 // and the awaited event.
 func (a *Engine) afterTurn(conv *store.Conversation, out Outcome) {
-	a.cacheUtterance(conv, out.Text) // audio_cache.go
+	a.audio.CacheUtterance(conv, out.Text) // engine/audio
 	if out.Handoff != nil {
 		a.writeHandoffState(conv, out.Handoff)
 	}

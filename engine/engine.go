@@ -20,6 +20,7 @@ import (
 	"sync/atomic"
 
 	"github.com/agentplatform/mockplatform/clock"
+	"github.com/agentplatform/mockplatform/engine/audio"
 	"github.com/agentplatform/mockplatform/engine/convquery"
 	"github.com/agentplatform/mockplatform/engine/core"
 	"github.com/agentplatform/mockplatform/faults"
@@ -82,17 +83,17 @@ type Engine struct {
 	//	outbound.mu
 	//	convq           its concurrency cache's lock, held across the store
 	//	                reads of a cache rebuild
-	//	audio.mu        held across an entry's and its file's store calls;
-	//	                taken under agents.mu (agent delete)
-	//	voices.mu       held across a voice library's store update
+	//	audio           its locks: the audio cache's, held across an entry's
+	//	                and its file's store calls, taken under agents.mu
+	//	                (agent delete); the voice libraries', held across a
+	//	                library's store update
 	//	ids.mu          the id streams: a leaf
 	agents   agentsState
 	alerts   alertsState
 	webhooks webhooksState
 	outbound outboundState
 	convq    *convquery.Service
-	voices   voicesState
-	audio    audioState
+	audio    *audio.Service
 
 	// onReset are the edge's resets (OnReset), run at the end of a reset.
 	onReset []func(sc *scenario.Scenario)
@@ -174,7 +175,7 @@ func (e *Engine) resetFamilies(restored bool) {
 	e.resetOutbound()
 	e.resetTestRuns()
 	e.convq.Reset()
-	e.resetAudio()
+	e.audio.Reset()
 	e.armRetention()
 	for _, fn := range e.onReset {
 		fn(e.sc)

@@ -3,6 +3,7 @@ package engine
 import (
 	"time"
 
+	"github.com/agentplatform/mockplatform/engine/audio"
 	"github.com/agentplatform/mockplatform/scenario"
 	"github.com/agentplatform/mockplatform/store"
 )
@@ -40,7 +41,7 @@ func seed(st *store.Store, sc *scenario.Scenario, now time.Time, prog *progress)
 	if err := seedGenerated(st, sc, now, prog); err != nil {
 		return err
 	}
-	for _, seed := range []func(*store.Store, *scenario.Scenario, time.Time) error{seedAgents, seedAlerts, seedVoicesAndAudio} {
+	for _, seed := range []func(*store.Store, *scenario.Scenario, time.Time) error{seedAgents, seedAlerts, audio.Seed} {
 		if err := seed(st, sc, now); err != nil {
 			return err
 		}

@@ -8,6 +8,7 @@ package engine
 import (
 	"errors"
 
+	"github.com/agentplatform/mockplatform/engine/audio"
 	"github.com/agentplatform/mockplatform/engine/convquery"
 	"github.com/agentplatform/mockplatform/engine/core"
 	"github.com/agentplatform/mockplatform/store"
@@ -23,11 +24,15 @@ func (e *Engine) env() core.Env {
 // newServices makes the family services of a new engine.
 func (e *Engine) newServices() {
 	e.convq = convquery.New(e.env(), convAgents{e})
+	e.audio = audio.New(e.env(), audioAgents{e})
 }
 
 // ConvQuery reads the conversation records: the Conversations API's
 // listings, the concurrency series and the agent-scoped conversations.
 func (e *Engine) ConvQuery() *convquery.Service { return e.convq }
+
+// Audio is the Agents API's voice libraries and audio caches.
+func (e *Engine) Audio() *audio.Service { return e.audio }
 
 // convAgents is what the conversation reads need of the Agents API
 // (convquery.Agents): agents and their debug chats.
@@ -56,3 +61,17 @@ func (c convAgents) DebugChat(region string, ag convquery.Agent, id string) (*st
 	}
 	return nil, Errf(KindNotFound, CodeChatNotFound, MsgConvNotExist)
 }
+
+// audioAgents is what the voice libraries and audio caches need of the
+// Agents API (audio.Agents): agents and their connectors' voices.
+type audioAgents struct{ e *Engine }
+
+func (c audioAgents) AgentID(p *Principal, agent string) (string, error) {
+	d, err := c.e.Agent(p, agent)
+	if err != nil {
+		return "", err
+	}
+	return d.AgentID, nil
+}
+
+func (c audioAgents) ConnectorVoice(conv *store.Conversation) string { return c.e.connectorVoice(conv) }

@@ -205,6 +205,26 @@ func seedTelephony(st *store.Store, sc *scenario.Scenario) error {
 	return nil
 }
 
+// connectorVoice is the voice of the connector whose number the
+// conversation called ("" when none: an outbound call, a reserved number).
+func (a *Engine) connectorVoice(conv *store.Conversation) string {
+	if conv.ToNumber == "" {
+		return ""
+	}
+	var t telephonyDoc
+	if err := a.store.GetDoc(docTelephony, conv.Region, conv.AccountID, &t); err != nil {
+		return ""
+	}
+	for _, n := range t.Numbers {
+		if n.Number == conv.ToNumber && n.ProjectID == conv.ProjectID {
+			if c := t.connector(n.ProjectID, n.ConnectorID); c != nil {
+				return c.VoiceName
+			}
+		}
+	}
+	return ""
+}
+
 // inboundConversationPrefix starts the ids of inbound voice calls (CA +
 // 32 hex, as the real voice conversations; docs/api.md#ids).
 const inboundConversationPrefix = "CA"

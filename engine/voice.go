@@ -14,8 +14,8 @@ package engine
 import (
 	"errors"
 	"fmt"
-	"strings"
 
+	"github.com/agentplatform/mockplatform/engine/core"
 	"github.com/agentplatform/mockplatform/scenario"
 	"github.com/agentplatform/mockplatform/store"
 )
@@ -50,13 +50,6 @@ type CallHandoff struct {
 	Reason      string `json:"reason"`
 }
 
-// isVoice reports whether a conversation is a phone call: its analytics
-// channel is VOICE-SIP or another VOICE-* label
-// (docs/api.md#conversations-record).
-func isVoice(conv *store.Conversation) bool {
-	return strings.HasPrefix(conv.Channel, "VOICE")
-}
-
 // findConversation returns the region pair that holds a conversation id
 // (ids are unique per region; the first region that has it wins, in the
 // order us, uk, eu).
@@ -77,7 +70,7 @@ func (a *Engine) findConversation(id string) (string, error) {
 }
 
 func voiceCheck(conv *store.Conversation) error {
-	if !isVoice(conv) {
+	if !core.IsVoice(conv) {
 		return fmt.Errorf("%s (channel %s): %w", conv.ID, conv.Channel, ErrNotVoice)
 	}
 	if !conv.InProgress {

@@ -3,7 +3,7 @@ package handlers
 // The agent's activity in the Agents API: outbound calls, conversations
 // and recordings, debug chat, the kit's test runs (docs/api.md#agents-outbound
 // and the sections after it; the domain: engine/outbound_agent.go,
-// agent_conversations.go, debug_chat.go, test_runs.go). Handlers that make
+// engine/convquery, debug_chat.go, test_runs.go). Handlers that make
 // one engine call and answer its value are declared inline (jsonOp, bodyOp).
 
 import (

@@ -8,6 +8,7 @@ import (
 	"net/http"
 
 	"github.com/agentplatform/mockplatform/engine"
+	"github.com/agentplatform/mockplatform/engine/audio"
 
 	"github.com/gin-gonic/gin"
 
@@ -31,12 +32,12 @@ var famAudioCache = &Family{
 		route("PUT /v1/agents/:agent/audio-cache/:entry/details", (*API).handleAudioDetails, opAudioDetails),
 		route("POST /v1/agents/:agent/audio-cache/:entry/synthesize", (*API).handleAudioSynthesize, opAudioSynthesize),
 	},
-	Counts: []Counted{{What: "audio cache entries", N: func(a *API) (int, error) { return a.CountAudioEntries() }}},
+	Counts: []Counted{{What: "audio cache entries", N: func(a *API) (int, error) { return a.Audio().CountAudioEntries() }}},
 }
 
 // audioBodyLimit is the body limit of the upload routes: the 6 MB file
 // and room for a form around it.
-const audioBodyLimit = engine.MaxAudioFile + 1<<20
+const audioBodyLimit = audio.MaxAudioFile + 1<<20
 
 // fidAudio marks the audio cache's choices where the real document is
 // silent.
@@ -46,14 +47,14 @@ var (
 	wavAnswer   = []Response{ok(200, Media{Type: "audio/wav"})}
 	opAudioList = &Op{ID: "audioCacheList", Summary: "List cached audio",
 		Fidelity: &engine.Fidelity{ID: "D28", Note: "the document's camelCase field names, not the ones the kit reads"}, Doc: "Ready entries, sorted (default cached_at:desc), one page.",
-		Query: []Param{{Name: "limit", Type: "integer", Min: engine.I64(1), Max: engine.I64(engine.AudioListMax), Doc: "Default 50."},
+		Query: []Param{{Name: "limit", Type: "integer", Min: engine.I64(1), Max: engine.I64(audio.AudioListMax), Doc: "Default 50."},
 			{Name: "offset", Type: "integer", Min: engine.I64(0)},
 			{Name: "sort", Doc: "<field>:asc|desc, field hit_count, duration, cached_at, transcript or id.", Fidelity: fidAudio}},
-		Responses: []Response{ok(200, engine.AudioCacheList{})}, Errors: []int{400}}
+		Responses: []Response{ok(200, audio.AudioCacheList{})}, Errors: []int{400}}
 	opAudioBulkDelete = &Op{ID: "audioCacheBulkDelete", Fidelity: fidAudio, Summary: "Delete cached audio entries", Doc: "Best effort: each id deleted or failed.",
-		Body: engine.BulkDeleteBody{}, Responses: []Response{ok(200, engine.AudioBulkDeleted{})}}
+		Body: audio.BulkDeleteBody{}, Responses: []Response{ok(200, audio.AudioBulkDeleted{})}}
 	opAudioDelete = &Op{ID: "audioCacheDelete", Fidelity: fidAudio, Summary: "Delete a cached audio entry",
-		Responses: []Response{ok(200, engine.AudioDeleted{})}, Errors: []int{400}}
+		Responses: []Response{ok(200, audio.AudioDeleted{})}, Errors: []int{400}}
 	opAudioFile   = &Op{ID: "audioCacheFile", Fidelity: fidAudio, Summary: "Download cached audio", Responses: wavAnswer, Errors: []int{400}}
 	opAudioUpload = &Op{ID: "audioCacheUpload", Fidelity: fidAudio, Summary: "Replace cached audio", Body: Media{Type: "audio/wav"}, MaxBody: audioBodyLimit,
 		Headers:   []Param{{Name: "X-Filename", Doc: "The file's name (default <entryId>.wav), at most 255 bytes."}},
@@ -63,15 +64,15 @@ var (
 			{Name: "settings", Doc: `JSON {"text": string, "config": VoiceTuningConfig}.`}}},
 		Responses: []Response{{Status: 204}}}
 	opAudioSynthesize = &Op{ID: "audioCacheSynthesize", Fidelity: fidAudio, Summary: "Preview a synthesis", Doc: "The entry's voice saying text; nothing is saved.",
-		Body: engine.SynthesizeBody{}, Responses: wavAnswer}
+		Body: audio.SynthesizeBody{}, Responses: wavAnswer}
 )
 
 func (a *API) handleAudioList(c *gin.Context) error {
-	q, err := engine.ParseAudioQuery(c.Request.URL.Query())
+	q, err := audio.ParseAudioQuery(c.Request.URL.Query())
 	if err != nil {
 		return err
 	}
-	l, err := a.AudioCache(principal(c), c.Param("agent"), q)
+	l, err := a.Audio().AudioCache(principal(c), c.Param("agent"), q)
 	return answer(c, l, err)
 }
 
@@ -81,33 +82,33 @@ func (a *API) handleAudioBulkDelete(c *gin.Context) error {
 		return err
 	}
 	ids, _ := stringList(f, "ids")
-	if len(ids) > engine.AudioBulkMax {
-		f.fail("ids", "must contain between 1 and %d entries", engine.AudioBulkMax)
+	if len(ids) > audio.AudioBulkMax {
+		f.fail("ids", "must contain between 1 and %d entries", audio.AudioBulkMax)
 	}
 	if err := f.err(); err != nil {
 		return err
 	}
-	res, err := a.BulkDeleteAudio(principal(c), c.Param("agent"), ids)
+	res, err := a.Audio().BulkDeleteAudio(principal(c), c.Param("agent"), ids)
 	return answer(c, res, err)
 }
 
 func (a *API) handleAudioDelete(c *gin.Context) error {
-	return answer(c, engine.AudioDeleted{Success: true}, a.DeleteAudioEntry(principal(c), c.Param("agent"), c.Param("entry")))
+	return answer(c, audio.AudioDeleted{Success: true}, a.Audio().DeleteAudioEntry(principal(c), c.Param("agent"), c.Param("entry")))
 }
 
 func (a *API) handleAudioFile(c *gin.Context) error {
-	b, err := a.AudioFile(principal(c), c.Param("agent"), c.Param("entry"))
+	b, err := a.Audio().AudioFile(principal(c), c.Param("agent"), c.Param("entry"))
 	return wavData(c, b, err)
 }
 
 func (a *API) handleAudioSynthesize(c *gin.Context) error {
-	f, err := readFields(c, false, engine.BodyFields(engine.SynthesizeBody{})...)
+	f, err := readFields(c, false, engine.BodyFields(audio.SynthesizeBody{})...)
 	if err != nil {
 		return err
 	}
-	f.requireAll(engine.SynthesizeBody{})
-	var in engine.SynthesisRequest
-	in.Text, _ = f.text("text", engine.SynthesizeRules["text"])
+	f.requireAll(audio.SynthesizeBody{})
+	var in audio.SynthesisRequest
+	in.Text, _ = f.text("text", audio.SynthesizeRules["text"])
 	if lang, ok := f.str("language"); ok && !scenario.LangCodeRE.MatchString(lang) {
 		f.fail("language", "must be a language tag, e.g. en-US")
 	} else {
@@ -115,13 +116,13 @@ func (a *API) handleAudioSynthesize(c *gin.Context) error {
 	}
 	if f.has("config") {
 		var errs []engine.FieldError
-		in.Config, errs = engine.TuningConfig("config", f.raw["config"])
+		in.Config, errs = audio.TuningConfig("config", f.raw["config"])
 		f.errs = append(f.errs, errs...)
 	}
 	if err := f.err(); err != nil {
 		return err
 	}
-	b, err := a.SynthesizeAudio(principal(c), c.Param("agent"), c.Param("entry"), in)
+	b, err := a.Audio().SynthesizeAudio(principal(c), c.Param("agent"), c.Param("entry"), in)
 	return wavData(c, b, err)
 }
 
@@ -135,18 +136,18 @@ func wavData(c *gin.Context, b []byte, err error) error {
 
 // handleAudioUpload takes the raw WAV body and the X-Filename header.
 func (a *API) handleAudioUpload(c *gin.Context) error {
-	up := engine.AudioUpload{Data: stateOf(c).body, Filename: c.GetHeader("X-Filename")}
-	return noContent(c, a.ReplaceAudio(principal(c), c.Param("agent"), c.Param("entry"), up))
+	up := audio.AudioUpload{Data: stateOf(c).body, Filename: c.GetHeader("X-Filename")}
+	return noContent(c, a.Audio().ReplaceAudio(principal(c), c.Param("agent"), c.Param("entry"), up))
 }
 
 // handleAudioDetails takes a multipart form: the file part and the
 // settings part.
 func (a *API) handleAudioDetails(c *gin.Context) error {
-	up, err := engine.ParseAudioForm(c.GetHeader("Content-Type"), stateOf(c).body)
+	up, err := audio.ParseAudioForm(c.GetHeader("Content-Type"), stateOf(c).body)
 	if err != nil {
 		return err
 	}
-	return noContent(c, a.ReplaceAudio(principal(c), c.Param("agent"), c.Param("entry"), up))
+	return noContent(c, a.Audio().ReplaceAudio(principal(c), c.Param("agent"), c.Param("entry"), up))
 }
 
 func noContent(c *gin.Context, err error) error {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentplatform/mockplatform/engine"
+	"github.com/agentplatform/mockplatform/engine/audio"
 	"github.com/agentplatform/mockplatform/faults"
 	"github.com/agentplatform/mockplatform/internal/wav"
 )
@@ -71,7 +72,7 @@ func TestAudioCacheFromVoiceCalls(t *testing.T) {
 	// Pending: not listed, and its file is 404.
 	mustBody(t, h.audioDo("GET", "", nil, 200), audioList())
 	h.audioDo("GET", "/1/file", nil, 404)
-	if n, _ := h.api.CountAudioEntries(); n != 2 {
+	if n, _ := h.api.Audio().CountAudioEntries(); n != 2 {
 		t.Fatalf("CountAudioEntries = %d, want 2 (pending)", n)
 	}
 	h.advance(999 * time.Millisecond)
@@ -195,8 +196,8 @@ func TestAudioCacheFile(t *testing.T) {
 	}
 	h := newHarness(t)
 	h.unchanged(t, func() {
-		mustBody(t, h.audioDo("GET", "/one/file", nil, 400), builderError{Message: engine.MsgAudioInvalidID, Errors: []engine.FieldError{}})
-		mustBody(t, h.audioDo("GET", "/7/file", nil, 404), builderError{Message: engine.MsgAudioNotFound, Errors: []engine.FieldError{}})
+		mustBody(t, h.audioDo("GET", "/one/file", nil, 400), builderError{Message: audio.MsgAudioInvalidID, Errors: []engine.FieldError{}})
+		mustBody(t, h.audioDo("GET", "/7/file", nil, 404), builderError{Message: audio.MsgAudioNotFound, Errors: []engine.FieldError{}})
 	})
 }
 
@@ -209,7 +210,7 @@ func TestAudioCacheDelete(t *testing.T) {
 	h.advance(time.Second)
 	h.unchanged(t, func() {
 		r := h.audioDo("DELETE", "/x1", nil, 400)
-		mustBody(t, r, builderError{Message: engine.MsgAudioInvalidID, Errors: []engine.FieldError{}})
+		mustBody(t, r, builderError{Message: audio.MsgAudioInvalidID, Errors: []engine.FieldError{}})
 		h.audioDo("DELETE", "/9", nil, 404)
 		mustStatus(t, h.do("DELETE", agentsBase+"/nope/audio-cache/1", nil, builderHeaders...), 404)
 		for name, body := range map[string]any{
@@ -227,7 +228,7 @@ func TestAudioCacheDelete(t *testing.T) {
 	mustBody(t, h.audioDo("POST", "/bulk-delete", map[string]any{"ids": []string{"3", "x", "2", "3", "03", "1", "99"}}, 200),
 		map[string]any{"deleted": []string{"3", "1"}, "failed": []string{"x", "2", "03", "99"}})
 	mustBody(t, h.audioDo("GET", "", nil, 200), audioList())
-	if n, _ := h.api.CountAudioEntries(); n != 0 {
+	if n, _ := h.api.Audio().CountAudioEntries(); n != 0 {
 		t.Fatalf("CountAudioEntries = %d", n)
 	}
 	// The ids go on: a deleted entry's id is not given again.
@@ -258,10 +259,10 @@ func TestAudioCacheUpload(t *testing.T) {
 	// A file of 6 MB is taken; one byte more is 400; past the route's
 	// limit the body is 413.
 	big := wav.Speech(1, "v", strings.Repeat("word ", 490)) // 196.3 s, 6,281,644 bytes
-	if len(big) > engine.MaxAudioFile {
+	if len(big) > audio.MaxAudioFile {
 		t.Fatalf("%d bytes", len(big))
 	}
-	big = append(big, make([]byte, engine.MaxAudioFile-len(big))...)
+	big = append(big, make([]byte, audio.MaxAudioFile-len(big))...)
 	h.audioDo("PATCH", "/1/file", big, 204, "Content-Type", "audio/wav")
 	h.unchanged(t, func() {
 		for name, tc := range map[string]struct {
@@ -269,9 +270,9 @@ func TestAudioCacheUpload(t *testing.T) {
 			status  int
 			message string
 		}{
-			"empty":     {nil, 400, engine.MsgAudioEmptyBody},
-			"not wav":   {[]byte("RIFF....AVI LIST"), 400, engine.MsgAudioFileInvalid},
-			"too large": {append(big, 0), 400, engine.MsgAudioFileTooLarge},
+			"empty":     {nil, 400, audio.MsgAudioEmptyBody},
+			"not wav":   {[]byte("RIFF....AVI LIST"), 400, audio.MsgAudioFileInvalid},
+			"too large": {append(big, 0), 400, audio.MsgAudioFileTooLarge},
 			"over body": {make([]byte, audioBodyLimit+1), 413, "Request body exceeds 7340032 bytes."},
 		} {
 			r := h.audioDo("PATCH", "/1/file", tc.body, tc.status, "Content-Type", "audio/wav")
@@ -336,13 +337,13 @@ func TestAudioCacheDetails(t *testing.T) {
 			settings string
 			message  string
 		}{
-			"no file":       {nil, `{"text":"a"}`, engine.MsgAudioFilePart},
-			"no settings":   {up, "", engine.MsgAudioSettings},
-			"not json":      {up, "{text", engine.MsgAudioSettings},
-			"no text":       {up, `{"config":{}}`, engine.MsgAudioSettings},
-			"config type":   {up, `{"text":"a","config":{"speed":"fast"}}`, engine.MsgAudioSettings},
-			"config object": {up, `{"text":"a","config":[]}`, engine.MsgAudioSettings},
-			"not wav":       {[]byte("hello"), `{"text":"a"}`, engine.MsgAudioFileInvalid},
+			"no file":       {nil, `{"text":"a"}`, audio.MsgAudioFilePart},
+			"no settings":   {up, "", audio.MsgAudioSettings},
+			"not json":      {up, "{text", audio.MsgAudioSettings},
+			"no text":       {up, `{"config":{}}`, audio.MsgAudioSettings},
+			"config type":   {up, `{"text":"a","config":{"speed":"fast"}}`, audio.MsgAudioSettings},
+			"config object": {up, `{"text":"a","config":[]}`, audio.MsgAudioSettings},
+			"not wav":       {[]byte("hello"), `{"text":"a"}`, audio.MsgAudioFileInvalid},
 		} {
 			b, ct := form(t, tc.file, tc.settings)
 			r := h.audioDo("PUT", "/1/details", b, 400, "Content-Type", ct)
@@ -357,7 +358,7 @@ func TestAudioCacheDetails(t *testing.T) {
 		h.audioDo("PUT", "/5/details", b, 404, "Content-Type", ct)
 	})
 	b, ct := form(t, up, `{"text":"a","config":{"speed":"fast","volume":true}}`)
-	mustBody(t, h.audioDo("PUT", "/1/details", b, 400, "Content-Type", ct), builderError{Message: engine.MsgAudioSettings,
+	mustBody(t, h.audioDo("PUT", "/1/details", b, 400, "Content-Type", ct), builderError{Message: audio.MsgAudioSettings,
 		Errors: []engine.FieldError{{Field: "settings/config/speed", Message: "has the wrong type"}, {Field: "settings/config/volume", Message: "has the wrong type"}}})
 }
 
@@ -417,7 +418,7 @@ func TestAudioCacheWorld(t *testing.T) {
 	h.audioDo("GET", "", nil, 200)
 
 	mustStatus(t, h.do("DELETE", agentsBase+"/support", nil, builderHeaders...), 204)
-	for _, kind := range []string{engine.DocAudioCache, engine.DocAudioFile} {
+	for _, kind := range []string{audio.DocAudioCache, audio.DocAudioFile} {
 		if n, err := h.api.CountDocs(kind); err != nil || n != 0 {
 			t.Fatalf("%s documents: %d, %v", kind, n, err)
 		}
@@ -432,11 +433,11 @@ func TestAudioCacheEnvelope(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, string(scenarioDefaultYAML())+"\nfidelity: {builder_errors: envelope}\n")
 	r := h.audioDo("DELETE", "/abc", nil, 400)
-	mustBody(t, r, envelopeBody(r, engine.CodeAudioInvalidID, engine.MsgAudioInvalidID))
+	mustBody(t, r, envelopeBody(r, audio.CodeAudioInvalidID, audio.MsgAudioInvalidID))
 	r = h.audioDo("GET", "/3/file", nil, 404)
-	mustBody(t, r, envelopeBody(r, engine.CodeAudioNotFound, engine.MsgAudioNotFound))
+	mustBody(t, r, envelopeBody(r, audio.CodeAudioNotFound, audio.MsgAudioNotFound))
 	r = h.audioDo("GET", "?sort=nope", nil, 400)
-	if r.Map(t)["error_code"] != engine.CodeAudioInvalidSort {
+	if r.Map(t)["error_code"] != audio.CodeAudioInvalidSort {
 		t.Fatalf("body %s", r.Body)
 	}
 }

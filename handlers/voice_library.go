@@ -1,7 +1,7 @@
 package handlers
 
 // Voice library (docs/api.md#voice-library; docs/fidelity.md G24): the
-// HTTP edge of the engine's voices.go.
+// HTTP edge of engine/audio.
 
 import (
 	"cmp"
@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/agentplatform/mockplatform/engine"
+	"github.com/agentplatform/mockplatform/engine/audio"
 
 	"github.com/gin-gonic/gin"
 
@@ -31,7 +32,7 @@ var famVoiceLibrary = &Family{
 		route("PATCH /v1/accounts/:account/voice-library/:voice", (*API).handleVoiceUpdate, opVoiceUpdate),
 		route("GET /v1/accounts/:account/voice-library/:voice/sample", (*API).handleVoiceSample, opVoiceSample),
 	},
-	Counts: []Counted{{What: "voices", N: func(a *API) (int, error) { return a.CountVoices() }}},
+	Counts: []Counted{{What: "voices", N: func(a *API) (int, error) { return a.Audio().CountVoices() }}},
 }
 
 // famVoiceSamples serves the sample addresses: signed, without a key.
@@ -49,36 +50,36 @@ var fidVoices = &engine.Fidelity{ID: "G24", Note: "curated voices, voice ids, th
 
 var (
 	opVoiceList = &Op{ID: "voiceList", Summary: "List the voice library", Fidelity: fidVoices, Doc: "Poly's curated voices of the region, then the account's own.",
-		Query: []Param{{Name: "language", Doc: "metadata.language equals it."}, {Name: "gender", Enum: engine.VoiceGenders},
+		Query: []Param{{Name: "language", Doc: "metadata.language equals it."}, {Name: "gender", Enum: audio.VoiceGenders},
 			{Name: "provider", Doc: "Any case."}, {Name: "isPolyVoice", Type: "boolean"}},
-		Responses: []Response{ok(200, engine.VoiceList{})}, Errors: []int{400}}
-	opVoiceCreate = &Op{ID: "voiceCreate", Summary: "Add a voice", Fidelity: fidVoices, Body: engine.VoiceBody{},
-		Responses: []Response{ok(200, engine.VoiceAnswer{})}, Errors: []int{400}}
-	opVoiceGet    = &Op{ID: "voiceGet", Summary: "Read a voice", Fidelity: fidVoices, Responses: []Response{ok(200, engine.VoiceAnswer{})}}
+		Responses: []Response{ok(200, audio.VoiceList{})}, Errors: []int{400}}
+	opVoiceCreate = &Op{ID: "voiceCreate", Summary: "Add a voice", Fidelity: fidVoices, Body: audio.VoiceBody{},
+		Responses: []Response{ok(200, audio.VoiceAnswer{})}, Errors: []int{400}}
+	opVoiceGet    = &Op{ID: "voiceGet", Summary: "Read a voice", Fidelity: fidVoices, Responses: []Response{ok(200, audio.VoiceAnswer{})}}
 	opVoiceUpdate = &Op{ID: "voiceUpdate", Summary: "Change a voice", Fidelity: fidVoices, Doc: "The fields given; a Poly voice is 403.",
-		Body: engine.VoiceBody{}, BodyPartial: true, Responses: []Response{ok(200, engine.VoiceAnswer{})}, Errors: []int{400}}
+		Body: audio.VoiceBody{}, BodyPartial: true, Responses: []Response{ok(200, audio.VoiceAnswer{})}, Errors: []int{400}}
 	opVoiceSample = &Op{ID: "voiceSample", Summary: "A voice's sample", Fidelity: fidVoices, Doc: "Its text and a signed address of its audio, valid 1 hour.",
-		Responses: []Response{ok(200, engine.VoiceSample{})}}
+		Responses: []Response{ok(200, audio.VoiceSample{})}}
 	opVoiceSampleAudio = &Op{ID: "voiceSampleAudio", Summary: "A sample's audio", Query: []Param{{Name: "expires", Type: "integer", Required: true},
 		{Name: "signature", Required: true}}, Responses: []Response{ok(200, Media{Type: "audio/wav"})}, Errors: []int{403},
 		Fidelity: &engine.Fidelity{ID: "G24", Note: "the sample's address: the real one is a storage service's"}}
 )
 
 // readVoice reads a voice body: all required unless partial.
-func readVoice(c *gin.Context, partial bool) (engine.VoiceInput, error) {
-	var in engine.VoiceInput
-	f, err := readFields(c, false, engine.BodyFields(engine.VoiceBody{})...)
+func readVoice(c *gin.Context, partial bool) (audio.VoiceInput, error) {
+	var in audio.VoiceInput
+	f, err := readFields(c, false, engine.BodyFields(audio.VoiceBody{})...)
 	if err != nil {
 		return in, err
 	}
 	if !partial {
-		f.requireAll(engine.VoiceBody{})
+		f.requireAll(audio.VoiceBody{})
 	}
 	for _, x := range []struct {
 		name string
 		dst  **string
 	}{{"name", &in.Name}, {"provider", &in.Provider}, {"providerVoiceId", &in.ProviderVoiceID}} {
-		if s, ok := f.text(x.name, engine.VoiceRules[x.name]); ok {
+		if s, ok := f.text(x.name, audio.VoiceRules[x.name]); ok {
 			*x.dst = &s
 		}
 	}
@@ -88,12 +89,12 @@ func readVoice(c *gin.Context, partial bool) (engine.VoiceInput, error) {
 }
 
 func (a *API) handleVoiceList(c *gin.Context) error {
-	f, err := engine.ParseVoiceFilter(c.Request.URL.Query())
+	f, err := audio.ParseVoiceFilter(c.Request.URL.Query())
 	if err != nil {
 		return err
 	}
-	list, err := a.Voices(principal(c), f)
-	return answer(c, engine.VoiceList{Voices: list}, err)
+	list, err := a.Audio().Voices(principal(c), f)
+	return answer(c, audio.VoiceList{Voices: list}, err)
 }
 
 func (a *API) handleVoiceCreate(c *gin.Context) error {
@@ -101,12 +102,12 @@ func (a *API) handleVoiceCreate(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	v, err := a.CreateVoice(principal(c), in)
+	v, err := a.Audio().CreateVoice(principal(c), in)
 	return voiceAnswer(c, v, err)
 }
 
 func (a *API) handleVoiceGet(c *gin.Context) error {
-	v, err := a.Voice(principal(c), c.Param("voice"))
+	v, err := a.Audio().Voice(principal(c), c.Param("voice"))
 	return voiceAnswer(c, v, err)
 }
 
@@ -115,21 +116,21 @@ func (a *API) handleVoiceUpdate(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	v, err := a.UpdateVoice(principal(c), c.Param("voice"), in)
+	v, err := a.Audio().UpdateVoice(principal(c), c.Param("voice"), in)
 	return voiceAnswer(c, v, err)
 }
 
-func voiceAnswer(c *gin.Context, v *engine.VoiceView, err error) error {
+func voiceAnswer(c *gin.Context, v *audio.VoiceView, err error) error {
 	if err != nil {
 		return err
 	}
-	return answer(c, engine.VoiceAnswer{Voice: *v}, nil)
+	return answer(c, audio.VoiceAnswer{Voice: *v}, nil)
 }
 
 // handleVoiceSample answers the sample with the address of its audio on
 // the address the client called.
 func (a *API) handleVoiceSample(c *gin.Context) error {
-	s, err := a.VoiceSample(principal(c), c.Param("voice"))
+	s, err := a.Audio().VoiceSample(principal(c), c.Param("voice"))
 	if err != nil {
 		return err
 	}
@@ -150,7 +151,7 @@ func (a *API) handleVoiceSample(c *gin.Context) error {
 
 func (a *API) handleVoiceSampleAudio(c *gin.Context) error {
 	region, _ := engine.RegionPair("builder", c.Param("region"))
-	b, err := a.VoiceSampleAudio(region, c.Param("account"), c.Param("voice"), c.Query("expires"), c.Query("signature"))
+	b, err := a.Audio().VoiceSampleAudio(region, c.Param("account"), c.Param("voice"), c.Query("expires"), c.Query("signature"))
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentplatform/mockplatform/engine"
+	"github.com/agentplatform/mockplatform/engine/audio"
 	"github.com/agentplatform/mockplatform/internal/wav"
 )
 
@@ -140,10 +141,10 @@ func TestVoiceLibraryUpdate(t *testing.T) {
 		mustBody(t, h.voiceDo("PATCH", "/"+id, map[string]any{"provider": ""}, 400), builderError{Message: engine.MsgValidationFailed,
 			Errors: []engine.FieldError{{Field: "provider", Message: "must be 1 to 100 characters"}}})
 		mustBody(t, h.voiceDo("PATCH", "/VOICE-6fad73f6", map[string]any{"name": "Mine"}, 403),
-			builderError{Message: engine.MsgPolyVoice, Errors: []engine.FieldError{}})
+			builderError{Message: audio.MsgPolyVoice, Errors: []engine.FieldError{}})
 		mustBody(t, h.voiceDo("PATCH", "/VOICE-00000000", map[string]any{"name": "Mine"}, 404),
-			builderError{Message: engine.MsgVoiceNotFound, Errors: []engine.FieldError{}})
-		mustBody(t, h.voiceDo("GET", "/VOICE-00000000", nil, 404), builderError{Message: engine.MsgVoiceNotFound, Errors: []engine.FieldError{}})
+			builderError{Message: audio.MsgVoiceNotFound, Errors: []engine.FieldError{}})
+		mustBody(t, h.voiceDo("GET", "/VOICE-00000000", nil, 404), builderError{Message: audio.MsgVoiceNotFound, Errors: []engine.FieldError{}})
 	})
 }
 
@@ -164,7 +165,7 @@ func TestVoiceLibraryAccounts(t *testing.T) {
 	mustBody(t, r, envelopeBody(r, "ACCOUNT_NOT_FOUND", "Account ID does not exist."))
 	mustStatus(t, h.do("GET", voiceBase, nil), 401)
 	r = h.voiceDo("GET", "/VOICE-1", nil, 404)
-	mustBody(t, r, envelopeBody(r, engine.CodeVoiceNotFound, engine.MsgVoiceNotFound))
+	mustBody(t, r, envelopeBody(r, audio.CodeVoiceNotFound, audio.MsgVoiceNotFound))
 	// Another account's voices are not this account's.
 	g := h.do("POST", builderBase+"/v1/accounts/globex/voice-library", map[string]any{"name": "G", "provider": "GOOGLE",
 		"providerVoiceId": "v", "config": map[string]any{}}, "x-api-key", "globex-builder-key")
@@ -196,7 +197,7 @@ credentials:
 		map[string]any{"id": "VOICE-d3d2f579", "name": "Auto", "provider": "GOOGLE", "providerVoiceId": "en-GB-Neural2-B",
 			"config": map[string]any{}, "metadata": map[string]any{}, "isPolyVoice": false},
 	}})
-	if n, err := h.api.CountVoices(); err != nil || n != 2 {
+	if n, err := h.api.Audio().CountVoices(); err != nil || n != 2 {
 		t.Fatalf("CountVoices = %d, %v", n, err)
 	}
 }
@@ -220,24 +221,24 @@ func TestVoiceSample(t *testing.T) {
 	mustBody(t, r, map[string]any{"voiceId": "VOICE-6fad73f6", "expiresInSeconds": 3600, "text": "Hello, I am Anne.", "sampleUrl": u.String()})
 
 	// The address serves the audio without a key: the voice saying the text.
-	audio := h.do("GET", u.RequestURI(), nil)
-	mustStatus(t, audio, 200)
-	if ct := audio.Header.Get("Content-Type"); ct != "audio/wav" {
+	sample := h.do("GET", u.RequestURI(), nil)
+	mustStatus(t, sample, 200)
+	if ct := sample.Header.Get("Content-Type"); ct != "audio/wav" {
 		t.Fatalf("Content-Type %q", ct)
 	}
-	in, err := wav.Parse(audio.Body)
+	in, err := wav.Parse(sample.Body)
 	if err != nil || in.Duration != wav.SpeechDuration("Hello, I am Anne.") {
 		t.Fatalf("sample audio %+v, %v", in, err)
 	}
 	// An altered address is refused, and so is an expired one.
 	q := u.Query()
 	q.Set("expires", strconv.FormatInt(exp+1, 10))
-	mustBody(t, h.do("GET", u.Path+"?"+q.Encode(), nil), builderError{Message: engine.MsgSampleSignature, Errors: []engine.FieldError{}})
+	mustBody(t, h.do("GET", u.Path+"?"+q.Encode(), nil), builderError{Message: audio.MsgSampleSignature, Errors: []engine.FieldError{}})
 	mustStatus(t, h.do("GET", strings.Replace(u.RequestURI(), "VOICE-6fad73f6", "VOICE-071db756", 1), nil), 403)
 	mustStatus(t, h.do("GET", strings.Replace(u.RequestURI(), "/us/", "/eu/", 1), nil), 403)
 	h.advance(time.Hour)
 	mustStatus(t, h.do("GET", u.RequestURI(), nil), 200)
 	h.advance(time.Second)
-	mustBody(t, h.do("GET", u.RequestURI(), nil), builderError{Message: engine.MsgSampleExpired, Errors: []engine.FieldError{}})
+	mustBody(t, h.do("GET", u.RequestURI(), nil), builderError{Message: audio.MsgSampleExpired, Errors: []engine.FieldError{}})
 	h.voiceDo("GET", "/VOICE-nope/sample", nil, 404)
 }

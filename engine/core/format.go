@@ -1,10 +1,13 @@
 package core
 
-// The builder families' validation error and time formats, and the
-// optional fields of request bodies.
+// The builder families' validation error and time formats, the optional
+// fields of request bodies and what a conversation record is.
 
 import (
+	"strings"
 	"time"
+
+	"github.com/agentplatform/mockplatform/store"
 )
 
 // Builder error messages and codes that tests compare.
@@ -47,3 +50,8 @@ func Deref(s *string) string {
 	}
 	return *s
 }
+
+// IsVoice reports whether a conversation is a phone call: its analytics
+// channel is VOICE-SIP or another VOICE-* label
+// (docs/api.md#conversations-record).
+func IsVoice(conv *store.Conversation) bool { return strings.HasPrefix(conv.Channel, "VOICE") }

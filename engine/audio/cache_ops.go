@@ -1,9 +1,9 @@
-package engine
+package audio
 
 // The audio cache's operations (docs/api.md#audio-cache): list, delete one
 // or many, download and replace an entry's audio, replace its audio with
 // its text and tuning settings, and preview a synthesis. Every entry id
-// in a path is numeric (else 400 Invalid ID); an unknown or pending entry
+// in a path is numeric (else 400 core.Invalid ID); an unknown or pending entry
 // is 404.
 
 import (
@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/agentplatform/mockplatform/engine/core"
 	"github.com/agentplatform/mockplatform/internal/wav"
 	"github.com/agentplatform/mockplatform/store"
 )
@@ -101,26 +102,28 @@ type SynthesisRequest struct {
 	Config         map[string]any
 }
 
-func errAudioNotFound() error { return Errf(KindNotFound, CodeAudioNotFound, MsgAudioNotFound) }
+func errAudioNotFound() error {
+	return core.Errf(core.KindNotFound, CodeAudioNotFound, MsgAudioNotFound)
+}
 
 // parseEntryID reads an entry id of a path: an integer, else 400.
 func parseEntryID(s string) (int64, error) {
 	n, err := strconv.ParseInt(s, 10, 64)
 	if err != nil {
-		return 0, Errf(KindInvalid, CodeAudioInvalidID, MsgAudioInvalidID)
+		return 0, core.Errf(core.KindInvalid, CodeAudioInvalidID, MsgAudioInvalidID)
 	}
 	return n, nil
 }
 
 // audioOf reads an agent's audio cache (empty when none is stored).
-func (a *Engine) audioOf(p *Principal, agent string) (*AgentDoc, *audioCacheDoc, error) {
-	ag, err := a.Agent(p, agent)
+func (s *Service) audioOf(p *core.Principal, agent string) (string, *audioCacheDoc, error) {
+	ag, err := s.agents.AgentID(p, agent)
 	if err != nil {
-		return nil, nil, err
+		return "", nil, err
 	}
 	d := &audioCacheDoc{}
-	if err := a.store.GetDoc(DocAudioCache, p.Region, ag.AgentID, d); err != nil && !errors.Is(err, store.ErrNotFound) {
-		return nil, nil, err
+	if err := s.env.Store.GetDoc(DocAudioCache, p.Region, ag, d); err != nil && !errors.Is(err, store.ErrNotFound) {
+		return "", nil, err
 	}
 	return ag, d, nil
 }
@@ -143,7 +146,7 @@ func ParseAudioSort(s string) (field string, desc bool, err error) {
 	field, dir, _ := strings.Cut(s, ":")
 	field = cmp.Or(audioSortAliases[field], field)
 	if !slices.Contains(AudioSortFields, field) || (dir != "" && dir != "asc" && dir != "desc") {
-		return "", false, Errf(KindInvalid, CodeAudioInvalidSort,
+		return "", false, core.Errf(core.KindInvalid, CodeAudioInvalidSort,
 			"Invalid sort expression %q: want <field>:asc or <field>:desc, field one of %s.", s, strings.Join(AudioSortFields, ", "))
 	}
 	return field, dir == "desc", nil
@@ -151,12 +154,12 @@ func ParseAudioSort(s string) (field string, desc bool, err error) {
 
 // AudioCache lists an agent's ready entries, sorted (ties by id), one
 // page of them; TotalCount counts them all.
-func (a *Engine) AudioCache(p *Principal, agent string, q AudioCacheQuery) (*AudioCacheList, error) {
+func (s *Service) AudioCache(p *core.Principal, agent string, q AudioCacheQuery) (*AudioCacheList, error) {
 	field, desc, err := ParseAudioSort(q.Sort)
 	if err != nil {
 		return nil, err
 	}
-	_, d, err := a.audioOf(p, agent)
+	_, d, err := s.audioOf(p, agent)
 	if err != nil {
 		return nil, err
 	}
@@ -192,12 +195,12 @@ func (a *Engine) AudioCache(p *Principal, agent string, q AudioCacheQuery) (*Aud
 }
 
 // DeleteAudioEntry deletes a ready entry and its uploaded audio.
-func (a *Engine) DeleteAudioEntry(p *Principal, agent, id string) error {
+func (s *Service) DeleteAudioEntry(p *core.Principal, agent, id string) error {
 	n, err := parseEntryID(id)
 	if err != nil {
 		return err
 	}
-	res, err := a.deleteAudio(p, agent, []int64{n})
+	res, err := s.deleteAudio(p, agent, []int64{n})
 	if err == nil && len(res) == 0 {
 		err = errAudioNotFound()
 	}
@@ -206,7 +209,7 @@ func (a *Engine) DeleteAudioEntry(p *Principal, agent, id string) error {
 
 // BulkDeleteAudio deletes each entry it can: ids that are not numeric,
 // unknown or pending fail; an id repeated counts once.
-func (a *Engine) BulkDeleteAudio(p *Principal, agent string, ids []string) (*AudioBulkDeleted, error) {
+func (s *Service) BulkDeleteAudio(p *core.Principal, agent string, ids []string) (*AudioBulkDeleted, error) {
 	var nums []int64
 	out := &AudioBulkDeleted{Deleted: []string{}, Failed: []string{}}
 	for _, id := range ids {
@@ -214,7 +217,7 @@ func (a *Engine) BulkDeleteAudio(p *Principal, agent string, ids []string) (*Aud
 			nums = append(nums, n)
 		}
 	}
-	gone, err := a.deleteAudio(p, agent, nums)
+	gone, err := s.deleteAudio(p, agent, nums)
 	if err != nil {
 		return nil, err
 	}
@@ -237,16 +240,16 @@ func (a *Engine) BulkDeleteAudio(p *Principal, agent string, ids []string) (*Aud
 
 // deleteAudio deletes the ready entries of ids in one store update and
 // their uploaded audio; it returns those it deleted.
-func (a *Engine) deleteAudio(p *Principal, agent string, ids []int64) (map[int64]bool, error) {
-	ag, err := a.Agent(p, agent)
+func (s *Service) deleteAudio(p *core.Principal, agent string, ids []int64) (map[int64]bool, error) {
+	ag, err := s.agents.AgentID(p, agent)
 	if err != nil {
 		return nil, err
 	}
-	a.audio.mu.Lock()
-	defer a.audio.mu.Unlock()
+	s.cacheMu.Lock()
+	defer s.cacheMu.Unlock()
 	var gone []*audioEntry
 	var d audioCacheDoc
-	err = a.store.UpdateDoc(DocAudioCache, p.Region, ag.AgentID, &d, func() error {
+	err = s.env.Store.UpdateDoc(DocAudioCache, p.Region, ag, &d, func() error {
 		d.Entries = slices.DeleteFunc(d.Entries, func(e *audioEntry) bool {
 			if !e.Pending && slices.Contains(ids, e.ID) {
 				gone = append(gone, e)
@@ -262,7 +265,7 @@ func (a *Engine) deleteAudio(p *Principal, agent string, ids []int64) (map[int64
 	out := map[int64]bool{}
 	for _, e := range gone {
 		out[e.ID] = true
-		if err := a.dropFileLocked(p.Region, ag.AgentID, e); err != nil {
+		if err := s.dropFileLocked(p.Region, ag, e); err != nil {
 			return nil, err
 		}
 	}
@@ -276,12 +279,12 @@ type audioFile struct {
 
 // AudioFile is a ready entry's audio: the file uploaded last, else the
 // synthesized speech of its text in its voice.
-func (a *Engine) AudioFile(p *Principal, agent, id string) ([]byte, error) {
+func (s *Service) AudioFile(p *core.Principal, agent, id string) ([]byte, error) {
 	n, err := parseEntryID(id)
 	if err != nil {
 		return nil, err
 	}
-	ag, d, err := a.audioOf(p, agent)
+	ag, d, err := s.audioOf(p, agent)
 	if err != nil {
 		return nil, err
 	}
@@ -291,16 +294,16 @@ func (a *Engine) AudioFile(p *Principal, agent, id string) ([]byte, error) {
 		return nil, errAudioNotFound()
 	case e.Uploaded:
 		var f audioFile
-		if err := a.store.GetDoc(DocAudioFile, p.Region, audioFileID(ag.AgentID, n), &f); err != nil {
+		if err := s.env.Store.GetDoc(DocAudioFile, p.Region, audioFileID(ag, n), &f); err != nil {
 			return nil, err
 		}
 		return f.Audio, nil
 	}
-	return a.speech(e.Provider+"/"+e.ProviderVoiceID, e.Transcript), nil
+	return s.speech(e.Provider+"/"+e.ProviderVoiceID, e.Transcript), nil
 }
 
-func (a *Engine) speech(voice, text string) []byte {
-	return wav.Speech(uint64(a.View().Scenario().Seed), voice, text)
+func (s *Service) speech(voice, text string) []byte {
+	return wav.Speech(uint64(s.env.View().Scenario().Seed), voice, text)
 }
 
 // CheckAudioFile checks an uploaded file: not empty, at most
@@ -308,13 +311,13 @@ func (a *Engine) speech(voice, text string) []byte {
 func CheckAudioFile(data []byte) (wav.Info, error) {
 	switch {
 	case len(data) == 0:
-		return wav.Info{}, Errf(KindInvalid, CodeAudioFileRequired, MsgAudioEmptyBody)
+		return wav.Info{}, core.Errf(core.KindInvalid, CodeAudioFileRequired, MsgAudioEmptyBody)
 	case len(data) > MaxAudioFile:
-		return wav.Info{}, Errf(KindInvalid, CodeAudioFileTooLarge, MsgAudioFileTooLarge)
+		return wav.Info{}, core.Errf(core.KindInvalid, CodeAudioFileTooLarge, MsgAudioFileTooLarge)
 	}
 	in, err := wav.Parse(data)
 	if err != nil {
-		return in, Errf(KindInvalid, CodeAudioFileInvalid, MsgAudioFileInvalid)
+		return in, core.Errf(core.KindInvalid, CodeAudioFileInvalid, MsgAudioFileInvalid)
 	}
 	return in, nil
 }
@@ -323,7 +326,7 @@ func CheckAudioFile(data []byte) (wav.Info, error) {
 // (its duration read from the file; audioFilename the file's name, default
 // "<id>.wav"), and with Settings its text and tuning settings: the entry
 // is regenerated. The file must pass CheckAudioFile.
-func (a *Engine) ReplaceAudio(p *Principal, agent, id string, up AudioUpload) error {
+func (s *Service) ReplaceAudio(p *core.Principal, agent, id string, up AudioUpload) error {
 	n, err := parseEntryID(id)
 	if err != nil {
 		return err
@@ -333,17 +336,17 @@ func (a *Engine) ReplaceAudio(p *Principal, agent, id string, up AudioUpload) er
 		return err
 	}
 	if len(up.Filename) > MaxAudioFilename {
-		return Invalid(CodeValidation, MsgValidationFailed, FieldError{Field: "filename", Message: "must be at most 255 bytes"})
+		return core.Invalid(core.CodeValidation, core.MsgValidationFailed, core.FieldError{Field: "filename", Message: "must be at most 255 bytes"})
 	}
-	ag, err := a.Agent(p, agent)
+	ag, err := s.agents.AgentID(p, agent)
 	if err != nil {
 		return err
 	}
 	name := cmp.Or(up.Filename, id+".wav")
-	a.audio.mu.Lock()
-	defer a.audio.mu.Unlock()
+	s.cacheMu.Lock()
+	defer s.cacheMu.Unlock()
 	var d audioCacheDoc
-	err = a.store.UpdateDoc(DocAudioCache, p.Region, ag.AgentID, &d, func() error {
+	err = s.env.Store.UpdateDoc(DocAudioCache, p.Region, ag, &d, func() error {
 		e := d.readyEntry(n)
 		if e == nil {
 			return errAudioNotFound()
@@ -360,18 +363,18 @@ func (a *Engine) ReplaceAudio(p *Principal, agent, id string, up AudioUpload) er
 	if err != nil {
 		return err
 	}
-	return a.store.PutDoc(DocAudioFile, p.Region, audioFileID(ag.AgentID, n), &audioFile{Audio: up.Data})
+	return s.env.Store.PutDoc(DocAudioFile, p.Region, audioFileID(ag, n), &audioFile{Audio: up.Data})
 }
 
 // SynthesizeAudio is a preview: the speech of the request's text in the
 // entry's voice, its language and tuning settings mixed in (other settings
 // give other bytes, the same ones the same bytes). Nothing is saved.
-func (a *Engine) SynthesizeAudio(p *Principal, agent, id string, in SynthesisRequest) ([]byte, error) {
+func (s *Service) SynthesizeAudio(p *core.Principal, agent, id string, in SynthesisRequest) ([]byte, error) {
 	n, err := parseEntryID(id)
 	if err != nil {
 		return nil, err
 	}
-	_, d, err := a.audioOf(p, agent)
+	_, d, err := s.audioOf(p, agent)
 	if err != nil {
 		return nil, err
 	}
@@ -383,7 +386,7 @@ func (a *Engine) SynthesizeAudio(p *Principal, agent, id string, in SynthesisReq
 	if err != nil {
 		return nil, err
 	}
-	return a.speech(e.Provider+"/"+e.ProviderVoiceID+"/"+in.Language+"/"+string(cfg), in.Text), nil
+	return s.speech(e.Provider+"/"+e.ProviderVoiceID+"/"+in.Language+"/"+string(cfg), in.Text), nil
 }
 
 // VoiceTuningConfig documents the tuning settings (OAS VoiceTuningConfig):
@@ -403,17 +406,17 @@ type VoiceTuningConfig struct {
 
 // TuningConfig reads a VoiceTuningConfig (the raw JSON of field name):
 // an object whose known keys have their types; errors name field/key.
-func TuningConfig(name string, raw json.RawMessage) (map[string]any, []FieldError) {
+func TuningConfig(name string, raw json.RawMessage) (map[string]any, []core.FieldError) {
 	var m map[string]json.RawMessage
 	if b := bytes.TrimSpace(raw); len(b) == 0 || b[0] != '{' || json.Unmarshal(b, &m) != nil {
-		return nil, []FieldError{{Field: name, Message: "must be an object"}}
+		return nil, []core.FieldError{{Field: name, Message: "must be an object"}}
 	}
 	var probe VoiceTuningConfig
-	var errs []FieldError
+	var errs []core.FieldError
 	for _, k := range slices.Sorted(maps.Keys(m)) {
 		key, _ := json.Marshal(k)
 		if err := json.Unmarshal(fmt.Appendf(nil, `{%s:%s}`, key, m[k]), &probe); err != nil {
-			errs = append(errs, FieldError{Field: name + "/" + k, Message: "has the wrong type"})
+			errs = append(errs, core.FieldError{Field: name + "/" + k, Message: "has the wrong type"})
 		}
 	}
 	if errs != nil {
@@ -421,7 +424,7 @@ func TuningConfig(name string, raw json.RawMessage) (map[string]any, []FieldErro
 	}
 	var out map[string]any
 	if err := json.Unmarshal(raw, &out); err != nil {
-		return nil, []FieldError{{Field: name, Message: "must be an object"}}
+		return nil, []core.FieldError{{Field: name, Message: "must be an object"}}
 	}
 	return out, nil
 }

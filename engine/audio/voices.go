@@ -1,4 +1,4 @@
-package engine
+package audio
 
 // The voice library of the Agents API (docs/api.md#voice-library;
 // docs/fidelity.md G24): the voices an account owns, created through the
@@ -21,9 +21,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
+	"github.com/agentplatform/mockplatform/engine/core"
 	"github.com/agentplatform/mockplatform/internal/wav"
 	"github.com/agentplatform/mockplatform/scenario"
 	"github.com/agentplatform/mockplatform/store"
@@ -97,7 +97,7 @@ type VoiceFilter struct {
 
 // VoiceRules are the rules of a voice body (OAS CreateVoiceRequest; the
 // lengths [INF]).
-var VoiceRules = map[string]FieldRule{
+var VoiceRules = map[string]core.FieldRule{
 	"name":            {Required: true, MinLen: 1, MaxLen: 100},
 	"provider":        {Required: true, MinLen: 1, MaxLen: 100, Doc: "e.g. GOOGLE, OPENAI, ELEVENLABS"},
 	"config":          {Required: true, Doc: "Provider-specific voice config (an object)."},
@@ -136,15 +136,14 @@ type voiceLibDoc struct {
 	Voices    []*VoiceView `json:"voices"`
 }
 
-// voicesState serialises the writes of the voice libraries.
-type voicesState struct{ mu sync.Mutex }
-
-func errVoiceNotFound() error { return Errf(KindNotFound, CodeVoiceNotFound, MsgVoiceNotFound) }
+func errVoiceNotFound() error {
+	return core.Errf(core.KindNotFound, CodeVoiceNotFound, MsgVoiceNotFound)
+}
 
 // voiceLibrary reads the account's own voices (none when not stored yet).
-func (a *Engine) voiceLibrary(p *Principal) ([]*VoiceView, error) {
+func (s *Service) voiceLibrary(p *core.Principal) ([]*VoiceView, error) {
 	var d voiceLibDoc
-	err := a.store.GetDoc(DocVoiceLibrary, p.Region, p.Account.ID, &d)
+	err := s.env.Store.GetDoc(DocVoiceLibrary, p.Region, p.Account.ID, &d)
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return nil, err
 	}
@@ -154,8 +153,8 @@ func (a *Engine) voiceLibrary(p *Principal) ([]*VoiceView, error) {
 // Voices lists the curated voices of the account's region, then its own,
 // that match f: language and gender compare with the voice's metadata,
 // provider without regard to case.
-func (a *Engine) Voices(p *Principal, f VoiceFilter) ([]VoiceView, error) {
-	own, err := a.voiceLibrary(p)
+func (s *Service) Voices(p *core.Principal, f VoiceFilter) ([]VoiceView, error) {
+	own, err := s.voiceLibrary(p)
 	if err != nil {
 		return nil, err
 	}
@@ -178,8 +177,8 @@ func (a *Engine) Voices(p *Principal, f VoiceFilter) ([]VoiceView, error) {
 }
 
 // Voice reads a curated or own voice of the account.
-func (a *Engine) Voice(p *Principal, id string) (*VoiceView, error) {
-	all, err := a.Voices(p, VoiceFilter{})
+func (s *Service) Voice(p *core.Principal, id string) (*VoiceView, error) {
+	all, err := s.Voices(p, VoiceFilter{})
 	if err != nil {
 		return nil, err
 	}
@@ -192,16 +191,16 @@ func (a *Engine) Voice(p *Principal, id string) (*VoiceView, error) {
 // CreateVoice adds a voice to the account's library: a fresh VOICE- id
 // and the given fields (config and metadata default to {}). The library
 // holds at most scenario.MaxVoices voices.
-func (a *Engine) CreateVoice(p *Principal, in VoiceInput) (*VoiceView, error) {
-	v := &VoiceView{Name: Deref(in.Name), Provider: Deref(in.Provider), ProviderVoiceID: Deref(in.ProviderVoiceID),
+func (s *Service) CreateVoice(p *core.Principal, in VoiceInput) (*VoiceView, error) {
+	v := &VoiceView{Name: core.Deref(in.Name), Provider: core.Deref(in.Provider), ProviderVoiceID: core.Deref(in.ProviderVoiceID),
 		Config: orEmpty(in.Config), Metadata: orEmpty(in.Metadata)}
-	err := a.updateVoices(p, func(d *voiceLibDoc) error {
+	err := s.updateVoices(p, func(d *voiceLibDoc) error {
 		if len(d.Voices) >= scenario.MaxVoices {
-			return Errf(KindInvalid, CodeVoiceLimit, "The voice library holds at most %d voices.", scenario.MaxVoices)
+			return core.Errf(core.KindInvalid, CodeVoiceLimit, "The voice library holds at most %d voices.", scenario.MaxVoices)
 		}
 		for v.ID == "" || slices.ContainsFunc(d.Voices, func(x *VoiceView) bool { return x.ID == v.ID }) ||
 			slices.ContainsFunc(polyVoices[p.Region], func(x VoiceView) bool { return x.ID == v.ID }) {
-			v.ID = a.NewID("VOICE-", hexDigits, 8)
+			v.ID = s.env.IDs.NewID("VOICE-", core.HexDigits, 8)
 		}
 		d.Voices = append(d.Voices, v)
 		return nil
@@ -211,12 +210,12 @@ func (a *Engine) CreateVoice(p *Principal, in VoiceInput) (*VoiceView, error) {
 
 // UpdateVoice changes the given fields of an own voice (config and
 // metadata are replaced whole); a curated voice is 403.
-func (a *Engine) UpdateVoice(p *Principal, id string, in VoiceInput) (*VoiceView, error) {
+func (s *Service) UpdateVoice(p *core.Principal, id string, in VoiceInput) (*VoiceView, error) {
 	if slices.ContainsFunc(polyVoices[p.Region], func(x VoiceView) bool { return x.ID == id }) {
-		return nil, Errf(KindForbidden, CodePolyVoice, MsgPolyVoice)
+		return nil, core.Errf(core.KindForbidden, CodePolyVoice, MsgPolyVoice)
 	}
 	var out *VoiceView
-	err := a.updateVoices(p, func(d *voiceLibDoc) error {
+	err := s.updateVoices(p, func(d *voiceLibDoc) error {
 		i := slices.IndexFunc(d.Voices, func(x *VoiceView) bool { return x.ID == id })
 		if i < 0 {
 			return errVoiceNotFound()
@@ -241,11 +240,11 @@ func (a *Engine) UpdateVoice(p *Principal, id string, in VoiceInput) (*VoiceView
 
 // updateVoices applies fn to the account's library in one store update,
 // creating the document on first use.
-func (a *Engine) updateVoices(p *Principal, fn func(d *voiceLibDoc) error) error {
-	a.voices.mu.Lock()
-	defer a.voices.mu.Unlock()
+func (s *Service) updateVoices(p *core.Principal, fn func(d *voiceLibDoc) error) error {
+	s.voiceMu.Lock()
+	defer s.voiceMu.Unlock()
 	var d voiceLibDoc
-	err := a.store.UpdateDoc(DocVoiceLibrary, p.Region, p.Account.ID, &d, func() error { return fn(&d) })
+	err := s.env.Store.UpdateDoc(DocVoiceLibrary, p.Region, p.Account.ID, &d, func() error { return fn(&d) })
 	if !errors.Is(err, store.ErrNotFound) {
 		return err
 	}
@@ -253,7 +252,7 @@ func (a *Engine) updateVoices(p *Principal, fn func(d *voiceLibDoc) error) error
 	if err := fn(&d); err != nil {
 		return err
 	}
-	return a.store.PutDoc(DocVoiceLibrary, p.Region, p.Account.ID, &d)
+	return s.env.Store.PutDoc(DocVoiceLibrary, p.Region, p.Account.ID, &d)
 }
 
 func orEmpty(m map[string]any) map[string]any {
@@ -265,14 +264,14 @@ func orEmpty(m map[string]any) map[string]any {
 
 // VoiceSample is a voice's sample: its text and the path of its audio,
 // signed and valid for SampleExpiresSeconds on the virtual clock.
-func (a *Engine) VoiceSample(p *Principal, id string) (*VoiceSample, error) {
-	v, err := a.Voice(p, id)
+func (s *Service) VoiceSample(p *core.Principal, id string) (*VoiceSample, error) {
+	v, err := s.Voice(p, id)
 	if err != nil {
 		return nil, err
 	}
-	exp := strconv.FormatInt(a.clock.Now().Add(SampleExpiresSeconds*time.Second).Unix(), 10)
+	exp := strconv.FormatInt(s.env.Clock.Now().Add(SampleExpiresSeconds*time.Second).Unix(), 10)
 	path := fmt.Sprintf("/v1/accounts/%s/voice-library/%s/sample.wav?expires=%s&signature=%s",
-		p.Account.ID, v.ID, exp, a.sampleSignature(p.Region, p.Account.ID, v.ID, exp))
+		p.Account.ID, v.ID, exp, s.sampleSignature(p.Region, p.Account.ID, v.ID, exp))
 	return &VoiceSample{VoiceID: v.ID, SampleURL: path, ExpiresInSeconds: SampleExpiresSeconds, Text: sampleText(v)}, nil
 }
 
@@ -281,8 +280,8 @@ func sampleText(v *VoiceView) string { return "Hello, I am " + v.Name + "." }
 // sampleSignature signs a sample address with a key of the scenario's
 // seed: the same scenario signs the same way, and an address altered in
 // any part fails.
-func (a *Engine) sampleSignature(region, account, voice, expires string) string {
-	key := sha256.Sum256([]byte("voice-sample:" + strconv.FormatInt(a.View().Scenario().Seed, 10)))
+func (s *Service) sampleSignature(region, account, voice, expires string) string {
+	key := sha256.Sum256([]byte("voice-sample:" + strconv.FormatInt(s.env.View().Scenario().Seed, 10)))
 	m := hmac.New(sha256.New, key[:])
 	m.Write([]byte(region + "\n" + account + "\n" + voice + "\n" + expires))
 	return hex.EncodeToString(m.Sum(nil))
@@ -292,21 +291,21 @@ func (a *Engine) sampleSignature(region, account, voice, expires string) string 
 // region: the voice saying the sample's text. An altered address is 403
 // SAMPLE_URL_INVALID, an expired one 403 SAMPLE_URL_EXPIRED; the voice
 // must still exist.
-func (a *Engine) VoiceSampleAudio(region, account, voice, expires, signature string) ([]byte, error) {
-	acct := a.View().Account(account)
+func (s *Service) VoiceSampleAudio(region, account, voice, expires, signature string) ([]byte, error) {
+	acct := s.env.View().Account(account)
 	exp, err := strconv.ParseInt(expires, 10, 64)
 	if acct == nil || acct.Region != region || err != nil ||
-		!hmac.Equal([]byte(signature), []byte(a.sampleSignature(region, acct.ID, voice, expires))) {
-		return nil, Errf(KindForbidden, CodeSampleSignature, MsgSampleSignature)
+		!hmac.Equal([]byte(signature), []byte(s.sampleSignature(region, acct.ID, voice, expires))) {
+		return nil, core.Errf(core.KindForbidden, CodeSampleSignature, MsgSampleSignature)
 	}
-	if a.clock.Now().Unix() > exp {
-		return nil, Errf(KindForbidden, CodeSampleExpired, MsgSampleExpired)
+	if s.env.Clock.Now().Unix() > exp {
+		return nil, core.Errf(core.KindForbidden, CodeSampleExpired, MsgSampleExpired)
 	}
-	v, err := a.Voice(&Principal{Account: acct, Region: region}, voice)
+	v, err := s.Voice(&core.Principal{Account: acct, Region: region}, voice)
 	if err != nil {
 		return nil, err
 	}
-	return wav.Speech(uint64(a.View().Scenario().Seed), v.Provider+"/"+v.ProviderVoiceID, sampleText(v)), nil
+	return wav.Speech(uint64(s.env.View().Scenario().Seed), v.Provider+"/"+v.ProviderVoiceID, sampleText(v)), nil
 }
 
 // seedVoices writes the voice library of every account with seeded

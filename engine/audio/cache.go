@@ -1,4 +1,4 @@
-package engine
+package audio
 
 // The audio cache of the Agents API (docs/api.md#audio-cache;
 // docs/fidelity.md G25): an agent's synthesized utterances. What the agent
@@ -22,9 +22,9 @@ import (
 	"cmp"
 	"errors"
 	"strconv"
-	"sync"
 	"time"
 
+	"github.com/agentplatform/mockplatform/engine/core"
 	"github.com/agentplatform/mockplatform/internal/wav"
 	"github.com/agentplatform/mockplatform/scenario"
 	"github.com/agentplatform/mockplatform/store"
@@ -48,10 +48,6 @@ const (
 	defaultTTSProvider = "google"
 	defaultVoiceSuffix = "-Standard-A"
 )
-
-// audioState serialises the audio cache's writes that touch two
-// documents (an entry and its uploaded file).
-type audioState struct{ mu sync.Mutex }
 
 // audioCacheDoc is an agent's stored audio cache.
 type audioCacheDoc struct {
@@ -97,7 +93,7 @@ type AudioEntryView struct {
 }
 
 func (e *audioEntry) view() AudioEntryView {
-	return AudioEntryView{ID: strconv.FormatInt(e.ID, 10), Transcript: e.Transcript, CachedAt: FmtAgentTime(e.CachedAt),
+	return AudioEntryView{ID: strconv.FormatInt(e.ID, 10), Transcript: e.Transcript, CachedAt: core.FmtAgentTime(e.CachedAt),
 		HitCount: e.HitCount, Duration: e.Duration.Seconds(), Regenerated: e.Regenerated, Provider: e.Provider,
 		ProviderVoiceID: e.ProviderVoiceID, AudioFilename: e.Filename, Imported: e.Imported, LanguageCode: e.Language}
 }
@@ -109,8 +105,8 @@ func (e *audioEntry) sameUtterance(text, lang, provider, voice string) bool {
 }
 
 // synthesis is how long the agent's new utterances take to synthesize.
-func (a *Engine) synthesis(account, agent string) time.Duration {
-	if proj := a.View().Account(account).Project(agent); proj != nil && proj.Agent != nil && proj.Agent.AudioCache != nil {
+func (s *Service) synthesis(account, agent string) time.Duration {
+	if proj := s.env.View().Account(account).Project(agent); proj != nil && proj.Agent != nil && proj.Agent.AudioCache != nil {
 		if d := proj.Agent.AudioCache.Synthesis.D(); d > 0 {
 			return d
 		}
@@ -118,27 +114,27 @@ func (a *Engine) synthesis(account, agent string) time.Duration {
 	return DefaultSynthesis
 }
 
-// cacheUtterance records what the agent said in a conversation: a voice
+// CacheUtterance records what the agent said in a conversation: a voice
 // conversation's text is cached (a new pending entry) or counts a hit (a
 // ready entry). The cache of an agent holds at most
 // scenario.MaxAudioCacheEntries entries: past that, new texts are not
 // cached. A store failure is logged; the conversation goes on.
-func (a *Engine) cacheUtterance(conv *store.Conversation, text string) {
-	if !isVoice(conv) || text == "" {
+func (s *Service) CacheUtterance(conv *store.Conversation, text string) {
+	if !core.IsVoice(conv) || text == "" {
 		return
 	}
 	lang := conv.TTSLanguage
 	if lang == "" {
 		lang = conv.Language
 	}
-	provider, voice := defaultTTSProvider, a.connectorVoice(conv)
+	provider, voice := defaultTTSProvider, s.agents.ConnectorVoice(conv)
 	if voice == "" {
 		voice = cmp.Or(lang, "en-US") + defaultVoiceSuffix
 	}
-	now := a.clock.Now()
-	ready := now.Add(a.synthesis(conv.AccountID, conv.ProjectID))
+	now := s.env.Clock.Now()
+	ready := now.Add(s.synthesis(conv.AccountID, conv.ProjectID))
 	var created *audioEntry
-	err := a.updateAudio(conv.Region, conv.AccountID, conv.ProjectID, func(d *audioCacheDoc) error {
+	err := s.updateAudio(conv.Region, conv.AccountID, conv.ProjectID, func(d *audioCacheDoc) error {
 		for _, e := range d.Entries {
 			if e.sameUtterance(text, lang, provider, voice) {
 				if !e.Pending {
@@ -157,39 +153,19 @@ func (a *Engine) cacheUtterance(conv *store.Conversation, text string) {
 		return nil
 	})
 	if err != nil {
-		a.Log.Error("audio cache: utterance", "conversation", conv.ID, "err", err)
+		s.env.Log.Error("audio cache: utterance", "conversation", conv.ID, "err", err)
 		return
 	}
 	if created != nil {
-		a.armSynthesis(conv.Region, conv.ProjectID, created.ID, ready)
+		s.armSynthesis(conv.Region, conv.ProjectID, created.ID, ready)
 	}
-}
-
-// connectorVoice is the voice of the connector whose number the
-// conversation called ("" when none: an outbound call, a reserved number).
-func (a *Engine) connectorVoice(conv *store.Conversation) string {
-	if conv.ToNumber == "" {
-		return ""
-	}
-	var t telephonyDoc
-	if err := a.store.GetDoc(docTelephony, conv.Region, conv.AccountID, &t); err != nil {
-		return ""
-	}
-	for _, n := range t.Numbers {
-		if n.Number == conv.ToNumber && n.ProjectID == conv.ProjectID {
-			if c := t.connector(n.ProjectID, n.ConnectorID); c != nil {
-				return c.VoiceName
-			}
-		}
-	}
-	return ""
 }
 
 // armSynthesis makes an entry ready at its time, on the virtual clock.
-func (a *Engine) armSynthesis(region, agent string, id int64, at time.Time) {
-	a.clock.At(at, func(now time.Time) {
+func (s *Service) armSynthesis(region, agent string, id int64, at time.Time) {
+	s.env.Clock.At(at, func(now time.Time) {
 		var d audioCacheDoc
-		err := a.store.UpdateDoc(DocAudioCache, region, agent, &d, func() error {
+		err := s.env.Store.UpdateDoc(DocAudioCache, region, agent, &d, func() error {
 			for _, e := range d.Entries {
 				if e.ID == id && e.Pending && !now.Before(e.CachedAt) {
 					e.Pending = false
@@ -198,64 +174,64 @@ func (a *Engine) armSynthesis(region, agent string, id int64, at time.Time) {
 			return nil
 		})
 		if err != nil && !errors.Is(err, store.ErrNotFound) {
-			a.Log.Error("audio cache: synthesis", "agent", agent, "entry", id, "err", err)
+			s.env.Log.Error("audio cache: synthesis", "agent", agent, "entry", id, "err", err)
 		}
 	})
 }
 
-// resetAudio arms again the synthesis of the stored pending entries (the
+// Reset arms again the synthesis of the stored pending entries (the
 // clock dropped their timers).
-func (a *Engine) resetAudio() {
+func (s *Service) Reset() {
 	for _, region := range scenario.Regions {
-		err := store.ListDocs(a.store, DocAudioCache, region, func(_ string, d *audioCacheDoc) bool {
+		err := store.ListDocs(s.env.Store, DocAudioCache, region, func(_ string, d *audioCacheDoc) bool {
 			for _, e := range d.Entries {
 				if e.Pending {
-					a.armSynthesis(region, d.AgentID, e.ID, e.CachedAt)
+					s.armSynthesis(region, d.AgentID, e.ID, e.CachedAt)
 				}
 			}
 			return true
 		})
 		if err != nil {
-			a.Log.Error("audio cache: rearm", "region", region, "err", err)
+			s.env.Log.Error("audio cache: rearm", "region", region, "err", err)
 		}
 	}
 }
 
 // updateAudio applies fn to an agent's audio cache in one store update,
 // creating the document on first use.
-func (a *Engine) updateAudio(region, account, agent string, fn func(d *audioCacheDoc) error) error {
+func (s *Service) updateAudio(region, account, agent string, fn func(d *audioCacheDoc) error) error {
 	for range 2 {
 		var d audioCacheDoc
-		err := a.store.UpdateDoc(DocAudioCache, region, agent, &d, func() error { return fn(&d) })
+		err := s.env.Store.UpdateDoc(DocAudioCache, region, agent, &d, func() error { return fn(&d) })
 		if !errors.Is(err, store.ErrNotFound) {
 			return err
 		}
 		empty := &audioCacheDoc{AccountID: account, AgentID: agent, Next: 1, Entries: []*audioEntry{}}
-		if err := a.store.InsertDoc(DocAudioCache, region, agent, empty); err != nil && !errors.Is(err, store.ErrExists) {
+		if err := s.env.Store.InsertDoc(DocAudioCache, region, agent, empty); err != nil && !errors.Is(err, store.ErrExists) {
 			return err
 		}
 	}
 	return errors.New("audio cache: the document vanished twice")
 }
 
-// dropAudioLocked removes an agent's audio cache and uploaded files
-// (agent delete; agents.mu held).
-func (a *Engine) dropAudioLocked(region, agent string) error {
-	a.audio.mu.Lock()
-	defer a.audio.mu.Unlock()
+// DropAgent removes an agent's audio cache and uploaded files (agent
+// delete, under the engine's agents lock).
+func (s *Service) DropAgent(region, agent string) error {
+	s.cacheMu.Lock()
+	defer s.cacheMu.Unlock()
 	var d audioCacheDoc
-	if err := a.store.GetDoc(DocAudioCache, region, agent, &d); err != nil {
+	if err := s.env.Store.GetDoc(DocAudioCache, region, agent, &d); err != nil {
 		if errors.Is(err, store.ErrNotFound) {
 			return nil
 		}
 		return err
 	}
 	for _, e := range d.Entries {
-		if err := a.dropFileLocked(region, agent, e); err != nil {
+		if err := s.dropFileLocked(region, agent, e); err != nil {
 			return err
 		}
 	}
-	if err := a.store.DeleteDoc(DocAudioCache, region, agent); err != nil && !errors.Is(err, store.ErrNotFound) {
+	if err := s.env.Store.DeleteDoc(DocAudioCache, region, agent); err != nil && !errors.Is(err, store.ErrNotFound) {
 		return err
 	}
 	return nil
@@ -263,12 +239,13 @@ func (a *Engine) dropAudioLocked(region, agent string) error {
 
 func audioFileID(agent string, id int64) string { return agent + "/" + strconv.FormatInt(id, 10) }
 
-// dropFileLocked deletes an entry's uploaded audio, if any (audio.mu held).
-func (a *Engine) dropFileLocked(region, agent string, e *audioEntry) error {
+// dropFileLocked deletes an entry's uploaded audio, if any (s.cacheMu
+// held).
+func (s *Service) dropFileLocked(region, agent string, e *audioEntry) error {
 	if !e.Uploaded {
 		return nil
 	}
-	if err := a.store.DeleteDoc(DocAudioFile, region, audioFileID(agent, e.ID)); err != nil && !errors.Is(err, store.ErrNotFound) {
+	if err := s.env.Store.DeleteDoc(DocAudioFile, region, audioFileID(agent, e.ID)); err != nil && !errors.Is(err, store.ErrNotFound) {
 		return err
 	}
 	return nil
@@ -307,8 +284,8 @@ func seedAudioCaches(st *store.Store, sc *scenario.Scenario, now time.Time) erro
 	return nil
 }
 
-// seedVoicesAndAudio seeds the voice libraries and the audio caches.
-func seedVoicesAndAudio(st *store.Store, sc *scenario.Scenario, now time.Time) error {
+// Seed writes the seeded voice libraries and audio caches of a scenario.
+func Seed(st *store.Store, sc *scenario.Scenario, now time.Time) error {
 	if err := seedVoices(st, sc, now); err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package engine
+package audio
 
 // What the console and the overview read of the voice libraries and the
 // audio caches, and the readers of their queries and of the bodies that
@@ -18,6 +18,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentplatform/mockplatform/engine/core"
+	"github.com/agentplatform/mockplatform/internal/jsoncheck"
 	"github.com/agentplatform/mockplatform/scenario"
 	"github.com/agentplatform/mockplatform/store"
 )
@@ -45,15 +47,15 @@ type (
 	}
 )
 
-func (VoiceBody) FieldRules() map[string]FieldRule      { return VoiceRules }
-func (SynthesizeBody) FieldRules() map[string]FieldRule { return SynthesizeRules }
-func (BulkDeleteBody) FieldRules() map[string]FieldRule {
-	return map[string]FieldRule{"ids": {Required: true, MinItems: 1, MaxItems: AudioBulkMax}}
+func (VoiceBody) FieldRules() map[string]core.FieldRule      { return VoiceRules }
+func (SynthesizeBody) FieldRules() map[string]core.FieldRule { return SynthesizeRules }
+func (BulkDeleteBody) FieldRules() map[string]core.FieldRule {
+	return map[string]core.FieldRule{"ids": {Required: true, MinItems: 1, MaxItems: AudioBulkMax}}
 }
 
 // SynthesizeRules are the rules of a preview's body (OAS
 // SynthesizeAudioRequest; the length [INF]).
-var SynthesizeRules = map[string]FieldRule{
+var SynthesizeRules = map[string]core.FieldRule{
 	"text":     {Required: true, MinLen: 1, MaxLen: scenario.MaxTranscript},
 	"config":   {Required: true, Doc: "VoiceTuningConfig: every field optional."},
 	"language": {Pattern: scenario.LangCodeRE, Doc: "A BCP-47 tag, e.g. en-US."},
@@ -64,30 +66,30 @@ var SynthesizeRules = map[string]FieldRule{
 // VoiceTuningConfig, optional).
 func ParseAudioSettings(raw []byte) (*AudioSettings, error) {
 	var m map[string]json.RawMessage
-	if b := bytes.TrimSpace(raw); len(b) == 0 || b[0] != '{' || CheckJSON(b) != nil || json.Unmarshal(b, &m) != nil {
-		return nil, Errf(KindInvalid, CodeAudioSettings, MsgAudioSettings)
+	if b := bytes.TrimSpace(raw); len(b) == 0 || b[0] != '{' || jsoncheck.Check(b) != nil || json.Unmarshal(b, &m) != nil {
+		return nil, core.Errf(core.KindInvalid, CodeAudioSettings, MsgAudioSettings)
 	}
 	var s AudioSettings
-	var fields []FieldError
+	var fields []core.FieldError
 	if err := json.Unmarshal(m["text"], &s.Text); err != nil || s.Text == "" || len([]rune(s.Text)) > scenario.MaxTranscript {
-		fields = append(fields, FieldError{Field: "settings/text", Message: "must be a string of 1 to 5000 characters"})
+		fields = append(fields, core.FieldError{Field: "settings/text", Message: "must be a string of 1 to 5000 characters"})
 	}
 	if raw, ok := m["config"]; ok {
-		var errs []FieldError
+		var errs []core.FieldError
 		s.Config, errs = TuningConfig("settings/config", raw)
 		fields = append(fields, errs...)
 	}
 	if fields != nil {
-		return nil, Invalid(CodeAudioSettings, MsgAudioSettings, fields...)
+		return nil, core.Invalid(CodeAudioSettings, MsgAudioSettings, fields...)
 	}
 	return &s, nil
 }
 
 // CountVoices counts the accounts' own voices.
-func (a *Engine) CountVoices() (int, error) {
+func (s *Service) CountVoices() (int, error) {
 	n := 0
 	for _, region := range scenario.Regions {
-		err := store.ListDocs(a.store, DocVoiceLibrary, region, func(_ string, d *voiceLibDoc) bool {
+		err := store.ListDocs(s.env.Store, DocVoiceLibrary, region, func(_ string, d *voiceLibDoc) bool {
 			n += len(d.Voices)
 			return true
 		})
@@ -100,15 +102,15 @@ func (a *Engine) CountVoices() (int, error) {
 
 // CountAudioEntries counts the agents' audio cache entries, pending ones
 // included.
-func (a *Engine) CountAudioEntries() (int, error) {
+func (s *Service) CountAudioEntries() (int, error) {
 	n := 0
-	err := a.eachAudioCache(func(_ string, d *audioCacheDoc) { n += len(d.Entries) })
+	err := s.eachAudioCache(func(_ string, d *audioCacheDoc) { n += len(d.Entries) })
 	return n, err
 }
 
-func (a *Engine) eachAudioCache(fn func(region string, d *audioCacheDoc)) error {
+func (s *Service) eachAudioCache(fn func(region string, d *audioCacheDoc)) error {
 	for _, region := range scenario.Regions {
-		err := store.ListDocs(a.store, DocAudioCache, region, func(_ string, d *audioCacheDoc) bool {
+		err := store.ListDocs(s.env.Store, DocAudioCache, region, func(_ string, d *audioCacheDoc) bool {
 			fn(region, d)
 			return true
 		})
@@ -137,9 +139,9 @@ type AudioEntry struct {
 }
 
 // AudioCaches lists every agent's audio cache, by region and agent id.
-func (a *Engine) AudioCaches() ([]AgentAudio, error) {
+func (s *Service) AudioCaches() ([]AgentAudio, error) {
 	var out []AgentAudio
-	err := a.eachAudioCache(func(region string, d *audioCacheDoc) {
+	err := s.eachAudioCache(func(region string, d *audioCacheDoc) {
 		ag := AgentAudio{Region: region, AccountID: d.AccountID, AgentID: d.AgentID, Entries: []AudioEntry{}}
 		for _, e := range d.Entries {
 			st := "ready"
@@ -161,10 +163,10 @@ type AccountVoices struct {
 }
 
 // VoiceLibraries lists every scenario account's voices, curated and own.
-func (a *Engine) VoiceLibraries() ([]AccountVoices, error) {
+func (s *Service) VoiceLibraries() ([]AccountVoices, error) {
 	var out []AccountVoices
-	for _, acct := range a.View().Scenario().Accounts {
-		vs, err := a.Voices(&Principal{Account: &acct, Region: acct.Region}, VoiceFilter{})
+	for _, acct := range s.env.View().Scenario().Accounts {
+		vs, err := s.Voices(&core.Principal{Account: &acct, Region: acct.Region}, VoiceFilter{})
 		if err != nil {
 			return nil, err
 		}
@@ -177,7 +179,7 @@ func (a *Engine) VoiceLibraries() ([]AccountVoices, error) {
 // ParseAudioQuery reads a list's query: limit 1 to 200 (default 50),
 // offset 0 or more, sort as ParseAudioSort reads it (checked there).
 func ParseAudioQuery(q url.Values) (AudioCacheQuery, error) {
-	var errs []FieldError
+	var errs []core.FieldError
 	num := func(name string, lo, hi, def int) int {
 		s, ok := q[name]
 		if !ok {
@@ -185,13 +187,13 @@ func ParseAudioQuery(q url.Values) (AudioCacheQuery, error) {
 		}
 		n, err := strconv.Atoi(s[0])
 		if err != nil || n < lo || n > hi {
-			errs = append(errs, FieldError{Field: name, Message: fmt.Sprintf("must be an integer from %d to %d", lo, hi)})
+			errs = append(errs, core.FieldError{Field: name, Message: fmt.Sprintf("must be an integer from %d to %d", lo, hi)})
 		}
 		return n
 	}
 	out := AudioCacheQuery{Limit: num("limit", 1, AudioListMax, AudioListDefault), Offset: num("offset", 0, math.MaxInt32, 0), Sort: q.Get("sort")}
 	if errs != nil {
-		return out, Invalid(CodeValidation, MsgValidationFailed, errs...)
+		return out, core.Invalid(core.CodeValidation, core.MsgValidationFailed, errs...)
 	}
 	return out, nil
 }
@@ -200,19 +202,19 @@ func ParseAudioQuery(q url.Values) (AudioCacheQuery, error) {
 // VoiceGenders, isPolyVoice true or false.
 func ParseVoiceFilter(q url.Values) (VoiceFilter, error) {
 	f := VoiceFilter{Language: q.Get("language"), Gender: q.Get("gender"), Provider: q.Get("provider")}
-	var errs []FieldError
+	var errs []core.FieldError
 	if v, ok := q["isPolyVoice"]; ok {
 		b, err := strconv.ParseBool(v[0])
 		if err != nil || (v[0] != "true" && v[0] != "false") {
-			errs = append(errs, FieldError{Field: "isPolyVoice", Message: "must be a boolean"})
+			errs = append(errs, core.FieldError{Field: "isPolyVoice", Message: "must be a boolean"})
 		}
 		f.IsPolyVoice = &b
 	}
 	if f.Gender != "" && !slices.Contains(VoiceGenders, f.Gender) {
-		errs = append(errs, FieldError{Field: "gender", Message: "must be one of: " + strings.Join(VoiceGenders, ", ")})
+		errs = append(errs, core.FieldError{Field: "gender", Message: "must be one of: " + strings.Join(VoiceGenders, ", ")})
 	}
 	if errs != nil {
-		return f, Invalid(CodeValidation, MsgValidationFailed, errs...)
+		return f, core.Invalid(core.CodeValidation, core.MsgValidationFailed, errs...)
 	}
 	return f, nil
 }
@@ -224,7 +226,7 @@ func ParseAudioForm(contentType string, body []byte) (AudioUpload, error) {
 	var up AudioUpload
 	mt, params, err := mime.ParseMediaType(contentType)
 	if err != nil || mt != "multipart/form-data" || params["boundary"] == "" {
-		return up, Invalid(CodeValidation, "Request body must be multipart/form-data with a file part and a settings part.")
+		return up, core.Invalid(core.CodeValidation, "Request body must be multipart/form-data with a file part and a settings part.")
 	}
 	var settings []byte
 	hasFile := false
@@ -239,7 +241,7 @@ func ParseAudioForm(contentType string, body []byte) (AudioUpload, error) {
 			data, err = io.ReadAll(part)
 		}
 		if err != nil {
-			return up, Invalid(CodeValidation, "Request body is not a valid multipart form.")
+			return up, core.Invalid(core.CodeValidation, "Request body is not a valid multipart form.")
 		}
 		switch part.FormName() {
 		case "file":
@@ -249,7 +251,7 @@ func ParseAudioForm(contentType string, body []byte) (AudioUpload, error) {
 		}
 	}
 	if !hasFile || len(up.Data) == 0 {
-		return up, Errf(KindInvalid, CodeAudioFileRequired, MsgAudioFilePart)
+		return up, core.Errf(core.KindInvalid, CodeAudioFileRequired, MsgAudioFilePart)
 	}
 	up.Settings, err = ParseAudioSettings(settings)
 	return up, err
