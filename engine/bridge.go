@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/agentplatform/mockplatform/engine/dialogue"
 	"github.com/agentplatform/mockplatform/store"
 )
 
@@ -72,8 +73,8 @@ func (a *Engine) BridgeEnded(p *Principal, b BridgeEndedBody) error {
 			return nil
 		}
 		closeAt(c, now, "bridge")
-		addMetric(c, "BRIDGE_DURATION", strconv.FormatFloat(*b.BridgeDuration, 'f', -1, 64))
-		addMetric(c, "CALL_DURATION", strconv.FormatFloat(*b.CallDuration, 'f', -1, 64))
+		dialogue.AddMetric(c, "BRIDGE_DURATION", strconv.FormatFloat(*b.BridgeDuration, 'f', -1, 64))
+		dialogue.AddMetric(c, "CALL_DURATION", strconv.FormatFloat(*b.CallDuration, 'f', -1, 64))
 		ended = true
 		return nil
 	})

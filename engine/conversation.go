@@ -10,6 +10,7 @@ import (
 	"maps"
 	"time"
 
+	"github.com/agentplatform/mockplatform/engine/dialogue"
 	"github.com/agentplatform/mockplatform/scenario"
 	"github.com/agentplatform/mockplatform/store"
 )
@@ -103,15 +104,15 @@ func (a *Engine) openConversation(s ConvStart, script func(*store.Conversation) 
 	var out Outcome
 	if s.InitialMessage != nil {
 		in.Message, in.Turn = *s.InitialMessage, 1
-		out = w.respond(sc.Dialogue, conv.VariantID, in).withoutHandoff(conv.State)
+		out = w.scripts.Respond(sc.Dialogue, conv.VariantID, in).WithoutHandoff(conv.State)
 	} else {
-		text, err := w.greeting(sc.Dialogue, conv.VariantID, in)
+		text, err := w.scripts.Greeting(sc.Dialogue, conv.VariantID, in)
 		if err != nil {
 			text = DefaultGreeting
 		}
 		out = Outcome{Text: text}
 	}
-	applyTurn(conv, now, in, out, nil)
+	dialogue.ApplyTurn(conv, now, in, out, nil)
 	if s.ID != "" {
 		conv.State["conversation_id"] = conv.ID
 	}
@@ -180,8 +181,8 @@ func takeTurn(w *View, conv *store.Conversation, n int, script runtimeScript, ms
 	if in.Metadata == nil {
 		in.Metadata = map[string]any{}
 	}
-	out := w.respond(script.Dialogue, conv.VariantID, in).withoutHandoff(conv.State)
-	applyTurn(conv, now, in, out, msg.Metadata)
+	out := w.scripts.Respond(script.Dialogue, conv.VariantID, in).WithoutHandoff(conv.State)
+	dialogue.ApplyTurn(conv, now, in, out, msg.Metadata)
 	return out
 }
 

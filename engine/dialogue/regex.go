@@ -1,4 +1,4 @@
-package engine
+package dialogue
 
 // A rule's regular expression with a literal prefilter. Most messages
 // match none of a dialogue's rules; running each rule's regexp on each

@@ -1,4 +1,4 @@
-package engine
+package dialogue
 
 import (
 	"math/rand/v2"

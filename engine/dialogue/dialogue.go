@@ -1,8 +1,9 @@
-package engine
-
-// The dialogue engine: a scenario's script decides what the agent says.
-// Every text family (chat, messaging sessions) and the voice families use it,
+// Package dialogue is the conversation rules: a scenario's script (its
+// dialogue) decides what the agent says to a user turn, and ApplyTurn
+// records the turn and the outcome on the conversation record. Every
+// text family (chat, messaging sessions) and the voice families use it,
 // so an agent answers the same way on every channel.
+package dialogue
 
 import (
 	"fmt"
@@ -26,8 +27,8 @@ const (
 	DefaultFallback = "Sorry, I didn't understand that."
 )
 
-// turnInput is what a rule sees of a user turn.
-type turnInput struct {
+// TurnInput is what a rule sees of a user turn.
+type TurnInput struct {
 	Message    string
 	Turn       int // 1-based number of the user message
 	Metadata   map[string]any
@@ -43,7 +44,7 @@ type Outcome struct {
 	Rule          string
 	OOD           bool
 	End           bool
-	Handoff       *handoffOutcome
+	Handoff       *Handoff
 	Set           map[string]any
 	Latency       time.Duration
 	Metrics       map[string]string
@@ -51,15 +52,15 @@ type Outcome struct {
 	Crash         bool
 	AwaitEvent    string
 	// ruleEnd is the rule's own end action (a handoff ends the
-	// conversation too; see withoutHandoff).
+	// conversation too; see WithoutHandoff).
 	ruleEnd bool
 }
 
-// withoutHandoff drops a handoff from an outcome, for conversations whose
+// WithoutHandoff drops a handoff from an outcome, for conversations whose
 // connector disables handoff (disableHandoff, docs/api.md#agents-inbound):
 // the agent still says the rule's reply, and the conversation ends only if
 // the rule itself ends it.
-func (o Outcome) withoutHandoff(state map[string]any) Outcome {
+func (o Outcome) WithoutHandoff(state map[string]any) Outcome {
 	if o.Handoff == nil || state["disable_handoff"] != true {
 		return o
 	}
@@ -68,7 +69,9 @@ func (o Outcome) withoutHandoff(state map[string]any) Outcome {
 	return o
 }
 
-type handoffOutcome struct {
+// Handoff is the transfer a rule performs: where to, why, the data the
+// Handoff API serves and the shared id.
+type Handoff struct {
 	Destination string
 	Reason      string
 	Data        map[string]any
@@ -86,14 +89,15 @@ type templateData struct {
 	Match      []string
 }
 
-// scriptCache compiles regular expressions and templates once per world.
-type scriptCache struct {
+// Scripts compiles the regular expressions and templates of a scenario's
+// dialogues once (one per scenario view) and runs the dialogues.
+type Scripts struct {
 	mu   sync.Mutex
 	re   map[string]*ruleRegex
 	tmpl map[string]*template.Template
 }
 
-func (s *scriptCache) regex(expr string) (*ruleRegex, error) {
+func (s *Scripts) regex(expr string) (*ruleRegex, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if re, ok := s.re[expr]; ok {
@@ -111,7 +115,7 @@ func (s *scriptCache) regex(expr string) (*ruleRegex, error) {
 }
 
 // render executes a template text (plain text without "{{" is returned as is).
-func (s *scriptCache) render(text string, data *templateData) (string, error) {
+func (s *Scripts) render(text string, data *templateData) (string, error) {
 	if !strings.Contains(text, "{{") {
 		return text, nil
 	}
@@ -137,8 +141,8 @@ func (s *scriptCache) render(text string, data *templateData) (string, error) {
 	return strings.ReplaceAll(b.String(), "<no value>", ""), nil
 }
 
-// greeting is the agent's first words in a conversation of a variant.
-func (w *View) greeting(d *scenario.Dialogue, variant string, in turnInput) (string, error) {
+// Greeting is the agent's first words in a conversation of a variant.
+func (w *Scripts) Greeting(d *scenario.Dialogue, variant string, in TurnInput) (string, error) {
 	text := d.Greeting
 	if v, ok := d.Variants[variant]; ok && v.Greeting != "" {
 		text = v.Greeting
@@ -146,19 +150,19 @@ func (w *View) greeting(d *scenario.Dialogue, variant string, in turnInput) (str
 	if text == "" {
 		text = DefaultGreeting
 	}
-	return w.scripts.render(text, in.data(nil))
+	return w.render(text, in.data(nil))
 }
 
-func (in turnInput) data(match []string) *templateData {
+func (in TurnInput) data(match []string) *templateData {
 	return &templateData{Message: in.Message, Turn: in.Turn, Metadata: in.Metadata,
 		Attributes: in.Attributes, State: in.State, Variables: in.Variables, Match: match}
 }
 
-// respond runs a script over one user turn: the first matching rule (the
+// Respond runs a script over one user turn: the first matching rule (the
 // variant's rules first) gives the outcome; no match gives the fallback and
 // marks the turn out-of-domain. A template that fails counts as a function
 // error and the agent answers with the fallback.
-func (w *View) respond(d *scenario.Dialogue, variant string, in turnInput) Outcome {
+func (w *Scripts) Respond(d *scenario.Dialogue, variant string, in TurnInput) Outcome {
 	var variantRules []scenario.Rule
 	fallback := d.Fallback
 	if v, ok := d.Variants[variant]; ok {
@@ -180,13 +184,13 @@ func (w *View) respond(d *scenario.Dialogue, variant string, in turnInput) Outco
 			}
 			out, err := w.act(*r, in.data(match))
 			if err != nil {
-				fb, _ := w.scripts.render(fallback, in.data(nil))
+				fb, _ := w.render(fallback, in.data(nil))
 				return Outcome{Text: fb, Rule: r.Name, FunctionError: true, Latency: DefaultLatency}
 			}
 			return out
 		}
 	}
-	text, err := w.scripts.render(fallback, in.data(nil))
+	text, err := w.render(fallback, in.data(nil))
 	if err != nil {
 		text = DefaultFallback
 	}
@@ -208,13 +212,13 @@ func (l *lowerOnce) get() string {
 
 // matches reports whether a rule's match holds, with the regex submatches;
 // lower is the message in lower case.
-func (w *View) matches(m scenario.Match, in turnInput, lower *lowerOnce) ([]string, bool) {
+func (w *Scripts) matches(m scenario.Match, in TurnInput, lower *lowerOnce) ([]string, bool) {
 	var sub []string
 	if m.Contains != "" && !strings.Contains(lower.get(), strings.ToLower(m.Contains)) {
 		return nil, false
 	}
 	if m.Regex != "" {
-		re, err := w.scripts.regex(m.Regex)
+		re, err := w.regex(m.Regex)
 		if err != nil {
 			return nil, false
 		}
@@ -257,14 +261,14 @@ func (w *View) matches(m scenario.Match, in turnInput, lower *lowerOnce) ([]stri
 }
 
 // act renders a rule's actions.
-func (w *View) act(r scenario.Rule, data *templateData) (Outcome, error) {
+func (w *Scripts) act(r scenario.Rule, data *templateData) (Outcome, error) {
 	t := r.Then
 	out := Outcome{Rule: r.Name, End: t.End, ruleEnd: t.End, Latency: t.Latency.D(), FunctionError: t.FunctionError, Crash: t.Crash}
 	if out.Latency <= 0 {
 		out.Latency = DefaultLatency
 	}
 	var err error
-	if out.Text, err = w.scripts.render(t.Reply, data); err != nil {
+	if out.Text, err = w.render(t.Reply, data); err != nil {
 		return Outcome{}, err
 	}
 	if len(t.Set) > 0 {
@@ -272,7 +276,7 @@ func (w *View) act(r scenario.Rule, data *templateData) (Outcome, error) {
 		for _, k := range slices.Sorted(maps.Keys(t.Set)) { // sorted: the same failing key every run
 			v := t.Set[k]
 			if s, ok := v.(string); ok {
-				if v, err = w.scripts.render(s, data); err != nil {
+				if v, err = w.render(s, data); err != nil {
 					return Outcome{}, err
 				}
 			}
@@ -283,19 +287,19 @@ func (w *View) act(r scenario.Rule, data *templateData) (Outcome, error) {
 		out.Metrics = make(map[string]string, len(t.Metric))
 		for _, k := range slices.Sorted(maps.Keys(t.Metric)) {
 			v := t.Metric[k]
-			if out.Metrics[k], err = w.scripts.render(v, data); err != nil {
+			if out.Metrics[k], err = w.render(v, data); err != nil {
 				return Outcome{}, err
 			}
 		}
 	}
 	if t.AwaitEvent != "" {
-		if out.AwaitEvent, err = w.scripts.render(t.AwaitEvent, data); err != nil {
+		if out.AwaitEvent, err = w.render(t.AwaitEvent, data); err != nil {
 			return Outcome{}, err
 		}
 	}
 	if h := t.Handoff; h != nil {
-		ho := &handoffOutcome{Destination: h.Destination, Reason: h.Reason, Data: map[string]any{}}
-		if ho.SharedID, err = w.scripts.render(h.SharedID, data); err != nil {
+		ho := &Handoff{Destination: h.Destination, Reason: h.Reason, Data: map[string]any{}}
+		if ho.SharedID, err = w.render(h.SharedID, data); err != nil {
 			return Outcome{}, err
 		}
 		if ho.Data, err = w.renderData(h.Data, data); err != nil {
@@ -308,13 +312,13 @@ func (w *View) act(r scenario.Rule, data *templateData) (Outcome, error) {
 }
 
 // renderData renders the string leaves of a data map as templates.
-func (w *View) renderData(in map[string]any, data *templateData) (map[string]any, error) {
+func (w *Scripts) renderData(in map[string]any, data *templateData) (map[string]any, error) {
 	out := make(map[string]any, len(in))
 	for _, k := range slices.Sorted(maps.Keys(in)) { // sorted: the same failing key every run
 		v := in[k]
 		switch t := v.(type) {
 		case string:
-			s, err := w.scripts.render(t, data)
+			s, err := w.render(t, data)
 			if err != nil {
 				return nil, err
 			}
@@ -332,10 +336,10 @@ func (w *View) renderData(in map[string]any, data *templateData) (map[string]any
 	return out, nil
 }
 
-// applyTurn records a user turn and the agent's outcome on a conversation:
+// ApplyTurn records a user turn and the agent's outcome on a conversation:
 // the turn with its timestamps and latency, state, metrics, counters, the
 // awaited event, and the end or handoff.
-func applyTurn(conv *store.Conversation, now time.Time, in turnInput, out Outcome, meta map[string]any) {
+func ApplyTurn(conv *store.Conversation, now time.Time, in TurnInput, out Outcome, meta map[string]any) {
 	turn := store.Turn{
 		UserInput:       in.Message,
 		UserInputAt:     now,
@@ -363,7 +367,7 @@ func applyTurn(conv *store.Conversation, now time.Time, in turnInput, out Outcom
 	}
 	maps.Copy(conv.State, out.Set)
 	for k, v := range out.Metrics {
-		addMetric(conv, k, v)
+		AddMetric(conv, k, v)
 	}
 	if out.FunctionError {
 		conv.FunctionErrors = append(conv.FunctionErrors, now)
@@ -387,9 +391,9 @@ func applyTurn(conv *store.Conversation, now time.Time, in turnInput, out Outcom
 	}
 }
 
-// addMetric logs a custom metric: a string, or a list of strings once
+// AddMetric logs a custom metric: a string, or a list of strings once
 // written several times (docs/api.md#conversations-record).
-func addMetric(conv *store.Conversation, k, v string) {
+func AddMetric(conv *store.Conversation, k, v string) {
 	if conv.Metrics == nil {
 		conv.Metrics = map[string]any{}
 	}
@@ -413,6 +417,3 @@ func EndConversation(conv *store.Conversation, t time.Time) {
 	conv.InProgress = false
 	conv.EndedAt = t
 }
-
-// emptyDialogue answers with the defaults.
-var emptyDialogue = scenario.Dialogue{}
