@@ -55,12 +55,7 @@ type Deployment struct {
 // --- deployments ---
 
 // newUUIDv7 returns a UUIDv7 of the virtual time (docs/api.md#ids).
-func (a *Engine) newUUIDv7(t time.Time) string {
-	u := a.NewUUID() // random bits, version 4 layout
-	ms := uint64(t.UnixMilli())
-	h := fmt.Sprintf("%012x", ms&0xffffffffffff)
-	return h[:8] + "-" + h[8:12] + "-7" + u[15:18] + u[18:]
-}
+func (a *Engine) newUUIDv7(t time.Time) string { return a.ids.NewUUIDv7(t) }
 
 // alreadyPublished answers 409 DEPLOYMENTS_ALREADY_PUBLISHED when the active
 // sandbox deployment came from a merge and holds content, the main draft

@@ -11,7 +11,7 @@ package engine
 // conversation store (a "debug_chat" document per conversation), so it is
 // not live traffic: the Conversations API v1/v2/v3, concurrency and the
 // alert metrics never see it; the agent-scoped conversation get and list
-// do (agent_conversations.go). Test runs (testing.go) hold their
+// do (engine/convquery). Test runs (engine/testruns) hold their
 // conversations the same way.
 
 import (

@@ -23,6 +23,7 @@ import (
 	"github.com/agentplatform/mockplatform/engine/audio"
 	"github.com/agentplatform/mockplatform/engine/convquery"
 	"github.com/agentplatform/mockplatform/engine/core"
+	"github.com/agentplatform/mockplatform/engine/testruns"
 	"github.com/agentplatform/mockplatform/faults"
 	"github.com/agentplatform/mockplatform/scenario"
 	"github.com/agentplatform/mockplatform/store"
@@ -94,6 +95,7 @@ type Engine struct {
 	outbound outboundState
 	convq    *convquery.Service
 	audio    *audio.Service
+	testRuns *testruns.Service
 
 	// onReset are the edge's resets (OnReset), run at the end of a reset.
 	onReset []func(sc *scenario.Scenario)
@@ -173,7 +175,7 @@ func (e *Engine) resetFamilies(restored bool) {
 	e.resetAlerts()
 	e.resetWebhooks()
 	e.resetOutbound()
-	e.resetTestRuns()
+	e.testRuns.Reset()
 	e.convq.Reset()
 	e.audio.Reset()
 	e.armRetention()

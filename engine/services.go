@@ -6,11 +6,13 @@ package engine
 // at construction; the edge calls them through the accessors below.
 
 import (
+	"cmp"
 	"errors"
 
 	"github.com/agentplatform/mockplatform/engine/audio"
 	"github.com/agentplatform/mockplatform/engine/convquery"
 	"github.com/agentplatform/mockplatform/engine/core"
+	"github.com/agentplatform/mockplatform/engine/testruns"
 	"github.com/agentplatform/mockplatform/store"
 )
 
@@ -25,6 +27,7 @@ func (e *Engine) env() core.Env {
 func (e *Engine) newServices() {
 	e.convq = convquery.New(e.env(), convAgents{e})
 	e.audio = audio.New(e.env(), audioAgents{e})
+	e.testRuns = testruns.New(e.env(), testAgents{e})
 }
 
 // ConvQuery reads the conversation records: the Conversations API's
@@ -33,6 +36,9 @@ func (e *Engine) ConvQuery() *convquery.Service { return e.convq }
 
 // Audio is the Agents API's voice libraries and audio caches.
 func (e *Engine) Audio() *audio.Service { return e.audio }
+
+// TestRuns is the kit's test runs of the agents' test cases.
+func (e *Engine) TestRuns() *testruns.Service { return e.testRuns }
 
 // convAgents is what the conversation reads need of the Agents API
 // (convquery.Agents): agents and their debug chats.
@@ -75,3 +81,60 @@ func (c audioAgents) AgentID(p *Principal, agent string) (string, error) {
 }
 
 func (c audioAgents) ConnectorVoice(conv *store.Conversation) string { return c.e.connectorVoice(conv) }
+
+// testAgents is what test runs need of the Agents API (testruns.Agents):
+// agents, their branches and their debug chats.
+type testAgents struct{ e *Engine }
+
+func (c testAgents) Agent(p *Principal, agent string) (testruns.Agent, error) {
+	d, err := c.e.Agent(p, agent)
+	if err != nil {
+		return nil, err
+	}
+	return testAgent{c.e, d}, nil
+}
+
+// testAgent is an agent a test run plays its cases against.
+type testAgent struct {
+	e *Engine
+	d *AgentDoc
+}
+
+func (t testAgent) AccountID() string { return t.d.AccountID }
+func (t testAgent) ID() string        { return t.d.AgentID }
+
+func (t testAgent) Branch(id string) (string, error) {
+	id = cmp.Or(id, MainBranch)
+	if t.d.Branch(id) == nil {
+		return "", Errf(KindNotFound, CodeBranchNotFound, MsgBranchNotFound)
+	}
+	return id, nil
+}
+
+func (t testAgent) Opener(p *Principal, branch string) (func(map[string]any) (*store.Conversation, error), error) {
+	proj := runtimeProject(p.Account, t.d)
+	script, err := t.e.debugScript(p.Region, t.d, proj, "sandbox", branch)
+	if err != nil {
+		return nil, err
+	}
+	return func(state map[string]any) (*store.Conversation, error) {
+		id := debugChatPrefix + t.e.NewUUID()
+		conv, out := t.e.openConversation(ConvStart{ID: id, Region: p.Region, Account: p.Account, Project: proj,
+			Environment: "sandbox", Channel: "CHAT", Variant: SessionVariant(proj, ""), State: state},
+			func(*store.Conversation) runtimeScript { return script })
+		if err := t.e.store.InsertDoc(DocDebugChat, p.Region, id, &debugChatDoc{Conversation: conv, Branch: branch}); err != nil {
+			return nil, err
+		}
+		t.e.afterDebugTurn(conv, out)
+		return conv, nil
+	}, nil
+}
+
+func (t testAgent) Say(p *Principal, branch, id, text string) (*store.Conversation, error) {
+	script, err := t.e.debugScript(p.Region, t.d, runtimeProject(p.Account, t.d), "sandbox", branch)
+	if err != nil {
+		return nil, err
+	}
+	conv, _, err := t.e.debugTurn(p.Region, id, script, UserTurn{Text: text})
+	return conv, err
+}

@@ -12,6 +12,7 @@ import (
 	"slices"
 
 	"github.com/agentplatform/mockplatform/engine"
+	"github.com/agentplatform/mockplatform/engine/testruns"
 
 	"github.com/gin-gonic/gin"
 
@@ -31,7 +32,7 @@ var famAgents = &Family{
 		agentDeploymentsRoutes, agentConfigsRoutes, telephonyConnectorsRoutes, telephonyNumbersRoutes,
 		agentOutboundRoutes, agentConversationsRoutes, agentTestingRoutes),
 	Counts: []Counted{countDocs("agents", engine.DocAgent), countDocs("debug chats", engine.DocDebugChat),
-		countDocs("test runs", engine.DocTestRun)},
+		countDocs("test runs", testruns.DocTestRun)},
 }
 
 // builderSchemes is the credential of the builder families.

@@ -3,7 +3,7 @@ package handlers
 // The agent's activity in the Agents API: outbound calls, conversations
 // and recordings, debug chat, the kit's test runs (docs/api.md#agents-outbound
 // and the sections after it; the domain: engine/outbound_agent.go,
-// engine/convquery, debug_chat.go, test_runs.go). Handlers that make
+// engine/convquery, debug_chat.go, engine/testruns). Handlers that make
 // one engine call and answer its value are declared inline (jsonOp, bodyOp).
 
 import (
@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentplatform/mockplatform/engine"
 	"github.com/agentplatform/mockplatform/engine/convquery"
+	"github.com/agentplatform/mockplatform/engine/testruns"
 
 	"github.com/gin-gonic/gin"
 )
@@ -114,22 +115,22 @@ var pageParams = []Param{{Name: "limit", Type: "integer", Min: engine.I64(1), Ma
 
 // agentTestingRoutes are the test runs' routes.
 var agentTestingRoutes = []Route{
-	route("GET /v1/agents/:agent/testing/test-runs", jsonOp(200, func(a *API, c *gin.Context) (engine.TestRunList, error) {
-		return a.TestRuns(principal(c), c.Param("agent"), c.Request.URL.Query())
+	route("GET /v1/agents/:agent/testing/test-runs", jsonOp(200, func(a *API, c *gin.Context) (testruns.TestRunList, error) {
+		return a.TestRuns().List(principal(c), c.Param("agent"), c.Request.URL.Query())
 	}), &Op{ID: "testRunList", Summary: "List test runs", Doc: "Newest first (docs/api.md#agents-testing).",
 		Query:     append(pageParams[:len(pageParams):len(pageParams)], Param{Name: "testSetId", Doc: "Runs of a test set: the mock's runs belong to none."}),
-		Responses: []Response{ok(200, engine.TestRunList{})}, Errors: []int{400, 404}, Fidelity: kitCall}),
-	route("GET /v1/agents/:agent/testing/test-runs/:test_run", jsonOp(200, func(a *API, c *gin.Context) (engine.TestRunDetail, error) {
-		return a.TestRun(principal(c), c.Param("agent"), c.Param("test_run"))
+		Responses: []Response{ok(200, testruns.TestRunList{})}, Errors: []int{400, 404}, Fidelity: kitCall}),
+	route("GET /v1/agents/:agent/testing/test-runs/:test_run", jsonOp(200, func(a *API, c *gin.Context) (testruns.TestRunDetail, error) {
+		return a.TestRuns().Get(principal(c), c.Param("agent"), c.Param("test_run"))
 	}), &Op{ID: "testRunGet", Summary: "Read a test run", Doc: "With its finished cases (docs/api.md#agents-testing).",
-		Responses: []Response{ok(200, engine.TestRunDetail{})}, Errors: []int{404}, Fidelity: kitCall}),
-	route("POST /v1/agents/:agent/testing/test-runs/trigger", bodyOp(200, func(a *API, c *gin.Context, b *engine.TestRunBody) (engine.TestRunStarted, error) {
-		return a.TriggerTestRun(principal(c), c.Param("agent"), *b)
+		Responses: []Response{ok(200, testruns.TestRunDetail{})}, Errors: []int{404}, Fidelity: kitCall}),
+	route("POST /v1/agents/:agent/testing/test-runs/trigger", bodyOp(200, func(a *API, c *gin.Context, b *testruns.TestRunBody) (testruns.TestRunStarted, error) {
+		return a.TestRuns().Trigger(principal(c), c.Param("agent"), *b)
 	}), &Op{ID: "testRunTrigger", Summary: "Run test cases", Doc: "On a branch, on the virtual clock (docs/api.md#agents-testing).",
-		Body: engine.TestRunBody{}, Responses: []Response{ok(200, engine.TestRunStarted{})}, Errors: []int{400, 404}, Fidelity: kitCall}),
-	route("GET /v1/agents/:agent/testing/test-history", jsonOp(200, func(a *API, c *gin.Context) (engine.TestHistoryPage, error) {
-		return a.TestHistory(principal(c), c.Param("agent"), c.Request.URL.Query())
+		Body: testruns.TestRunBody{}, Responses: []Response{ok(200, testruns.TestRunStarted{})}, Errors: []int{400, 404}, Fidelity: kitCall}),
+	route("GET /v1/agents/:agent/testing/test-history", jsonOp(200, func(a *API, c *gin.Context) (testruns.TestHistoryPage, error) {
+		return a.TestRuns().History(principal(c), c.Param("agent"), c.Request.URL.Query())
 	}), &Op{ID: "testHistoryList", Summary: "List test results", Doc: "Finished cases, newest first (docs/api.md#agents-testing).",
 		Query:     append(pageParams[:len(pageParams):len(pageParams)], Param{Name: "testCaseId", Doc: "Only this case's."}),
-		Responses: []Response{ok(200, engine.TestHistoryPage{})}, Errors: []int{400, 404}, Fidelity: kitCall}),
+		Responses: []Response{ok(200, testruns.TestHistoryPage{})}, Errors: []int{400, 404}, Fidelity: kitCall}),
 }

@@ -107,7 +107,7 @@ func (a *API) handleDeploymentPublish(c *gin.Context) error {
 	if err != nil {
 		return err
 	}
-	runs, err := a.TestDeployment(principal(c), c.Param("agent"))
+	runs, err := a.TestRuns().TestDeployment(principal(c), c.Param("agent"))
 	if err != nil {
 		return err
 	}

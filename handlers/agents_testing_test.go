@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/agentplatform/mockplatform/engine"
+	"github.com/agentplatform/mockplatform/engine/testruns"
 )
 
 // testingScenario gives support three test cases (one passes, one fails,
@@ -192,7 +193,7 @@ func TestTestRunReset(t *testing.T) {
 	h.advance(time.Minute) // nothing of the run is left to fire
 	r := h.do("GET", testingBase+"/test-runs/"+id, nil, builderHeaders...)
 	mustStatus(t, r, 404)
-	mustBody(t, r, map[string]any{"message": engine.MsgTestRunNotFound, "errors": []any{}})
+	mustBody(t, r, map[string]any{"message": testruns.MsgTestRunNotFound, "errors": []any{}})
 }
 
 func TestTestRunPublish(t *testing.T) {
@@ -237,7 +238,7 @@ func TestTestRunRefused(t *testing.T) {
 			map[string]any{"message": "Test cases not found: nope, gone.", "errors": []any{
 				map[string]any{"field": "testCaseIds/1", "message": "unknown test case"}, map[string]any{"field": "testCaseIds/2", "message": "unknown test case"}}}},
 		{"unknown branch", "POST", "/test-runs/trigger", map[string]any{"testCaseIds": []string{"t-hours"}, "branchId": "BRANCH-NOPE"}, nil, 404, msg(engine.MsgBranchNotFound)},
-		{"unknown run", "GET", "/test-runs/019e191e-c41d-7403-a015-4e835fa48dd5", nil, nil, 404, msg(engine.MsgTestRunNotFound)},
+		{"unknown run", "GET", "/test-runs/019e191e-c41d-7403-a015-4e835fa48dd5", nil, nil, 404, msg(testruns.MsgTestRunNotFound)},
 		{"bad limit", "GET", "/test-runs?limit=0", nil, nil, 400, invalid("limit", "must be an integer from 1 to 100")},
 		{"bad offset", "GET", "/test-history?offset=x", nil, nil, 400, invalid("offset", "must be an integer of at least 0")},
 		{"another account", "GET", "/test-runs", nil, []string{"x-api-key", "globex-builder-key"}, 403, msg(engine.MsgNoPermission)},

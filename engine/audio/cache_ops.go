@@ -3,7 +3,7 @@ package audio
 // The audio cache's operations (docs/api.md#audio-cache): list, delete one
 // or many, download and replace an entry's audio, replace its audio with
 // its text and tuning settings, and preview a synthesis. Every entry id
-// in a path is numeric (else 400 core.Invalid ID); an unknown or pending entry
+// in a path is numeric (else 400 Invalid ID); an unknown or pending entry
 // is 404.
 
 import (

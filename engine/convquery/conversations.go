@@ -390,7 +390,7 @@ type ConversationPage struct {
 // GET {runtime}/v3/{account}/{project}/conversations does with the query
 // parameters vals (its filters, limit, offset, cursor and retrieval
 // modes), without a key: for the console, which reads every project.
-// Unknown parameters are ignored. A bad parameter is an *core.Error with the
+// Unknown parameters are ignored. A bad parameter is a *core.Error with the
 // API's message.
 func (s *Service) ListConversations(accountRef, projectRef string, vals url.Values) (ConversationPage, error) {
 	acct := s.env.View().Account(accountRef)

@@ -6,9 +6,11 @@ package core
 import (
 	"encoding/binary"
 	"encoding/hex"
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Alphabets of ids.
@@ -60,6 +62,15 @@ func (ids *IDs) NewUUID() string {
 	hi, lo := ids.rng.Uint64(), ids.rng.Uint64()
 	ids.mu.Unlock()
 	return formatUUID(hi, lo)
+}
+
+// NewUUIDv7 returns a UUID of the version 7 layout: the Unix
+// milliseconds of t, then random bits of the seeded stream.
+func (ids *IDs) NewUUIDv7(t time.Time) string {
+	u := ids.NewUUID() // random bits, version 4 layout
+	ms := uint64(t.UnixMilli())
+	h := fmt.Sprintf("%012x", ms&0xffffffffffff)
+	return h[:8] + "-" + h[8:12] + "-7" + u[15:18] + u[18:]
 }
 
 // NewCorrelationID returns a UUID from the correlation stream.

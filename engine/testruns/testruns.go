@@ -1,19 +1,18 @@
-package engine
+package testruns
 
 // Test runs (docs/api.md#agents-testing; docs/fidelity.md G30): the kit's
 // test runs and test history, which no real document lists (their shapes
 // come from the kit's code). A run plays test cases (the scenario's
 // projects[].agent.test_cases) against the agent's dialogue on a branch's
-// current content, without a deployment, each case as a debug chat
-// (debug_chat.go: not live traffic). Every case starts when the run is
-// triggered and says its next message each TestTurnTime on the virtual
+// current content, without a deployment, each case as a debug chat (the
+// engine's debug_chat.go: not live traffic). Every case starts when the
+// run is triggered and says its next message each TestTurnTime on the virtual
 // clock, inside the Advance that makes it due; when its last message is
 // answered (or the conversation ends first) its assertions are judged and
 // its entry joins the test history. The run is running until every case
 // has finished, then completed.
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"net/url"
@@ -25,6 +24,39 @@ import (
 	"github.com/agentplatform/mockplatform/scenario"
 	"github.com/agentplatform/mockplatform/store"
 )
+
+// Service is one instance's test runs: stored runs, their cases' steps
+// on the virtual clock.
+type Service struct {
+	env    core.Env
+	agents Agents
+}
+
+// Agents is what test runs need of the Agents API.
+type Agents interface {
+	// Agent resolves an agent of the principal's account (404 or 403 as
+	// the Agents API answers).
+	Agent(p *core.Principal, agent string) (Agent, error)
+}
+
+// Agent is a resolved agent: its ids, its branches and its debug chats.
+type Agent interface {
+	AccountID() string
+	ID() string
+	// Branch resolves a branch id ("" is main): the id, or the Agents
+	// API's 404 when the agent has no such branch.
+	Branch(id string) (string, error)
+	// Opener fixes what a run's debug chats on a branch answer from (the
+	// branch's content now, in sandbox) and returns what opens one: a
+	// stored debug chat with its state and the greeting.
+	Opener(p *core.Principal, branch string) (func(state map[string]any) (*store.Conversation, error), error)
+	// Say takes the user's turn in a debug chat on a branch: the
+	// conversation after the agent's answer.
+	Say(p *core.Principal, branch, id, text string) (*store.Conversation, error)
+}
+
+// New returns the test runs of an instance.
+func New(env core.Env, agents Agents) *Service { return &Service{env: env, agents: agents} }
 
 // DocTestRun is the store kind of test runs: id = run id.
 const DocTestRun = "test_run"
@@ -55,8 +87,8 @@ type TestRunBody struct {
 	BranchID    *string  `json:"branchId"`
 }
 
-func (TestRunBody) FieldRules() map[string]FieldRule {
-	return map[string]FieldRule{
+func (TestRunBody) FieldRules() map[string]core.FieldRule {
+	return map[string]core.FieldRule{
 		"testCaseIds": {Required: true, MinItems: 1, Doc: "Ids of the agent's test cases (scenario agent.test_cases)."},
 		"branchId":    {Doc: "The branch whose current content answers (a branch id or main; default main)."},
 	}
@@ -162,46 +194,46 @@ type (
 	}
 )
 
-// TriggerTestRun starts a run of the agent's test cases ids on a branch
+// Trigger starts a run of the agent's test cases ids on a branch
 // (default main): 400 for no ids or unknown ones, 404 for an unknown
 // branch.
-func (a *Engine) TriggerTestRun(p *Principal, agent string, b TestRunBody) (TestRunStarted, error) {
+func (s *Service) Trigger(p *core.Principal, agent string, b TestRunBody) (TestRunStarted, error) {
 	if len(b.TestCaseIDs) == 0 {
 		msg := "must hold at least 1 id"
 		if b.TestCaseIDs == nil {
 			msg = "is required"
 		}
-		return TestRunStarted{}, Invalid(CodeValidation, MsgValidationFailed, FieldError{Field: "testCaseIds", Message: msg})
+		return TestRunStarted{}, core.Invalid(core.CodeValidation, core.MsgValidationFailed, core.FieldError{Field: "testCaseIds", Message: msg})
 	}
-	d, err := a.Agent(p, agent)
+	ag, err := s.agents.Agent(p, agent)
 	if err != nil {
 		return TestRunStarted{}, err
 	}
 	var all []scenario.TestCase
-	if proj := p.Account.Project(d.AgentID); proj != nil && proj.Agent != nil {
+	if proj := p.Account.Project(ag.ID()); proj != nil && proj.Agent != nil {
 		all = proj.Agent.TestCases
 	}
 	var cases []scenario.TestCase
 	var unknown []string
-	var fields []FieldError
+	var fields []core.FieldError
 	for i, id := range b.TestCaseIDs {
 		k := slices.IndexFunc(all, func(tc scenario.TestCase) bool { return tc.ID == id })
 		switch {
 		case k < 0:
 			unknown = append(unknown, id)
-			fields = append(fields, FieldError{Field: fmt.Sprintf("testCaseIds/%d", i), Message: "unknown test case"})
+			fields = append(fields, core.FieldError{Field: fmt.Sprintf("testCaseIds/%d", i), Message: "unknown test case"})
 		case !slices.ContainsFunc(cases, func(tc scenario.TestCase) bool { return tc.ID == id }):
 			cases = append(cases, all[k])
 		}
 	}
 	if len(unknown) > 0 {
-		return TestRunStarted{}, Invalid(CodeTestCaseNotFound, fmt.Sprintf(MsgTestCaseNotFound, strings.Join(unknown, ", ")), fields...)
+		return TestRunStarted{}, core.Invalid(CodeTestCaseNotFound, fmt.Sprintf(MsgTestCaseNotFound, strings.Join(unknown, ", ")), fields...)
 	}
-	branch := cmp.Or(Deref(b.BranchID), MainBranch)
-	if d.Branch(branch) == nil {
-		return TestRunStarted{}, Errf(KindNotFound, CodeBranchNotFound, MsgBranchNotFound)
+	branch, err := ag.Branch(core.Deref(b.BranchID))
+	if err != nil {
+		return TestRunStarted{}, err
 	}
-	id, err := a.startTestRun(p, d, branch, "api", cases)
+	id, err := s.start(p, ag, branch, "api", cases)
 	if err != nil {
 		return TestRunStarted{}, err
 	}
@@ -210,92 +242,90 @@ func (a *Engine) TriggerTestRun(p *Principal, agent string, b TestRunBody) (Test
 
 // TestDeployment runs every test case of the agent on main, as a publish
 // does, and returns the runs' ids: none when the agent has no test case.
-func (a *Engine) TestDeployment(p *Principal, agent string) ([]string, error) {
-	d, err := a.Agent(p, agent)
+func (s *Service) TestDeployment(p *core.Principal, agent string) ([]string, error) {
+	ag, err := s.agents.Agent(p, agent)
 	if err != nil {
 		return nil, err
 	}
-	proj := p.Account.Project(d.AgentID)
+	proj := p.Account.Project(ag.ID())
 	if proj == nil || proj.Agent == nil || len(proj.Agent.TestCases) == 0 {
 		return []string{}, nil
 	}
-	id, err := a.startTestRun(p, d, MainBranch, "deployment", proj.Agent.TestCases)
+	main, err := ag.Branch("")
+	if err != nil {
+		return nil, err
+	}
+	id, err := s.start(p, ag, main, "deployment", proj.Agent.TestCases)
 	if err != nil {
 		return nil, err
 	}
 	return []string{id}, nil
 }
 
-// startTestRun stores a run whose cases have greeted, and arms their
-// first messages.
-func (a *Engine) startTestRun(p *Principal, d *AgentDoc, branch, by string, cases []scenario.TestCase) (string, error) {
-	proj := runtimeProject(p.Account, d)
-	script, err := a.debugScript(p.Region, d, proj, "sandbox", branch)
+// start stores a run whose cases have greeted, and arms their first
+// messages.
+func (s *Service) start(p *core.Principal, ag Agent, branch, by string, cases []scenario.TestCase) (string, error) {
+	open, err := ag.Opener(p, branch)
 	if err != nil {
 		return "", err
 	}
-	now := a.clock.Now()
-	run := &testRunDoc{ID: a.newUUIDv7(now), Region: p.Region, AccountID: d.AccountID, AgentID: d.AgentID, Branch: branch,
-		StartedAt: now, StartedBy: by}
+	now := s.env.Clock.Now()
+	run := &testRunDoc{ID: s.env.IDs.NewUUIDv7(now), Region: p.Region, AccountID: ag.AccountID(), AgentID: ag.ID(),
+		Branch: branch, StartedAt: now, StartedBy: by}
 	for _, tc := range cases {
-		id := debugChatPrefix + a.NewUUID()
-		conv, out := a.openConversation(ConvStart{ID: id, Region: p.Region, Account: p.Account, Project: proj,
-			Environment: "sandbox", Channel: "CHAT", Variant: SessionVariant(proj, ""),
-			State: map[string]any{"debug": true, "branch_id": branch, "test_run_id": run.ID, "test_case_id": tc.ID}},
-			func(*store.Conversation) runtimeScript { return script })
-		if err := a.store.InsertDoc(DocDebugChat, p.Region, id, &debugChatDoc{Conversation: conv, Branch: branch}); err != nil {
+		conv, err := open(map[string]any{"debug": true, "branch_id": branch, "test_run_id": run.ID, "test_case_id": tc.ID})
+		if err != nil {
 			return "", err
 		}
-		a.afterDebugTurn(conv, out)
-		c := &caseRun{CaseID: tc.ID, Name: tc.Name, Conversation: id, Turns: tc.Turns, Assertions: tc.Assertions, Status: testRunning}
+		c := &caseRun{CaseID: tc.ID, Name: tc.Name, Conversation: conv.ID, Turns: tc.Turns, Assertions: tc.Assertions, Status: testRunning}
 		if len(tc.Turns) == 0 { // nothing to say (a scenario built in Go, unchecked): judged on the greeting
 			c.FinishedAt = now
 			c.judge(conv)
 		}
 		run.Cases = append(run.Cases, c)
 	}
-	if err := a.store.InsertDoc(DocTestRun, p.Region, run.ID, run); err != nil {
+	if err := s.env.Store.InsertDoc(DocTestRun, p.Region, run.ID, run); err != nil {
 		return "", err
 	}
-	a.armTestRun(run)
+	s.arm(run)
 	return run.ID, nil
 }
 
-// armTestRun arms the next message of each running case of a run.
-func (a *Engine) armTestRun(run *testRunDoc) {
+// arm arms the next message of each running case of a run.
+func (s *Service) arm(run *testRunDoc) {
 	for i, c := range run.Cases {
 		if c.Status == testRunning {
 			region, id := run.Region, run.ID
-			a.clock.At(run.StartedAt.Add(time.Duration(c.Said+1)*TestTurnTime), func(now time.Time) { a.stepTestCase(region, id, i, now) })
+			s.env.Clock.At(run.StartedAt.Add(time.Duration(c.Said+1)*TestTurnTime), func(now time.Time) { s.step(region, id, i, now) })
 		}
 	}
 }
 
-// resetTestRuns arms the runs the restored store holds (the clock has no
-// timer left after a reset; with a data file they survive a restart).
-func (a *Engine) resetTestRuns() {
+// Reset arms the runs the restored store holds (the clock has no timer
+// left after a reset; with a data file they survive a restart).
+func (s *Service) Reset() {
 	for _, region := range scenario.Regions {
 		var runs []*testRunDoc
-		err := store.ListDocs(a.store, DocTestRun, region, func(_ string, r *testRunDoc) bool {
+		err := store.ListDocs(s.env.Store, DocTestRun, region, func(_ string, r *testRunDoc) bool {
 			runs = append(runs, r)
 			return true
 		})
 		if err != nil {
-			a.Log.Error("test runs: rearm", "region", region, "err", err)
+			s.env.Log.Error("test runs: rearm", "region", region, "err", err)
 		}
 		for _, r := range runs {
-			a.armTestRun(r)
+			s.arm(r)
 		}
 	}
 }
 
-// stepTestCase says case i's next message and, after the last one (or
-// when the conversation has ended), judges the case.
-func (a *Engine) stepTestCase(region, runID string, i int, now time.Time) {
+// step says case i's next message and, after the last one (or when the
+// conversation has ended), judges the case.
+func (s *Service) step(region, runID string, i int, now time.Time) {
 	var run testRunDoc
-	if err := a.store.GetDoc(DocTestRun, region, runID, &run); err != nil {
+	if err := s.env.Store.GetDoc(DocTestRun, region, runID, &run); err != nil {
 		if !errors.Is(err, store.ErrNotFound) {
-			a.Log.Error("test run step", "run", runID, "err", err)
+			s.env.Log.Error("test run step", "run", runID, "err", err)
 		}
 		return
 	}
@@ -305,20 +335,16 @@ func (a *Engine) stepTestCase(region, runID string, i int, now time.Time) {
 	c := run.Cases[i]
 	var conv *store.Conversation
 	var stepErr error
-	acct := a.View().Account(run.AccountID)
-	var d *AgentDoc
-	if acct == nil {
-		stepErr = errAgentNotFound()
+	if acct := s.env.View().Account(run.AccountID); acct == nil {
+		stepErr = errors.New("the run's account is gone")
 	} else {
-		d, stepErr = a.Agent(&Principal{Account: acct, Region: region}, run.AgentID)
-	}
-	if stepErr == nil {
-		var script runtimeScript
-		if script, stepErr = a.debugScript(region, d, runtimeProject(acct, d), "sandbox", run.Branch); stepErr == nil {
-			conv, _, stepErr = a.debugTurn(region, c.Conversation, script, UserTurn{Text: c.Turns[c.Said]})
+		p := &core.Principal{Account: acct, Region: region}
+		var ag Agent
+		if ag, stepErr = s.agents.Agent(p, run.AgentID); stepErr == nil {
+			conv, stepErr = ag.Say(p, run.Branch, c.Conversation, c.Turns[c.Said])
 		}
 	}
-	err := a.store.UpdateDoc(DocTestRun, region, runID, &run, func() error {
+	err := s.env.Store.UpdateDoc(DocTestRun, region, runID, &run, func() error {
 		c := run.Cases[i]
 		c.Said++
 		switch {
@@ -333,11 +359,11 @@ func (a *Engine) stepTestCase(region, runID string, i int, now time.Time) {
 		return nil
 	})
 	if err != nil {
-		a.Log.Error("test run step", "run", runID, "err", err)
+		s.env.Log.Error("test run step", "run", runID, "err", err)
 		return
 	}
 	if c := run.Cases[i]; c.Status == testRunning {
-		a.clock.At(now.Add(TestTurnTime), func(now time.Time) { a.stepTestCase(region, runID, i, now) })
+		s.env.Clock.At(now.Add(TestTurnTime), func(now time.Time) { s.step(region, runID, i, now) })
 	}
 }
 
@@ -390,7 +416,7 @@ func (c *caseRun) judge(conv *store.Conversation) {
 // summary is the run as the list shows it.
 func (r *testRunDoc) summary() TestRunSummary {
 	s := TestRunSummary{ID: r.ID, Status: testCompleted, BranchID: r.Branch, TestCaseCount: len(r.Cases),
-		StartedAt: FmtAgentTime(r.StartedAt), StartedBy: r.StartedBy}
+		StartedAt: core.FmtAgentTime(r.StartedAt), StartedBy: r.StartedBy}
 	for _, c := range r.Cases {
 		switch c.Status {
 		case testRunning:
@@ -410,18 +436,18 @@ func (r *testRunDoc) summary() TestRunSummary {
 func (r *testRunDoc) entry(c *caseRun) TestHistoryEntry {
 	return TestHistoryEntry{TestCaseID: c.CaseID, TestRunID: r.ID, BranchID: r.Branch, Status: c.Status,
 		TestCaseSnapshot: TestCaseSnapshot{Name: c.Name, Turns: c.Turns}, Results: c.Results, RawConversation: c.Raw,
-		FinishedAt: FmtAgentTime(c.FinishedAt)}
+		FinishedAt: core.FmtAgentTime(c.FinishedAt)}
 }
 
-// testRuns lists the agent's runs, newest first.
-func (a *Engine) testRuns(p *Principal, agent string) ([]*testRunDoc, error) {
-	d, err := a.Agent(p, agent)
+// runs lists the agent's runs, newest first.
+func (s *Service) runs(p *core.Principal, agent string) ([]*testRunDoc, error) {
+	ag, err := s.agents.Agent(p, agent)
 	if err != nil {
 		return nil, err
 	}
 	var out []*testRunDoc
-	err = store.ListDocs(a.store, DocTestRun, p.Region, func(_ string, r *testRunDoc) bool {
-		if r.AccountID == d.AccountID && r.AgentID == d.AgentID {
+	err = store.ListDocs(s.env.Store, DocTestRun, p.Region, func(_ string, r *testRunDoc) bool {
+		if r.AccountID == ag.AccountID() && r.AgentID == ag.ID() {
 			out = append(out, r)
 		}
 		return true
@@ -435,15 +461,15 @@ func (a *Engine) testRuns(p *Principal, agent string) ([]*testRunDoc, error) {
 	return out, err
 }
 
-// TestRuns is a page of the agent's runs, newest first: limit 1 to 100
+// List is a page of the agent's runs, newest first: limit 1 to 100
 // (default 100), offset, and the filters branchId and testSetId (the
 // mock's runs belong to no test set: a testSetId matches none).
-func (a *Engine) TestRuns(p *Principal, agent string, vals url.Values) (TestRunList, error) {
+func (s *Service) List(p *core.Principal, agent string, vals url.Values) (TestRunList, error) {
 	limit, offset, err := core.ReadPage(vals, 100, 100)
 	if err != nil {
 		return TestRunList{}, err
 	}
-	runs, err := a.testRuns(p, agent)
+	runs, err := s.runs(p, agent)
 	if err != nil {
 		return TestRunList{}, err
 	}
@@ -457,9 +483,9 @@ func (a *Engine) TestRuns(p *Principal, agent string, vals url.Values) (TestRunL
 	return out, nil
 }
 
-// TestRun reads a run with the entries of its finished cases.
-func (a *Engine) TestRun(p *Principal, agent, id string) (TestRunDetail, error) {
-	runs, err := a.testRuns(p, agent)
+// Get reads a run with the entries of its finished cases.
+func (s *Service) Get(p *core.Principal, agent, id string) (TestRunDetail, error) {
+	runs, err := s.runs(p, agent)
 	if err != nil {
 		return TestRunDetail{}, err
 	}
@@ -474,18 +500,18 @@ func (a *Engine) TestRun(p *Principal, agent, id string) (TestRunDetail, error) 
 			return out, nil
 		}
 	}
-	return TestRunDetail{}, Errf(KindNotFound, CodeTestRunNotFound, MsgTestRunNotFound)
+	return TestRunDetail{}, core.Errf(core.KindNotFound, CodeTestRunNotFound, MsgTestRunNotFound)
 }
 
-// TestHistory is a page of the finished cases of the agent's runs,
+// History is a page of the finished cases of the agent's runs,
 // newest first: limit 1 to 100 (default 100), offset, and the filters
 // testCaseId and branchId.
-func (a *Engine) TestHistory(p *Principal, agent string, vals url.Values) (TestHistoryPage, error) {
+func (s *Service) History(p *core.Principal, agent string, vals url.Values) (TestHistoryPage, error) {
 	limit, offset, err := core.ReadPage(vals, 100, 100)
 	if err != nil {
 		return TestHistoryPage{}, err
 	}
-	runs, err := a.testRuns(p, agent)
+	runs, err := s.runs(p, agent)
 	if err != nil {
 		return TestHistoryPage{}, err
 	}
