@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentplatform/mockplatform/clock"
+	"github.com/agentplatform/mockplatform/engine/seeding"
 	"github.com/agentplatform/mockplatform/faults"
 	"github.com/agentplatform/mockplatform/scenario"
 	"github.com/agentplatform/mockplatform/store"
@@ -42,7 +43,7 @@ type Config struct {
 	// webhooks.allowed_targets (docs/security.md#webhook-targets).
 	WebhookTargets []string
 	// Progress, when set, sees the progress of generating and loading
-	// records while Open runs (progress.go); loads of over 100k records
+	// records while Open runs (engine/seeding); loads of over 100k records
 	// also log it at info level.
 	Progress func(Progress)
 }
@@ -107,10 +108,10 @@ func OpenEngine(cfg Config) (*Engine, error) {
 	var err error
 	if cfg.DataFile != "" {
 		cfg.Logger.Info("reading the data file", "file", cfg.DataFile)
-		prog := newProgress(cfg.Logger, cfg.Progress, 0)
+		prog := seeding.NewReporter(cfg.Logger, cfg.Progress, 0)
 		st, err = store.OpenProgress(cfg.DataFile, func(done, total int) {
-			prog.total = total
-			prog.report("reading the data file", done)
+			prog.SetTotal(total)
+			prog.Report("reading the data file", done)
 		})
 	} else {
 		st, err = store.Open("")
@@ -199,7 +200,7 @@ func (e *Engine) loadScenario(sc *scenario.Scenario, keep bool) error {
 		e.clock.Mode() == clock.ModeManual {
 		snap, err = d.snap, d.err
 	} else {
-		snap, err = seedSnapshot(eff, e.seedTime(sc), newProgress(e.Log, e.cfg.Progress, generated(eff)))
+		snap, err = seedSnapshot(eff, e.seedTime(sc), seeding.NewReporter(e.Log, e.cfg.Progress, seeding.Generated(eff)))
 	}
 	if err != nil {
 		return err
@@ -226,7 +227,7 @@ func (e *Engine) loadScenario(sc *scenario.Scenario, keep bool) error {
 
 // seedSnapshot seeds a scratch store from sc with the clock at start and
 // returns its data.
-func seedSnapshot(sc *scenario.Scenario, start time.Time, prog *progress) (*store.Snapshot, error) {
+func seedSnapshot(sc *scenario.Scenario, start time.Time, prog *seeding.Reporter) (*store.Snapshot, error) {
 	seedStore, err := store.Open("")
 	if err != nil {
 		return nil, err

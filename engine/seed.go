@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/agentplatform/mockplatform/engine/audio"
+	"github.com/agentplatform/mockplatform/engine/seeding"
 	"github.com/agentplatform/mockplatform/scenario"
 	"github.com/agentplatform/mockplatform/store"
 )
@@ -15,32 +16,14 @@ func Seed(st *store.Store, sc *scenario.Scenario, now time.Time) error { return 
 
 // seed is Seed with a progress report of the generated records (nil:
 // none).
-func seed(st *store.Store, sc *scenario.Scenario, now time.Time, prog *progress) error {
-	for ai := range sc.Accounts {
-		acct := &sc.Accounts[ai]
-		for pi := range acct.Projects {
-			proj := &acct.Projects[pi]
-			for i := range proj.Conversations {
-				if err := st.PutConversation(seedConversation(acct, proj, &proj.Conversations[i])); err != nil {
-					return err
-				}
-			}
-			for _, h := range proj.HandoffStates {
-				hs := &store.HandoffState{Region: acct.Region, AccountID: acct.ID, ProjectID: proj.ID,
-					ID: h.ID, SharedID: h.SharedID, Data: h.Data, CreatedAt: now}
-				if err := st.PutHandoffState(hs); err != nil {
-					return err
-				}
-			}
-		}
-	}
-	// The families' seeded records: generated conversations (after the
-	// explicit seeds), agents with their telephony, alert rules and webhook
-	// endpoints. Messaging sessions are live state and outbound calls start
-	// from the API: they seed nothing.
-	if err := seedGenerated(st, sc, now, prog); err != nil {
+func seed(st *store.Store, sc *scenario.Scenario, now time.Time, prog *seeding.Reporter) error {
+	if err := seeding.Conversations(st, sc, now, prog); err != nil {
 		return err
 	}
+	// The families' seeded records: agents with their telephony, alert
+	// rules and webhook endpoints, voices and audio caches. Messaging
+	// sessions are live state and outbound calls start from the API: they
+	// seed nothing.
 	for _, seed := range []func(*store.Store, *scenario.Scenario, time.Time) error{seedAgents, seedAlerts, audio.Seed} {
 		if err := seed(st, sc, now); err != nil {
 			return err
@@ -49,55 +32,5 @@ func seed(st *store.Store, sc *scenario.Scenario, now time.Time, prog *progress)
 	return nil
 }
 
-// seedConversation builds the record of a seeded conversation.
-func seedConversation(acct *scenario.Account, proj *scenario.Project, s *scenario.Conversation) *store.Conversation {
-	env := s.Environment
-	if env == "" {
-		env = "live"
-	}
-	c := &store.Conversation{
-		ID: s.ID, Region: acct.Region, AccountID: acct.ID, ProjectID: proj.ID,
-		Environment: env, Channel: s.Channel, StartedAt: s.StartedAt.UTC(),
-		InProgress: s.InProgress, FromNumber: s.FromNumber, ToNumber: s.ToNumber,
-		Language: s.Language, Metrics: map[string]any{}, State: map[string]any{}, Turns: []store.Turn{},
-	}
-	if v := proj.Variant(s.Variant); v != nil {
-		c.VariantID, c.VariantName = v.ID, v.Name
-	}
-	for k, v := range s.Metrics {
-		c.Metrics[k] = v
-	}
-	for k, v := range s.State {
-		c.State[k] = v
-	}
-	last := c.StartedAt
-	for _, t := range s.Turns {
-		at := c.StartedAt.Add(t.At.D())
-		lat := t.Latency.D()
-		if lat <= 0 {
-			lat = DefaultLatency
-		}
-		turn := store.Turn{UserInput: t.User, UserInputAt: at, AgentResponse: t.Agent,
-			AgentResponseAt: at.Add(lat), Intents: append([]string{}, t.Intents...), Entities: map[string]string{},
-			IsOOD: t.OOD, IsSilence: t.Silence, Latency: lat}
-		c.Turns = append(c.Turns, turn)
-		if t.OOD {
-			c.NumOOD++
-		}
-		if t.Silence {
-			c.NumSilences++
-		}
-		last = turn.AgentResponseAt
-	}
-	if h := s.Handoff; h != nil {
-		c.Handoff, c.HandoffDestination, c.HandoffReason, c.SharedID = true, h.Destination, h.Reason, h.SharedID
-	}
-	if !s.InProgress {
-		end := c.StartedAt.Add(s.Duration.D())
-		if s.Duration == 0 {
-			end = last
-		}
-		c.EndedAt = end
-	}
-	return c
-}
+// Progress is a report of a long load: generating or reading records.
+type Progress = seeding.Progress

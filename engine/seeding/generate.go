@@ -1,16 +1,17 @@
-package engine
+package seeding
 
 // Scenario generators: N realistic conversation records over a time range
 // with a seeded mix of channels, variants, environments, languages,
 // durations, turns, out-of-domain turns and handoffs (scenario
-// Project.Generate). They run in seedGenerated, once per scenario load into the
-// snapshot that Reset restores.
+// Project.Generate). They run in seedGenerated, once per scenario load
+// into the snapshot that Reset restores.
 
 import (
 	"fmt"
 	"hash/fnv"
 	"time"
 
+	"github.com/agentplatform/mockplatform/engine/dialogue"
 	"github.com/agentplatform/mockplatform/scenario"
 	"github.com/agentplatform/mockplatform/store"
 )
@@ -64,7 +65,7 @@ func generatorSeed(sc *scenario.Scenario, acct *scenario.Account, proj *scenario
 
 // genVocab is what the generated callers and agents say.
 func genVocab() store.GenVocab {
-	v := store.GenVocab{Greetings: genGreetings, OOD: genOOD, Fallback: DefaultFallback,
+	v := store.GenVocab{Greetings: genGreetings, OOD: genOOD, Fallback: dialogue.DefaultFallback,
 		HumanAsk: "Can I speak to a human please?", HumanReply: "Transferring you to a live agent.",
 		HumanIntent: "live_agent", HandoffDestination: "live_agent_queue"}
 	for _, t := range genTopics {
@@ -113,7 +114,7 @@ func fnv32(s string) uint32 {
 // seedGenerated adds each project's generators (in declaration order,
 // after the explicit seeds, whose ids generated ones avoid) to the store,
 // which keeps them as generators and makes a record when it is read.
-func seedGenerated(st *store.Store, sc *scenario.Scenario, now time.Time, prog *progress) error {
+func seedGenerated(st *store.Store, sc *scenario.Scenario, now time.Time, prog *Reporter) error {
 	for ai := range sc.Accounts {
 		acct := &sc.Accounts[ai]
 		for pi := range acct.Projects {

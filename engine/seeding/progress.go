@@ -1,4 +1,4 @@
-package engine
+package seeding
 
 // Progress of long work: generating or loading many conversation
 // records. Over progressLogMin records, the instance logs at info level
@@ -34,8 +34,8 @@ const progressLogMin = 100_000
 // progressLogEvery is the least time between two progress logs.
 const progressLogEvery = time.Second
 
-// progress reports one load.
-type progress struct {
+// Reporter reports the progress of one load.
+type Reporter struct {
 	log     *slog.Logger
 	fn      func(Progress)
 	total   int
@@ -46,12 +46,14 @@ type progress struct {
 	lastLog time.Duration
 }
 
-func newProgress(log *slog.Logger, fn func(Progress), total int) *progress {
-	return &progress{log: log, fn: fn, total: total, elapsed: clock.Stopwatch()}
+// NewReporter returns the reporter of a load of total records (0: not
+// known yet, SetTotal).
+func NewReporter(log *slog.Logger, fn func(Progress), total int) *Reporter {
+	return &Reporter{log: log, fn: fn, total: total, elapsed: clock.Stopwatch()}
 }
 
-// generated is the number of records a scenario's generators make.
-func generated(sc *scenario.Scenario) int {
+// Generated is the number of records a scenario's generators make.
+func Generated(sc *scenario.Scenario) int {
 	n := 0
 	for _, a := range sc.Accounts {
 		for _, p := range a.Projects {
@@ -65,7 +67,7 @@ func generated(sc *scenario.Scenario) int {
 
 // part returns the callback of one part of the load (a generator of n
 // records); its reports count after the earlier parts'.
-func (p *progress) part(stage string, n int) func(done, total int) {
+func (p *Reporter) part(stage string, n int) func(done, total int) {
 	if p == nil || (p.fn == nil && p.total < progressLogMin) {
 		return nil
 	}
@@ -73,10 +75,14 @@ func (p *progress) part(stage string, n int) func(done, total int) {
 	base := p.base
 	p.base += n
 	p.mu.Unlock()
-	return func(done, _ int) { p.report(stage, base+done) }
+	return func(done, _ int) { p.Report(stage, base+done) }
 }
 
-func (p *progress) report(stage string, done int) {
+// SetTotal sets the number of records the load will have done.
+func (p *Reporter) SetTotal(total int) { p.total = total }
+
+// Report reports done records of the load's stage.
+func (p *Reporter) Report(stage string, done int) {
 	el := p.elapsed()
 	r := Progress{Stage: stage, Records: done, Total: p.total}
 	if s := el.Seconds(); s > 0 {
