@@ -95,7 +95,7 @@ func isTestTool(path string) bool {
 // engine → store and back.
 var layers = map[string]int{
 	"clock": 0, "coverage": 0, "faults": 1, "store": 1, "scenario": 2, "timeline": 3,
-	"engine/core": 4, "engine/dialogue": 4, "engine/convquery": 5, "engine/audio": 5, "engine/testruns": 5, "engine/seeding": 5,
+	"engine/core": 4, "engine/dialogue": 4, "engine/convquery": 5, "engine/audio": 5, "engine/testruns": 5, "engine/seeding": 5, "engine/telephony": 5,
 	"engine": 6, "handlers": 7, "console": 8, ".": 9, "mocktest": 10, "cmd/mockd": 11,
 }
 

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/agentplatform/mockplatform/engine/core"
+	"github.com/agentplatform/mockplatform/engine/telephony"
 	"github.com/agentplatform/mockplatform/scenario"
 	"github.com/agentplatform/mockplatform/store"
 )
@@ -159,7 +160,7 @@ const (
 // (docs/api.md#agents-deployments).
 var envOrder = map[string]int{"sandbox": 0, "pre-release": 1, "live": 2}
 
-var DeployEnvs = []string{"sandbox", "pre-release", "live"}
+var DeployEnvs = core.DeployEnvs
 
 // AgentDoc is the stored agent.
 type AgentDoc struct {
@@ -403,7 +404,7 @@ func (a *Engine) DeleteAgent(p *Principal, ref string) error {
 	if err := a.store.DeleteDoc(DocAgent, p.Region, d.AgentID); err != nil {
 		return err
 	}
-	if err := a.dropTelephonyLocked(p.Region, p.Account.ID, d.AgentID); err != nil {
+	if err := a.tel.DropAgentLocked(p.Region, p.Account.ID, d.AgentID); err != nil {
 		return err
 	}
 	if err := a.audio.DropAgent(p.Region, d.AgentID); err != nil {
@@ -439,7 +440,7 @@ func (a *Engine) DuplicateAgent(p *Principal, ref, id, name string) (*AgentDoc, 
 
 // seedAgents writes an agent per scenario project: the agent block's main
 // branch (behavior, topics; the project's variants), its deployments and
-// its config pages; then each account's telephony (telephony.go).
+// its config pages; then each account's telephony (engine/telephony).
 func seedAgents(st *store.Store, sc *scenario.Scenario, now time.Time) error {
 	for ai := range sc.Accounts {
 		acct := &sc.Accounts[ai]
@@ -496,5 +497,5 @@ func seedAgents(st *store.Store, sc *scenario.Scenario, now time.Time) error {
 			}
 		}
 	}
-	return seedTelephony(st, sc)
+	return telephony.Seed(st, sc)
 }

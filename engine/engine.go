@@ -23,6 +23,7 @@ import (
 	"github.com/agentplatform/mockplatform/engine/audio"
 	"github.com/agentplatform/mockplatform/engine/convquery"
 	"github.com/agentplatform/mockplatform/engine/core"
+	"github.com/agentplatform/mockplatform/engine/telephony"
 	"github.com/agentplatform/mockplatform/engine/testruns"
 	"github.com/agentplatform/mockplatform/faults"
 	"github.com/agentplatform/mockplatform/scenario"
@@ -96,6 +97,7 @@ type Engine struct {
 	convq    *convquery.Service
 	audio    *audio.Service
 	testRuns *testruns.Service
+	tel      *telephony.Service
 
 	// onReset are the edge's resets (OnReset), run at the end of a reset.
 	onReset []func(sc *scenario.Scenario)

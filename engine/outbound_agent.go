@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentplatform/mockplatform/engine/telephony"
 	"github.com/agentplatform/mockplatform/store"
 )
 
@@ -122,21 +123,6 @@ func agentCallInput(b AgentCallBody) (env string, in CallRequest, err error) {
 	return env, in, nil
 }
 
-// agentCallConnector is the agent's connector of an environment (nil:
-// none), with its telephony read as the Agents API reads it (404, 403).
-func (a *Engine) agentCallConnector(p *Principal, agent, env string) (*AgentDoc, *ConnectorRec, error) {
-	d, t, err := a.telephony(p, agent)
-	if err != nil {
-		return nil, nil, err
-	}
-	for _, x := range t.Connectors {
-		if x.ProjectID == d.AgentID && x.ClientEnv == env {
-			return d, x, nil
-		}
-	}
-	return d, nil, nil
-}
-
 // PlaceAgentCall places a call for the agent of the path
 // (docs/api.md#agents-outbound): the body checked field by field (400),
 // the agent resolved (404, 403), its outbound calling configured (400:
@@ -149,23 +135,23 @@ func (a *Engine) PlaceAgentCall(p *Principal, agent string, b AgentCallBody, out
 	if err != nil {
 		return AgentCallQueued{}, err
 	}
-	d, cn, err := a.agentCallConnector(p, agent, env)
+	ag, cn, err := a.tel.ConnectorOf(p, agent, env)
 	if err != nil {
 		return AgentCallQueued{}, err
 	}
-	proj := p.Account.Project(d.AgentID)
+	proj := p.Account.Project(ag.ID)
 	if proj == nil || proj.Outbound == nil || !proj.Outbound.Enabled {
 		return AgentCallQueued{}, Errf(KindInvalid, CodeOutboundNotEnabled, MsgAgentCallNotConfigured)
 	}
 	if cn == nil {
-		return AgentCallQueued{}, Errf(KindNotFound, CodeConnectorNotFound, MsgAgentCallNoConnector)
+		return AgentCallQueued{}, Errf(KindNotFound, telephony.CodeConnectorNotFound, MsgAgentCallNoConnector)
 	}
 	variant := cn.VariantID
 	if b.VariantID != nil {
 		v := proj.Variant(*b.VariantID)
 		if v == nil {
 			return AgentCallQueued{}, Invalid(CodeValidation, MsgValidationFailed,
-				FieldError{Field: "variantId", Message: "not a variant of agent " + d.AgentID})
+				FieldError{Field: "variantId", Message: "not a variant of agent " + ag.ID})
 		}
 		variant = v.ID
 	}
@@ -195,12 +181,12 @@ func (a *Engine) AgentCall(p *Principal, agent, sid, env string) (AgentCallStatu
 	case !CallSIDRE.MatchString(sid):
 		return AgentCallStatus{}, Errf(KindInvalid, CodeOutboundCallSID, MsgOutboundCallSID)
 	}
-	d, cn, err := a.agentCallConnector(p, agent, env)
+	ag, cn, err := a.tel.ConnectorOf(p, agent, env)
 	if err != nil {
 		return AgentCallStatus{}, err
 	}
 	if cn == nil {
-		return AgentCallStatus{}, Errf(KindInvalid, CodeConnectorNotFound, MsgAgentCallNoConnector)
+		return AgentCallStatus{}, Errf(KindInvalid, telephony.CodeConnectorNotFound, MsgAgentCallNoConnector)
 	}
 	var call callRecord
 	if err := a.store.GetDoc(DocOutboundCall, p.Region, sid, &call); err != nil {
@@ -209,7 +195,7 @@ func (a *Engine) AgentCall(p *Principal, agent, sid, env string) (AgentCallStatu
 		}
 		return AgentCallStatus{}, err
 	}
-	if call.AccountID != p.Account.ID || call.ProjectID != d.AgentID || call.expired(a.clock.Now()) {
+	if call.AccountID != p.Account.ID || call.ProjectID != ag.ID || call.expired(a.clock.Now()) {
 		return AgentCallStatus{}, Errf(KindNotFound, CodeOutboundNotFound, MsgOutboundNotFound)
 	}
 	if callEnv := cmp.Or(call.Environment, "live"); callEnv != env {

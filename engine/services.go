@@ -12,6 +12,7 @@ import (
 	"github.com/agentplatform/mockplatform/engine/audio"
 	"github.com/agentplatform/mockplatform/engine/convquery"
 	"github.com/agentplatform/mockplatform/engine/core"
+	"github.com/agentplatform/mockplatform/engine/telephony"
 	"github.com/agentplatform/mockplatform/engine/testruns"
 	"github.com/agentplatform/mockplatform/store"
 )
@@ -28,6 +29,7 @@ func (e *Engine) newServices() {
 	e.convq = convquery.New(e.env(), convAgents{e})
 	e.audio = audio.New(e.env(), audioAgents{e})
 	e.testRuns = testruns.New(e.env(), testAgents{e})
+	e.tel = telephony.New(e.env(), telephonyAgents{e})
 }
 
 // ConvQuery reads the conversation records: the Conversations API's
@@ -39,6 +41,9 @@ func (e *Engine) Audio() *audio.Service { return e.audio }
 
 // TestRuns is the kit's test runs of the agents' test cases.
 func (e *Engine) TestRuns() *testruns.Service { return e.testRuns }
+
+// Telephony is the agents' connectors and phone numbers.
+func (e *Engine) Telephony() *telephony.Service { return e.tel }
 
 // convAgents is what the conversation reads need of the Agents API
 // (convquery.Agents): agents and their debug chats.
@@ -80,7 +85,9 @@ func (c audioAgents) AgentID(p *Principal, agent string) (string, error) {
 	return d.AgentID, nil
 }
 
-func (c audioAgents) ConnectorVoice(conv *store.Conversation) string { return c.e.connectorVoice(conv) }
+func (c audioAgents) ConnectorVoice(conv *store.Conversation) string {
+	return c.e.tel.ConnectorVoice(conv)
+}
 
 // testAgents is what test runs need of the Agents API (testruns.Agents):
 // agents, their branches and their debug chats.

@@ -4,7 +4,8 @@ package handlers
 // (docs/api.md#agents-connectors, docs/api.md#agents-numbers,
 // docs/api.md#agents-inbound; docs/fidelity.md G13, M12.12-M12.16). The
 // routes are in telephony_connectors.go and telephony_numbers.go; the
-// domain, its storage and inbound calls in the engine's telephony.go.
+// domain and its storage in engine/telephony, inbound calls in the
+// engine's telephony.go.
 
 import "encoding/json"
 

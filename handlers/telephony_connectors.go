@@ -12,6 +12,7 @@ import (
 	"slices"
 
 	"github.com/agentplatform/mockplatform/engine"
+	"github.com/agentplatform/mockplatform/engine/telephony"
 
 	"github.com/gin-gonic/gin"
 
@@ -31,21 +32,21 @@ var telephonyConnectorsRoutes = []Route{
 
 var (
 	opConnectorList = &Op{ID: "connectorList", Summary: "List telephony connectors",
-		Doc: "The agent's connectors (docs/api.md#agents-connectors).", Responses: []Response{ok(200, engine.ConnectorList{})}, Errors: []int{404}}
+		Doc: "The agent's connectors (docs/api.md#agents-connectors).", Responses: []Response{ok(200, telephony.ConnectorList{})}, Errors: []int{404}}
 	opConnectorBatchGet = &Op{ID: "connectorBatchGet", Summary: "Read connectors by id",
-		Body: connectorIDsBody{}, Responses: []Response{ok(200, engine.ConnectorsFound{})}, Errors: []int{400, 404}}
+		Body: connectorIDsBody{}, Responses: []Response{ok(200, telephony.ConnectorsFound{})}, Errors: []int{400, 404}}
 	opConnectorBatchUpdate = &Op{ID: "connectorBatchUpdate", Summary: "Update several connectors",
 		Doc:  "Each update succeeds or fails on its own; the answer has one result per update.",
-		Body: connectorUpdatesBody{}, Responses: []Response{ok(200, engine.ConnectorResults{})}, Errors: []int{400, 404}}
+		Body: connectorUpdatesBody{}, Responses: []Response{ok(200, telephony.ConnectorResults{})}, Errors: []int{400, 404}}
 	opConnectorLookup = &Op{ID: "connectorLookup", Summary: "Find the connector of a phone number",
-		Body: phoneNumberBody{}, Responses: []Response{ok(200, engine.ConnectorRec{})}, Errors: []int{400, 404}}
+		Body: phoneNumberBody{}, Responses: []Response{ok(200, telephony.ConnectorRec{})}, Errors: []int{400, 404}}
 	opConnectorGet = &Op{ID: "connectorGet", Summary: "Read a connector",
-		Responses: []Response{ok(200, engine.ConnectorRec{})}, Errors: []int{404}}
+		Responses: []Response{ok(200, telephony.ConnectorRec{})}, Errors: []int{404}}
 	opConnectorUpdate = &Op{ID: "connectorUpdate", Summary: "Update a connector",
 		Doc:  "Changes its variant, speech settings, or moves it (with its numbers) to another agent of the account.",
-		Body: connectorPatchBody{}, Responses: []Response{ok(200, engine.ConnectorRec{})}, Errors: []int{400, 404}}
+		Body: connectorPatchBody{}, Responses: []Response{ok(200, telephony.ConnectorRec{})}, Errors: []int{400, 404}}
 	opConnectorDelete = &Op{ID: "connectorDelete", Summary: "Delete a connector",
-		Doc: "Its phone numbers go with it.", Responses: []Response{ok(200, engine.ConnectorDeleted{})}, Errors: []int{404}}
+		Doc: "Its phone numbers go with it.", Responses: []Response{ok(200, telephony.ConnectorDeleted{})}, Errors: []int{404}}
 )
 
 type (
@@ -76,13 +77,15 @@ func (connectorIDsBody) FieldRules() map[string]engine.FieldRule {
 	return map[string]engine.FieldRule{"connectorIds": {Required: true}}
 }
 
-func (connectorPatchBody) FieldRules() map[string]engine.FieldRule { return engine.ConnectorPatchRules }
+func (connectorPatchBody) FieldRules() map[string]engine.FieldRule {
+	return telephony.ConnectorPatchRules
+}
 
 // An update of a batch that breaks a rule of connectorPatchRules fails on
 // its own: its result says why, and the batch answers 200.
 func (connectorUpdate) FieldRules() map[string]engine.FieldRule {
 	r := map[string]engine.FieldRule{"connectorId": {Required: true, MinLen: 1}}
-	for name, rule := range engine.ConnectorPatchRules {
+	for name, rule := range telephony.ConnectorPatchRules {
 		rule.Pattern, rule.MinLen = nil, 0
 		r[name] = rule
 	}
@@ -101,11 +104,11 @@ func (phoneNumberBody) FieldRules() map[string]engine.FieldRule {
 
 // handleConnectorList handles "GET .../telephony/connectors" → {"connectors": [...]}.
 func (a *API) handleConnectorList(c *gin.Context) error {
-	out, err := a.Connectors(principal(c), c.Param("agent"))
+	out, err := a.Telephony().Connectors(principal(c), c.Param("agent"))
 	if err != nil {
 		return err
 	}
-	c.JSON(http.StatusOK, engine.ConnectorList{Connectors: out})
+	c.JSON(http.StatusOK, telephony.ConnectorList{Connectors: out})
 	return nil
 }
 
@@ -113,7 +116,7 @@ func (a *API) handleConnectorList(c *gin.Context) error {
 // (docs/api.md#agents-connectors): the connector with every field; 404
 // CONNECTORS_NOT_FOUND.
 func (a *API) handleConnectorGet(c *gin.Context) error {
-	x, err := a.Connector(principal(c), c.Param("agent"), c.Param("connector"))
+	x, err := a.Telephony().Connector(principal(c), c.Param("agent"), c.Param("connector"))
 	if err != nil {
 		return err
 	}
@@ -130,9 +133,9 @@ func (a *API) handleConnectorBatchGet(c *gin.Context) error {
 	}
 	ids, _ := stringList(f, "connectorIds")
 	if len(f.errs) > 0 {
-		return engine.ErrConnectorInvalid(f.errs...)
+		return telephony.ErrConnectorInvalid(f.errs...)
 	}
-	out, err := a.ConnectorsByID(principal(c), c.Param("agent"), ids)
+	out, err := a.Telephony().ConnectorsByID(principal(c), c.Param("agent"), ids)
 	if err != nil {
 		return err
 	}
@@ -144,8 +147,8 @@ var connectorPatchFields = engine.BodyFields(connectorPatchBody{})
 
 // readConnectorPatch reads the patch fields of f. It reports field errors
 // in f; the engine checks the variant and the target agent.
-func readConnectorPatch(f *fieldBody) engine.ConnectorPatch {
-	var cp engine.ConnectorPatch
+func readConnectorPatch(f *fieldBody) telephony.ConnectorPatch {
+	var cp telephony.ConnectorPatch
 	if f.isNull("variantId") {
 		empty := ""
 		cp.Variant = &empty
@@ -186,9 +189,9 @@ func (a *API) handleConnectorUpdate(c *gin.Context) error {
 	}
 	cp := readConnectorPatch(f)
 	if len(f.errs) > 0 {
-		return engine.ErrConnectorInvalid(f.errs...)
+		return telephony.ErrConnectorInvalid(f.errs...)
 	}
-	out, err := a.UpdateConnector(principal(c), c.Param("agent"), c.Param("connector"), cp)
+	out, err := a.Telephony().UpdateConnector(principal(c), c.Param("agent"), c.Param("connector"), cp)
 	if err != nil {
 		return err
 	}
@@ -215,7 +218,7 @@ func (a *API) handleConnectorBatchUpdate(c *gin.Context) error {
 			f.fail("updates", "must have at least 1 item")
 		}
 	}
-	var updates []engine.ConnectorUpdate
+	var updates []telephony.ConnectorUpdate
 	for i, item := range items {
 		if item == nil {
 			f.fail(fmt.Sprintf("updates/%d", i), "must be an object")
@@ -232,20 +235,20 @@ func (a *API) handleConnectorBatchUpdate(c *gin.Context) error {
 				addWarning(c, "unknown field %q in updates[%d] (ignored, as the real service does)", k, i)
 			}
 		}
-		u := engine.ConnectorUpdate{ID: id, Patch: readConnectorPatch(sub)}
+		u := telephony.ConnectorUpdate{ID: id, Patch: readConnectorPatch(sub)}
 		if len(sub.errs) > 0 {
-			u.Invalid = engine.FieldText(sub.errs[0])
+			u.Invalid = telephony.FieldText(sub.errs[0])
 		}
 		updates = append(updates, u)
 	}
 	if len(f.errs) > 0 {
-		return engine.ErrConnectorInvalid(f.errs...)
+		return telephony.ErrConnectorInvalid(f.errs...)
 	}
-	results, err := a.UpdateConnectors(principal(c), c.Param("agent"), updates)
+	results, err := a.Telephony().UpdateConnectors(principal(c), c.Param("agent"), updates)
 	if err != nil {
 		return err
 	}
-	c.JSON(http.StatusOK, engine.ConnectorResults{Results: results})
+	c.JSON(http.StatusOK, telephony.ConnectorResults{Results: results})
 	return nil
 }
 
@@ -261,12 +264,12 @@ func (a *API) handleConnectorLookup(c *gin.Context) error {
 	f.requireAll(phoneNumberBody{})
 	n, ok := f.str("phoneNumber")
 	if len(f.errs) > 0 {
-		return engine.ErrConnectorInvalid(f.errs...)
+		return telephony.ErrConnectorInvalid(f.errs...)
 	}
 	if ok && !engine.E164RE.MatchString(n) {
-		return engine.ErrPhoneInvalid("phoneNumber")
+		return telephony.ErrPhoneInvalid("phoneNumber")
 	}
-	x, err := a.LookupConnector(principal(c), c.Param("agent"), n)
+	x, err := a.Telephony().LookupConnector(principal(c), c.Param("agent"), n)
 	if err != nil {
 		return err
 	}
@@ -279,10 +282,10 @@ func (a *API) handleConnectorLookup(c *gin.Context) error {
 // {deletedConnector, deletedPhoneNumbers}.
 func (a *API) handleConnectorDelete(c *gin.Context) error {
 	id := c.Param("connector")
-	deleted, err := a.DeleteConnector(principal(c), c.Param("agent"), id)
+	deleted, err := a.Telephony().DeleteConnector(principal(c), c.Param("agent"), id)
 	if err != nil {
 		return err
 	}
-	c.JSON(http.StatusOK, engine.ConnectorDeleted{DeletedConnector: id, DeletedPhoneNumbers: deleted})
+	c.JSON(http.StatusOK, telephony.ConnectorDeleted{DeletedConnector: id, DeletedPhoneNumbers: deleted})
 	return nil
 }

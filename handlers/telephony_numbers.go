@@ -11,6 +11,7 @@ import (
 	"slices"
 
 	"github.com/agentplatform/mockplatform/engine"
+	"github.com/agentplatform/mockplatform/engine/telephony"
 
 	"github.com/gin-gonic/gin"
 )
@@ -31,24 +32,24 @@ var (
 	opPhoneNumberList = &Op{ID: "phoneNumberList", Summary: "List phone numbers",
 		Doc:       "The agent's numbers (docs/api.md#agents-numbers).",
 		Query:     []Param{{Name: "connectorId", Doc: "Only the numbers routed to this connector."}},
-		Responses: []Response{ok(200, engine.PhoneNumberList{})}, Errors: []int{400, 404}}
+		Responses: []Response{ok(200, telephony.PhoneNumberList{})}, Errors: []int{400, 404}}
 	opPhoneNumberImport = &Op{ID: "phoneNumberImport", Summary: "Import phone numbers",
 		Doc:  "Every number must be E.164 and new, else nothing is imported; imported numbers route to no connector until reassigned.",
-		Body: phoneNumbersBody{}, Responses: []Response{ok(201, engine.NumbersImported{})}, Errors: []int{400, 404, 409}}
+		Body: phoneNumbersBody{}, Responses: []Response{ok(201, telephony.NumbersImported{})}, Errors: []int{400, 404, 409}}
 	opPhoneNumberDeleteMany = &Op{ID: "phoneNumberDeleteMany", Summary: "Release phone numbers",
 		Doc:  "Each number is released on its own; those that could not be are listed in errors.",
-		Body: phoneNumberListBody{}, Responses: []Response{ok(200, engine.NumbersDeleted{})}, Errors: []int{400, 404}}
+		Body: phoneNumberListBody{}, Responses: []Response{ok(200, telephony.NumbersDeleted{})}, Errors: []int{400, 404}}
 	opPhoneNumberBatchGet = &Op{ID: "phoneNumberBatchGet", Summary: "Read phone numbers",
-		Body: phoneNumberListBody{}, Responses: []Response{ok(200, engine.NumbersFound{})}, Errors: []int{400, 404}}
+		Body: phoneNumberListBody{}, Responses: []Response{ok(200, telephony.NumbersFound{})}, Errors: []int{400, 404}}
 	opPhoneNumberGet = &Op{ID: "phoneNumberGet", Summary: "Read a phone number",
-		Path: numberPath, Responses: []Response{ok(200, engine.PhoneNumberRec{})}, Errors: []int{404}}
+		Path: numberPath, Responses: []Response{ok(200, telephony.PhoneNumberRec{})}, Errors: []int{404}}
 	opPhoneNumberImportOne = &Op{ID: "phoneNumberImportOne", Summary: "Import one phone number",
 		Path: numberPath, Body: clientEnvBody{}, BodyOptional: true,
-		Responses: []Response{ok(201, engine.NumberImported{})}, Errors: []int{400, 404, 409}}
+		Responses: []Response{ok(201, telephony.NumberImported{})}, Errors: []int{400, 404, 409}}
 	opPhoneNumberDelete = &Op{ID: "phoneNumberDelete", Summary: "Release a phone number",
-		Path: numberPath, Responses: []Response{ok(200, engine.NumberDeleted{})}, Errors: []int{404}}
+		Path: numberPath, Responses: []Response{ok(200, telephony.NumberDeleted{})}, Errors: []int{404}}
 	opPhoneNumberReassign = &Op{ID: "phoneNumberReassign", Summary: "Route a phone number to a connector",
-		Path: numberPath, Body: reassignBody{}, Responses: []Response{ok(200, engine.PhoneNumberRec{})}, Errors: []int{400, 404}}
+		Path: numberPath, Body: reassignBody{}, Responses: []Response{ok(200, telephony.PhoneNumberRec{})}, Errors: []int{400, 404}}
 
 	numberPath = []Param{{Name: "number", Doc: "The E.164 number (with its +, URL-encoded as %2B or not)."}}
 )
@@ -70,18 +71,18 @@ type (
 )
 
 func (clientEnvBody) FieldRules() map[string]engine.FieldRule {
-	return map[string]engine.FieldRule{"clientEnv": engine.ClientEnvRule}
+	return map[string]engine.FieldRule{"clientEnv": telephony.ClientEnvRule}
 }
 
 func (phoneNumbersBody) FieldRules() map[string]engine.FieldRule {
-	return map[string]engine.FieldRule{"phoneNumbers": {Required: true, MinItems: 1, Pattern: engine.E164RE}, "clientEnv": engine.ClientEnvRule}
+	return map[string]engine.FieldRule{"phoneNumbers": {Required: true, MinItems: 1, Pattern: engine.E164RE}, "clientEnv": telephony.ClientEnvRule}
 }
 
 func (phoneNumberListBody) FieldRules() map[string]engine.FieldRule {
 	return map[string]engine.FieldRule{"phoneNumbers": {Required: true, MinItems: 1}}
 }
 
-func (reassignBody) FieldRules() map[string]engine.FieldRule { return engine.ReassignRules }
+func (reassignBody) FieldRules() map[string]engine.FieldRule { return telephony.ReassignRules }
 
 // --- phone numbers ---
 
@@ -90,11 +91,11 @@ func (reassignBody) FieldRules() map[string]engine.FieldRule { return engine.Rea
 // unknown connectorId filters everything out.
 func (a *API) handlePhoneNumberList(c *gin.Context) error {
 	conn, filter := c.GetQuery("connectorId")
-	out, err := a.PhoneNumbers(principal(c), c.Param("agent"), conn, filter)
+	out, err := a.Telephony().PhoneNumbers(principal(c), c.Param("agent"), conn, filter)
 	if err != nil {
 		return err
 	}
-	c.JSON(http.StatusOK, engine.PhoneNumberList{PhoneNumbers: out})
+	c.JSON(http.StatusOK, telephony.PhoneNumberList{PhoneNumbers: out})
 	return nil
 }
 
@@ -132,12 +133,12 @@ func (a *API) handlePhoneNumberImport(c *gin.Context) error {
 		}
 	}
 	if len(bad) > 0 {
-		return &engine.Error{Kind: engine.KindInvalid, Code: engine.CodePhoneInvalid, Message: engine.MsgPhoneInvalid, Fields: bad}
+		return &engine.Error{Kind: engine.KindInvalid, Code: telephony.CodePhoneInvalid, Message: telephony.MsgPhoneInvalid, Fields: bad}
 	}
-	if err := a.ImportNumbers(principal(c), c.Param("agent"), numbers, env, "phoneNumbers"); err != nil {
+	if err := a.Telephony().ImportNumbers(principal(c), c.Param("agent"), numbers, env, "phoneNumbers"); err != nil {
 		return err
 	}
-	c.JSON(http.StatusCreated, engine.NumbersImported{Imported: numbers})
+	c.JSON(http.StatusCreated, telephony.NumbersImported{Imported: numbers})
 	return nil
 }
 
@@ -153,11 +154,11 @@ func (a *API) handlePhoneNumberDeleteMany(c *gin.Context) error {
 	if err := f.err(); err != nil {
 		return err
 	}
-	deleted, errs, err := a.DeleteNumbers(principal(c), c.Param("agent"), list)
+	deleted, errs, err := a.Telephony().DeleteNumbers(principal(c), c.Param("agent"), list)
 	if err != nil {
 		return err
 	}
-	c.JSON(http.StatusOK, engine.NumbersDeleted{Deleted: deleted, Errors: errs})
+	c.JSON(http.StatusOK, telephony.NumbersDeleted{Deleted: deleted, Errors: errs})
 	return nil
 }
 
@@ -174,10 +175,10 @@ func (a *API) handlePhoneNumberBatchGet(c *gin.Context) error {
 	}
 	for i, n := range list {
 		if !engine.E164RE.MatchString(n) {
-			return engine.ErrPhoneInvalid(fmt.Sprintf("phoneNumbers/%d", i))
+			return telephony.ErrPhoneInvalid(fmt.Sprintf("phoneNumbers/%d", i))
 		}
 	}
-	out, err := a.FindPhoneNumbers(principal(c), c.Param("agent"), list)
+	out, err := a.Telephony().FindPhoneNumbers(principal(c), c.Param("agent"), list)
 	if err != nil {
 		return err
 	}
@@ -189,7 +190,7 @@ func (a *API) handlePhoneNumberBatchGet(c *gin.Context) error {
 // (404 PHONE_NUMBERS_NOT_FOUND, also for a malformed number: the OAS
 // lists no 400 here).
 func (a *API) handlePhoneNumberGet(c *gin.Context) error {
-	x, err := a.PhoneNumber(principal(c), c.Param("agent"), c.Param("number"))
+	x, err := a.Telephony().PhoneNumber(principal(c), c.Param("agent"), c.Param("number"))
 	if err != nil {
 		return err
 	}
@@ -210,12 +211,12 @@ func (a *API) handlePhoneNumberImportOne(c *gin.Context) error {
 	}
 	n := c.Param("number")
 	if !engine.E164RE.MatchString(n) {
-		return engine.ErrPhoneInvalid("phoneNumber")
+		return telephony.ErrPhoneInvalid("phoneNumber")
 	}
-	if err := a.ImportNumbers(principal(c), c.Param("agent"), []string{n}, env, "phoneNumber"); err != nil {
+	if err := a.Telephony().ImportNumbers(principal(c), c.Param("agent"), []string{n}, env, "phoneNumber"); err != nil {
 		return err
 	}
-	c.JSON(http.StatusCreated, engine.NumberImported{Imported: n})
+	c.JSON(http.StatusCreated, telephony.NumberImported{Imported: n})
 	return nil
 }
 
@@ -223,10 +224,10 @@ func (a *API) handlePhoneNumberImportOne(c *gin.Context) error {
 // → {deleted}.
 func (a *API) handlePhoneNumberDelete(c *gin.Context) error {
 	n := c.Param("number")
-	if err := a.DeleteNumber(principal(c), c.Param("agent"), n); err != nil {
+	if err := a.Telephony().DeleteNumber(principal(c), c.Param("agent"), n); err != nil {
 		return err
 	}
-	c.JSON(http.StatusOK, engine.NumberDeleted{Deleted: n})
+	c.JSON(http.StatusOK, telephony.NumberDeleted{Deleted: n})
 	return nil
 }
 
@@ -238,11 +239,11 @@ func (a *API) handlePhoneNumberReassign(c *gin.Context) error {
 		return err
 	}
 	f.requireAll(reassignBody{})
-	conn, _ := f.text("connectorId", engine.ReassignRules["connectorId"])
+	conn, _ := f.text("connectorId", telephony.ReassignRules["connectorId"])
 	if err := f.err(); err != nil {
 		return err
 	}
-	out, err := a.ReassignNumber(principal(c), c.Param("agent"), c.Param("number"), conn)
+	out, err := a.Telephony().ReassignNumber(principal(c), c.Param("agent"), c.Param("number"), conn)
 	if err != nil {
 		return err
 	}

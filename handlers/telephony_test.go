@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/agentplatform/mockplatform/engine"
+	"github.com/agentplatform/mockplatform/engine/telephony"
 )
 
 const telBase = agentsBase + "/support/telephony"
@@ -94,7 +95,7 @@ func TestTelephonyConnectorGet(t *testing.T) {
 	}
 	mustBody(t, h.telDo("GET", "/connectors", nil, 200), map[string]any{"connectors": []any{telDefaultConnector}})
 	mustBody(t, h.telDo("GET", "/connectors/CONNECTOR-NOPE", nil, 404),
-		builderError{Message: engine.MsgConnectorNotFound, Errors: []engine.FieldError{}})
+		builderError{Message: telephony.MsgConnectorNotFound, Errors: []engine.FieldError{}})
 	// "batch" and "lookup" are no connector ids for GET.
 	h.telDo("GET", "/connectors/batch", nil, 404)
 	r := h.do("GET", agentsBase+"/nope/telephony/connectors/CONNECTOR-00000001", nil, builderHeaders...)
@@ -110,13 +111,13 @@ func TestTelephonyEnvelopeErrors(t *testing.T) {
 	h := newHarness(t, string(scenarioDefaultYAML())+"\nfidelity: {builder_errors: envelope}\n")
 	r := h.telDo("GET", "/connectors/CONNECTOR-NOPE", nil, 404)
 	// The OAS example, with error_id = the correlation id.
-	mustBody(t, r, envelopeBody(r, engine.CodeConnectorNotFound, engine.MsgConnectorNotFound))
+	mustBody(t, r, envelopeBody(r, telephony.CodeConnectorNotFound, telephony.MsgConnectorNotFound))
 	r = h.telDo("POST", "/phone-numbers", map[string]any{"phoneNumbers": []string{"555-0100"}}, 400)
-	mustBody(t, r, envelopeBody(r, engine.CodePhoneInvalid, engine.MsgPhoneInvalid))
+	mustBody(t, r, envelopeBody(r, telephony.CodePhoneInvalid, telephony.MsgPhoneInvalid))
 	r = h.telDo("GET", "/phone-numbers/+14155559999", nil, 404)
-	mustBody(t, r, envelopeBody(r, engine.CodePhoneNotFound, engine.MsgPhoneNotFound))
+	mustBody(t, r, envelopeBody(r, telephony.CodePhoneNotFound, telephony.MsgPhoneNotFound))
 	r = h.telDo("POST", "/phone-numbers/+14155550150", nil, 409)
-	mustBody(t, r, envelopeBody(r, engine.CodePhoneExists, engine.MsgPhoneExists))
+	mustBody(t, r, envelopeBody(r, telephony.CodePhoneExists, telephony.MsgPhoneExists))
 }
 
 func TestTelephonyConnectorBatchGet(t *testing.T) {
@@ -140,7 +141,7 @@ func TestTelephonyConnectorBatchGet(t *testing.T) {
 		{map[string]any{"connectorIds": []any{1}}, engine.FieldError{Field: "connectorIds", Message: "must be an array of strings"}},
 	} {
 		mustBody(t, h.telDo("POST", "/connectors/batch", tc.body, 400),
-			builderError{Message: engine.MsgConnectorInvalid, Errors: []engine.FieldError{tc.want}})
+			builderError{Message: telephony.MsgConnectorInvalid, Errors: []engine.FieldError{tc.want}})
 	}
 }
 
@@ -197,13 +198,13 @@ func TestTelephonyConnectorUpdate(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h.unchanged(t, func() {
-				mustBody(t, h.telDo("PATCH", "/connectors/CONN-LIVE", tc.body, 400), builderError{Message: engine.MsgConnectorInvalid, Errors: tc.want})
+				mustBody(t, h.telDo("PATCH", "/connectors/CONN-LIVE", tc.body, 400), builderError{Message: telephony.MsgConnectorInvalid, Errors: tc.want})
 			})
 		})
 	}
 	h.unchanged(t, func() {
 		mustBody(t, h.telDo("PATCH", "/connectors/CONN-NOPE", map[string]any{"asrLangCode": "en-US"}, 404),
-			builderError{Message: engine.MsgConnectorNotFound, Errors: []engine.FieldError{}})
+			builderError{Message: telephony.MsgConnectorNotFound, Errors: []engine.FieldError{}})
 		h.telDo("PATCH", "/connectors/CONN-LIVE", "[]", 400)
 	})
 
@@ -237,7 +238,7 @@ func TestTelephonyConnectorBatchUpdate(t *testing.T) {
 		"clientEnv": "live", "variantId": "", "asrLangCode": "de-DE", "ttsLangCode": "en-GB", "voiceName": "en-GB-Wavenet-B", "disableHandoff": false}
 	mustBody(t, r, map[string]any{"results": []any{
 		map[string]any{"connectorId": "CONN-LIVE", "success": true, "data": live},
-		map[string]any{"connectorId": "CONN-NOPE", "success": false, "error": engine.MsgConnectorNotFound},
+		map[string]any{"connectorId": "CONN-NOPE", "success": false, "error": telephony.MsgConnectorNotFound},
 		map[string]any{"connectorId": "CONN-SANDBOX", "success": false, "error": "voiceName: must be a voice name such as en-US-Neural2-A"},
 		map[string]any{"connectorId": "CONN-SANDBOX", "success": false, "error": "variantId: not a variant of agent 2001"},
 		map[string]any{"connectorId": "CONN-SANDBOX", "success": false, "error": "projectId: no agent with this id in the account"},
@@ -257,7 +258,7 @@ func TestTelephonyConnectorBatchUpdate(t *testing.T) {
 		{map[string]any{"updates": []any{map[string]any{"asrLangCode": "en-US"}}}, engine.FieldError{Field: "updates/0/connectorId", Message: "is required"}},
 	} {
 		h.unchanged(t, func() {
-			mustBody(t, h.telDo("PATCH", "/connectors/batch", tc.body, 400), builderError{Message: engine.MsgConnectorInvalid, Errors: []engine.FieldError{tc.want}})
+			mustBody(t, h.telDo("PATCH", "/connectors/batch", tc.body, 400), builderError{Message: telephony.MsgConnectorInvalid, Errors: []engine.FieldError{tc.want}})
 		})
 	}
 }
@@ -270,15 +271,15 @@ func TestTelephonyLookup(t *testing.T) {
 		t.Fatalf("lookup %s", r.Body)
 	}
 	mustBody(t, h.telDo("POST", "/connectors/lookup", map[string]any{"phoneNumber": "4155550160"}, 400),
-		builderError{Message: engine.MsgPhoneInvalid, Errors: []engine.FieldError{{Field: "phoneNumber", Message: "must be an E.164 number, e.g. +14155550100"}}})
+		builderError{Message: telephony.MsgPhoneInvalid, Errors: []engine.FieldError{{Field: "phoneNumber", Message: "must be an E.164 number, e.g. +14155550100"}}})
 	mustBody(t, h.telDo("POST", "/connectors/lookup", map[string]any{}, 400),
-		builderError{Message: engine.MsgConnectorInvalid, Errors: []engine.FieldError{{Field: "phoneNumber", Message: "is required"}}})
+		builderError{Message: telephony.MsgConnectorInvalid, Errors: []engine.FieldError{{Field: "phoneNumber", Message: "is required"}}})
 	// Another account's number is not found here.
 	mustBody(t, h.telDo("POST", "/connectors/lookup", map[string]any{"phoneNumber": "+14155550170"}, 404),
-		builderError{Message: engine.MsgPhoneNotFound, Errors: []engine.FieldError{}})
+		builderError{Message: telephony.MsgPhoneNotFound, Errors: []engine.FieldError{}})
 	h.telDo("POST", "/phone-numbers/+14155550180", nil, 201)
 	mustBody(t, h.telDo("POST", "/connectors/lookup", map[string]any{"phoneNumber": "+14155550180"}, 404),
-		builderError{Message: engine.MsgPhoneNoConnector, Errors: []engine.FieldError{}})
+		builderError{Message: telephony.MsgPhoneNoConnector, Errors: []engine.FieldError{}})
 }
 
 func TestTelephonyPhoneNumbers(t *testing.T) {
@@ -305,15 +306,15 @@ func TestTelephonyPhoneNumbers(t *testing.T) {
 		want   builderError
 	}{
 		{"not E.164", "", map[string]any{"phoneNumbers": []string{"+442071234570", "020 7123 4567"}}, 400,
-			builderError{engine.MsgPhoneInvalid, []engine.FieldError{{Field: "phoneNumbers/1", Message: "must be an E.164 number, e.g. +14155550100"}}}},
+			builderError{telephony.MsgPhoneInvalid, []engine.FieldError{{Field: "phoneNumbers/1", Message: "must be an E.164 number, e.g. +14155550100"}}}},
 		{"single not E.164", "/0207", nil, 400,
-			builderError{engine.MsgPhoneInvalid, []engine.FieldError{{Field: "phoneNumber", Message: "must be an E.164 number, e.g. +14155550100"}}}},
+			builderError{telephony.MsgPhoneInvalid, []engine.FieldError{{Field: "phoneNumber", Message: "must be an E.164 number, e.g. +14155550100"}}}},
 		{"already here", "", map[string]any{"phoneNumbers": []string{"+442071234570", "+14155550150"}}, 409,
-			builderError{engine.MsgPhoneExists, []engine.FieldError{{Field: "phoneNumbers", Message: "+14155550150 already exists"}}}},
+			builderError{telephony.MsgPhoneExists, []engine.FieldError{{Field: "phoneNumbers", Message: "+14155550150 already exists"}}}},
 		{"another account's", "/+14155550170", nil, 409,
-			builderError{engine.MsgPhoneExists, []engine.FieldError{{Field: "phoneNumber", Message: "+14155550170 already exists"}}}},
+			builderError{telephony.MsgPhoneExists, []engine.FieldError{{Field: "phoneNumber", Message: "+14155550170 already exists"}}}},
 		{"a dni pool number", "/+14155550100", nil, 409,
-			builderError{engine.MsgPhoneExists, []engine.FieldError{{Field: "phoneNumber", Message: "+14155550100 already exists"}}}},
+			builderError{telephony.MsgPhoneExists, []engine.FieldError{{Field: "phoneNumber", Message: "+14155550100 already exists"}}}},
 		{"missing", "", map[string]any{}, 400, builderError{engine.MsgValidationFailed, []engine.FieldError{{Field: "phoneNumbers", Message: "is required"}}}},
 		{"empty", "", map[string]any{"phoneNumbers": []string{}}, 400, builderError{engine.MsgValidationFailed, []engine.FieldError{{Field: "phoneNumbers", Message: "must have at least 1 item"}}}},
 		{"bad env", "", map[string]any{"phoneNumbers": []string{"+442071234570"}, "clientEnv": "prod"}, 400,
@@ -336,9 +337,9 @@ func TestTelephonyPhoneNumbers(t *testing.T) {
 		telNumber("+442071234567", "live", "CONN-SANDBOX"))
 	h.unchanged(t, func() {
 		mustBody(t, h.telDo("PATCH", "/phone-numbers/+442071234567", map[string]any{"connectorId": "CONN-GLOBEX"}, 404),
-			builderError{engine.MsgConnectorNotFound, []engine.FieldError{}})
+			builderError{telephony.MsgConnectorNotFound, []engine.FieldError{}})
 		mustBody(t, h.telDo("PATCH", "/phone-numbers/+449999999999", map[string]any{"connectorId": "CONN-LIVE"}, 404),
-			builderError{engine.MsgPhoneNotFound, []engine.FieldError{}})
+			builderError{telephony.MsgPhoneNotFound, []engine.FieldError{}})
 		mustBody(t, h.telDo("PATCH", "/phone-numbers/+442071234567", map[string]any{}, 400),
 			builderError{engine.MsgValidationFailed, []engine.FieldError{{Field: "connectorId", Message: "is required"}}})
 		h.telDo("GET", "/phone-numbers/+14155550170", nil, 404) // another account's
@@ -352,8 +353,8 @@ func TestTelephonyPhoneNumbers(t *testing.T) {
 	h.telDo("DELETE", "/phone-numbers/+442071234569", nil, 404)
 	mustBody(t, h.telDo("DELETE", "/phone-numbers", map[string]any{"phoneNumbers": []string{"+442071234568", "+449999999999", "bad"}}, 200),
 		map[string]any{"deleted": []any{"+442071234568"}, "errors": []any{
-			map[string]any{"phoneNumber": "+449999999999", "error": engine.MsgPhoneNotFound},
-			map[string]any{"phoneNumber": "bad", "error": engine.MsgPhoneInvalid}}})
+			map[string]any{"phoneNumber": "+449999999999", "error": telephony.MsgPhoneNotFound},
+			map[string]any{"phoneNumber": "bad", "error": telephony.MsgPhoneInvalid}}})
 	mustBody(t, h.telDo("DELETE", "/phone-numbers", map[string]any{"phoneNumbers": []string{"+442071234567"}}, 200),
 		map[string]any{"deleted": []any{"+442071234567"}})
 	h.telDo("DELETE", "/phone-numbers", map[string]any{}, 400)

@@ -16,6 +16,11 @@ const (
 	CodeValidation      = "VALIDATION_ERROR"
 )
 
+// DeployEnvs are the client environments along the deployment path
+// (docs/api.md#agents-deployments): a deployment goes from sandbox to
+// pre-release to live.
+var DeployEnvs = []string{"sandbox", "pre-release", "live"}
+
 // Time formats of the builder families.
 const (
 	// alertTime is the alerts and webhooks form: 2024-03-15T10:30:00Z (docs/api.md#ids).

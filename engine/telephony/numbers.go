@@ -1,4 +1,4 @@
-package engine
+package telephony
 
 // Phone numbers of an agent: list, import (one or many), batch get, get,
 // reassign to another connector, delete (one or many). A number is E.164
@@ -8,6 +8,8 @@ package engine
 import (
 	"slices"
 
+	"github.com/agentplatform/mockplatform/engine/core"
+	"github.com/agentplatform/mockplatform/scenario"
 	"github.com/agentplatform/mockplatform/store"
 )
 
@@ -34,20 +36,20 @@ type (
 	}
 )
 
-var ClientEnvRule = FieldRule{Enum: DeployEnvs, Doc: "Default live."}
+var ClientEnvRule = core.FieldRule{Enum: core.DeployEnvs, Doc: "Default live."}
 
-var ReassignRules = map[string]FieldRule{"connectorId": {Required: true, MinLen: 1, MaxLen: 255}}
+var ReassignRules = map[string]core.FieldRule{"connectorId": {Required: true, MinLen: 1, MaxLen: 255}}
 
-func (PhoneNumberRec) FieldRules() map[string]FieldRule {
-	return map[string]FieldRule{"clientEnv": {Enum: DeployEnvs}}
+func (PhoneNumberRec) FieldRules() map[string]core.FieldRule {
+	return map[string]core.FieldRule{"clientEnv": {Enum: core.DeployEnvs}}
 }
 
 // takenNumbersLocked is the set of numbers an import may not take: those of the
 // region's other accounts and every dni pool number of the scenario (a
 // number routes to one place). Called with agents.mu held.
-func (a *Engine) takenNumbersLocked(region, account string) (map[string]bool, error) {
+func (s *Service) takenNumbersLocked(region, account string) (map[string]bool, error) {
 	taken := map[string]bool{}
-	for _, acct := range a.View().Scenario().Accounts {
+	for _, acct := range s.env.View().Scenario().Accounts {
 		for _, proj := range acct.Projects {
 			if proj.DNI != nil {
 				for _, n := range proj.DNI.Numbers {
@@ -56,7 +58,7 @@ func (a *Engine) takenNumbersLocked(region, account string) (map[string]bool, er
 			}
 		}
 	}
-	err := store.ListDocs(a.store, docTelephony, region, func(id string, t *telephonyDoc) bool {
+	err := store.ListDocs(s.env.Store, docTelephony, region, func(id string, t *telephonyDoc) bool {
 		if id == account {
 			return true
 		}
@@ -76,14 +78,14 @@ type DeleteError struct {
 
 // PhoneNumbers lists an agent's numbers in import order; with
 // byConnector, only those routed to connector.
-func (a *Engine) PhoneNumbers(p *Principal, agent, connector string, byConnector bool) ([]*PhoneNumberRec, error) {
-	d, t, err := a.telephony(p, agent)
+func (s *Service) PhoneNumbers(p *core.Principal, agent, connector string, byConnector bool) ([]*PhoneNumberRec, error) {
+	ag, t, err := s.read(p, agent)
 	if err != nil {
 		return nil, err
 	}
 	out := []*PhoneNumberRec{}
 	for _, n := range t.Numbers {
-		if n.ProjectID == d.AgentID && (!byConnector || n.ConnectorID == connector) {
+		if n.ProjectID == ag.ID && (!byConnector || n.ConnectorID == connector) {
 			out = append(out, n)
 		}
 	}
@@ -91,12 +93,12 @@ func (a *Engine) PhoneNumbers(p *Principal, agent, connector string, byConnector
 }
 
 // PhoneNumber reads a number of an agent: 404 PHONE_NUMBERS_NOT_FOUND.
-func (a *Engine) PhoneNumber(p *Principal, agent, number string) (*PhoneNumberRec, error) {
-	d, t, err := a.telephony(p, agent)
+func (s *Service) PhoneNumber(p *core.Principal, agent, number string) (*PhoneNumberRec, error) {
+	ag, t, err := s.read(p, agent)
 	if err != nil {
 		return nil, err
 	}
-	_, x := t.number(d.AgentID, number)
+	_, x := t.number(ag.ID, number)
 	if x == nil {
 		return nil, errPhoneNotFound()
 	}
@@ -105,14 +107,14 @@ func (a *Engine) PhoneNumber(p *Principal, agent, number string) (*PhoneNumberRe
 
 // FindPhoneNumbers reads numbers of an agent: the found ones and the
 // others, in the order of numbers.
-func (a *Engine) FindPhoneNumbers(p *Principal, agent string, numbers []string) (NumbersFound, error) {
-	d, t, err := a.telephony(p, agent)
+func (s *Service) FindPhoneNumbers(p *core.Principal, agent string, numbers []string) (NumbersFound, error) {
+	ag, t, err := s.read(p, agent)
 	if err != nil {
 		return NumbersFound{}, err
 	}
 	out := NumbersFound{Found: []*PhoneNumberRec{}, NotFound: []string{}}
 	for _, n := range numbers {
-		if _, x := t.number(d.AgentID, n); x != nil {
+		if _, x := t.number(ag.ID, n); x != nil {
 			out.Found = append(out.Found, x)
 		} else {
 			out.NotFound = append(out.NotFound, n)
@@ -126,25 +128,25 @@ func (a *Engine) FindPhoneNumbers(p *Principal, agent string, numbers []string) 
 // by another account of the region, or a dni pool number) is 409
 // PHONE_NUMBERS_ALREADY_EXISTS, a field error of field per number, and
 // imports nothing.
-func (a *Engine) ImportNumbers(p *Principal, agent string, numbers []string, env, field string) error {
-	a.agents.mu.Lock()
-	defer a.agents.mu.Unlock()
-	taken, err := a.takenNumbersLocked(p.Region, p.Account.ID)
+func (s *Service) ImportNumbers(p *core.Principal, agent string, numbers []string, env, field string) error {
+	s.agents.Lock()
+	defer s.agents.Unlock()
+	taken, err := s.takenNumbersLocked(p.Region, p.Account.ID)
 	if err != nil {
 		return err
 	}
-	return a.updateTelephonyLocked(p, agent, func(d *AgentDoc, t *telephonyDoc) error {
-		var dup []FieldError
+	return s.updateLocked(p, agent, func(ag Agent, t *telephonyDoc) error {
+		var dup []core.FieldError
 		for _, n := range numbers {
 			if taken[n] || t.hasNumber(n) {
-				dup = append(dup, FieldError{Field: field, Message: n + " already exists"})
+				dup = append(dup, core.FieldError{Field: field, Message: n + " already exists"})
 			}
 		}
 		if len(dup) > 0 {
-			return &Error{Kind: KindConflict, Code: CodePhoneExists, Message: MsgPhoneExists, Fields: dup}
+			return &core.Error{Kind: core.KindConflict, Code: CodePhoneExists, Message: MsgPhoneExists, Fields: dup}
 		}
 		for _, n := range numbers {
-			t.Numbers = append(t.Numbers, &PhoneNumberRec{Number: n, ProjectID: d.AgentID, AccountID: d.AccountID, ClientEnv: env})
+			t.Numbers = append(t.Numbers, &PhoneNumberRec{Number: n, ProjectID: ag.ID, AccountID: ag.AccountID, ClientEnv: env})
 		}
 		return nil
 	})
@@ -152,17 +154,17 @@ func (a *Engine) ImportNumbers(p *Principal, agent string, numbers []string, env
 
 // DeleteNumbers releases each number on its own: it returns those
 // released and why the others (malformed or unknown) were not.
-func (a *Engine) DeleteNumbers(p *Principal, agent string, numbers []string) ([]string, []DeleteError, error) {
+func (s *Service) DeleteNumbers(p *core.Principal, agent string, numbers []string) ([]string, []DeleteError, error) {
 	var deleted []string
 	var errs []DeleteError
-	if err := a.updateTelephony(p, agent, func(d *AgentDoc, t *telephonyDoc) error {
+	if err := s.update(p, agent, func(ag Agent, t *telephonyDoc) error {
 		deleted, errs = []string{}, nil
 		for _, n := range numbers {
-			if !E164RE.MatchString(n) {
+			if !scenario.E164RE.MatchString(n) {
 				errs = append(errs, DeleteError{PhoneNumber: n, Error: MsgPhoneInvalid})
 				continue
 			}
-			i, _ := t.number(d.AgentID, n)
+			i, _ := t.number(ag.ID, n)
 			if i < 0 {
 				errs = append(errs, DeleteError{PhoneNumber: n, Error: MsgPhoneNotFound})
 				continue
@@ -178,9 +180,9 @@ func (a *Engine) DeleteNumbers(p *Principal, agent string, numbers []string) ([]
 }
 
 // DeleteNumber releases a number of an agent.
-func (a *Engine) DeleteNumber(p *Principal, agent, number string) error {
-	return a.updateTelephony(p, agent, func(d *AgentDoc, t *telephonyDoc) error {
-		i, _ := t.number(d.AgentID, number)
+func (s *Service) DeleteNumber(p *core.Principal, agent, number string) error {
+	return s.update(p, agent, func(ag Agent, t *telephonyDoc) error {
+		i, _ := t.number(ag.ID, number)
 		if i < 0 {
 			return errPhoneNotFound()
 		}
@@ -191,14 +193,14 @@ func (a *Engine) DeleteNumber(p *Principal, agent, number string) error {
 
 // ReassignNumber routes a number of an agent to a connector of the same
 // agent.
-func (a *Engine) ReassignNumber(p *Principal, agent, number, connector string) (*PhoneNumberRec, error) {
+func (s *Service) ReassignNumber(p *core.Principal, agent, number, connector string) (*PhoneNumberRec, error) {
 	var out PhoneNumberRec
-	if err := a.updateTelephony(p, agent, func(d *AgentDoc, t *telephonyDoc) error {
-		_, x := t.number(d.AgentID, number)
+	if err := s.update(p, agent, func(ag Agent, t *telephonyDoc) error {
+		_, x := t.number(ag.ID, number)
 		if x == nil {
 			return errPhoneNotFound()
 		}
-		if t.connector(d.AgentID, connector) == nil {
+		if t.connector(ag.ID, connector) == nil {
 			return errConnectorNotFound()
 		}
 		x.ConnectorID = connector

@@ -1,4 +1,4 @@
-package engine
+package telephony
 
 // Telephony connectors of an agent: list, get, batch get, lookup by
 // number, update (one or a batch; moving a connector to another agent
@@ -6,11 +6,10 @@ package engine
 // come from the scenario: the API has no create operation.
 
 import (
-	"errors"
 	"slices"
 
+	"github.com/agentplatform/mockplatform/engine/core"
 	"github.com/agentplatform/mockplatform/scenario"
-	"github.com/agentplatform/mockplatform/store"
 )
 
 type (
@@ -30,41 +29,38 @@ type (
 	}
 )
 
-var ConnectorPatchRules = map[string]FieldRule{
+var ConnectorPatchRules = map[string]core.FieldRule{
 	"variantId":   {Nullable: true, Doc: "A variant of the connector's agent; null or \"\" unassigns it."},
 	"asrLangCode": {Pattern: scenario.LangCodeRE},
 	"voiceName":   {Pattern: scenario.VoiceNameRE, Doc: "Also sets ttsLangCode (its language prefix)."},
 	"projectId":   {MinLen: 1, Doc: "Another agent of the account to move the connector to."},
 }
 
-func (ConnectorRec) FieldRules() map[string]FieldRule {
-	return map[string]FieldRule{"clientEnv": {Enum: scenario.Environments}}
+func (ConnectorRec) FieldRules() map[string]core.FieldRule {
+	return map[string]core.FieldRule{"clientEnv": {Enum: scenario.Environments}}
 }
 
 // ConnectorPatch is a validated connector update (OAS UpdateConnectorBody:
 // only the given fields change; variantId null unassigns).
 type ConnectorPatch struct {
 	Variant, Asr, Voice, Project *string
-	target                       *AgentDoc // the agent of Project, when given
+	target                       *Agent // the agent of Project, when given
 }
 
 // apply changes x by the patch (the agent is x's current agent); it
 // returns a field error, leaving x unchanged, when the variant is not one
 // of the (target) agent's main-branch variants.
-func (cp ConnectorPatch) apply(t *telephonyDoc, cur *AgentDoc, x *ConnectorRec) *FieldError {
+func (cp ConnectorPatch) apply(t *telephonyDoc, cur Agent, x *ConnectorRec) *core.FieldError {
 	owner := cur
 	if cp.target != nil {
-		owner = cp.target
+		owner = *cp.target
 	}
-	if cp.Variant != nil && *cp.Variant != "" {
-		main := owner.Branch(MainBranch)
-		if main == nil || !slices.ContainsFunc(main.Content.Variants, func(v *Variant) bool { return v.ID == *cp.Variant }) {
-			return &FieldError{Field: "variantId", Message: "not a variant of agent " + owner.AgentID}
-		}
+	if cp.Variant != nil && *cp.Variant != "" && !slices.Contains(owner.Variants, *cp.Variant) {
+		return &core.FieldError{Field: "variantId", Message: "not a variant of agent " + owner.ID}
 	}
 	if cp.Variant != nil {
 		x.VariantID = *cp.Variant
-	} else if cp.target != nil && cp.target.AgentID != cur.AgentID {
+	} else if cp.target != nil && cp.target.ID != cur.ID {
 		// The variant ids of one agent mean nothing to another.
 		x.VariantID = ""
 	}
@@ -76,14 +72,14 @@ func (cp ConnectorPatch) apply(t *telephonyDoc, cur *AgentDoc, x *ConnectorRec) 
 		x.VoiceName = *cp.Voice
 		x.TTSLangCode = scenario.VoiceNameRE.FindStringSubmatch(*cp.Voice)[1]
 	}
-	if cp.target != nil && cp.target.AgentID != x.ProjectID {
+	if cp.target != nil && cp.target.ID != x.ProjectID {
 		// The connector's numbers move with it.
 		for _, n := range t.Numbers {
 			if n.ConnectorID == x.ConnectorID && n.ProjectID == x.ProjectID {
-				n.ProjectID = cp.target.AgentID
+				n.ProjectID = cp.target.ID
 			}
 		}
-		x.ProjectID = cp.target.AgentID
+		x.ProjectID = cp.target.ID
 	}
 	return nil
 }
@@ -97,17 +93,17 @@ type BatchResult struct {
 }
 
 // FieldText is a field error as one batch item's error text.
-func FieldText(fe FieldError) string { return fe.Field + ": " + fe.Message }
+func FieldText(fe core.FieldError) string { return fe.Field + ": " + fe.Message }
 
 // Connectors lists an agent's connectors (docs/api.md#agents-connectors).
-func (a *Engine) Connectors(p *Principal, agent string) ([]*ConnectorRec, error) {
-	d, t, err := a.telephony(p, agent)
+func (s *Service) Connectors(p *core.Principal, agent string) ([]*ConnectorRec, error) {
+	ag, t, err := s.read(p, agent)
 	if err != nil {
 		return nil, err
 	}
 	out := []*ConnectorRec{}
 	for _, x := range t.Connectors {
-		if x.ProjectID == d.AgentID {
+		if x.ProjectID == ag.ID {
 			out = append(out, x)
 		}
 	}
@@ -115,12 +111,12 @@ func (a *Engine) Connectors(p *Principal, agent string) ([]*ConnectorRec, error)
 }
 
 // Connector reads a connector of an agent: 404 CONNECTORS_NOT_FOUND.
-func (a *Engine) Connector(p *Principal, agent, id string) (*ConnectorRec, error) {
-	d, t, err := a.telephony(p, agent)
+func (s *Service) Connector(p *core.Principal, agent, id string) (*ConnectorRec, error) {
+	ag, t, err := s.read(p, agent)
 	if err != nil {
 		return nil, err
 	}
-	x := t.connector(d.AgentID, id)
+	x := t.connector(ag.ID, id)
 	if x == nil {
 		return nil, errConnectorNotFound()
 	}
@@ -129,14 +125,14 @@ func (a *Engine) Connector(p *Principal, agent, id string) (*ConnectorRec, error
 
 // ConnectorsByID reads connectors of an agent by id: the found ones and
 // the ids of the others, in the order of ids.
-func (a *Engine) ConnectorsByID(p *Principal, agent string, ids []string) (ConnectorsFound, error) {
-	d, t, err := a.telephony(p, agent)
+func (s *Service) ConnectorsByID(p *core.Principal, agent string, ids []string) (ConnectorsFound, error) {
+	ag, t, err := s.read(p, agent)
 	if err != nil {
 		return ConnectorsFound{}, err
 	}
 	out := ConnectorsFound{Found: []*ConnectorRec{}, NotFound: []string{}}
 	for _, id := range ids {
-		if x := t.connector(d.AgentID, id); x != nil {
+		if x := t.connector(ag.ID, id); x != nil {
 			out.Found = append(out.Found, x)
 		} else {
 			out.NotFound = append(out.NotFound, id)
@@ -148,42 +144,41 @@ func (a *Engine) ConnectorsByID(p *Principal, agent string, ids []string) (Conne
 // resolveTargetLocked loads the agent a patch moves the connector to: an
 // agent of the key's account ("API key must have access to both
 // projects"). An unknown agent is a field error; a store failure is the
-// error. Called with agents.mu held, so the agent still exists when the
-// connector moves.
-func (a *Engine) resolveTargetLocked(p *Principal, cp *ConnectorPatch) (*FieldError, error) {
+// error. Called with the Agents API's write lock held, so the agent still
+// exists when the connector moves.
+func (s *Service) resolveTargetLocked(p *core.Principal, cp *ConnectorPatch) (*core.FieldError, error) {
 	if cp.Project == nil {
 		return nil, nil
 	}
-	var d AgentDoc
-	err := a.store.GetDoc(DocAgent, p.Region, agentRef(p, *cp.Project), &d)
-	if err != nil && !errors.Is(err, store.ErrNotFound) {
+	ag, ok, err := s.agents.Find(p, *cp.Project)
+	if err != nil {
 		return nil, err
 	}
-	if err != nil || d.AccountID != p.Account.ID {
-		return &FieldError{Field: "projectId", Message: "no agent with this id in the account"}, nil
+	if !ok || ag.AccountID != p.Account.ID {
+		return &core.FieldError{Field: "projectId", Message: "no agent with this id in the account"}, nil
 	}
-	cp.target = &d
+	cp.target = &ag
 	return nil, nil
 }
 
 // UpdateConnector changes the given fields of a connector (name,
 // clientEnv and disableHandoff are not settable); a move to another agent
 // of the account moves its numbers.
-func (a *Engine) UpdateConnector(p *Principal, agent, id string, cp ConnectorPatch) (*ConnectorRec, error) {
-	a.agents.mu.Lock()
-	defer a.agents.mu.Unlock()
-	if fe, err := a.resolveTargetLocked(p, &cp); err != nil {
+func (s *Service) UpdateConnector(p *core.Principal, agent, id string, cp ConnectorPatch) (*ConnectorRec, error) {
+	s.agents.Lock()
+	defer s.agents.Unlock()
+	if fe, err := s.resolveTargetLocked(p, &cp); err != nil {
 		return nil, err
 	} else if fe != nil {
 		return nil, ErrConnectorInvalid(*fe)
 	}
 	var out ConnectorRec
-	if err := a.updateTelephonyLocked(p, agent, func(d *AgentDoc, t *telephonyDoc) error {
-		x := t.connector(d.AgentID, id)
+	if err := s.updateLocked(p, agent, func(ag Agent, t *telephonyDoc) error {
+		x := t.connector(ag.ID, id)
 		if x == nil {
 			return errConnectorNotFound()
 		}
-		if fe := cp.apply(t, d, x); fe != nil {
+		if fe := cp.apply(t, ag, x); fe != nil {
 			return ErrConnectorInvalid(*fe)
 		}
 		out = *x
@@ -204,12 +199,12 @@ type ConnectorUpdate struct {
 
 // UpdateConnectors applies each update on its own (partial success), in
 // order, in one store update: one result per update.
-func (a *Engine) UpdateConnectors(p *Principal, agent string, updates []ConnectorUpdate) ([]BatchResult, error) {
-	a.agents.mu.Lock()
-	defer a.agents.mu.Unlock()
+func (s *Service) UpdateConnectors(p *core.Principal, agent string, updates []ConnectorUpdate) ([]BatchResult, error) {
+	s.agents.Lock()
+	defer s.agents.Unlock()
 	for i := range updates {
 		if u := &updates[i]; u.Invalid == "" {
-			fe, err := a.resolveTargetLocked(p, &u.Patch)
+			fe, err := s.resolveTargetLocked(p, &u.Patch)
 			if err != nil {
 				return nil, err
 			}
@@ -219,18 +214,18 @@ func (a *Engine) UpdateConnectors(p *Principal, agent string, updates []Connecto
 		}
 	}
 	var results []BatchResult
-	if err := a.updateTelephonyLocked(p, agent, func(d *AgentDoc, t *telephonyDoc) error {
+	if err := s.updateLocked(p, agent, func(ag Agent, t *telephonyDoc) error {
 		results = results[:0]
 		for _, u := range updates {
 			r := BatchResult{ConnectorID: u.ID}
-			x := t.connector(d.AgentID, u.ID)
+			x := t.connector(ag.ID, u.ID)
 			switch {
 			case x == nil:
 				r.Error = MsgConnectorNotFound
 			case u.Invalid != "":
 				r.Error = u.Invalid
 			default:
-				if fe := u.Patch.apply(t, d, x); fe != nil {
+				if fe := u.Patch.apply(t, ag, x); fe != nil {
 					r.Error = FieldText(*fe)
 				} else {
 					cp := *x
@@ -249,35 +244,35 @@ func (a *Engine) UpdateConnectors(p *Principal, agent string, updates []Connecto
 // LookupConnector is the connector an agent's number routes to: 404
 // PHONE_NUMBERS_NOT_FOUND for an unknown number, 404 CONNECTORS_NOT_FOUND
 // for a number routed to no connector.
-func (a *Engine) LookupConnector(p *Principal, agent, number string) (*ConnectorRec, error) {
-	d, t, err := a.telephony(p, agent)
+func (s *Service) LookupConnector(p *core.Principal, agent, number string) (*ConnectorRec, error) {
+	ag, t, err := s.read(p, agent)
 	if err != nil {
 		return nil, err
 	}
-	_, num := t.number(d.AgentID, number)
+	_, num := t.number(ag.ID, number)
 	if num == nil {
 		return nil, errPhoneNotFound()
 	}
-	x := t.connector(d.AgentID, num.ConnectorID)
+	x := t.connector(ag.ID, num.ConnectorID)
 	if x == nil {
-		return nil, Errf(KindNotFound, CodeConnectorNotFound, MsgPhoneNoConnector)
+		return nil, core.Errf(core.KindNotFound, CodeConnectorNotFound, MsgPhoneNoConnector)
 	}
 	return x, nil
 }
 
 // DeleteConnector deletes a connector and every phone number routed to
 // it; it returns those numbers.
-func (a *Engine) DeleteConnector(p *Principal, agent, id string) ([]string, error) {
+func (s *Service) DeleteConnector(p *core.Principal, agent, id string) ([]string, error) {
 	deleted := []string{}
-	if err := a.updateTelephony(p, agent, func(d *AgentDoc, t *telephonyDoc) error {
-		x := t.connector(d.AgentID, id)
+	if err := s.update(p, agent, func(ag Agent, t *telephonyDoc) error {
+		x := t.connector(ag.ID, id)
 		if x == nil {
 			return errConnectorNotFound()
 		}
 		t.Connectors = slices.DeleteFunc(t.Connectors, func(y *ConnectorRec) bool { return y == x })
 		deleted = deleted[:0]
 		t.Numbers = slices.DeleteFunc(t.Numbers, func(n *PhoneNumberRec) bool {
-			if n.ConnectorID == id && n.ProjectID == d.AgentID {
+			if n.ConnectorID == id && n.ProjectID == ag.ID {
 				deleted = append(deleted, n.Number)
 				return true
 			}
