@@ -1,11 +1,15 @@
 // Package engine is the agent platform's domain, apart from HTTP: the
-// conversation engine (dialogue, scripts, the conversation rules), agents
-// with their branches, merges and deployments, alert rules and their
-// evaluation, webhook scheduling, delivery and signing, outbound calls and
-// simulated voice callers, number reservations, external events, the
-// concurrency series, seeding and scenario loading. One Engine is one
-// platform instance's domain state; the HTTP edge (package handlers)
-// decodes, validates and authenticates a request, calls the engine and
+// conversation engine (chat, voice calls, scripts), agents with their
+// branches, merges and deployments, alert rules and their evaluation,
+// webhook scheduling, delivery and signing, outbound calls and simulated
+// voice callers, number reservations, external events, the timeline's
+// steps, and scenario loading. Its packages hold the rest, each family a
+// service with its own state: the conversation rules (dialogue), the
+// conversation reads (convquery), voices and audio caches (audio),
+// telephony, test runs (testruns) and the seeded records (seeding), over
+// what they all share (core). One Engine is one platform instance's
+// domain state; the HTTP edge (package handlers) decodes, validates and
+// authenticates a request, calls the engine or one of its services and
 // answers. The engine never sees a request: it imports neither gin nor
 // the edge, and every callback it runs inside a store transaction is its
 // own. Everything timed runs on the instance's virtual clock.
