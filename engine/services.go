@@ -21,15 +21,16 @@ import (
 // view in force.
 func (e *Engine) env() core.Env {
 	return core.Env{Store: e.store, Clock: e.clock, Log: e.Log, IDs: &e.ids,
-		View: func() *core.View { return e.View().View }}
+		View: func() *core.View { return &e.View().View }}
 }
 
 // newServices makes the family services of a new engine.
 func (e *Engine) newServices() {
-	e.convq = convquery.New(e.env(), convAgents{e})
-	e.audio = audio.New(e.env(), audioAgents{e})
-	e.testRuns = testruns.New(e.env(), testAgents{e})
-	e.tel = telephony.New(e.env(), telephonyAgents{e})
+	env := e.env()
+	e.convq = convquery.New(env, convAgents{e})
+	e.audio = audio.New(env, audioAgents{e})
+	e.testRuns = testruns.New(env, testAgents{e})
+	e.tel = telephony.New(env, telephonyAgents{e})
 }
 
 // ConvQuery reads the conversation records: the Conversations API's

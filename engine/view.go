@@ -10,7 +10,7 @@ import (
 // engine compiles of it once: the dialogue's scripts and the webhook
 // targets. A new scenario replaces the whole View atomically.
 type View struct {
-	*core.View
+	core.View
 	sc      *scenario.Scenario // View.Scenario()
 	scripts *scriptCache
 	targets *scenario.HostList // webhooks.allowed_targets
@@ -23,5 +23,5 @@ const (
 )
 
 func newView(sc *scenario.Scenario) *View {
-	return &View{View: core.NewView(sc), sc: sc, scripts: &scriptCache{}, targets: sc.TargetList()}
+	return &View{View: core.ViewOf(sc), sc: sc, scripts: &scriptCache{}, targets: sc.TargetList()}
 }

@@ -15,9 +15,9 @@ type View struct {
 // DefaultMaxBodyBytes bounds request bodies unless the scenario says otherwise.
 const DefaultMaxBodyBytes = 1 << 20
 
-// NewView indexes a scenario.
-func NewView(sc *scenario.Scenario) *View {
-	w := &View{sc: sc, creds: make(map[string]*scenario.Credential, len(sc.Credentials))}
+// ViewOf indexes a scenario (a value, for embedding).
+func ViewOf(sc *scenario.Scenario) View {
+	w := View{sc: sc, creds: make(map[string]*scenario.Credential, len(sc.Credentials))}
 	for i := range sc.Credentials {
 		c := &sc.Credentials[i]
 		w.creds[c.Key] = c
