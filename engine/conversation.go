@@ -158,6 +158,7 @@ func (a *Engine) Converse(region, id string, check func(*store.Conversation) err
 			in.Metadata = map[string]any{}
 		}
 		out = w.respond(script.Dialogue, conv.VariantID, in).withoutHandoff(conv.State)
+		out.turn = in.Turn
 		applyTurn(conv, now, in, out, msg.Metadata)
 		return nil
 	})

@@ -30,6 +30,42 @@ var famAgents = &Family{
 	Routes: slices.Concat(agentsRoutes, agentBranchesRoutes, agentTopicsRoutes, agentVariantsRoutes,
 		agentDeploymentsRoutes, agentConfigsRoutes, telephonyConnectorsRoutes, telephonyNumbersRoutes),
 	Counts: []Counted{countDocs("agents", engine.DocAgent)},
+
+	Codes:    agentsCodes,
+	Machines: []*Machine{engine.MachineBranch, engine.MachineDeployment},
+}
+
+// agentsCodes are the agents family's error codes: those of every
+// sub-resource, by the operations that answer them.
+var agentsCodes = []ErrorCode{
+	{Status: 400, Code: engine.CodeValidation, Body: true},
+	{Status: 400, Code: engine.CodeValidation, Ops: []string{"branchDelete", "deploymentList"}},
+	{Status: 404, Code: engine.CodeAgentNotFound, In: "/:agent"},
+	{Status: 409, Code: engine.CodeAgentExists, Ops: []string{"agentCreate", "agentCreateInAccount", "agentDuplicate"}},
+	{Status: 404, Code: engine.CodeBranchNotFound, In: "/:branch"},
+	{Status: 400, Code: engine.CodeMergeConflict, Ops: []string{"branchMerge"}},
+	{Status: 409, Code: engine.CodeMergeConflict, Ops: []string{"branchMerge"}},
+	{Status: 422, Code: engine.CodeMainReadOnly},
+	{Status: 404, Code: engine.CodeTopicNotFound, Ops: []string{"topicGet", "topicUpdate", "topicDelete"}},
+	{Status: 409, Code: engine.CodeTopicExists, Ops: []string{"topicCreate", "topicUpdate"}},
+	{Status: 404, Code: engine.CodeItemNotFound, Ops: []string{"attributeUpdate", "attributeDelete", "variantUpdate", "variantDelete"}},
+	{Status: 409, Code: engine.CodeAttributeDuplicate, Ops: []string{"attributeCreate", "attributeUpdate"}},
+	{Status: 409, Code: engine.CodeVariantDuplicate, Ops: []string{"variantCreate", "variantUpdate"}},
+	{Status: 400, Code: engine.CodeVariantDefault, Ops: []string{"variantUpdate", "variantDelete"}},
+	{Status: 400, Code: engine.CodeDeployInvalidEnv, Ops: []string{"deploymentPublish", "deploymentList"}},
+	{Status: 409, Code: engine.CodeAlreadyPublished, Ops: []string{"deploymentPublish"}},
+	{Status: 404, Code: engine.CodeDeploymentNotFound, In: "/:deployment"},
+	{Status: 400, Code: engine.CodeDeployTarget, Ops: []string{"deploymentPromote"}},
+	{Status: 412, Code: engine.CodePreReleaseNotReady},
+	{Status: 400, Code: engine.CodeConfigUnknownEnv, In: "/:env"},
+	{Status: 400, Code: engine.CodeConfigBadSchema, Ops: []string{"realTimeConfigSchema"}},
+	{Status: 400, Code: engine.CodeConfigInvalid, Ops: []string{"realTimeConfigVariables"}},
+	{Status: 400, Code: engine.CodeConnectorInvalid, Ops: []string{"connectorBatchGet", "connectorBatchUpdate", "connectorUpdate", "connectorLookup"}},
+	{Status: 404, Code: engine.CodeConnectorNotFound, In: "/:connector"},
+	{Status: 404, Code: engine.CodeConnectorNotFound, Ops: []string{"connectorLookup", "phoneNumberReassign"}},
+	{Status: 400, Code: engine.CodePhoneInvalid, Ops: []string{"connectorLookup", "phoneNumberImport", "phoneNumberBatchGet", "phoneNumberImportOne"}},
+	{Status: 409, Code: engine.CodePhoneExists, Ops: []string{"phoneNumberImport", "phoneNumberImportOne"}},
+	{Status: 404, Code: engine.CodePhoneNotFound, Ops: []string{"connectorLookup", "phoneNumberGet", "phoneNumberDelete", "phoneNumberReassign"}},
 }
 
 // builderSchemes is the credential of the builder families.

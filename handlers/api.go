@@ -68,6 +68,7 @@ func Open(cfg engine.Config, observe func(Exchange)) (*API, error) {
 func openTable(cfg engine.Config, observe func(Exchange), tab *table) (*API, error) {
 	cfg.Vocabulary = tab.scenario
 	counts := coverage.NewCounts(tab.catalogue)
+	cfg.Recorder = counts
 	e, err := engine.OpenEngine(cfg)
 	if err != nil {
 		return nil, err

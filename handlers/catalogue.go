@@ -17,13 +17,29 @@ import (
 	"github.com/agentplatform/mockplatform/faults"
 )
 
+// Machine, Transition and ClockEvent are the coverage catalogue's (the
+// engine declares its machines and clock events, engine/machines.go).
+type (
+	Machine    = coverage.Machine
+	Transition = coverage.Transition
+	ClockEvent = coverage.ClockEvent
+)
+
 // ErrorCode is an error code a family's operations answer, with its
-// status; Ops, when set, names the only operations (by Op.ID) that
-// answer it.
+// status. The family's operations that answer that status answer it, but
+// for the limits set: Ops names the only operations (by Op.ID), In a
+// fragment of their path ("/:agent"), Body that they take a body.
 type ErrorCode struct {
 	Status int
 	Code   string
 	Ops    []string
+	In     string
+	Body   bool
+}
+
+// answers reports whether the route answers the code.
+func (c ErrorCode) answers(r Route) bool {
+	return (len(c.Ops) == 0 || slices.Contains(c.Ops, r.Op.ID)) && strings.Contains(r.Path, c.In) && (!c.Body || r.Op.Body != nil)
 }
 
 // Catalogue is the family table's coverage catalogue (read-only).
@@ -119,7 +135,7 @@ func (t *table) newCatalogue() *coverage.Catalogue {
 			op := coverage.Operation{ID: r.Op.ID, Method: r.Method, Path: r.Path, Statuses: r.statuses()}
 			op.Codes = r.edgeCodes(op.Statuses)
 			for _, c := range f.Codes {
-				if slices.Contains(op.Statuses, c.Status) && (len(c.Ops) == 0 || slices.Contains(c.Ops, op.ID)) {
+				if slices.Contains(op.Statuses, c.Status) && c.answers(r) {
 					op.Codes = append(op.Codes, coverage.Code{Status: c.Status, Code: c.Code})
 				}
 			}
@@ -129,6 +145,7 @@ func (t *table) newCatalogue() *coverage.Catalogue {
 		for _, c := range f.Codes {
 			mustCode(f, c, ops)
 		}
+		mustAnswerCodes(f)
 		for _, m := range f.Machines {
 			mustMachine(m)
 			if machines[m.Name] {
@@ -174,6 +191,16 @@ func mustCode(f *Family, c ErrorCode, ops map[string]bool) {
 	for _, id := range c.Ops {
 		if !ops[id] {
 			panic(fmt.Sprintf("handlers: family %s: code %s names operation %q, which it lacks", f.Name, c.Code, id))
+		}
+	}
+}
+
+// mustAnswerCodes panics on a code of the family that none of its
+// routes answers (a limit that names nothing, a status no route has).
+func mustAnswerCodes(f *Family) {
+	for _, c := range f.Codes {
+		if !slices.ContainsFunc(FamilyRoutes(f), func(r Route) bool { return c.answers(r) && slices.Contains(r.statuses(), c.Status) }) {
+			panic(fmt.Sprintf("handlers: family %s: no operation answers code %s %d", f.Name, c.Code, c.Status))
 		}
 	}
 }

@@ -43,6 +43,8 @@ var famMessaging = &Family{
 	Counts:      []Counted{{What: "live sessions", N: (*API).countSessions}},
 	Presets:     messagingPresets,
 	ApplyPreset: markPreset,
+	Machines:    []*Machine{engine.MachineMessagingSession},
+	ClockEvents: []ClockEvent{engine.ClockMessagingIdleExpiry},
 }
 
 // messagingRoutes are its routes.

@@ -352,6 +352,10 @@ func (a *API) handleMessagingSocket(c *gin.Context) error {
 		}
 	}
 	s.conns[conn] = struct{}{}
+	if !s.connected {
+		s.connected = true
+		a.RecordTransition(engine.MachineMessagingSession, "created", "connected")
+	}
 	a.replayLocked(s, conn, cursor)
 	if expireNow {
 		a.endSessionLocked(s, reasonAbandoned, wsCloseExpired, "session expired", "expired")
