@@ -6,8 +6,11 @@ package handlers
 // transition, clock event and preset recorded is one the catalogue names.
 
 import (
+	"encoding/json"
+	"flag"
 	"fmt"
 	"net/http"
+	"os"
 	"slices"
 	"sync"
 	"testing"
@@ -49,14 +52,30 @@ func checkCatalogue(t testing.TB, a *API) {
 	suiteCoverage.mu.Unlock()
 }
 
-// suiteCoverageLine sums up the suite's coverage for TestMain.
-func suiteCoverageLine() string {
+var coverageReport = flag.String("coverage-report", "", "write the API coverage report of this run of the tests (JSON) to this file")
+
+// finishCoverage prints the suite's coverage for TestMain and writes its
+// report when -coverage-report names a file; it returns the exit code.
+func finishCoverage(code int) int {
 	suiteCoverage.mu.Lock()
-	defer suiteCoverage.mu.Unlock()
-	t := coverage.Build(Catalogue(), suiteCoverage.snap, nil).Totals
-	return fmt.Sprintf("operations %d/%d, statuses %d/%d, codes %d/%d, transitions %d/%d, clock events %d/%d",
+	r := coverage.Build(Catalogue(), suiteCoverage.snap, nil)
+	suiteCoverage.mu.Unlock()
+	t := r.Totals
+	fmt.Printf("API coverage (handlers): operations %d/%d, statuses %d/%d, codes %d/%d, transitions %d/%d, clock events %d/%d\n",
 		t.Operations.Covered, t.Operations.Total, t.Statuses.Covered, t.Statuses.Total, t.Codes.Covered, t.Codes.Total,
 		t.Transitions.Covered, t.Transitions.Total, t.ClockEvents.Covered, t.ClockEvents.Total)
+	if *coverageReport == "" {
+		return code
+	}
+	data, err := json.MarshalIndent(r, "", "  ")
+	if err == nil {
+		err = os.WriteFile(*coverageReport, data, 0o644)
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "coverage report: %v\n", err)
+		return 1
+	}
+	return code
 }
 
 // famGadgets is a test family with a machine, a clock event and codes;
