@@ -91,6 +91,9 @@ type Engine struct {
 	webhooks    webhooksState
 	outbound    outboundState
 	Concurrency concurrencyState
+	// messaging is the access tokens' key and generations, and the id
+	// stream of messaging events (messaging_tokens.go); its mu is a leaf.
+	messaging messagingState
 
 	// onReset are the edge's resets (OnReset), run at the end of a reset.
 	onReset []func(sc *scenario.Scenario)
@@ -116,6 +119,7 @@ func newEngine(d deps) *Engine {
 	e.bg, e.cancel = context.WithCancel(context.Background())
 	e.w.Store(newView(&scenario.Scenario{})) // until SetScenario (parsing the default here cost a third of New)
 	e.reseed(1)
+	e.messaging.newMessagingKey()
 	e.agents.idx.Store(&runtimeIndex{})
 	e.webhooks.net = defaultTargetNet()
 	e.webhooks.allow = &scenario.HostList{}
@@ -176,6 +180,7 @@ func (e *Engine) resetFamilies(restored bool) {
 	e.resetWebhooks()
 	e.resetOutbound()
 	e.resetConcurrency()
+	e.resetMessagingTokens()
 	e.armRetention()
 	for _, fn := range e.onReset {
 		fn(e.sc)

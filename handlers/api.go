@@ -18,7 +18,6 @@ package handlers
 
 import (
 	"context"
-	crand "crypto/rand"
 	"net/http"
 	"sync"
 
@@ -75,8 +74,6 @@ func openTable(cfg engine.Config, observe func(Exchange), tab *table) (*API, err
 	}
 	a := &API{Engine: e, journal: NewJournal(0, 0), coverage: counts, tab: tab, observe: observe}
 	a.bg, a.cancel = context.WithCancel(context.Background())
-	a.messaging.randomKey = make([]byte, 32)
-	crand.Read(a.messaging.randomKey) // never fails (crypto/rand crashes the process rather)
 	for _, f := range tab.families {
 		if f.State != nil {
 			a.states = append(a.states, f.State(a))

@@ -147,7 +147,9 @@ func (t *table) newCatalogue() *coverage.Catalogue {
 		}
 		mustAnswerCodes(f)
 		for _, m := range f.Machines {
-			mustMachine(m)
+			if err := m.Check(); err != nil {
+				panic("handlers: " + err.Error())
+			}
 			if machines[m.Name] {
 				panic("handlers: machine " + m.Name + " declared twice")
 			}
@@ -202,21 +204,5 @@ func mustAnswerCodes(f *Family) {
 		if !slices.ContainsFunc(FamilyRoutes(f), func(r Route) bool { return c.answers(r) && slices.Contains(r.statuses(), c.Status) }) {
 			panic(fmt.Sprintf("handlers: family %s: no operation answers code %s %d", f.Name, c.Code, c.Status))
 		}
-	}
-}
-
-// mustMachine panics on a machine without a name or states, or with a
-// transition between states it lacks, or twice.
-func mustMachine(m *Machine) {
-	if m.Name == "" || len(m.States) == 0 || len(m.Transitions) == 0 {
-		panic(fmt.Sprintf("handlers: machine %q needs a name, states and transitions", m.Name))
-	}
-	seen := map[Transition]bool{}
-	for _, tr := range m.Transitions {
-		k := Transition{From: tr.From, To: tr.To}
-		if seen[k] || tr.From != "" && !slices.Contains(m.States, tr.From) || !slices.Contains(m.States, tr.To) {
-			panic(fmt.Sprintf("handlers: machine %s: bad or repeated transition %q → %q", m.Name, tr.From, tr.To))
-		}
-		seen[k] = true
 	}
 }

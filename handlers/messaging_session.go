@@ -115,7 +115,7 @@ func (a *API) newSession(b *bearer, platform string, streaming bool, device, ua 
 	a.touchLocked(s)
 	s.mu.Unlock()
 	a.messaging.mu.Lock()
-	a.messagingLocked().sessions[s.id] = s
+	a.sessionsLocked()[s.id] = s
 	a.messaging.mu.Unlock()
 	a.RecordTransition(engine.MachineMessagingSession, "", "created")
 	return s
@@ -125,7 +125,7 @@ func (a *API) newSession(b *bearer, platform string, streaming bool, device, ua 
 func (a *API) session(id string) *rtSession {
 	a.messaging.mu.Lock()
 	defer a.messaging.mu.Unlock()
-	return a.messagingLocked().sessions[id]
+	return a.sessionsLocked()[id]
 }
 
 // touchLocked re-arms the inactivity timer. s.mu must be held.
