@@ -181,6 +181,7 @@ func takeTurn(w *View, conv *store.Conversation, n int, script runtimeScript, ms
 		in.Metadata = map[string]any{}
 	}
 	out := w.respond(script.Dialogue, conv.VariantID, in).withoutHandoff(conv.State)
+	out.turn = in.Turn
 	applyTurn(conv, now, in, out, msg.Metadata)
 	return out
 }

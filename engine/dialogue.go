@@ -53,6 +53,8 @@ type Outcome struct {
 	// ruleEnd is the rule's own end action (a handoff ends the
 	// conversation too; see withoutHandoff).
 	ruleEnd bool
+	// turn is the number of the user's turn answered (Converse).
+	turn int
 }
 
 // withoutHandoff drops a handoff from an outcome, for conversations whose

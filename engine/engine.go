@@ -23,6 +23,7 @@ import (
 	"sync/atomic"
 
 	"github.com/agentplatform/mockplatform/clock"
+	"github.com/agentplatform/mockplatform/coverage"
 	"github.com/agentplatform/mockplatform/faults"
 	"github.com/agentplatform/mockplatform/scenario"
 	"github.com/agentplatform/mockplatform/store"
@@ -44,6 +45,9 @@ type Engine struct {
 	clock  *clock.Clock
 	faults *faults.Set
 	Log    *slog.Logger
+	// rec receives the machines' transitions and the clock work's runs
+	// (machines.go).
+	rec coverage.Recorder
 
 	w atomic.Pointer[View]
 
@@ -92,6 +96,9 @@ type Engine struct {
 	Concurrency concurrencyState
 	voices      voicesState
 	audio       audioState
+	// messaging is the access tokens' key and generations, and the id
+	// stream of messaging events (messaging_tokens.go); its mu is a leaf.
+	messaging messagingState
 
 	// onReset are the edge's resets (OnReset), run at the end of a reset.
 	onReset []func(sc *scenario.Scenario)
@@ -119,10 +126,11 @@ func newEngine(d deps) *Engine {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	e := &Engine{store: d.Store, clock: d.Clock, faults: d.Faults, Log: log}
+	e := &Engine{store: d.Store, clock: d.Clock, faults: d.Faults, Log: log, rec: coverage.Discard()}
 	e.bg, e.cancel = context.WithCancel(context.Background())
 	e.w.Store(newView(&scenario.Scenario{})) // until SetScenario (parsing the default here cost a third of New)
 	e.reseed(1)
+	e.messaging.newMessagingKey()
 	e.agents.idx.Store(&runtimeIndex{})
 	e.webhooks.net = defaultTargetNet()
 	e.webhooks.allow = &scenario.HostList{}
@@ -185,6 +193,7 @@ func (e *Engine) resetFamilies(restored bool) {
 	e.resetTestRuns()
 	e.resetConcurrency()
 	e.resetAudio()
+	e.resetMessagingTokens()
 	e.armRetention()
 	for _, fn := range e.onReset {
 		fn(e.sc)

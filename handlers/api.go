@@ -18,7 +18,6 @@ package handlers
 
 import (
 	"context"
-	crand "crypto/rand"
 	"net/http"
 	"sync"
 
@@ -68,14 +67,13 @@ func Open(cfg engine.Config, observe func(Exchange)) (*API, error) {
 func openTable(cfg engine.Config, observe func(Exchange), tab *table) (*API, error) {
 	cfg.Vocabulary = tab.scenario
 	counts := coverage.NewCounts(tab.catalogue)
+	cfg.Recorder = counts
 	e, err := engine.OpenEngine(cfg)
 	if err != nil {
 		return nil, err
 	}
 	a := &API{Engine: e, journal: NewJournal(0, 0), coverage: counts, tab: tab, observe: observe}
 	a.bg, a.cancel = context.WithCancel(context.Background())
-	a.messaging.randomKey = make([]byte, 32)
-	crand.Read(a.messaging.randomKey) // never fails (crypto/rand crashes the process rather)
 	for _, f := range tab.families {
 		if f.State != nil {
 			a.states = append(a.states, f.State(a))

@@ -17,13 +17,29 @@ import (
 	"github.com/agentplatform/mockplatform/faults"
 )
 
+// Machine, Transition and ClockEvent are the coverage catalogue's (the
+// engine declares its machines and clock events, engine/machines.go).
+type (
+	Machine    = coverage.Machine
+	Transition = coverage.Transition
+	ClockEvent = coverage.ClockEvent
+)
+
 // ErrorCode is an error code a family's operations answer, with its
-// status; Ops, when set, names the only operations (by Op.ID) that
-// answer it.
+// status. The family's operations that answer that status answer it, but
+// for the limits set: Ops names the only operations (by Op.ID), In a
+// fragment of their path ("/:agent"), Body that they take a body.
 type ErrorCode struct {
 	Status int
 	Code   string
 	Ops    []string
+	In     string
+	Body   bool
+}
+
+// answers reports whether the route answers the code.
+func (c ErrorCode) answers(r Route) bool {
+	return (len(c.Ops) == 0 || slices.Contains(c.Ops, r.Op.ID)) && strings.Contains(r.Path, c.In) && (!c.Body || r.Op.Body != nil)
 }
 
 // Catalogue is the family table's coverage catalogue (read-only).
@@ -119,7 +135,7 @@ func (t *table) newCatalogue() *coverage.Catalogue {
 			op := coverage.Operation{ID: r.Op.ID, Method: r.Method, Path: r.Path, Statuses: r.statuses()}
 			op.Codes = r.edgeCodes(op.Statuses)
 			for _, c := range f.Codes {
-				if slices.Contains(op.Statuses, c.Status) && (len(c.Ops) == 0 || slices.Contains(c.Ops, op.ID)) {
+				if slices.Contains(op.Statuses, c.Status) && c.answers(r) {
 					op.Codes = append(op.Codes, coverage.Code{Status: c.Status, Code: c.Code})
 				}
 			}
@@ -129,8 +145,11 @@ func (t *table) newCatalogue() *coverage.Catalogue {
 		for _, c := range f.Codes {
 			mustCode(f, c, ops)
 		}
+		mustAnswerCodes(f)
 		for _, m := range f.Machines {
-			mustMachine(m)
+			if err := m.Check(); err != nil {
+				panic("handlers: " + err.Error())
+			}
 			if machines[m.Name] {
 				panic("handlers: machine " + m.Name + " declared twice")
 			}
@@ -178,18 +197,12 @@ func mustCode(f *Family, c ErrorCode, ops map[string]bool) {
 	}
 }
 
-// mustMachine panics on a machine without a name or states, or with a
-// transition between states it lacks, or twice.
-func mustMachine(m *Machine) {
-	if m.Name == "" || len(m.States) == 0 || len(m.Transitions) == 0 {
-		panic(fmt.Sprintf("handlers: machine %q needs a name, states and transitions", m.Name))
-	}
-	seen := map[Transition]bool{}
-	for _, tr := range m.Transitions {
-		k := Transition{From: tr.From, To: tr.To}
-		if seen[k] || tr.From != "" && !slices.Contains(m.States, tr.From) || !slices.Contains(m.States, tr.To) {
-			panic(fmt.Sprintf("handlers: machine %s: bad or repeated transition %q → %q", m.Name, tr.From, tr.To))
+// mustAnswerCodes panics on a code of the family that none of its
+// routes answers (a limit that names nothing, a status no route has).
+func mustAnswerCodes(f *Family) {
+	for _, c := range f.Codes {
+		if !slices.ContainsFunc(FamilyRoutes(f), func(r Route) bool { return c.answers(r) && slices.Contains(r.statuses(), c.Status) }) {
+			panic(fmt.Sprintf("handlers: family %s: no operation answers code %s %d", f.Name, c.Code, c.Status))
 		}
-		seen[k] = true
 	}
 }

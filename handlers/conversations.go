@@ -30,6 +30,12 @@ var famConversations = &Family{
 	Security: [][]string{{"conversationsKey"}},
 	Routes:   conversationsRoutes,
 	Counts:   []Counted{{What: "conversations", N: (*API).countConversations}},
+
+	Codes: []ErrorCode{
+		{Status: 400, Code: engine.CodeConvInvalid},
+		{Status: 400, Code: engine.CodeConvCursor, Ops: []string{"conversationsListV3"}},
+	},
+	ClockEvents: []ClockEvent{engine.ClockConversationsRetention},
 }
 
 // famConversationsV1 is the Conversations API v1, with an error shape of
@@ -41,6 +47,7 @@ var famConversationsV1 = &Family{
 	Schemes:  conversationsSchemes,
 	Security: [][]string{{"conversationsKey"}},
 	Routes:   conversationsV1Routes,
+	Codes:    []ErrorCode{{Status: 400, Code: engine.CodeConvInvalid}},
 }
 
 // conversationsSchemes is the credential of conversations and concurrency.

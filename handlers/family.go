@@ -101,7 +101,7 @@ type Family struct {
 	Codes []ErrorCode
 	// Machines are the state machines of the family's resources, and
 	// ClockEvents the kinds of work the virtual clock runs for it
-	// (machines.go).
+	// (engine/machines.go).
 	Machines    []*Machine
 	ClockEvents []ClockEvent
 }

@@ -85,6 +85,9 @@ type rtSession struct {
 	// expireAfter > 0 expires the session once that many more user
 	// messages have been answered (preset).
 	expireAfter int
+
+	// connected: a socket attached once (engine.MachineMessagingSession).
+	connected bool
 }
 
 // newSession registers a session and arms its inactivity timer
@@ -112,8 +115,9 @@ func (a *API) newSession(b *bearer, platform string, streaming bool, device, ua 
 	a.touchLocked(s)
 	s.mu.Unlock()
 	a.messaging.mu.Lock()
-	a.messagingLocked().sessions[s.id] = s
+	a.sessionsLocked()[s.id] = s
 	a.messaging.mu.Unlock()
+	a.RecordTransition(engine.MachineMessagingSession, "", "created")
 	return s
 }
 
@@ -121,7 +125,7 @@ func (a *API) newSession(b *bearer, platform string, streaming bool, device, ua 
 func (a *API) session(id string) *rtSession {
 	a.messaging.mu.Lock()
 	defer a.messaging.mu.Unlock()
-	return a.messagingLocked().sessions[id]
+	return a.sessionsLocked()[id]
 }
 
 // touchLocked re-arms the inactivity timer. s.mu must be held.
@@ -131,7 +135,10 @@ func (a *API) touchLocked(s *rtSession) {
 	}
 	s.idleGen++
 	gen := s.idleGen
-	s.stopIdle = a.Clock().AfterFunc(a.View().Scenario().SessionIdle(), func(time.Time) { a.expireSession(s, gen) })
+	s.stopIdle = a.Clock().AfterFunc(a.View().Scenario().SessionIdle(), func(time.Time) {
+		a.RecordClockEvent(engine.ClockMessagingIdleExpiry)
+		a.expireSession(s, gen)
+	})
 }
 
 // expireSession ends a session for inactivity (gen is the timer generation
@@ -147,6 +154,14 @@ func (a *API) expireSession(s *rtSession, gen int) {
 	}
 	a.endSessionLocked(s, reasonAbandoned, wsCloseExpired, "session expired", "expired")
 	s.mu.Unlock()
+}
+
+// state is the session's state while it lasts (engine.MachineMessagingSession).
+func (s *rtSession) state() string {
+	if s.connected {
+		return "connected"
+	}
+	return "created"
 }
 
 // ExpireMessagingSession expires a session now (control plane).
@@ -183,6 +198,13 @@ func (a *API) MessagingSessions() []MessagingSession {
 // conversation and forgets the session. s.mu must be held.
 func (a *API) endSessionLocked(s *rtSession, reason string, code websocket.StatusCode, text, closedBy string) {
 	a.emitLocked(s, nil, evSessionEnd, map[string]any{"reason": reason}, nil, true, itemOther)
+	if !s.ended {
+		to := "ended"
+		if reason == reasonAbandoned {
+			to = "idle_expired"
+		}
+		a.RecordTransition(engine.MachineMessagingSession, s.state(), to)
+	}
 	s.ended = true
 	if s.stopIdle != nil {
 		s.stopIdle()

@@ -176,7 +176,7 @@ func (a *API) emitLocked(s *rtSession, to *rtConn, typ string, payload any, meta
 	if meta == nil {
 		meta = map[string]any{}
 	}
-	ev := wsEvent{ID: a.eventID(now), Timestamp: now.UTC().Format(time.RFC3339Nano), Type: typ, Payload: payload, Metadata: meta}
+	ev := wsEvent{ID: a.MessagingEventID(now), Timestamp: now.UTC().Format(time.RFC3339Nano), Type: typ, Payload: payload, Metadata: meta}
 	if persist {
 		s.seq++
 		n := s.seq
@@ -352,6 +352,10 @@ func (a *API) handleMessagingSocket(c *gin.Context) error {
 		}
 	}
 	s.conns[conn] = struct{}{}
+	if !s.connected {
+		s.connected = true
+		a.RecordTransition(engine.MachineMessagingSession, "created", "connected")
+	}
 	a.replayLocked(s, conn, cursor)
 	if expireNow {
 		a.endSessionLocked(s, reasonAbandoned, wsCloseExpired, "session expired", "expired")
@@ -535,7 +539,7 @@ func (a *API) handleEvent(c *rtConn, data []byte) {
 			return
 		}
 		a.touchLocked(s)
-		a.emitLocked(s, nil, evUserMessage, map[string]any{"text": *p.Text, "message_id": a.messageID()}, meta, true, itemOther)
+		a.emitLocked(s, nil, evUserMessage, map[string]any{"text": *p.Text, "message_id": a.MessagingMessageID()}, meta, true, itemOther)
 		a.userMessageLocked(s, c, *p.Text, meta)
 	case evUserEnd:
 		a.emitLocked(s, nil, evUserEnd, map[string]any{}, meta, true, itemOther)
@@ -618,7 +622,7 @@ func (a *API) userMessageLocked(s *rtSession, c *rtConn, text string, meta map[s
 // chunks), then a handoff or the end of the session.
 func (a *API) replyLocked(s *rtSession, conv *engine.Conversation, out engine.Outcome) {
 	a.emitLocked(s, nil, evAgentThinking, map[string]any{}, nil, false, itemOther)
-	id := a.messageID()
+	id := a.MessagingMessageID()
 	msg := agentMessage{MessageID: id, Text: out.Text, Attachments: []any{}, ResponseSuggestions: []any{}}
 	if s.streaming {
 		chunks := chunkText(out.Text, a.View().Scenario().MessagingConfig().ChunkWords)

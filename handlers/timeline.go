@@ -79,7 +79,7 @@ func (t timelineSessions) SessionMessage(id, text string) (bool, error) {
 		return true, errSessionGone
 	}
 	a.touchLocked(s)
-	a.emitLocked(s, nil, evUserMessage, map[string]any{"text": text, "message_id": a.messageID()}, nil, true, itemOther)
+	a.emitLocked(s, nil, evUserMessage, map[string]any{"text": text, "message_id": a.MessagingMessageID()}, nil, true, itemOther)
 	a.userMessageLocked(s, nil, text, nil)
 	return s.ended || s.left, nil
 }

@@ -28,7 +28,8 @@ import (
 // Mock interface and HTTP only, so that the in-process Platform and a mockd
 // container (package mockdcontainer) are held to the same cases: a chat
 // round trip, a validation error, clock advance, a fault, reset, the
-// journal, scenario loading, a scenario's timeline and the coverage report.
+// journal, scenario loading, a scenario's timeline, the coverage report
+// and the moves of the families' state machines.
 //
 // newMock must return a fresh mock serving the default scenario
 // (docs/api.md#default-scenario) with the manual clock, as Start(t) and
@@ -54,6 +55,7 @@ func RunBehaviourSuite(t *testing.T, newMock func(t *testing.T) mockplatform.Moc
 		{"Coverage", suiteCoverage},
 		{"Timeline", suiteTimeline},
 	}
+	cases = append(cases, suiteMachineCases...) // machines.go
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
