@@ -24,6 +24,7 @@ import (
 
 	"github.com/agentplatform/mockplatform/coverage"
 	"github.com/agentplatform/mockplatform/engine"
+	"github.com/agentplatform/mockplatform/journal"
 
 	"github.com/agentplatform/mockplatform/scenario"
 )
@@ -32,7 +33,7 @@ import (
 // table's routes over its Engine, and journals every exchange.
 type API struct {
 	*engine.Engine
-	journal *Journal
+	journal *journal.Journal
 	// coverage counts what the instance's clients exercised; a reset
 	// keeps it (docs/coverage.md).
 	coverage *coverage.Counts
@@ -72,7 +73,7 @@ func openTable(cfg engine.Config, observe func(Exchange), tab *table) (*API, err
 	if err != nil {
 		return nil, err
 	}
-	a := &API{Engine: e, journal: NewJournal(0, 0), coverage: counts, tab: tab, observe: observe}
+	a := &API{Engine: e, journal: journal.New(0, 0), coverage: counts, tab: tab, observe: observe}
 	a.bg, a.cancel = context.WithCancel(context.Background())
 	a.messaging.randomKey = make([]byte, 32)
 	crand.Read(a.messaging.randomKey) // never fails (crypto/rand crashes the process rather)
@@ -92,7 +93,7 @@ func openTable(cfg engine.Config, observe func(Exchange), tab *table) (*API, err
 }
 
 // Journal is the instance's request journal.
-func (a *API) Journal() *Journal { return a.journal }
+func (a *API) Journal() *journal.Journal { return a.journal }
 
 // Coverage is the instance's coverage counts: the edge records every
 // request in them, and the engine reports its transitions and clock

@@ -261,7 +261,7 @@ func record(c *gin.Context) {
 			}
 			if !rec.journaled {
 				st.journalStatus, st.hasJournalStatus = status, true
-				a.journal.add(c, st)
+				a.journalRequest(c, st)
 				a.cover(st, status)
 				a.noteRuntimeError(c, status, rec.at)
 			}
@@ -270,7 +270,7 @@ func record(c *gin.Context) {
 	}()
 	c.Next()
 	if !rec.journaled {
-		a.journal.add(c, st)
+		a.journalRequest(c, st)
 		a.cover(st, rec.Status())
 		a.noteRuntimeError(c, rec.Status(), rec.at)
 	}
@@ -314,7 +314,7 @@ func (r *recorder) WriteHeader(code int) {
 	r.ResponseWriter.WriteHeader(code)
 	if code == http.StatusSwitchingProtocols && !r.journaled && r.a != nil {
 		r.journaled = true
-		r.a.journal.add(r.c, r.st)
+		r.a.journalRequest(r.c, r.st)
 		r.a.cover(r.st, code)
 	}
 }
