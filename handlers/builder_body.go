@@ -1,9 +1,8 @@
 package handlers
 
-// Body helpers of the builder families (agents, alerts, webhooks): these
-// bodies report every bad field at once, one errors[] entry per field
-// (docs/api.md#agents-errors, docs/api.md#alerts-errors), so they are read
-// field by field rather than by one json.Unmarshal.
+// Body helpers of the builder families (agents, alerts, webhooks), whose
+// errors list every bad field at once (docs/api.md#agents-errors): their
+// bodies are read field by field.
 
 import (
 	"bytes"
@@ -24,9 +23,9 @@ type fieldBody struct {
 	errs []engine.FieldError
 }
 
-// readFields reads the request body as a JSON object (readJSON's rules). known lists the
-// fields the operation knows; others are accepted and recorded as journal
-// warnings (M6). An empty body is an empty object when optional.
+// readFields reads the body as a JSON object (readJSON's rules); fields
+// not in known are accepted with a journal warning (M6). An empty
+// optional body is an empty object.
 func readFields(c *gin.Context, optional bool, known ...string) (*fieldBody, error) {
 	raw, err := readObject(c, optional, engine.CodeValidation)
 	if err != nil {
@@ -226,20 +225,4 @@ func (f *fieldBody) err() error {
 		return nil
 	}
 	return engine.Invalid(engine.CodeValidation, engine.MsgValidationFailed, f.errs...)
-}
-
-// isBase62ID reports whether id is prefix plus at least one base62 character
-// (the patterns ^ar_[A-Za-z0-9]+$ and ^whe_[A-Za-z0-9]+$).
-func isBase62ID(id, prefix string) bool {
-	rest, ok := strings.CutPrefix(id, prefix)
-	if !ok || rest == "" {
-		return false
-	}
-	for i := 0; i < len(rest); i++ {
-		c := rest[i]
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
-			return false
-		}
-	}
-	return true
 }

@@ -1,12 +1,10 @@
 package handlers
 
-// Messaging: access token, sessions, streaming WebSocket
-// (docs/api.md#messaging; docs/fidelity.md G12, G14, G20, M13). A client
-// trades its connector token and registered host for a short-lived JWT,
-// creates a session with it and then talks to the agent over a WebSocket
-// (messaging_session.go, messaging_socket.go). The agent's words come from
-// the dialogue engine, and each session that the agent joins is a WEBCHAT
-// conversation record.
+// Messaging (docs/api.md#messaging; docs/fidelity.md G12, G14, G20, M13):
+// a connector token and registered host buy a short-lived JWT, the JWT a
+// session (messaging_session.go), the session a WebSocket to the agent
+// (messaging_socket.go). A session the agent joins is a WEBCHAT
+// conversation.
 
 import (
 	"errors"
@@ -27,9 +25,7 @@ import (
 	"github.com/agentplatform/mockplatform/scenario"
 )
 
-// famMessaging is messaging: access tokens, sessions and their streaming
-// socket (docs/api.md#messaging). Its handlers authenticate: a connector
-// token buys a JWT, the JWT a session, the session a socket.
+// famMessaging is messaging; its handlers authenticate.
 var famMessaging = &Family{
 	Name: "messaging", Base: "messaging", Shape: shapeMessaging,
 	Credential: scenario.KindConnector, ProjectKeys: true,
@@ -76,40 +72,31 @@ var (
 )
 
 // messagingState is the messaging family's in-memory state: the live
-// sessions (each with its own lock, messaging_session.go), the JWT key,
-// the id stream of messaging events and the token generations.
+// sessions, the JWT key, the events' id stream, the token generations.
 type messagingState struct {
-	// mu guards the fields below. It is taken under a session's mu, never
-	// the reverse.
+	// mu guards the fields below; it is taken under a session's mu.
 	mu       sync.Mutex
 	sessions map[string]*rtSession
-	// randomKey is the instance's own HS256 key, from crypto/rand when the
-	// API is built: no one can derive it from what the mock shows (the
-	// scenario, its seed). secret is the key in force: the scenario's
-	// messaging.signing_key when it sets one (reproducible tokens), else
-	// randomKey.
+	// randomKey is the instance's own HS256 key (crypto/rand: nothing the
+	// mock shows derives it); secret is the key in force, the scenario's
+	// messaging.signing_key when set (reproducible tokens).
 	randomKey []byte
 	secret    []byte
-	// view is the View the secret and rng were derived from; a new view
-	// (scenario load, reset) derives them again.
+	// view is the View secret and rng were derived from.
 	view *engine.View
 	rng  *rand.Rand
-	// tokenGen numbers the access tokens issued over the instance's life
-	// (a reset does not restart it); a token is valid only with a number
-	// in (revokedGen, tokenGen]: ExpireMessagingTokens and a reset move
-	// revokedGen up to tokenGen, and a number the mock never issued (a
-	// forged or replayed token from another instance) is refused.
+	// A token is valid with a generation in (revokedGen, tokenGen]: a
+	// reset or ExpireMessagingTokens revokes all issued so far, and a
+	// forged or foreign one is refused.
 	tokenGen, revokedGen uint64
-	// verified holds the claims of access tokens whose signature and
-	// claims the world's key verified (parsing a token cost more than the
-	// rest of a session request): a token is parsed once, and its time
-	// checks run again at each use. A new world (a new key) empties it; it
-	// is emptied too when it reaches maxVerifiedTokens.
+	// verified caches the claims of tokens verified with the current key
+	// (parsing cost more than the rest of a request); time checks run at
+	// each use.
 	verified map[string]accessClaims
 }
 
-// messagingLocked derives the per-world secret and id stream when the
-// world has changed. a.messaging.mu must be held.
+// messagingLocked derives the secret and id stream again when the view
+// has changed. a.messaging.mu must be held.
 func (a *API) messagingLocked() *messagingState {
 	m := &a.messaging
 	w := a.View()
@@ -122,8 +109,7 @@ func (a *API) messagingLocked() *messagingState {
 		if k := w.Scenario().MessagingConfig().SigningKey; k != "" {
 			m.secret = []byte(k)
 		}
-		// A stream of its own, so that messaging traffic does not shift the
-		// resource ids of the other families.
+		// Its own stream: messaging does not shift the other families' ids.
 		m.rng = rand.New(rand.NewPCG(seed^0x3c6ef372fe94f82b, seed^0xa54ff53a5f1d36f1))
 		m.view = w
 		m.verified = nil
@@ -167,9 +153,8 @@ func (a *API) messageID() string {
 	return string(b)
 }
 
-// resetMessaging drops live state after a reset: every session ends, its
-// sockets are closed with 1012 (service restart), and every access token
-// issued so far is refused from now on.
+// resetMessaging ends every session (sockets closed with 1012, service
+// restart) and revokes every access token issued so far.
 func (a *API) resetMessaging() {
 	a.messaging.mu.Lock()
 	sessions := a.messaging.sessions
@@ -190,9 +175,8 @@ func (a *API) resetMessaging() {
 	}
 }
 
-// msgParseError is the messaging family's answer to a body it cannot
-// read: the real service's fixed text, with the reason in the journal's
-// warnings.
+// msgParseError is the answer to a body messaging cannot read: the real
+// service's fixed text, the reason in the journal's warnings.
 func msgParseError(c *gin.Context, err error) error {
 	var e *engine.Error
 	if errors.As(err, &e) {
@@ -202,8 +186,7 @@ func msgParseError(c *gin.Context, err error) error {
 }
 
 // handleMessagingAccessToken handles "POST {messaging}/api/v1/access-token"
-// (docs/api.md#messaging-token): X-Token (a connector token) and X-Host (its
-// registered domain or app namespace) give a short-lived HS256 JWT.
+// (docs/api.md#messaging-token): X-Token and X-Host buy an HS256 JWT.
 func (a *API) handleMessagingAccessToken(c *gin.Context) error {
 	var body struct{}
 	if err := bindJSON(c, &body, true, ""); err != nil {
@@ -260,9 +243,9 @@ func (a *API) handleMessagingAccessToken(c *gin.Context) error {
 	return nil
 }
 
-// verifyToken checks an access token: HS256 with the instance's key, not
-// expired on the virtual clock, a generation this mock issued and did not
-// revoke, and its connector still known and enabled.
+// verifyToken checks an access token: HS256 with the instance's key,
+// unexpired on the virtual clock, of a live generation, of an enabled
+// connector.
 func (a *API) verifyToken(c *gin.Context, raw string) (*bearer, error) {
 	checks := []jwt.ParserOption{jwt.WithTimeFunc(a.Clock().Now), jwt.WithExpirationRequired(),
 		jwt.WithIssuer(tokenIssuer), jwt.WithAudience("messaging")}
@@ -336,22 +319,20 @@ const maxVerifiedTokens = 1024
 
 // Messaging's presets (docs/scenarios.md#faults).
 const (
-	// PresetExpireSession expires the session of the request at once: on
-	// POST /api/v1/sessions the new session, on /ws the session right after
-	// the socket's history batch.
+	// PresetExpireSession expires the request's session at once (on /ws,
+	// after the history batch).
 	PresetExpireSession = "messaging.expire_session"
 	// PresetExpireSessionAfter expires the session after N more answered
 	// user messages ("messaging.expire_session_after:N").
 	PresetExpireSessionAfter = "messaging.expire_session_after"
-	// PresetExpireToken on /api/v1/access-token issues a token that has
-	// already expired; on /api/v1/sessions and /ws the presented token is
-	// refused as expired.
+	// PresetExpireToken issues an expired token, or refuses the one
+	// presented as expired.
 	PresetExpireToken = "messaging.expire_token"
-	// PresetDropSocket (on /ws) drops the socket without a close frame in
-	// the middle of the next agent reply.
+	// PresetDropSocket (on /ws) drops the socket, without a close frame,
+	// in the next agent reply.
 	PresetDropSocket = "messaging.drop_socket"
-	// PresetStallChunks (on /ws) stops delivering on the socket after the
-	// first chunk of the next streamed reply; the socket stays open.
+	// PresetStallChunks (on /ws) stops delivering after the first chunk of
+	// the next streamed reply.
 	PresetStallChunks = "messaging.stall_chunks"
 	// PresetDelayChunks (on /ws) waits this long (wall time) before each
 	// chunk ("messaging.delay_chunks:200ms").
@@ -367,8 +348,8 @@ var messagingPresets = []faults.Preset{
 	{Name: PresetDelayChunks, Family: "messaging", Arg: faults.ArgDuration},
 }
 
-// Messaging error texts (docs/api.md#messaging-errors; docs/fidelity.md G20).
-// The real service sends them in both "error" and "message".
+// Messaging error texts, sent in both "error" and "message"
+// (docs/api.md#messaging-errors; docs/fidelity.md G20).
 const (
 	MsgMessagingMissingHeaders = "Missing authentication headers"
 	MsgMessagingNoConnector    = "Connector token does not exist"
@@ -383,8 +364,8 @@ const (
 	MsgMessagingBadParams      = "invalid connection parameters"
 )
 
-// switchHostMatch selects how X-Host is matched (docs/fidelity.md D23):
-// "subdomain" (default, the real service) or "exact" (the spec's wording).
+// switchHostMatch selects how X-Host matches (docs/fidelity.md D23):
+// "subdomain" (default) or "exact".
 const switchHostMatch = "messaging_host_match"
 
 type accessTokenResponse struct {
@@ -429,9 +410,7 @@ func normalizeHost(h string) string {
 }
 
 // hostAllowed matches X-Host against a connector's registered hosts:
-// equal (case-insensitive, any port), or, with subdomains, a subdomain of
-// a registered domain ("app.example.com" for "example.com";
-// "dev.localhost" for "localhost").
+// equal (any case or port) or, with subdomains, a subdomain of one.
 func hostAllowed(hosts []string, host string, subdomains bool) bool {
 	h := normalizeHost(host)
 	if h == "" {

@@ -1,8 +1,7 @@
 package handlers
 
-// Messaging sessions: create (POST /api/v1/sessions), the live session
-// with its event history and inactivity timer, expiry and end. The sockets
-// attached to a session are in messaging_socket.go.
+// Messaging sessions: create, the live session with its event history
+// and inactivity timer, expiry and end.
 
 import (
 	"encoding/json"
@@ -18,8 +17,7 @@ import (
 )
 
 // handleMessagingSessionCreate handles "POST {messaging}/api/v1/sessions"
-// (docs/api.md#messaging-session): a valid bearer access token creates an
-// active session.
+// (docs/api.md#messaging-session).
 func (a *API) handleMessagingSessionCreate(c *gin.Context) error {
 	auth := c.GetHeader("Authorization")
 	if auth == "" {
@@ -82,8 +80,8 @@ type rtSession struct {
 	conns    map[*rtConn]struct{}
 	stopIdle func() bool
 	idleGen  int
-	// expireAfter > 0 expires the session once that many more user
-	// messages have been answered (preset).
+	// expireAfter > 0 expires the session after that many more answered
+	// user messages (preset).
 	expireAfter int
 }
 
@@ -134,11 +132,9 @@ func (a *API) touchLocked(s *rtSession) {
 	s.stopIdle = a.Clock().AfterFunc(a.View().Scenario().SessionIdle(), func(time.Time) { a.expireSession(s, gen) })
 }
 
-// expireSession ends a session for inactivity (gen is the timer generation
-// that fired; -1 expires it whatever the timer): SESSION_END with reason
-// REASON_USER_ABANDONED, sockets closed with 4001, the conversation ended.
-// The session can never be resumed (docs/api.md#messaging-session;
-// docs/fidelity.md M13.2).
+// expireSession ends a session for good, as abandoned, its sockets closed
+// with 4001 (docs/fidelity.md M13.2); gen is the idle timer's generation
+// that fired (-1: any).
 func (a *API) expireSession(s *rtSession, gen int) {
 	s.mu.Lock()
 	if s.ended || gen >= 0 && gen != s.idleGen {
@@ -200,8 +196,8 @@ func (a *API) endSessionLocked(s *rtSession, reason string, code websocket.Statu
 	a.messaging.mu.Unlock()
 }
 
-// sessionPlatforms are the session platform values: the spec's four and the
-// real service's two "-web" ones (D12).
+// sessionPlatforms are the spec's four platforms and the real service's
+// two "-web" ones (D12).
 var sessionPlatforms = map[string]bool{"web": true, "ios": true, "android": true, "custom": true,
 	"ios-web": true, "android-web": true}
 
