@@ -4,8 +4,10 @@ package handlers
 // and inactivity timer, expiry and end.
 
 import (
+	"cmp"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -171,7 +173,9 @@ func (a *API) MessagingSessions() []MessagingSession {
 			Connections: len(s.conns), Events: s.seq})
 		s.mu.Unlock()
 	}
-	sortSessions(out)
+	slices.SortFunc(out, func(a, b MessagingSession) int {
+		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), strings.Compare(a.ID, b.ID))
+	})
 	return out
 }
 
@@ -227,13 +231,4 @@ type MessagingSession struct {
 	CreatedAt      time.Time `json:"created_at"`
 	Connections    int       `json:"connections"`
 	Events         int       `json:"events"`
-}
-
-func sortSessions(l []MessagingSession) {
-	for i := 1; i < len(l); i++ {
-		for j := i; j > 0 && (l[j].CreatedAt.Before(l[j-1].CreatedAt) ||
-			l[j].CreatedAt.Equal(l[j-1].CreatedAt) && l[j].ID < l[j-1].ID); j-- {
-			l[j], l[j-1] = l[j-1], l[j]
-		}
-	}
 }
