@@ -14,8 +14,9 @@ import (
 	"github.com/agentplatform/mockplatform/faults"
 )
 
-// ErrorCode is an error code a family answers, with its status; Ops, when
-// set, are the only operations (Op.ID) that answer it.
+// ErrorCode is an error code a family's operations answer, with its
+// status; Ops, when set, names the only operations (by Op.ID) that
+// answer it.
 type ErrorCode struct {
 	Status int
 	Code   string
@@ -171,8 +172,8 @@ func mustCode(f *Family, c ErrorCode, ops map[string]bool) {
 	}
 }
 
-// mustMachine panics on a machine without a name, states or
-// transitions, or with a bad or repeated transition.
+// mustMachine panics on a machine without a name or states, or with a
+// transition between states it lacks, or twice.
 func mustMachine(m *Machine) {
 	if m.Name == "" || len(m.States) == 0 || len(m.Transitions) == 0 {
 		panic(fmt.Sprintf("handlers: machine %q needs a name, states and transitions", m.Name))

@@ -81,12 +81,15 @@ type Family struct {
 	// applies one to a request.
 	Presets     []faults.Preset
 	ApplyPreset func(a *API, call faults.PresetCall) presetFunc
-	// Codes are the error codes its operations answer besides the edge's
-	// (catalogue.go), by the operations that answer the status or those
-	// ErrorCode.Ops names.
+	// Codes are the error codes the family's operations answer besides
+	// those the edge answers for every route (catalogue.go): each is
+	// answered by the family's operations that answer its status, or by
+	// those its Ops name only. With the operations' statuses (Op.Errors)
+	// they are each operation's error catalogue.
 	Codes []ErrorCode
-	// Machines are its resources' state machines, ClockEvents the kinds
-	// of work the virtual clock runs for it (machines.go).
+	// Machines are the state machines of the family's resources, and
+	// ClockEvents the kinds of work the virtual clock runs for it
+	// (machines.go).
 	Machines    []*Machine
 	ClockEvents []ClockEvent
 }

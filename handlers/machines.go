@@ -1,11 +1,17 @@
 package handlers
 
 // The state machines of the families' resources and the kinds of work the
-// virtual clock runs for them (Family.Machines, Family.ClockEvents): what
-// the coverage report counts against (docs/coverage.md). The engine
+// virtual clock runs for them, as the engine implements them: the
+// catalogue the coverage report counts transitions and clock events
+// against (docs/coverage.md). Each belongs to one family (Family.Machines,
+// Family.ClockEvents): chat conversations to chat, messaging sessions to
+// messaging, branches and deployments to agents, alert rules to alerts,
+// webhook endpoints and deliveries to webhooks, outbound calls to
+// outbound, number reservations to dni, external events to
+// external_events; conversation retention to conversations. The engine
 // reports each move with coverage.Recorder.Transition(Name, from, to),
-// from "" when the resource comes into being, and each clock run with
-// ClockEvent(Kind).
+// from "" when the resource comes into being, and each run of clock work
+// with ClockEvent(Kind).
 
 import "github.com/agentplatform/mockplatform/coverage"
 

@@ -72,31 +72,40 @@ var (
 )
 
 // messagingState is the messaging family's in-memory state: the live
-// sessions, the JWT key, the events' id stream, the token generations.
+// sessions (each with its own lock, messaging_session.go), the JWT key,
+// the id stream of messaging events and the token generations.
 type messagingState struct {
-	// mu guards the fields below; it is taken under a session's mu.
+	// mu guards the fields below. It is taken under a session's mu, never
+	// the reverse.
 	mu       sync.Mutex
 	sessions map[string]*rtSession
-	// randomKey is the instance's own HS256 key (crypto/rand: nothing the
-	// mock shows derives it); secret is the key in force, the scenario's
-	// messaging.signing_key when set (reproducible tokens).
+	// randomKey is the instance's own HS256 key, from crypto/rand when the
+	// API is built: no one can derive it from what the mock shows (the
+	// scenario, its seed). secret is the key in force: the scenario's
+	// messaging.signing_key when it sets one (reproducible tokens), else
+	// randomKey.
 	randomKey []byte
 	secret    []byte
-	// view is the View secret and rng were derived from.
+	// view is the View the secret and rng were derived from; a new view
+	// (scenario load, reset) derives them again.
 	view *engine.View
 	rng  *rand.Rand
-	// A token is valid with a generation in (revokedGen, tokenGen]: a
-	// reset or ExpireMessagingTokens revokes all issued so far, and a
-	// forged or foreign one is refused.
+	// tokenGen numbers the access tokens issued over the instance's life
+	// (a reset does not restart it); a token is valid only with a number
+	// in (revokedGen, tokenGen]: ExpireMessagingTokens and a reset move
+	// revokedGen up to tokenGen, and a number the mock never issued (a
+	// forged or replayed token from another instance) is refused.
 	tokenGen, revokedGen uint64
-	// verified caches the claims of tokens verified with the current key
-	// (parsing cost more than the rest of a request); time checks run at
-	// each use.
+	// verified holds the claims of access tokens whose signature and
+	// claims the world's key verified (parsing a token cost more than the
+	// rest of a session request): a token is parsed once, and its time
+	// checks run again at each use. A new world (a new key) empties it; it
+	// is emptied too when it reaches maxVerifiedTokens.
 	verified map[string]accessClaims
 }
 
-// messagingLocked derives the secret and id stream again when the view
-// has changed. a.messaging.mu must be held.
+// messagingLocked derives the per-world secret and id stream when the
+// world has changed. a.messaging.mu must be held.
 func (a *API) messagingLocked() *messagingState {
 	m := &a.messaging
 	w := a.View()
@@ -109,7 +118,8 @@ func (a *API) messagingLocked() *messagingState {
 		if k := w.Scenario().MessagingConfig().SigningKey; k != "" {
 			m.secret = []byte(k)
 		}
-		// Its own stream: messaging does not shift the other families' ids.
+		// A stream of its own, so that messaging traffic does not shift the
+		// resource ids of the other families.
 		m.rng = rand.New(rand.NewPCG(seed^0x3c6ef372fe94f82b, seed^0xa54ff53a5f1d36f1))
 		m.view = w
 		m.verified = nil
@@ -153,8 +163,9 @@ func (a *API) messageID() string {
 	return string(b)
 }
 
-// resetMessaging ends every session (sockets closed with 1012, service
-// restart) and revokes every access token issued so far.
+// resetMessaging drops live state after a reset: every session ends, its
+// sockets are closed with 1012 (service restart), and every access token
+// issued so far is refused from now on.
 func (a *API) resetMessaging() {
 	a.messaging.mu.Lock()
 	sessions := a.messaging.sessions
@@ -243,9 +254,9 @@ func (a *API) handleMessagingAccessToken(c *gin.Context) error {
 	return nil
 }
 
-// verifyToken checks an access token: HS256 with the instance's key,
-// unexpired on the virtual clock, of a live generation, of an enabled
-// connector.
+// verifyToken checks an access token: HS256 with the instance's key, not
+// expired on the virtual clock, a generation this mock issued and did not
+// revoke, and its connector still known and enabled.
 func (a *API) verifyToken(c *gin.Context, raw string) (*bearer, error) {
 	checks := []jwt.ParserOption{jwt.WithTimeFunc(a.Clock().Now), jwt.WithExpirationRequired(),
 		jwt.WithIssuer(tokenIssuer), jwt.WithAudience("messaging")}
@@ -410,7 +421,9 @@ func normalizeHost(h string) string {
 }
 
 // hostAllowed matches X-Host against a connector's registered hosts:
-// equal (any case or port) or, with subdomains, a subdomain of one.
+// equal (case-insensitive, any port), or, with subdomains, a subdomain of
+// a registered domain ("app.example.com" for "example.com";
+// "dev.localhost" for "localhost").
 func hostAllowed(hosts []string, host string, subdomains bool) bool {
 	h := normalizeHost(host)
 	if h == "" {
