@@ -11,7 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/agentplatform/mockplatform/engine"
@@ -92,16 +92,8 @@ func bindJSON(c *gin.Context, v any, optional bool, code string) error {
 	if raw == nil || err != nil {
 		return err
 	}
-	var unknown []string
-	for k := range raw {
-		if !known[k] {
-			unknown = append(unknown, k)
-			delete(raw, k) // encoding/json would match it case-insensitively
-		}
-	}
-	sort.Strings(unknown)
-	for _, k := range unknown {
-		addWarning(c, "unknown field %q in request body (ignored, as the real service does)", k)
+	for _, k := range warnUnknown(c, raw, func(k string) bool { return known[k] }) {
+		delete(raw, k) // encoding/json would match it case-insensitively
 	}
 	body, err := json.Marshal(raw)
 	if err != nil {
@@ -116,6 +108,22 @@ func bindJSON(c *gin.Context, v any, optional bool, code string) error {
 		return engine.Invalid(code, MsgBodyInvalid)
 	}
 	return nil
+}
+
+// warnUnknown adds a journal warning for each of the body's fields that
+// known lacks, in name order, and returns them.
+func warnUnknown(c *gin.Context, raw map[string]json.RawMessage, known func(string) bool) []string {
+	var unknown []string
+	for k := range raw {
+		if !known(k) {
+			unknown = append(unknown, k)
+		}
+	}
+	slices.Sort(unknown)
+	for _, k := range unknown {
+		addWarning(c, "unknown field %q in request body (ignored, as the real service does)", k)
+	}
+	return unknown
 }
 
 // DecodeJSON is the control plane's reader: data checked by CheckJSON,

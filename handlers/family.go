@@ -128,7 +128,7 @@ func route(pattern string, h handlerFunc, op *Op) Route {
 func FamilyRoutes(f *Family) []Route {
 	out := make([]Route, len(f.Routes))
 	for i, r := range f.Routes {
-		r.Path = joinPath(basePath(f.Base), r.Path)
+		r.Path = basePath(f.Base) + r.Path
 		r.Family, r.fam = f.Name, f
 		out[i] = r
 	}

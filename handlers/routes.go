@@ -7,7 +7,6 @@ package handlers
 import (
 	"regexp"
 	"slices"
-	"strings"
 
 	"github.com/agentplatform/mockplatform/engine"
 )
@@ -124,13 +123,6 @@ func ok(status int, body any) Response { return Response{Status: status, Body: b
 
 // Routes lists every route of the API, in the table's order.
 func (a *API) Routes() []Route { return slices.Clone(a.tab.routes) }
-
-func joinPath(base, path string) string {
-	if base == "/" {
-		return path
-	}
-	return strings.TrimSuffix(base, "/") + path
-}
 
 // paramNames is the set of the parameters' names.
 func paramNames(ps []Param) map[string]bool {
