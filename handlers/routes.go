@@ -16,11 +16,9 @@ type Route struct {
 	Method string
 	// Path is gin's path template with its base ("/runtime/:region/v3/…";
 	// in a family's declaration, below the base).
-	Path string
-	// Family is the name of the family that serves it.
-	Family string
-	// Op documents it.
-	Op *Op
+	Path   string
+	Family string // the name of the family that serves it
+	Op     *Op
 
 	h   handlerFunc
 	fam *Family // its credentials and error shape
@@ -31,30 +29,23 @@ func (r Route) Fam() *Family { return r.fam }
 
 // Op documents one operation.
 type Op struct {
-	// ID is the operationId (unique, lowerCamel); Summary a short title.
-	ID, Summary string
-	// Doc is a longer description (Markdown).
-	Doc string
+	// ID is the operationId (unique, lowerCamel); Summary a short title;
+	// Doc a longer description (Markdown).
+	ID, Summary, Doc string
 	// Path refines path parameters (a pattern); others are described by
 	// their name.
-	Path []Param
-	// Query lists the query parameters the operation reads.
-	Query []Param
-	// Headers lists request headers read besides the family's credentials.
-	Headers []Param
+	Path    []Param
+	Query   []Param
+	Headers []Param // read besides the family's credentials
 	// Body is a value of the request body's Go type (nil: no body).
-	Body any
-	// BodyOptional allows an empty body.
-	BodyOptional bool
-	// BodyPartial makes every field optional (an update).
-	BodyPartial bool
+	Body         any
+	BodyOptional bool // an empty body is allowed
+	BodyPartial  bool // every field is optional (an update)
 	// BodyTypes are the media types the body may have besides
 	// application/json (external events dispatch on it).
 	BodyTypes []string
-	// MaxBody raises the instance's body limit for the route (bytes).
-	MaxBody int64
-	// Responses are the answers other than errors, by status.
-	Responses []Response
+	MaxBody   int64      // raises the instance's body limit (bytes)
+	Responses []Response // the answers other than errors
 	// Errors are the error statuses the operation answers besides those
 	// of every route of its family (Route.ErrorStatuses).
 	Errors []int
@@ -69,12 +60,9 @@ type Op struct {
 // Response is one documented answer.
 type Response struct {
 	Status int
-	// Body is a value of the body's Go type (nil: no body).
-	Body any
-	// Media is the media type of a body that is not JSON (Body nil).
-	Media string
-	// Doc says when it is answered.
-	Doc string
+	Body   any    // a value of the body's Go type (nil: no body)
+	Media  string // the media type of a body that is not JSON (Body nil)
+	Doc    string // when it is answered
 	// Fidelity marks an answer that a fidelity switch selects.
 	Fidelity *engine.Fidelity
 }
@@ -82,21 +70,14 @@ type Response struct {
 // Param is a query parameter or a header: its schema, which its parser
 // checks.
 type Param struct {
-	Name string
-	// Type is string (default), integer, boolean or date-time.
-	Type string
-	// Enum lists the accepted values.
-	Enum []string
-	// Min and Max bound an integer.
-	Min, Max *int64
-	// Pattern is a regular expression a string matches.
-	Pattern *regexp.Regexp
-	// Required parameters must be given.
+	Name     string
+	Type     string   // string (default), integer, boolean or date-time
+	Enum     []string // the accepted values
+	Min, Max *int64   // bounds of an integer
+	Pattern  *regexp.Regexp
 	Required bool
-	// Repeated parameters may be given several times.
-	Repeated bool
-	// Doc describes it.
-	Doc string
+	Repeated bool // may be given several times
+	Doc      string
 	// Fidelity marks a parameter of the mock's choosing.
 	Fidelity *engine.Fidelity
 }
