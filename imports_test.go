@@ -93,7 +93,7 @@ func isTestTool(path string) bool {
 // handlers → engine → store, faults, scenario, clock, coverage) and a
 // request travels edge → engine → store and back.
 var layers = map[string]int{
-	"clock": 0, "coverage": 0, "faults": 1, "store": 1, "scenario": 2, "timeline": 3,
+	"clock": 0, "coverage": 0, "faults": 1, "store": 1, "scenario": 2, "timeline": 3, "journal": 3,
 	"engine": 4, "handlers": 5, "console": 6, ".": 7, "mocktest": 8, "cmd/mockd": 9,
 }
 

@@ -1,11 +1,8 @@
 package handlers
 
 // The coverage catalogue (docs/coverage.md), derived from the family
-// table: each route's operation with the statuses it answers (its Op's
-// responses and errors, and those of every route of its family) and the
-// error codes it answers (the edge's for every route, the family's
-// Codes); the families' machines, clock events and presets. No second
-// list: what a family declares is what the report counts against.
+// table: each operation's statuses and error codes, the families'
+// machines, clock events and presets.
 
 import (
 	"fmt"
@@ -48,9 +45,8 @@ func Catalogue() *coverage.Catalogue { return defaultTable().catalogue }
 // Catalogue is the coverage catalogue of the table the API serves.
 func (a *API) Catalogue() *coverage.Catalogue { return a.tab.catalogue }
 
-// ErrorStatuses are the error statuses the route answers: its Op's, and
-// those of every route of its family (401 with credentials, 403 where the
-// family forbids, 404 for a bad region, 400 and 413 for a body).
+// ErrorStatuses are the route's error statuses: its Op's, and its
+// family's (401, 403, 404 for a region, 400 and 413 for a body).
 func (r Route) ErrorStatuses() []int {
 	errs := slices.Clone(r.Op.Errors)
 	f := r.fam
@@ -80,9 +76,8 @@ func (r Route) statuses() []int {
 	return slices.Compact(out)
 }
 
-// edgeCodes are the codes the edge answers for the route before its
-// handler runs (middleware.go, auth.go), where the route answers their
-// status.
+// edgeCodes are the codes the edge answers before the route's handler,
+// of the statuses the route answers.
 func (r Route) edgeCodes(statuses []int) []coverage.Code {
 	f := r.fam
 	var out []coverage.Code
@@ -112,9 +107,8 @@ func (r Route) edgeCodes(statuses []int) []coverage.Code {
 	return out
 }
 
-// newCatalogue derives the table's catalogue. Families of one name are
-// one family of the catalogue. It panics on a family that declares a
-// code, machine or clock event badly (as route does on a bad route).
+// newCatalogue derives the table's catalogue (families of one name are
+// one). It panics on a badly declared code, machine or clock event.
 func (t *table) newCatalogue() *coverage.Catalogue {
 	cat := &coverage.Catalogue{}
 	machines := map[string]bool{}
@@ -168,8 +162,8 @@ func (t *table) newCatalogue() *coverage.Catalogue {
 	return cat.Index()
 }
 
-// presetNames are the catalogue's names of presets: a preset that takes
-// one of a list is one name per value ("outbound.outcome:busy").
+// presetNames are the presets' names, one per value of a one-of preset
+// ("outbound.outcome:busy").
 func presetNames(ps []faults.Preset) []string {
 	var out []string
 	for _, p := range ps {
@@ -184,8 +178,8 @@ func presetNames(ps []faults.Preset) []string {
 	return out
 }
 
-// mustCode panics on a code without a code or an error status, or whose
-// Ops name an operation the family lacks.
+// mustCode panics on a code without a code or an error status, or naming
+// an operation the family lacks.
 func mustCode(f *Family, c ErrorCode, ops map[string]bool) {
 	if c.Code == "" || c.Status < 400 {
 		panic(fmt.Sprintf("handlers: family %s: bad error code %+v", f.Name, c))

@@ -1,12 +1,10 @@
 package handlers
 
-// Messaging: access token, sessions, streaming WebSocket
-// (docs/api.md#messaging; docs/fidelity.md G12, G14, G20, M13). A client
-// trades its connector token and registered host for a short-lived JWT,
-// creates a session with it and then talks to the agent over a WebSocket
-// (messaging_session.go, messaging_socket.go). The agent's words come from
-// the dialogue engine, and each session that the agent joins is a WEBCHAT
-// conversation record.
+// Messaging (docs/api.md#messaging; docs/fidelity.md G12, G14, G20, M13):
+// a connector token and registered host buy a short-lived JWT, the JWT a
+// session (messaging_session.go), the session a WebSocket to the agent
+// (messaging_socket.go). A session the agent joins is a WEBCHAT
+// conversation.
 
 import (
 	"errors"
@@ -22,9 +20,7 @@ import (
 	"github.com/agentplatform/mockplatform/scenario"
 )
 
-// famMessaging is messaging: access tokens, sessions and their streaming
-// socket (docs/api.md#messaging). Its handlers authenticate: a connector
-// token buys a JWT, the JWT a session, the session a socket.
+// famMessaging is messaging; its handlers authenticate.
 var famMessaging = &Family{
 	Name: "messaging", Base: "messaging", Shape: shapeMessaging,
 	Credential: scenario.KindConnector, ProjectKeys: true,
@@ -112,9 +108,8 @@ func (a *API) resetMessaging() {
 	}
 }
 
-// msgParseError is the messaging family's answer to a body it cannot
-// read: the real service's fixed text, with the reason in the journal's
-// warnings.
+// msgParseError is the answer to a body messaging cannot read: the real
+// service's fixed text, the reason in the journal's warnings.
 func msgParseError(c *gin.Context, err error) error {
 	var e *engine.Error
 	if errors.As(err, &e) {
@@ -124,8 +119,7 @@ func msgParseError(c *gin.Context, err error) error {
 }
 
 // handleMessagingAccessToken handles "POST {messaging}/api/v1/access-token"
-// (docs/api.md#messaging-token): X-Token (a connector token) and X-Host (its
-// registered domain or app namespace) give a short-lived HS256 JWT.
+// (docs/api.md#messaging-token): X-Token and X-Host buy an HS256 JWT.
 func (a *API) handleMessagingAccessToken(c *gin.Context) error {
 	var body struct{}
 	if err := bindJSON(c, &body, true, ""); err != nil {
@@ -172,22 +166,20 @@ func (a *API) verifyToken(c *gin.Context, raw string) (*bearer, error) {
 
 // Messaging's presets (docs/scenarios.md#faults).
 const (
-	// PresetExpireSession expires the session of the request at once: on
-	// POST /api/v1/sessions the new session, on /ws the session right after
-	// the socket's history batch.
+	// PresetExpireSession expires the request's session at once (on /ws,
+	// after the history batch).
 	PresetExpireSession = "messaging.expire_session"
 	// PresetExpireSessionAfter expires the session after N more answered
 	// user messages ("messaging.expire_session_after:N").
 	PresetExpireSessionAfter = "messaging.expire_session_after"
-	// PresetExpireToken on /api/v1/access-token issues a token that has
-	// already expired; on /api/v1/sessions and /ws the presented token is
-	// refused as expired.
+	// PresetExpireToken issues an expired token, or refuses the one
+	// presented as expired.
 	PresetExpireToken = "messaging.expire_token"
-	// PresetDropSocket (on /ws) drops the socket without a close frame in
-	// the middle of the next agent reply.
+	// PresetDropSocket (on /ws) drops the socket, without a close frame,
+	// in the next agent reply.
 	PresetDropSocket = "messaging.drop_socket"
-	// PresetStallChunks (on /ws) stops delivering on the socket after the
-	// first chunk of the next streamed reply; the socket stays open.
+	// PresetStallChunks (on /ws) stops delivering after the first chunk of
+	// the next streamed reply.
 	PresetStallChunks = "messaging.stall_chunks"
 	// PresetDelayChunks (on /ws) waits this long (wall time) before each
 	// chunk ("messaging.delay_chunks:200ms").
@@ -203,8 +195,8 @@ var messagingPresets = []faults.Preset{
 	{Name: PresetDelayChunks, Family: "messaging", Arg: faults.ArgDuration},
 }
 
-// Messaging error texts (docs/api.md#messaging-errors; docs/fidelity.md G20).
-// The real service sends them in both "error" and "message".
+// Messaging error texts, sent in both "error" and "message"
+// (docs/api.md#messaging-errors; docs/fidelity.md G20).
 const (
 	MsgMessagingMissingHeaders = "Missing authentication headers"
 	MsgMessagingNoConnector    = "Connector token does not exist"
@@ -219,8 +211,8 @@ const (
 	MsgMessagingBadParams      = "invalid connection parameters"
 )
 
-// switchHostMatch selects how X-Host is matched (docs/fidelity.md D23):
-// "subdomain" (default, the real service) or "exact" (the spec's wording).
+// switchHostMatch selects how X-Host matches (docs/fidelity.md D23):
+// "subdomain" (default) or "exact".
 const switchHostMatch = "messaging_host_match"
 
 type accessTokenResponse struct {

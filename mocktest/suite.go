@@ -22,6 +22,7 @@ import (
 	"github.com/agentplatform/mockplatform/engine"
 	"github.com/agentplatform/mockplatform/faults"
 	"github.com/agentplatform/mockplatform/handlers"
+	"github.com/agentplatform/mockplatform/journal"
 )
 
 // RunBehaviourSuite runs the behaviour every Mock must share, through the
@@ -368,7 +369,7 @@ func suiteJournal(t *testing.T, m mockplatform.Mock) {
 		t.Errorf("warnings = %q, want one naming the unknown field surprise", first.Warnings)
 	}
 	for _, h := range []string{"X-Api-Key", "X-Token"} {
-		if v := first.RequestHeader[h]; len(v) != 1 || v[0] != handlers.Redacted {
+		if v := first.RequestHeader[h]; len(v) != 1 || v[0] != journal.Redacted {
 			t.Errorf("journal header %s = %q, want it redacted", h, v)
 		}
 	}
