@@ -17,6 +17,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/agentplatform/mockplatform/handlers"
+	"github.com/agentplatform/mockplatform/journal"
 	"github.com/agentplatform/mockplatform/scenario"
 )
 
@@ -351,7 +352,7 @@ func (p *Platform) handleControlScenarioGet(c *gin.Context) {
 // family, method, path (substring), status, source and limit.
 func (p *Platform) handleControlRequests(c *gin.Context) {
 	f := RequestFilter{Family: c.Query("family"), Method: c.Query("method"), Path: c.Query("path"), Source: c.Query("source")}
-	if f.Source != "" && f.Source != handlers.SourceClient && f.Source != handlers.SourceTimeline {
+	if f.Source != "" && f.Source != journal.SourceClient && f.Source != journal.SourceTimeline {
 		controlError(c, http.StatusBadRequest, "source must be client or timeline")
 		return
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/agentplatform/mockplatform/engine/convquery"
 	"github.com/agentplatform/mockplatform/faults"
 	"github.com/agentplatform/mockplatform/handlers"
+	"github.com/agentplatform/mockplatform/journal"
 	"github.com/agentplatform/mockplatform/store"
 	"github.com/agentplatform/mockplatform/timeline"
 )
@@ -47,7 +48,7 @@ func (b consoleBackend) Now() time.Time                    { return b.p.Now() }
 func (b consoleBackend) ClockMode() string                 { return string(b.p.clock.Mode()) }
 func (b consoleBackend) Scenario() *Scenario               { return b.p.Scenario() }
 func (b consoleBackend) Counts() ([]handlers.Count, error) { return b.api.Counts() }
-func (b consoleBackend) Requests(f handlers.Filter) []handlers.Entry {
+func (b consoleBackend) Requests(f journal.Filter) []journal.Entry {
 	return b.p.Requests(f)
 }
 func (b consoleBackend) RequestsSeq() int64               { return b.p.journal.Seq() }

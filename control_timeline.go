@@ -9,6 +9,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/agentplatform/mockplatform/engine"
+	"github.com/agentplatform/mockplatform/journal"
 )
 
 // TimelineStatus is the scenario's timeline at a time: when it counts
@@ -21,7 +22,7 @@ type TimelineEntryStatus = engine.TimelineEntryStatus
 
 // TimelineStep is the step of the timeline a journal entry stands for
 // (Request.Timeline).
-type TimelineStep = engine.TimelineStep
+type TimelineStep = journal.TimelineStep
 
 // Timeline is the scenario's timeline now (no entries without one). Its
 // entries fire inside the Advance that makes them due; after Advance

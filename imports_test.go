@@ -94,7 +94,7 @@ func isTestTool(path string) bool {
 // store, faults, scenario, clock, coverage) and a request travels edge →
 // engine → store and back. Every package under engine/ has a rank.
 var layers = map[string]int{
-	"clock": 0, "coverage": 0, "faults": 1, "store": 1, "scenario": 2, "timeline": 3,
+	"clock": 0, "coverage": 0, "faults": 1, "store": 1, "scenario": 2, "timeline": 3, "journal": 3,
 	// What the engine's packages share, and the conversation rules.
 	"engine/core": 4, "engine/dialogue": 4,
 	// The engine's family packages: each a service with its own state.

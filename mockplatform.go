@@ -34,6 +34,7 @@ import (
 	"github.com/agentplatform/mockplatform/engine"
 	"github.com/agentplatform/mockplatform/faults"
 	"github.com/agentplatform/mockplatform/handlers"
+	"github.com/agentplatform/mockplatform/journal"
 	"github.com/agentplatform/mockplatform/scenario"
 	"github.com/agentplatform/mockplatform/store"
 )
@@ -51,9 +52,9 @@ type (
 	// FaultStatus is a fault rule with its counters.
 	FaultStatus = faults.Status
 	// Request is one entry of the request journal.
-	Request = handlers.Entry
+	Request = journal.Entry
 	// RequestFilter selects journal entries.
-	RequestFilter = handlers.Filter
+	RequestFilter = journal.Filter
 	// ClockMode is manual or real.
 	ClockMode = clock.Mode
 )
@@ -205,7 +206,7 @@ type Platform struct {
 	clock   *clock.Clock
 	store   *store.Store
 	faults  *faults.Set
-	journal *handlers.Journal
+	journal *journal.Journal
 	cfg     config
 
 	uploads sync.Mutex // one scenario upload parses at a time (control.go)

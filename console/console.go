@@ -39,6 +39,7 @@ import (
 	"github.com/agentplatform/mockplatform/engine/convquery"
 	"github.com/agentplatform/mockplatform/faults"
 	"github.com/agentplatform/mockplatform/handlers"
+	"github.com/agentplatform/mockplatform/journal"
 	"github.com/agentplatform/mockplatform/scenario"
 	"github.com/agentplatform/mockplatform/store"
 	tl "github.com/agentplatform/mockplatform/timeline"
@@ -57,7 +58,7 @@ type Backend interface {
 	// Requests lists journal entries, oldest first; RequestsSeq is the
 	// sequence number of the newest (0 for none); RequestsChanged is closed
 	// at the journal's next change.
-	Requests(handlers.Filter) []handlers.Entry
+	Requests(journal.Filter) []journal.Entry
 	RequestsSeq() int64
 	RequestsChanged() <-chan struct{}
 	// FaultRules lists the fault rules with their counters; Vocabulary is

@@ -387,7 +387,8 @@ func TestCoveragePage(t *testing.T) {
 	var chatRow string
 	for _, f := range rep.Families {
 		if f.Name == "chat" {
-			all := f.Totals.Operations.Covered + f.Totals.Statuses.Covered + f.Totals.Codes.Covered
+			all := f.Totals.Operations.Covered + f.Totals.Statuses.Covered + f.Totals.Codes.Covered +
+				f.Totals.Transitions.Covered + f.Totals.ClockEvents.Covered + f.Totals.Presets.Covered
 			total := f.Totals.Operations.Total + f.Totals.Statuses.Total + f.Totals.Codes.Total +
 				f.Totals.Transitions.Total + f.Totals.ClockEvents.Total + f.Totals.Presets.Total
 			chatRow = fmt.Sprintf(`<meter min="0" max="100" value="%d" aria-label="chat: %d%% of %d items exercised">`, all*100/total, all*100/total, total)

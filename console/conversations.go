@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/agentplatform/mockplatform/engine"
-	"github.com/agentplatform/mockplatform/handlers"
+	"github.com/agentplatform/mockplatform/journal"
 	"github.com/agentplatform/mockplatform/scenario"
 	"github.com/agentplatform/mockplatform/store"
 )
@@ -190,6 +190,18 @@ type conversationPage struct {
 	Duration   time.Duration
 }
 
+// redactConversation redacts, in place, a conversation's state, custom
+// metrics and the payloads of its external events (JSON and forms; XML
+// and text payloads are shown as they came). conv is the caller's copy.
+func redactConversation(conv *engine.Conversation) {
+	journal.RedactValue(conv.State)
+	journal.RedactValue(conv.Metrics)
+	conv.Events = slices.Clone(conv.Events)
+	for i := range conv.Events {
+		conv.Events[i].Payload = []byte(journal.RedactPayload(conv.Events[i].ContentType, conv.Events[i].Payload))
+	}
+}
+
 // handleConversation serves one conversation: its record and transcript,
 // its handoff and handoff state, the external events bound to it.
 func (c *Console) handleConversation(w http.ResponseWriter, r *http.Request) {
@@ -205,7 +217,7 @@ func (c *Console) handleConversation(w http.ResponseWriter, r *http.Request) {
 	}
 	// Secrets in the test's data are shown as the journal shows them; the
 	// API answers them as stored (docs/security.md#secrets).
-	handlers.RedactConversation(conv)
+	redactConversation(conv)
 	p := conversationPage{page: c.newPage(r, "conversations", "Conversation "+conv.ID), C: conv,
 		Voice: strings.HasPrefix(conv.Channel, "VOICE")}
 	p.Duration = conv.Duration(p.Now)
@@ -213,7 +225,7 @@ func (c *Console) handleConversation(w http.ResponseWriter, r *http.Request) {
 		hs, err := c.b.HandoffState(conv)
 		switch {
 		case err == nil:
-			handlers.RedactData(hs.Data)
+			journal.RedactValue(hs.Data)
 			p.Handoff = hs
 		case !errors.Is(err, store.ErrNotFound):
 			p.HandoffErr = err.Error()

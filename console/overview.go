@@ -6,6 +6,7 @@ import (
 
 	"github.com/agentplatform/mockplatform/engine"
 	"github.com/agentplatform/mockplatform/handlers"
+	"github.com/agentplatform/mockplatform/journal"
 )
 
 // recentErrors is how many error answers the overview lists.
@@ -23,7 +24,7 @@ type familyRow struct {
 type overviewPage struct {
 	page
 	Families       []familyRow
-	Errors         []handlers.Entry
+	Errors         []journal.Entry
 	FailedDelivery []engine.DeliveryAttempt
 	Faults         int
 	CountsErr      string
@@ -52,7 +53,7 @@ func (c *Console) handleOverview(w http.ResponseWriter, r *http.Request) {
 			rows[i].Holds = append(rows[i].Holds, n)
 		}
 	}
-	for _, e := range c.b.Requests(handlers.Filter{}) {
+	for _, e := range c.b.Requests(journal.Filter{}) {
 		i, ok := index[e.Family]
 		if !ok {
 			continue

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentplatform/mockplatform/handlers"
+	"github.com/agentplatform/mockplatform/journal"
 )
 
 // defaultRequests is how many journal entries the requests page shows
@@ -27,7 +27,7 @@ type requestFilters struct {
 type requestsPage struct {
 	page
 	F       requestFilters
-	Entries []handlers.Entry
+	Entries []journal.Entry
 	// Total is the number of entries the filter matched before the limit.
 	Total int
 	Error string
@@ -42,10 +42,10 @@ func (c *Console) handleRequests(w http.ResponseWriter, r *http.Request) {
 	p.F = requestFilters{Family: in.Get("family"), Method: in.Get("method"), Path: in.Get("path"),
 		Status: in.Get("status"), Limit: in.Get("limit"), Source: in.Get("source"), Warnings: in.Get("warnings") == "on",
 		Families: c.b.Vocabulary().Families, Methods: methods}
-	f := handlers.Filter{Family: p.F.Family, Method: p.F.Method, Path: p.F.Path, Source: p.F.Source}
+	f := journal.Filter{Family: p.F.Family, Method: p.F.Method, Path: p.F.Path, Source: p.F.Source}
 	limit, status := defaultRequests, -1 // -1: any status
 	var problems []string
-	if v := p.F.Source; v != "" && v != handlers.SourceClient && v != handlers.SourceTimeline {
+	if v := p.F.Source; v != "" && v != journal.SourceClient && v != journal.SourceTimeline {
 		problems = append(problems, "Sent by must be clients or the timeline.")
 	}
 	if v := strings.TrimSpace(p.F.Status); v != "" {
@@ -71,7 +71,7 @@ func (c *Console) handleRequests(w http.ResponseWriter, r *http.Request) {
 		f.Status = status
 	}
 	list := c.b.Requests(f)
-	list = slices.DeleteFunc(list, func(e handlers.Entry) bool {
+	list = slices.DeleteFunc(list, func(e journal.Entry) bool {
 		return status == 0 && e.Status != 0 || p.F.Warnings && len(e.Warnings) == 0
 	})
 	p.Total = len(list)

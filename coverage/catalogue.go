@@ -15,6 +15,7 @@ package coverage
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 )
 
@@ -76,6 +77,23 @@ type Machine struct {
 	Doc         string
 	States      []string
 	Transitions []Transition
+}
+
+// Check reports a machine without a name, states or transitions, or with
+// a transition between states it lacks, or twice.
+func (m *Machine) Check() error {
+	if m.Name == "" || len(m.States) == 0 || len(m.Transitions) == 0 {
+		return fmt.Errorf("machine %q needs a name, states and transitions", m.Name)
+	}
+	seen := map[Transition]bool{}
+	for _, tr := range m.Transitions {
+		k := Transition{From: tr.From, To: tr.To}
+		if seen[k] || tr.From != "" && !slices.Contains(m.States, tr.From) || !slices.Contains(m.States, tr.To) {
+			return fmt.Errorf("machine %s: bad or repeated transition %q → %q", m.Name, tr.From, tr.To)
+		}
+		seen[k] = true
+	}
+	return nil
 }
 
 // Transition is one allowed move of a machine.

@@ -341,3 +341,26 @@ func BenchmarkTransition(b *testing.B) {
 		c.Transition("call", "queued", "calling")
 	}
 }
+
+// TestMachineCheck: a machine needs a name, states and transitions, each
+// between its states and once.
+func TestMachineCheck(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		m    Machine
+		ok   bool
+	}{
+		{"good", Machine{Name: "m", States: []string{"a", "b"}, Transitions: []Transition{{To: "a"}, {From: "a", To: "b"}}}, true},
+		{"no name", Machine{States: []string{"a"}, Transitions: []Transition{{To: "a"}}}, false},
+		{"no states", Machine{Name: "m", Transitions: []Transition{{To: "a"}}}, false},
+		{"no transitions", Machine{Name: "m", States: []string{"a"}}, false},
+		{"unknown to", Machine{Name: "m", States: []string{"a"}, Transitions: []Transition{{From: "a", To: "z"}}}, false},
+		{"unknown from", Machine{Name: "m", States: []string{"a"}, Transitions: []Transition{{From: "z", To: "a"}}}, false},
+		{"twice", Machine{Name: "m", States: []string{"a"}, Transitions: []Transition{{To: "a"}, {To: "a", Clock: true}}}, false},
+	} {
+		if err := tc.m.Check(); (err == nil) != tc.ok {
+			t.Errorf("%s: Check() = %v", tc.name, err)
+		}
+	}
+}

@@ -116,6 +116,7 @@ const (
 	CodeVariantDuplicate   = "VARIANTS_DUPLICATE_NAME_ERROR"
 	CodeAttributeDuplicate = "ATTRIBUTES_DUPLICATE_NAME_ERROR"
 	CodeAlreadyPublished   = "DEPLOYMENTS_ALREADY_PUBLISHED"
+	CodeAgentExists        = "AGENT_ALREADY_EXISTS"
 
 	MsgAgentNotFound      = "Agent not found."
 	MsgBranchNotFound     = "Branch not found."
@@ -307,7 +308,7 @@ func (a *Engine) insertAgentLocked(p *Principal, id string, hasID bool, name str
 			return nil, err
 		}
 		if hasID {
-			return nil, Errf(KindConflict, "AGENT_ALREADY_EXISTS", "An agent with this id already exists.")
+			return nil, Errf(KindConflict, CodeAgentExists, "An agent with this id already exists.")
 		}
 	}
 	return nil, err

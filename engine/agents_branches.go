@@ -84,6 +84,7 @@ func (a *Engine) CreateBranch(p *Principal, agent, name string) (BranchCreated, 
 	}); err != nil {
 		return BranchCreated{}, err
 	}
+	a.RecordTransition(MachineBranch, "", "created")
 	return BranchCreated{BranchID: id, SequenceID: seq}, nil
 }
 
@@ -105,6 +106,7 @@ func (a *Engine) DeleteBranch(p *Principal, agent, ref string) (string, error) {
 	}); err != nil {
 		return "", err
 	}
+	a.RecordTransition(MachineBranch, "created", "deleted")
 	return seq, nil
 }
 
@@ -151,6 +153,7 @@ func (a *Engine) MergeBranch(p *Principal, agent, ref, msg string, res map[strin
 			for _, p := range conflicts {
 				e.Fields = append(e.Fields, FieldError{Field: p, Message: "changed on both main and the branch"})
 			}
+			a.RecordTransition(MachineBranch, "created", "conflicted")
 			return e
 		}
 		main.Content = merged
@@ -167,6 +170,7 @@ func (a *Engine) MergeBranch(p *Principal, agent, ref, msg string, res map[strin
 	if err != nil {
 		return Merged{}, err
 	}
+	a.RecordTransition(MachineBranch, "created", "merged")
 	for _, path := range slices.Sorted(maps.Keys(res)) {
 		if !used[path] {
 			out.Unused = append(out.Unused, path)
@@ -179,6 +183,7 @@ func (a *Engine) MergeBranch(p *Principal, agent, ref, msg string, res map[strin
 			return Merged{}, err
 		}
 		a.setRuntimeDeploymentLocked(p.Region, d.AgentID, "sandbox", merged.Topics)
+		a.RecordTransition(MachineDeployment, "", "published")
 		out.Deployed = true
 	}
 	return out, nil

@@ -120,6 +120,7 @@ func (a *Engine) Publish(p *Principal, agent, msg string) (*Deployment, error) {
 		return nil, err
 	}
 	a.setRuntimeDeploymentLocked(p.Region, cur.AgentID, "sandbox", snap.Topics)
+	a.RecordTransition(MachineDeployment, "", "published")
 	return dep, nil
 }
 
@@ -131,11 +132,13 @@ func (a *Engine) copyDeployment(p *Principal, agent, id string, target func(from
 	defer a.agents.mu.Unlock()
 	now := a.clock.Now()
 	var out *Deployment
+	var fromState string
 	d, err := a.updateAgent(p, agent, func(d *AgentDoc) error {
 		from := d.findDeployment(id)
 		if from == nil {
 			return Errf(KindNotFound, CodeDeploymentNotFound, MsgDeploymentNotFound)
 		}
+		fromState = deploymentState(from)
 		env, err := target(from)
 		if err != nil {
 			return err
@@ -156,6 +159,7 @@ func (a *Engine) copyDeployment(p *Principal, agent, id string, target func(from
 		return nil, err
 	}
 	a.setRuntimeDeploymentLocked(p.Region, d.AgentID, out.Environment, snap.Topics)
+	a.RecordTransition(MachineDeployment, fromState, deploymentState(out))
 	return out, nil
 }
 

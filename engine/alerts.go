@@ -93,9 +93,9 @@ const (
 
 // Alert messages and codes that tests compare.
 const (
-	codeAlertRuleNotFound  = "ALERT_RULE_NOT_FOUND"
+	CodeAlertRuleNotFound  = "ALERT_RULE_NOT_FOUND"
 	CodeAlertRuleInvalidID = "INVALID_ALERT_RULE_ID"
-	codeAlertRuleLimit     = "ALERT_RULE_LIMIT_EXCEEDED"
+	CodeAlertRuleLimit     = "ALERT_RULE_LIMIT_EXCEEDED"
 	codeMonitoringBackend  = "MONITORING_BACKEND_ERROR"
 
 	MsgAlertRuleNotFound  = "Alert rule not found."
@@ -163,7 +163,7 @@ func (a *Engine) countAccountDocs(kind, region, account string) (int, error) {
 }
 
 func errAlertRuleNotFound() error {
-	return Errf(KindNotFound, codeAlertRuleNotFound, MsgAlertRuleNotFound)
+	return Errf(KindNotFound, CodeAlertRuleNotFound, MsgAlertRuleNotFound)
 }
 
 // GetAlertRule reads a rule of the principal's account (another account's
@@ -303,6 +303,7 @@ func (a *Engine) CreateAlertRule(p *Principal, in AlertRuleInput) (*AlertRule, e
 	if err := a.insertWithNewID(DocAlertRule, p.Region, "ar_", &r.ID, &r); err != nil {
 		return nil, err
 	}
+	a.RecordTransition(MachineAlertRule, "", r.CurrentState)
 	a.wakeEvaluation()
 	return &r, nil
 }
@@ -353,7 +354,7 @@ func (a *Engine) DeleteAlertRule(p *Principal, id string) error {
 // ErrAlertRuleLimit is the 409 of an account at its limit of alert rules
 // (docs/api.md#limits), which the alerts_limit preset answers too.
 func (a *Engine) ErrAlertRuleLimit() error {
-	return Errf(KindConflict, codeAlertRuleLimit, "%s", msgAlertRuleLimit(a.View().alertRuleLimit()))
+	return Errf(KindConflict, CodeAlertRuleLimit, "%s", msgAlertRuleLimit(a.View().alertRuleLimit()))
 }
 
 // ErrMonitoringBackend is the 502 of the monitoring_backend_failure

@@ -127,6 +127,7 @@ func (a *Engine) evaluateAlertsAt(now time.Time) bool {
 	if len(work) == 0 {
 		return false
 	}
+	a.RecordClockEvent(ClockAlertsEvaluation)
 	failed := a.evaluationFails(now)
 	a.store.PruneAPIErrors(now.Add(-longestWindow))
 	var events []alertEvent
@@ -236,6 +237,9 @@ func (a *Engine) applyEvaluation(region string, listed *AlertRule, now time.Time
 			a.Log.Error("alert evaluation: update rule", "rule", listed.ID, "err", err)
 		}
 		return nil
+	}
+	if before.CurrentState != r.CurrentState {
+		a.RecordTransition(MachineAlertRule, before.CurrentState, r.CurrentState)
 	}
 	a.recordAlertStateLocked(region, &before, &r, now)
 	return ev

@@ -180,12 +180,19 @@ func (a *Engine) CreateChat(p *Principal, in ChatStart) (*store.Conversation, Ou
 	if err != nil {
 		return nil, Outcome{}, err
 	}
-	return a.StartConversation(ConvStart{
+	conv, out, err := a.StartConversation(ConvStart{
 		Region: p.Region, Account: p.Account, Project: p.Project, Environment: p.Connector.ClientEnv,
 		Channel: label, ChatChannel: chatChannel, Variant: variant,
 		Language: Deref(in.Asr), TTSLanguage: Deref(in.Tts), Attributes: in.Attributes,
 		InitialMessage: in.InitialMessage,
 	})
+	if err == nil {
+		a.RecordTransition(MachineChatConversation, "", "created")
+		if in.InitialMessage != nil {
+			a.RecordTransition(MachineChatConversation, "created", chatState(conv.InProgress, out))
+		}
+	}
+	return conv, out, err
 }
 
 // RespondChat runs the user's message as a turn of p's chat conversation
@@ -199,15 +206,19 @@ func (a *Engine) RespondChat(p *Principal, id string, msg UserTurn) (*store.Conv
 	if err != nil {
 		return nil, Outcome{}, chatStoreError(err)
 	}
+	a.RecordTransition(MachineChatConversation, chatTurnsState(out.Turn-1), chatState(conv.InProgress, out))
 	return conv, out, nil
 }
 
 // CloseChat ends p's chat conversation id now, closed by the client
 // (docs/api.md#chat-close); errors as RespondChat's.
 func (a *Engine) CloseChat(p *Principal, id string) error {
-	_, err := a.closeConversation(p.Region, id, "client", func(conv *store.Conversation) error {
+	conv, err := a.closeConversation(p.Region, id, "client", func(conv *store.Conversation) error {
 		return chatOwned(conv, p)
 	})
+	if err == nil {
+		a.RecordTransition(MachineChatConversation, chatTurnsState(userTurns(conv.Turns)), "closed")
+	}
 	return chatStoreError(err)
 }
 

@@ -182,6 +182,7 @@ func takeTurn(w *View, conv *store.Conversation, n int, script runtimeScript, ms
 		in.Metadata = map[string]any{}
 	}
 	out := w.scripts.Respond(script.Dialogue, conv.VariantID, in).WithoutHandoff(conv.State)
+	out.Turn = in.Turn
 	dialogue.ApplyTurn(conv, now, in, out, msg.Metadata)
 	return out
 }

@@ -37,13 +37,20 @@ type dniReservation struct {
 	Attributes map[string]any `json:"attributes"`
 	ReservedAt time.Time      `json:"reserved_at"`
 	ExpiresAt  time.Time      `json:"expires_at"`
+	// Used and Expired say that a call was routed by it, and that a call
+	// or a new reservation found its window over (dniState).
+	Used    bool `json:"used,omitempty"`
+	Expired bool `json:"expired,omitempty"`
 }
 
 type DniResponse struct {
 	DNI string `json:"dni"`
 }
 
-var errDNIBusy = errors.New("number reserved")
+var (
+	errDNIBusy      = errors.New("number reserved")
+	errDNIUnchanged = errors.New("reservation unchanged")
+)
 
 // ReserveNumber reserves for p's project the first number of its pool
 // that no active reservation holds, for the pool's window (default 15m),
@@ -67,13 +74,18 @@ func (a *Engine) ReserveNumber(p *Principal, attributes map[string]any) (string,
 		err := a.store.InsertDoc(DocDNI, p.Region, number, &res)
 		if errors.Is(err, store.ErrExists) {
 			var cur dniReservation
+			var from string
 			err = a.store.UpdateDoc(DocDNI, p.Region, number, &cur, func() error {
 				if now.Before(cur.ExpiresAt) {
 					return errDNIBusy
 				}
+				from = dniState(&cur)
 				cur = res
 				return nil
 			})
+			if err == nil && from != "expired" {
+				a.RecordTransition(MachineDNIReservation, from, "expired")
+			}
 			if errors.Is(err, errDNIBusy) || errors.Is(err, store.ErrNotFound) {
 				continue
 			}
@@ -81,6 +93,7 @@ func (a *Engine) ReserveNumber(p *Principal, attributes map[string]any) (string,
 		if err != nil {
 			return "", err
 		}
+		a.RecordTransition(MachineDNIReservation, "", "reserved")
 		return number, nil
 	}
 	return "", &Error{Kind: KindNotFound, Message: MsgDNINoRoute}
@@ -108,12 +121,23 @@ func (a *Engine) Dial(number, from string) (*DialResult, error) {
 	w := a.View()
 	for _, region := range scenario.Regions {
 		var res dniReservation
-		err := a.store.GetDoc(DocDNI, region, number, &res)
+		var was, is string // the reservation's state before the call and after
+		err := a.store.UpdateDoc(DocDNI, region, number, &res, func() error {
+			was, is = dniState(&res), dniDialState(&res, now)
+			if was == is {
+				return errDNIUnchanged
+			}
+			res.Used, res.Expired = res.Used || is == "used", is == "expired"
+			return nil
+		})
 		if errors.Is(err, store.ErrNotFound) {
 			continue
 		}
-		if err != nil {
+		if err != nil && !errors.Is(err, errDNIUnchanged) {
 			return nil, err
+		}
+		if was != is || is == "used" {
+			a.RecordTransition(MachineDNIReservation, was, is)
 		}
 		if !now.Before(res.ExpiresAt) {
 			return nil, fmt.Errorf("dial %s: reservation expired at %s: %w", number, res.ExpiresAt.Format(time.RFC3339), ErrNotRouted)

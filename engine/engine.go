@@ -24,6 +24,7 @@ import (
 	"sync/atomic"
 
 	"github.com/agentplatform/mockplatform/clock"
+	"github.com/agentplatform/mockplatform/coverage"
 	"github.com/agentplatform/mockplatform/engine/audio"
 	"github.com/agentplatform/mockplatform/engine/convquery"
 	"github.com/agentplatform/mockplatform/engine/core"
@@ -50,6 +51,9 @@ type Engine struct {
 	clock  *clock.Clock
 	faults *faults.Set
 	Log    *slog.Logger
+	// rec receives the machines' transitions and the clock work's runs
+	// (machines.go).
+	rec coverage.Recorder
 
 	w atomic.Pointer[View]
 
@@ -102,6 +106,9 @@ type Engine struct {
 	audio    *audio.Service
 	testRuns *testruns.Service
 	tel      *telephony.Service
+	// messaging is the access tokens' key and generations, and the id
+	// stream of messaging events (messaging_tokens.go); its mu is a leaf.
+	messaging messagingState
 
 	// onReset are the edge's resets (OnReset), run at the end of a reset.
 	onReset []func(sc *scenario.Scenario)
@@ -126,10 +133,11 @@ func newEngine(d deps) *Engine {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	e := &Engine{store: d.Store, clock: d.Clock, faults: d.Faults, Log: log}
+	e := &Engine{store: d.Store, clock: d.Clock, faults: d.Faults, Log: log, rec: coverage.Discard()}
 	e.bg, e.cancel = context.WithCancel(context.Background())
 	e.w.Store(newView(&scenario.Scenario{})) // until SetScenario (parsing the default here cost a third of New)
 	e.reseed(1)
+	e.messaging.newMessagingKey()
 	e.agents.idx.Store(&runtimeIndex{})
 	e.webhooks.net = defaultTargetNet()
 	e.webhooks.allow = &scenario.HostList{}
@@ -184,6 +192,7 @@ func (e *Engine) resetFamilies(restored bool) {
 	e.testRuns.Reset()
 	e.convq.Reset()
 	e.audio.Reset()
+	e.resetMessagingTokens()
 	e.armRetention()
 	for _, fn := range e.onReset {
 		fn(e.sc)

@@ -359,6 +359,7 @@ func (a *Engine) deliverEvent(region, accountID, projectID string, ev store.Even
 	if convID != "" {
 		err := a.bindEvents(region, accountID, projectID, convID, ev)
 		if err == nil {
+			a.RecordTransition(MachineExternalEvent, "", "bound")
 			return true, nil
 		}
 		if !errors.Is(err, store.ErrNotFound) {
@@ -374,6 +375,9 @@ func (a *Engine) deliverEvent(region, accountID, projectID string, ev store.Even
 			cur.Events = append(cur.Events, ev)
 			return nil
 		})
+	}
+	if err == nil {
+		a.RecordTransition(MachineExternalEvent, "", "unbound")
 	}
 	return false, err
 }
@@ -430,6 +434,9 @@ func (a *Engine) awaitEvent(conv *store.Conversation, eventID string) {
 	if err := a.bindEvents(conv.Region, conv.AccountID, conv.ProjectID, conv.ID, pend.Events...); err != nil {
 		a.Log.Error("bind pending events", "conversation", conv.ID, "err", err)
 		return
+	}
+	for range pend.Events {
+		a.RecordTransition(MachineExternalEvent, "unbound", "bound")
 	}
 	if err := a.store.DeleteDoc(docEventPending, conv.Region, key); err != nil && !errors.Is(err, store.ErrNotFound) {
 		a.Log.Error("delete pending events", "conversation", conv.ID, "err", err)

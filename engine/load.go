@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentplatform/mockplatform/clock"
+	"github.com/agentplatform/mockplatform/coverage"
 	"github.com/agentplatform/mockplatform/engine/seeding"
 	"github.com/agentplatform/mockplatform/faults"
 	"github.com/agentplatform/mockplatform/scenario"
@@ -46,6 +47,9 @@ type Config struct {
 	// records while Open runs (engine/seeding); loads of over 100k records
 	// also log it at info level.
 	Progress func(Progress)
+	// Recorder receives the transitions of the resources' state machines
+	// and the runs of clock work (machines.go; nil: coverage.Discard()).
+	Recorder coverage.Recorder
 }
 
 // defaults are a vocabulary's default scenario and its initial data on
@@ -122,6 +126,9 @@ func OpenEngine(cfg Config) (*Engine, error) {
 	e := newEngine(deps{Store: st, Clock: clock.New(cfg.Clock, startOf(cfg, cfg.Scenario)),
 		Faults: faults.NewSet(cfg.Vocabulary.Faults, 1), Logger: cfg.Logger})
 	e.cfg = cfg
+	if cfg.Recorder != nil {
+		e.rec = cfg.Recorder
+	}
 	e.webhooks.allow = &targets
 	return e, nil
 }

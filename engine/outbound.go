@@ -309,6 +309,7 @@ func (a *Engine) queueCall(p *Principal, proj *scenario.Project, in CallRequest,
 	if err := a.store.InsertDoc(DocOutboundCall, call.Region, call.SID, call); err != nil {
 		return "", err
 	}
+	a.RecordTransition(MachineOutboundCall, "", callState(call))
 	a.armCall(call)
 	return call.SID, nil
 }
@@ -408,7 +409,9 @@ func (a *Engine) armCall(call *callRecord) {
 func (a *Engine) stepCall(region, sid string, now time.Time) {
 	var call callRecord
 	var answered, ended, gone bool
+	var from string
 	err := a.store.UpdateDoc(DocOutboundCall, region, sid, &call, func() error {
+		from = callState(&call)
 		switch {
 		case call.terminal():
 			gone = !now.Before(call.RetainUntil)
@@ -432,6 +435,7 @@ func (a *Engine) stepCall(region, sid string, now time.Time) {
 		}
 		return
 	}
+	a.recordCallStep(from, &call, gone)
 	switch {
 	case gone:
 		if err := a.store.DeleteDoc(DocOutboundCall, region, sid); err != nil && !errors.Is(err, store.ErrNotFound) {
@@ -481,6 +485,7 @@ func (a *Engine) outboundConversationEnded(conv *store.Conversation) {
 		return
 	}
 	if changed {
+		a.RecordTransition(MachineOutboundCall, "answered", callState(&call))
 		a.armCall(&call)
 	}
 }

@@ -48,6 +48,7 @@ func (a *Engine) retentionTick(gen uint64, d time.Duration, now time.Time) {
 	if a.Generation() != gen || a.bg.Err() != nil {
 		return
 	}
+	a.RecordClockEvent(ClockConversationsRetention)
 	n, err := a.store.DropConversationsBefore(now.Add(-d))
 	if err != nil {
 		a.Log.Error("retention", "err", err)

@@ -72,9 +72,9 @@ var WebhookEventTypes = scenario.WebhookEvents
 
 // Webhook messages and codes that tests compare.
 const (
-	codeWebhookNotFound  = "WEBHOOK_ENDPOINT_NOT_FOUND"
+	CodeWebhookNotFound  = "WEBHOOK_ENDPOINT_NOT_FOUND"
 	CodeWebhookInvalidID = "INVALID_WEBHOOK_ENDPOINT_ID"
-	codeWebhookLimit     = "WEBHOOK_ENDPOINT_LIMIT_EXCEEDED"
+	CodeWebhookLimit     = "WEBHOOK_ENDPOINT_LIMIT_EXCEEDED"
 
 	MsgWebhookNotFound  = "Webhook endpoint not found."
 	MsgWebhookInvalidID = "Malformed webhook endpoint id: want whe_ followed by letters and digits."
@@ -140,7 +140,7 @@ func (w *View) webhookLimit() int {
 // newSigningSecret returns a fresh secret: whsec_ + 32 base62 [INF].
 func (a *Engine) newSigningSecret() string { return a.NewID("whsec_", Base62, 32) }
 
-func errWebhookNotFound() error { return Errf(KindNotFound, codeWebhookNotFound, MsgWebhookNotFound) }
+func errWebhookNotFound() error { return Errf(KindNotFound, CodeWebhookNotFound, MsgWebhookNotFound) }
 
 // GetWebhook reads an endpoint of the principal's account (another
 // account's endpoint is not found).
@@ -257,6 +257,7 @@ func (a *Engine) CreateWebhook(p *Principal, in WebhookInput) (*EndpointRecord, 
 	if err := a.insertWithNewID(DocWebhook, p.Region, "whe_", &e.ID, &e); err != nil {
 		return nil, err
 	}
+	a.RecordTransition(MachineWebhookEndpoint, "", endpointState(e.Enabled))
 	return &e, nil
 }
 
@@ -264,10 +265,16 @@ func (a *Engine) CreateWebhook(p *Principal, in WebhookInput) (*EndpointRecord, 
 // principal's account.
 func (a *Engine) UpdateWebhook(p *Principal, id string, in WebhookInput) (*EndpointRecord, error) {
 	now := FmtAlertTime(a.clock.Now())
-	return a.updateWebhook(p, id, func(e *EndpointRecord) {
+	var was bool
+	e, err := a.updateWebhook(p, id, func(e *EndpointRecord) {
+		was = e.Enabled
 		in.apply(e)
 		e.UpdatedAt = now
 	})
+	if err == nil && e.Enabled != was {
+		a.RecordTransition(MachineWebhookEndpoint, endpointState(was), endpointState(e.Enabled))
+	}
+	return e, err
 }
 
 // RotateWebhookSecret gives an endpoint of the principal's account a new
@@ -289,7 +296,8 @@ func (a *Engine) RotateWebhookSecret(p *Principal, id string) (string, error) {
 func (a *Engine) DeleteWebhook(p *Principal, id string) error {
 	a.webhooks.mu.Lock()
 	defer a.webhooks.mu.Unlock()
-	if _, err := a.GetWebhook(p, id); err != nil {
+	cur, err := a.GetWebhook(p, id)
+	if err != nil {
 		return err
 	}
 	if err := a.store.DeleteDoc(DocWebhook, p.Region, id); err != nil {
@@ -298,13 +306,14 @@ func (a *Engine) DeleteWebhook(p *Principal, id string) error {
 		}
 		return err
 	}
+	a.RecordTransition(MachineWebhookEndpoint, endpointState(cur.Enabled), "deleted")
 	return nil
 }
 
 // ErrWebhookLimit is the 409 of an account at its limit of webhook
 // endpoints, which the alerts_limit preset answers too.
 func (a *Engine) ErrWebhookLimit() error {
-	return Errf(KindConflict, codeWebhookLimit, "%s", msgWebhookLimit(a.View().webhookLimit()))
+	return Errf(KindConflict, CodeWebhookLimit, "%s", msgWebhookLimit(a.View().webhookLimit()))
 }
 
 // SetTargetNet replaces how deliveries resolve and dial (tests: a fake

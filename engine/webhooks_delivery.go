@@ -106,6 +106,7 @@ func (a *Engine) announce(e alertEvent, now time.Time) {
 		d := &delivery{gen: gen, region: e.region, account: e.account, endpointID: ep.ID, eventID: a.NewUUID(),
 			eventType: e.payload.EventType, ruleID: e.payload.Alert.ID, body: body}
 		a.scheduleAttempt(d, 1, now)
+		a.RecordTransition(MachineWebhookDelivery, "", "attempted")
 	}
 }
 
@@ -132,6 +133,9 @@ func Sign(secret, timestamp string, body []byte) string {
 // attempt makes one attempt, synchronously, and arms the next when it may
 // be retried.
 func (a *Engine) attempt(d *delivery, n int, due time.Time) {
+	a.RecordClockEvent(attemptClockEvent(n))
+	to := "failed" // the delivery's state after the attempt, unless set below
+	defer func() { a.RecordTransition(MachineWebhookDelivery, attemptState(n), to) }()
 	rec := DeliveryAttempt{Time: due, EventID: d.eventID, EventType: d.eventType, AlertRuleID: d.ruleID,
 		EndpointID: d.endpointID, Attempt: n}
 	var ep EndpointRecord
@@ -192,9 +196,16 @@ func (a *Engine) attempt(d *delivery, n int, due time.Time) {
 		next := due.Add(retryDelays[n])
 		rec.NextAttemptAt = &next
 		if a.logAttempt(d, rec) {
+			to = "retried"
 			a.scheduleAttempt(d, n+1, next)
 		}
 		return
+	}
+	switch {
+	case rec.Delivered:
+		to = "delivered"
+	case retry:
+		to = "given_up"
 	}
 	a.logAttempt(d, rec)
 }

@@ -12,6 +12,7 @@ import (
 	"slices"
 
 	"github.com/agentplatform/mockplatform/engine"
+	"github.com/agentplatform/mockplatform/engine/telephony"
 	"github.com/agentplatform/mockplatform/engine/testruns"
 
 	"github.com/gin-gonic/gin"
@@ -33,6 +34,58 @@ var famAgents = &Family{
 		agentOutboundRoutes, agentConversationsRoutes, agentTestingRoutes),
 	Counts: []Counted{countDocs("agents", engine.DocAgent), countDocs("debug chats", engine.DocDebugChat),
 		countDocs("test runs", testruns.DocTestRun)},
+	Codes:    agentsCodes,
+	Machines: []*Machine{engine.MachineBranch, engine.MachineDeployment},
+}
+
+// agentsCodes are the agents family's error codes: those of every
+// sub-resource, by the operations that answer them.
+var agentsCodes = []ErrorCode{
+	{Status: 400, Code: engine.CodeValidation, Body: true},
+	{Status: 400, Code: engine.CodeValidation, Ops: []string{"branchDelete", "deploymentList"}},
+	{Status: 404, Code: engine.CodeAgentNotFound, In: "/:agent"},
+	{Status: 409, Code: engine.CodeAgentExists, Ops: []string{"agentCreate", "agentCreateInAccount", "agentDuplicate"}},
+	{Status: 404, Code: engine.CodeBranchNotFound, In: "/:branch"},
+	{Status: 400, Code: engine.CodeMergeConflict, Ops: []string{"branchMerge"}},
+	{Status: 409, Code: engine.CodeMergeConflict, Ops: []string{"branchMerge"}},
+	{Status: 422, Code: engine.CodeMainReadOnly},
+	{Status: 404, Code: engine.CodeTopicNotFound, Ops: []string{"topicGet", "topicUpdate", "topicDelete"}},
+	{Status: 409, Code: engine.CodeTopicExists, Ops: []string{"topicCreate", "topicUpdate"}},
+	{Status: 404, Code: engine.CodeItemNotFound, Ops: []string{"attributeUpdate", "attributeDelete", "variantUpdate", "variantDelete"}},
+	{Status: 409, Code: engine.CodeAttributeDuplicate, Ops: []string{"attributeCreate", "attributeUpdate"}},
+	{Status: 409, Code: engine.CodeVariantDuplicate, Ops: []string{"variantCreate", "variantUpdate"}},
+	{Status: 400, Code: engine.CodeVariantDefault, Ops: []string{"variantUpdate", "variantDelete"}},
+	{Status: 400, Code: engine.CodeDeployInvalidEnv, Ops: []string{"deploymentPublish", "deploymentList"}},
+	{Status: 409, Code: engine.CodeAlreadyPublished, Ops: []string{"deploymentPublish"}},
+	{Status: 404, Code: engine.CodeDeploymentNotFound, In: "/:deployment"},
+	{Status: 400, Code: engine.CodeDeployTarget, Ops: []string{"deploymentPromote"}},
+	{Status: 412, Code: engine.CodePreReleaseNotReady},
+	{Status: 400, Code: engine.CodeConfigUnknownEnv, In: "/:env"},
+	{Status: 400, Code: engine.CodeConfigBadSchema, Ops: []string{"realTimeConfigSchema"}},
+	{Status: 400, Code: engine.CodeConfigInvalid, Ops: []string{"realTimeConfigVariables"}},
+	{Status: 400, Code: telephony.CodeConnectorInvalid, Ops: []string{"connectorBatchGet", "connectorBatchUpdate", "connectorUpdate", "connectorLookup"}},
+	{Status: 404, Code: telephony.CodeConnectorNotFound, In: "/:connector"},
+	{Status: 404, Code: telephony.CodeConnectorNotFound, Ops: []string{"connectorLookup", "phoneNumberReassign"}},
+	{Status: 400, Code: telephony.CodePhoneInvalid, Ops: []string{"connectorLookup", "phoneNumberImport", "phoneNumberBatchGet", "phoneNumberImportOne"}},
+	{Status: 409, Code: telephony.CodePhoneExists, Ops: []string{"phoneNumberImport", "phoneNumberImportOne"}},
+	{Status: 404, Code: telephony.CodePhoneNotFound, Ops: []string{"connectorLookup", "phoneNumberGet", "phoneNumberDelete", "phoneNumberReassign"}},
+	{Status: 400, Code: "VALIDATION_ERROR", Ops: []string{"agentConversationAudio", "agentConversationList", "agentOutboundCallStatus", "testHistoryList", "testRunList"}},
+	{Status: 404, Code: "CONVERSATIONS_NOT_FOUND", Ops: []string{"agentConversationGet", "agentConversationAudio", "debugChatRespond"}},
+	{Status: 404, Code: "RECORDING_NOT_FOUND", Ops: []string{"agentConversationAudio"}},
+	{Status: 400, Code: "OUTBOUND_NOT_ENABLED", Ops: []string{"agentOutboundCall"}},
+	{Status: 404, Code: "CONNECTORS_NOT_FOUND", Ops: []string{"agentOutboundCall"}},
+	{Status: 400, Code: "CONNECTORS_NOT_FOUND", Ops: []string{"agentOutboundCallStatus"}},
+	{Status: 429, Code: "RATE_LIMITED", Ops: []string{"agentOutboundCall"}},
+	{Status: 400, Code: "INVALID_CALL_SID", Ops: []string{"agentOutboundCallStatus"}},
+	{Status: 400, Code: "INVALID_REQUEST", Ops: []string{"agentOutboundCallStatus"}},
+	{Status: 404, Code: "CALL_NOT_FOUND", Ops: []string{"agentOutboundCallStatus"}},
+	{Status: 400, Code: "CHAT_DRAFT_NOT_EXIST", Ops: []string{"debugChatCreate"}},
+	{Status: 400, Code: "CHAT_INVALID_REQUEST", Ops: []string{"debugChatCreate", "debugChatRespond"}},
+	{Status: 400, Code: "CHAT_VARIANT_NOT_FOUND", Ops: []string{"debugChatCreate"}},
+	{Status: 400, Code: "CHAT_CONVERSATION_ENDED", Ops: []string{"debugChatRespond"}},
+	{Status: 404, Code: "TEST_RUN_NOT_FOUND", Ops: []string{"testRunGet"}},
+	{Status: 400, Code: "TEST_CASE_NOT_FOUND", Ops: []string{"testRunTrigger"}},
+	{Status: 404, Code: "BRANCH_NOT_FOUND", Ops: []string{"testRunTrigger"}},
 }
 
 // builderSchemes is the credential of the builder families.

@@ -32,6 +32,14 @@ var famAlerts = &Family{
 		{Name: engine.PresetMonitoringBackend, Family: "alerts"},
 	},
 	ApplyPreset: (*API).presetAlerts,
+	Codes: []ErrorCode{
+		{Status: 400, Code: engine.CodeValidation},
+		{Status: 404, Code: engine.CodeAlertRuleNotFound, In: "/:rule"},
+		{Status: 409, Code: engine.CodeAlertRuleLimit},
+		{Status: 422, Code: engine.CodeAlertRuleInvalidID},
+	},
+	Machines:    []*Machine{engine.MachineAlertRule},
+	ClockEvents: []ClockEvent{engine.ClockAlertsEvaluation},
 }
 
 // alertsRoutes are its routes.

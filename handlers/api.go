@@ -1,29 +1,19 @@
-// Package handlers serves every family of the agent platform API. Each
-// family declares itself once, in its own file, as a Family: its routes
-// (one line each, as miniredis lists its commands), credentials, error
-// shape, state, counts, presets and documentation; the family table
-// (family.go) lists them, and the router, the vocabularies of faults and
-// scenarios and the OpenAPI document derive from it. The table's gin
-// engine is built once per process and shared: each API (one per platform
-// instance) serves through it, and every handler is a method expression
-// bound at dispatch to the API that received the request. A sub-resource
-// with routes of its own has its own file (agents_branches.go,
-// telephony_numbers.go, messaging_socket.go). Handlers return an error
-// value; one renderer per family shape writes it.
-//
-// Handlers are the HTTP edge of package engine, which holds the domain: a
-// request travels one way, edge (middleware) → family handler → engine →
-// store, and back (the module's imports test keeps it so).
+// Package handlers is the HTTP edge of the agent platform API over package
+// engine, which holds the domain. Each family declares itself once, in
+// its own files, as a Family (family.go); the family table's gin engine is
+// built once per process, and each handler is a method expression bound at
+// dispatch to the API (one per platform instance) that got the request.
+// Handlers return an error value, rendered in the family's error shape.
 package handlers
 
 import (
 	"context"
-	crand "crypto/rand"
 	"net/http"
 	"sync"
 
 	"github.com/agentplatform/mockplatform/coverage"
 	"github.com/agentplatform/mockplatform/engine"
+	"github.com/agentplatform/mockplatform/journal"
 
 	"github.com/agentplatform/mockplatform/scenario"
 )
@@ -32,34 +22,30 @@ import (
 // table's routes over its Engine, and journals every exchange.
 type API struct {
 	*engine.Engine
-	journal *Journal
-	// coverage counts what the instance's clients exercised; a reset
-	// keeps it (docs/coverage.md).
+	journal *journal.Journal
+	// coverage counts what clients exercised; a reset keeps it.
 	coverage *coverage.Counts
 
-	// tab is the family table the API serves (family.go): shared by
-	// every instance, read-only. states holds the in-memory state of the
-	// families that declare one (Family.State), made by newAPI.
+	// tab is the family table served (shared, read-only); states the
+	// in-memory states of the families that declare one (Family.State).
 	tab    *table
 	states []FamilyState
 	// observe, when set, sees every exchange (observe.go).
 	observe func(Exchange)
 
-	// messaging is the live messaging sessions and their sockets
-	// (messaging.go); session.mu, then its sockets' rtConn.mu, then
-	// messaging.mu, after any lock of the Engine.
+	// messaging is the live messaging sessions. Lock order: any lock of
+	// the Engine, session.mu, its sockets' rtConn.mu, messaging.mu.
 	messaging messagingState
 
-	// bg is cancelled by Interrupt and Close; sockets watch it, and
-	// their goroutines register in wg.
+	// bg is cancelled by Interrupt and Close; sockets watch it and count
+	// their goroutines in wg.
 	bg     context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 }
 
-// Open wires an instance serving the family table, and loads its
-// scenario; observe, when set, sees every exchange it serves
-// (observe.go). Close releases it all.
+// Open wires an instance serving the family table and loads its
+// scenario; observe, when set, sees every exchange. Close releases it.
 func Open(cfg engine.Config, observe func(Exchange)) (*API, error) {
 	return openTable(cfg, observe, defaultTable())
 }
@@ -68,14 +54,13 @@ func Open(cfg engine.Config, observe func(Exchange)) (*API, error) {
 func openTable(cfg engine.Config, observe func(Exchange), tab *table) (*API, error) {
 	cfg.Vocabulary = tab.scenario
 	counts := coverage.NewCounts(tab.catalogue)
+	cfg.Recorder = counts
 	e, err := engine.OpenEngine(cfg)
 	if err != nil {
 		return nil, err
 	}
-	a := &API{Engine: e, journal: NewJournal(0, 0), coverage: counts, tab: tab, observe: observe}
+	a := &API{Engine: e, journal: journal.New(0, 0), coverage: counts, tab: tab, observe: observe}
 	a.bg, a.cancel = context.WithCancel(context.Background())
-	a.messaging.randomKey = make([]byte, 32)
-	crand.Read(a.messaging.randomKey) // never fails (crypto/rand crashes the process rather)
 	for _, f := range tab.families {
 		if f.State != nil {
 			a.states = append(a.states, f.State(a))
@@ -92,16 +77,14 @@ func openTable(cfg engine.Config, observe func(Exchange), tab *table) (*API, err
 }
 
 // Journal is the instance's request journal.
-func (a *API) Journal() *Journal { return a.journal }
+func (a *API) Journal() *journal.Journal { return a.journal }
 
-// Coverage is the instance's coverage counts: the edge records every
-// request in them, and the engine reports its transitions and clock
-// events to them (a coverage.Recorder).
+// Coverage is the instance's coverage counts (requests from the edge,
+// transitions and clock events from the engine).
 func (a *API) Coverage() *coverage.Counts { return a.coverage }
 
-// resetEdge brings the edge's state back to the scenario's initial state,
-// after the engine's (Engine.OnReset): the journal, the live messaging
-// sessions, the families' own states.
+// resetEdge resets the edge's state after the engine's (Engine.OnReset):
+// the journal, the messaging sessions, the families' own states.
 func (a *API) resetEdge(sc *scenario.Scenario) {
 	a.journal.Reset(sc.Limits.JournalSize, sc.Limits.JournalBodyBytes)
 	a.resetMessaging()
@@ -125,19 +108,16 @@ func (a *API) Close() {
 	a.Engine.Close()
 }
 
-// ServeHTTP serves the API's families (every request is journaled): the
-// table's engine routes the request, and finds this API in the request's
-// state, which rides on the response writer (stateOf).
+// ServeHTTP serves the API's families through the table's gin engine;
+// the request's state, riding on the response writer, names this API.
 func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	st := &reqState{api: a}
 	st.carrier = carrier{ResponseWriter: w, st: st}
 	a.tab.engine.ServeHTTP(&st.carrier, r)
 }
 
-// familyState is the in-memory state of type T of a family that declares
-// one (Family.State). Found by its type, it names no family, so that a
-// family's handlers can reach it without referring to the family's
-// declaration.
+// familyState is the family state of type T (Family.State), found by
+// its type so that handlers need not name their family's declaration.
 func familyState[T FamilyState](a *API) T {
 	for _, s := range a.states {
 		if t, ok := s.(T); ok {

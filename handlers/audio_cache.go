@@ -33,6 +33,17 @@ var famAudioCache = &Family{
 		route("POST /v1/agents/:agent/audio-cache/:entry/synthesize", (*API).handleAudioSynthesize, opAudioSynthesize),
 	},
 	Counts: []Counted{{What: "audio cache entries", N: func(a *API) (int, error) { return a.Audio().CountAudioEntries() }}},
+	Codes: []ErrorCode{
+		{Status: 400, Code: "VALIDATION_ERROR", Ops: []string{"audioCacheBulkDelete", "audioCacheDetails", "audioCacheList", "audioCacheSynthesize", "audioCacheUpload"}},
+		{Status: 400, Code: "AUDIO_CACHE_INVALID_ID", Ops: []string{"audioCacheDelete", "audioCacheFile", "audioCacheSynthesize", "audioCacheUpload", "audioCacheDetails"}},
+		{Status: 404, Code: "AGENT_NOT_FOUND", Ops: []string{"audioCacheDelete", "audioCacheList", "audioCacheBulkDelete", "audioCacheFile", "audioCacheUpload", "audioCacheDetails", "audioCacheSynthesize"}},
+		{Status: 404, Code: "AUDIO_CACHE_ENTRY_NOT_FOUND", Ops: []string{"audioCacheDelete", "audioCacheDetails", "audioCacheFile", "audioCacheSynthesize", "audioCacheUpload"}},
+		{Status: 400, Code: "AUDIO_CACHE_FILE_REQUIRED", Ops: []string{"audioCacheDetails", "audioCacheUpload"}},
+		{Status: 400, Code: "AUDIO_CACHE_INVALID_FILE", Ops: []string{"audioCacheDetails", "audioCacheUpload"}},
+		{Status: 400, Code: "AUDIO_CACHE_INVALID_SETTINGS", Ops: []string{"audioCacheDetails"}},
+		{Status: 400, Code: "AUDIO_CACHE_FILE_TOO_LARGE", Ops: []string{"audioCacheUpload", "audioCacheDetails"}},
+		{Status: 400, Code: "AUDIO_CACHE_INVALID_SORT", Ops: []string{"audioCacheList"}},
+	},
 }
 
 // audioBodyLimit is the body limit of the upload routes: the 6 MB file

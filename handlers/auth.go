@@ -20,18 +20,11 @@ const (
 	msgTokenMismatch = "The connector token does not belong to this project."
 )
 
-// authenticate is the one authentication step of every family
-// (docs/api.md#auth; docs/fidelity.md M4): the family's credential header, a
-// key of that family, in the request's region, scoped to the path's account
-// and project.
-//
-// Missing, unknown, disabled, other-family and other-region keys are 401.
-// A valid key of another account or project is 403 in families whose
-// errors list 403 (Family.Forbid), else 401. An account or project that
-// does not exist at all is 404.
-//
-// It fills p, which the caller holds (reqState.principalVal); after an
-// error p may be partly filled and is not read.
+// authenticate checks the family's credential header: a key of the
+// family, in the request's region, scoped to the path's account and
+// project (docs/api.md#auth; docs/fidelity.md M4). A missing or bad key is
+// 401; another account's or project's is 403 where Family.Forbid, else
+// 401; an unknown account or project is 404. It fills p (partly, on error).
 func (a *API) authenticate(c *gin.Context, f *Family, p *engine.Principal) error {
 	w := a.View()
 	key := ""
@@ -101,9 +94,8 @@ func scopeCheck(c *gin.Context, w *engine.View, f *Family, p *engine.Principal) 
 	return nil
 }
 
-// connector checks the chat X-TOKEN: a connector token of the same account
-// and project (docs/api.md#auth: it fixes the client environment and
-// optionally the variant).
+// connector checks the chat X-TOKEN: a connector token of the same
+// account and project (docs/api.md#auth).
 func (a *API) connector(c *gin.Context, w *engine.View, p *engine.Principal) error {
 	tok := c.GetHeader("X-Token")
 	if tok == "" {

@@ -1,12 +1,9 @@
 package handlers
 
-// The one reader of JSON request bodies: every family's handlers read
-// their body through readJSON (bindJSON and readFields are its two
-// shapes), which applies engine.CheckJSON's rules, and the family's body
-// limit in bytes (limits.max_body_bytes, 413, checked by the record
-// middleware before any handler runs). A refused body is a 400 in the
-// family's error shape that says what is wrong and where (the byte
-// offset), and changes nothing.
+// The one reader of JSON request bodies, readJSON (bindJSON and readFields
+// are its two shapes): engine.CheckJSON's rules, a 400 in the family's
+// shape that says what is wrong and where. The body limit (413) is the
+// record middleware's.
 
 import (
 	"bytes"
@@ -14,7 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/agentplatform/mockplatform/engine"
@@ -30,8 +27,7 @@ const (
 )
 
 // bodyError is the 400 of a body CheckJSON refused ("Request body has
-// data after the JSON value (at byte 11)."), with the family's envelope
-// code.
+// data after the JSON value (at byte 11).").
 func bodyError(code string, err error) *engine.Error {
 	var je *engine.JSONError
 	if errors.As(err, &je) {
@@ -40,11 +36,9 @@ func bodyError(code string, err error) *engine.Error {
 	return engine.Invalid(code, MsgBodyInvalid)
 }
 
-// readJSON is the one reader of a request's JSON body: the bytes the
-// record middleware read (within the family's limit), checked by
-// CheckJSON. An absent (empty) body is nil when optional, else a 400; a
-// body of white space only is no JSON value, and refused.
-// code is the envelope code of the family's validation errors.
+// readJSON is the request's JSON body, checked by CheckJSON: nil when
+// absent and optional, else a 400 (white space only is refused). code is
+// the envelope code of the family's validation errors.
 func readJSON(c *gin.Context, optional bool, code string) ([]byte, error) {
 	body := stateOf(c).body
 	if len(body) == 0 {
@@ -79,18 +73,14 @@ func readObject(c *gin.Context, optional bool, code string) (map[string]json.Raw
 	return raw, nil
 }
 
-// bindJSON reads the body (readJSON's rules) into v, a pointer to a struct
-// with json tags. Fields are matched by their exact names, as the real
-// service matches them; other fields are accepted (the real service
-// ignores them) and recorded as journal warnings. Type errors name the
-// field. An absent body leaves v as it is when optional.
+// bindJSON reads the body (readJSON's rules) into v, a pointer to a
+// struct. Fields match by exact name, as the real service's; others are
+// ignored, as it does, with a journal warning. Type errors name the field.
 func bindJSON(c *gin.Context, v any, optional bool, code string) error {
 	known := jsonFields(reflect.TypeOf(v).Elem())
-	// The common case: an object whose members all name fields exactly,
-	// checked and decoded as it is. Anything else (no body, null, unknown
-	// members, a type error) takes the general way below, which finds a
-	// type error in key order, so that two bad fields give the same error
-	// whatever their order in the body.
+	// The common case: every member names a field exactly. Anything else
+	// takes the general way, which reports type errors in key order
+	// whatever the body's order.
 	if body := stateOf(c).body; bytes.HasPrefix(bytes.TrimLeft(body, " \t\r\n"), []byte("{")) {
 		exact := true
 		err := engine.CheckJSONValue(body, func(k []byte) { exact = exact && known[string(k)] })
@@ -102,16 +92,8 @@ func bindJSON(c *gin.Context, v any, optional bool, code string) error {
 	if raw == nil || err != nil {
 		return err
 	}
-	var unknown []string
-	for k := range raw {
-		if !known[k] {
-			unknown = append(unknown, k)
-			delete(raw, k) // encoding/json would match it case-insensitively
-		}
-	}
-	sort.Strings(unknown)
-	for _, k := range unknown {
-		addWarning(c, "unknown field %q in request body (ignored, as the real service does)", k)
+	for _, k := range warnUnknown(c, raw, func(k string) bool { return known[k] }) {
+		delete(raw, k) // encoding/json would match it case-insensitively
 	}
 	body, err := json.Marshal(raw)
 	if err != nil {
@@ -128,10 +110,24 @@ func bindJSON(c *gin.Context, v any, optional bool, code string) error {
 	return nil
 }
 
+// warnUnknown adds a journal warning for each of the body's fields that
+// known lacks, in name order, and returns them.
+func warnUnknown(c *gin.Context, raw map[string]json.RawMessage, known func(string) bool) []string {
+	var unknown []string
+	for k := range raw {
+		if !known(k) {
+			unknown = append(unknown, k)
+		}
+	}
+	slices.Sort(unknown)
+	for _, k := range unknown {
+		addWarning(c, "unknown field %q in request body (ignored, as the real service does)", k)
+	}
+	return unknown
+}
+
 // DecodeJSON is the control plane's reader: data checked by CheckJSON,
-// then decoded into v (a pointer to a struct), refusing fields v does not
-// have. Its errors read "body has …", `unknown field "x"` or
-// `field "x" must be a string`.
+// then decoded into v (a pointer to a struct), refusing unknown fields.
 func DecodeJSON(data []byte, v any) error {
 	if err := engine.CheckJSON(data); err != nil {
 		return err

@@ -1,16 +1,14 @@
 package handlers
 
-// Body helpers of the builder families (agents, alerts, webhooks): these
-// bodies report every bad field at once, one errors[] entry per field
-// (docs/api.md#agents-errors, docs/api.md#alerts-errors), so they are read
-// field by field rather than by one json.Unmarshal.
+// Body helpers of the builder families (agents, alerts, webhooks), whose
+// errors list every bad field at once (docs/api.md#agents-errors): their
+// bodies are read field by field.
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/agentplatform/mockplatform/engine"
@@ -24,9 +22,9 @@ type fieldBody struct {
 	errs []engine.FieldError
 }
 
-// readFields reads the request body as a JSON object (readJSON's rules). known lists the
-// fields the operation knows; others are accepted and recorded as journal
-// warnings (M6). An empty body is an empty object when optional.
+// readFields reads the body as a JSON object (readJSON's rules); fields
+// not in known are accepted with a journal warning (M6). An empty
+// optional body is an empty object.
 func readFields(c *gin.Context, optional bool, known ...string) (*fieldBody, error) {
 	raw, err := readObject(c, optional, engine.CodeValidation)
 	if err != nil {
@@ -35,18 +33,8 @@ func readFields(c *gin.Context, optional bool, known ...string) (*fieldBody, err
 	if raw == nil {
 		raw = map[string]json.RawMessage{}
 	}
-	fb := &fieldBody{raw: raw}
-	var unknown []string
-	for k := range fb.raw {
-		if !slices.Contains(known, k) {
-			unknown = append(unknown, k)
-		}
-	}
-	sort.Strings(unknown)
-	for _, k := range unknown {
-		addWarning(c, "unknown field %q in request body (ignored, as the real service does)", k)
-	}
-	return fb, nil
+	warnUnknown(c, raw, func(k string) bool { return slices.Contains(known, k) })
+	return &fieldBody{raw: raw}, nil
 }
 
 func (f *fieldBody) has(name string) bool { _, ok := f.raw[name]; return ok }
@@ -69,19 +57,22 @@ func (f *fieldBody) require(name string) bool {
 	return true
 }
 
-// str reads a string field (ok false when absent or wrong).
-func (f *fieldBody) str(name string) (string, bool) {
+// decodeField reads a field into a T (ok false when absent or not a T).
+func decodeField[T any](f *fieldBody, name, what string) (T, bool) {
+	var v, zero T
 	r, ok := f.raw[name]
 	if !ok {
-		return "", false
+		return zero, false
 	}
-	var s string
-	if err := json.Unmarshal(r, &s); err != nil {
-		f.fail(name, "must be a string")
-		return "", false
+	if err := json.Unmarshal(r, &v); err != nil {
+		f.fail(name, "must be %s", what)
+		return zero, false
 	}
-	return s, true
+	return v, true
 }
+
+// str reads a string field.
+func (f *fieldBody) str(name string) (string, bool) { return decodeField[string](f, name, "a string") }
 
 // strLen reads a string field of min to max characters (runes).
 func (f *fieldBody) strLen(name string, min, max int) (string, bool) {
@@ -140,18 +131,7 @@ func (f *fieldBody) enum(name string, values []string) (string, bool) {
 }
 
 // boolean reads a boolean field.
-func (f *fieldBody) boolean(name string) (bool, bool) {
-	r, ok := f.raw[name]
-	if !ok {
-		return false, false
-	}
-	var b bool
-	if err := json.Unmarshal(r, &b); err != nil {
-		f.fail(name, "must be a boolean")
-		return false, false
-	}
-	return b, true
-}
+func (f *fieldBody) boolean(name string) (bool, bool) { return decodeField[bool](f, name, "a boolean") }
 
 // integer reads an integer field in [min, max].
 func (f *fieldBody) integer(name string, min, max int64, msg string) (int64, bool) {
@@ -226,20 +206,4 @@ func (f *fieldBody) err() error {
 		return nil
 	}
 	return engine.Invalid(engine.CodeValidation, engine.MsgValidationFailed, f.errs...)
-}
-
-// isBase62ID reports whether id is prefix plus at least one base62 character
-// (the patterns ^ar_[A-Za-z0-9]+$ and ^whe_[A-Za-z0-9]+$).
-func isBase62ID(id, prefix string) bool {
-	rest, ok := strings.CutPrefix(id, prefix)
-	if !ok || rest == "" {
-		return false
-	}
-	for i := 0; i < len(rest); i++ {
-		c := rest[i]
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
-			return false
-		}
-	}
-	return true
 }

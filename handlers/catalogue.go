@@ -1,11 +1,8 @@
 package handlers
 
 // The coverage catalogue (docs/coverage.md), derived from the family
-// table: each route's operation with the statuses it answers (its Op's
-// responses and errors, and those of every route of its family) and the
-// error codes it answers (the edge's for every route, the family's
-// Codes); the families' machines, clock events and presets. No second
-// list: what a family declares is what the report counts against.
+// table: each operation's statuses and error codes, the families'
+// machines, clock events and presets.
 
 import (
 	"fmt"
@@ -17,13 +14,29 @@ import (
 	"github.com/agentplatform/mockplatform/faults"
 )
 
+// Machine, Transition and ClockEvent are the coverage catalogue's (the
+// engine declares its machines and clock events, engine/machines.go).
+type (
+	Machine    = coverage.Machine
+	Transition = coverage.Transition
+	ClockEvent = coverage.ClockEvent
+)
+
 // ErrorCode is an error code a family's operations answer, with its
-// status; Ops, when set, names the only operations (by Op.ID) that
-// answer it.
+// status. The family's operations that answer that status answer it, but
+// for the limits set: Ops names the only operations (by Op.ID), In a
+// fragment of their path ("/:agent"), Body that they take a body.
 type ErrorCode struct {
 	Status int
 	Code   string
 	Ops    []string
+	In     string
+	Body   bool
+}
+
+// answers reports whether the route answers the code.
+func (c ErrorCode) answers(r Route) bool {
+	return (len(c.Ops) == 0 || slices.Contains(c.Ops, r.Op.ID)) && strings.Contains(r.Path, c.In) && (!c.Body || r.Op.Body != nil)
 }
 
 // Catalogue is the family table's coverage catalogue (read-only).
@@ -32,9 +45,8 @@ func Catalogue() *coverage.Catalogue { return defaultTable().catalogue }
 // Catalogue is the coverage catalogue of the table the API serves.
 func (a *API) Catalogue() *coverage.Catalogue { return a.tab.catalogue }
 
-// ErrorStatuses are the error statuses the route answers: its Op's, and
-// those of every route of its family (401 with credentials, 403 where the
-// family forbids, 404 for a bad region, 400 and 413 for a body).
+// ErrorStatuses are the route's error statuses: its Op's, and its
+// family's (401, 403, 404 for a region, 400 and 413 for a body).
 func (r Route) ErrorStatuses() []int {
 	errs := slices.Clone(r.Op.Errors)
 	f := r.fam
@@ -64,9 +76,8 @@ func (r Route) statuses() []int {
 	return slices.Compact(out)
 }
 
-// edgeCodes are the codes the edge answers for the route before its
-// handler runs (middleware.go, auth.go), where the route answers their
-// status.
+// edgeCodes are the codes the edge answers before the route's handler,
+// of the statuses the route answers.
 func (r Route) edgeCodes(statuses []int) []coverage.Code {
 	f := r.fam
 	var out []coverage.Code
@@ -96,9 +107,8 @@ func (r Route) edgeCodes(statuses []int) []coverage.Code {
 	return out
 }
 
-// newCatalogue derives the table's catalogue. Families of one name are
-// one family of the catalogue. It panics on a family that declares a
-// code, machine or clock event badly (as route does on a bad route).
+// newCatalogue derives the table's catalogue (families of one name are
+// one). It panics on a badly declared code, machine or clock event.
 func (t *table) newCatalogue() *coverage.Catalogue {
 	cat := &coverage.Catalogue{}
 	machines := map[string]bool{}
@@ -119,7 +129,7 @@ func (t *table) newCatalogue() *coverage.Catalogue {
 			op := coverage.Operation{ID: r.Op.ID, Method: r.Method, Path: r.Path, Statuses: r.statuses()}
 			op.Codes = r.edgeCodes(op.Statuses)
 			for _, c := range f.Codes {
-				if slices.Contains(op.Statuses, c.Status) && (len(c.Ops) == 0 || slices.Contains(c.Ops, op.ID)) {
+				if slices.Contains(op.Statuses, c.Status) && c.answers(r) {
 					op.Codes = append(op.Codes, coverage.Code{Status: c.Status, Code: c.Code})
 				}
 			}
@@ -129,8 +139,11 @@ func (t *table) newCatalogue() *coverage.Catalogue {
 		for _, c := range f.Codes {
 			mustCode(f, c, ops)
 		}
+		mustAnswerCodes(f)
 		for _, m := range f.Machines {
-			mustMachine(m)
+			if err := m.Check(); err != nil {
+				panic("handlers: " + err.Error())
+			}
 			if machines[m.Name] {
 				panic("handlers: machine " + m.Name + " declared twice")
 			}
@@ -149,8 +162,8 @@ func (t *table) newCatalogue() *coverage.Catalogue {
 	return cat.Index()
 }
 
-// presetNames are the catalogue's names of presets: a preset that takes
-// one of a list is one name per value ("outbound.outcome:busy").
+// presetNames are the presets' names, one per value of a one-of preset
+// ("outbound.outcome:busy").
 func presetNames(ps []faults.Preset) []string {
 	var out []string
 	for _, p := range ps {
@@ -165,8 +178,8 @@ func presetNames(ps []faults.Preset) []string {
 	return out
 }
 
-// mustCode panics on a code without a code or an error status, or whose
-// Ops name an operation the family lacks.
+// mustCode panics on a code without a code or an error status, or naming
+// an operation the family lacks.
 func mustCode(f *Family, c ErrorCode, ops map[string]bool) {
 	if c.Code == "" || c.Status < 400 {
 		panic(fmt.Sprintf("handlers: family %s: bad error code %+v", f.Name, c))
@@ -178,18 +191,12 @@ func mustCode(f *Family, c ErrorCode, ops map[string]bool) {
 	}
 }
 
-// mustMachine panics on a machine without a name or states, or with a
-// transition between states it lacks, or twice.
-func mustMachine(m *Machine) {
-	if m.Name == "" || len(m.States) == 0 || len(m.Transitions) == 0 {
-		panic(fmt.Sprintf("handlers: machine %q needs a name, states and transitions", m.Name))
-	}
-	seen := map[Transition]bool{}
-	for _, tr := range m.Transitions {
-		k := Transition{From: tr.From, To: tr.To}
-		if seen[k] || tr.From != "" && !slices.Contains(m.States, tr.From) || !slices.Contains(m.States, tr.To) {
-			panic(fmt.Sprintf("handlers: machine %s: bad or repeated transition %q → %q", m.Name, tr.From, tr.To))
+// mustAnswerCodes panics on a code of the family that none of its
+// routes answers (a limit that names nothing, a status no route has).
+func mustAnswerCodes(f *Family) {
+	for _, c := range f.Codes {
+		if !slices.ContainsFunc(FamilyRoutes(f), func(r Route) bool { return c.answers(r) && slices.Contains(r.statuses(), c.Status) }) {
+			panic(fmt.Sprintf("handlers: family %s: no operation answers code %s %d", f.Name, c.Code, c.Status))
 		}
-		seen[k] = true
 	}
 }

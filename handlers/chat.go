@@ -32,6 +32,14 @@ var famChat = &Family{
 	},
 	Security: [][]string{{"chatKey", "connectorToken"}},
 	Routes:   chatRoutes,
+	Codes: []ErrorCode{
+		{Status: 400, Code: engine.CodeChatInvalid},
+		{Status: 400, Code: engine.CodeChatVariantNotFound, Ops: []string{"chatCreate"}},
+		{Status: 404, Code: engine.CodeChatNotFound, Ops: []string{"chatRespond", "chatClose"}},
+		{Status: 404, Code: engine.CodeChatVersion},
+		{Status: 410, Code: engine.CodeChatEnded},
+	},
+	Machines: []*Machine{engine.MachineChatConversation},
 }
 
 // chatRoutes are its routes.

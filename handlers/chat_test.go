@@ -487,12 +487,6 @@ func TestJournalRedactsSecrets(t *testing.T) {
 			}
 		}
 	}
-	if got := redactBody([]byte(`{"access_token":"abc","x":{"signing_secret":"s"}}`)); got != `{"access_token":"[REDACTED]","x":{"signing_secret":"[REDACTED]"}}` {
-		t.Fatalf("redactBody = %s", got)
-	}
-	if got := redactQuery("session_id=1&access_token=abc"); strings.Contains(got, "abc") {
-		t.Fatalf("redactQuery = %s", got)
-	}
 }
 
 func TestBadInputNeverPanics(t *testing.T) {

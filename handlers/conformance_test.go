@@ -67,6 +67,5 @@ func TestMain(m *testing.M) {
 	if chk, err := checker(); err == nil {
 		fmt.Printf("OpenAPI conformance (handlers): %s\n", chk.Counts())
 	}
-	fmt.Printf("API coverage (handlers): %s\n", suiteCoverageLine())
-	os.Exit(code)
+	os.Exit(finishCoverage(code))
 }

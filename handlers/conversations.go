@@ -31,6 +31,12 @@ var famConversations = &Family{
 	Security: [][]string{{"conversationsKey"}},
 	Routes:   conversationsRoutes,
 	Counts:   []Counted{{What: "conversations", N: (*API).countConversations}},
+
+	Codes: []ErrorCode{
+		{Status: 400, Code: convquery.CodeConvInvalid},
+		{Status: 400, Code: convquery.CodeConvCursor, Ops: []string{"conversationsListV3"}},
+	},
+	ClockEvents: []ClockEvent{engine.ClockConversationsRetention},
 }
 
 // famConversationsV1 is the Conversations API v1, with an error shape of
@@ -42,6 +48,7 @@ var famConversationsV1 = &Family{
 	Schemes:  conversationsSchemes,
 	Security: [][]string{{"conversationsKey"}},
 	Routes:   conversationsV1Routes,
+	Codes:    []ErrorCode{{Status: 400, Code: convquery.CodeConvInvalid}},
 }
 
 // conversationsSchemes is the credential of conversations and concurrency.

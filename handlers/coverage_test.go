@@ -2,13 +2,15 @@ package handlers
 
 // The coverage counts at the edge (docs/coverage.md), and the check that
 // keeps the catalogue complete: every answer of this package's tests
-// carries a status the catalogue lists (and a code, for a family that
-// declares its codes), and every transition, clock event and preset
-// recorded is one the catalogue names.
+// carries a status and a code its operation's catalogue lists, and every
+// transition, clock event and preset recorded is one the catalogue names.
 
 import (
+	"encoding/json"
+	"flag"
 	"fmt"
 	"net/http"
+	"os"
 	"slices"
 	"sync"
 	"testing"
@@ -22,17 +24,10 @@ import (
 )
 
 // catalogueGaps lists what an instance recorded outside its catalogue
-// (coverage.Report.Outside), codes checked for the families that declare
-// theirs.
+// (coverage.Report.Outside): statuses, codes, transitions, clock events
+// and presets.
 func catalogueGaps(a *API) []string {
-	declares := map[string]bool{}
-	for _, f := range a.tab.families {
-		if len(f.Codes) > 0 {
-			declares[f.Name] = true
-		}
-	}
-	r := coverage.Build(a.Catalogue(), a.Coverage().Snapshot(), nil)
-	return r.Outside(func(family string) bool { return declares[family] })
+	return coverage.Build(a.Catalogue(), a.Coverage().Snapshot(), nil).Outside(nil)
 }
 
 // suiteCoverage sums the coverage of every instance of the family table
@@ -57,14 +52,30 @@ func checkCatalogue(t testing.TB, a *API) {
 	suiteCoverage.mu.Unlock()
 }
 
-// suiteCoverageLine sums up the suite's coverage for TestMain.
-func suiteCoverageLine() string {
+var coverageReport = flag.String("coverage-report", "", "write the API coverage report of this run of the tests (JSON) to this file")
+
+// finishCoverage prints the suite's coverage for TestMain and writes its
+// report when -coverage-report names a file; it returns the exit code.
+func finishCoverage(code int) int {
 	suiteCoverage.mu.Lock()
-	defer suiteCoverage.mu.Unlock()
-	t := coverage.Build(Catalogue(), suiteCoverage.snap, nil).Totals
-	return fmt.Sprintf("operations %d/%d, statuses %d/%d, codes %d/%d, transitions %d/%d, clock events %d/%d",
+	r := coverage.Build(Catalogue(), suiteCoverage.snap, nil)
+	suiteCoverage.mu.Unlock()
+	t := r.Totals
+	fmt.Printf("API coverage (handlers): operations %d/%d, statuses %d/%d, codes %d/%d, transitions %d/%d, clock events %d/%d\n",
 		t.Operations.Covered, t.Operations.Total, t.Statuses.Covered, t.Statuses.Total, t.Codes.Covered, t.Codes.Total,
 		t.Transitions.Covered, t.Transitions.Total, t.ClockEvents.Covered, t.ClockEvents.Total)
+	if *coverageReport == "" {
+		return code
+	}
+	data, err := json.MarshalIndent(r, "", "  ")
+	if err == nil {
+		err = os.WriteFile(*coverageReport, data, 0o644)
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "coverage report: %v\n", err)
+		return 1
+	}
+	return code
 }
 
 // famGadgets is a test family with a machine, a clock event and codes;
@@ -173,15 +184,15 @@ func TestCatalogueOfTable(t *testing.T) {
 	}
 }
 
-// TestMachinesWellFormed: the machines and clock events of machines.go
+// TestMachinesWellFormed: the machines and clock events of engine/machines.go
 // make a valid catalogue (states hold every move's ends, no move twice,
 // names unique), with the states and moves the issue names.
 func TestMachinesWellFormed(t *testing.T) {
 	t.Parallel()
-	all := []*Machine{machineChatConversation, machineMessagingSession, machineBranch, machineDeployment, machineAlertRule,
-		machineWebhookEndpoint, machineWebhookDelivery, machineOutboundCall, machineDNIReservation, machineExternalEvent}
-	clocks := []ClockEvent{clockAlertsEvaluation, clockWebhooksAttempt, clockWebhooksRetry, clockOutboundProgress,
-		clockOutboundRetention, clockMessagingIdleExpiry, clockConversationsRetention}
+	all := []*Machine{engine.MachineChatConversation, engine.MachineMessagingSession, engine.MachineBranch, engine.MachineDeployment, engine.MachineAlertRule,
+		engine.MachineWebhookEndpoint, engine.MachineWebhookDelivery, engine.MachineOutboundCall, engine.MachineDNIReservation, engine.MachineExternalEvent}
+	clocks := []ClockEvent{engine.ClockAlertsEvaluation, engine.ClockWebhooksAttempt, engine.ClockWebhooksRetry, engine.ClockOutboundProgress,
+		engine.ClockOutboundRetention, engine.ClockMessagingIdleExpiry, engine.ClockConversationsRetention}
 	fam := &Family{Name: "machines", Base: "runtime", Shape: shapeErrorMessage, Machines: all, ClockEvents: clocks}
 	cat := newTable([]*Family{fam}).catalogue
 	r := coverage.Build(cat, coverage.NewSnapshot(), nil)
@@ -207,8 +218,8 @@ func TestMachinesWellFormed(t *testing.T) {
 	for _, bad := range []*Family{
 		{Name: "b1", Machines: []*Machine{{Name: "m", States: []string{"a"}, Transitions: []Transition{{From: "a", To: "z"}}}}},
 		{Name: "b2", Machines: []*Machine{{Name: "m", States: []string{"a"}, Transitions: []Transition{{To: "a"}, {To: "a"}}}}},
-		{Name: "b3", Machines: []*Machine{machineBranch, machineBranch}},
-		{Name: "b4", ClockEvents: []ClockEvent{clockWebhooksRetry, clockWebhooksRetry}},
+		{Name: "b3", Machines: []*Machine{engine.MachineBranch, engine.MachineBranch}},
+		{Name: "b4", ClockEvents: []ClockEvent{engine.ClockWebhooksRetry, engine.ClockWebhooksRetry}},
 		{Name: "b5", Codes: []ErrorCode{{Status: 200, Code: "OK"}}},
 		{Name: "b6", Codes: []ErrorCode{{Status: 409, Code: "X", Ops: []string{"nope"}}}},
 	} {
@@ -275,8 +286,8 @@ func TestCoverageRecording(t *testing.T) {
 }
 
 // TestCatalogueGaps: an answer outside its operation's catalogue, not a
-// fault rule's, is a gap; so is a code a family that declares codes
-// lacks, and an uncatalogued transition.
+// fault rule's, is a gap: a status or a code it lacks; so is an
+// uncatalogued transition.
 func TestCatalogueGaps(t *testing.T) {
 	t.Parallel()
 	h := newHarnessTable(t, "", engine.Config{}, gadgetsTable())
@@ -284,10 +295,11 @@ func TestCatalogueGaps(t *testing.T) {
 	cov.Request(cat.OperationIndex("gadgetAdd"), 418, "", "", "", coverage.SourceClient)
 	cov.Request(cat.OperationIndex("gadgetAdd"), 409, "OTHER", "", "", coverage.SourceClient)
 	cov.Request(cat.OperationIndex("gadgetAdd"), 502, "", "rule-1", "", coverage.SourceClient)
-	cov.Request(cat.OperationIndex("chatCreate"), 400, "CHAT_SOMETHING", "", "", coverage.SourceClient) // chat declares no codes
+	cov.Request(cat.OperationIndex("chatCreate"), 400, "CHAT_SOMETHING", "", "", coverage.SourceClient)
 	cov.Transition("gadget", "broken", "new")
 	got := catalogueGaps(h.api)
 	want := []string{
+		"chatCreate answered 400 CHAT_SOMETHING (×1)",
 		"gadgetAdd answered 409 OTHER (×1)",
 		"gadgetAdd answered 418 (×1)",
 		"transition gadget broken → new (×1)",

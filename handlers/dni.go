@@ -27,6 +27,7 @@ var famDNI = &Family{
 	Security: [][]string{{"dniKey"}},
 	Routes:   dniRoutes,
 	Counts:   []Counted{countDocs("number reservations", engine.DocDNI)},
+	Machines: []*Machine{engine.MachineDNIReservation},
 }
 
 // dniRoutes are its routes.

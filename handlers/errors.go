@@ -35,8 +35,8 @@ const (
 	shapeControl
 )
 
-// render writes err in the shape of the request's family. It is the one
-// place error bodies are produced.
+// render writes err in the shape of the request's family: the one place
+// error bodies are written.
 func (a *API) render(c *gin.Context, err error) {
 	var e *engine.Error
 	if !errors.As(err, &e) {
@@ -61,10 +61,7 @@ func (a *API) render(c *gin.Context, err error) {
 		}
 	}
 	if sh == shapeEnvelope {
-		// The runtime families' errors, written in one pass: the bytes
-		// encoding/json writes for the envelope (TestEnvelopeBytes),
-		// without its reflection and its second pass over the
-		// MarshalJSON output.
+		// Written in one pass, as encoding/json would (TestEnvelopeBytes).
 		buf := jsonw.GetBuf()
 		*buf = appendEnvelope(*buf, envelope{Error: e.Message, ErrorID: correlationID(c), ErrorCode: e.ErrorCode(), ErrorMessage: e.Message})
 		answerBuf(c, status, buf)
@@ -98,8 +95,7 @@ func errorBody(sh shape, e *engine.Error, status int, corr string) any {
 	}
 }
 
-// shapeBodies are the error bodies of each shape, for the document, with
-// the shape's name.
+// shapeBodies are each shape's error body and name, for the document.
 var shapeBodies = map[shape]ErrorBody{
 	shapeEnvelope:     {Name: "Envelope", Body: envelope{}},
 	shapeBuilder:      {Name: "Builder", Body: builderError{}},
@@ -110,19 +106,16 @@ var shapeBodies = map[shape]ErrorBody{
 	shapeControl:      {Name: "Control", Body: controlError{}},
 }
 
-// ErrorBody is an error body a family answers, as a Go value, for the
-// document.
+// ErrorBody is an error body a family answers, for the document.
 type ErrorBody struct {
-	// Name is the shape's name ("Envelope", "Builder", ...).
-	Name string
+	Name string // the shape's: "Envelope", "Builder", …
 	Body any
 	// Fidelity marks a body that a fidelity switch selects.
 	Fidelity *engine.Fidelity
 }
 
-// ErrorBodies are the error bodies a family answers: its shape's first,
-// then those a fidelity switch selects instead (builder errors in the
-// standard envelope, docs/fidelity.md D10).
+// ErrorBodies are the error bodies a family answers: its shape's, then
+// those a fidelity switch selects (docs/fidelity.md D10).
 func (f *Family) ErrorBodies() []ErrorBody {
 	out := []ErrorBody{shapeBodies[f.Shape]}
 	if f.Shape == shapeBuilder {

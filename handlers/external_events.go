@@ -29,6 +29,7 @@ var famExternalEvents = &Family{
 	},
 	Security: [][]string{{"externalEventsKey"}},
 	Routes:   externalEventsRoutes,
+	Machines: []*Machine{engine.MachineExternalEvent},
 }
 
 // externalEventsRoutes are its routes: the webhook, and the telephony

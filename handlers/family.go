@@ -1,13 +1,9 @@
 package handlers
 
-// The family table. Each family declares itself once, in its own file, as
-// a Family value: its name, where it lives, its credentials and error
-// shape, its routes, its state, what it counts, its presets, its error
-// catalogue, its state machines and its documentation. One table lists
-// them (families, below); the router, the family of an unrouted path, the
-// faults' and the scenario's vocabularies, the runtime families of the
-// alert metrics, the console's counts and the OpenAPI document all derive
-// from it. A new family is its own files plus one line in the table.
+// The family table: the router, the family of an unrouted path, the
+// faults' and scenarios' vocabularies, the console's counts, the coverage
+// catalogue and the OpenAPI document derive from it. A new family is its
+// own files plus one line in families.
 
 import (
 	"os"
@@ -44,53 +40,45 @@ var families = []*Family{
 }
 
 // Family is one API family. Families with the same Name are one family to
-// faults and the journal (the Conversations API v1 has an error shape of
-// its own).
+// faults and the journal (conversations v1 has its own error shape).
 type Family struct {
-	// Name is the family's name: a fault rule's match.family, the
-	// journal's family, the document's tag.
+	// Name is a fault rule's match.family, the journal's family, the
+	// document's tag.
 	Name string
 	// Base is where the family lives: "runtime" ({base}/runtime/{region}),
 	// "builder" ({base}/builder/{region}) or "messaging" ({base}/messaging).
 	Base string
 	// Shape is the family's error body.
 	Shape shape
-	// Credential is the scenario credential kind of the family's keys.
-	// The router authenticates a route's caller when Headers is set; a
-	// family without Headers authenticates in its handlers.
+	// Credential is the scenario credential kind of the family's keys;
+	// without Headers the family authenticates in its handlers.
 	Credential string
-	// Headers carry the key, first found wins, in canonical form
-	// (http.CanonicalHeaderKey).
+	// Headers carry the key (canonical form; the first found wins).
 	Headers []string
 	// Connector requires the chat connector token (X-TOKEN) besides the key.
 	Connector bool
-	// ProjectKeys: the family's keys (and its connector token) belong to
-	// one project.
+	// ProjectKeys: the family's keys and connector token are a project's.
 	ProjectKeys bool
 	// Forbid answers 403, rather than 401, to a valid key of another
 	// account or project.
 	Forbid bool
 	// Marks are path fragments that claim an unrouted path below Base for
-	// the family, for the shape of its 404; the longest mark found wins,
-	// and a family without marks takes what no mark claims.
+	// the family's 404 (the longest wins; no marks: what none claims).
 	Marks []string
 	// Doc describes the family (the OpenAPI document's tag).
 	Doc string
-	// Schemes are the OpenAPI security schemes of the family's
-	// credentials; Security lists the alternatives its routes accept (an
-	// Op's Security overrides it).
+	// Schemes are the OpenAPI security schemes of its credentials;
+	// Security the alternatives its routes accept (Op.Security overrides).
 	Schemes  map[string]Scheme
 	Security [][]string
 	// Routes are the family's operations.
 	Routes []Route
-	// State makes the family's in-memory state of one instance (nil: it
-	// has none of its own); Reset brings it back to the scenario's
-	// initial state.
+	// State makes the family's in-memory state of one instance (nil: none).
 	State func(a *API) FamilyState
 	// Counts are what the family holds, for the console's overview.
 	Counts []Counted
-	// Presets are the family's named failure modes (a fault rule's
-	// action.preset); ApplyPreset applies one to a request.
+	// Presets are its named failure modes (action.preset); ApplyPreset
+	// applies one to a request.
 	Presets     []faults.Preset
 	ApplyPreset func(a *API, call faults.PresetCall) presetFunc
 	// Codes are the error codes the family's operations answer besides
@@ -101,15 +89,14 @@ type Family struct {
 	Codes []ErrorCode
 	// Machines are the state machines of the family's resources, and
 	// ClockEvents the kinds of work the virtual clock runs for it
-	// (machines.go).
+	// (engine/machines.go).
 	Machines    []*Machine
 	ClockEvents []ClockEvent
 }
 
 // FamilyState is a family's in-memory state in one instance.
 type FamilyState interface {
-	// Reset brings the state back to the scenario's initial state; the
-	// instance's load lock is held.
+	// Reset restores the scenario's initial state (under the load lock).
 	Reset()
 }
 
@@ -126,9 +113,8 @@ type Scheme struct {
 	Fidelity                                  *engine.Fidelity
 }
 
-// route declares one route of a family: "METHOD /path" below the family's
-// base, the handler (a method expression, bound to the instance at
-// dispatch) and its documentation.
+// route declares a family's route: "METHOD /path" below its base, the
+// handler and its documentation.
 func route(pattern string, h handlerFunc, op *Op) Route {
 	method, path, found := strings.Cut(pattern, " ")
 	if !found || op == nil {
@@ -142,7 +128,7 @@ func route(pattern string, h handlerFunc, op *Op) Route {
 func FamilyRoutes(f *Family) []Route {
 	out := make([]Route, len(f.Routes))
 	for i, r := range f.Routes {
-		r.Path = joinPath(basePath(f.Base), r.Path)
+		r.Path = basePath(f.Base) + r.Path
 		r.Family, r.fam = f.Name, f
 		out[i] = r
 	}
@@ -157,9 +143,8 @@ func basePath(base string) string {
 	return "/" + base + "/:region"
 }
 
-// table is a family table made ready to serve: its routes with their full
-// paths, the gin engine that dispatches them and the vocabularies derived
-// from it. It is immutable once made and shared by every instance.
+// table is a family table ready to serve, immutable and shared by every
+// instance.
 type table struct {
 	families []*Family
 	routes   []Route
@@ -228,9 +213,8 @@ func Families() []*Family { return slices.Clone(defaultTable().families) }
 // family is the table's first family of a name (nil for none).
 func (t *table) family(name string) *Family { return t.byName[name] }
 
-// familyOfPath guesses the family of an unrouted path, for its error shape:
-// the family of the path's base with the longest mark in the path, else the
-// base's family without marks. It is nil outside the families' bases.
+// familyOfPath guesses the family of an unrouted path, for its error
+// shape (Family.Marks); nil outside the families' bases.
 func (t *table) familyOfPath(p string) *Family {
 	var best, fallback *Family
 	bestLen := 0
@@ -272,9 +256,8 @@ var QuietGin = sync.OnceFunc(func() {
 	}
 })
 
-// newEngine makes the gin engine that dispatches the table's routes. Every
-// instance serves through it: API.ServeHTTP hands it the request with the
-// request's state, which names the instance (begin).
+// newEngine makes the gin engine that dispatches the table's routes for
+// every instance (API.ServeHTTP).
 func (t *table) newEngine() *gin.Engine {
 	QuietGin()
 	e := gin.New()

@@ -238,6 +238,7 @@ func FuzzSocketEvents(f *testing.F) {
 	conn := &rtConn{s: s, wake: make(chan struct{}, 1), bound: queueSize{items: 1 << 20, bytes: 1 << 40}}
 	s.mu.Lock()
 	s.conns[conn] = struct{}{}
+	s.connected = true // as an accepted socket leaves it
 	s.mu.Unlock()
 	for _, m := range []string{`{"type":"EVENT_TYPE_REQUEST_POLY_AGENT_JOIN","payload":{}}`,
 		`{"type":"EVENT_TYPE_USER_MESSAGE","payload":{"text":"hello"},"metadata":{"custom":{"a":1}}}`,

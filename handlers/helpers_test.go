@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agentplatform/mockplatform/engine"
+	"github.com/agentplatform/mockplatform/journal"
 
 	"github.com/gin-gonic/gin"
 	"github.com/google/go-cmp/cmp"
@@ -32,7 +33,7 @@ type harness struct {
 	store   *store.Store
 	clock   *clock.Clock
 	faults  *faults.Set
-	journal *Journal
+	journal *journal.Journal
 	sc      *scenario.Scenario
 	start   time.Time // the clock's start
 }

@@ -1,9 +1,9 @@
 package handlers
 
-// The request journal (docs/api.md#control-journal): every request and
+// What the edge journals (docs/api.md#control-journal): every request and
 // response with the virtual time, family, method, path, status, redacted
-// headers, bounded bodies, the fault applied and warnings; a bounded ring;
-// filters.
+// headers, bounded bodies, the fault applied and warnings. The ring, its
+// filters and redaction are tested in package journal.
 
 import (
 	"fmt"
@@ -16,9 +16,23 @@ import (
 
 	"github.com/agentplatform/mockplatform/engine"
 	"github.com/agentplatform/mockplatform/internal/jsonw"
+	"github.com/agentplatform/mockplatform/journal"
 
 	"github.com/gin-gonic/gin"
 	"github.com/google/go-cmp/cmp"
+)
+
+// The journal's names, as this package's tests use them.
+type (
+	Entry  = journal.Entry
+	Filter = journal.Filter
+)
+
+const (
+	Redacted           = journal.Redacted
+	SourceClient       = journal.SourceClient
+	SourceTimeline     = journal.SourceTimeline
+	DefaultJournalSize = journal.DefaultSize
 )
 
 // journalAll returns every entry.
@@ -119,123 +133,6 @@ func TestJournalRedactsResponseSecrets(t *testing.T) {
 	}
 }
 
-func TestJournalRedaction(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		name, in, want string
-	}{
-		{"no secret kept verbatim", `{ "message" : "hi",  "n": 1 }`, `{ "message" : "hi",  "n": 1 }`},
-		{"empty", ``, ``},
-		{"every secret field, nested", `{"access_token":"a","n":{"signing_secret":"s"},"l":[{"secret":"x"}],"token":5,"api_key":"k","password":"p"}`,
-			`{"access_token":"[REDACTED]","api_key":"[REDACTED]","l":[{"secret":"[REDACTED]"}],"n":{"signing_secret":"[REDACTED]"},"password":"[REDACTED]","token":"[REDACTED]"}`},
-		{"secret object replaced whole", `{"token":{"value":"v","exp":1}}`, `{"token":"[REDACTED]"}`},
-		{"names that only contain a secret name", `{"tokens":["a"],"secretary":"b"}`, `{"tokens":["a"],"secretary":"b"}`},
-		{"a secret name as a value", `{"kind":"token"}`, `{"kind":"token"}`},
-		{"truncated", `{"message":"hi","token":"abc`, "[body withheld: it names a secret field and is not complete JSON]"},
-		{"array top level", `[{"token":"t"}]`, `[{"token":"[REDACTED]"}]`},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := redactBody([]byte(tc.in)); got != tc.want {
-				t.Fatalf("redactBody(%s) = %s, want %s", tc.in, got, tc.want)
-			}
-		})
-	}
-	for _, tc := range []struct{ in, want string }{
-		{"", ""},
-		{"page=2&limit=5", "page=2&limit=5"},
-		{"token=abc&page=2", "page=2&token=%5BREDACTED%5D"},
-		{"access_token=a&access_token=b", "access_token=%5BREDACTED%5D"},
-		{"a=%zz", "[unparsable query]"},
-	} {
-		if got := redactQuery(tc.in); got != tc.want {
-			t.Errorf("redactQuery(%q) = %q, want %q", tc.in, got, tc.want)
-		}
-	}
-	got := redactHeader(http.Header{"x-api-key": {"k"}, "X-Token": {"t"}, "Accept": {"a", "b"}})
-	want := map[string][]string{"x-api-key": {Redacted}, "X-Token": {Redacted}, "Accept": {"a", "b"}}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("redactHeader (-want +got):\n%s", diff)
-	}
-}
-
-func TestJournalRing(t *testing.T) {
-	t.Parallel()
-	j := NewJournal(3, 0)
-	if j.BodyLimit() != DefaultJournalBodyBytes {
-		t.Fatalf("BodyLimit = %d", j.BodyLimit())
-	}
-	if got := j.List(Filter{}); len(got) != 0 {
-		t.Fatalf("empty journal lists %d", len(got))
-	}
-	for i := range 5 {
-		j.Append(Entry{Path: fmt.Sprint("/", i)})
-	}
-	var seqs []int64
-	var paths []string
-	for _, e := range j.List(Filter{}) {
-		seqs = append(seqs, e.Seq)
-		paths = append(paths, e.Path)
-	}
-	if diff := cmp.Diff([]int64{3, 4, 5}, seqs); diff != "" {
-		t.Fatalf("seqs (-want +got):\n%s", diff)
-	}
-	if diff := cmp.Diff([]string{"/2", "/3", "/4"}, paths); diff != "" {
-		t.Fatalf("paths (-want +got):\n%s", diff)
-	}
-	j.Reset(2, 7)
-	if got := j.List(Filter{}); len(got) != 0 || j.BodyLimit() != 7 {
-		t.Fatalf("after Reset: %d entries, body limit %d", len(got), j.BodyLimit())
-	}
-	j.Append(Entry{})
-	if got := j.List(Filter{}); got[0].Seq != 1 {
-		t.Fatalf("seq after Reset = %d, want 1", got[0].Seq)
-	}
-	d := NewJournal(0, 0)
-	d.mu.Lock()
-	size := d.size
-	d.mu.Unlock()
-	if size != DefaultJournalSize {
-		t.Fatalf("default size %d, want %d", size, DefaultJournalSize)
-	}
-}
-
-// TestJournalChanged: the channel of Changed is closed by the next Append
-// and by Reset, and a new one is handed out after.
-func TestJournalChanged(t *testing.T) {
-	t.Parallel()
-	j := NewJournal(2, 0)
-	closed := func(ch <-chan struct{}) bool {
-		select {
-		case <-ch:
-			return true
-		default:
-			return false
-		}
-	}
-	ch := j.Changed()
-	if closed(ch) || j.Changed() != ch {
-		t.Fatal("a fresh journal's Changed is closed or not shared")
-	}
-	j.Append(Entry{})
-	if !closed(ch) {
-		t.Fatal("Append did not close Changed")
-	}
-	if j.Seq() != 1 {
-		t.Fatalf("Seq after one entry: %d", j.Seq())
-	}
-	ch = j.Changed()
-	if closed(ch) {
-		t.Fatal("Changed after Append is already closed")
-	}
-	j.Reset(2, 0)
-	if !closed(ch) {
-		t.Fatal("Reset did not close Changed")
-	}
-	if j.Seq() != 0 {
-		t.Fatalf("Seq after Reset: %d", j.Seq())
-	}
-}
-
 func TestJournalBodyBound(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
@@ -252,59 +149,6 @@ func TestJournalBodyBound(t *testing.T) {
 	h.do("POST", chatBase+"/create", `{"integration_attributes":{"token":"abcdefgh"}}`, chatHeaders...)
 	if e := h.journalOne(); e.RequestBody != "[body withheld: it names a secret field and is not complete JSON]" {
 		t.Fatalf("cut secret body = %q", e.RequestBody)
-	}
-}
-
-func TestJournalFilter(t *testing.T) {
-	t.Parallel()
-	j := NewJournal(0, 0)
-	for _, e := range []Entry{
-		{Family: "chat", Method: "POST", Path: "/runtime/us-1/v1/a/p/chat/create", Status: 200},
-		{Family: "chat", Method: "POST", Path: "/runtime/us-1/v1/a/p/chat/respond", Status: 404},
-		{Family: "agents", Method: "GET", Path: "/builder/us/v1/agents", Status: 200},
-		{Family: "chat", Method: "PUT", Path: "/runtime/us-1/v1/a/p/chat/close", Status: 200},
-		{Method: "GET", Path: "/nothing", Status: 404},
-	} {
-		j.Append(e)
-	}
-	for _, tc := range []struct {
-		name string
-		f    Filter
-		want []int64
-	}{
-		{"all", Filter{}, []int64{1, 2, 3, 4, 5}},
-		{"family", Filter{Family: "chat"}, []int64{1, 2, 4}},
-		{"method any case", Filter{Method: "post"}, []int64{1, 2}},
-		{"path substring", Filter{Path: "/chat/"}, []int64{1, 2, 4}},
-		{"status", Filter{Status: 404}, []int64{2, 5}},
-		{"combined", Filter{Family: "chat", Status: 200, Method: "PUT"}, []int64{4}},
-		{"limit keeps the newest", Filter{Family: "chat", Limit: 2}, []int64{2, 4}},
-		{"limit above count", Filter{Limit: 50}, []int64{1, 2, 3, 4, 5}},
-		{"none", Filter{Family: "dni"}, nil},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var got []int64
-			for _, e := range j.List(tc.f) {
-				got = append(got, e.Seq)
-			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Fatalf("seqs (-want +got):\n%s", diff)
-			}
-		})
-	}
-}
-
-func TestJournalListReturnsCopies(t *testing.T) {
-	t.Parallel()
-	j := NewJournal(0, 0)
-	j.Append(Entry{RequestHeader: map[string][]string{"Accept": {"a"}}, Warnings: []string{"w"}})
-	got := j.List(Filter{})
-	got[0].RequestHeader["Accept"][0] = "changed"
-	got[0].RequestHeader["New"] = []string{"x"}
-	got[0].Warnings[0] = "changed"
-	again := j.List(Filter{})[0]
-	if again.RequestHeader["Accept"][0] != "a" || len(again.RequestHeader) != 1 || again.Warnings[0] != "w" {
-		t.Fatalf("List shares memory with the journal: %+v", again)
 	}
 }
 
@@ -361,25 +205,6 @@ func TestJournalUnroutedAndPanics(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("entries (-want +got):\n%s", diff)
-	}
-}
-
-func TestJournalConcurrent(t *testing.T) {
-	t.Parallel()
-	j := NewJournal(50, 0)
-	var wg sync.WaitGroup
-	for range 8 {
-		wg.Go(func() {
-			for range 100 {
-				j.Append(Entry{Family: "chat"})
-				_ = j.List(Filter{Family: "chat", Limit: 5})
-			}
-		})
-	}
-	wg.Wait()
-	got := j.List(Filter{})
-	if len(got) != 50 || got[0].Seq != 751 || got[49].Seq != 800 {
-		t.Fatalf("after 800 appends: %d entries, seq %d..%d", len(got), got[0].Seq, got[len(got)-1].Seq)
 	}
 }
 
@@ -495,7 +320,7 @@ func TestAnswerWithoutBodyNotAdopted(t *testing.T) {
 		w := httptest.NewRecorder()
 		c, _ := gin.CreateTestContext(w)
 		st := &reqState{}
-		st.rec = recorder{ResponseWriter: c.Writer, st: st, limit: DefaultJournalBodyBytes, a: &API{}}
+		st.rec = recorder{ResponseWriter: c.Writer, st: st, limit: journal.DefaultBodyBytes, a: &API{}}
 		c.Writer = &st.rec
 		answerJSON(c, status, func(b []byte) ([]byte, bool) { return append(b, `{"a":1}`...), true }, nil)
 		c.Writer.WriteHeaderNow()
@@ -512,11 +337,12 @@ func TestAnswerWithoutBodyNotAdopted(t *testing.T) {
 // may hand to another request once the entry is overwritten.
 func TestJournalTakesAdoptedBuffer(t *testing.T) {
 	t.Parallel()
-	j := NewJournal(1, 0)
+	j := journal.New(1, 0)
 	c, _ := gin.CreateTestContext(httptest.NewRecorder())
 	c.Request = httptest.NewRequest("GET", "/runtime/us-1/v3/acme/support/conversations", nil)
 	st := &reqState{}
-	st.rec = recorder{ResponseWriter: c.Writer, st: st, limit: DefaultJournalBodyBytes, a: &API{journal: j}, c: c}
+	a := &API{journal: j}
+	st.rec = recorder{ResponseWriter: c.Writer, st: st, limit: journal.DefaultBodyBytes, a: a, c: c}
 	c.Writer = &st.rec
 	buf := jsonw.GetBuf()
 	*buf = append((*buf)[:0], `{"a":1}`...)
@@ -526,7 +352,7 @@ func TestJournalTakesAdoptedBuffer(t *testing.T) {
 	if _, err := c.Writer.Write(*buf); err != nil {
 		t.Fatal(err)
 	}
-	j.add(c, st)
+	a.journalRequest(c, st)
 	if st.rec.own != nil || st.rec.body != nil {
 		t.Fatalf("after add the recorder still holds the buffer: own %v, body %q", st.rec.own != nil, st.rec.body)
 	}
@@ -546,7 +372,7 @@ func TestAdoptedAnswerWrittenAsString(t *testing.T) {
 	w := httptest.NewRecorder()
 	c, _ := gin.CreateTestContext(w)
 	st := &reqState{}
-	st.rec = recorder{ResponseWriter: c.Writer, st: st, limit: DefaultJournalBodyBytes, a: &API{}}
+	st.rec = recorder{ResponseWriter: c.Writer, st: st, limit: journal.DefaultBodyBytes, a: &API{}}
 	c.Writer = &st.rec
 	buf := jsonw.GetBuf()
 	*buf = append((*buf)[:0], `{"a":1}`...)

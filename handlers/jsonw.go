@@ -1,8 +1,7 @@
 package handlers
 
-// One-pass JSON answers (internal/jsonw writes the bytes): a value
-// encoding/json refuses makes the caller fall back to c.JSON, so errors
-// stay gin's.
+// One-pass JSON answers (internal/jsonw), falling back to c.JSON for a
+// value the writer cannot write as encoding/json would.
 
 import (
 	"net/http"
@@ -16,14 +15,12 @@ import (
 // jsonContentType is the content type gin's c.JSON sets.
 const jsonContentType = "application/json; charset=utf-8"
 
-// jsonContentTypeHeader is the Content-Type header value of every JSON
-// answer, one slice for all: a header value is replaced, never written
-// into (net/http and gin only read it; an Add appends to a full slice).
+// jsonContentTypeHeader is every JSON answer's Content-Type value, one
+// shared slice: net/http and gin only read it.
 var jsonContentTypeHeader = []string{jsonContentType}
 
-// writeJSONBytes answers with JSON bytes, as c.Data(status,
-// jsonContentType, b) would have (the same headers and bytes), with the
-// header values in the request's state rather than in slices of their own.
+// writeJSONBytes is c.Data(status, jsonContentType, b), with header
+// values held by the request's state.
 func writeJSONBytes(c *gin.Context, status int, b []byte) {
 	r, ok := c.Writer.(*recorder)
 	if !ok || len(b) == 0 || !bodyAllowed(status) {
@@ -44,15 +41,14 @@ func writeJSONBytes(c *gin.Context, status int, b []byte) {
 	}
 }
 
-// bodyAllowed reports whether an answer with the status has a body (as
-// gin's and net/http's rule: not 1xx, 204 or 304).
+// bodyAllowed reports whether an answer of the status has a body (not
+// 1xx, 204 or 304).
 func bodyAllowed(status int) bool {
 	return status >= 200 && status != http.StatusNoContent && status != http.StatusNotModified
 }
 
-// answerJSON writes an answer with the one-pass writer fn, or the value
-// of fallback with c.JSON when fn reports a value it cannot write as
-// encoding/json would.
+// answerJSON writes an answer with the one-pass writer fn, or fallback()
+// with c.JSON when fn cannot.
 func answerJSON(c *gin.Context, status int, fn func(b []byte) ([]byte, bool), fallback func() any) {
 	buf := jsonw.GetBuf()
 	b, ok := fn(*buf)
@@ -66,8 +62,8 @@ func answerJSON(c *gin.Context, status int, fn func(b []byte) ([]byte, bool), fa
 	answerBuf(c, status, buf)
 }
 
-// answerBuf writes the JSON answer in buf, a buffer of jsonw.GetBuf, and
-// gives the buffer to the journal or back to the pool.
+// answerBuf writes the JSON in buf (jsonw.GetBuf) and gives buf to the
+// journal or back to the pool.
 func answerBuf(c *gin.Context, status int, buf *[]byte) {
 	r, ok := c.Writer.(*recorder)
 	adopted := ok && bodyAllowed(status) && r.adopt(buf)

@@ -19,9 +19,8 @@ type MediaPart struct {
 }
 
 // routeBodyLimits maps the paths of routes with a body limit of their own
-// (Op.MaxBody) to it. Keyed by path alone, so that the middleware looks a
-// request up without building a key: the routes that raise their limit
-// share their path with no other route that takes a body.
+// (Op.MaxBody) to it: by path alone, as no other route with a body shares
+// such a path.
 func routeBodyLimits(routes []Route) map[string]int64 {
 	out := map[string]int64{}
 	for _, r := range routes {

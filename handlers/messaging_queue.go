@@ -1,24 +1,12 @@
 package handlers
 
-// The messaging WebSocket's send queue bound (docs/api.md#messaging-ws;
-// docs/fidelity.md M13.3). A client that stops reading (a test that
-// forgets to, a stalled browser) would otherwise make the mock hold every
-// event it is sent, and keep handling the events it sends, growing the
-// session's history without end. So:
-//
-//   - the kernel holds little of a socket's unread events: its send
-//     buffer is wsSendBuffer, not the megabytes TCP grows it to, so that
-//     a client that does not read shows in the queue soon;
-//   - the queue holds at most limits.ws_send_queue_messages events and
-//     limits.ws_send_queue_bytes bytes (defaults 256 and 256 KiB; the
-//     history batches of a socket's opening are not counted);
-//   - past either, the queue is dropped, the socket stops handling its
-//     client's events, and the writer closes it with 1013 (try again
-//     later) and the reason MsgWSQueueFull as soon as the client reads
-//     what is in flight (a client that never reads is dropped by the
-//     write timeout). Every persistent event stays in the history: the
-//     client reconnects with the last sequence it read as cursor and is
-//     sent the rest.
+// The messaging WebSocket's bounded send queue (docs/fidelity.md M13.3),
+// so that a client that stops reading cannot make the mock grow: past
+// limits.ws_send_queue_messages or _bytes (the opening's history batches
+// not counted) the queue is dropped, the client's events are no longer
+// handled, and the socket closes with 1013. The history keeps every
+// persistent event: the client reconnects with its cursor. A small kernel
+// send buffer makes a client that does not read show in the queue soon.
 
 import (
 	"bufio"
@@ -41,9 +29,8 @@ type queueSize struct {
 	bytes int64
 }
 
-// enqueueLocked adds an item to the queue, or, when it would take the
-// queue past its bound, drops the queue and closes the socket with 1013.
-// c.mu must be held.
+// enqueueLocked adds an item, or past the bound drops the queue and
+// closes the socket with 1013. c.mu must be held.
 func (c *rtConn) enqueueLocked(it wsItem) {
 	it.counted = it.kind != itemReplay
 	if it.counted && (c.held.items+1 > c.bound.items || c.held.bytes+int64(len(it.data)) > c.bound.bytes) {
@@ -72,8 +59,8 @@ func (c *rtConn) dequeueLocked() wsItem {
 	return it
 }
 
-// sendBufferWriter sets the kernel send buffer of the connection a
-// WebSocket hijacks to wsSendBuffer.
+// sendBufferWriter sets a hijacked connection's send buffer to
+// wsSendBuffer.
 type sendBufferWriter struct{ gin.ResponseWriter }
 
 func (w sendBufferWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {

@@ -1,12 +1,13 @@
 package handlers
 
-// Messaging sessions: create (POST /api/v1/sessions), the live session
-// with its event history and inactivity timer, expiry and end. The sockets
-// attached to a session are in messaging_socket.go.
+// Messaging sessions: create, the live session with its event history
+// and inactivity timer, expiry and end.
 
 import (
+	"cmp"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -18,8 +19,7 @@ import (
 )
 
 // handleMessagingSessionCreate handles "POST {messaging}/api/v1/sessions"
-// (docs/api.md#messaging-session): a valid bearer access token creates an
-// active session.
+// (docs/api.md#messaging-session).
 func (a *API) handleMessagingSessionCreate(c *gin.Context) error {
 	auth := c.GetHeader("Authorization")
 	if auth == "" {
@@ -82,9 +82,12 @@ type rtSession struct {
 	conns    map[*rtConn]struct{}
 	stopIdle func() bool
 	idleGen  int
-	// expireAfter > 0 expires the session once that many more user
-	// messages have been answered (preset).
+	// expireAfter > 0 expires the session after that many more answered
+	// user messages (preset).
 	expireAfter int
+
+	// connected: a socket attached once (engine.MachineMessagingSession).
+	connected bool
 }
 
 // newSession registers a session and arms its inactivity timer
@@ -112,8 +115,9 @@ func (a *API) newSession(b *bearer, platform string, streaming bool, device, ua 
 	a.touchLocked(s)
 	s.mu.Unlock()
 	a.messaging.mu.Lock()
-	a.messagingLocked().sessions[s.id] = s
+	a.sessionsLocked()[s.id] = s
 	a.messaging.mu.Unlock()
+	a.RecordTransition(engine.MachineMessagingSession, "", "created")
 	return s
 }
 
@@ -121,7 +125,7 @@ func (a *API) newSession(b *bearer, platform string, streaming bool, device, ua 
 func (a *API) session(id string) *rtSession {
 	a.messaging.mu.Lock()
 	defer a.messaging.mu.Unlock()
-	return a.messagingLocked().sessions[id]
+	return a.sessionsLocked()[id]
 }
 
 // touchLocked re-arms the inactivity timer. s.mu must be held.
@@ -131,14 +135,15 @@ func (a *API) touchLocked(s *rtSession) {
 	}
 	s.idleGen++
 	gen := s.idleGen
-	s.stopIdle = a.Clock().AfterFunc(a.View().Scenario().SessionIdle(), func(time.Time) { a.expireSession(s, gen) })
+	s.stopIdle = a.Clock().AfterFunc(a.View().Scenario().SessionIdle(), func(time.Time) {
+		a.RecordClockEvent(engine.ClockMessagingIdleExpiry)
+		a.expireSession(s, gen)
+	})
 }
 
-// expireSession ends a session for inactivity (gen is the timer generation
-// that fired; -1 expires it whatever the timer): SESSION_END with reason
-// REASON_USER_ABANDONED, sockets closed with 4001, the conversation ended.
-// The session can never be resumed (docs/api.md#messaging-session;
-// docs/fidelity.md M13.2).
+// expireSession ends a session for good, as abandoned, its sockets closed
+// with 4001 (docs/fidelity.md M13.2); gen is the idle timer's generation
+// that fired (-1: any).
 func (a *API) expireSession(s *rtSession, gen int) {
 	s.mu.Lock()
 	if s.ended || gen >= 0 && gen != s.idleGen {
@@ -147,6 +152,14 @@ func (a *API) expireSession(s *rtSession, gen int) {
 	}
 	a.endSessionLocked(s, reasonAbandoned, wsCloseExpired, "session expired", "expired")
 	s.mu.Unlock()
+}
+
+// state is the session's state while it lasts (engine.MachineMessagingSession).
+func (s *rtSession) state() string {
+	if s.connected {
+		return "connected"
+	}
+	return "created"
 }
 
 // ExpireMessagingSession expires a session now (control plane).
@@ -175,7 +188,9 @@ func (a *API) MessagingSessions() []MessagingSession {
 			Connections: len(s.conns), Events: s.seq})
 		s.mu.Unlock()
 	}
-	sortSessions(out)
+	slices.SortFunc(out, func(a, b MessagingSession) int {
+		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), strings.Compare(a.ID, b.ID))
+	})
 	return out
 }
 
@@ -183,6 +198,13 @@ func (a *API) MessagingSessions() []MessagingSession {
 // conversation and forgets the session. s.mu must be held.
 func (a *API) endSessionLocked(s *rtSession, reason string, code websocket.StatusCode, text, closedBy string) {
 	a.emitLocked(s, nil, evSessionEnd, map[string]any{"reason": reason}, nil, true, itemOther)
+	if !s.ended {
+		to := "ended"
+		if reason == reasonAbandoned {
+			to = "idle_expired"
+		}
+		a.RecordTransition(engine.MachineMessagingSession, s.state(), to)
+	}
 	s.ended = true
 	if s.stopIdle != nil {
 		s.stopIdle()
@@ -200,8 +222,8 @@ func (a *API) endSessionLocked(s *rtSession, reason string, code websocket.Statu
 	a.messaging.mu.Unlock()
 }
 
-// sessionPlatforms are the session platform values: the spec's four and the
-// real service's two "-web" ones (D12).
+// sessionPlatforms are the spec's four platforms and the real service's
+// two "-web" ones (D12).
 var sessionPlatforms = map[string]bool{"web": true, "ios": true, "android": true, "custom": true,
 	"ios-web": true, "android-web": true}
 
@@ -231,13 +253,4 @@ type MessagingSession struct {
 	CreatedAt      time.Time `json:"created_at"`
 	Connections    int       `json:"connections"`
 	Events         int       `json:"events"`
-}
-
-func sortSessions(l []MessagingSession) {
-	for i := 1; i < len(l); i++ {
-		for j := i; j > 0 && (l[j].CreatedAt.Before(l[j-1].CreatedAt) ||
-			l[j].CreatedAt.Equal(l[j-1].CreatedAt) && l[j].ID < l[j-1].ID); j-- {
-			l[j], l[j-1] = l[j-1], l[j]
-		}
-	}
 }

@@ -11,6 +11,8 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/agentplatform/mockplatform/engine"
 )
 
 func TestMessagingSessionCreate(t *testing.T) {
@@ -18,7 +20,7 @@ func TestMessagingSessionCreate(t *testing.T) {
 	h := newHarness(t)
 	tok := msgToken(h)
 	forged, _ := jwt.NewWithClaims(jwt.SigningMethodHS256, jwt.MapClaims{"account_id": "1001",
-		"exp": h.clock.Now().Add(time.Hour).Unix(), "iss": tokenIssuer, "aud": "messaging"}).SignedString([]byte("other secret"))
+		"exp": h.clock.Now().Add(time.Hour).Unix(), "iss": engine.MessagingTokenIssuer, "aud": "messaging"}).SignedString([]byte("other secret"))
 	none, _ := jwt.NewWithClaims(jwt.SigningMethodNone, jwt.MapClaims{"exp": h.clock.Now().Add(time.Hour).Unix()}).
 		SignedString(jwt.UnsafeAllowNoneSignatureType)
 	parts := strings.Split(tok, ".")

@@ -1,20 +1,11 @@
 package handlers
 
-// The messaging WebSocket (docs/api.md#messaging-ws; docs/fidelity.md G12):
-// history batches with replay from a cursor, the five client events, echoes,
-// agent join, thinking, agent messages or streamed chunks, handoff and
-// session end, system messages, heartbeats, the per-session connection limit,
-// the message size limit and session expiry on the virtual clock.
-//
-// Each socket has a reader (the goroutine that handles client events in
-// order) and a writer with a queue, so that a slow or faulty socket never
-// holds up its session. The queue is bounded (limits.ws_send_queue_*,
-// messaging_queue.go): a client that stops reading gets its socket closed
-// with 1013 rather than making the mock grow, and reconnects with its
-// cursor. Both are counted in the API's wait group: the HTTP handler
-// returns once the socket is accepted, and API.Close ends them, the
-// writer first sending a close frame 1001 (going away) with the reason
-// "server shutting down".
+// The messaging WebSocket (docs/api.md#messaging-ws; docs/fidelity.md
+// G12): history replay from a cursor, the client's events, the agent's
+// replies. Each socket has a reader that handles its client's events in
+// order and a writer with a bounded queue (messaging_queue.go), so a slow
+// socket never holds up its session; both count in the API's wait group,
+// and Close ends them with 1001 (going away).
 
 import (
 	"context"
@@ -38,20 +29,13 @@ import (
 
 // WebSocket close codes the mock uses (docs/fidelity.md).
 const (
-	// wsCloseNormal ends a socket after SESSION_END (user or agent end).
-	wsCloseNormal websocket.StatusCode = 1000
-	// wsCloseGoingAway closes sockets when the mock shuts down (API.Close,
-	// mockd's shutdown), with the reason msgWSShutdown.
-	wsCloseGoingAway websocket.StatusCode = 1001
-	// wsCloseRestart closes sockets on a reset of the mock.
-	wsCloseRestart websocket.StatusCode = 1012
-	// wsCloseExpired closes sockets of an expired session: the SDKs read
-	// 4001 as "server rejected the session" and do not reconnect.
-	wsCloseExpired websocket.StatusCode = 4001
-	// wsCloseQueueFull (try again later) closes a socket whose client
-	// left more events unread than its send queue holds, with the reason
-	// MsgWSQueueFull (messaging_queue.go).
-	wsCloseQueueFull websocket.StatusCode = 1013
+	wsCloseNormal    websocket.StatusCode = 1000 // after SESSION_END
+	wsCloseGoingAway websocket.StatusCode = 1001 // the mock shuts down
+	wsCloseRestart   websocket.StatusCode = 1012 // the mock resets
+	// wsCloseExpired: the SDKs read 4001 as a rejected session and do not
+	// reconnect.
+	wsCloseExpired   websocket.StatusCode = 4001
+	wsCloseQueueFull websocket.StatusCode = 1013 // the send queue overflowed
 )
 
 // Client and server event types (docs/api.md#messaging-events).
@@ -156,27 +140,25 @@ type agentChunk struct {
 	IsComplete bool `json:"is_complete"`
 }
 
-// item kinds, for the per-socket faults and the send queue's bound.
+// Item kinds, for the socket's faults and the send queue's bound.
 const (
 	itemOther = iota
 	itemAgentMessage
 	itemFirstChunk
 	itemChunk
-	// itemReplay is a history batch of a socket's opening: not counted
-	// against the send queue's bound, which a long history would exceed.
+	// itemReplay is an opening history batch: not counted in the bound.
 	itemReplay
 )
 
-// emitLocked builds a server event and delivers it: persistent events get
-// the next sequence number and join the history; transient ones (nil
-// sequence) do not. to nil broadcasts to every socket of the session.
+// emitLocked sends a server event to one socket, or every socket when to
+// is nil; a persistent one gets the next sequence and joins the history.
 // s.mu must be held.
 func (a *API) emitLocked(s *rtSession, to *rtConn, typ string, payload any, meta map[string]any, persist bool, kind int) {
 	now := a.Clock().Now()
 	if meta == nil {
 		meta = map[string]any{}
 	}
-	ev := wsEvent{ID: a.eventID(now), Timestamp: now.UTC().Format(time.RFC3339Nano), Type: typ, Payload: payload, Metadata: meta}
+	ev := wsEvent{ID: a.MessagingEventID(now), Timestamp: now.UTC().Format(time.RFC3339Nano), Type: typ, Payload: payload, Metadata: meta}
 	if persist {
 		s.seq++
 		n := s.seq
@@ -215,10 +197,8 @@ func (a *API) systemLocked(s *rtSession, to *rtConn, level, text string) {
 type rtConn struct {
 	s  *rtSession
 	ws *websocket.Conn
-	// readCtx is the reader's context: not the API's, whose end would drop
-	// the connection before the writer can send its close frame; the
-	// writer cancels it once the socket is closed (or the close handshake
-	// took too long).
+	// readCtx is the reader's context, not the API's (whose end would
+	// drop the connection before the writer's close frame).
 	readCtx    context.Context
 	cancelRead context.CancelFunc
 
@@ -226,11 +206,9 @@ type rtConn struct {
 	queue   []wsItem
 	closing *wsClose
 	wake    chan struct{}
-	// bound is the send queue's bound and held what the queue holds of
-	// it (messaging_queue.go).
+	// bound is the send queue's bound, held what it holds.
 	bound, held queueSize
-	// overflowed is set once the queue overflowed: the socket is closing
-	// and its client's events are no longer handled.
+	// overflowed: closing, the client's events are no longer handled.
 	overflowed atomic.Bool
 	// faults of the socket (presets)
 	drop, stall bool
@@ -258,8 +236,7 @@ func (c *rtConn) push(it wsItem) {
 	c.poke()
 }
 
-// closeWith asks the writer to send what is queued and then close the
-// socket with a code.
+// closeWith asks the writer to send the queue, then close with code.
 func (c *rtConn) closeWith(code websocket.StatusCode, text string) {
 	c.mu.Lock()
 	if c.closing == nil {
@@ -276,11 +253,8 @@ func (c *rtConn) poke() {
 	}
 }
 
-// handleMessagingSocket handles "GET {messaging}/ws?session_id=…&access_token=…[&cursor=N]".
-// Handshake problems are HTTP errors (docs/api.md#messaging-ws;
-// docs/fidelity.md M13.5): 400 bad parameters, 401 a bad token, 404 an
-// unknown or ended session, 429 more than the connections allowed per
-// session.
+// handleMessagingSocket handles "GET {messaging}/ws?session_id=…&access_token=…[&cursor=N]";
+// handshake problems are HTTP errors (docs/fidelity.md M13.5).
 func (a *API) handleMessagingSocket(c *gin.Context) error {
 	q := c.Request.URL.Query()
 	sid := q.Get("session_id")
@@ -319,11 +293,9 @@ func (a *API) handleMessagingSocket(c *gin.Context) error {
 		s.mu.Unlock()
 		return msgError(http.StatusTooManyRequests, MsgMessagingTooMany)
 	}
-	// Accept while holding the session, so that the socket is registered
-	// and its history batch queued before any later event. The socket's
-	// goroutines are counted before the connection is hijacked: until
-	// then a server's Close waits for this handler, so API.Close cannot
-	// miss them.
+	// Accepted under the session's lock, so its history batch comes
+	// before any later event; counted in wg before the hijack, so that
+	// Close cannot miss the socket's goroutines.
 	a.wg.Add(1)
 	ws, err := websocket.Accept(sendBufferWriter{c.Writer}, c.Request, &websocket.AcceptOptions{InsecureSkipVerify: true})
 	if err != nil {
@@ -352,6 +324,10 @@ func (a *API) handleMessagingSocket(c *gin.Context) error {
 		}
 	}
 	s.conns[conn] = struct{}{}
+	if !s.connected {
+		s.connected = true
+		a.RecordTransition(engine.MachineMessagingSession, "created", "connected")
+	}
 	a.replayLocked(s, conn, cursor)
 	if expireNow {
 		a.endSessionLocked(s, reasonAbandoned, wsCloseExpired, "session expired", "expired")
@@ -400,8 +376,7 @@ func (a *API) replayLocked(s *rtSession, c *rtConn, cursor int) {
 }
 
 // writeLoop sends a socket's queue in order, applying its faults, and
-// closes it when asked. When the API closes (ctx ends) it closes the
-// socket with 1001 going away.
+// closes it when asked, or with 1001 when ctx ends.
 func (a *API) writeLoop(ctx context.Context, c *rtConn) {
 	stalled := false
 	for {
@@ -438,8 +413,7 @@ func (a *API) writeLoop(ctx context.Context, c *rtConn) {
 					return
 				}
 			}
-			// Not ctx: a write cut by the API's end would drop the
-			// connection instead of closing it with 1001.
+			// Not ctx: its end would drop the connection, not close it.
 			wctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
 			err := c.ws.Write(wctx, websocket.MessageText, it.data)
 			cancel()
@@ -489,9 +463,8 @@ func (a *API) readLoop(ctx context.Context, c *rtConn) {
 	}
 }
 
-// handleEvent handles one client event (docs/api.md#messaging-events: only
-// five types are allowed; anything else gets a system message and the socket
-// stays open).
+// handleEvent handles one client event (docs/api.md#messaging-events);
+// another type gets a system message, the socket stays open.
 func (a *API) handleEvent(c *rtConn, data []byte) {
 	s := c.s
 	s.mu.Lock()
@@ -535,7 +508,7 @@ func (a *API) handleEvent(c *rtConn, data []byte) {
 			return
 		}
 		a.touchLocked(s)
-		a.emitLocked(s, nil, evUserMessage, map[string]any{"text": *p.Text, "message_id": a.messageID()}, meta, true, itemOther)
+		a.emitLocked(s, nil, evUserMessage, map[string]any{"text": *p.Text, "message_id": a.MessagingMessageID()}, meta, true, itemOther)
 		a.userMessageLocked(s, c, *p.Text, meta)
 	case evUserEnd:
 		a.emitLocked(s, nil, evUserEnd, map[string]any{}, meta, true, itemOther)
@@ -549,8 +522,8 @@ func (a *API) handleEvent(c *rtConn, data []byte) {
 	}
 }
 
-// joinLocked lets the agent join: POLY_AGENT_JOINED, thinking, then the
-// greeting. The conversation record (channel WEBCHAT) starts here.
+// joinLocked lets the agent join (POLY_AGENT_JOINED, thinking, the
+// greeting), starting the WEBCHAT conversation.
 func (a *API) joinLocked(s *rtSession, c *rtConn) {
 	if s.joined {
 		a.systemLocked(s, c, levelWarning, MsgWSAlreadyIn)
@@ -618,7 +591,7 @@ func (a *API) userMessageLocked(s *rtSession, c *rtConn, text string, meta map[s
 // chunks), then a handoff or the end of the session.
 func (a *API) replyLocked(s *rtSession, conv *engine.Conversation, out engine.Outcome) {
 	a.emitLocked(s, nil, evAgentThinking, map[string]any{}, nil, false, itemOther)
-	id := a.messageID()
+	id := a.MessagingMessageID()
 	msg := agentMessage{MessageID: id, Text: out.Text, Attachments: []any{}, ResponseSuggestions: []any{}}
 	if s.streaming {
 		chunks := chunkText(out.Text, a.View().Scenario().MessagingConfig().ChunkWords)
@@ -644,8 +617,8 @@ func (a *API) replyLocked(s *rtSession, conv *engine.Conversation, out engine.Ou
 	}
 }
 
-// chunkText splits text into chunks of n words; the chunks concatenate to
-// the text. An empty text is one empty chunk.
+// chunkText splits text into chunks of n words that concatenate to it
+// (an empty text: one empty chunk).
 func chunkText(text string, n int) []string {
 	if n <= 0 {
 		n = 1

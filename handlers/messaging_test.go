@@ -420,8 +420,8 @@ func TestMessagingSigningKey(t *testing.T) {
 	if got := b.do("POST", msgBase+"/sessions", "{}", "Authorization", "bearer "+tokA).Status; got != 401 {
 		t.Fatalf("instance A's token on instance B: %d, want 401", got)
 	}
-	if !bytes.Equal(a.api.messaging.secret, a.api.messaging.randomKey) || len(a.api.messaging.secret) != 32 {
-		t.Fatalf("the key is not the instance's random key")
+	if ka, kb := a.api.MessagingSecret(), b.api.MessagingSecret(); len(ka) != 32 || bytes.Equal(ka, kb) {
+		t.Fatalf("the keys are not random keys of each instance's own")
 	}
 
 	k1, k2 := newHarness(t, keyedScenario(testSigningKey)), newHarness(t, keyedScenario(testSigningKey))

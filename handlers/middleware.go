@@ -23,18 +23,13 @@ import (
 )
 
 // reqState is what the middleware and the handlers learn about one
-// request, for each other and for the journal: one value per request,
-// made by the first middleware (begin) and found through the request's
-// response writer (stateOf), with fields where a gin context key per
-// value cost a map entry each.
+// request: one value per request, found through its response writer
+// (stateOf) rather than gin context keys (a map entry each).
 type reqState struct {
-	// api is the instance that serves the request; carrier is the
-	// response writer ServeHTTP hands the table's engine, which begin
-	// finds the state through.
+	// api serves the request; carrier is the writer ServeHTTP gives gin.
 	api     *API
 	carrier carrier
-	// rec is the request's response writer (begin installs it; record
-	// sets what it journals).
+	// rec is the request's response writer (begin installs it).
 	rec         recorder
 	family      *Family
 	correlation string
@@ -42,8 +37,8 @@ type reqState struct {
 	// read-only: the journal keeps it.
 	body      []byte
 	bodyLarge bool
-	// principal is the authenticated caller, nil before authentication;
-	// it points at principalVal (one allocation with the state).
+	// principal is the authenticated caller (nil before); it points at
+	// principalVal.
 	principal    *engine.Principal
 	principalVal engine.Principal
 	// fault is the id of the fault rule that fired; faultBody marks an
@@ -53,21 +48,17 @@ type reqState struct {
 	// preset is the faults.PresetCall marked on the request (markPreset).
 	preset    faults.PresetCall
 	hasPreset bool
-	// For the coverage counts (cover): op is the catalogue index of the
-	// route's operation plus one (0: no route served the request), code
-	// the error code answered (render), firedPreset the preset a fault
-	// rule applied as the rule names it; timeline marks a request a
-	// scenario timeline made.
+	// For the coverage counts (cover): op is the operation's catalogue
+	// index plus one (0: no route), code the error code answered,
+	// firedPreset the preset a fault rule applied.
 	op          int
 	code        string
 	firedPreset string
-	timeline    bool
 	warnings    []string
 	// journalStatus overrides the journaled status when set (0: dropped).
 	journalStatus    int
 	hasJournalStatus bool
-	// The values of the answer's correlation and Content-Length headers
-	// (one allocation with the state, not one each).
+	// The answer's correlation and Content-Length header values.
 	correlationHeader [1]string
 	contentLength     [1]string
 	// bodyReader reads body again, as the request's body for the handlers.
@@ -83,19 +74,16 @@ type bodyReader struct{ bytes.Reader }
 
 func (*bodyReader) Close() error { return nil }
 
-// readBody reads r to its end or to max bytes, as io.ReadAll of
-// io.LimitReader(r, max) does, into one buffer of the announced length
-// (Content-Length: size; 0 or less, unknown) when it is within max: a
-// small body costs one small allocation instead of ReadAll's 512 bytes
-// and more. The first buffer is at most maxBodyPrealloc: a client that
-// announces a large body and sends little holds little.
+// readBody is io.ReadAll(io.LimitReader(r, max)) into one buffer of the
+// announced size (Content-Length; 0 or less: unknown), at first at most
+// maxBodyPrealloc: a client announcing much and sending little holds
+// little.
 func readBody(r io.Reader, size, max int64) ([]byte, error) {
 	if size <= 0 || size >= max {
 		return io.ReadAll(io.LimitReader(r, max))
 	}
 	lr := io.LimitedReader{R: r, N: max}
-	// One byte more than announced, so that the read which meets the end
-	// does not grow the buffer first.
+	// One byte more than announced: the read that meets EOF needs no growth.
 	b := make([]byte, 0, min(size+1, maxBodyPrealloc))
 	for {
 		n, err := lr.Read(b[len(b):cap(b)])
@@ -112,9 +100,7 @@ func readBody(r io.Reader, size, max int64) ([]byte, error) {
 	}
 }
 
-// stateOf is the request's reqState: its response writer is the
-// recorder that begin installed (no map in the gin context to make and
-// look up on every request).
+// stateOf is the request's reqState, held by the recorder begin installed.
 func stateOf(c *gin.Context) *reqState {
 	if r, ok := c.Writer.(*recorder); ok {
 		return r.st
@@ -144,9 +130,8 @@ func (w *carrier) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	return http.NewResponseController(w.ResponseWriter).Hijack()
 }
 
-// begin finds the request's state on the writer API.ServeHTTP gave the
-// engine and puts its recorder in front of gin's writer; the other
-// middleware and the handlers find it there.
+// begin finds the request's state on the writer API.ServeHTTP gave gin,
+// and puts its recorder in front of gin's writer.
 func begin(c *gin.Context) {
 	cw, ok := c.Writer.(interface{ Unwrap() http.ResponseWriter })
 	if !ok {
@@ -169,9 +154,8 @@ func begin(c *gin.Context) {
 // docs/fidelity.md M1.6).
 const CorrelationHeader = "X-PolyAI-Correlation-Id"
 
-// correlationKey is CorrelationHeader as net/http keys it
-// (http.CanonicalHeaderKey): a canonical name is looked up and set
-// without being rewritten first.
+// correlationKey is CorrelationHeader in canonical form (read and set
+// without rewriting).
 const correlationKey = "X-Polyai-Correlation-Id"
 
 func familyOf(c *gin.Context) *Family { return stateOf(c).family }
@@ -184,9 +168,8 @@ func addWarning(c *gin.Context, format string, args ...any) {
 	st.warnings = append(st.warnings, fmt.Sprintf(format, args...))
 }
 
-// recovery turns a handler panic into a 500 in the family's shape (a bug of
-// the mock, never an answer to bad input), and lets http.ErrAbortHandler
-// through so a dropped connection stays dropped.
+// recovery turns a handler panic (a bug of the mock) into a 500 in the
+// family's shape; http.ErrAbortHandler goes on, so a drop stays a drop.
 func recovery(c *gin.Context) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -213,9 +196,8 @@ func correlation(c *gin.Context) {
 	c.Next()
 }
 
-// record reads the (bounded) request body, captures the response, and adds
-// one entry to the journal once the request is done. A body whose
-// Content-Length is over the limit is not read at all.
+// record reads the (bounded) request body, captures the response, and
+// journals the request once done.
 func record(c *gin.Context) {
 	st := stateOf(c)
 	a := st.api
@@ -224,11 +206,9 @@ func record(c *gin.Context) {
 		limit = n // a route with a larger limit of its own (an audio upload)
 	}
 	if c.Request.ContentLength > limit {
-		// Refused by its declared length before a byte of it is read
-		// (413 in the family's shape, after fault rules: serve), so that
-		// the answer never waits for a body that may not come. The
-		// connection closes after the answer (net/http would otherwise
-		// read a short unread body before answering).
+		// Refused by its declared length, unread (413 after fault rules:
+		// serve), so the answer never waits for a body that may not come;
+		// the connection closes after it.
 		st.bodyLarge = true
 		c.Writer.Header().Set("Connection", "close")
 	} else if c.Request.Body != nil && c.Request.Body != http.NoBody {
@@ -252,16 +232,15 @@ func record(c *gin.Context) {
 	rec.limit, rec.a, rec.c, rec.at = a.journal.BodyLimit(), a, c, a.Clock().Now()
 	defer func() {
 		if v := recover(); v != nil {
-			// A dropped connection (fault rule) or a handler panic is
-			// journaled too: status 0 (no answer) or 500 (the recovery
-			// answers); then the panic goes on.
+			// A dropped connection (0) or a handler panic (500) is
+			// journaled too.
 			status := http.StatusInternalServerError
 			if err, ok := v.(error); ok && errors.Is(err, http.ErrAbortHandler) {
 				status = 0
 			}
 			if !rec.journaled {
 				st.journalStatus, st.hasJournalStatus = status, true
-				a.journal.add(c, st)
+				a.journalRequest(c, st)
 				a.cover(st, status)
 				a.noteRuntimeError(c, status, rec.at)
 			}
@@ -270,7 +249,7 @@ func record(c *gin.Context) {
 	}()
 	c.Next()
 	if !rec.journaled {
-		a.journal.add(c, st)
+		a.journalRequest(c, st)
 		a.cover(st, rec.Status())
 		a.noteRuntimeError(c, rec.Status(), rec.at)
 	}
@@ -279,11 +258,7 @@ func record(c *gin.Context) {
 // cover adds the answered (or dropped: status 0) request to the
 // instance's coverage counts, once, where it is journaled.
 func (a *API) cover(st *reqState, status int) {
-	src := coverage.SourceClient
-	if st.timeline {
-		src = coverage.SourceTimeline
-	}
-	a.coverage.Request(st.op-1, status, st.code, st.fault, st.firedPreset, src)
+	a.coverage.Request(st.op-1, status, st.code, st.fault, st.firedPreset, coverage.SourceClient)
 }
 
 // recorder captures the first bytes of a response for the journal.
@@ -305,16 +280,13 @@ type recorder struct {
 	journaled bool
 }
 
-// WriteHeader sets the status; a 101 journals the request at once (the
-// bytes go out later, when the upgrade hijacks the connection): the client
-// may send its next request as soon as it reads the 101, while the
-// handler has yet to return, and the journal keeps the order in which
-// requests were answered.
+// WriteHeader sets the status; a 101 journals the request at once, as the
+// client may send its next request as soon as it reads it.
 func (r *recorder) WriteHeader(code int) {
 	r.ResponseWriter.WriteHeader(code)
 	if code == http.StatusSwitchingProtocols && !r.journaled && r.a != nil {
 		r.journaled = true
-		r.a.journal.add(r.c, r.st)
+		r.a.journalRequest(r.c, r.st)
 		r.a.cover(r.st, code)
 	}
 }
@@ -342,13 +314,10 @@ func capture[B string | []byte](r *recorder, b B) {
 	}
 }
 
-// adopt makes an answer buffer (of jsonBufs) the journal's copy of the
-// response body, when it is the whole answer and fits the journal's
-// limit: the bytes are not copied, and the journal gives the buffer back
-// to the pool when it drops the entry. A buffer much larger than the limit
-// (grown by an earlier, larger answer) is not kept. It reports whether it
-// took the buffer (then the caller writes its bytes next, and never
-// touches the buffer again).
+// adopt makes an answer buffer (jsonw.GetBuf) the journal's copy of the
+// response body, uncopied, when it is the whole answer and fits the
+// journal's limit (a buffer grown far past it is not kept). When it took
+// the buffer, the caller writes its bytes next and never touches it again.
 func (r *recorder) adopt(buf *[]byte) bool {
 	b := *buf
 	if r.a == nil || r.journaled || len(r.body) > 0 || len(b) == 0 || len(b) > r.limit || cap(b) > 2*r.limit {
@@ -358,15 +327,13 @@ func (r *recorder) adopt(buf *[]byte) bool {
 	return true
 }
 
-// handlerFunc is the shape of every handler: a method expression of API,
-// bound to the request's instance at dispatch, that writes its success
-// answer and returns an error value for everything else.
+// handlerFunc is every handler: a method expression of API, bound at
+// dispatch, that writes its success answer or returns an error.
 type handlerFunc func(a *API, c *gin.Context) error
 
-// dispatch serves a route: it marks the request with the route's family
-// and operation (op: its catalogue index), applies fault rules,
-// authenticates, rejects oversized bodies, runs the handler with the
-// request's instance and renders its error in the family's shape.
+// dispatch serves a route (op: its operation's catalogue index): fault
+// rules, authentication and the body bound, then the handler; an error is
+// rendered in the family's shape.
 func dispatch(r Route, op int) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		st := stateOf(c)
@@ -435,13 +402,11 @@ func (a *API) applyFault(c *gin.Context, f *Family) (done bool, err error) {
 	if d := act.Delay.D(); d > 0 {
 		if act.DelayClock == "virtual" {
 			if _, err := a.Clock().Advance(c.Request.Context(), d); err != nil {
-				// Stopped at a timer boundary: the client went away or the
-				// server is shutting down. Dropped, as a wall-time delay.
+				// The client went away or the server is shutting down.
 				panic(http.ErrAbortHandler)
 			}
 		} else if err := sleepCtx(c.Request.Context(), d); err != nil {
-			// The client went away, or the server is shutting down: the
-			// request is dropped, never answered as if it had been served.
+			// Dropped, never answered as if it had been served.
 			panic(http.ErrAbortHandler)
 		}
 	}
@@ -526,11 +491,9 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// fieldNames holds jsonFields per struct type: facts about types, the
-// same for every instance (as encoding/json's own cache of them).
+// fieldNames caches jsonFields (reflect.Type → map[string]bool,
+// read-only), as encoding/json caches its facts about types.
 var fieldNames sync.Map
-
-// reflect.Type → map[string]bool, read-only
 
 // jsonFields lists the json names of a struct type's fields.
 func jsonFields(t reflect.Type) map[string]bool {

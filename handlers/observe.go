@@ -1,9 +1,7 @@
 package handlers
 
-// Observing exchanges: a Config.Observe function sees every request the
-// API serves and its whole answer. The module's tests check each one
-// against the OpenAPI document (docs/openapi.md), so that the document
-// cannot drift from the code; nothing else sets it.
+// Observing exchanges: the module's tests check every request and its
+// whole answer against the OpenAPI document (Open's observe).
 
 import (
 	"bytes"
@@ -18,25 +16,22 @@ type Exchange struct {
 	// Request is the request as received; its body has been read (Body).
 	Request *http.Request
 	Body    []byte
-	// Route is the route template that served it, with its base
-	// ("/runtime/:region/v3/:account/:project/conversations"); "" when no
-	// route matched (a JSON 404 or 405). Params are the path parameters.
+	// Route is the route template that served it, with its base ("" when
+	// none matched); Params are the path parameters.
 	Route  string
 	Params map[string]string
-	// Status, Header and Response are the answer; Status is 0 when the
-	// connection was dropped without one.
+	// Status, Header and Response are the answer (Status 0: dropped).
 	Status   int
 	Header   http.Header
 	Response []byte
-	// Fault is the id of the fault rule that fired, if any; FaultBody
-	// reports that it answered with a verbatim body of its own.
+	// Fault is the id of the fault rule that fired; FaultBody reports that
+	// it answered with its own verbatim body.
 	Fault     string
 	FaultBody bool
 }
 
 // observe puts a writer that keeps the whole answer in front of c's, and
-// returns what hands the exchange to fn once the request is done: begin
-// defers it, when the instance observes.
+// returns what hands the exchange to fn when deferred.
 func observe(c *gin.Context, fn func(Exchange)) func() {
 	w := &captureWriter{ResponseWriter: c.Writer}
 	c.Writer = w

@@ -36,6 +36,19 @@ var famOutbound = &Family{
 		{Name: engine.PresetOutboundOutcome, Family: "outbound", Arg: faults.ArgOneOf, Values: scenario.Outcomes},
 	},
 	ApplyPreset: markPreset,
+	Codes: []ErrorCode{
+		{Status: 400, Code: engine.CodeOutboundInvalid, Ops: []string{"outboundCallCreate"}},
+		{Status: 400, Code: engine.CodeOutboundPhone, Ops: []string{"outboundCallCreate"}},
+		{Status: 400, Code: engine.CodeOutboundMetadata, Ops: []string{"outboundCallCreate"}},
+		{Status: 400, Code: engine.CodeOutboundMetadataSize, Ops: []string{"outboundCallCreate"}},
+		{Status: 401, Code: engine.CodeOutboundNotEnabled, Ops: []string{"outboundCallCreate"}},
+		{Status: 429, Code: engine.CodeOutboundRateLimited},
+		{Status: 400, Code: engine.CodeOutboundCallSID, Ops: []string{"outboundCallStatus"}},
+		{Status: 404, Code: engine.CodeOutboundNotFound, Ops: []string{"outboundCallStatus"}},
+		{Status: 404, Code: engine.CodeOutboundVersion},
+	},
+	Machines:    []*Machine{engine.MachineOutboundCall},
+	ClockEvents: []ClockEvent{engine.ClockOutboundProgress, engine.ClockOutboundRetention},
 }
 
 // outboundRoutes are its routes.

@@ -1,9 +1,8 @@
 package handlers
 
-// The edge's part of the scenario's timeline (engine/timeline.go): the
-// journal keeps what the timeline ran, marked with its source, and the
-// timeline's messaging sessions live here with the clients' (opened,
-// spoken to and ended as a client's would be, without a socket).
+// The timeline's messaging sessions (engine.Sessions) live with the
+// clients': opened, spoken to and ended as a client's would be, without a
+// socket.
 
 import (
 	"errors"
@@ -12,23 +11,6 @@ import (
 	"github.com/agentplatform/mockplatform/engine"
 	"github.com/agentplatform/mockplatform/scenario"
 )
-
-// Journal sources (Entry.Source, Filter.Source).
-const (
-	SourceClient   = "client"
-	SourceTimeline = engine.SourceTimeline
-)
-
-// journalActivity journals a step the timeline ran as the request it
-// stands for, with its source and step (redacted and bounded as a
-// client's request is).
-func (a *API) journalActivity(act engine.Activity) {
-	step, limit := act.Step, a.journal.BodyLimit()
-	a.journal.append(slot{Entry: Entry{Time: act.Time, Family: act.Family, Method: act.Method, Path: act.Path,
-		Region: act.Region, Status: act.Status, Fault: act.Fault, Source: act.Source, Timeline: &step},
-		pending: true, query: act.Query, reqBody: act.Request[:min(len(act.Request), limit)],
-		respBody: act.Response[:min(len(act.Response), limit)]})
-}
 
 // timelineSessions holds the timeline's messaging sessions
 // (engine.Sessions).
@@ -79,7 +61,7 @@ func (t timelineSessions) SessionMessage(id, text string) (bool, error) {
 		return true, errSessionGone
 	}
 	a.touchLocked(s)
-	a.emitLocked(s, nil, evUserMessage, map[string]any{"text": text, "message_id": a.messageID()}, nil, true, itemOther)
+	a.emitLocked(s, nil, evUserMessage, map[string]any{"text": text, "message_id": a.MessagingMessageID()}, nil, true, itemOther)
 	a.userMessageLocked(s, nil, text, nil)
 	return s.ended || s.left, nil
 }

@@ -33,6 +33,11 @@ var famVoiceLibrary = &Family{
 		route("GET /v1/accounts/:account/voice-library/:voice/sample", (*API).handleVoiceSample, opVoiceSample),
 	},
 	Counts: []Counted{{What: "voices", N: func(a *API) (int, error) { return a.Audio().CountVoices() }}},
+	Codes: []ErrorCode{
+		{Status: 400, Code: "VALIDATION_ERROR", Ops: []string{"voiceCreate", "voiceList", "voiceUpdate"}},
+		{Status: 404, Code: "VOICE_NOT_FOUND", Ops: []string{"voiceGet", "voiceSample", "voiceUpdate"}},
+		{Status: 403, Code: "VOICE_READ_ONLY", Ops: []string{"voiceUpdate"}},
+	},
 }
 
 // famVoiceSamples serves the sample addresses: signed, without a key.
@@ -42,6 +47,10 @@ var famVoiceSamples = &Family{
 		Doc: "The signature of a sample address (GET .../voice-library/{voiceId}/sample)."}},
 	Security: [][]string{{"sampleSignature"}},
 	Routes:   []Route{route("GET /v1/accounts/:account/voice-library/:voice/sample.wav", (*API).handleVoiceSampleAudio, opVoiceSampleAudio)},
+	Codes: []ErrorCode{
+		{Status: 403, Code: "SAMPLE_URL_EXPIRED", Ops: []string{"voiceSampleAudio"}},
+		{Status: 403, Code: "SAMPLE_URL_INVALID", Ops: []string{"voiceSampleAudio"}},
+	},
 }
 
 // fidVoices marks the voice library's choices where the real document is

@@ -30,6 +30,15 @@ var famWebhooks = &Family{
 	Security: [][]string{{"builderKey"}},
 	Routes:   webhooksRoutes,
 	Counts:   []Counted{countDocs("webhook endpoints", engine.DocWebhook)},
+
+	Codes: []ErrorCode{
+		{Status: 400, Code: engine.CodeValidation},
+		{Status: 404, Code: engine.CodeWebhookNotFound, In: "/:endpoint"},
+		{Status: 409, Code: engine.CodeWebhookLimit},
+		{Status: 422, Code: engine.CodeWebhookInvalidID},
+	},
+	Machines:    []*Machine{engine.MachineWebhookEndpoint, engine.MachineWebhookDelivery},
+	ClockEvents: []ClockEvent{engine.ClockWebhooksAttempt, engine.ClockWebhooksRetry},
 }
 
 // webhooksRoutes are its routes.

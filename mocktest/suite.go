@@ -22,13 +22,15 @@ import (
 	"github.com/agentplatform/mockplatform/engine"
 	"github.com/agentplatform/mockplatform/faults"
 	"github.com/agentplatform/mockplatform/handlers"
+	"github.com/agentplatform/mockplatform/journal"
 )
 
 // RunBehaviourSuite runs the behaviour every Mock must share, through the
 // Mock interface and HTTP only, so that the in-process Platform and a mockd
 // container (package mockdcontainer) are held to the same cases: a chat
 // round trip, a validation error, clock advance, a fault, reset, the
-// journal, scenario loading, a scenario's timeline and the coverage report.
+// journal, scenario loading, a scenario's timeline, the coverage report
+// and the moves of the families' state machines.
 //
 // newMock must return a fresh mock serving the default scenario
 // (docs/api.md#default-scenario) with the manual clock, as Start(t) and
@@ -54,6 +56,7 @@ func RunBehaviourSuite(t *testing.T, newMock func(t *testing.T) mockplatform.Moc
 		{"Coverage", suiteCoverage},
 		{"Timeline", suiteTimeline},
 	}
+	cases = append(cases, suiteMachineCases...) // machines.go
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -366,7 +369,7 @@ func suiteJournal(t *testing.T, m mockplatform.Mock) {
 		t.Errorf("warnings = %q, want one naming the unknown field surprise", first.Warnings)
 	}
 	for _, h := range []string{"X-Api-Key", "X-Token"} {
-		if v := first.RequestHeader[h]; len(v) != 1 || v[0] != handlers.Redacted {
+		if v := first.RequestHeader[h]; len(v) != 1 || v[0] != journal.Redacted {
 			t.Errorf("journal header %s = %q, want it redacted", h, v)
 		}
 	}

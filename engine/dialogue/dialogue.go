@@ -54,6 +54,8 @@ type Outcome struct {
 	// ruleEnd is the rule's own end action (a handoff ends the
 	// conversation too; see WithoutHandoff).
 	ruleEnd bool
+	// Turn is the number of the user's turn answered (the engine's Converse).
+	Turn int
 }
 
 // WithoutHandoff drops a handoff from an outcome, for conversations whose
