@@ -1,9 +1,10 @@
 package engine
 
-// The services of the engine's family packages: each holds its own state
-// behind its own lock. The engine makes them (newServices), resets them
-// (resetFamilies) and hands each what it needs of the rest of the domain
-// at construction; the edge calls them through the accessors below.
+// The services of the engine's family packages: each holds its own
+// in-memory state, if any, behind its own lock. The engine makes them
+// (newServices), resets them (resetFamilies) and hands each what it needs
+// of the rest of the domain at construction; the edge calls them through
+// the accessors below.
 
 import (
 	"cmp"
