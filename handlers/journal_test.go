@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/agentplatform/mockplatform/engine"
-	"github.com/agentplatform/mockplatform/internal/jsonw"
 	"github.com/agentplatform/mockplatform/journal"
 
 	"github.com/gin-gonic/gin"
@@ -344,8 +343,11 @@ func TestJournalTakesAdoptedBuffer(t *testing.T) {
 	a := &API{journal: j}
 	st.rec = recorder{ResponseWriter: c.Writer, st: st, limit: journal.DefaultBodyBytes, a: a, c: c}
 	c.Writer = &st.rec
-	buf := jsonw.GetBuf()
-	*buf = append((*buf)[:0], `{"a":1}`...)
+	// A buffer of its own: one from the pool may have grown past what the
+	// journal adopts (another test's large answer).
+	b := make([]byte, 0, 64)
+	buf := &b
+	*buf = append(*buf, `{"a":1}`...)
 	if !st.rec.adopt(buf) {
 		t.Fatal("buffer not adopted")
 	}
@@ -374,8 +376,11 @@ func TestAdoptedAnswerWrittenAsString(t *testing.T) {
 	st := &reqState{}
 	st.rec = recorder{ResponseWriter: c.Writer, st: st, limit: journal.DefaultBodyBytes, a: &API{}}
 	c.Writer = &st.rec
-	buf := jsonw.GetBuf()
-	*buf = append((*buf)[:0], `{"a":1}`...)
+	// A buffer of its own: one from the pool may have grown past what the
+	// journal adopts (another test's large answer).
+	b := make([]byte, 0, 64)
+	buf := &b
+	*buf = append(*buf, `{"a":1}`...)
 	if !st.rec.adopt(buf) {
 		t.Fatal("buffer not adopted")
 	}
