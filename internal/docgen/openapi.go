@@ -1,191 +1,49 @@
 package docgen
 
 // The OpenAPI document of the emulated API (docs/openapi.json): it walks
-// the family table's routes, reflects the request and answer Go types of
-// each Op into JSON Schema with the library the scenario schema uses, and
-// attaches the rules the handlers read (FieldRules, Params) and each
-// family's credentials and error shape.
+// the family table's routes and reflects the request and answer Go types
+// of each Op with openapigen's core, as the control document does; what is
+// its own here is the rules the handlers read (FieldRules, Params) and
+// each family's credentials and error shape.
 
 import (
-	"encoding/json"
 	"fmt"
 	"maps"
 	"net/http"
 	"reflect"
-	"slices"
-	"sort"
 	"strconv"
 	"strings"
-	"unicode"
 
 	"github.com/agentplatform/mockplatform/engine"
 	"github.com/agentplatform/mockplatform/handlers"
-
-	"github.com/invopop/jsonschema"
-
-	"github.com/agentplatform/mockplatform/internal/schemagen"
+	"github.com/agentplatform/mockplatform/internal/openapigen"
 	"github.com/agentplatform/mockplatform/scenario"
 )
 
 // obj is a JSON object of the document.
-type obj = map[string]any
+type obj = openapigen.Obj
 
-// docGen accumulates the document's component schemas.
-type docGen struct {
-	resp, req *jsonschema.Reflector
-	schemas   obj               // component name -> schema
-	responses obj               // shared error responses, by name
-	renamed   map[string]string // request types named apart from the answer type of their name
-}
+// docGen generates the document: the shared core, and what the family
+// table adds.
+type docGen struct{ *openapigen.Doc }
 
-func newDocGen() (*docGen, error) {
-	namer := func(t reflect.Type) string { return componentName(t) }
-	resp, err := schemagen.NewReflector(schemagen.Options{Tag: "json"})
-	if err != nil {
-		return nil, err
+// fieldRules are the handlers' rules of a body type's fields
+// (FieldRules), for openapigen's Options.Rules.
+func fieldRules(t reflect.Type, def obj) func(string, obj) (bool, bool) {
+	rb, ok := reflect.New(t).Elem().Interface().(handlers.RuledBody)
+	if !ok {
+		return nil
 	}
-	req, err := schemagen.NewReflector(schemagen.Options{Tag: "json", AllowAdditional: true})
-	if err != nil {
-		return nil, err
-	}
-	for _, r := range []*jsonschema.Reflector{resp, req} {
-		r.ExpandedStruct = false
-		r.Namer = namer
-	}
-	return &docGen{resp: resp, req: req, schemas: obj{}, responses: obj{}, renamed: map[string]string{}}, nil
-}
-
-// componentName is a type's schema name: its Go name in UpperCamel case.
-func componentName(t reflect.Type) string {
-	n := t.Name()
-	if n == "" {
-		return ""
-	}
-	r := []rune(n)
-	r[0] = unicode.ToUpper(r[0])
-	return strings.ReplaceAll(string(r), "Quries", "Queries")
-}
-
-// schemaOf reflects the type of v (a request body when input) and returns
-// the schema that refers to it; its definitions become components (a
-// request type that differs from the answer type of the same name gets
-// the suffix Input).
-func (g *docGen) schemaOf(v any, input bool) any {
-	t := reflect.TypeOf(v)
-	r, suffix := g.resp, ""
-	if input {
-		r, suffix = g.req, "Input"
-	}
-	s := r.ReflectFromType(t)
-	var root obj
-	mustRemarshal(s, &root)
-	defs, _ := root["$defs"].(map[string]any)
-	delete(root, "$defs")
-	delete(root, "$schema")
-	delete(root, "$id")
-	// Rules and nullability, from the Go types.
-	g.applyTypes(t, defs, input, map[reflect.Type]bool{})
-	toComponents := func(x any) any {
-		b, _ := json.Marshal(x)
-		var y any
-		mustUnmarshal([]byte(strings.ReplaceAll(string(b), `"#/$defs/`, `"#/components/schemas/`)), &y)
-		return y
-	}
-	rename := g.renamed // input types renamed so far
-	if !input {
-		rename = nil
-	}
-	fix := func(x any) any {
-		b, _ := json.Marshal(toComponents(x))
-		out := string(b)
-		for from, to := range rename {
-			out = strings.ReplaceAll(out, `"#/components/schemas/`+from+`"`, `"#/components/schemas/`+to+`"`)
-		}
-		var y any
-		mustUnmarshal([]byte(out), &y)
-		return y
-	}
-	for changed := true; changed; {
-		changed = false
-		for name, d := range defs {
-			if _, done := rename[name]; done {
-				continue
-			}
-			if prev, ok := g.schemas[name]; ok && !jsonEqual(prev, fix(d)) {
-				if !input {
-					a, _ := json.Marshal(prev)
-					b, _ := json.Marshal(fix(d))
-					panic(fmt.Sprintf("openapi: two answer schemas named %s:\n%s\n%s", name, a, b))
-				}
-				rename[name], changed = name+suffix, true
-			}
+	rules := rb.FieldRules()
+	for name := range rules {
+		if props, _ := def["properties"].(obj); def != nil && props[name] == nil {
+			panic(fmt.Sprintf("openapi: %s has a rule for %q, which is not a field", t.Name(), name))
 		}
 	}
-	for name, d := range defs {
-		if to, ok := rename[name]; ok {
-			name = to
-		}
-		g.schemas[name] = fix(d)
-	}
-	return fix(root)
-}
-
-// applyTypes walks the struct types reachable from t and applies their
-// rules (FieldRules) and nullability to their definitions.
-func (g *docGen) applyTypes(t reflect.Type, defs obj, input bool, done map[reflect.Type]bool) {
-	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array || t.Kind() == reflect.Map {
-		t = t.Elem()
-	}
-	if t.Kind() != reflect.Struct || done[t] || t.PkgPath() == "time" {
-		return
-	}
-	done[t] = true
-	def, _ := defs[componentName(t)].(obj)
-	var rules map[string]engine.FieldRule
-	if rb, ok := reflect.New(t).Elem().Interface().(handlers.RuledBody); ok {
-		rules = rb.FieldRules()
-	}
-	for _, f := range reflect.VisibleFields(t) {
-		if !f.IsExported() || f.Anonymous {
-			continue
-		}
-		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if name == "-" {
-			continue
-		}
-		if name == "" {
-			name = f.Name
-		}
-		g.applyTypes(f.Type, defs, input, done)
-		if def == nil {
-			continue
-		}
-		props, _ := def["properties"].(obj)
-		p, ok := props[name].(obj)
-		if !ok {
-			continue
-		}
+	return func(name string, p obj) (bool, bool) {
 		r := rules[name]
 		applyRule(p, r)
-		omit := strings.Contains(opts, "omitempty") || strings.Contains(opts, "omitzero")
-		// An answer always has the fields it does not omit.
-		if r.Required || (!input && !omit) {
-			req, _ := def["required"].([]any)
-			def["required"] = append(req, name)
-		}
-		// A pointer the mock omits never is null when nil; a request's
-		// pointers and maps may be null (read as absent).
-		k := f.Type.Kind()
-		if r.Nullable || (k == reflect.Pointer && !omit) || (input && (k == reflect.Pointer || k == reflect.Map)) {
-			props[name] = nullable(p)
-		}
-	}
-	if rules != nil && def != nil {
-		for name := range rules {
-			if props, _ := def["properties"].(obj); props[name] == nil {
-				panic(fmt.Sprintf("openapi: %s has a rule for %q, which is not a field", t.Name(), name))
-			}
-		}
+		return r.Required, r.Nullable
 	}
 }
 
@@ -227,56 +85,6 @@ func applyRule(p obj, r engine.FieldRule) {
 	}
 	if r.Fidelity != nil {
 		p["x-mock-fidelity"] = r.Fidelity
-	}
-}
-
-// nullable lets a property be null too.
-func nullable(p obj) obj {
-	if t, ok := p["type"].(string); ok {
-		p["type"] = []any{t, "null"}
-		switch e := p["enum"].(type) {
-		case []string:
-			p["enum"] = append(toAny(e), nil)
-		case []any:
-			p["enum"] = append(slices.Clone(e), nil)
-		}
-		return p
-	}
-	out := obj{"anyOf": []any{p, obj{"type": "null"}}}
-	for _, k := range []string{"description", "x-mock-fidelity"} {
-		if v, ok := p[k]; ok {
-			out[k] = v
-			delete(p, k)
-		}
-	}
-	return out
-}
-
-func toAny(list []string) []any {
-	out := make([]any, len(list))
-	for i, s := range list {
-		out[i] = s
-	}
-	return out
-}
-
-func jsonEqual(a, b any) bool {
-	x, _ := json.Marshal(a)
-	y, _ := json.Marshal(b)
-	return string(x) == string(y)
-}
-
-func mustRemarshal(in, out any) {
-	b, err := json.Marshal(in)
-	if err != nil {
-		panic(err)
-	}
-	mustUnmarshal(b, out)
-}
-
-func mustUnmarshal(b []byte, out any) {
-	if err := json.Unmarshal(b, out); err != nil {
-		panic(err)
 	}
 }
 
@@ -375,30 +183,16 @@ func param(in string, p handlers.Param) obj {
 	return o
 }
 
-// openAPIPath turns gin's template into OpenAPI's and lists its
-// parameters.
-func openAPIPath(p string) (string, []string) {
-	var names []string
-	segs := strings.Split(p, "/")
-	for i, s := range segs {
-		if name, ok := strings.CutPrefix(s, ":"); ok {
-			segs[i] = "{" + name + "}"
-			names = append(names, name)
-		}
-	}
-	return strings.Join(segs, "/"), names
-}
-
 // errorSchema is the component of a family's error body (one of its
 // bodies, when a fidelity switch selects another).
 func (g *docGen) errorSchema(f *handlers.Family) any {
 	bodies := f.ErrorBodies()
 	if len(bodies) == 1 {
-		return g.schemaOf(bodies[0].Body, false)
+		return g.Schema(bodies[0].Body, false)
 	}
 	var alts []any
 	for _, b := range bodies {
-		s := g.schemaOf(b.Body, false)
+		s := g.Schema(b.Body, false)
 		if b.Fidelity != nil {
 			s.(obj)["x-mock-fidelity"] = b.Fidelity
 		}
@@ -410,7 +204,7 @@ func (g *docGen) errorSchema(f *handlers.Family) any {
 // operation builds the operation object of a route.
 func (g *docGen) operation(rt handlers.Route) obj {
 	op := rt.Op
-	_, names := openAPIPath(rt.Path)
+	_, names := openapigen.Path(rt.Path)
 	o := obj{"operationId": op.ID, "summary": op.Summary, "tags": []string{rt.Family}, "security": security(rt)}
 	if op.Doc != "" {
 		o["description"] = op.Doc
@@ -454,7 +248,7 @@ func (g *docGen) operation(rt handlers.Route) obj {
 	if m, ok := op.Body.(handlers.Media); ok {
 		o["requestBody"] = obj{"required": true, "content": obj{m.Type: obj{"schema": mediaSchema(m)}}}
 	} else if op.Body != nil {
-		schema := g.schemaOf(op.Body, true)
+		schema := g.Schema(op.Body, true)
 		if op.BodyPartial {
 			schema = g.partial(schema)
 		}
@@ -473,20 +267,14 @@ func (g *docGen) operation(rt handlers.Route) obj {
 	}
 
 	responses := obj{}
-	byStatus := map[int][]handlers.Response{}
-	for _, r := range op.Responses {
-		byStatus[r.Status] = append(byStatus[r.Status], r)
-	}
-	for status, rs := range byStatus {
+	for status, rs := range openapigen.ByStatus(op.Responses, func(r handlers.Response) int { return r.Status }) {
 		responses[strconv.Itoa(status)] = g.success(status, rs)
 	}
 	f := rt.Fam()
 	for _, status := range rt.ErrorStatuses() {
-		responses[strconv.Itoa(status)] = obj{"$ref": "#/components/responses/" + errorResponseName(f, status)}
-		g.errorResponse(f, status)
+		responses[strconv.Itoa(status)] = g.errorResponse(f, status)
 	}
-	responses["default"] = obj{"$ref": "#/components/responses/" + errorResponseName(f, 0)}
-	g.errorResponse(f, 0)
+	responses["default"] = g.errorResponse(f, 0)
 	o["responses"] = responses
 	return o
 }
@@ -512,7 +300,7 @@ func (g *docGen) success(status int, rs []handlers.Response) obj {
 		if r.Body == nil {
 			continue
 		}
-		s := g.schemaOf(r.Body, false)
+		s := g.Schema(r.Body, false)
 		if r.Fidelity != nil {
 			s = obj{"allOf": []any{s}, "x-mock-fidelity": r.Fidelity, "description": r.Doc}
 		}
@@ -550,43 +338,33 @@ func mediaSchema(m handlers.Media) obj {
 func (g *docGen) partial(schema any) any {
 	ref, _ := schema.(obj)["$ref"].(string)
 	name := strings.TrimPrefix(ref, "#/components/schemas/")
-	def, ok := g.schemas[name].(obj)
+	def, ok := g.Schemas[name].(obj)
 	if !ok {
 		return schema
 	}
 	cp := maps.Clone(def)
 	delete(cp, "required")
-	g.schemas[name+"Patch"] = cp
+	g.Schemas[name+"Patch"] = cp
 	return obj{"$ref": "#/components/schemas/" + name + "Patch"}
 }
 
-// errorResponseName names a family shape's error response of a status (0:
-// the default).
-func errorResponseName(f *handlers.Family, status int) string {
-	s := "Default"
-	if status != 0 {
-		s = strconv.Itoa(status)
-	}
-	return f.ErrorBodies()[0].Name + "Error" + s
-}
-
-// errorResponses are the shared error responses, by name.
-func (g *docGen) errorResponse(f *handlers.Family, status int) {
-	name := errorResponseName(f, status)
-	if _, ok := g.responses[name]; ok {
-		return
-	}
-	desc := http.StatusText(status)
-	if status == 0 {
-		desc = "Any other status a fault rule answers, in the family's error body (docs/api.md#control-faults)."
-	} else if status == http.StatusNotFound && f.Base != "messaging" {
+// errorResponse refers to a family shape's shared error response of a
+// status (0: the default).
+func (g *docGen) errorResponse(f *handlers.Family, status int) obj {
+	desc, name := http.StatusText(status), strconv.Itoa(status)
+	switch {
+	case status == 0:
+		desc, name = "Any other status a fault rule answers, in the family's error body (docs/api.md#control-faults).", "Default"
+	case status == http.StatusNotFound && f.Base != "messaging":
 		desc += "; also an address without a valid region (REGION_REQUIRED)."
 	}
-	g.responses[name] = obj{
-		"description": desc,
-		"headers":     obj{"X-PolyAI-Correlation-Id": obj{"$ref": "#/components/headers/CorrelationId"}},
-		"content":     obj{"application/json": obj{"schema": g.errorSchema(f)}},
-	}
+	return g.Response(f.ErrorBodies()[0].Name+"Error"+name, func() obj {
+		return obj{
+			"description": desc,
+			"headers":     obj{"X-PolyAI-Correlation-Id": obj{"$ref": "#/components/headers/CorrelationId"}},
+			"content":     obj{"application/json": obj{"schema": g.errorSchema(f)}},
+		}
+	})
 }
 
 func runtimeRegions() []string {
@@ -604,83 +382,39 @@ func runtimeRegions() []string {
 // OpenAPI is the OpenAPI document of the families' routes
 // (docs/openapi.json).
 func OpenAPI(fams []*handlers.Family) ([]byte, error) {
-	var routes []handlers.Route
+	d, err := openapigen.New(openapigen.Options{LaxInputs: true, Rules: fieldRules})
+	if err != nil {
+		return nil, err
+	}
+	g := docGen{d}
 	schemes := obj{}
-	var tags []any
+	var tags []openapigen.Tag
 	for _, f := range fams {
-		routes = append(routes, handlers.FamilyRoutes(f)...)
+		for _, rt := range handlers.FamilyRoutes(f) {
+			g.Add(rt.Method, rt.Path, g.operation(rt))
+		}
 		for name, sc := range f.Schemes {
 			o := schemeObject(sc)
-			if prev, dup := schemes[name]; dup && !jsonEqual(prev, o) {
+			if prev, dup := schemes[name]; dup && !reflect.DeepEqual(prev, o) {
 				return nil, fmt.Errorf("security scheme %s declared twice, differently", name)
 			}
 			schemes[name] = o
 		}
 		if f.Doc != "" {
-			tags = append(tags, obj{"name": f.Name, "description": f.Doc})
+			tags = append(tags, openapigen.Tag{Name: f.Name, Doc: f.Doc})
 		}
 	}
-	g, err := newDocGen()
-	if err != nil {
-		return nil, err
-	}
-	paths := obj{}
-	ids := map[string]string{}
-	for _, rt := range routes {
-		path, _ := openAPIPath(rt.Path)
-		if prev, dup := ids[rt.Op.ID]; dup {
-			return nil, fmt.Errorf("operationId %s of %s %s is also %s's", rt.Op.ID, rt.Method, rt.Path, prev)
-		}
-		ids[rt.Op.ID] = rt.Method + " " + rt.Path
-		item, _ := paths[path].(obj)
-		if item == nil {
-			item = obj{}
-			paths[path] = item
-		}
-		item[strings.ToLower(rt.Method)] = g.operation(rt)
-	}
-	doc := obj{
-		"openapi": "3.1.0",
-		"info": obj{
-			"title":   "Agent platform API, as mockplatform emulates it",
-			"version": "mock",
-			"description": "Every route the mock serves, generated from its route table and the rules its validators read " +
-				"(docs/openapi.md). Paths carry their base address (/runtime/{region}, /builder/{region}, /messaging). " +
-				"`x-mock-fidelity` marks what exists or is shaped by a choice of the mock: an entry of docs/fidelity.md " +
-				"and the fidelity switch that selects it.",
-		},
-		"tags":  tags,
-		"paths": paths,
-		"components": obj{
-			"schemas":         g.schemas,
-			"responses":       g.responses,
+	return g.Bytes("Agent platform API, as mockplatform emulates it",
+		"Every route the mock serves, generated from its route table and the rules its validators read "+
+			"(docs/openapi.md). Paths carry their base address (/runtime/{region}, /builder/{region}, /messaging). "+
+			"`x-mock-fidelity` marks what exists or is shaped by a choice of the mock: an entry of docs/fidelity.md "+
+			"and the fidelity switch that selects it.",
+		tags, obj{
 			"securitySchemes": schemes,
 			"parameters": obj{"CorrelationId": obj{"name": "X-PolyAI-Correlation-Id", "in": "header",
 				"description": "Echoed on the answer when at most 200 characters; a fresh UUID otherwise.",
 				"schema":      obj{"type": "string"}}},
 			"headers": obj{"CorrelationId": obj{"required": true, "description": "The request's correlation id (the envelope's error_id).",
 				"schema": obj{"type": "string"}}},
-		},
-	}
-	sortLists(doc)
-	return schemagen.Marshal(doc)
-}
-
-// sortLists sorts the required lists (they are collected from maps).
-func sortLists(v any) {
-	switch v := v.(type) {
-	case obj:
-		for k, x := range v {
-			if k == "required" {
-				if list, ok := x.([]any); ok {
-					sort.Slice(list, func(i, j int) bool { return fmt.Sprint(list[i]) < fmt.Sprint(list[j]) })
-				}
-			}
-			sortLists(x)
-		}
-	case []any:
-		for _, x := range v {
-			sortLists(x)
-		}
-	}
+		})
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/agentplatform/mockplatform/handlers"
+	"github.com/agentplatform/mockplatform/internal/openapigen"
 
 	"github.com/getkin/kin-openapi/openapi3"
 )
@@ -55,7 +56,7 @@ func TestOpenAPIValid(t *testing.T) {
 	}
 	n := 0
 	for _, rt := range routes {
-		path, _ := openAPIPath(rt.Path)
+		path, _ := openapigen.Path(rt.Path)
 		item := doc.Paths.Find(path)
 		if item == nil || item.GetOperation(rt.Method) == nil {
 			t.Errorf("%s %s is not in the document", rt.Method, path)
