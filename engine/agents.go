@@ -1,15 +1,9 @@
 package engine
 
-// Agents API: agents, branches, deployments, real-time configs
-// (docs/api.md#agents; docs/fidelity.md G4, G8, G13, D1–D6, D21, D22). Agent
-// ID = project ID (docs/fidelity.md M12.1): every project of the scenario is
-// an agent (its chat agent answers from the deployment active in the
-// conversation's environment, script.go); agents created through the
-// API exist on the build side only.
-//
-// An agent is one "agent" document (its branches, deployments and config
-// pages); each published content is an "agent_snapshot" document keyed by
-// its version, shared by the deployments that promote or roll back to it.
+// Agents API (docs/api.md#agents; docs/fidelity.md G4, G8, G13, D1–D6, D21,
+// D22). Agent ID = project ID (M12.1): every scenario project is an agent;
+// API-created agents exist on the build side only. An agent is one "agent"
+// document; each published content is an "agent_snapshot" by version.
 
 import (
 	"encoding/json"
@@ -52,27 +46,22 @@ var AgentDuplicateRules = map[string]FieldRule{
 	"newAgentId":   {Pattern: AgentIDRE},
 }
 
-// agentsState is the agents family's in-memory state: the runtime index,
-// what the runtime answers from of the build side (script.go).
+// agentsState is the runtime index (script.go).
 type agentsState struct {
-	// mu serialises the writes of the Agents API (telephony included)
-	// that change what the runtime answers from; it is held across store
-	// calls. The index is replaced whole under mu and read without it: script
-	// runs inside store transactions and must not wait for a writer that
-	// waits for the store.
+	// mu serialises the Agents API writes (telephony included) and is held
+	// across store calls. The index is replaced whole under mu and read without
+	// it: script runs inside store transactions and must not wait on a writer.
 	mu  sync.Mutex
 	idx atomic.Pointer[runtimeIndex]
-	// snapIdx is the index of the snapshot a reset restores (the last one
-	// made for it).
+	// snapIdx is the index of the snapshot a reset restores.
 	snapIdx struct {
 		snap *store.Snapshot
 		idx  *runtimeIndex
 	}
 }
 
-// resetAgents gives the runtime index of the restored store. With restored, the store holds exactly the snapshot's data: the index
-// of the snapshot (remembered by the engine, or for the default scenario's
-// snapshot by the process) serves without reading the agents again.
+// resetAgents rebuilds the runtime index; when restored, the snapshot's
+// remembered index serves without reading the agents.
 func (a *Engine) resetAgents(restored bool) {
 	if !restored {
 		a.RebuildRuntimeIndex()
@@ -95,8 +84,7 @@ func (a *Engine) resetAgents(restored bool) {
 }
 
 // Agents error codes (docs/api.md#agents-errors; docs/fidelity.md G13) and
-// messages that tests compare. Under the default body (builder_errors:
-// spec, docs/fidelity.md D10) the code is not shown; the message is.
+// messages. Under builder_errors: spec (D10) only the message is shown.
 const (
 	CodeAgentNotFound      = "AGENT_NOT_FOUND"
 	CodeBranchNotFound     = "BRANCH_NOT_FOUND"
@@ -157,8 +145,7 @@ const (
 	upperAlnum  = core.UpperAlnum
 )
 
-// envOrder ranks the environments along the deployment path
-// (docs/api.md#agents-deployments).
+// envOrder ranks environments (docs/api.md#agents-deployments).
 var envOrder = map[string]int{"sandbox": 0, "pre-release": 1, "live": 2}
 
 var DeployEnvs = core.DeployEnvs
@@ -177,8 +164,7 @@ type AgentDoc struct {
 	Configs     map[string]*ConfigPage `json:"configs"`
 }
 
-// BranchDoc is a branch: its content and the content of main at the
-// branch point (the merge base).
+// BranchDoc is a branch: its content and main's at the branch point.
 type BranchDoc struct {
 	ID        string        `json:"id"`
 	Name      string        `json:"name"`
@@ -220,7 +206,6 @@ func (d *AgentDoc) Branch(ref string) *BranchDoc {
 	return nil
 }
 
-// active is the newest deployment of an environment, nil if none.
 func (d *AgentDoc) active(env string) *Deployment {
 	for i := len(d.Deployments) - 1; i >= 0; i-- {
 		if d.Deployments[i].Environment == env {
@@ -235,7 +220,6 @@ func (d *AgentDoc) nextSeq() string {
 	return strconv.FormatInt(d.Seq, 10)
 }
 
-// newAgentDoc is an agent with an empty main branch and empty config pages.
 func newAgentDoc(account, id, name string, now time.Time) *AgentDoc {
 	d := &AgentDoc{AccountID: account, AgentID: id, Name: name, CreatedAt: now, UpdatedAt: now, Seq: 1,
 		Branches:    []*BranchDoc{{ID: MainBranch, Name: MainBranch, CreatedAt: now, Content: emptyContent()}},
@@ -250,7 +234,6 @@ func emptyContent() BranchContent {
 	return BranchContent{Topics: []*TopicRec{}, Attributes: []*Attribute{}, Variants: []*Variant{}}
 }
 
-// clone deep-copies content through JSON.
 func (c BranchContent) clone() BranchContent {
 	b, _ := json.Marshal(c)
 	var out BranchContent
@@ -267,8 +250,8 @@ func (c BranchContent) clone() BranchContent {
 	return out
 }
 
-// agentRef resolves the path's agent id: a scenario project's slug, id or
-// PROJECT-<id> gives its id; anything else is taken as is.
+// agentRef resolves the path's agent id: a scenario project's slug or id
+// gives its id; anything else is taken as is.
 func agentRef(p *Principal, ref string) string {
 	if proj := p.Account.Project(ref); proj != nil {
 		return proj.ID
@@ -278,8 +261,7 @@ func agentRef(p *Principal, ref string) string {
 
 func errAgentNotFound() error { return Errf(KindNotFound, CodeAgentNotFound, MsgAgentNotFound) }
 
-// MsgNoPermission is the message of a 403: a valid key of another account
-// or project.
+// MsgNoPermission is a 403's message: a key of another account or project.
 const MsgNoPermission = "The API key does not have permission for this resource."
 
 func errNoPermission() error {
@@ -288,10 +270,8 @@ func errNoPermission() error {
 
 var AgentIDRE = regexp.MustCompile(`^[a-zA-Z0-9-]+$`)
 
-// insertAgentLocked stores a new agent of the principal's account named
-// name, with the given id (hasID) or a fresh PROJECT-XXXXXXXX one; fill
-// sets the rest. A given id that is taken is 409 AGENT_ALREADY_EXISTS.
-// a.agents.mu must be held.
+// insertAgentLocked stores a new agent of p's account with id (or a fresh
+// one); a taken id is 409. a.agents.mu must be held.
 func (a *Engine) insertAgentLocked(p *Principal, id string, hasID bool, name string, fill func(d *AgentDoc)) (*AgentDoc, error) {
 	now := a.clock.Now()
 	var err error
@@ -314,7 +294,6 @@ func (a *Engine) insertAgentLocked(p *Principal, id string, hasID bool, name str
 	return nil, err
 }
 
-// cloneMap deep-copies a JSON object through JSON.
 func cloneMap(m map[string]any) map[string]any {
 	out := map[string]any{}
 	if b, err := json.Marshal(m); err == nil {
@@ -325,16 +304,12 @@ func cloneMap(m map[string]any) map[string]any {
 	return out
 }
 
-// --- agent operations ---
-
-// AgentInput is a new agent: its name and description, and its id (empty
-// for a fresh PROJECT-XXXXXXXX one).
+// AgentInput is a new agent (empty ID: a fresh one).
 type AgentInput struct {
 	ID, Name, Description string
 }
 
-// Agent reads an Agent of the principal's account by its path reference:
-// 404 AGENT_NOT_FOUND, or 403 when it belongs to another account.
+// Agent reads an agent of p's account: 404, or 403 for another account's.
 func (a *Engine) Agent(p *Principal, ref string) (*AgentDoc, error) {
 	var d AgentDoc
 	if err := a.store.GetDoc(DocAgent, p.Region, agentRef(p, ref), &d); err != nil {
@@ -349,8 +324,7 @@ func (a *Engine) Agent(p *Principal, ref string) (*AgentDoc, error) {
 	return &d, nil
 }
 
-// updateAgent applies fn to an agent of the principal's account in one
-// store update, and stamps its update time.
+// updateAgent applies fn to an agent in one store update.
 func (a *Engine) updateAgent(p *Principal, ref string, fn func(d *AgentDoc) error) (*AgentDoc, error) {
 	var d AgentDoc
 	err := a.store.UpdateDoc(DocAgent, p.Region, agentRef(p, ref), &d, func() error {
@@ -372,8 +346,7 @@ func (a *Engine) updateAgent(p *Principal, ref string, fn func(d *AgentDoc) erro
 	return &d, nil
 }
 
-// Agents lists the agents of the principal's account
-// (docs/api.md#agents-agents).
+// Agents lists the agents of the principal's account.
 func (a *Engine) Agents(p *Principal) ([]AgentView, error) {
 	list := []AgentView{}
 	err := store.ListDocs(a.store, DocAgent, p.Region, func(_ string, d *AgentDoc) bool {
@@ -385,16 +358,14 @@ func (a *Engine) Agents(p *Principal) ([]AgentView, error) {
 	return list, err
 }
 
-// CreateAgent stores a new agent with an empty main branch and empty
-// config pages; a given id that is taken is 409 AGENT_ALREADY_EXISTS.
+// CreateAgent stores a new agent with an empty main branch; a taken id is 409.
 func (a *Engine) CreateAgent(p *Principal, in AgentInput) (*AgentDoc, error) {
 	a.agents.mu.Lock()
 	defer a.agents.mu.Unlock()
 	return a.insertAgentLocked(p, in.ID, in.ID != "", in.Name, func(d *AgentDoc) { d.Description = in.Description })
 }
 
-// DeleteAgent deletes an agent with its telephony, and drops it from the
-// runtime.
+// DeleteAgent deletes an agent with its telephony.
 func (a *Engine) DeleteAgent(p *Principal, ref string) error {
 	a.agents.mu.Lock()
 	defer a.agents.mu.Unlock()
@@ -415,10 +386,8 @@ func (a *Engine) DeleteAgent(p *Principal, ref string) error {
 	return nil
 }
 
-// DuplicateAgent stores a new agent (its id empty for a fresh one) whose main
-// branch copies the source's main branch, with its real-time config
-// pages (schemas and variables); branches other than main, deployments
-// and telephony are not copied (docs/fidelity.md G13).
+// DuplicateAgent stores a copy of the source's main branch and config pages;
+// other branches, deployments and telephony are not copied (G13).
 func (a *Engine) DuplicateAgent(p *Principal, ref, id, name string) (*AgentDoc, error) {
 	a.agents.mu.Lock()
 	defer a.agents.mu.Unlock()
@@ -437,11 +406,8 @@ func (a *Engine) DuplicateAgent(p *Principal, ref, id, name string) (*AgentDoc, 
 	})
 }
 
-// --- seeding ---
-
-// seedAgents writes an agent per scenario project: the agent block's main
-// branch (behavior, topics; the project's variants), its deployments and
-// its config pages; then each account's telephony (engine/telephony).
+// seedAgents writes an agent per scenario project, then each account's
+// telephony.
 func seedAgents(st *store.Store, sc *scenario.Scenario, now time.Time) error {
 	for ai := range sc.Accounts {
 		acct := &sc.Accounts[ai]

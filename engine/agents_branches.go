@@ -1,17 +1,12 @@
 package engine
 
-// Branches of an agent: list, create, delete, merge into main
-// (merge.go), and a branch's behavior text. Every sub-resource edit
-// of a branch (behavior, topics, attributes, variants) goes through
-// editBranch; main is written directly unless the main_branch switch says
-// read_only.
+// Branches of an agent. Sub-resource edits go through editBranch; main is
+// written directly unless main_branch: read_only.
 
 import (
 	"maps"
 	"slices"
 )
-
-// --- branches ---
 
 // BranchView is a branch as the API shows it.
 type BranchView struct {
@@ -54,7 +49,6 @@ const BehaviorMaxLen = 1 << 20
 // MergeStrategies are the strategies of a conflict resolution.
 var MergeStrategies = []string{"ours", "theirs", "base"}
 
-// errBranchNotFound is 404 BRANCH_NOT_FOUND.
 func errBranchNotFound() error { return Errf(KindNotFound, CodeBranchNotFound, MsgBranchNotFound) }
 
 // Branches lists an agent's branches.
@@ -70,8 +64,7 @@ func (a *Engine) Branches(p *Principal, agent string) ([]BranchView, error) {
 	return out, nil
 }
 
-// CreateBranch adds a branch off main: a copy of main's content, which is
-// also its merge base (docs/fidelity.md D3).
+// CreateBranch adds a branch off main, whose copy is its merge base (D3).
 func (a *Engine) CreateBranch(p *Principal, agent, name string) (BranchCreated, error) {
 	now := a.clock.Now()
 	id := a.NewID("BRANCH-", upperAlnum, 8)
@@ -88,8 +81,8 @@ func (a *Engine) CreateBranch(p *Principal, agent, name string) (BranchCreated, 
 	return BranchCreated{BranchID: id, SequenceID: seq}, nil
 }
 
-// DeleteBranch deletes a branch other than main; it returns the agent's
-// new sequence.
+// DeleteBranch deletes a branch other than main; it returns the new
+// sequence.
 func (a *Engine) DeleteBranch(p *Principal, agent, ref string) (string, error) {
 	if ref == MainBranch {
 		return "", Invalid(CodeValidation, "The main branch cannot be deleted.")
@@ -110,20 +103,17 @@ func (a *Engine) DeleteBranch(p *Principal, agent, ref string) (string, error) {
 	return seq, nil
 }
 
-// Merged is the outcome of a merge: the agent's new sequence, whether
-// main went to sandbox too, and the resolutions' paths that named no
-// conflict (sorted).
+// Merged is a merge's outcome: the new sequence, whether main went to
+// sandbox, and the resolutions' paths that named no conflict.
 type Merged struct {
 	Sequence string
 	Deployed bool
 	Unused   []string
 }
 
-// MergeBranch merges a branch into main, three-way against the branch
-// point (merge.go): 409 MERGE_BRANCH_CONFLICT with one field per
-// conflicting path when both changed an item and no resolution settles
-// it. Under merge_deploy: sandbox (D22) the merged main is also published
-// to sandbox; msg is that deployment's message.
+// MergeBranch merges a branch into main three-way (merge.go): 409 when
+// a conflict is unresolved. Under merge_deploy: sandbox (D22) it also
+// publishes main to sandbox with message msg.
 func (a *Engine) MergeBranch(p *Principal, agent, ref, msg string, res map[string]Resolution) (Merged, error) {
 	if ref == MainBranch {
 		return Merged{}, Invalid(CodeValidation, MsgMergeMain)
@@ -177,8 +167,7 @@ func (a *Engine) MergeBranch(p *Principal, agent, ref, msg string, res map[strin
 		}
 	}
 	if dep != nil {
-		// The deployment is recorded; its snapshot follows (agents.mu is
-		// held, so nothing reads it in between).
+		// The snapshot follows the deployment; agents.mu keeps readers out.
 		if err := a.store.PutDoc(DocSnapshot, p.Region, dep.Version, &merged); err != nil {
 			return Merged{}, err
 		}
@@ -189,8 +178,8 @@ func (a *Engine) MergeBranch(p *Principal, agent, ref, msg string, res map[strin
 	return out, nil
 }
 
-// editBranch applies fn to the content of an agent's branch in one store
-// update. Writes to main give 422 under main_branch: read_only (D4).
+// editBranch applies fn to a branch's content in one store update; main
+// is 422 under main_branch: read_only (D4).
 func (a *Engine) editBranch(p *Principal, agent, ref string, fn func(cont *BranchContent) error) error {
 	if ref == MainBranch && a.View().Fidelity(SwitchMainBranch) == "read_only" {
 		return Errf(KindUnprocessable, CodeMainReadOnly, MsgMainReadOnly)
@@ -205,7 +194,6 @@ func (a *Engine) editBranch(p *Principal, agent, ref string, fn func(cont *Branc
 	return err
 }
 
-// readBranch returns the content of an agent's branch.
 func (a *Engine) readBranch(p *Principal, agent, ref string) (*BranchContent, error) {
 	d, err := a.Agent(p, agent)
 	if err != nil {

@@ -1,8 +1,7 @@
 package engine
 
-// Real-time configs of an agent: per client environment a
-// JSON Schema (agents_configs_schema.go) and the variables it validates;
-// variables take effect on the runtime at once.
+// Real-time configs of an agent: per environment a JSON Schema and the
+// variables it validates, live at once.
 
 import (
 	"encoding/json"
@@ -19,8 +18,7 @@ func (ConfigPage) FieldRules() map[string]FieldRule {
 	return map[string]FieldRule{"clientEnv": {Enum: DeployEnvs}, "schema": {Doc: "A JSON Schema, or null."}}
 }
 
-// ConfigPage is a real-time config page of an environment
-// (docs/api.md#agents-configs).
+// ConfigPage is an environment's config page (docs/api.md#agents-configs).
 type ConfigPage struct {
 	ClientEnv   string          `json:"clientEnv"`
 	Variables   map[string]any  `json:"variables"`
@@ -28,9 +26,7 @@ type ConfigPage struct {
 	LastUpdated *string         `json:"lastUpdated"`
 }
 
-// configPage is the page of env of an agent: 400
-// REAL_TIME_CONFIG_UNKNOWN_CLIENT_ENVIRONMENT for an environment without
-// one.
+// configPage is env's page, or 400 for an environment without one.
 func configPage(d *AgentDoc, env string) (*ConfigPage, error) {
 	page := d.Configs[env]
 	if page == nil {
@@ -61,8 +57,8 @@ func (a *Engine) ConfigPage(p *Principal, agent, env string) (*ConfigPage, error
 	return configPage(d, env)
 }
 
-// SetConfigSchema replaces the JSON Schema of an environment's page: 400
-// REAL_TIME_CONFIG_INVALID_SCHEMA when it does not compile.
+// SetConfigSchema replaces a page's JSON Schema (400 when it does not
+// compile).
 func (a *Engine) SetConfigSchema(p *Principal, agent, env string, schema json.RawMessage) (*ConfigPage, error) {
 	if _, err := a.compileSchema(schema); err != nil {
 		return nil, &Error{Kind: KindInvalid, Code: CodeConfigBadSchema, Message: MsgConfigBadSchema,
@@ -85,11 +81,9 @@ func (a *Engine) SetConfigSchema(p *Principal, agent, env string, schema json.Ra
 	return out, nil
 }
 
-// SetConfigVariables sets the given variables of an environment's page (a
-// nil value removes one) (docs/api.md#agents-configs, docs/fidelity.md
-// M12.5): the result must pass the page's JSON Schema (400
-// REAL_TIME_CONFIG_INVALID_FOR_SCHEMA, a field per failing location), and
-// takes effect on the runtime at once, without a publish.
+// SetConfigVariables sets a page's given variables (nil removes one;
+// docs/fidelity.md M12.5); the result must pass the page's schema (400)
+// and is live at once, without a publish.
 func (a *Engine) SetConfigVariables(p *Principal, agent, env string, vars map[string]any) (*ConfigPage, error) {
 	a.agents.mu.Lock()
 	defer a.agents.mu.Unlock()

@@ -1,10 +1,8 @@
 package engine
 
-// JSON Schema validation of real-time config variables with
-// santhosh-tekuri/jsonschema/v6: it reports every failing location, not
-// only the first, embeds its metaschemas and loads nothing from the
-// network. Schemas are added under an absolute mem:// URI (a bare name
-// would resolve against the working directory).
+// JSON Schema validation of real-time config variables: every failing
+// location is reported and nothing is loaded from the network. Schemas use
+// absolute mem:// URIs (a bare name resolves against the working directory).
 
 import (
 	"bytes"
@@ -38,9 +36,8 @@ func (a *Engine) compileSchema(raw []byte) (*jsonschema.Schema, error) {
 	return s, nil
 }
 
-// validateVariables checks vars against a page's schema and returns one
-// field error per failing location ("variables/<pointer>"). A page without
-// a schema accepts any object.
+// validateVariables returns one field error per failing location; a page
+// without a schema accepts any object.
 func (a *Engine) validateVariables(schema []byte, vars map[string]any) ([]FieldError, error) {
 	if len(bytes.TrimSpace(schema)) == 0 || string(bytes.TrimSpace(schema)) == "null" {
 		return nil, nil

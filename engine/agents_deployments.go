@@ -1,9 +1,7 @@
 package engine
 
-// Deployments of an agent: publish the main branch to
-// sandbox, promote along sandbox → pre-release → live, roll back, list,
-// and the active deployment per environment. Each published content is an
-// agent_snapshot document shared by the deployments that point at it.
+// Deployments of an agent: publish main to sandbox, promote, roll back.
+// Each published content is an agent_snapshot document.
 
 import (
 	"errors"
@@ -52,14 +50,10 @@ type Deployment struct {
 	Metadata        map[string]any `json:"metadata"`
 }
 
-// --- deployments ---
-
-// newUUIDv7 returns a UUIDv7 of the virtual time (docs/api.md#ids).
 func (a *Engine) newUUIDv7(t time.Time) string { return a.ids.NewUUIDv7(t) }
 
-// alreadyPublished answers 409 DEPLOYMENTS_ALREADY_PUBLISHED when the active
-// sandbox deployment came from a merge and holds content, the main draft
-// unchanged since (merge_deploy: sandbox, docs/fidelity.md D22).
+// alreadyPublished is 409 when main is unchanged since a merge deployed it
+// (merge_deploy: sandbox, D22).
 func (a *Engine) alreadyPublished(region string, d *AgentDoc, draft BranchContent) error {
 	act := d.active("sandbox")
 	if act == nil || act.Metadata["deployment_type"] != "merge" {
@@ -78,7 +72,6 @@ func (a *Engine) alreadyPublished(region string, d *AgentDoc, draft BranchConten
 	return Errf(KindConflict, CodeAlreadyPublished, MsgAlreadyPublished)
 }
 
-// findDeployment looks a deployment up by id.
 func (d *AgentDoc) findDeployment(id string) *Deployment {
 	for _, x := range d.Deployments {
 		if x.ID == id {
@@ -88,10 +81,8 @@ func (d *AgentDoc) findDeployment(id string) *Deployment {
 	return nil
 }
 
-// Publish snapshots main's content into a new sandbox deployment, which
-// the sandbox runtime answers from at once (docs/api.md#agents-deployments).
-// Under merge_deploy: sandbox (D22) publishing main unchanged since a
-// merge deployed it is 409 DEPLOYMENTS_ALREADY_PUBLISHED.
+// Publish snapshots main into a new sandbox deployment, answered from at
+// once (docs/api.md#agents-deployments); see alreadyPublished.
 func (a *Engine) Publish(p *Principal, agent, msg string) (*Deployment, error) {
 	a.agents.mu.Lock()
 	defer a.agents.mu.Unlock()
@@ -124,9 +115,8 @@ func (a *Engine) Publish(p *Principal, agent, msg string) (*Deployment, error) {
 	return dep, nil
 }
 
-// copyDeployment appends a new deployment of the content of deployment
-// id to the environment target chooses, makes it active there and
-// returns a copy of it; meta is its metadata.
+// copyDeployment deploys deployment id's content to the environment target
+// chooses, active there, and returns a copy.
 func (a *Engine) copyDeployment(p *Principal, agent, id string, target func(from *Deployment) (string, error), meta map[string]any) (*Deployment, error) {
 	a.agents.mu.Lock()
 	defer a.agents.mu.Unlock()
@@ -163,10 +153,8 @@ func (a *Engine) copyDeployment(p *Principal, agent, id string, target func(from
 	return out, nil
 }
 
-// Promote deploys the version of deployment id to the next environment,
-// or to target when given (later than the deployment's); under
-// promote_skip_stage: reject (D21) sandbox to live is 412
-// DEPLOYMENTS_PRE_RELEASE_NOT_READY.
+// Promote deploys deployment id's version to the next environment or a
+// later target; promote_skip_stage: reject (D21) refuses sandbox to live.
 func (a *Engine) Promote(p *Principal, agent, id, target, msg string) (*Deployment, error) {
 	return a.copyDeployment(p, agent, id, func(from *Deployment) (string, error) {
 		cur := envOrder[from.Environment]
@@ -189,15 +177,14 @@ func (a *Engine) Promote(p *Principal, agent, id, target, msg string) (*Deployme
 	}, map[string]any{"deployment_message": msg, "deployment_type": "promotion"})
 }
 
-// Rollback deploys the version of deployment id to sandbox again, as a
-// new deployment (deployment_type "rollback", docs/fidelity.md G8).
+// Rollback redeploys deployment id's version to sandbox (G8).
 func (a *Engine) Rollback(p *Principal, agent, id string) (*Deployment, error) {
 	return a.copyDeployment(p, agent, id, func(*Deployment) (string, error) { return "sandbox", nil },
 		map[string]any{"deployment_type": "rollback"})
 }
 
-// Deployments lists the deployments of an environment, newest first, at
-// most limit of them (0: all).
+// Deployments lists an environment's deployments, newest first (limit 0:
+// all).
 func (a *Engine) Deployments(p *Principal, agent, env string, limit int) ([]*Deployment, error) {
 	d, err := a.Agent(p, agent)
 	if err != nil {

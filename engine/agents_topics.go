@@ -1,8 +1,6 @@
 package engine
 
-// Knowledge-base topics of a branch. The topics of the
-// deployment active in an environment answer that environment's runtime
-// (script.go).
+// Knowledge-base topics of a branch (answered by the runtime: script.go).
 
 import (
 	"slices"
@@ -54,15 +52,13 @@ func topicNameTaken(cont *BranchContent, name, except string) bool {
 	return false
 }
 
-// TopicInput is the fields of a topic create or update; only the given
-// (non-nil) ones are set.
+// TopicInput is a topic create or update; nil fields are not given.
 type TopicInput struct {
 	Name, Content, Actions *string
 	ExampleQueries         *ExampleQuries
 	IsActive               *bool
 }
 
-// apply sets the given fields of t.
 func (in TopicInput) apply(t *TopicRec) {
 	if in.Name != nil {
 		t.Name = *in.Name
@@ -107,8 +103,8 @@ func (a *Engine) Topic(p *Principal, agent, branch, id string) (*TopicRec, error
 	return t, nil
 }
 
-// CreateTopic adds a topic (active unless in says otherwise) to a branch;
-// its name must be new in the branch, in any case.
+// CreateTopic adds a topic (active by default) with a name new in the
+// branch, in any case.
 func (a *Engine) CreateTopic(p *Principal, agent, branch string, in TopicInput) (*TopicRec, error) {
 	t := &TopicRec{ExampleQueries: ExampleQuries{Queries: []string{}}, IsActive: true}
 	in.apply(t)

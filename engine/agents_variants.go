@@ -1,7 +1,6 @@
 package engine
 
-// Attributes and variants of a branch: a variant carries a
-// value per attribute; the default variant cannot be removed.
+// Attributes and variants of a branch; the default variant stays.
 
 import "slices"
 
@@ -63,8 +62,8 @@ func (a *Engine) CreateAttribute(p *Principal, agent, branch, name string) (*Att
 	return at, nil
 }
 
-// RenameAttribute renames an attribute; another attribute's name is a
-// duplicate, as on create (docs/fidelity.md M12.20).
+// RenameAttribute renames an attribute; a taken name is a duplicate
+// (docs/fidelity.md M12.20).
 func (a *Engine) RenameAttribute(p *Principal, agent, branch, id, name string) (*Attribute, error) {
 	var out *Attribute
 	if err := a.editBranch(p, agent, branch, func(cont *BranchContent) error {
@@ -107,15 +106,13 @@ func (a *Engine) Variants(p *Principal, agent, branch string) ([]*Variant, error
 	return cont.Variants, nil
 }
 
-// VariantInput is the fields of a variant create or update; only the
-// given (non-nil) ones are set.
+// VariantInput is a variant create or update; nil fields are not given.
 type VariantInput struct {
 	Name            *string
 	AttributeValues *AttributeValues
 	IsDefault       *bool
 }
 
-// apply sets the given fields of v.
 func (in VariantInput) apply(v *Variant) {
 	if in.Name != nil {
 		v.Name = *in.Name
@@ -158,9 +155,8 @@ func (a *Engine) CreateVariant(p *Principal, agent, branch string, in VariantInp
 	return v, nil
 }
 
-// UpdateVariant sets the given fields of a variant. Making it the default
-// unsets the others'; the default cannot stop being the default (400
-// VARIANTS_REMOVE_DEFAULT_ERROR): another variant must become it.
+// UpdateVariant sets a variant's given fields; making it the default
+// unsets the others', and the default cannot be unset (400).
 func (a *Engine) UpdateVariant(p *Principal, agent, branch, id string, in VariantInput) (*Variant, error) {
 	var out *Variant
 	if err := a.editBranch(p, agent, branch, func(cont *BranchContent) error {
@@ -194,8 +190,7 @@ func (a *Engine) UpdateVariant(p *Principal, agent, branch, id string, in Varian
 	return out, nil
 }
 
-// DeleteVariant deletes a variant other than the default (400
-// VARIANTS_REMOVE_DEFAULT_ERROR).
+// DeleteVariant deletes a variant other than the default.
 func (a *Engine) DeleteVariant(p *Principal, agent, branch, id string) error {
 	return a.editBranch(p, agent, branch, func(cont *BranchContent) error {
 		i := slices.IndexFunc(cont.Variants, func(x *Variant) bool { return x.ID == id })

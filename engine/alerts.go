@@ -1,9 +1,8 @@
 package engine
 
-// Alert rules and active alerts (docs/api.md#alerts; docs/fidelity.md G1, G6,
-// G9, D16-D18). Rules are account-scoped (the account comes from the key) and
-// live in the account's region partition as "alert_rule" documents.
-// Evaluation on the virtual clock is in alerts_evaluate.go.
+// Alert rules and active alerts (docs/api.md#alerts; docs/fidelity.md G1,
+// G6, G9, D16-D18): account-scoped "alert_rule" documents in the account's
+// region partition. Evaluation is in alerts_evaluate.go.
 
 import (
 	"cmp"
@@ -20,20 +19,18 @@ import (
 	"github.com/agentplatform/mockplatform/store"
 )
 
-// The alerts' presets, which webhook endpoints answer too
+// The alerts' presets, answered by webhook endpoints too
 // (docs/scenarios.md#faults).
 const (
-	// PresetAlertsLimit answers 409 as if the account's alert rule (or
-	// webhook endpoint) limit were reached.
+	// PresetAlertsLimit answers 409 as if the rule (or endpoint) limit were
+	// reached.
 	PresetAlertsLimit = "alerts_limit"
-	// PresetMonitoringBackend answers 502 "Monitoring backend
-	// synchronisation failure". Matched by an evaluation pass (path
-	// "/_evaluation" of family alerts), it fails that pass.
+	// PresetMonitoringBackend answers 502; matched by an evaluation pass
+	// (path "/_evaluation"), it fails that pass.
 	PresetMonitoringBackend = "monitoring_backend_failure"
 )
 
-// NameAlerts is the alerts family's name (an evaluation pass is a request
-// of the family to fault rules).
+// NameAlerts is the alerts family's name.
 const NameAlerts = "alerts"
 
 // AlertRuleIDRE is the form of an alert rule id.
@@ -51,22 +48,18 @@ var AlertRuleRules = map[string]FieldRule{
 
 // alertsState is the alerts family's in-memory state.
 type alertsState struct {
-	// mu serialises the count-then-insert (and delete) of alert rules,
-	// whose per-account limit is checked against the store, and the
-	// evaluation passes. It is held across store calls. (The recorded API
-	// errors live in the store, store/metrics_query.go.)
+	// mu serialises rule inserts and deletes (the limit is checked against
+	// the store) and evaluation passes; it is held across store calls.
 	mu sync.Mutex
-	// history is each rule's state over time (alerts_history.go), by
-	// region and id.
+	// history is each rule's state over time, by region and id.
 	history map[string]*ruleHistory
 	// schedMu guards sched, the evaluation timer's state; a leaf, taken
-	// under mu or alone (alerts_schedule.go).
+	// under mu or alone.
 	schedMu sync.Mutex
 	sched   evalSchedule
 }
 
-// resetAlerts forgets the state histories and arms the evaluation timer of
-// the new generation (the store's reset forgot the recorded API errors).
+// resetAlerts forgets the histories and arms the new generation's timer.
 func (a *Engine) resetAlerts() {
 	a.alerts.mu.Lock()
 	a.alerts.history = nil
@@ -74,8 +67,7 @@ func (a *Engine) resetAlerts() {
 	a.armEvaluation()
 }
 
-// Alert rule vocabulary (docs/api.md#alert-rules), the one the scenario
-// validates by.
+// Alert rule vocabulary (docs/api.md#alert-rules).
 var (
 	AlertMetrics   = scenario.AlertMetrics
 	AlertOperators = scenario.AlertOperators
@@ -103,7 +95,6 @@ const (
 	MsgMonitoringBackend  = "Monitoring backend synchronisation failure."
 )
 
-// msgAlertRuleLimit is the 409 of the rule limit (docs/api.md#limits).
 func msgAlertRuleLimit(n int) string {
 	return fmt.Sprintf("Maximum number of alert rules (%d) reached", n)
 }
@@ -138,8 +129,7 @@ type AlertRule struct {
 
 const MsgThreshold = "must be a non-negative integer"
 
-// alertRuleLimit is the account's rule limit (docs/api.md#limits; the
-// scenario's limits.alert_rules).
+// alertRuleLimit is the account's rule limit (docs/api.md#limits).
 func (w *View) alertRuleLimit() int {
 	if n := w.sc.Limits.AlertRules; n > 0 {
 		return n
@@ -147,7 +137,6 @@ func (w *View) alertRuleLimit() int {
 	return 10
 }
 
-// countAccountDocs counts the documents of a kind that belong to an account.
 func (a *Engine) countAccountDocs(kind, region, account string) (int, error) {
 	n := 0
 	type owner struct {
@@ -166,8 +155,7 @@ func errAlertRuleNotFound() error {
 	return Errf(KindNotFound, CodeAlertRuleNotFound, MsgAlertRuleNotFound)
 }
 
-// GetAlertRule reads a rule of the principal's account (another account's
-// rule is not found).
+// GetAlertRule reads a rule of the principal's account.
 func (a *Engine) GetAlertRule(p *Principal, id string) (*AlertRule, error) {
 	var r AlertRule
 	if err := a.store.GetDoc(DocAlertRule, p.Region, id, &r); err != nil {
@@ -182,7 +170,6 @@ func (a *Engine) GetAlertRule(p *Principal, id string) (*AlertRule, error) {
 	return &r, nil
 }
 
-// listAlertRules reads the account's rules in id order.
 func (a *Engine) listAlertRules(region, account string) ([]*AlertRule, error) {
 	var out []*AlertRule
 	err := store.ListDocs(a.store, DocAlertRule, region, func(_ string, r *AlertRule) bool {
@@ -194,8 +181,7 @@ func (a *Engine) listAlertRules(region, account string) ([]*AlertRule, error) {
 	return out, err
 }
 
-// AlertQuery is the list filters project_id (the account's project id),
-// metric, enabled and state; a zero field keeps every rule.
+// AlertQuery is the list filters; a zero field keeps every rule.
 type AlertQuery struct {
 	Project, Metric, State string
 	Enabled                *bool
@@ -214,8 +200,7 @@ func (q AlertQuery) keep(r *AlertRule) bool {
 	return q.State == "" || r.CurrentState == q.State
 }
 
-// ListAlertRules lists the principal's account's rules that q keeps, in
-// id order.
+// ListAlertRules lists the account's rules that q keeps, in id order.
 func (a *Engine) ListAlertRules(p *Principal, q AlertQuery) ([]*AlertRule, error) {
 	rules, err := a.listAlertRules(p.Region, p.Account.ID)
 	if err != nil {
@@ -224,8 +209,8 @@ func (a *Engine) ListAlertRules(p *Principal, q AlertQuery) ([]*AlertRule, error
 	return slices.DeleteFunc(rules, func(r *AlertRule) bool { return !q.keep(r) }), nil
 }
 
-// ActiveAlerts lists the principal's account's rules in the alert state
-// that q keeps, oldest alert first (docs/api.md#alerts-active).
+// ActiveAlerts lists the account's alerting rules that q keeps, oldest
+// alert first (docs/api.md#alerts-active).
 func (a *Engine) ActiveAlerts(p *Principal, q AlertQuery) ([]*AlertRule, error) {
 	q.State = stateAlert
 	firing, err := a.ListAlertRules(p, q)
@@ -239,13 +224,11 @@ func (a *Engine) ActiveAlerts(p *Principal, q AlertQuery) ([]*AlertRule, error) 
 	return firing, nil
 }
 
-// AlertRuleInput is the fields of an alert rule create (every required
-// one set) or update (those to change), read and checked by the edge: the
-// project is the account's project id.
+// AlertRuleInput is the fields of a create (all required set) or an
+// update (those to change), checked by the edge.
 type AlertRuleInput struct {
 	Name *string
-	// SetProject reports that ProjectID is given (nil: every project of
-	// the account).
+	// SetProject reports that ProjectID is given (nil: every project).
 	SetProject     bool
 	ProjectID      *string
 	Metric         *string
@@ -255,7 +238,6 @@ type AlertRuleInput struct {
 	Enabled        *bool
 }
 
-// apply writes the fields given into r.
 func (in *AlertRuleInput) apply(r *AlertRule) {
 	setIf(&r.Name, in.Name)
 	if in.SetProject {
@@ -272,17 +254,14 @@ func (in *AlertRuleInput) apply(r *AlertRule) {
 	setIf(&r.Enabled, in.Enabled)
 }
 
-// setIf sets *dst to *v when v is given.
 func setIf[T any](dst *T, v *T) {
 	if v != nil {
 		*dst = *v
 	}
 }
 
-// CreateAlertRule stores a new rule of the principal's account, enabled
-// unless in says otherwise, in the initial state the fidelity switch
-// initial_alert_state names (D16), and arms the evaluation timer. It is a
-// 409 when the account holds its limit of rules (docs/api.md#limits).
+// CreateAlertRule stores a new rule in the initial state initial_alert_state
+// names (D16) and arms the evaluation timer; 409 at the account's limit.
 func (a *Engine) CreateAlertRule(p *Principal, in AlertRuleInput) (*AlertRule, error) {
 	now := a.clock.Now()
 	since := now
@@ -308,8 +287,8 @@ func (a *Engine) CreateAlertRule(p *Principal, in AlertRuleInput) (*AlertRule, e
 	return &r, nil
 }
 
-// UpdateAlertRule changes the fields in gives of a rule of the principal's
-// account; a rule left enabled arms the evaluation timer.
+// UpdateAlertRule changes the fields in gives; an enabled rule arms the
+// evaluation timer.
 func (a *Engine) UpdateAlertRule(p *Principal, id string, in AlertRuleInput) (*AlertRule, error) {
 	now := a.clock.Now()
 	var r AlertRule
@@ -333,8 +312,7 @@ func (a *Engine) UpdateAlertRule(p *Principal, id string, in AlertRuleInput) (*A
 	return &r, nil
 }
 
-// DeleteAlertRule deletes a rule of the principal's account and its state
-// history.
+// DeleteAlertRule deletes a rule and its state history.
 func (a *Engine) DeleteAlertRule(p *Principal, id string) error {
 	a.alerts.mu.Lock()
 	defer a.alerts.mu.Unlock()
@@ -351,20 +329,17 @@ func (a *Engine) DeleteAlertRule(p *Principal, id string) error {
 	return nil
 }
 
-// ErrAlertRuleLimit is the 409 of an account at its limit of alert rules
-// (docs/api.md#limits), which the alerts_limit preset answers too.
+// ErrAlertRuleLimit is the 409 of an account at its alert rule limit.
 func (a *Engine) ErrAlertRuleLimit() error {
 	return Errf(KindConflict, CodeAlertRuleLimit, "%s", msgAlertRuleLimit(a.View().alertRuleLimit()))
 }
 
-// ErrMonitoringBackend is the 502 of the monitoring_backend_failure
-// preset.
+// ErrMonitoringBackend is the 502 of the monitoring_backend_failure preset.
 func ErrMonitoringBackend() error {
 	return Errf(KindBadGateway, codeMonitoringBackend, MsgMonitoringBackend)
 }
 
-// insertWithNewID stores doc under a fresh id (prefix and 22 base62
-// characters) written to *id, drawing again on the rare collision.
+// insertWithNewID stores doc under a fresh id written to *id.
 func (a *Engine) insertWithNewID(kind, region, prefix string, id *string, doc any) error {
 	var err error
 	for range 5 {
@@ -378,7 +353,6 @@ func (a *Engine) insertWithNewID(kind, region, prefix string, id *string, doc an
 }
 
 // seedAlerts writes the scenario's alert rules and webhook endpoints.
-// Missing ids come from a generator seeded by the scenario's seed.
 func seedAlerts(st *store.Store, sc *scenario.Scenario, now time.Time) error {
 	seed := uint64(sc.Seed) ^ 0x5eed
 	rng := rand.New(rand.NewPCG(seed, seed^0xa1e7))

@@ -1,14 +1,9 @@
 package engine
 
 // Alert rule evaluation on the virtual clock (docs/api.md#alert-evaluation;
-// docs/fidelity.md G6, M12.6; docs/time.md). Every evaluation interval
-// (scenario alerts.evaluation_interval, default 1m) each enabled rule
-// computes its metric over its window and moves its state; a move into
-// alert sends alerts.triggered, alert → ok sends alerts.resolved. The
-// metrics come from the store's per-project aggregates (store/metrics.go),
-// so a pass costs O(rules × minutes in the window), not O(conversations).
-// The cadence timer runs only while an enabled rule exists
-// (alerts_schedule.go).
+// docs/fidelity.md G6, M12.6; docs/time.md): each interval every enabled
+// rule computes its metric from the store's per-project aggregates and
+// moves its state, announcing alerts.triggered and alerts.resolved.
 
 import (
 	"context"
@@ -21,19 +16,14 @@ import (
 	"github.com/agentplatform/mockplatform/store"
 )
 
-// defaultEvaluationInterval is the evaluation cadence unless the scenario
-// sets alerts.evaluation_interval.
 const defaultEvaluationInterval = time.Minute
 
 // EvaluationPath is the path a fault rule of family alerts matches to fail
-// an evaluation pass (the rules move to unknown), e.g.
-// {match: {family: alerts, path: /_evaluation}, action: {preset: monitoring_backend_failure}, times: 1}.
+// an evaluation pass (the rules move to unknown).
 const EvaluationPath = "/_evaluation"
 
-// evaluationInterval is the cadence of evaluation passes. Scenario files
-// are validated to 1s or more; a scenario built in Go skips that check, so
-// the floor is applied here too (a nanosecond cadence would never let an
-// Advance finish).
+// evaluationInterval is the pass cadence, floored at 1s also for
+// scenarios built in Go (a tiny cadence would never let Advance finish).
 func (w *View) evaluationInterval() time.Duration {
 	if d := w.sc.Alerts.EvaluationInterval.D(); d > 0 {
 		return max(d, scenario.MinClockSetting)
@@ -41,9 +31,7 @@ func (w *View) evaluationInterval() time.Duration {
 	return defaultEvaluationInterval
 }
 
-// evaluationFails reports whether a fault rule fails the pass at now:
-// only consulted when some rule targets EvaluationPath (a timeline's fault
-// window on it holds by now).
+// evaluationFails reports whether a fault rule fails the pass at now.
 func (a *Engine) evaluationFails(now time.Time) bool {
 	targeted := false
 	for _, st := range a.faults.List() {
@@ -58,14 +46,12 @@ func (a *Engine) evaluationFails(now time.Time) bool {
 	return ok
 }
 
-// alertEvent is a state move to announce.
 type alertEvent struct {
 	region, account string
 	payload         AlertEventPayload
 }
 
-// AlertEventPayload is the body of alerts.triggered and alerts.resolved
-// (docs/api.md#webhook-delivery).
+// AlertEventPayload is the body of alerts.triggered and alerts.resolved.
 type AlertEventPayload struct {
 	EventType string         `json:"event_type"`
 	Alert     alertEventBody `json:"alert"`
@@ -86,11 +72,9 @@ type alertEventBody struct {
 
 var errSkipRule = errors.New("rule changed during evaluation")
 
-// EvaluateAlerts runs one evaluation pass now (the control plane's
-// "evaluate now"), with the webhook attempts it starts, on the clock's
-// path: the pass is a timer due now and an Advance of zero fires it (and
-// anything else already due). The cadence timer keeps its schedule. The
-// error is ctx's when it ended before the pass ran.
+// EvaluateAlerts runs one evaluation pass now, on the clock's path (a timer
+// due now fired by a zero Advance); the cadence keeps its schedule. The
+// error is ctx's when it ended first.
 func (a *Engine) EvaluateAlerts(ctx context.Context) error {
 	gen := a.Generation()
 	a.clock.At(a.clock.Now(), func(now time.Time) {
@@ -102,9 +86,8 @@ func (a *Engine) EvaluateAlerts(ctx context.Context) error {
 	return err
 }
 
-// evaluateAlertsAt runs one evaluation pass at now over the enabled rules
-// of every region, and reports whether there was any (a pass without
-// rules does nothing, and consults no fault rule).
+// evaluateAlertsAt runs a pass at now over every region's enabled rules,
+// reporting whether there were any.
 func (a *Engine) evaluateAlertsAt(now time.Time) bool {
 	a.alerts.mu.Lock()
 	defer a.alerts.mu.Unlock()
@@ -148,8 +131,7 @@ func (a *Engine) evaluateAlertsAt(now time.Time) bool {
 	return true
 }
 
-// longestWindow is the longest window_duration: recorded API errors older
-// than that can never count again.
+// longestWindow is the longest window_duration: older errors never count.
 const longestWindow = time.Hour
 
 // WindowOf is the span of a window_duration value.
@@ -165,7 +147,6 @@ func WindowOf(s string) time.Duration {
 	return 5 * time.Minute
 }
 
-// breaches applies a rule's operator.
 func breaches(value int64, op string, threshold int64) bool {
 	switch op {
 	case ">":
@@ -180,9 +161,8 @@ func breaches(value int64, op string, threshold int64) bool {
 	return false
 }
 
-// applyEvaluation stores one rule's evaluation result, records it in the
-// rule's state history and returns the event it causes, if any
-// (docs/fidelity.md G6). a.alerts.mu must be held.
+// applyEvaluation stores one rule's result, records its history and
+// returns the event it causes, if any (G6). a.alerts.mu must be held.
 func (a *Engine) applyEvaluation(region string, listed *AlertRule, now time.Time, failed bool, value int64, hasData bool) *alertEvent {
 	var ev *alertEvent
 	triggerFromOKOnly := a.View().Fidelity(switchAlertTriggerFrom) == stateOK
@@ -197,8 +177,7 @@ func (a *Engine) applyEvaluation(region string, listed *AlertRule, now time.Time
 		next := prev
 		switch {
 		case failed:
-			// The evaluation did not complete: the state is unknown,
-			// last_evaluated_at and current_value stay as they were.
+			// The evaluation did not complete: unknown, other fields kept.
 			next = stateUnknown
 		case !hasData:
 			next = stateNoData
@@ -252,10 +231,8 @@ func sameProject(x, y *string) bool {
 	return *x == *y
 }
 
-// RecordConversationEvent records a function error ("function_error") or a
-// call crash ("crash", which also ends the conversation) on a conversation
-// at now: inputs of the function_errors and call_crashes metrics from
-// Go and the control plane.
+// RecordConversationEvent records a "function_error" or a "crash" (which
+// ends the conversation) on a conversation now, for the alert metrics.
 func (a *Engine) RecordConversationEvent(id, kind string) error {
 	if kind != "function_error" && kind != "crash" {
 		return errors.New(`kind must be "function_error" or "crash"`)

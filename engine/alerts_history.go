@@ -1,9 +1,7 @@
 package engine
 
-// The state history of alert rules: each evaluation pass records the state
-// it left a rule in, on the virtual clock, so that the console can draw a
-// rule's state over time. The history is in memory (alertsState), bounded
-// per rule, forgotten by a reset and by the rule's deletion.
+// The state history of alert rules for the console: each evaluation pass
+// records the state it left a rule in; in memory, bounded, reset-scoped.
 
 import (
 	"slices"
@@ -12,38 +10,31 @@ import (
 	"github.com/agentplatform/mockplatform/scenario"
 )
 
-// maxAlertHistory is how many state spans a rule keeps; older ones are
-// dropped first.
+// maxAlertHistory is how many state spans a rule keeps.
 const maxAlertHistory = 100
 
-// AlertStateSpan is a stretch of virtual time an alert rule spent in one
-// state. Spans follow each other: a span ends where the next begins.
+// AlertStateSpan is a stretch of virtual time a rule spent in one state;
+// a span ends where the next begins.
 type AlertStateSpan struct {
 	State string    `json:"state"`
 	From  time.Time `json:"from"`
-	// To is the next span's From, or, for the last span, the last
-	// evaluation that found the state.
+	// To is the next span's From, or the last span's latest evaluation.
 	To time.Time `json:"to"`
-	// Value is the metric value of the span's last evaluation (nil when it
-	// had none: no data, unknown, or the state the rule had before its
-	// first recorded evaluation).
+	// Value is the span's last evaluated metric value (nil: none).
 	Value *int64 `json:"value"`
-	// Evaluations counts the passes that found the state (0 for the span
-	// before the first recorded evaluation).
+	// Evaluations counts the passes that found the state.
 	Evaluations int `json:"evaluations"`
 }
 
-// ruleHistory is one rule's recorded spans.
 type ruleHistory struct {
 	Spans     []AlertStateSpan
 	Truncated bool
 }
 
-// historyKey names a rule's history: ids are per region.
 func historyKey(region, id string) string { return region + "/" + id }
 
-// recordAlertStateLocked records one evaluation of a rule: before and
-// after are the stored rule around the pass. a.alerts.mu must be held.
+// recordAlertStateLocked records one evaluation of a rule. a.alerts.mu must
+// be held.
 func (a *Engine) recordAlertStateLocked(region string, before, after *AlertRule, now time.Time) {
 	if a.alerts.history == nil {
 		a.alerts.history = map[string]*ruleHistory{}
@@ -87,8 +78,7 @@ func copyInt64(p *int64) *int64 {
 	return &v
 }
 
-// AlertRuleStatus is an alert rule, its current state and its recorded
-// state history (for the console).
+// AlertRuleStatus is an alert rule with its state history.
 type AlertRuleStatus struct {
 	ID              string     `json:"id"`
 	Region          string     `json:"region"`
@@ -105,15 +95,13 @@ type AlertRuleStatus struct {
 	Since           *time.Time `json:"since"`
 	LastEvaluatedAt *time.Time `json:"last_evaluated_at"`
 	CurrentValue    *int64     `json:"current_value"`
-	// History is the state over time, oldest first (empty until the first
-	// evaluation of the rule).
+	// History is the state over time, oldest first.
 	History []AlertStateSpan `json:"history"`
 	// Truncated reports that older spans were dropped (maxAlertHistory).
 	Truncated bool `json:"truncated"`
 }
 
-// AlertRules lists every alert rule of every region (by region, then id)
-// with its state history. The result is a copy.
+// AlertRules lists every region's alert rules with their histories.
 func (a *Engine) AlertRules() ([]AlertRuleStatus, error) {
 	a.alerts.mu.Lock()
 	defer a.alerts.mu.Unlock()

@@ -1,10 +1,7 @@
 package engine
 
 // The inputs of the alert metrics (docs/fidelity.md M12.6): the store's
-// per-project aggregates of conversation data, and the domain record of
-// runtime API errors (5xx answers of runtime families that name an account
-// and project, noted by the edge through NoteRuntimeAnswer, and RecordAPIError), kept in the
-// store for the longest window whatever the request journal keeps.
+// per-project conversation aggregates and the recorded runtime API errors.
 
 import (
 	"errors"
@@ -15,9 +12,8 @@ import (
 	"github.com/agentplatform/mockplatform/store"
 )
 
-// RuleValue computes a rule's metric over its window ending at now and
-// whether the window had data (docs/fidelity.md G6, M12.7): conversation
-// activity in the scope, or, for api_errors, at least one API error.
+// RuleValue computes a rule's metric over its window ending at now, and
+// whether the window had data (docs/fidelity.md G6, M12.7).
 func (a *Engine) RuleValue(region string, r *AlertRule, now time.Time) (int64, bool) {
 	q := store.MetricsQuery{Projects: a.ruleScope(region, r), From: now.Add(-WindowOf(r.WindowDuration)), To: now}
 	switch r.Metric {
@@ -47,8 +43,7 @@ func (a *Engine) RuleValue(region string, r *AlertRule, now time.Time) (int64, b
 	return 0, false
 }
 
-// ruleScope lists the projects a rule watches: its project, or every
-// project the scenario gives its account.
+// ruleScope lists a rule's projects: its own, or all of its account's.
 func (a *Engine) ruleScope(region string, r *AlertRule) []store.ProjectRef {
 	if r.ProjectID != nil {
 		return []store.ProjectRef{{Region: region, AccountID: r.AccountID, ProjectID: *r.ProjectID}}
@@ -64,8 +59,7 @@ func (a *Engine) ruleScope(region string, r *AlertRule) []store.ProjectRef {
 	return out
 }
 
-// RecordAPIError records one runtime API error of a project (an input of
-// the api_errors metric besides 5xx answers), at now.
+// RecordAPIError records a runtime API error of a project now.
 func (a *Engine) RecordAPIError(accountRef, projectRef string) error {
 	acct := a.View().Account(accountRef)
 	if acct == nil {
@@ -79,18 +73,15 @@ func (a *Engine) RecordAPIError(accountRef, projectRef string) error {
 	return nil
 }
 
-// RuntimeAnswer is what the edge learnt from an answer of a runtime
-// family: the path's region segment and account and project references,
-// the status and the request's time.
+// RuntimeAnswer is a runtime family's answer as the edge saw it.
 type RuntimeAnswer struct {
 	Region, Account, Project string
 	Status                   int
 	At                       time.Time
 }
 
-// NoteRuntimeAnswer records an answer with status 500 or more as an API
-// error of the account and project it names, at the request's time, when
-// the region is the account's (docs/fidelity.md M12.6).
+// NoteRuntimeAnswer records a 5xx answer as an API error of the account
+// and project it names, when the region is the account's (M12.6).
 func (a *Engine) NoteRuntimeAnswer(ans RuntimeAnswer) {
 	if ans.Status < http.StatusInternalServerError || ans.Account == "" || ans.Project == "" {
 		return

@@ -1,11 +1,8 @@
 package engine
 
-// The cadence of alert evaluation (docs/time.md). Passes fall on the grid
-// reset time + k × evaluation interval. The timer runs only while an
-// enabled rule exists: a pass that finds none stops it, and creating or
-// enabling a rule arms it again at the next grid point, so an idle world
-// advances a year without a single pass, and the passes that do run fall
-// where an always-running timer would have put them.
+// The cadence of alert evaluation (docs/time.md): passes fall on the grid
+// reset time + k × interval, and the timer runs only while an enabled rule
+// exists, so an idle world advances without passes.
 
 import (
 	"time"
@@ -13,15 +10,13 @@ import (
 	"github.com/agentplatform/mockplatform/scenario"
 )
 
-// evalSchedule is the state of the evaluation timer, guarded by
-// alertsState.schedMu.
+// evalSchedule is the evaluation timer's state (alertsState.schedMu).
 type evalSchedule struct {
 	base  time.Time // the grid's origin: the clock at the last reset
 	armed bool      // a pass is pending on the clock
 }
 
-// armEvaluation starts the evaluation cadence of a reset generation at
-// now: the first pass is one interval later, if an enabled rule exists.
+// armEvaluation starts a generation's cadence at now.
 func (a *Engine) armEvaluation() {
 	a.alerts.schedMu.Lock()
 	a.alerts.sched = evalSchedule{base: a.clock.Now()}
@@ -29,9 +24,8 @@ func (a *Engine) armEvaluation() {
 	a.wakeEvaluation()
 }
 
-// wakeEvaluation arms the next pass at the next grid point after now
-// unless one is pending or no enabled rule exists. Writes that create or
-// enable a rule call it.
+// wakeEvaluation arms a pass at the next grid point unless one is pending
+// or no rule is enabled; rule writes call it.
 func (a *Engine) wakeEvaluation() {
 	if !a.hasEnabledRule() {
 		return
@@ -54,8 +48,7 @@ func (a *Engine) wakeEvaluation() {
 	a.clock.At(next, func(t time.Time) { a.evaluationTick(gen, t) })
 }
 
-// evaluationTick is one pass of the cadence; it arms the next one while
-// there are rules to evaluate.
+// evaluationTick is one pass; it arms the next while rules exist.
 func (a *Engine) evaluationTick(gen uint64, now time.Time) {
 	if a.Generation() != gen || a.bg.Err() != nil {
 		return
@@ -71,13 +64,11 @@ func (a *Engine) evaluationTick(gen uint64, now time.Time) {
 	}
 	a.alerts.schedMu.Unlock()
 	if !stale {
-		// A rule created while this pass listed none has seen the timer
-		// armed and left it to us.
+		// A rule created while this pass listed none left the arming to us.
 		a.wakeEvaluation()
 	}
 }
 
-// hasEnabledRule reports whether any region holds an enabled alert rule.
 func (a *Engine) hasEnabledRule() bool {
 	for _, region := range scenario.Regions {
 		rules, err := a.listAlertRules(region, "")

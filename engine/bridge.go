@@ -1,12 +1,9 @@
 package engine
 
 // Agentic-dial bridge ended (docs/api.md#external-events-bridge;
-// docs/fidelity.md G29): the telephony system reports that a bridged
-// (transferred) call has ended. The call's conversation ends now, closed
-// by "bridge", with the two durations as its metrics BRIDGE_DURATION and
-// CALL_DURATION; an answered outbound call whose conversation it is
-// becomes success at once, its retention counting from now (as when the
-// callee hangs up early, outbound.go).
+// docs/fidelity.md G29): a bridged call's conversation ends now, closed by
+// "bridge", with BRIDGE_DURATION and CALL_DURATION metrics; its outbound
+// call, if any, succeeds now.
 
 import (
 	"errors"
@@ -39,9 +36,8 @@ func (BridgeEndedBody) FieldRules() map[string]FieldRule {
 	}
 }
 
-// BridgeEnded ends the bridged call conversation_id of p's account (and
-// project, for a project key): an unknown conversation, or one that is
-// not a voice call, is 400; one that has ended already is left as it is.
+// BridgeEnded ends the bridged call of p's account (and project): unknown
+// or non-voice is 400; an ended one is left as it is.
 func (a *Engine) BridgeEnded(p *Principal, b BridgeEndedBody) error {
 	if b.ConversationID == nil || *b.ConversationID == "" {
 		return &Error{Kind: KindInvalid, Message: MsgBridgeIDRequired}

@@ -1,9 +1,7 @@
 package engine
 
-// The Chat API (docs/api.md#chat; errors docs/fidelity.md G17, D15): start
-// a text conversation, send messages, receive the agent's replies and
-// handoffs, close it. Every chat conversation is a conversation record in
-// the store (docs/api.md#conversations-record).
+// The Chat API (docs/api.md#chat; errors docs/fidelity.md G17, D15): text
+// conversations stored as conversation records.
 
 import (
 	"errors"
@@ -15,9 +13,7 @@ import (
 	"github.com/agentplatform/mockplatform/store"
 )
 
-// Chat error codes and messages (docs/api.md#chat-errors; docs/fidelity.md
-// G17 gives the basis of each, the ones the real service does not document
-// included).
+// Chat error codes and messages (docs/api.md#chat-errors; G17).
 const (
 	CodeChatInvalid         = "CHAT_INVALID_REQUEST"
 	CodeChatVariantNotFound = "CHAT_VARIANT_NOT_FOUND"
@@ -33,9 +29,8 @@ const (
 	MsgChatInitialMessage  = "initial_message is not a supported field."
 )
 
-// ChatChannelNames is the channel enum (docs/api.md#chat-create); each
-// conversation gets an analytics label, the name in upper case ("api":
-// "CHAT"); no channel gives "CHAT".
+// ChatChannelNames is the channel enum (docs/api.md#chat-create); the
+// analytics label is the name in upper case ("api" and none: "CHAT").
 var ChatChannelNames = []string{"webchat", "whatsapp", "sms", "api"}
 
 func chatChannelLabel(name string) string {
@@ -69,8 +64,8 @@ type ChatCloseResponse struct {
 	Success bool `json:"success"`
 }
 
-// chatOwned refuses a conversation of another project (as unknown, so as not
-// to reveal it) and one that has ended (410, docs/fidelity.md D15).
+// chatOwned refuses another project's conversation (as unknown) and an
+// ended one (410, D15).
 func chatOwned(conv *store.Conversation, p *Principal) error {
 	if conv.AccountID != p.Account.ID || conv.ProjectID != p.Project.ID {
 		return Errf(KindNotFound, CodeChatNotFound, MsgChatNotFound)
@@ -91,9 +86,8 @@ func chatStoreError(err error) error {
 	return err
 }
 
-// chatVariant picks the conversation's variant: the body's variant_id (which
-// must exist), else the connector token's, else the project's default. A
-// body variant that contradicts the token's is refused.
+// chatVariant picks the body's variant_id, else the token's, else the
+// project's default; a body variant contradicting the token's is refused.
 func chatVariant(p *Principal, id *string) (*scenario.Variant, error) {
 	tokenVariant := p.Connector.Variant
 	if id != nil {
@@ -132,8 +126,8 @@ func ValidateLangs(asr, tts *string) error {
 	return nil
 }
 
-// builtinState is the state a conversation starts with: the built-in keys
-// (docs/api.md#conversations-record) and the integration attributes.
+// builtinState is a new conversation's built-in state keys and
+// integration attributes.
 func builtinState(conv *store.Conversation) map[string]any {
 	st := map[string]any{
 		"conversation_id": conv.ID,
@@ -153,9 +147,8 @@ func builtinState(conv *store.Conversation) map[string]any {
 	return st
 }
 
-// ChatStart is a chat create's request (docs/api.md#chat-create), its
-// fields' shapes checked by the edge: Channel one of ChatChannelNames,
-// the language codes LangCode.
+// ChatStart is a chat create's request (docs/api.md#chat-create), shapes
+// checked by the edge.
 type ChatStart struct {
 	Channel        *string
 	VariantID      *string
@@ -164,10 +157,8 @@ type ChatStart struct {
 	InitialMessage *string
 }
 
-// CreateChat starts a chat conversation of p's project and returns it
-// with the agent's first words (the greeting, or the answer to the
-// initial message). An initial message is refused under the fidelity
-// switch initial_message: reject (D8); the variant is chatVariant's.
+// CreateChat starts a chat of p's project and returns it with the agent's
+// first words. initial_message: reject (D8) refuses an initial message.
 func (a *Engine) CreateChat(p *Principal, in ChatStart) (*store.Conversation, Outcome, error) {
 	label, chatChannel := "CHAT", ""
 	if in.Channel != nil {
@@ -195,10 +186,8 @@ func (a *Engine) CreateChat(p *Principal, in ChatStart) (*store.Conversation, Ou
 	return conv, out, err
 }
 
-// RespondChat runs the user's message as a turn of p's chat conversation
-// id and returns the conversation's head with the agent's outcome. A
-// conversation of another project is not found; an ended one is 410
-// (docs/fidelity.md D15).
+// RespondChat runs the user's message on p's chat id and returns the
+// conversation's head and the outcome (errors: chatOwned).
 func (a *Engine) RespondChat(p *Principal, id string, msg UserTurn) (*store.Conversation, Outcome, error) {
 	conv, out, err := a.Converse(p.Region, id, func(conv *store.Conversation) error {
 		return chatOwned(conv, p)
@@ -210,8 +199,7 @@ func (a *Engine) RespondChat(p *Principal, id string, msg UserTurn) (*store.Conv
 	return conv, out, nil
 }
 
-// CloseChat ends p's chat conversation id now, closed by the client
-// (docs/api.md#chat-close); errors as RespondChat's.
+// CloseChat ends p's chat id now, closed by the client.
 func (a *Engine) CloseChat(p *Principal, id string) error {
 	conv, err := a.closeConversation(p.Region, id, "client", func(conv *store.Conversation) error {
 		return chatOwned(conv, p)
@@ -222,7 +210,6 @@ func (a *Engine) CloseChat(p *Principal, id string) error {
 	return chatStoreError(err)
 }
 
-// insertConversation gives conv a fresh CONV- id and stores it.
 func (a *Engine) insertConversation(conv *store.Conversation) error {
 	for range 5 {
 		conv.ID = a.NewID("CONV-", digits, 10)
@@ -235,7 +222,6 @@ func (a *Engine) insertConversation(conv *store.Conversation) error {
 	return errors.New("could not allocate a conversation id")
 }
 
-// writeHandoffState stores the data of a handoff for the Handoff API.
 func (a *Engine) writeHandoffState(conv *store.Conversation, h *handoffOutcome) {
 	hs := &store.HandoffState{
 		Region: conv.Region, AccountID: conv.AccountID, ProjectID: conv.ProjectID,

@@ -1,9 +1,7 @@
 package engine
 
-// The conversation engine: every family that holds a conversation (chat,
-// messaging sessions, voice calls from number reservation and outbound
-// calling) starts it and feeds it user turns through these two functions, so
-// there is one world: one record shape, one dialogue engine.
+// The conversation engine: every family starts its conversations and feeds
+// them turns through here, so there is one record shape and one dialogue.
 
 import (
 	"errors"
@@ -29,14 +27,11 @@ type ConvStart struct {
 	FromNumber  string
 	ToNumber    string
 	Attributes  map[string]any // integration attributes
-	// State is extra initial state (e.g. reservation attributes, SIP
-	// headers), merged over the built-in keys.
+	// State is extra initial state, merged over the built-in keys.
 	State map[string]any
-	// ID fixes the conversation id (e.g. an outbound call sid); empty means
-	// a fresh CONV- id.
+	// ID fixes the conversation id (empty: a fresh CONV- id).
 	ID string
-	// InitialMessage, when set, is the first user turn; the agent answers
-	// it instead of greeting.
+	// InitialMessage is a first user turn, answered instead of greeting.
 	InitialMessage *string
 }
 
@@ -48,9 +43,8 @@ type UserTurn struct {
 	Asr, Tts   *string
 }
 
-// StartConversation creates a conversation record: the greeting (or the
-// answer to the initial message) is its first turn. It returns the record
-// and the agent's first words.
+// StartConversation creates a conversation whose first turn is the
+// greeting (or the answer to the initial message).
 func (a *Engine) StartConversation(s ConvStart) (*store.Conversation, Outcome, error) {
 	conv, out := a.openConversation(s, a.script)
 	var err error
@@ -66,9 +60,8 @@ func (a *Engine) StartConversation(s ConvStart) (*store.Conversation, Outcome, e
 	return conv, out, nil
 }
 
-// openConversation makes a new conversation record, not stored yet,
-// whose first turn is the greeting (or the answer to the initial
-// message) of what script gives it to answer from.
+// openConversation makes an unstored conversation with its first turn,
+// answered from script.
 func (a *Engine) openConversation(s ConvStart, script func(*store.Conversation) runtimeScript) (*store.Conversation, Outcome) {
 	now := a.clock.Now()
 	conv := &store.Conversation{
@@ -119,11 +112,9 @@ func (a *Engine) openConversation(s ConvStart, script func(*store.Conversation) 
 	return conv, out
 }
 
-// Converse runs one user turn on a stored conversation in one store
-// update: check (which may refuse the conversation) sees the record first.
-// It returns the updated record's head (store.AppendNewTurns: its maps
-// and slices nil; what fn put in the conversation is the store's) and the
-// agent's outcome. check is given the conversation without its turns.
+// Converse runs a user turn on a stored conversation in one store update,
+// after check (which may refuse it) sees the record without turns. It
+// returns the record's head (store.AppendNewTurns) and the outcome.
 func (a *Engine) Converse(region, id string, check func(*store.Conversation) error, msg UserTurn) (*store.Conversation, Outcome, error) {
 	w := a.View()
 	now := a.clock.Now()
@@ -147,9 +138,7 @@ func (a *Engine) Converse(region, id string, check func(*store.Conversation) err
 	return conv, out, nil
 }
 
-// takeTurn runs the user's turn n of conv (in progress) at now, answered
-// from script: the message's attributes and languages first, then the
-// agent's outcome as a new turn.
+// takeTurn runs the user's turn n of conv at now, answered from script.
 func takeTurn(w *View, conv *store.Conversation, n int, script runtimeScript, msg UserTurn, now time.Time) Outcome {
 	if conv.State == nil {
 		conv.State = map[string]any{}
@@ -187,9 +176,8 @@ func takeTurn(w *View, conv *store.Conversation, n int, script runtimeScript, ms
 	return out
 }
 
-// afterTurn applies the effects of a stored turn outside the store
-// transaction: the audio cache of what the agent said, the handoff state
-// and the awaited event.
+// afterTurn applies a stored turn's effects outside the transaction: audio
+// cache, handoff state, awaited event.
 func (a *Engine) afterTurn(conv *store.Conversation, out Outcome) {
 	a.audio.CacheUtterance(conv, out.Text) // engine/audio
 	if out.Handoff != nil {
@@ -203,19 +191,17 @@ func (a *Engine) afterTurn(conv *store.Conversation, out Outcome) {
 	}
 }
 
-// ErrConversationEnded is returned by converse for a finished conversation;
-// each family renders it in its own way.
+// ErrConversationEnded refuses a turn on a finished conversation.
 var ErrConversationEnded = errors.New("conversation ended")
 
-// runtimeScript is what an agent answers from: a dialogue and the
-// real-time variables of its environment.
+// runtimeScript is what an agent answers from: a dialogue and its
+// environment's real-time variables.
 type runtimeScript struct {
 	Dialogue  *scenario.Dialogue
 	Variables map[string]any
 }
 
-// closeConversation ends a conversation now on behalf of closedBy (its
-// state's closed_by), after check (which may refuse it) sees the record.
+// closeConversation ends a conversation now for closedBy, after check.
 func (a *Engine) closeConversation(region, id, closedBy string, check func(*store.Conversation) error) (*store.Conversation, error) {
 	now := a.clock.Now()
 	return a.store.UpdateConversation(region, id, func(conv *store.Conversation) error {
@@ -227,7 +213,6 @@ func (a *Engine) closeConversation(region, id, closedBy string, check func(*stor
 	})
 }
 
-// closeAt ends a conversation at t on behalf of closedBy.
 func closeAt(conv *store.Conversation, t time.Time, closedBy string) {
 	EndConversation(conv, t)
 	if conv.State == nil {
@@ -236,10 +221,8 @@ func closeAt(conv *store.Conversation, t time.Time, closedBy string) {
 	conv.State["closed_by"] = closedBy
 }
 
-// EndSessionConversation ends the conversation of a messaging session that
-// ended or expired (docs/api.md#messaging-session), on behalf of closedBy;
-// one already ended or gone is left as it is. A store failure is logged:
-// the session ends all the same.
+// EndSessionConversation ends an ended or expired messaging session's
+// conversation (docs/api.md#messaging-session); failures are only logged.
 func (a *Engine) EndSessionConversation(sessionID, region, id, closedBy string) {
 	now := a.clock.Now()
 	_, err := a.store.UpdateConversation(region, id, func(conv *store.Conversation) error {

@@ -1,9 +1,6 @@
 package engine
 
-// The names of package core the engine's files and the edge use: the
-// domain's error and its kinds, the body rules, the principal, the
-// builder families' formats and the id alphabets. The engine's family
-// packages import core themselves.
+// Names of package core re-exported for the engine's files and the edge.
 
 import (
 	"time"
@@ -80,10 +77,8 @@ func FmtAlertTimePtr(t *time.Time) *string { return core.FmtAlertTimePtr(t) }
 // FmtAgentTime formats a time as the Agents API does.
 func FmtAgentTime(t time.Time) string { return core.FmtAgentTime(t) }
 
-// IsoTime formats a timestamp as ISO 8601 in UTC (RFC 3339, fractional
-// seconds only when present).
+// IsoTime formats a time as RFC 3339 in UTC.
 func IsoTime(t time.Time) string { return core.IsoTime(t) }
 
-// FormatUUIDBits formats 128 bits as a UUID (8-4-4-4-12 hex digits),
-// unchanged.
+// FormatUUIDBits formats 128 bits as a UUID.
 func FormatUUIDBits(hi, lo uint64) string { return core.FormatUUIDBits(hi, lo) }

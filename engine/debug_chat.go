@@ -1,18 +1,10 @@
 package engine
 
 // Debug chat (docs/api.md#agents-debug-chat; docs/fidelity.md G28): the
-// agent's dialogue "outside of production traffic", without a deployment.
-// A debug chat answers from a branch's current content (the body's
-// branchId), else from the deployment active in its clientEnv, else from
-// main's current content; the scenario project's dialogue and the
-// environment's real-time variables apply as in any conversation.
-//
-// Its record is a conversation of the agent kept apart from the
-// conversation store (a "debug_chat" document per conversation), so it is
-// not live traffic: the Conversations API v1/v2/v3, concurrency and the
-// alert metrics never see it; the agent-scoped conversation get and list
-// do (engine/convquery). Test runs (engine/testruns) hold their
-// conversations the same way.
+// agent's dialogue without a deployment, from a branch's current content,
+// else the clientEnv's active deployment, else main. Its record is a
+// "debug_chat" document, not live traffic: only the agent-scoped
+// conversation reads see it. Test runs keep their conversations the same way.
 
 import (
 	"cmp"
@@ -25,8 +17,8 @@ import (
 	"github.com/agentplatform/mockplatform/store"
 )
 
-// DocDebugChat is the store kind of debug chats (and test runs'
-// conversations): id = conversation id.
+// DocDebugChat is the store kind of debug chats and test runs'
+// conversations.
 const DocDebugChat = "debug_chat"
 
 // Debug chat error codes and messages ([OAS] for the draft's).
@@ -35,29 +27,25 @@ const (
 	MsgChatDraftNotExist  = "The draft you are attempting to chat with does not exist."
 	MsgConvNotExist       = "Conversation ID does not exist."
 	MsgDebugChatIDTaken   = "conversationId is already in use."
-	// debugChatPrefix starts the ids the mock gives debug chats.
-	debugChatPrefix = "AS_CHAT_"
+	debugChatPrefix       = "AS_CHAT_"
 )
 
 // DebugChatIDRE is the form of a custom debug chat id.
 var DebugChatIDRE = regexp.MustCompile(`^[A-Za-z0-9_.:-]{1,128}$`)
 
-// debugChatDoc is a stored debug chat: its record and what it answers from.
 type debugChatDoc struct {
 	Conversation *store.Conversation `json:"conversation"`
-	// Branch, when set, is the branch whose current content it answers
-	// from.
+	// Branch, when set, is the branch it answers from.
 	Branch string `json:"branch,omitempty"`
 }
 
-// of reports whether the chat is one of agent d.
 func (doc *debugChatDoc) of(d *AgentDoc) bool {
 	c := doc.Conversation
 	return c != nil && c.AccountID == d.AccountID && c.ProjectID == d.AgentID
 }
 
-// DebugChatBody is the body of a debug chat create (OAS
-// CreateDebugChatBody), plus branchId.
+// DebugChatBody is a debug chat create's body (OAS CreateDebugChatBody)
+// plus branchId.
 type DebugChatBody struct {
 	ClientEnv             *string        `json:"clientEnv"`
 	AsrLangCode           *string        `json:"asrLangCode"`
@@ -82,8 +70,7 @@ func (DebugChatBody) FieldRules() map[string]FieldRule {
 	}
 }
 
-// DebugRespondBody is the body of a debug chat message (OAS
-// RespondDebugChatBody).
+// DebugRespondBody is a debug chat message's body (OAS RespondDebugChatBody).
 type DebugRespondBody struct {
 	ClientEnv   *string        `json:"clientEnv"`
 	AsrLangCode *string        `json:"asrLangCode"`
@@ -101,8 +88,7 @@ func (DebugRespondBody) FieldRules() map[string]FieldRule {
 	}
 }
 
-// debugFields checks what the two bodies share: the environment and the
-// language codes.
+// debugFields checks the environment and language codes.
 func debugFields(env, asr, tts *string) []FieldError {
 	var fields []FieldError
 	switch {
@@ -144,9 +130,8 @@ func debugReply(conv *store.Conversation, user string, out Outcome) DebugChatRep
 		ConversationEnded: !conv.InProgress, DelayedResponse: out.AwaitEvent != ""}
 }
 
-// runtimeProject is the scenario project of an agent, or for an agent
-// created through the API (no runtime in the scenario) a project of its
-// own: its dialogue empty, its answers the branch's topics.
+// runtimeProject is an agent's scenario project, or for an API-created
+// agent an empty project of its own.
 func runtimeProject(acct *scenario.Account, d *AgentDoc) *scenario.Project {
 	if p := acct.Project(d.AgentID); p != nil {
 		return p
@@ -154,9 +139,8 @@ func runtimeProject(acct *scenario.Account, d *AgentDoc) *scenario.Project {
 	return &scenario.Project{ID: d.AgentID, Name: d.Name}
 }
 
-// debugScript is what a debug chat of agent d in env answers from, now
-// (see the top of this file); a branch that does not exist is
-// CHAT_DRAFT_NOT_EXIST.
+// debugScript is what a debug chat of agent d in env answers from now; a
+// missing branch is CHAT_DRAFT_NOT_EXIST.
 func (a *Engine) debugScript(region string, d *AgentDoc, proj *scenario.Project, env, branch string) (runtimeScript, error) {
 	var vars map[string]any
 	if pg := d.Configs[env]; pg != nil && len(pg.Variables) > 0 {
@@ -175,8 +159,7 @@ func (a *Engine) debugScript(region string, d *AgentDoc, proj *scenario.Project,
 	return runtimeScript{Dialogue: e.dialogueFor(proj), Variables: vars}, nil
 }
 
-// conversationExists reports whether id names a stored conversation or a
-// debug chat of the region.
+// conversationExists reports a stored conversation or debug chat id.
 func (a *Engine) conversationExists(region, id string) (bool, error) {
 	_, err := a.store.GetConversation(region, id)
 	if err == nil {
@@ -193,9 +176,7 @@ func (a *Engine) conversationExists(region, id string) (bool, error) {
 	return err == nil, err
 }
 
-// CreateDebugChat starts a debug chat with the agent of the path
-// (docs/api.md#agents-debug-chat): its record holds the greeting as its
-// first turn.
+// CreateDebugChat starts a debug chat whose first turn is the greeting.
 func (a *Engine) CreateDebugChat(p *Principal, agent string, in DebugChatBody) (DebugChatReply, error) {
 	fields := debugFields(in.ClientEnv, in.AsrLangCode, in.TtsLangCode)
 	if in.ConversationID != nil && !DebugChatIDRE.MatchString(*in.ConversationID) {
@@ -257,11 +238,9 @@ func (a *Engine) CreateDebugChat(p *Principal, agent string, in DebugChatBody) (
 	return debugReply(conv, "", out), nil
 }
 
-// RespondDebugChat runs the user's message as the next turn of a debug
-// chat of the agent: an unknown one, or one of another agent, is 404
-// CONVERSATIONS_NOT_FOUND; an ended one 400 CHAT_CONVERSATION_ENDED.
-// chatEnv is the chat's environment, which it keeps whatever the body's
-// clientEnv says.
+// RespondDebugChat runs the user's message on a debug chat of the agent:
+// 404 CONVERSATIONS_NOT_FOUND for an unknown one, 400 for an ended one.
+// The chat keeps its environment, whatever the body's clientEnv says.
 func (a *Engine) RespondDebugChat(p *Principal, agent, id string, in DebugRespondBody) (reply DebugChatReply, chatEnv string, err error) {
 	if fields := debugFields(in.ClientEnv, in.AsrLangCode, in.TtsLangCode); len(fields) > 0 {
 		return DebugChatReply{}, "", Invalid(CodeValidation, MsgValidationFailed, fields...)
@@ -290,7 +269,6 @@ func (a *Engine) RespondDebugChat(p *Principal, agent, id string, in DebugRespon
 	return debugReply(conv, msg.Text, out), conv.Environment, nil
 }
 
-// debugTurn runs one user turn on a stored debug chat, now.
 func (a *Engine) debugTurn(region, id string, script runtimeScript, msg UserTurn) (*store.Conversation, Outcome, error) {
 	w := a.View()
 	now := a.clock.Now()
@@ -317,16 +295,15 @@ func (a *Engine) debugTurn(region, id string, script runtimeScript, msg UserTurn
 	return doc.Conversation, out, nil
 }
 
-// afterDebugTurn applies the effects of a debug chat's turn: a handoff
-// writes its handoff state. External events do not bind to debug chats
-// (the binding rule reads the conversation store).
+// afterDebugTurn writes a handoff's state; external events do not bind to
+// debug chats.
 func (a *Engine) afterDebugTurn(conv *store.Conversation, out Outcome) {
 	if out.Handoff != nil {
 		a.writeHandoffState(conv, out.Handoff)
 	}
 }
 
-// debugChats lists the debug chats of an agent in a region (unordered).
+// debugChats lists an agent's debug chats in a region (unordered).
 func (a *Engine) debugChats(region, account, agent string) ([]*store.Conversation, error) {
 	var out []*store.Conversation
 	err := store.ListDocs(a.store, DocDebugChat, region, func(_ string, doc *debugChatDoc) bool {

@@ -1,16 +1,10 @@
 package engine
 
 // Dynamic number reservation (docs/api.md#dni; docs/fidelity.md G19,
-// M11.9). A DNI key belongs to one project; a reservation holds one of that
-// project's numbers for a window, and a call to the number within the
-// window reaches that project's agent in a conversation that has the
-// reservation's attributes from its first turn.
-//
-// The numbers come from the project's pool in the scenario (dni.numbers);
-// a reservation is a store document (kind "dni", keyed by the number) that
-// holds until its expiry on the virtual clock (dni.window, default 15m).
-// Expired reservations are reclaimed lazily, so no timer is needed and
-// Reset (which restores the store) drops them all.
+// M11.9): a reservation ("dni" document by number) holds one of the
+// project's pool numbers for a window on the virtual clock; a call within
+// it reaches the project's agent with the reservation's attributes.
+// Expired reservations are reclaimed lazily, so no timer is needed.
 
 import (
 	"errors"
@@ -29,7 +23,6 @@ const (
 	dniConversationPrefix = "CA"
 )
 
-// dniReservation is the stored reservation of a number.
 type dniReservation struct {
 	Number     string         `json:"number"`
 	AccountID  string         `json:"account_id"`
@@ -37,8 +30,7 @@ type dniReservation struct {
 	Attributes map[string]any `json:"attributes"`
 	ReservedAt time.Time      `json:"reserved_at"`
 	ExpiresAt  time.Time      `json:"expires_at"`
-	// Used and Expired say that a call was routed by it, and that a call
-	// or a new reservation found its window over (dniState).
+	// Used and Expired: a call was routed by it; its window was found over.
 	Used    bool `json:"used,omitempty"`
 	Expired bool `json:"expired,omitempty"`
 }
@@ -52,11 +44,8 @@ var (
 	errDNIUnchanged = errors.New("reservation unchanged")
 )
 
-// ReserveNumber reserves for p's project the first number of its pool
-// that no active reservation holds, for the pool's window (default 15m),
-// with the reservation's attributes; an expired reservation is reclaimed
-// here. A key without a project or a project without a pool, or a pool
-// with every number held, is 404 (no available route).
+// ReserveNumber reserves the first free number of p's project pool for the
+// pool's window, reclaiming expired ones; no free route is 404.
 func (a *Engine) ReserveNumber(p *Principal, attributes map[string]any) (string, error) {
 	if p.Project == nil || p.Project.DNI == nil {
 		return "", &Error{Kind: KindNotFound, Message: MsgDNINoRoute}
@@ -109,13 +98,9 @@ type DialResult struct {
 	Response string `json:"response"`
 }
 
-// Dial simulates a caller (from, an E.164 number or "") dialling a number.
-// During its reservation window the call starts a VOICE-SIP conversation of
-// the reserving agent (its default variant, client environment live), whose
-// integration attributes and state carry the reservation's attributes from
-// the first turn; state "dni" is the number. After the window, or for a
-// number never reserved, it returns ErrNotRouted. The reservation holds
-// for its whole window: every call during it is routed.
+// Dial simulates a caller dialling a number: within its reservation it
+// starts a VOICE-SIP conversation of the reserving agent carrying the
+// reservation's attributes; otherwise ErrNotRouted.
 func (a *Engine) Dial(number, from string) (*DialResult, error) {
 	now := a.clock.Now()
 	w := a.View()
@@ -179,8 +164,7 @@ type Reservation struct {
 	Active bool `json:"active"`
 }
 
-// Reservations lists the stored reservations of every region (expired
-// ones stay until their number is reserved again), by number.
+// Reservations lists every region's stored reservations by number.
 func (a *Engine) Reservations() ([]Reservation, error) {
 	now := a.clock.Now()
 	var out []Reservation

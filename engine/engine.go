@@ -1,18 +1,10 @@
-// Package engine is the agent platform's domain, apart from HTTP: the
-// conversation engine (chat, voice calls, scripts), agents with their
-// branches, merges and deployments, alert rules and their evaluation,
-// webhook scheduling, delivery and signing, outbound calls and simulated
-// voice callers, number reservations, external events, the timeline's
-// steps, and scenario loading. Its packages hold the rest, each family a
-// service with its own state: the conversation rules (dialogue), the
-// conversation reads (convquery), voices and audio caches (audio),
-// telephony, test runs (testruns) and the seeded records (seeding), over
-// what they all share (core). One Engine is one platform instance's
-// domain state; the HTTP edge (package handlers) decodes, validates and
-// authenticates a request, calls the engine or one of its services and
-// answers. The engine never sees a request: it imports neither gin nor
-// the edge, and every callback it runs inside a store transaction is its
-// own. Everything timed runs on the instance's virtual clock.
+// Package engine is the agent platform's domain apart from HTTP: chat,
+// voice calls and scripts, agents and their branches and deployments,
+// alerts, webhooks, outbound calls, external events, the timeline and
+// scenario loading. Its subpackages are services with their own state
+// over what they share (core). The edge (package handlers) decodes and
+// authenticates requests and calls in; the engine never sees a request.
+// Everything timed runs on the instance's virtual clock.
 package engine
 
 import (
@@ -51,53 +43,29 @@ type Engine struct {
 	clock  *clock.Clock
 	faults *faults.Set
 	Log    *slog.Logger
-	// rec receives the machines' transitions and the clock work's runs
-	// (machines.go).
+	// rec receives the machines' transitions and the clock's runs.
 	rec coverage.Recorder
 
 	w atomic.Pointer[View]
 
-	// cfg is how Open wired the instance. loadMu serialises scenario loads
-	// and resets and guards sc (the scenario as loaded) and snap (its
-	// initial data); it is held while every family resets, so it comes
-	// before every lock below.
+	// loadMu serialises loads and resets and guards sc and snap (the
+	// scenario's initial data); it comes before every lock below.
 	cfg    Config
 	loadMu sync.Mutex
 	sc     *scenario.Scenario
 	snap   *store.Snapshot
 
-	// gen counts resets: timers and background sends of an earlier
-	// generation stop (alerts_schedule.go, webhooks_delivery.go).
+	// gen counts resets: timers and sends of an earlier generation stop.
 	gen atomic.Uint64
 
-	// Each family's in-memory state (what is not stored data: indexes,
-	// live sessions, rate windows, logs), declared in the family's file,
-	// behind the family's one lock; the services of the family packages
-	// hold theirs (services.go). Chat, conversations, dni, handoff,
-	// external events and telephony keep everything in the store
-	// (telephony's writes take agents.mu: connectors and numbers are agent
-	// sub-resources).
-	//
-	// Lock order: a lock may be taken while one above it is held, never
-	// the reverse; store, clock, faults and journal locks are leaves (no
-	// family lock is taken under them, except that clock callbacks run
-	// with no family lock held and take theirs).
-	//
-	//	loadMu          (above) held while a load or reset resets every family
-	//	agents.mu       held across store calls; never taken by script,
-	//	                which runs inside store transactions and reads the
-	//	                runtime index without a lock
-	//	alerts.mu       held across an evaluation pass and store calls
-	//	alerts.schedMu  the evaluation timer's state: a leaf
-	//	webhooks.mu     taken under alerts.mu (a pass announces events)
-	//	outbound.mu
-	//	convq           its concurrency cache's lock, held across the store
-	//	                reads of a cache rebuild
-	//	audio           its locks: the audio cache's, held across an entry's
-	//	                and its file's store calls, taken under agents.mu
-	//	                (agent delete); the voice libraries', held across a
-	//	                library's store update
-	//	ids.mu          the id streams: a leaf
+	// Each family's in-memory state behind its one lock (telephony writes
+	// take agents.mu). Lock order: a lock may be taken while one above it
+	// is held, never the reverse; store, clock, faults and journal locks
+	// are leaves, and clock callbacks run with no family lock held.
+	//	loadMu, agents.mu (never taken by script, which runs inside store
+	//	transactions), alerts.mu, alerts.schedMu (a leaf), webhooks.mu
+	//	(under alerts.mu), outbound.mu, convq's cache lock, audio's locks
+	//	(cache lock under agents.mu), ids.mu (a leaf).
 	agents   agentsState
 	alerts   alertsState
 	webhooks webhooksState
@@ -106,15 +74,13 @@ type Engine struct {
 	audio    *audio.Service
 	testRuns *testruns.Service
 	tel      *telephony.Service
-	// messaging is the access tokens' key and generations, and the id
-	// stream of messaging events (messaging_tokens.go); its mu is a leaf.
+	// messaging: token key, generations and event ids; its mu is a leaf.
 	messaging messagingState
 
 	// onReset are the edge's resets (OnReset), run at the end of a reset.
 	onReset []func(sc *scenario.Scenario)
-	// timeline is the run of the scenario's timeline of the current
-	// generation (nil: no timeline); onActivity see what it runs, and
-	// sessions holds its messaging sessions (the edge's). Set before Load.
+	// timeline is the current generation's timeline run (nil: none). Set
+	// before Load, like onActivity and sessions.
 	timeline   atomic.Pointer[timelineRun]
 	onActivity []func(Activity)
 	sessions   Sessions
@@ -126,8 +92,7 @@ type Engine struct {
 	ids core.IDs // resource and correlation ids
 }
 
-// newEngine returns an engine over its dependencies. OpenEngine loads its
-// scenario.
+// newEngine returns an engine over its dependencies.
 func newEngine(d deps) *Engine {
 	log := d.Logger
 	if log == nil {
@@ -146,9 +111,8 @@ func newEngine(d deps) *Engine {
 	return e
 }
 
-// SetScenario makes sc the view (accounts, projects, credentials,
-// dialogues, limits) and reseeds the ID generator. It does not touch stored
-// data; the platform seeds and resets the store.
+// SetScenario makes sc the view and reseeds the ID generator; stored data
+// is the platform's to seed and reset.
 func (a *Engine) SetScenario(sc *scenario.Scenario) {
 	a.w.Store(newView(sc))
 	a.reseed(sc.Seed)
@@ -159,17 +123,15 @@ func (a *Engine) reseed(seed int64) { a.ids.Reseed(seed) }
 
 func (a *Engine) View() *View { return a.w.Load() }
 
-// Interrupt cancels the engine's background context and stops its clock,
-// without waiting: a webhook attempt in flight fails at once, and an
-// Advance in progress stops at its next timer boundary. Requests in flight
-// may still finish; Close follows.
+// Interrupt cancels the background context and stops the clock without
+// waiting; Close follows.
 func (e *Engine) Interrupt() {
 	e.cancel()
 	e.clock.Close()
 }
 
-// Close stops all background work of the engine and waits for it, then
-// stops the clock and closes the store.
+// Close stops the engine's background work, waits for it, and closes the
+// clock and store.
 func (e *Engine) Close() {
 	e.cancel()
 	e.webhooks.client.CloseIdleConnections() // the delivery client's own pool
@@ -179,10 +141,8 @@ func (e *Engine) Close() {
 	}
 }
 
-// resetFamilies brings the families' in-memory state back to the scenario's
-// initial state (after the store has been restored and the clock reset):
-// timers are re-armed, live connections closed. The generation moves
-// first, so that timers and sends of the earlier one stop.
+// resetFamilies brings in-memory state back to the scenario's start after
+// a store restore: the generation moves first so old timers stop.
 func (e *Engine) resetFamilies(restored bool) {
 	e.gen.Add(1)
 	e.resetAgents(restored)
@@ -203,8 +163,7 @@ func (e *Engine) resetFamilies(restored bool) {
 // Generation is the current reset generation.
 func (a *Engine) Generation() uint64 { return a.gen.Load() }
 
-// RegionPair resolves the request's region to its pair, per base (the
-// region table is scenario's).
+// RegionPair resolves the request's region to its pair, per base.
 func RegionPair(base, region string) (string, bool) {
 	switch base {
 	case "runtime":
@@ -246,8 +205,7 @@ func RegionOf(p string) string {
 	return ""
 }
 
-// NewID returns prefix plus n random characters of alphabet, from the
-// instance's seeded generator: the same seed gives the same IDs.
+// NewID returns prefix plus n seeded random characters of alphabet.
 func (a *Engine) NewID(prefix, alphabet string, n int) string {
 	return a.ids.NewID(prefix, alphabet, n)
 }

@@ -1,26 +1,10 @@
 package engine
 
-// External events (docs/api.md#external-events; docs/fidelity.md M11.10).
-// A third party posts an event with its key; the mock checks the key, reads
-// the event's identifier where the query parameters say it is (a header, a
-// query parameter or a path in the body), attaches the payload to a
-// conversation and updates that conversation's state, so that its dialogue
-// can go on or come to an end.
-//
-// Binding rule (docs/fidelity.md M11.10): the event id is looked up, in the
-// project given by account_id and project_id, as
-//  1. an id a conversation awaits (the dialogue action await_event, which
-//     writes a store document of kind "await" keyed by the event id);
-//  2. else a conversation id;
-//  3. else a handoff state's shared_id (its conversation).
-//
-// The payload is stored opaque on the conversation (conv.Events) and the
-// state gets external_events[<id>] = {content_type, received_at, payload}
-// (JSON parsed, form fields as a map, XML and text as a string), so a rule
-// `when: {event: <id>}` matches on the next turn. An event that binds to
-// no conversation is still accepted (201: "received and queued") and kept
-// pending in the store; it binds when a conversation of the project later
-// awaits its id.
+// External events (docs/api.md#external-events): a third party posts an
+// event; its id is read where the query says, it binds to an awaiting
+// conversation, a conversation id, or a handoff's shared_id, and lands in
+// that conversation's state. Unbound events are kept pending. The binding
+// rule and payload formats: docs/fidelity.md M11.10.
 
 import (
 	"bytes"
@@ -70,21 +54,18 @@ type pendingDoc struct {
 
 func eventKey(account, project, id string) string { return account + "/" + project + "/" + id }
 
-// EventTarget is what the query string of an event names: where its id is
-// (event_id_location, event_id_path) and the project it belongs to.
+// EventTarget is where an event's id is and the project it belongs to.
 type EventTarget struct {
 	Location, Path   string
 	Account, Project string // ids
 }
 
-// msgEventKey refuses an event of another account, or of another project
-// for a project key: as an unknown key (the edge's authentication text).
+// msgEventKey refuses another account's or project's event as an unknown
+// key would.
 const msgEventKey = "Invalid API key."
 
-// ResolveEventTarget resolves the query string of p's event: the account and
-// project references (id, prefixed id or slug) must name p's account and,
-// for a project key, its project (else 401 as an unknown key); unknown
-// ones are 400.
+// ResolveEventTarget resolves the query string of p's event: references
+// outside p's account or project are 401, unknown ones 400.
 func (a *Engine) ResolveEventTarget(p *Principal, location, path, accountRef, projectRef string) (EventTarget, error) {
 	acct := a.View().Account(accountRef)
 	if acct == nil {
@@ -103,9 +84,8 @@ func (a *Engine) ResolveEventTarget(p *Principal, location, path, accountRef, pr
 	return EventTarget{Location: location, Path: path, Account: acct.ID, Project: proj.ID}, nil
 }
 
-// PostEvent records an event received now with its id, content type and
-// raw payload: bound to its conversation, or kept pending (bound false;
-// the binding rule at the top of this file).
+// PostEvent records an event received now: bound to its conversation, or
+// kept pending.
 func (a *Engine) PostEvent(region string, t EventTarget, id, ctype string, payload []byte) (bound bool, err error) {
 	ev := store.Event{ID: id, ReceivedAt: a.clock.Now(), ContentType: ctype, Payload: payload}
 	if ev.Payload == nil {
@@ -114,9 +94,8 @@ func (a *Engine) PostEvent(region string, t EventTarget, id, ctype string, paylo
 	return a.deliverEvent(region, t.Account, t.Project, ev)
 }
 
-// EventContentType is the media type of the Content-Type header (text/xml
-// read as application/xml); an unsupported one is 415, and so is a body
-// without a type.
+// EventContentType is the Content-Type's media type (text/xml read as
+// application/xml); unsupported or missing is 415.
 func EventContentType(header string, body []byte) (string, error) {
 	ctype := ""
 	if header != "" {
@@ -141,7 +120,7 @@ func EventContentType(header string, body []byte) (string, error) {
 	return ctype, nil
 }
 
-// ValidEventID: 1 to 256 characters, no whitespace or control characters.
+// ValidEventID reports 1 to 256 characters, no whitespace or controls.
 func ValidEventID(id string) bool {
 	if id == "" || len(id) > maxEventIDLen {
 		return false
@@ -154,8 +133,7 @@ func ValidEventID(id string) bool {
 	return true
 }
 
-// ParseEventPayload parses a body per content type: JSON value, form
-// fields, XML (checked well-formed, kept as a string) or text.
+// ParseEventPayload parses a body per content type.
 func ParseEventPayload(ctype string, body []byte) (any, error) {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil, nil
@@ -204,15 +182,8 @@ func firstValues(vals url.Values) map[string]any {
 	return out
 }
 
-// EventIDFromPayload finds the event id in the body:
-//   - JSON: a top-level key equal to the path, else the dotted path
-//     through objects (and array indexes); the value must be a string or
-//     an integer;
-//   - form: the field named by the path;
-//   - XML: the element at the dotted element path, from the root element
-//     ("root.cid") or below it ("cid");
-//   - text: "key=value" pairs separated by "&" or new lines (as the OAS
-//     example "cid=evt_...&status=succeeded"), or "key: value" lines.
+// EventIDFromPayload finds the event id in the body at path, per content
+// type (docs/fidelity.md M11.10).
 func EventIDFromPayload(ctype string, body []byte, parsed any, path string) (string, bool, error) {
 	switch ctype {
 	case "application/json":
@@ -270,7 +241,6 @@ func jsonPath(v any, path string) (any, bool) {
 	return v, true
 }
 
-// xmlPath returns the trimmed text of the first element at path.
 func xmlPath(body []byte, path string) (string, bool) {
 	want := strings.Split(path, ".")
 	dec := xml.NewDecoder(bytes.NewReader(body))
@@ -307,8 +277,7 @@ func xmlPath(body []byte, path string) (string, bool) {
 	}
 }
 
-// textField reads key=value pairs (separated by & or new lines) or
-// "key: value" lines of a text payload.
+// textField reads key=value pairs (& or new lines) or "key: value" lines.
 func textField(body, key string) (string, bool) {
 	for _, line := range strings.FieldsFunc(body, func(r rune) bool { return r == '\n' || r == '\r' }) {
 		for _, pair := range strings.Split(line, "&") {
@@ -334,8 +303,7 @@ func textField(body, key string) (string, bool) {
 	return "", false
 }
 
-// deliverEvent binds an event to its conversation (the rule at the top of
-// this file) or keeps it pending. It reports whether it was bound.
+// deliverEvent binds an event to its conversation or keeps it pending.
 func (a *Engine) deliverEvent(region, accountID, projectID string, ev store.Event) (bool, error) {
 	convID := ""
 	var aw awaitDoc
@@ -382,11 +350,9 @@ func (a *Engine) deliverEvent(region, accountID, projectID string, ev store.Even
 	return false, err
 }
 
-// errOtherProject refuses to bind an event to a conversation of another
-// project.
 var errOtherProject = errors.New("conversation of another project")
 
-// bindEvents appends events to a conversation and shows them in its state.
+// bindEvents appends events to a conversation and its state.
 func (a *Engine) bindEvents(region, accountID, projectID, convID string, evs ...store.Event) error {
 	_, err := a.store.UpdateConversation(region, convID, func(c *store.Conversation) error {
 		if c.AccountID != accountID || c.ProjectID != projectID {
@@ -415,9 +381,8 @@ func (a *Engine) bindEvents(region, accountID, projectID, convID string, evs ...
 	return err
 }
 
-// awaitEvent registers that a conversation awaits an event id (the
-// dialogue action await_event; engine_conversation.go calls it after the turn is
-// stored) and binds the events of that id that arrived before.
+// awaitEvent registers that a conversation awaits an event id (after the
+// turn is stored) and binds the events of that id that came before.
 func (a *Engine) awaitEvent(conv *store.Conversation, eventID string) {
 	key := eventKey(conv.AccountID, conv.ProjectID, eventID)
 	if err := a.store.PutDoc(docAwait, conv.Region, key, awaitDoc{ConversationID: conv.ID}); err != nil {

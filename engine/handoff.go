@@ -1,9 +1,7 @@
 package engine
 
 // Handoff state (docs/api.md#handoff; docs/fidelity.md G19): the data a
-// dialogue's handoff action (or a scenario) stored for a conversation. A
-// request names the conversation by id, by shared_id, or both: one of them
-// is needed, and shared_id decides when both are given.
+// handoff stored for a conversation, by id or shared_id.
 
 import (
 	"errors"
@@ -23,12 +21,11 @@ type HandoffResponse struct {
 	Data     map[string]any `json:"data"`
 }
 
-// HandoffState is the stored data of a handoff, as the Handoff API
-// answers it.
+// HandoffState is a handoff's stored data, as the Handoff API answers it.
 type HandoffState = store.HandoffState
 
 // HandoffState reads the handoff state of p's project by shared id when
-// sharedID is given, else by conversation id; one of them is needed.
+// given, else by conversation id.
 func (a *Engine) HandoffState(p *Principal, id, sharedID string) (*HandoffState, error) {
 	if id == "" && sharedID == "" {
 		return nil, &Error{Kind: KindInvalid, Message: MsgHandoffIDRequired}

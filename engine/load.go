@@ -1,8 +1,7 @@
 package engine
 
 // The wiring of one engine: a store, a virtual clock and a fault set,
-// loaded with a scenario; Reset and LoadScenario bring it back to a
-// scenario's initial state.
+// loaded with a scenario.
 
 import (
 	"errors"
@@ -20,16 +19,14 @@ import (
 	"github.com/agentplatform/mockplatform/store"
 )
 
-// Config is how OpenEngine wires an engine. The zero Config but its
-// Vocabulary is the default scenario in memory on the manual clock.
+// Config is how OpenEngine wires an engine; zero but Vocabulary is the
+// default scenario in memory on the manual clock.
 type Config struct {
-	// Vocabulary is what the scenario may name (required: the family
-	// table's, handlers.Vocabulary).
+	// Vocabulary is what the scenario may name (required).
 	Vocabulary *scenario.Vocabulary
 	// Scenario is the scenario to serve (nil: the default scenario).
 	Scenario *scenario.Scenario
-	// DataFile persists the store (buntdb's append-only file; "": in
-	// memory). Data already in it is kept; an empty file is seeded.
+	// DataFile persists the store ("": in memory); an empty file is seeded.
 	DataFile string
 	// Clock is the clock mode ("": manual).
 	Clock clock.Mode
@@ -39,31 +36,24 @@ type Config struct {
 	Seed *int64
 	// Logger receives the instance's logs (nil: discarded).
 	Logger *slog.Logger
-	// WebhookTargets, when not empty, is an allow-list of webhook targets
-	// (scenario.HostList syntax) on top of the scenario's
-	// webhooks.allowed_targets (docs/security.md#webhook-targets).
+	// WebhookTargets is an allow-list of webhook targets on top of the
+	// scenario's (docs/security.md#webhook-targets).
 	WebhookTargets []string
-	// Progress, when set, sees the progress of generating and loading
-	// records while Open runs (engine/seeding); loads of over 100k records
-	// also log it at info level.
+	// Progress sees the progress of generating and loading records.
 	Progress func(Progress)
-	// Recorder receives the transitions of the resources' state machines
-	// and the runs of clock work (machines.go; nil: coverage.Discard()).
+	// Recorder receives state machine transitions and clock runs (nil:
+	// coverage.Discard()).
 	Recorder coverage.Recorder
 }
 
-// defaults are a vocabulary's default scenario and its initial data on
-// the manual clock, made once per process (parsing the scenario cost two
-// thirds of an instance's start; a Snapshot is immutable and restores
-// into any store). Vocabularies live as long as the process: the family
-// table's, and those of tests' tables.
+// defaults are a vocabulary's default scenario and its initial data,
+// made once per process: parsing is costly and a Snapshot is immutable.
 type defaults struct {
 	once sync.Once
 	sc   *scenario.Scenario
 	snap *store.Snapshot
 	err  error
-	// idx is the agents' runtime index of snap, made by the first
-	// instance that restores it (the index is immutable).
+	// idx is snap's agents runtime index, made on first restore.
 	idxOnce sync.Once
 	idx     *runtimeIndex
 }
@@ -82,13 +72,11 @@ func defaultsOf(voc *scenario.Vocabulary) *defaults {
 	return d
 }
 
-// DefaultScenario is the embedded default scenario in a vocabulary,
-// parsed once per process and shared read-only by every instance that
-// names no other one.
+// DefaultScenario is the embedded default scenario in a vocabulary, parsed
+// once per process and shared read-only.
 func DefaultScenario(voc *scenario.Vocabulary) *scenario.Scenario { return defaultsOf(voc).sc }
 
-// OpenEngine wires an engine and loads its scenario. Close releases it
-// all.
+// OpenEngine wires an engine and loads its scenario; Close releases it.
 func OpenEngine(cfg Config) (*Engine, error) {
 	if cfg.Vocabulary == nil {
 		return nil, errors.New("mockplatform: no vocabulary")
@@ -133,14 +121,12 @@ func OpenEngine(cfg Config) (*Engine, error) {
 	return e, nil
 }
 
-// Load loads the Config's scenario (keeping the data of a data file that
-// has some). Open calls it once the edge has subscribed to resets.
+// Load loads the Config's scenario, keeping a data file's data. Call it
+// once the edge has subscribed to resets.
 func (e *Engine) Load() error { return e.loadScenario(e.cfg.Scenario, e.cfg.DataFile != "") }
 
-// OnReset subscribes fn to resets: it runs at the end of every reset and
-// scenario load, with the scenario in force, while the reset holds the
-// engine's load lock (the edge resets its own state in it). Subscribe
-// before Load, never while the engine serves.
+// OnReset subscribes fn to resets and loads; it runs at their end under
+// the engine's load lock. Subscribe before Load.
 func (e *Engine) OnReset(fn func(sc *scenario.Scenario)) { e.onReset = append(e.onReset, fn) }
 
 // Store is the instance's store.
@@ -152,17 +138,16 @@ func (e *Engine) Clock() *clock.Clock { return e.clock }
 // Faults is the instance's fault set.
 func (e *Engine) Faults() *faults.Set { return e.faults }
 
-// Scenario is the scenario in force, as loaded (read-only; the seed
-// override of Config is not applied to it).
+// Scenario is the scenario in force, as loaded (without the seed
+// override).
 func (e *Engine) Scenario() *scenario.Scenario {
 	e.loadMu.Lock()
 	defer e.loadMu.Unlock()
 	return e.sc
 }
 
-// Reset restores the scenario's initial state: data, clock, faults, the
-// timeline (from the clock's start), the families' in-memory state and
-// the edge's (OnReset).
+// Reset restores the scenario's initial state: data, clock, faults,
+// timeline and in-memory state, then the edge's (OnReset).
 func (e *Engine) Reset() error {
 	e.loadMu.Lock()
 	defer e.loadMu.Unlock()
@@ -192,8 +177,8 @@ func (e *Engine) resetLocked() error {
 	return nil
 }
 
-// loadScenario seeds the initial data of sc and resets. With keep, data
-// already in a persistent store is kept (only an empty store is seeded).
+// loadScenario seeds sc and resets; with keep, a persistent store's data is
+// kept.
 func (e *Engine) loadScenario(sc *scenario.Scenario, keep bool) error {
 	if err := e.checkSeededTargets(sc); err != nil {
 		return err
@@ -219,9 +204,8 @@ func (e *Engine) loadScenario(sc *scenario.Scenario, keep bool) error {
 			if err := e.resetTimelineLocked(eff, eff.Seed); err != nil {
 				return err
 			}
-			// Reopened data: the ID generator must not replay the IDs it
-			// issued before the restart (every create would collide), so
-			// it resumes from the seed mixed with the record count.
+			// Reopened data: resume IDs from the seed mixed with the record count so
+			// creates do not collide with earlier IDs.
 			resumed := *eff
 			resumed.Seed = eff.Seed ^ int64(n)*0x5851f42d4c957f2d
 			e.SetScenario(&resumed)
@@ -232,8 +216,7 @@ func (e *Engine) loadScenario(sc *scenario.Scenario, keep bool) error {
 	return e.resetLocked()
 }
 
-// seedSnapshot seeds a scratch store from sc with the clock at start and
-// returns its data.
+// seedSnapshot seeds a scratch store from sc and returns its data.
 func seedSnapshot(sc *scenario.Scenario, start time.Time, prog *seeding.Reporter) (*store.Snapshot, error) {
 	seedStore, err := store.Open("")
 	if err != nil {
@@ -246,9 +229,7 @@ func seedSnapshot(sc *scenario.Scenario, start time.Time, prog *seeding.Reporter
 	return seedStore.Snapshot()
 }
 
-// seedTime is the "now" of a scenario's seeds: the clock's start (the
-// manual clock's default start, or the wall time of a real clock, when
-// neither the Config nor the scenario gives one).
+// seedTime is the "now" of a scenario's seeds: the clock's start.
 func (e *Engine) seedTime(sc *scenario.Scenario) time.Time {
 	if start := startOf(e.cfg, sc); !start.IsZero() {
 		return start
@@ -259,7 +240,6 @@ func (e *Engine) seedTime(sc *scenario.Scenario) time.Time {
 	return e.clock.Now()
 }
 
-// effective applies the seed override of the Config to a scenario.
 func (e *Engine) effective(sc *scenario.Scenario) *scenario.Scenario {
 	if e.cfg.Seed == nil || sc.Seed == *e.cfg.Seed {
 		return sc
@@ -269,8 +249,8 @@ func (e *Engine) effective(sc *scenario.Scenario) *scenario.Scenario {
 	return &cp
 }
 
-// startOf is the clock start: the Config's, else the scenario's, else the
-// clock's default (manual: 2026-01-01; real: wall time).
+// startOf is the clock start: the Config's, the scenario's, or the
+// clock's default.
 func startOf(cfg Config, sc *scenario.Scenario) time.Time {
 	if !cfg.Start.IsZero() {
 		return cfg.Start

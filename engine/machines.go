@@ -1,17 +1,9 @@
 package engine
 
-// The state machines of the families' resources and the kinds of work the
-// virtual clock runs for them, as the engine implements them: the
-// catalogue the coverage report counts transitions and clock events
-// against (docs/coverage.md). Each belongs to one family (the edge's
-// Family.Machines, Family.ClockEvents): chat conversations to chat,
-// messaging sessions to messaging, branches and deployments to agents,
-// alert rules to alerts, webhook endpoints and deliveries to webhooks,
-// outbound calls to outbound, number reservations to dni, external events
-// to external_events; conversation retention to conversations. The engine
-// reports each move to its Recorder (Config.Recorder) where the state
-// changes, from "" when the resource comes into being, and each run of
-// clock work as it runs.
+// The families' resource state machines and clock work kinds: the
+// catalogue the coverage report counts against (docs/coverage.md). The
+// engine reports each state change to its Recorder (from "" for a new
+// resource) and each run of clock work.
 
 import (
 	"time"
@@ -22,7 +14,6 @@ import (
 
 type transition = coverage.Transition
 
-// moves lists transitions from each of froms to each of tos.
 func moves(clock bool, froms []string, tos ...string) []transition {
 	var out []transition
 	for _, f := range froms {
@@ -35,8 +26,7 @@ func moves(clock bool, froms []string, tos ...string) []transition {
 	return out
 }
 
-// MachineChatConversation is a chat conversation (conversation.go,
-// chat.go).
+// MachineChatConversation is a chat conversation.
 var MachineChatConversation = &coverage.Machine{
 	Name: "chat_conversation",
 	Doc: "A Chat API conversation: created with the agent's greeting; responded once a user turn is answered; " +
@@ -48,7 +38,6 @@ var MachineChatConversation = &coverage.Machine{
 		moves(false, []string{"created", "responded"}, "handoff", "ended", "closed")...),
 }
 
-// chatState is the state a chat conversation's turn leaves it in.
 func chatState(inProgress bool, out Outcome) string {
 	switch {
 	case out.Handoff != nil:
@@ -59,8 +48,7 @@ func chatState(inProgress bool, out Outcome) string {
 	return "responded"
 }
 
-// chatTurnsState is the state of a chat conversation in progress after
-// n user turns.
+// chatTurnsState is an open chat's state after n user turns.
 func chatTurnsState(n int) string {
 	if n > 0 {
 		return "responded"
@@ -68,8 +56,7 @@ func chatTurnsState(n int) string {
 	return "created"
 }
 
-// userTurns counts the user's turns of a conversation: all but the
-// agent's greeting (no user input, neither a silence nor out of domain).
+// userTurns counts the user's turns: all but the greeting.
 func userTurns(turns []store.Turn) int {
 	n := len(turns)
 	if n > 0 && turns[0].UserInput == "" && !turns[0].IsSilence && !turns[0].IsOOD {
@@ -78,8 +65,7 @@ func userTurns(turns []store.Turn) int {
 	return n
 }
 
-// MachineMessagingSession is a live messaging session (the edge's
-// messaging_session.go, messaging_socket.go).
+// MachineMessagingSession is a live messaging session (the edge's).
 var MachineMessagingSession = &coverage.Machine{
 	Name: "messaging_session",
 	Doc: "A messaging session: created by POST /api/v1/sessions; connected once a socket attaches; idle_expired " +
@@ -111,8 +97,7 @@ var MachineBranch = &coverage.Machine{
 	},
 }
 
-// MachineDeployment is an agent's deployed version, by environment
-// (agents_deployments.go).
+// MachineDeployment is an agent's deployed version, by environment.
 var MachineDeployment = &coverage.Machine{
 	Name: "deployment",
 	Doc: "An agent's deployed version: published to sandbox (publish, or a merge under merge_deploy: sandbox), " +
@@ -128,8 +113,8 @@ var MachineDeployment = &coverage.Machine{
 	}, moves(false, []string{"published", "promoted", "live"}, "rolled_back")...),
 }
 
-// deploymentState is a deployment's state by its environment: a sandbox
-// one is published, or rolled_back when a rollback made it.
+// deploymentState is a deployment's state by environment (sandbox:
+// published or rolled_back).
 func deploymentState(d *Deployment) string {
 	switch d.Environment {
 	case "pre-release":
@@ -143,7 +128,6 @@ func deploymentState(d *Deployment) string {
 	return "published"
 }
 
-// alertStates are an alert rule's states (docs/api.md#alert-states).
 var alertStates = []string{stateOK, stateAlert, stateNoData, stateUnknown}
 
 // MachineAlertRule is an alert rule's state (alerts_evaluate.go).
@@ -169,7 +153,6 @@ var MachineWebhookEndpoint = &coverage.Machine{
 	},
 }
 
-// endpointState is a webhook endpoint's state.
 func endpointState(enabled bool) string {
 	if enabled {
 		return "enabled"
@@ -177,8 +160,8 @@ func endpointState(enabled bool) string {
 	return "disabled"
 }
 
-// MachineWebhookDelivery is one event's delivery to one endpoint
-// (webhooks_delivery.go): every attempt is a clock timer.
+// MachineWebhookDelivery is one event's delivery to one endpoint; every
+// attempt is a clock timer.
 var MachineWebhookDelivery = &coverage.Machine{
 	Name: "webhook_delivery",
 	Doc: "One event's delivery to one endpoint: attempted when the event is announced (its first attempt is " +
@@ -194,7 +177,6 @@ var MachineWebhookDelivery = &coverage.Machine{
 	}, moves(true, []string{"attempted", "retried"}, "delivered", "failed")...),
 }
 
-// attemptState is the state a delivery is in when attempt n runs.
 func attemptState(n int) string {
 	if n == 1 {
 		return "attempted"
@@ -202,7 +184,6 @@ func attemptState(n int) string {
 	return "retried"
 }
 
-// attemptClockEvent is the clock event of attempt n of a delivery.
 func attemptClockEvent(n int) coverage.ClockEvent {
 	if n == 1 {
 		return ClockWebhooksAttempt
@@ -210,8 +191,7 @@ func attemptClockEvent(n int) coverage.ClockEvent {
 	return ClockWebhooksRetry
 }
 
-// callFailures are the outcomes of an outbound call that fails after it
-// rings.
+// callFailures are the outcomes of a call that fails after ringing.
 var callFailures = []string{"no_answer", "busy", "rejected", "failed"}
 
 // MachineOutboundCall is an outbound call (outbound.go).
@@ -232,8 +212,7 @@ var MachineOutboundCall = &coverage.Machine{
 		moves(true, append([]string{"success", "queue_timeout"}, callFailures...), "expired")...),
 }
 
-// callState is an outbound call's state: its status, answered while it
-// is in progress, its outcome once it failed.
+// callState is a call's state: its status, answered, or its failure.
 func callState(call *callRecord) string {
 	switch {
 	case call.Status == callFailure:
@@ -244,8 +223,7 @@ func callState(call *callRecord) string {
 	return call.Status
 }
 
-// recordCallStep records a step of a call from state from: its record
-// dropped at the end of retention (gone), or a move to its state now.
+// recordCallStep records a call's step from state from (gone: deleted).
 func (a *Engine) recordCallStep(from string, call *callRecord, gone bool) {
 	switch {
 	case gone:
@@ -270,7 +248,6 @@ var MachineDNIReservation = &coverage.Machine{
 	},
 }
 
-// dniState is a stored reservation's state.
 func dniState(r *dniReservation) string {
 	switch {
 	case r.Expired:
@@ -281,7 +258,6 @@ func dniState(r *dniReservation) string {
 	return "reserved"
 }
 
-// dniDialState is the state a call at now leaves a reservation in.
 func dniDialState(r *dniReservation, now time.Time) string {
 	if now.Before(r.ExpiresAt) {
 		return "used"
@@ -316,12 +292,10 @@ var (
 	ClockConversationsRetention = coverage.ClockEvent{Kind: "conversations.retention", Doc: "A pass dropping ended conversation records past limits.conversation_retention."}
 )
 
-// RecordTransition reports a move of a machine to the engine's Recorder
-// (from "" when the resource comes into being).
+// RecordTransition reports a machine's move to the Recorder.
 func (a *Engine) RecordTransition(m *coverage.Machine, from, to string) {
 	a.rec.Transition(m.Name, from, to)
 }
 
-// RecordClockEvent reports one run of a kind of clock work to the
-// engine's Recorder.
+// RecordClockEvent reports a run of clock work to the Recorder.
 func (a *Engine) RecordClockEvent(e coverage.ClockEvent) { a.rec.ClockEvent(e.Kind) }

@@ -1,16 +1,9 @@
 package engine
 
-// Three-way merge of a branch into main (docs/api.md#agents-merge: 409 when
-// main and the branch have both changed an item). Items are the behavior and
-// each topic, attribute and variant by id; an item merges cleanly when only
-// one side changed it since the branch point, and conflicts when both changed
-// it differently.
-//
-// conflictResolutions (docs/fidelity.md M12.17, OAS MergeBranchBody) resolve
-// conflicts item by item: path is the item's path split at "/" (or the
-// whole path as one element), strategy "ours" keeps main's value (the
-// target, as in git on main), "theirs" the branch's, "base" the value at
-// the branch point; a given value replaces the item (null deletes it).
+// Three-way merge of a branch into main (docs/api.md#agents-merge): items
+// (behavior, and topics, attributes and variants by id) conflict when both
+// sides changed them differently since the branch point. Resolutions
+// (docs/fidelity.md M12.17) pick ours (main), theirs, base, or a value.
 
 import (
 	"bytes"
@@ -27,8 +20,7 @@ type Resolution struct {
 	Value    json.RawMessage // nil when not given
 }
 
-// resolvedValue is the item value a resolution gives: the JSON of the
-// item ("" when deleted), or an error for a value of the wrong shape.
+// resolvedValue is the item JSON a resolution gives ("" when deleted).
 func (r Resolution) resolvedValue(path, base, ours, theirs string) (string, error) {
 	if r.Value == nil {
 		switch r.Strategy {
@@ -81,8 +73,7 @@ func (r Resolution) resolvedValue(path, base, ours, theirs string) (string, erro
 	}
 }
 
-// mergeItem is one mergeable item: its path and its JSON value ("" when
-// absent).
+// mergeItems maps each item's path to its JSON ("" when absent).
 type mergeItems map[string]string
 
 func itemsOf(c BranchContent) (mergeItems, []string) {
@@ -116,10 +107,8 @@ func mergeContent(base, ours, theirs BranchContent) (BranchContent, []string) {
 	return out, conflicts
 }
 
-// mergeResolve is mergeContent with conflict resolutions: it returns the
-// merged content, the conflicts no resolution settled (sorted), the paths
-// of the resolutions used, and an error for a resolution value of the
-// wrong shape.
+// mergeResolve is mergeContent with resolutions: it also returns the
+// resolutions' paths used, and an error for a badly shaped value.
 func mergeResolve(base, ours, theirs BranchContent, res map[string]Resolution) (BranchContent, []string, map[string]bool, error) {
 	used := map[string]bool{}
 	b, _ := itemsOf(base)
@@ -157,8 +146,7 @@ func mergeResolve(base, ours, theirs BranchContent, res map[string]Resolution) (
 			result[p] = v
 		}
 	}
-	// Items deleted on one side and unchanged on the other are absent from
-	// both orders only when both deleted them; those stay deleted.
+	// Items deleted on both sides stay deleted.
 	if len(conflicts) > 0 {
 		sort.Strings(conflicts)
 		return BranchContent{}, conflicts, used, nil

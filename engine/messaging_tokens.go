@@ -1,11 +1,8 @@
 package engine
 
 // Messaging access tokens (docs/api.md#messaging-token; docs/fidelity.md
-// G20, D23): a connector token and one of its registered hosts buy a
-// short-lived HS256 JWT, which creates sessions and opens their sockets.
-// The edge (the messaging handlers) reads the requests; the engine issues
-// and verifies the tokens, and draws the ids of messaging events and
-// messages from a stream of its own.
+// G20, D23): a connector token and a registered host buy a short-lived
+// HS256 JWT for sessions and sockets. The engine issues and verifies them.
 
 import (
 	crand "crypto/rand"
@@ -22,32 +19,24 @@ import (
 	"github.com/agentplatform/mockplatform/scenario"
 )
 
-// messagingState is the engine's part of messaging: the JWT key, the id
-// stream of messaging events and the token generations. mu is a leaf.
+// messagingState is the JWT key, the messaging id stream and the token
+// generations. mu is a leaf.
 type messagingState struct {
 	mu sync.Mutex
-	// randomKey is the instance's own HS256 key, from crypto/rand when the
-	// engine is made: no one can derive it from what the mock shows (the
-	// scenario, its seed). secret is the key in force: the scenario's
-	// messaging.signing_key when it sets one (reproducible tokens), else
-	// randomKey.
+	// randomKey is the instance's own key (crypto/rand): no one can derive it
+	// from the scenario. secret is the key in force: messaging.signing_key
+	// when set (reproducible tokens), else randomKey.
 	randomKey []byte
 	secret    []byte
-	// view is the View the secret and rng were derived from; a new view
-	// (scenario load, reset) derives them again.
+	// view is the View secret and rng were derived from.
 	view *View
 	rng  *rand.Rand
-	// tokenGen numbers the access tokens issued over the instance's life
-	// (a reset does not restart it); a token is valid only with a number
-	// in (revokedGen, tokenGen]: ExpireMessagingTokens and a reset move
-	// revokedGen up to tokenGen, and a number the mock never issued (a
-	// forged or replayed token from another instance) is refused.
+	// tokenGen numbers the tokens issued over the instance's life; a token is
+	// valid only in (revokedGen, tokenGen], so revocation moves revokedGen up
+	// and tokens from other instances are refused.
 	tokenGen, revokedGen uint64
-	// verified holds the claims of access tokens whose signature and
-	// claims the world's key verified (parsing a token cost more than the
-	// rest of a session request): a token is parsed once, and its time
-	// checks run again at each use. A new world (a new key) empties it; it
-	// is emptied too when it reaches maxVerifiedTokens.
+	// verified caches the claims of verified tokens (time checks run at each
+	// use); emptied on a new key or at maxVerifiedTokens.
 	verified map[string]AccessClaims
 }
 
@@ -81,14 +70,13 @@ type Bearer struct {
 	Connector *scenario.Credential
 }
 
-// newMessagingKey gives the engine its own random JWT key.
 func (m *messagingState) newMessagingKey() {
 	m.randomKey = make([]byte, 32)
 	crand.Read(m.randomKey) // never fails (crypto/rand crashes the process rather)
 }
 
-// messagingLocked derives the per-world secret and id stream when the
-// world has changed. a.messaging.mu must be held.
+// messagingLocked derives the secret and id stream when the world changed.
+// a.messaging.mu must be held.
 func (a *Engine) messagingLocked() *messagingState {
 	m := &a.messaging
 	w := a.View()
@@ -101,8 +89,7 @@ func (a *Engine) messagingLocked() *messagingState {
 		if k := w.Scenario().MessagingConfig().SigningKey; k != "" {
 			m.secret = []byte(k)
 		}
-		// A stream of its own, so that messaging traffic does not shift the
-		// resource ids of the other families.
+		// A stream of its own, so messaging does not shift other families' ids.
 		m.rng = rand.New(rand.NewPCG(seed^0x3c6ef372fe94f82b, seed^0xa54ff53a5f1d36f1))
 		m.view = w
 		m.verified = nil
@@ -110,8 +97,7 @@ func (a *Engine) messagingLocked() *messagingState {
 	return m
 }
 
-// resetMessagingTokens revokes every access token issued so far and
-// derives the key and the id stream again.
+// resetMessagingTokens revokes every token and derives key and stream again.
 func (a *Engine) resetMessagingTokens() {
 	a.messaging.mu.Lock()
 	a.messaging.revokedGen = a.messaging.tokenGen
@@ -152,8 +138,8 @@ func (a *Engine) MessagingMessageID() string {
 	return string(b)
 }
 
-// IssueMessagingToken signs an access token of a connector credential of
-// acct's project proj for host, valid for ttl on the virtual clock.
+// IssueMessagingToken signs an access token of a connector credential for
+// host, valid for ttl on the virtual clock.
 func (a *Engine) IssueMessagingToken(cred *scenario.Credential, acct *scenario.Account, proj *scenario.Project, host string, ttl time.Duration) (string, error) {
 	now := a.clock.Now()
 	a.messaging.mu.Lock()
@@ -177,10 +163,8 @@ func (a *Engine) IssueMessagingToken(cred *scenario.Credential, acct *scenario.A
 	return jwt.NewWithClaims(jwt.SigningMethodHS256, claims).SignedString(secret)
 }
 
-// VerifyMessagingToken checks an access token: HS256 with the instance's
-// key, not expired on the virtual clock (expired: as if it were), a
-// generation this mock issued and did not revoke, and its connector still
-// known and enabled.
+// VerifyMessagingToken checks an access token: signature, expiry on the
+// virtual clock, an unrevoked generation, and an enabled connector.
 func (a *Engine) VerifyMessagingToken(raw string, expired bool) (*Bearer, error) {
 	checks := []jwt.ParserOption{jwt.WithTimeFunc(a.clock.Now), jwt.WithExpirationRequired(),
 		jwt.WithIssuer(MessagingTokenIssuer), jwt.WithAudience("messaging")}
@@ -240,8 +224,8 @@ func (a *Engine) VerifyMessagingToken(raw string, expired bool) (*Bearer, error)
 	return b, nil
 }
 
-// ExpireMessagingTokens makes every access token issued so far invalid
-// (401 on sessions and new sockets); open sockets stay open.
+// ExpireMessagingTokens revokes every token issued so far; open sockets
+// stay open.
 func (a *Engine) ExpireMessagingTokens() {
 	a.messaging.mu.Lock()
 	rt := a.messagingLocked()
@@ -264,10 +248,8 @@ func NormalizeHost(h string) string {
 	return strings.TrimSuffix(h, ".")
 }
 
-// HostAllowed matches X-Host against a connector's registered hosts:
-// equal (case-insensitive, any port), or, with subdomains, a subdomain of
-// a registered domain ("app.example.com" for "example.com";
-// "dev.localhost" for "localhost").
+// HostAllowed matches X-Host against a connector's hosts: equal (any
+// case, any port), or with subdomains a subdomain of one.
 func HostAllowed(hosts []string, host string, subdomains bool) bool {
 	h := NormalizeHost(host)
 	if h == "" {

@@ -1,12 +1,9 @@
 package engine
 
 // Outbound calling (docs/api.md#outbound; docs/fidelity.md G3, G7, G11, G18,
-// G21, D7). A call is a stored document that moves
-// queued → calling → success | failure on the virtual clock, with the
-// outcome and timings the scenario gives its destination. An answered call is a VOICE-SIP conversation record
-// with the call sid as its id, in progress until the call ends. The status
-// stays readable for the retention period (about 2 hours) after the call
-// ends, then 404.
+// G21, D7): a stored call moves queued → calling → success | failure on the
+// virtual clock; an answered call is a VOICE-SIP conversation with the call
+// sid as its id. The status is readable for the retention period, then 404.
 
 import (
 	"encoding/base64"
@@ -32,18 +29,15 @@ const PresetOutboundOutcome = "outbound.outcome"
 // CallStatuses are the statuses of a call, in order.
 var CallStatuses = []string{callQueued, callCalling, callSuccess, callFailure}
 
-// outboundState is the outbound family's in-memory state: the rate-limit
-// windows. Calls themselves are stored documents (kind docOutboundCall)
-// with timers on the clock.
+// outboundState is the outbound family's in-memory state; calls are stored
+// documents with clock timers.
 type outboundState struct {
 	mu sync.Mutex
-	// rate holds, per account id, the times of the calls accepted within
-	// the rate-limit window.
+	// rate holds, per account id, the calls accepted within the window.
 	rate map[string][]time.Time
 }
 
-// resetOutbound forgets the rate windows and arms again the timers of the
-// stored calls (the clock dropped them).
+// resetOutbound forgets the rate windows and rearms the stored calls.
 func (a *Engine) resetOutbound() {
 	a.outbound.mu.Lock()
 	a.outbound.rate = nil
@@ -85,25 +79,22 @@ const (
 // DocOutboundCall is the store kind of outbound calls.
 const DocOutboundCall = "outbound_call"
 
-// maxMetadataBase64 bounds the base64 form of the metadata (docs/fidelity.md
-// G11: under 26 KB).
+// maxMetadataBase64 bounds the metadata's base64 form (docs/fidelity.md G11).
 const maxMetadataBase64 = 26 * 1024
 
 var (
 	E164RE = regexp.MustCompile(`^\+[1-9][0-9]{6,14}$`)
-	// CountryCodeRE is the form of a country_code (countryCodes lists the
-	// supported ones).
+	// CountryCodeRE is the form of a country_code.
 	CountryCodeRE = regexp.MustCompile(`^[A-Za-z]{2}$`)
 	CallSIDRE     = regexp.MustCompile(`^OUT-[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
-	// phonePunct is what national and E.164 numbers may be written with.
-	phonePunct = strings.NewReplacer(" ", "", "-", "", "(", "", ")", "", ".", "")
+	phonePunct    = strings.NewReplacer(" ", "", "-", "", "(", "", ")", "", ".", "")
 )
 
 // Encryptions is the encryption enum; the first is the default.
 var Encryptions = []string{"TLS/SRTP", "UDP/RTP", "UDP/SRTP", "TLS/RTP"}
 
-// CountryCodes maps ISO 3166-1 alpha-2 codes to calling codes, for national
-// numbers (a common subset; docs/fidelity.md).
+// CountryCodes maps ISO 3166-1 alpha-2 codes to calling codes (a common
+// subset; docs/fidelity.md).
 var CountryCodes = map[string]string{
 	"US": "1", "CA": "1", "GB": "44", "IE": "353", "FR": "33", "DE": "49", "ES": "34", "IT": "39",
 	"NL": "31", "BE": "32", "PT": "351", "CH": "41", "AT": "43", "SE": "46", "NO": "47", "DK": "45",
@@ -124,8 +115,7 @@ type OutboundResponse struct {
 	CallSID string `json:"call_sid"`
 }
 
-// callRecord is the stored call: its plan (fixed when it is triggered)
-// and its progress.
+// callRecord is the stored call: its plan and its progress.
 type callRecord struct {
 	SID         string            `json:"call_sid"`
 	Region      string            `json:"region"`
@@ -145,10 +135,8 @@ type callRecord struct {
 	EndAt       time.Time         `json:"end_at"`
 	Answered    bool              `json:"answered"`
 	RetainUntil time.Time         `json:"retain_until"`
-	// The agent-scoped API's choices (outbound_agent.go): the environment
-	// and variant of the answered call's conversation, and the
-	// connector it goes through. Empty for a legacy call: live, the
-	// project's default variant.
+	// The agent-scoped API's choices (outbound_agent.go); empty for a legacy
+	// call (live, the project's default variant).
 	Environment string `json:"environment,omitempty"`
 	VariantID   string `json:"variant_id,omitempty"`
 	ConnectorID string `json:"connector_id,omitempty"`
@@ -186,7 +174,7 @@ func OutboundNumber(to, country *string) (string, error) {
 }
 
 // OutboundMetadata checks that every value is a string and that the base64
-// form of the metadata is under 26 KB.
+// form is under 26 KB.
 func OutboundMetadata(m map[string]any) (map[string]string, error) {
 	if m == nil {
 		return nil, nil
@@ -210,9 +198,8 @@ func OutboundMetadata(m map[string]any) (map[string]string, error) {
 	return out, nil
 }
 
-// outboundProject is the project a call is placed for: the token's
-// project, or for an account-wide token the account's first project with
-// outbound calling enabled. nil when outbound is not enabled.
+// outboundProject is the token's project, or for an account-wide token the
+// account's first with outbound enabled; nil when none.
 func outboundProject(p *Principal) *scenario.Project {
 	if p.Project != nil {
 		if o := p.Project.Outbound; o != nil && o.Enabled {
@@ -229,7 +216,7 @@ func outboundProject(p *Principal) *scenario.Project {
 }
 
 // rateLimit counts a call against the account's sliding window (G21):
-// beyond it, 429 with Retry-After (seconds until a slot frees).
+// beyond it, 429 with Retry-After.
 func (a *Engine) rateLimit(acct *scenario.Account, now time.Time) error {
 	if acct.Outbound == nil || acct.Outbound.RateLimit == nil {
 		return nil
@@ -264,20 +251,17 @@ func (a *Engine) rateLimit(acct *scenario.Account, now time.Time) error {
 	return nil
 }
 
-// CallRequest is a call to place, its fields checked by the edge
-// (OutboundNumber, OutboundMetadata, Encryptions).
+// CallRequest is a call to place, its fields checked by the edge.
 type CallRequest struct {
 	To         string // E.164
 	Metadata   map[string]string
 	Encryption string
-	// Outcome, when set, forces the call's outcome (the preset
-	// PresetOutboundOutcome) over the one its destination plans.
+	// Outcome, when set, forces the call's outcome (PresetOutboundOutcome).
 	Outcome string
 }
 
-// PlaceCall queues a call from p's project (outboundProject: it must have
-// outbound calling enabled, else 401), counted against the account's rate
-// limit (429), and returns its sid. Its status then moves on the clock.
+// PlaceCall queues a call from p's project (401 without outbound, 429 over
+// the rate limit) and returns its sid.
 func (a *Engine) PlaceCall(p *Principal, in CallRequest) (string, error) {
 	proj := outboundProject(p)
 	if proj == nil {
@@ -286,9 +270,8 @@ func (a *Engine) PlaceCall(p *Principal, in CallRequest) (string, error) {
 	return a.queueCall(p, proj, in, nil)
 }
 
-// queueCall counts a call of proj against the account's rate limit,
-// stores it (fill sets the agent-scoped API's fields) and arms its first
-// step.
+// queueCall rate-limits, stores and arms a call; fill sets the agent-scoped
+// API's fields.
 func (a *Engine) queueCall(p *Principal, proj *scenario.Project, in CallRequest, fill func(*callRecord)) (string, error) {
 	now := a.clock.Now()
 	if err := a.rateLimit(p.Account, now); err != nil {
@@ -314,9 +297,8 @@ func (a *Engine) queueCall(p *Principal, proj *scenario.Project, in CallRequest,
 	return call.SID, nil
 }
 
-// OutboundCall reads the call sid of p's account
-// (docs/api.md#outbound-status): an unknown call, one of another account
-// and one past its retention are not found.
+// OutboundCall reads call sid of p's account (docs/api.md#outbound-status):
+// another account's or one past retention is not found.
 func (a *Engine) OutboundCall(p *Principal, sid string) (*OutboundCall, error) {
 	var call callRecord
 	if err := a.store.GetDoc(DocOutboundCall, p.Region, sid, &call); err != nil {
@@ -347,8 +329,8 @@ func planCall(o *scenario.ProjectOutbound, to string, now time.Time, retention t
 	return call
 }
 
-// replan computes the timeline from the creation time, the outcome and a
-// timing (zero parts take the defaults).
+// replan computes the timeline from the creation time, outcome and timing
+// (zero parts take the defaults).
 func (call *callRecord) replan(t scenario.CallTiming, retention time.Duration) {
 	queue, ring, talk := t.Queue.D(), t.Ring.D(), t.Talk.D()
 	if queue <= 0 {
@@ -383,8 +365,7 @@ func (call *callRecord) expired(now time.Time) bool {
 	return call.terminal() && !now.Before(call.RetainUntil)
 }
 
-// next is the time of the call's next step (zero when none is left but
-// the deletion at the end of retention).
+// next is the time of the call's next step (zero: only deletion is left).
 func (call *callRecord) next() time.Time {
 	switch {
 	case call.terminal():
@@ -397,15 +378,13 @@ func (call *callRecord) next() time.Time {
 	return call.EndAt
 }
 
-// armCall schedules the call's next step on the virtual clock.
 func (a *Engine) armCall(call *callRecord) {
 	region, sid := call.Region, call.SID
 	a.clock.At(call.next(), func(now time.Time) { a.stepCall(region, sid, now) })
 }
 
-// stepCall applies the step that is due: calling, answered (the
-// conversation starts), ended (success or failure; the conversation ends),
-// or the end of retention (the record is deleted).
+// stepCall applies the due step: calling, answered, ended, or the end of
+// retention (the record is deleted).
 func (a *Engine) stepCall(region, sid string, now time.Time) {
 	var call callRecord
 	var answered, ended, gone bool
@@ -456,11 +435,8 @@ func (a *Engine) stepCall(region, sid string, now time.Time) {
 	a.armCall(&call)
 }
 
-// outboundConversationEnded completes an answered outbound call whose
-// conversation ended before the planned end of the call (the agent ended
-// or handed off, or the callee hung up): the status becomes success at
-// that time, and retention counts from it. Other conversations are left
-// alone.
+// outboundConversationEnded completes an answered call whose conversation
+// ended before the call's planned end: success at that time.
 func (a *Engine) outboundConversationEnded(conv *store.Conversation) {
 	if !strings.HasPrefix(conv.ID, "OUT-") {
 		return
@@ -490,8 +466,7 @@ func (a *Engine) outboundConversationEnded(conv *store.Conversation) {
 	}
 }
 
-// answerCall starts the call's VOICE-SIP conversation (id = call sid,
-// metadata as SIP headers in its state).
+// answerCall starts the call's VOICE-SIP conversation (id = call sid).
 func (a *Engine) answerCall(call *callRecord) {
 	w := a.View()
 	acct := w.Account(call.AccountID)
@@ -518,8 +493,7 @@ func (a *Engine) answerCall(call *callRecord) {
 	}
 }
 
-// rearmCalls arms the timers of the stored calls again (after a reset the
-// clock has none; with a data file the calls survive a restart).
+// rearmCalls rearms the stored calls' timers after a reset or restart.
 func (a *Engine) rearmCalls() {
 	for _, region := range scenario.Regions {
 		var calls []*callRecord
@@ -536,9 +510,8 @@ func (a *Engine) rearmCalls() {
 	}
 }
 
-// OutboundCall is an outbound call as the console shows it: where it
-// stands and its timeline on the virtual clock (the steps planned when it
-// was placed; a step in the past has happened). Its metadata is left out.
+// OutboundCall is an outbound call as the console shows it, with its
+// planned timeline; its metadata is left out.
 type OutboundCall struct {
 	SID        string `json:"call_sid"`
 	Region     string `json:"region"`
@@ -546,13 +519,11 @@ type OutboundCall struct {
 	ProjectID  string `json:"project_id"`
 	ToNumber   string `json:"to_number"`
 	FromNumber string `json:"from_number,omitempty"`
-	// Status is queued, calling, success or failure; Reason explains a
-	// failure.
+	// Status is queued, calling, success or failure; Reason explains a failure.
 	Status  string `json:"status"`
 	Reason  string `json:"reason,omitempty"`
 	Outcome string `json:"outcome"`
-	// Answered reports that the callee answered: the call's conversation
-	// (id = SID) exists.
+	// Answered reports that the call's conversation (id = SID) exists.
 	Answered    bool      `json:"answered"`
 	CreatedAt   time.Time `json:"created_at"`
 	CallingAt   time.Time `json:"calling_at"` // zero for a queue timeout
@@ -561,7 +532,6 @@ type OutboundCall struct {
 	RetainUntil time.Time `json:"retain_until"`
 }
 
-// view is the call as the console shows it.
 func (c *callRecord) view() OutboundCall {
 	return OutboundCall{SID: c.SID, Region: c.Region, AccountID: c.AccountID, ProjectID: c.ProjectID,
 		ToNumber: c.ToNumber, FromNumber: c.FromNumber, Status: c.Status, Reason: c.Reason, Outcome: c.Outcome,
@@ -569,8 +539,7 @@ func (c *callRecord) view() OutboundCall {
 		RetainUntil: c.RetainUntil}
 }
 
-// OutboundCalls lists the stored outbound calls of every region, oldest
-// first.
+// OutboundCalls lists the stored outbound calls, oldest first.
 func (a *Engine) OutboundCalls() ([]OutboundCall, error) {
 	var out []OutboundCall
 	for _, region := range scenario.Regions {

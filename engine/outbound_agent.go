@@ -1,13 +1,9 @@
 package engine
 
 // Agent-scoped outbound calls (docs/api.md#agents-outbound; docs/fidelity.md
-// G26): the Agents API's form of outbound calling. A call placed here is
-// the same stored call as one placed through POST /v1/outbound-calling
-// (outbound.go): one state machine, one retention, one rate limit, so each
-// API reads the calls the other placed. What this form adds: the agent of
-// the path, the environment (its connector there gives the answered
-// call's languages and, unless variantId is given, its variant), and the
-// upper-case statuses of the agents document.
+// G26): the same stored calls as POST /v1/outbound-calling (outbound.go),
+// plus the path's agent, the environment's connector (languages, variant)
+// and upper-case statuses.
 
 import (
 	"cmp"
@@ -27,12 +23,11 @@ const (
 	MsgAgentCallOtherEnv      = "Call was not placed in this environment."
 )
 
-// AgentCallEncryptions are the agents document's encryption values; the
-// first is the default. Each stands for a legacy form (TLS/SRTP, ...).
+// AgentCallEncryptions are the agents document's encryption values (the
+// first is the default).
 var AgentCallEncryptions = []string{"tls_srtp", "udp_rtp", "udp_srtp", "tls_rtp"}
 
-// AgentCallBody is the body of POST /v1/agents/{agentId}/telephony/outbound-calls
-// (OAS InitiateOutboundCallBody).
+// AgentCallBody is an agent call's body (OAS InitiateOutboundCallBody).
 type AgentCallBody struct {
 	ToNumber    *string        `json:"toNumber"`
 	Environment *string        `json:"environment"`
@@ -73,8 +68,7 @@ func (AgentCallStatus) FieldRules() map[string]FieldRule {
 // AgentCallStatuses are the statuses in the agents document's form.
 var AgentCallStatuses = []string{"QUEUED", "CALLING", "SUCCESS", "FAILURE"}
 
-// agentCallInput reads the body's fields: every bad field at once, as the
-// other agents bodies report them.
+// agentCallInput reads the body, reporting every bad field at once.
 func agentCallInput(b AgentCallBody) (env string, in CallRequest, err error) {
 	var fields []FieldError
 	bad := func(field, msg string) { fields = append(fields, FieldError{Field: field, Message: msg}) }
@@ -123,13 +117,9 @@ func agentCallInput(b AgentCallBody) (env string, in CallRequest, err error) {
 	return env, in, nil
 }
 
-// PlaceAgentCall places a call for the agent of the path
-// (docs/api.md#agents-outbound): the body checked field by field (400),
-// the agent resolved (404, 403), its outbound calling configured (400:
-// a scenario project with outbound.enabled), its connector of the
-// environment found (404), a given variant one of its variants (400),
-// then the legacy API's rate limit and queue. outcome, when set, forces
-// the outcome (the fault preset outbound.outcome).
+// PlaceAgentCall places a call for the path's agent
+// (docs/api.md#agents-outbound) after checking the body, agent, outbound
+// configuration, connector and variant; outcome forces the outcome.
 func (a *Engine) PlaceAgentCall(p *Principal, agent string, b AgentCallBody, outcome string) (AgentCallQueued, error) {
 	env, in, err := agentCallInput(b)
 	if err != nil {
@@ -166,11 +156,8 @@ func (a *Engine) PlaceAgentCall(p *Principal, agent string, b AgentCallBody, out
 	return AgentCallQueued{CallSID: sid, Status: "QUEUED"}, nil
 }
 
-// AgentCall reads the status of a call of the agent placed in env
-// (docs/api.md#agents-outbound): env must be an environment (400) where
-// the agent has a connector (400); a call of another agent, unknown or
-// past its retention, is not found (404); one placed in another
-// environment is 400. Calls placed through the legacy API are live ones.
+// AgentCall reads a call of the agent placed in env: 400 for a bad env or
+// no connector there or another env, 404 for unknown or expired calls.
 func (a *Engine) AgentCall(p *Principal, agent, sid, env string) (AgentCallStatus, error) {
 	switch {
 	case env == "":

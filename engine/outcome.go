@@ -1,8 +1,6 @@
 package engine
 
-// The names of the conversation rules (engine/dialogue) that the
-// conversation engine's files and the edge use: what the agent does in
-// reply to a turn, and the dialogue's defaults.
+// The conversation rules' (engine/dialogue) names the engine and edge use.
 
 import (
 	"time"

@@ -1,24 +1,17 @@
 package engine
 
 // Retention of conversation records (limits.conversation_retention,
-// docs/time.md): a timer of the virtual clock drops the records that
-// started more than the retention before now and have ended, with their
-// handoff states, inside the Advance that makes them due. It fires when
-// the oldest record falls due, and at most once a minute (once per
-// retention when it is shorter) while records keep falling due, so a
-// record goes within a minute of its horizon; with nothing stored it
-// sleeps a whole retention. Without the setting nothing is dropped and no
-// timer runs.
+// docs/time.md): a clock timer drops ended records older than the
+// retention, with their handoff states, at most once a minute while
+// records fall due.
 
 import (
 	"time"
 )
 
-// retentionStep is the least time between two retention passes.
 const retentionStep = time.Minute
 
-// armRetention starts the retention timer of a reset generation, when
-// the scenario sets a retention.
+// armRetention starts a generation's retention timer, if set.
 func (a *Engine) armRetention() {
 	d := a.View().Scenario().Limits.ConversationRetention.D()
 	if d <= 0 {
@@ -29,8 +22,7 @@ func (a *Engine) armRetention() {
 	a.clock.At(a.retentionNext(d, now, now), func(t time.Time) { a.retentionTick(gen, d, t) })
 }
 
-// retentionNext is when the next retention pass is due after one at now:
-// when the oldest record falls due, but not before `earliest`.
+// retentionNext is when the oldest record falls due, not before earliest.
 func (a *Engine) retentionNext(d time.Duration, now, earliest time.Time) time.Time {
 	oldest, ok, err := a.store.OldestConversationStart()
 	if err != nil || !ok {
@@ -43,7 +35,6 @@ func (a *Engine) retentionNext(d time.Duration, now, earliest time.Time) time.Ti
 	return next
 }
 
-// retentionTick is one retention pass; it arms the next.
 func (a *Engine) retentionTick(gen uint64, d time.Duration, now time.Time) {
 	if a.Generation() != gen || a.bg.Err() != nil {
 		return

@@ -1,17 +1,10 @@
 package engine
 
-// The build side drives the runtime: a project's agent in an environment
-// answers from the deployment active in that environment. A user message
-// that names a knowledge-base topic of that deployment (contains the
-// topic's name, case-insensitively) is answered with the topic's content
-// (a template, like replies); topics are tried after the variant's rules
-// and before the project's dialogue rules. The real-time variables of the
-// environment are .Variables in templates and take effect at once.
-//
-// script runs inside store transactions (converse), so it reads only the
-// in-memory index below, which the Agents API replaces after each publish,
-// promote, rollback and variables PATCH (under agents.mu), and
-// resetAgents rebuilds from the store.
+// The build side drives the runtime: an agent answers from the deployment
+// active in the conversation's environment. Its topics match messages
+// naming them, after the variant's rules and before the project's; the
+// environment's variables are .Variables in templates. script runs inside
+// store transactions, so it reads only the in-memory index below.
 
 import (
 	"maps"
@@ -23,22 +16,18 @@ import (
 	"github.com/agentplatform/mockplatform/store"
 )
 
-// runtimeIndex maps region/agent/environment (runtimeKey) to what the
-// agent answers from there. An index is never changed once published:
-// writers copy it (updateIndexLocked).
+// runtimeIndex maps runtimeKey to what the agent answers from there. A
+// published index is immutable: writers copy it (updateIndexLocked).
 type runtimeIndex map[string]*runtimeEntry
 
-// runtimeEntry is what an agent answers from in one environment.
 type runtimeEntry struct {
 	topics []*TopicRec
 	vars   map[string]any
 
-	// built caches the dialogue built for the last project value asked
-	// (a new world gives new project values).
+	// built caches the dialogue built for the last project value.
 	built atomic.Pointer[builtDialogue]
 }
 
-// builtDialogue is a project's dialogue with an entry's topics as rules.
 type builtDialogue struct {
 	project  *scenario.Project
 	dialogue *scenario.Dialogue
@@ -46,12 +35,8 @@ type builtDialogue struct {
 
 func runtimeKey(region, agent, env string) string { return region + "/" + agent + "/" + env }
 
-// script returns what the agent of a conversation answers from: the
-// project's dialogue of the scenario, with the active deployment's topics,
-// and its real-time variables.
-//
-// It runs inside store transactions (converse), so it must not call the
-// store: whatever it reads must be held in memory.
+// script returns what the agent of a conversation answers from. It runs
+// inside store transactions, so it must not call the store.
 func (a *Engine) script(conv *store.Conversation) runtimeScript {
 	w := a.View()
 	acct := w.Account(conv.AccountID)
@@ -73,9 +58,8 @@ func (a *Engine) script(conv *store.Conversation) runtimeScript {
 	return runtimeScript{Dialogue: e.dialogueFor(proj), Variables: e.vars}
 }
 
-// dialogueFor is the project's dialogue with the topics as rules before
-// the project's rules, built once per project value (two callers that
-// race may both build it; either result is the same).
+// dialogueFor is the project's dialogue with the topics first, built once
+// per project value (racing builds agree).
 func (e *runtimeEntry) dialogueFor(proj *scenario.Project) *scenario.Dialogue {
 	if b := e.built.Load(); b != nil && b.project == proj {
 		return b.dialogue
@@ -94,7 +78,7 @@ func (e *runtimeEntry) dialogueFor(proj *scenario.Project) *scenario.Dialogue {
 	return &d
 }
 
-// updateIndexLocked publishes a copy of the runtime index changed by fn.
+// updateIndexLocked publishes a copy of the index changed by fn.
 // a.agents.mu must be held.
 func (a *Engine) updateIndexLocked(fn func(idx runtimeIndex)) {
 	old := *a.agents.idx.Load()
@@ -104,8 +88,7 @@ func (a *Engine) updateIndexLocked(fn func(idx runtimeIndex)) {
 	a.agents.idx.Store(&idx)
 }
 
-// setRuntimeLocked replaces an agent's entries: topics and variables per
-// environment (nil maps drop the agent).
+// setRuntimeLocked replaces an agent's entries (nil maps drop it).
 func (a *Engine) setRuntimeLocked(region, agent string, topics map[string][]*TopicRec, vars map[string]map[string]any) {
 	a.updateIndexLocked(func(idx runtimeIndex) {
 		for _, env := range DeployEnvs {
@@ -145,8 +128,7 @@ func (a *Engine) setRuntimeVariablesLocked(region, agent, env string, vars map[s
 	})
 }
 
-// RebuildRuntimeIndex reads every agent's active deployments and
-// variables from the store and publishes them as the runtime index.
+// RebuildRuntimeIndex publishes the runtime index read from the store.
 func (a *Engine) RebuildRuntimeIndex() {
 	a.agents.mu.Lock()
 	defer a.agents.mu.Unlock()

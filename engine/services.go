@@ -1,10 +1,7 @@
 package engine
 
-// The services of the engine's family packages: each holds its own
-// in-memory state, if any, behind its own lock. The engine makes them
-// (newServices), resets them (resetFamilies) and hands each what it needs
-// of the rest of the domain at construction; the edge calls them through
-// the accessors below.
+// The services of the family packages, each with its own state behind its
+// own lock: made by newServices, reset by resetFamilies.
 
 import (
 	"cmp"
@@ -18,14 +15,12 @@ import (
 	"github.com/agentplatform/mockplatform/store"
 )
 
-// env is what a family service runs on: the instance's handles and its
-// view in force.
+// env is what a family service runs on.
 func (e *Engine) env() core.Env {
 	return core.Env{Store: e.store, Clock: e.clock, Log: e.Log, IDs: &e.ids,
 		View: func() *core.View { return &e.View().View }}
 }
 
-// newServices makes the family services of a new engine.
 func (e *Engine) newServices() {
 	env := e.env()
 	e.convq = convquery.New(env, convAgents{e})
@@ -34,8 +29,7 @@ func (e *Engine) newServices() {
 	e.tel = telephony.New(env, telephonyAgents{e})
 }
 
-// ConvQuery reads the conversation records: the Conversations API's
-// listings, the concurrency series and the agent-scoped conversations.
+// ConvQuery reads the conversation records.
 func (e *Engine) ConvQuery() *convquery.Service { return e.convq }
 
 // Audio is the Agents API's voice libraries and audio caches.
@@ -47,8 +41,7 @@ func (e *Engine) TestRuns() *testruns.Service { return e.testRuns }
 // Telephony is the agents' connectors and phone numbers.
 func (e *Engine) Telephony() *telephony.Service { return e.tel }
 
-// convAgents is what the conversation reads need of the Agents API
-// (convquery.Agents): agents and their debug chats.
+// convAgents is convquery.Agents over the Agents API.
 type convAgents struct{ e *Engine }
 
 func (c convAgents) Agent(p *Principal, agent string) (convquery.Agent, error) {
@@ -75,8 +68,7 @@ func (c convAgents) DebugChat(region string, ag convquery.Agent, id string) (*st
 	return nil, Errf(KindNotFound, CodeChatNotFound, MsgConvNotExist)
 }
 
-// audioAgents is what the voice libraries and audio caches need of the
-// Agents API (audio.Agents): agents and their connectors' voices.
+// audioAgents is audio.Agents over the Agents API.
 type audioAgents struct{ e *Engine }
 
 func (c audioAgents) AgentID(p *Principal, agent string) (string, error) {
@@ -91,8 +83,7 @@ func (c audioAgents) ConnectorVoice(conv *store.Conversation) string {
 	return c.e.tel.ConnectorVoice(conv)
 }
 
-// testAgents is what test runs need of the Agents API (testruns.Agents):
-// agents, their branches and their debug chats.
+// testAgents is testruns.Agents over the Agents API.
 type testAgents struct{ e *Engine }
 
 func (c testAgents) Agent(p *Principal, agent string) (testruns.Agent, error) {
@@ -103,7 +94,6 @@ func (c testAgents) Agent(p *Principal, agent string) (testruns.Agent, error) {
 	return testAgent{c.e, d}, nil
 }
 
-// testAgent is an agent a test run plays its cases against.
 type testAgent struct {
 	e *Engine
 	d *AgentDoc

@@ -1,8 +1,7 @@
 package engine
 
 // Inbound calls to an agent's numbers (docs/api.md#agents-inbound): the
-// engine's side of telephony (engine/telephony), which holds the
-// connectors and numbers and reads agents through telephonyAgents.
+// engine's side of engine/telephony.
 
 import (
 	"errors"
@@ -13,20 +12,14 @@ import (
 	"github.com/agentplatform/mockplatform/store"
 )
 
-// inboundConversationPrefix starts the ids of inbound voice calls (CA +
-// 32 hex, as the real voice conversations; docs/api.md#ids).
+// inboundConversationPrefix starts inbound call ids (CA + 32 hex;
+// docs/api.md#ids).
 const inboundConversationPrefix = "CA"
 
-// CallNumber simulates a caller (from: an E.164 number, may be empty)
-// dialling a phone number imported into an agent and routed to one of its
-// connectors: the call starts a VOICE-SIP conversation of that agent in
-// the connector's client environment (so it answers from the deployment
-// active there), with the connector's variant (the project's default
-// variant when unassigned), ASR and TTS languages; its state carries
-// "connector_id" and, when the connector disables handoff,
-// "disable_handoff": true. A number that is not imported, is routed to no
-// connector, or whose agent has no runtime (an agent created through the
-// API, not in the scenario) gives an error wrapping ErrNotRouted.
+// CallNumber simulates a caller dialling a number routed to an agent's
+// connector: a VOICE-SIP conversation in the connector's environment,
+// variant and languages, with "connector_id" (and "disable_handoff") in its
+// state. Unrouted numbers and agents without a runtime wrap ErrNotRouted.
 func (a *Engine) CallNumber(number, from string) (*DialResult, error) {
 	acct, cn, err := a.tel.Route(number)
 	switch {
@@ -62,8 +55,7 @@ func (a *Engine) CallNumber(number, from string) (*DialResult, error) {
 	return &DialResult{ConversationID: conv.ID, Response: out.Text}, nil
 }
 
-// telephonyAgents is what telephony needs of the Agents API
-// (telephony.Agents): its write lock and its agents.
+// telephonyAgents is telephony.Agents over the Agents API.
 type telephonyAgents struct{ e *Engine }
 
 func (t telephonyAgents) Lock()   { t.e.agents.mu.Lock() }
@@ -89,8 +81,7 @@ func (t telephonyAgents) Find(p *Principal, ref string) (telephony.Agent, bool, 
 	return telephonyAgent(&d), true, nil
 }
 
-// telephonyAgent is an agent as telephony sees it: its ids and its main
-// branch's variants.
+// telephonyAgent is an agent as telephony sees it.
 func telephonyAgent(d *AgentDoc) telephony.Agent {
 	ag := telephony.Agent{AccountID: d.AccountID, ID: d.AgentID}
 	if main := d.Branch(MainBranch); main != nil {

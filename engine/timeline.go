@@ -1,26 +1,11 @@
 package engine
 
-// The scenario's timeline at run time (docs/timeline.md):
-// package timeline computes when each entry fires; the engine runs the
-// firings on the virtual clock. At every load and reset the engine
-// compiles the timeline from the clock's start with the scenario's seed,
-// loads its fault windows into the fault set (they need no timer: a
-// request meets a window by its virtual time) and arms ONE clock timer,
-// at the next firing. Its callback, inside the Advance that makes it due,
-// takes every firing due then, runs them in order and arms the next: so
-// each firing runs at its own virtual time, in due order with every other
-// timer, never on a goroutine of its own. A reset makes a new run; the
-// old one's timer is dropped with the clock's and its generation stops
-// anything left.
-//
-// What a firing runs is an engine operation, as the request it stands
-// for would (timeline_steps.go): background chats through CreateChat,
-// RespondChat and CloseChat, calls through the simulated inbound dial,
-// messaging sessions through the edge (Sessions), actions through the
-// operation they name. Steps that stand for a request of an API family
-// meet the fault set first, as the request would; every step that stands
-// for a request is reported to the edge as an Activity with source
-// "timeline", which the journal keeps apart from what clients sent.
+// The scenario's timeline at run time (docs/timeline.md#at-run-time):
+// package timeline computes when entries fire; the engine arms one clock
+// timer at the next firing, whose callback runs every firing due, in order,
+// and arms the next. A firing runs the engine operation its request would
+// (timeline_steps.go), meets the fault set first, and is reported to the
+// edge as an Activity with source "timeline".
 
 import (
 	"errors"
@@ -34,23 +19,18 @@ import (
 // SourceTimeline is the source of what a timeline caused (Activity).
 const SourceTimeline = "timeline"
 
-// Activity is one operation the engine ran of its own accord, a step of
-// the scenario's timeline, described as the request it stands for: the
-// edge journals it (OnActivity), and a recorder of API coverage may count
-// it apart from what clients sent.
+// Activity is one timeline step the engine ran, described as the request
+// it stands for: the edge journals it (OnActivity).
 type Activity struct {
 	// Source is who caused it: SourceTimeline.
 	Source string
 	// Time is the virtual time it ran at.
 	Time time.Time
-	// Family is the API family of the request ("" for an operation of
-	// the control plane, such as a simulated caller's dial).
+	// Family is the request's API family ("" for the control plane).
 	Family string
-	// Method, Path and Query are the request's; Region its path's region
-	// segment ("us-1", "us"; "" without one).
+	// Method, Path and Query are the request's; Region its path's region.
 	Method, Path, Query, Region string
-	// Status is what the request was answered (0: a fault rule dropped
-	// it).
+	// Status is the answer's status (0: a fault rule dropped it).
 	Status int
 	// Fault is the id of the fault rule that fired, if any.
 	Fault string
@@ -65,35 +45,30 @@ type TimelineStep struct {
 	// Entry is the entry's index in the timeline; ID its id.
 	Entry int    `json:"entry"`
 	ID    string `json:"id,omitempty"`
-	// Kind is the entry's kind (fault, traffic, calls, sessions, do);
-	// Action the action's name.
+	// Kind is the entry's kind; Action the action's name.
 	Kind   string `json:"kind"`
 	Action string `json:"action,omitempty"`
-	// Step is the step (start, turn, end, call, do) and Occurrence the
-	// entry's repetition or conversation, from 0.
+	// Step is the step (start, turn, end, call, do); Occurrence counts
+	// from 0.
 	Step       string `json:"step"`
 	Occurrence int64  `json:"occurrence"`
-	// Operation is the operationId of the request in docs/openapi.json
-	// (chatCreate) or docs/control.openapi.json (dial).
+	// Operation is the request's operationId in docs/openapi.json or
+	// docs/control.openapi.json.
 	Operation string `json:"operation"`
 	// Error says why the step failed, when it did.
 	Error string `json:"error,omitempty"`
 }
 
-// OnActivity subscribes fn to what the timeline runs: it is called on
-// the clock's path, in order, once per step that stands for a request.
-// Subscribe before Load, never while the engine serves.
+// OnActivity subscribes fn to the timeline's steps, called in order on
+// the clock's path. Subscribe before Load.
 func (e *Engine) OnActivity(fn func(Activity)) { e.onActivity = append(e.onActivity, fn) }
 
-// Sessions holds messaging sessions for the timeline: they live in the
-// edge, which registers itself with SetSessions.
+// Sessions holds messaging sessions for the timeline; the edge owns them.
 type Sessions interface {
-	// OpenSession opens a session of a project as a client with a
-	// connector token of the environment would, and lets the agent join:
-	// the session's id.
+	// OpenSession opens a project session as a client with an environment's
+	// connector token would, lets the agent join, and returns its id.
 	OpenSession(acct *scenario.Account, proj *scenario.Project, env string, streaming bool) (string, error)
-	// SessionMessage sends the user's message; ended reports that the
-	// session is over (the agent ended it or left, or it expired).
+	// SessionMessage sends the user's message; ended reports the session over.
 	SessionMessage(id, text string) (ended bool, err error)
 	// EndSession ends the session as the user.
 	EndSession(id string) error
@@ -103,8 +78,7 @@ type Sessions interface {
 	ExpireTokens()
 }
 
-// SetSessions registers the edge's messaging sessions. Call it before
-// Load.
+// SetSessions registers the edge's messaging sessions before Load.
 func (e *Engine) SetSessions(s Sessions) { e.sessions = s }
 
 // ErrNoSessions is a session step's error when no edge holds sessions.
@@ -138,10 +112,8 @@ type entryRun struct {
 	lastError   string
 }
 
-// resetTimelineLocked compiles the scenario's timeline from the clock's
-// start and loads its fault windows with the scenario's faults. The timer
-// is armed by armTimeline, once the families have reset. e.loadMu must be
-// held.
+// resetTimelineLocked compiles the timeline from the clock's start and
+// loads its fault windows; armTimeline arms it. e.loadMu must be held.
 func (e *Engine) resetTimelineLocked(sc *scenario.Scenario, seed int64) error {
 	sched, err := timeline.New(sc.Timeline, e.clock.Now(), seed)
 	if err != nil {
@@ -159,8 +131,7 @@ func (e *Engine) resetTimelineLocked(sc *scenario.Scenario, seed int64) error {
 	return nil
 }
 
-// armTimeline starts the run of the current generation: its cursor, and
-// the timer at its first firing.
+// armTimeline starts the current generation's run at its first firing.
 func (e *Engine) armTimeline() {
 	run := e.timeline.Load()
 	if run == nil {
@@ -191,7 +162,6 @@ func (e *Engine) fireTimeline(run *timelineRun, now time.Time) {
 	e.armNext(run)
 }
 
-// note counts a step's outcome.
 func (run *timelineRun) note(entry int, errText string) {
 	run.mu.Lock()
 	defer run.mu.Unlock()
@@ -205,8 +175,7 @@ func (run *timelineRun) note(entry int, errText string) {
 
 // TimelineStatus is the timeline at a time (GET /_mock/timeline).
 type TimelineStatus struct {
-	// Start is the time the timeline counts from (the clock's start, or
-	// the last reset); Now the time of the status.
+	// Start is when the timeline counts from (clock start or last reset).
 	Start time.Time `json:"start"`
 	Now   time.Time `json:"now"`
 	// Entries are the entries, in timeline order.
@@ -221,26 +190,21 @@ type TimelineEntryStatus struct {
 	// Kind is the entry's kind; Action the action's name.
 	Kind   string `json:"kind"`
 	Action string `json:"action,omitempty"`
-	// Last is its latest firing at or before now; Next its first after
-	// now (absent: none). For background traffic: conversation starts.
+	// Last is the latest firing at or before now; Next the first after.
 	Last time.Time `json:"last,omitzero"`
 	Next time.Time `json:"next,omitzero"`
-	// Occurrences counts the repetitions (windows, actions) or the
-	// conversations (traffic) begun by now.
+	// Occurrences counts repetitions or conversations begun by now.
 	Occurrences int64 `json:"occurrences"`
-	// Active reports a window that holds now, traffic that runs, or an
-	// action under way.
+	// Active reports a window, traffic or action under way now.
 	Active bool `json:"active"`
-	// Ran counts the steps run since the reset that stand for a request
-	// or run an operation; Failed those that failed (an error answer, a
-	// fault rule), LastError why the latest of them did.
+	// Ran counts the steps run since the reset; Failed those that failed,
+	// LastError why the latest did.
 	Ran       int64  `json:"ran"`
 	Failed    int64  `json:"failed"`
 	LastError string `json:"last_error,omitempty"`
 }
 
-// Timeline is the timeline's status now (no entries when the scenario
-// has no timeline).
+// Timeline is the timeline's status now.
 func (e *Engine) Timeline() TimelineStatus {
 	now := e.clock.Now()
 	run := e.timeline.Load()
@@ -261,8 +225,8 @@ func (e *Engine) Timeline() TimelineStatus {
 	return out
 }
 
-// TimelineSpans are the spans of the timeline's entries that meet [from,
-// to], at most limit per entry (for the console's time axis).
+// TimelineSpans are the entries' spans meeting [from, to], at most limit
+// per entry (the console's time axis).
 func (e *Engine) TimelineSpans(from, to time.Time, limit int) []timeline.Span {
 	run := e.timeline.Load()
 	if run == nil {
@@ -271,8 +235,8 @@ func (e *Engine) TimelineSpans(from, to time.Time, limit int) []timeline.Span {
 	return run.sched.Spans(from, to, limit)
 }
 
-// receiverDown reports whether the timeline has a webhook receiver down
-// at t (webhook_receiver: down), and the status it answers.
+// receiverDown reports whether the timeline has a webhook receiver down at
+// t, and the status it answers.
 func (e *Engine) receiverDown(t time.Time, ep *EndpointRecord) (int, bool) {
 	run := e.timeline.Load()
 	if run == nil {

@@ -1,8 +1,7 @@
 package engine
 
-// The steps of the timeline (timeline.go runs the loop): each firing runs
-// the engine operation of the request it stands for, as a client's
-// request would, and is reported as an Activity.
+// The steps of the timeline: each firing runs the engine operation of the
+// request it stands for and is reported as an Activity.
 
 import (
 	"encoding/json"
@@ -18,9 +17,8 @@ import (
 	"github.com/agentplatform/mockplatform/timeline"
 )
 
-// runFiring runs one firing. Fault windows need nothing (the fault set
-// holds them by time), and neither does a webhook receiver's window (a
-// delivery asks the schedule, receiverDown).
+// runFiring runs one firing. Fault and receiver windows need nothing: they
+// are looked up by time.
 func (e *Engine) runFiring(run *timelineRun, f *timeline.Firing) {
 	src := &run.entries[f.Entry]
 	switch f.Kind {
@@ -35,29 +33,21 @@ func (e *Engine) runFiring(run *timelineRun, f *timeline.Firing) {
 	}
 }
 
-// stepRequest is the request a step stands for.
 type stepRequest struct {
-	// op is its operationId; family its API family ("" for the control
-	// plane, which no fault rule matches).
-	op, family, method string
-	// region is the path's region segment; path and query the request's.
+	// op is its operationId; family its API family ("" for the control plane).
+	op, family, method  string
 	region, path, query string
 	body                []byte
 	// status is the success answer's (0: 200).
 	status int
-	// account and project (ids) are what a 5xx answer of a runtime family
-	// counts against (the api_errors metric), as the path names them.
+	// account and project are what a runtime family's 5xx counts against.
 	account, project string
 }
 
-// request runs a step as its request would go. A request of an API family
-// meets the fault set first, at the step's time: a rule that answers (a
-// status or a body) fails the step with that status and drop with none;
-// a delay is not waited (the step runs at its own time); of the presets,
-// outbound.outcome sets the call's outcome and the others do not apply.
-// Then op runs, given the outcome preset; its error gives the status. The
-// outcome is counted, reported (OnActivity) and, when a runtime family's
-// request is answered 5xx, recorded as an API error.
+// request runs a step as its request would: an API family's request meets
+// the fault set first at the step's time (delays are not waited), then op
+// runs with the outcome preset. The outcome is counted, reported, and a
+// runtime family's 5xx recorded as an API error.
 func (e *Engine) request(run *timelineRun, f *timeline.Firing, r stepRequest, op func(outcome string) ([]byte, error)) {
 	now := e.clock.Now()
 	act := Activity{Source: SourceTimeline, Time: now, Family: r.family, Method: r.method, Path: r.path, Query: r.query,
@@ -105,9 +95,8 @@ func (e *Engine) request(run *timelineRun, f *timeline.Firing, r stepRequest, op
 	}
 }
 
-// quiet counts a step that stands for no request of its own (a message
-// on a messaging session's socket, its end) or that fails before it can
-// form one (an unknown project, nothing to promote): not reported.
+// quiet counts a step that stands for no request of its own, or fails
+// before forming one: not reported.
 func (run *timelineRun) quiet(f *timeline.Firing, err error) {
 	msg := ""
 	if err != nil {
@@ -116,14 +105,12 @@ func (run *timelineRun) quiet(f *timeline.Firing, err error) {
 	run.note(f.Entry, msg)
 }
 
-// stepOf names a firing's step.
 func stepOf(f *timeline.Firing, op string) TimelineStep {
 	return TimelineStep{Entry: f.Entry, ID: f.ID, Kind: f.Kind, Action: f.Action, Step: string(f.Step),
 		Occurrence: f.Occurrence, Operation: op}
 }
 
-// errStatus is the status the request of an operation that failed with
-// err is answered.
+// errStatus is the status of an operation's err.
 func errStatus(err error) int {
 	var e *Error
 	switch {
@@ -139,8 +126,7 @@ func errStatus(err error) int {
 	return http.StatusInternalServerError
 }
 
-// jsonBody encodes a request or answer body; v holds only strings, maps
-// and values of the scenario, which always encode.
+// jsonBody encodes a body; v always encodes.
 func jsonBody(v any) []byte {
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -149,9 +135,7 @@ func jsonBody(v any) []byte {
 	return b
 }
 
-// strBody is a JSON object of string values, its keys in the order given
-// (name, value pairs): the bodies of the frequent steps, written in one
-// pass.
+// strBody is a JSON object of string values, keys in the order given.
 func strBody(kv ...string) []byte {
 	n := 2
 	for _, x := range kv {
@@ -170,8 +154,7 @@ func strBody(kv ...string) []byte {
 	return append(b, '}')
 }
 
-// project resolves a block's account and project references (validation
-// filled in the account's slug).
+// project resolves a block's account and project references.
 func (e *Engine) project(account, project string) (*scenario.Account, *scenario.Project, error) {
 	acct := e.View().Account(account)
 	if acct == nil {
@@ -184,9 +167,8 @@ func (e *Engine) project(account, project string) (*scenario.Account, *scenario.
 	return acct, proj, nil
 }
 
-// chatPrincipal is the principal of an entry's chat traffic: its project,
-// as a connector token of its environment and variant would give (made
-// once per run).
+// chatPrincipal is the principal of an entry's chat traffic, as its
+// environment's connector token would give (made once per run).
 func (e *Engine) chatPrincipal(run *timelineRun, entry int, t *scenario.ChatTraffic) (*Principal, error) {
 	if p := run.chats[entry]; p != nil {
 		return p, nil
@@ -202,9 +184,8 @@ func (e *Engine) chatPrincipal(run *timelineRun, entry int, t *scenario.ChatTraf
 	return p, nil
 }
 
-// chatStep runs a step of background chats: create, respond, close
-// (docs/api.md#chat). A conversation that failed to start, or that the
-// agent ended, takes no further step.
+// chatStep runs a background chat step (docs/api.md#chat); a conversation
+// that failed to start or ended takes no further step.
 func (e *Engine) chatStep(run *timelineRun, f *timeline.Firing, t *scenario.ChatTraffic) {
 	key := convKey{f.Entry, f.Occurrence}
 	if _, held := run.convs[key]; !held && f.Step != timeline.StepStart {
@@ -271,9 +252,8 @@ func (e *Engine) chatStep(run *timelineRun, f *timeline.Firing, t *scenario.Chat
 	}
 }
 
-// callStep runs a step of a voice call, background or an inbound_call
-// action: the simulated caller dials, speaks and hangs up, as the control
-// plane's dial, say and hangup do.
+// callStep runs a voice call step: the simulated caller dials, speaks and
+// hangs up as the control plane's dial, say and hangup do.
 func (e *Engine) callStep(run *timelineRun, f *timeline.Firing, number string) {
 	key := convKey{f.Entry, f.Occurrence}
 	switch f.Step {
@@ -327,8 +307,7 @@ func (e *Engine) callStep(run *timelineRun, f *timeline.Firing, number string) {
 }
 
 // CallIn is a simulated caller dialling a number: a reserved dni number
-// during its reservation (Dial), else a number routed to a telephony
-// connector (CallNumber).
+// (Dial), else one routed to a connector (CallNumber).
 func (e *Engine) CallIn(number, from string) (*DialResult, error) {
 	r, err := e.Dial(number, from)
 	if errors.Is(err, ErrNotRouted) {
@@ -339,10 +318,8 @@ func (e *Engine) CallIn(number, from string) (*DialResult, error) {
 	return r, err
 }
 
-// sessionStep runs a step of background messaging sessions: the start is
-// the session's create (journaled as such); its messages and its end go
-// over the session's socket, which the journal does not show (as for a
-// client), and are counted only.
+// sessionStep runs a messaging session step: the create is journaled; its
+// messages and end go over the socket and are only counted.
 func (e *Engine) sessionStep(run *timelineRun, f *timeline.Firing, m *scenario.SessionTraffic) {
 	key := convKey{f.Entry, f.Occurrence}
 	if e.sessions == nil {
@@ -388,7 +365,6 @@ func (e *Engine) sessionStep(run *timelineRun, f *timeline.Firing, m *scenario.S
 	}
 }
 
-// actionStep runs a step of a scheduled action.
 func (e *Engine) actionStep(run *timelineRun, f *timeline.Firing, a *scenario.TimelineAction) {
 	switch f.Action {
 	case scenario.ActionInboundCall:
@@ -445,9 +421,8 @@ func (e *Engine) actionStep(run *timelineRun, f *timeline.Firing, a *scenario.Ti
 	}
 }
 
-// campaignCall places one call of an outbound campaign
-// (docs/api.md#outbound): the account's rate limit and the destinations
-// apply.
+// campaignCall places one call of an outbound campaign, rate limit
+// included (docs/api.md#outbound).
 func (e *Engine) campaignCall(run *timelineRun, f *timeline.Firing, c *scenario.OutboundCampaign) {
 	acct, proj, err := e.project(c.Account, c.Project)
 	if err != nil {
@@ -471,9 +446,8 @@ func (e *Engine) campaignCall(run *timelineRun, f *timeline.Firing, c *scenario.
 	})
 }
 
-// agentAction runs publish, promote or real_time_config on an agent
-// (docs/api.md#agents-deployments, #agents-configs), as the account's
-// builder key would.
+// agentAction runs publish, promote or real_time_config on an agent as the
+// account's builder key would.
 func (e *Engine) agentAction(run *timelineRun, f *timeline.Firing, a *scenario.TimelineAction) {
 	var account, agent string
 	switch {
@@ -538,9 +512,8 @@ func (e *Engine) agentAction(run *timelineRun, f *timeline.Firing, a *scenario.T
 	}
 }
 
-// externalEvent delivers an external event as POST
-// external-events/webhook would, with the id at the body's event_id
-// (docs/api.md#external-events).
+// externalEvent delivers an external event as POST external-events/webhook
+// would (docs/api.md#external-events).
 func (e *Engine) externalEvent(run *timelineRun, f *timeline.Firing, x *scenario.ExternalEvent) {
 	acct, proj, err := e.project(x.Account, x.Project)
 	if err != nil {

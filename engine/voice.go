@@ -1,15 +1,9 @@
 package engine
 
 // Simulated callers on voice conversations (docs/api.md#voice;
-// docs/fidelity.md M11.12): a call to a reserved number (docs/api.md#dni) or
-// to an agent's number (docs/api.md#agents-inbound) reaches the agent, and an
-// answered outbound call (docs/api.md#outbound-states) is a voice
-// conversation too. The platform's voice side has no API of its own in the
-// spec, so the mock offers control-plane calls (and Go methods) that speak as
-// the caller into any in-progress voice conversation and hang up. A caller's
-// utterance is a user turn like a chat message: it goes through a.converse,
-// so dialogue rules, handoffs (and the Handoff API's data), awaited external
-// events and ending rules apply exactly as for chat.
+// docs/fidelity.md M11.12): the spec has no voice API, so control-plane
+// calls speak as the caller into an in-progress voice conversation and
+// hang up. An utterance is a user turn like a chat message.
 
 import (
 	"errors"
@@ -24,11 +18,9 @@ import (
 var (
 	// ErrCallNotFound: no conversation has this id.
 	ErrCallNotFound = errors.New("no conversation with this id")
-	// ErrNotVoice: the conversation is not a voice call (its channel does
-	// not start with VOICE); use the chat or messaging API for it.
+	// ErrNotVoice: the conversation's channel is not VOICE*.
 	ErrNotVoice = errors.New("conversation is not a voice call")
-	// ErrCallEnded: the call is over (hung up, ended by the agent, or
-	// handed off).
+	// ErrCallEnded: the call is over.
 	ErrCallEnded = errors.New("call has ended")
 )
 
@@ -37,8 +29,7 @@ type SayResult struct {
 	ConversationID string `json:"conversation_id"`
 	// Response is what the agent says.
 	Response string `json:"response"`
-	// Ended is true when the agent ended the call with this turn (an end
-	// or handoff rule).
+	// Ended is true when the agent ended the call with this turn.
 	Ended bool `json:"end_conversation"`
 	// Handoff is set when this turn handed the call off.
 	Handoff *CallHandoff `json:"handoff,omitempty"`
@@ -50,9 +41,8 @@ type CallHandoff struct {
 	Reason      string `json:"reason"`
 }
 
-// findConversation returns the region pair that holds a conversation id
-// (ids are unique per region; the first region that has it wins, in the
-// order us, uk, eu).
+// findConversation returns the region pair holding a conversation id
+// (first of us, uk, eu).
 func (a *Engine) findConversation(id string) (string, error) {
 	if id == "" {
 		return "", ErrCallNotFound
@@ -79,7 +69,6 @@ func voiceCheck(conv *store.Conversation) error {
 	return nil
 }
 
-// voiceError maps the store's and the engine's errors to the call errors.
 func voiceError(id string, err error) error {
 	switch {
 	case errors.Is(err, store.ErrNotFound):
@@ -90,13 +79,9 @@ func voiceError(id string, err error) error {
 	return err
 }
 
-// Say speaks text as the caller into an in-progress voice conversation
-// (one a dialled reserved number or an answered outbound call started, or
-// a seeded one) and returns the agent's answer. An empty text is a
-// silent turn (the caller said nothing: is_silence). The turn runs through
-// the dialogue like a chat message: a handoff rule writes the handoff
-// state and ends the call, an await_event rule registers the awaited
-// event id, an event rule matches events already received.
+// Say speaks text as the caller into an in-progress voice conversation and
+// returns the agent's answer; empty text is a silent turn. The dialogue
+// applies as for chat.
 func (a *Engine) Say(conversationID, text string) (*SayResult, error) {
 	region, err := a.findConversation(conversationID)
 	if err != nil {
@@ -113,10 +98,8 @@ func (a *Engine) Say(conversationID, text string) (*SayResult, error) {
 	return res, nil
 }
 
-// Hangup ends an in-progress voice conversation as the caller: it ends
-// now (ended_at is the current time, in_progress false) and its state
-// records closed_by "caller". A call that has already ended returns
-// ErrCallEnded and is not changed.
+// Hangup ends an in-progress voice conversation now, closed_by "caller";
+// an ended one is ErrCallEnded.
 func (a *Engine) Hangup(conversationID string) error {
 	region, err := a.findConversation(conversationID)
 	if err != nil {

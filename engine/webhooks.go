@@ -1,9 +1,8 @@
 package engine
 
 // Webhook endpoints (docs/api.md#webhook-endpoints; docs/fidelity.md G2,
-// G10, G22). Endpoints are account-scoped and live in the account's region
-// partition as "webhook_endpoint" documents. Signed deliveries are in
-// webhooks_delivery.go.
+// G10, G22): account-scoped "webhook_endpoint" documents. Deliveries are
+// in webhooks_delivery.go.
 
 import (
 	"errors"
@@ -31,30 +30,23 @@ var WebhookRules = map[string]FieldRule{
 	"enabled":     {Doc: "Default true."},
 }
 
-// webhookURLRE is the form the document gives a url (readWebhook parses
-// it: an absolute http or https URL with a host).
+// webhookURLRE is a url's form: absolute http(s) with a host.
 var webhookURLRE = regexp.MustCompile(`^[hH][tT][tT][pP][sS]?://[^/?#]`)
 
-// webhooksState is the webhooks family's in-memory state: the delivery log
-// and the attempts in flight (webhooks_delivery.go).
+// webhooksState is the delivery log and the attempts in flight.
 type webhooksState struct {
-	// mu serialises the count-then-insert (and delete) of endpoints, whose
-	// per-account limit is checked against the store (held across store
-	// calls), and guards the fields below.
+	// mu serialises endpoint inserts and deletes (held across store calls)
+	// and guards the fields below.
 	mu  sync.Mutex
 	log []DeliveryAttempt
-	// client sends the deliveries (newDeliveryClient: no proxy, no
-	// redirects, no connection kept between attempts, connections through
-	// dialTarget); net is how it resolves and dials (tests replace it);
-	// allow is the instance's allow-list of targets (Config.WebhookTargets;
-	// set by Open, read-only after).
+	// client sends the deliveries (newDeliveryClient); net is how it resolves
+	// and dials (tests replace it); allow is the instance's target allow-list.
 	client *http.Client
 	net    TargetNet
 	allow  *scenario.HostList
 }
 
-// resetWebhooks empties the delivery log; attempts of the earlier
-// generation stop (webhooks_delivery.go).
+// resetWebhooks empties the delivery log.
 func (a *Engine) resetWebhooks() {
 	a.webhooks.mu.Lock()
 	a.webhooks.log = nil
@@ -67,7 +59,7 @@ const (
 	EventAlertsResolved  = "alerts.resolved"
 )
 
-// WebhookEventTypes is scenario's list, which the scenario loader reads too.
+// WebhookEventTypes is scenario's list of event types.
 var WebhookEventTypes = scenario.WebhookEvents
 
 // Webhook messages and codes that tests compare.
@@ -84,9 +76,8 @@ func msgWebhookLimit(n int) string {
 	return fmt.Sprintf("Maximum number of webhook endpoints (%d) reached", n)
 }
 
-// switchWebhookURL selects the url rule: "any" (default: http or https,
-// so that tests can use plain-http httptest receivers) or "https" (the
-// OAS pattern ^https://). G2.
+// switchWebhookURL selects the url rule (G2): "any" (default, so tests can
+// use http receivers) or "https".
 const switchWebhookURL = "webhook_url"
 
 // Webhook endpoint defaults and bounds (docs/fidelity.md G2).
@@ -99,8 +90,8 @@ const (
 // DocWebhook is the store kind of webhook endpoints.
 const DocWebhook = "webhook_endpoint"
 
-// EndpointRecord is the stored endpoint. Secret is never shown after
-// create and rotate.
+// EndpointRecord is the stored endpoint. Secret is shown only on create and
+// rotate.
 type EndpointRecord struct {
 	ID         string            `json:"id"`
 	AccountID  string            `json:"account_id"`
@@ -137,13 +128,11 @@ func (w *View) webhookLimit() int {
 	return 10
 }
 
-// newSigningSecret returns a fresh secret: whsec_ + 32 base62 [INF].
 func (a *Engine) newSigningSecret() string { return a.NewID("whsec_", Base62, 32) }
 
 func errWebhookNotFound() error { return Errf(KindNotFound, CodeWebhookNotFound, MsgWebhookNotFound) }
 
-// GetWebhook reads an endpoint of the principal's account (another
-// account's endpoint is not found).
+// GetWebhook reads an endpoint of the principal's account.
 func (a *Engine) GetWebhook(p *Principal, id string) (*EndpointRecord, error) {
 	var e EndpointRecord
 	if err := a.store.GetDoc(DocWebhook, p.Region, id, &e); err != nil {
@@ -158,7 +147,6 @@ func (a *Engine) GetWebhook(p *Principal, id string) (*EndpointRecord, error) {
 	return &e, nil
 }
 
-// updateWebhook applies fn to an endpoint of the principal's account.
 func (a *Engine) updateWebhook(p *Principal, id string, fn func(e *EndpointRecord)) (*EndpointRecord, error) {
 	var e EndpointRecord
 	err := a.store.UpdateDoc(DocWebhook, p.Region, id, &e, func() error {
@@ -177,7 +165,6 @@ func (a *Engine) updateWebhook(p *Principal, id string, fn func(e *EndpointRecor
 	return &e, nil
 }
 
-// listWebhooks reads an account's endpoints in id order.
 func (a *Engine) listWebhooks(region, account string) ([]*EndpointRecord, error) {
 	var out []*EndpointRecord
 	err := store.ListDocs(a.store, DocWebhook, region, func(_ string, e *EndpointRecord) bool {
@@ -189,15 +176,13 @@ func (a *Engine) listWebhooks(region, account string) ([]*EndpointRecord, error)
 	return out, err
 }
 
-// WebhookQuery is the list filters: enabled (nil: either) and event_type
-// ("": any).
+// WebhookQuery is the list filters (nil, "": any).
 type WebhookQuery struct {
 	Enabled   *bool
 	EventType string
 }
 
-// ListWebhooks lists the principal's account's endpoints that q keeps, in
-// id order.
+// ListWebhooks lists the account's endpoints that q keeps, in id order.
 func (a *Engine) ListWebhooks(p *Principal, q WebhookQuery) ([]*EndpointRecord, error) {
 	list, err := a.listWebhooks(p.Region, p.Account.ID)
 	if err != nil {
@@ -208,10 +193,8 @@ func (a *Engine) ListWebhooks(p *Principal, q WebhookQuery) ([]*EndpointRecord, 
 	}), nil
 }
 
-// WebhookInput is the fields of a webhook endpoint create (every required
-// one set) or update (those to change), read and checked by the edge (the
-// url against the target rules too, CheckTargetURL). EventTypes and
-// Headers are given when not nil.
+// WebhookInput is the fields of a create or an update, checked by the edge
+// (the url by CheckTargetURL). Nil slices and maps are not given.
 type WebhookInput struct {
 	Name       *string
 	URL        *string
@@ -221,7 +204,6 @@ type WebhookInput struct {
 	Enabled    *bool
 }
 
-// apply writes the fields given into e; event types are kept once each.
 func (in *WebhookInput) apply(e *EndpointRecord) {
 	setIf(&e.Name, in.Name)
 	setIf(&e.URL, in.URL)
@@ -235,10 +217,8 @@ func (in *WebhookInput) apply(e *EndpointRecord) {
 	setIf(&e.Enabled, in.Enabled)
 }
 
-// CreateWebhook stores a new endpoint of the principal's account with a
-// fresh signing secret (the record holds it: the answer shows it once).
-// It is a 409 when the account holds its limit of endpoints
-// (docs/fidelity.md G22).
+// CreateWebhook stores a new endpoint with a fresh signing secret; 409 at
+// the account's limit (G22).
 func (a *Engine) CreateWebhook(p *Principal, in WebhookInput) (*EndpointRecord, error) {
 	now := FmtAlertTime(a.clock.Now())
 	e := EndpointRecord{AccountID: p.Account.ID, Enabled: true, Headers: map[string]string{},
@@ -261,8 +241,7 @@ func (a *Engine) CreateWebhook(p *Principal, in WebhookInput) (*EndpointRecord, 
 	return &e, nil
 }
 
-// UpdateWebhook changes the fields in gives of an endpoint of the
-// principal's account.
+// UpdateWebhook changes the fields in gives.
 func (a *Engine) UpdateWebhook(p *Principal, id string, in WebhookInput) (*EndpointRecord, error) {
 	now := FmtAlertTime(a.clock.Now())
 	var was bool
@@ -277,9 +256,8 @@ func (a *Engine) UpdateWebhook(p *Principal, id string, in WebhookInput) (*Endpo
 	return e, err
 }
 
-// RotateWebhookSecret gives an endpoint of the principal's account a new
-// signing secret and returns it; the old one is invalid at once
-// (docs/fidelity.md G16).
+// RotateWebhookSecret gives an endpoint a new signing secret; the old one
+// is invalid at once (G16).
 func (a *Engine) RotateWebhookSecret(p *Principal, id string) (string, error) {
 	secret := a.newSigningSecret()
 	now := FmtAlertTime(a.clock.Now())
@@ -310,19 +288,17 @@ func (a *Engine) DeleteWebhook(p *Principal, id string) error {
 	return nil
 }
 
-// ErrWebhookLimit is the 409 of an account at its limit of webhook
-// endpoints, which the alerts_limit preset answers too.
+// ErrWebhookLimit is the 409 of an account at its endpoint limit.
 func (a *Engine) ErrWebhookLimit() error {
 	return Errf(KindConflict, CodeWebhookLimit, "%s", msgWebhookLimit(a.View().webhookLimit()))
 }
 
-// SetTargetNet replaces how deliveries resolve and dial (tests: a fake
-// network that never leaves the machine). Call it before any delivery.
+// SetTargetNet replaces how deliveries resolve and dial (tests). Call it
+// before any delivery.
 func (a *Engine) SetTargetNet(n TargetNet) { a.webhooks.net = n }
 
-// WebhookEndpoint is a webhook endpoint as the console shows it: never
-// its signing secret, its custom headers by name only (their values may
-// be credentials) and its URL without a password.
+// WebhookEndpoint is an endpoint as the console shows it: no secret,
+// header names only, and the URL without a password.
 type WebhookEndpoint struct {
 	ID          string   `json:"id"`
 	Region      string   `json:"region"`

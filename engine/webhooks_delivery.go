@@ -1,17 +1,10 @@
 package engine
 
 // Signed webhook deliveries (docs/api.md#webhook-delivery; docs/fidelity.md
-// G16, M12.10): a real HTTP POST per subscribed endpoint, signed with
-// X-PolyAI-Timestamp (unix seconds of the virtual clock),
-// X-PolyAI-Signature (hex HMAC-SHA256 over "{timestamp}.{body}") and
-// X-PolyAI-Event-ID; retried after 1m, 5m, 15m, 1h and 4h of virtual time
-// on timeouts, network errors, 408, 429 and 5xx.
-//
-// Every attempt is a timer of the virtual clock (docs/time.md): it runs
-// inside the Advance that makes it due, on the clock's path, and its POST
-// completes (bounded by the endpoint's timeout_ms, cancelled by Close)
-// before the next timer fires. A retry is a timer armed by the attempt, so
-// one Advance runs every attempt and retry that falls due by its target.
+// G16, M12.10): a real HTTP POST per subscribed endpoint, HMAC-signed and
+// retried on failure. Every attempt is a virtual clock timer whose POST
+// completes before the next timer fires (docs/time.md), so one Advance
+// runs every attempt and retry due by its target.
 
 import (
 	"bytes"
@@ -40,15 +33,12 @@ const (
 // retryDelays are the delays before attempts 1 to 6 (docs/fidelity.md G16).
 var retryDelays = [...]time.Duration{0, time.Minute, 5 * time.Minute, 15 * time.Minute, time.Hour, 4 * time.Hour}
 
-// maxDeliveryLog bounds the delivery log.
 const maxDeliveryLog = 10000
 
-// DeliveryAttempt is one attempt of a webhook delivery, as the delivery log
-// shows it. It never holds the secret. Every field is a function of the
-// virtual clock and the receiver's answers, so the same session gives the
-// same log (no wall-time latency is recorded).
+// DeliveryAttempt is one delivery attempt as the log shows it: never the
+// secret, and no wall-time latency, so the same session gives the same log.
 type DeliveryAttempt struct {
-	// Time is the virtual time of the attempt (the signed timestamp).
+	// Time is the attempt's virtual time (the signed timestamp).
 	Time        time.Time `json:"time"`
 	EventID     string    `json:"event_id"`
 	EventType   string    `json:"event_type"`
@@ -61,11 +51,10 @@ type DeliveryAttempt struct {
 	Status    int    `json:"status"`
 	Error     string `json:"error,omitempty"`
 	Delivered bool   `json:"delivered"`
-	// NextAttemptAt is the virtual time of the retry, when one is scheduled.
+	// NextAttemptAt is the retry's virtual time, when one is scheduled.
 	NextAttemptAt *time.Time `json:"next_attempt_at,omitempty"`
 }
 
-// delivery is one event for one endpoint.
 type delivery struct {
 	gen        uint64
 	region     string
@@ -84,9 +73,8 @@ func (a *Engine) Deliveries() []DeliveryAttempt {
 	return append([]DeliveryAttempt(nil), a.webhooks.log...)
 }
 
-// announce sends an event to every enabled endpoint of the account that
-// subscribes to its type: the first attempts are timers due now, so they
-// run right after the evaluation that caused them, in the same Advance.
+// announce sends an event to the account's enabled subscribed endpoints;
+// first attempts are timers due now, in the same Advance.
 func (a *Engine) announce(e alertEvent, now time.Time) {
 	body, err := json.Marshal(e.payload)
 	if err != nil {
@@ -110,7 +98,6 @@ func (a *Engine) announce(e alertEvent, now time.Time) {
 	}
 }
 
-// scheduleAttempt arms attempt n of a delivery at due on the virtual clock.
 func (a *Engine) scheduleAttempt(d *delivery, n int, due time.Time) {
 	a.clock.At(due, func(now time.Time) {
 		if a.Generation() != d.gen || a.bg.Err() != nil {
@@ -130,8 +117,7 @@ func Sign(secret, timestamp string, body []byte) string {
 	return hex.EncodeToString(m.Sum(nil))
 }
 
-// attempt makes one attempt, synchronously, and arms the next when it may
-// be retried.
+// attempt makes one attempt synchronously and arms a retry if due.
 func (a *Engine) attempt(d *delivery, n int, due time.Time) {
 	a.RecordClockEvent(attemptClockEvent(n))
 	to := "failed" // the delivery's state after the attempt, unless set below
@@ -150,8 +136,7 @@ func (a *Engine) attempt(d *delivery, n int, due time.Time) {
 		a.logAttempt(d, rec)
 		return
 	}
-	// The rules may have changed since the endpoint was stored (another
-	// scenario, another allow-list): a refused target is not retried.
+	// The target rules may have changed: a refused target is not retried.
 	if u, err := url.Parse(ep.URL); err != nil {
 		rec.Error = "target refused: unreadable URL"
 		a.logAttempt(d, rec)
@@ -165,8 +150,7 @@ func (a *Engine) attempt(d *delivery, n int, due time.Time) {
 	if timeout <= 0 {
 		timeout = defaultWebhookTimeoutMS * time.Millisecond
 	}
-	// A receiver the timeline has down answers its status: nothing is
-	// sent, and the attempt is retried as if it had answered.
+	// A receiver the timeline has down answers its status without a send.
 	status, down := a.receiverDown(due, &ep)
 	var err error
 	if !down {
@@ -210,7 +194,6 @@ func (a *Engine) attempt(d *delivery, n int, due time.Time) {
 	a.logAttempt(d, rec)
 }
 
-// post sends the signed request and returns the receiver's status.
 func (a *Engine) post(ctx context.Context, ep *EndpointRecord, d *delivery, due time.Time, timeout time.Duration) (int, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -239,8 +222,7 @@ func (a *Engine) post(ctx context.Context, ep *EndpointRecord, d *delivery, due 
 	return resp.StatusCode, nil
 }
 
-// logAttempt appends to the delivery log unless the delivery belongs to an
-// earlier reset; it reports whether it did.
+// logAttempt logs unless the delivery is of an earlier reset.
 func (a *Engine) logAttempt(d *delivery, rec DeliveryAttempt) bool {
 	a.webhooks.mu.Lock()
 	defer a.webhooks.mu.Unlock()

@@ -1,14 +1,9 @@
 package engine
 
-// Webhook targets (docs/security.md#webhook-targets): where deliveries may
-// go. The rules are scenario's (webhook_targets.go); here they are
-// applied twice: to the URL when an endpoint is created or changed (400
-// on "url"), and at delivery to every address the URL's host resolves to,
-// in the delivery client's dialer, which connects only to an address it
-// has checked (so a name cannot resolve around the rules, whatever DNS
-// answers later), and checks it once more in the socket's Control hook
-// before the connection is made. The client uses no proxy (a proxy would
-// connect where the dialer cannot see) and follows no redirect.
+// Webhook targets (docs/security.md#webhook-targets): the scenario's rules
+// on where deliveries may go, applied to an endpoint's URL on write (400)
+// and to every resolved address at delivery, in a dialer that connects
+// only to checked addresses (no proxy, no redirects).
 
 import (
 	"context"
@@ -24,17 +19,15 @@ import (
 	"github.com/agentplatform/mockplatform/scenario"
 )
 
-// TargetNet is how deliveries reach the network: a resolver and a dialer.
-// Tests replace both (a name that "resolves" to a refused address, a
-// dialer that records instead of connecting), so that no test ever sends
-// a packet off the machine, even if the rules were wrong.
+// TargetNet is how deliveries resolve and dial; tests replace both so no
+// test sends a packet off the machine even if the rules were wrong.
 type TargetNet struct {
 	Lookup func(ctx context.Context, host string) ([]netip.Addr, error)
 	Dial   func(ctx context.Context, network, addr string) (net.Conn, error)
 }
 
-// defaultTargetNet resolves with the system resolver and dials with a
-// dialer whose Control hook refuses a refused address at the socket.
+// defaultTargetNet is the system resolver and a dialer whose Control hook
+// refuses refused addresses.
 func defaultTargetNet() TargetNet {
 	d := &net.Dialer{Timeout: 30 * time.Second, Control: TargetControl}
 	return TargetNet{
@@ -45,8 +38,7 @@ func defaultTargetNet() TargetNet {
 	}
 }
 
-// TargetControl is the delivery dialer's socket hook: the last check of
-// the address about to be connected.
+// TargetControl is the delivery dialer's socket hook: the last check.
 func TargetControl(_, address string, _ syscall.RawConn) error {
 	ap, err := netip.ParseAddrPort(address)
 	if err != nil {
@@ -58,18 +50,14 @@ func TargetControl(_, address string, _ syscall.RawConn) error {
 	return nil
 }
 
-// targetRefused is a delivery the rules refused: it is logged and not
-// retried.
+// targetRefused is a refused delivery: logged, not retried.
 type targetRefused struct{ reason string }
 
 func (e *targetRefused) Error() string { return "target refused: " + e.reason }
 
-// newDeliveryClient is an instance's client of deliveries: its own
-// transport, no proxy, no redirect followed, connections only through
-// dialTarget, and none kept between attempts (a pooled connection whose
-// server had gone, a receiver closed or another one on the same port,
-// failed an attempt with an EOF that another run of the same session did
-// not see).
+// newDeliveryClient is the delivery client: no proxy, no redirects, dials
+// through dialTarget, and no kept connections (a stale pooled one made
+// attempts fail unreproducibly).
 func (a *Engine) newDeliveryClient() *http.Client {
 	return &http.Client{
 		Transport: &http.Transport{
@@ -83,16 +71,14 @@ func (a *Engine) newDeliveryClient() *http.Client {
 	}
 }
 
-// targetLists are the allow-lists in force: the scenario's
-// (webhooks.allowed_targets) and the instance's (Config.WebhookTargets);
-// a target must satisfy each that is not empty.
+// targetLists are the allow-lists in force (scenario's and instance's);
+// a target must satisfy each non-empty one.
 func (a *Engine) targetLists() []*scenario.HostList {
 	return []*scenario.HostList{a.View().targets, a.webhooks.allow}
 }
 
-// CheckWebhookURL checks an endpoint's url as written: an absolute http
-// or https URL (https only under the fidelity switch webhook_url, G2) that
-// the target rules allow. The error is the url field's message.
+// CheckWebhookURL checks an endpoint's url: absolute http(s) (https only
+// under webhook_url, G2) and allowed by the target rules.
 func (a *Engine) CheckWebhookURL(s string) error {
 	u, err := url.Parse(s)
 	switch {
@@ -104,14 +90,12 @@ func (a *Engine) CheckWebhookURL(s string) error {
 	return a.checkTargetURL(u)
 }
 
-// checkTargetURL applies the target rules to a URL as written.
 func (a *Engine) checkTargetURL(u *url.URL) error {
 	return scenario.CheckTargetURL(u, a.targetLists()...)
 }
 
-// dialTarget resolves a delivery's host, checks every address it
-// resolves to (all must pass, so that a name cannot mix a refused
-// address among allowed ones), and connects to the first that answers.
+// dialTarget resolves a host, checks every address (all must pass), and
+// connects to the first that answers.
 func (a *Engine) dialTarget(ctx context.Context, network, hostport string) (net.Conn, error) {
 	host, port, err := net.SplitHostPort(hostport)
 	if err != nil {
@@ -152,9 +136,8 @@ func (a *Engine) dialTarget(ctx context.Context, network, hostport string) (net.
 	return nil, errors.Join(errs...)
 }
 
-// checkSeededTargets applies the instance's allow-list to a scenario's
-// seeded endpoints (the scenario's own rules are checked when it is
-// parsed): a refused one is a problem at its url.
+// checkSeededTargets applies the instance's allow-list to the scenario's
+// seeded endpoints.
 func (a *Engine) checkSeededTargets(sc *scenario.Scenario) error {
 	if a.webhooks.allow.Len() == 0 {
 		return nil

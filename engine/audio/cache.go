@@ -1,22 +1,10 @@
 package audio
 
-// The audio cache of the Agents API (docs/api.md#audio-cache;
-// docs/fidelity.md G25): an agent's synthesized utterances. What the agent
-// says in a voice conversation (the dialogue's reply of a VOICE-*
-// conversation: a call to its number, a reserved number, an answered
-// outbound call) is looked up by transcript, language and voice: a new
-// text becomes a pending entry that synthesis makes ready on the virtual
-// clock (projects[].agent.audio_cache.synthesis, default 1s), inside the
-// Advance that reaches it; a text already cached counts a hit. Pending
-// entries are invisible to the API. Entries can be seeded
-// (projects[].agent.audio_cache.entries), replaced (a WAV upload, with or
-// without new text and tuning settings) and deleted.
-//
-// Storage: one "audio_cache" document per agent (region, agent id) holds
-// its entries in id order; the audio of an uploaded file is an
-// "audio_file" document (region, agent id/entry id). Generated audio is
-// made again from the seed, the voice and the text when read
-// (internal/wav), so the store does not grow with every utterance.
+// The audio cache (docs/api.md#audio-cache; docs/fidelity.md G25): an
+// agent's synthesized utterances by transcript, language and voice. A new
+// text is a pending entry, ready after synthesis on the virtual clock; a
+// cached one counts a hit. One "audio_cache" document per agent, uploads as
+// "audio_file" documents; generated audio is remade from the seed on read.
 
 import (
 	"cmp"
@@ -39,8 +27,7 @@ const (
 // DefaultSynthesis is how long a new utterance takes to synthesize.
 const DefaultSynthesis = time.Second
 
-// MaxAudioFile bounds an uploaded WAV file (the documented 6 MB, read as
-// MiB: docs/fidelity.md G25).
+// MaxAudioFile bounds an uploaded WAV (6 MB read as MiB; G25).
 const MaxAudioFile = 6 << 20
 
 // Default voice of entries whose conversation has no connector voice.
@@ -49,7 +36,6 @@ const (
 	defaultVoiceSuffix = "-Standard-A"
 )
 
-// audioCacheDoc is an agent's stored audio cache.
 type audioCacheDoc struct {
 	AccountID string        `json:"account_id"`
 	AgentID   string        `json:"agent_id"`
@@ -57,7 +43,6 @@ type audioCacheDoc struct {
 	Entries   []*audioEntry `json:"entries"`
 }
 
-// audioEntry is a stored entry.
 type audioEntry struct {
 	ID              int64     `json:"id"`
 	Transcript      string    `json:"transcript"`
@@ -66,8 +51,7 @@ type audioEntry struct {
 	ProviderVoiceID string    `json:"provider_voice_id"`
 	CachedAt        time.Time `json:"cached_at"` // the end of synthesis
 	HitCount        int       `json:"hit_count"`
-	// Duration is the audio's length; Pending is true until synthesis
-	// ends at CachedAt.
+	// Duration is the audio's length; Pending until synthesis ends at CachedAt.
 	Duration    time.Duration  `json:"duration"`
 	Pending     bool           `json:"pending,omitempty"`
 	Regenerated bool           `json:"regenerated,omitempty"`
@@ -98,13 +82,10 @@ func (e *audioEntry) view() AudioEntryView {
 		ProviderVoiceID: e.ProviderVoiceID, AudioFilename: e.Filename, Imported: e.Imported, LanguageCode: e.Language}
 }
 
-// sameUtterance reports whether an entry caches text said in a language
-// and voice.
 func (e *audioEntry) sameUtterance(text, lang, provider, voice string) bool {
 	return e.Transcript == text && e.Language == lang && e.Provider == provider && e.ProviderVoiceID == voice
 }
 
-// synthesis is how long the agent's new utterances take to synthesize.
 func (s *Service) synthesis(account, agent string) time.Duration {
 	if proj := s.env.View().Account(account).Project(agent); proj != nil && proj.Agent != nil && proj.Agent.AudioCache != nil {
 		if d := proj.Agent.AudioCache.Synthesis.D(); d > 0 {
@@ -114,11 +95,8 @@ func (s *Service) synthesis(account, agent string) time.Duration {
 	return DefaultSynthesis
 }
 
-// CacheUtterance records what the agent said in a conversation: a voice
-// conversation's text is cached (a new pending entry) or counts a hit (a
-// ready entry). The cache of an agent holds at most
-// scenario.MaxAudioCacheEntries entries: past that, new texts are not
-// cached. A store failure is logged; the conversation goes on.
+// CacheUtterance caches a voice conversation's text (pending) or counts a
+// hit, up to scenario.MaxAudioCacheEntries. Store failures are only logged.
 func (s *Service) CacheUtterance(conv *store.Conversation, text string) {
 	if !core.IsVoice(conv) || text == "" {
 		return
@@ -161,7 +139,6 @@ func (s *Service) CacheUtterance(conv *store.Conversation, text string) {
 	}
 }
 
-// armSynthesis makes an entry ready at its time, on the virtual clock.
 func (s *Service) armSynthesis(region, agent string, id int64, at time.Time) {
 	s.env.Clock.At(at, func(now time.Time) {
 		var d audioCacheDoc
@@ -179,8 +156,7 @@ func (s *Service) armSynthesis(region, agent string, id int64, at time.Time) {
 	})
 }
 
-// Reset arms again the synthesis of the stored pending entries (the
-// clock dropped their timers).
+// Reset rearms the synthesis of stored pending entries.
 func (s *Service) Reset() {
 	for _, region := range scenario.Regions {
 		err := store.ListDocs(s.env.Store, DocAudioCache, region, func(_ string, d *audioCacheDoc) bool {
@@ -197,8 +173,7 @@ func (s *Service) Reset() {
 	}
 }
 
-// updateAudio applies fn to an agent's audio cache in one store update,
-// creating the document on first use.
+// updateAudio applies fn to an agent's cache in one store update.
 func (s *Service) updateAudio(region, account, agent string, fn func(d *audioCacheDoc) error) error {
 	for range 2 {
 		var d audioCacheDoc
@@ -214,8 +189,8 @@ func (s *Service) updateAudio(region, account, agent string, fn func(d *audioCac
 	return errors.New("audio cache: the document vanished twice")
 }
 
-// DropAgent removes an agent's audio cache and uploaded files (agent
-// delete, under the engine's agents lock).
+// DropAgent removes an agent's audio cache and uploads, under the engine's
+// agents lock.
 func (s *Service) DropAgent(region, agent string) error {
 	s.cacheMu.Lock()
 	defer s.cacheMu.Unlock()
@@ -239,8 +214,7 @@ func (s *Service) DropAgent(region, agent string) error {
 
 func audioFileID(agent string, id int64) string { return agent + "/" + strconv.FormatInt(id, 10) }
 
-// dropFileLocked deletes an entry's uploaded audio, if any (s.cacheMu
-// held).
+// dropFileLocked deletes an entry's upload, if any. s.cacheMu must be held.
 func (s *Service) dropFileLocked(region, agent string, e *audioEntry) error {
 	if !e.Uploaded {
 		return nil
@@ -251,9 +225,7 @@ func (s *Service) dropFileLocked(region, agent string, e *audioEntry) error {
 	return nil
 }
 
-// seedAudioCaches writes the audio cache of every scenario agent with
-// seeded entries: ids from 1 in order, ready, imported, cached at now
-// unless given.
+// seedAudioCaches writes every agent's seeded entries, ready, ids from 1.
 func seedAudioCaches(st *store.Store, sc *scenario.Scenario, now time.Time) error {
 	for ai := range sc.Accounts {
 		acct := &sc.Accounts[ai]

@@ -1,10 +1,7 @@
 package audio
 
-// The audio cache's operations (docs/api.md#audio-cache): list, delete one
-// or many, download and replace an entry's audio, replace its audio with
-// its text and tuning settings, and preview a synthesis. Every entry id
-// in a path is numeric (else 400 Invalid ID); an unknown or pending entry
-// is 404.
+// The audio cache's operations (docs/api.md#audio-cache). Entry ids in
+// paths are numeric (else 400); unknown or pending entries are 404.
 
 import (
 	"bytes"
@@ -22,8 +19,7 @@ import (
 	"github.com/agentplatform/mockplatform/store"
 )
 
-// Audio cache error codes and messages ("Invalid ID" is the document's;
-// the others [INF]).
+// Audio cache error codes and messages.
 const (
 	CodeAudioInvalidID    = "AUDIO_CACHE_INVALID_ID"
 	CodeAudioNotFound     = "AUDIO_CACHE_ENTRY_NOT_FOUND"
@@ -51,14 +47,12 @@ const (
 	MaxAudioFilename = 255
 )
 
-// AudioSortFields are the fields a list sorts on (the document's snake
-// case; the answer's camelCase names are accepted too).
+// AudioSortFields are the sort fields (camelCase accepted too).
 var AudioSortFields = []string{"cached_at", "hit_count", "duration", "transcript", "id"}
 
 var audioSortAliases = map[string]string{"cachedAt": "cached_at", "hitCount": "hit_count"}
 
-// AudioCacheQuery are a list's parameters: Sort is "<field>[:asc|:desc]"
-// ("" is cached_at:desc).
+// AudioCacheQuery are a list's parameters; Sort is "<field>[:asc|:desc]".
 type AudioCacheQuery struct {
 	Limit, Offset int
 	Sort          string
@@ -75,15 +69,14 @@ type AudioDeleted struct {
 	Success bool `json:"success"`
 }
 
-// AudioBulkDeleted is a bulk delete's answer (OAS
-// BulkDeleteAudioCacheResponse): each id, once, in the request's order.
+// AudioBulkDeleted is a bulk delete's answer: each id once, in order.
 type AudioBulkDeleted struct {
 	Deleted []string `json:"deleted"`
 	Failed  []string `json:"failed"`
 }
 
-// AudioUpload replaces an entry's audio; Settings, when set, its text and
-// tuning settings too.
+// AudioUpload replaces an entry's audio, and with Settings its text and
+// tuning.
 type AudioUpload struct {
 	Data     []byte
 	Filename string
@@ -106,7 +99,6 @@ func errAudioNotFound() error {
 	return core.Errf(core.KindNotFound, CodeAudioNotFound, MsgAudioNotFound)
 }
 
-// parseEntryID reads an entry id of a path: an integer, else 400.
 func parseEntryID(s string) (int64, error) {
 	n, err := strconv.ParseInt(s, 10, 64)
 	if err != nil {
@@ -115,7 +107,6 @@ func parseEntryID(s string) (int64, error) {
 	return n, nil
 }
 
-// audioOf reads an agent's audio cache (empty when none is stored).
 func (s *Service) audioOf(p *core.Principal, agent string) (string, *audioCacheDoc, error) {
 	ag, err := s.agents.AgentID(p, agent)
 	if err != nil {
@@ -128,7 +119,6 @@ func (s *Service) audioOf(p *core.Principal, agent string) (string, *audioCacheD
 	return ag, d, nil
 }
 
-// readyEntry finds a ready entry.
 func (d *audioCacheDoc) readyEntry(id int64) *audioEntry {
 	for _, e := range d.Entries {
 		if e.ID == id && !e.Pending {
@@ -152,8 +142,8 @@ func ParseAudioSort(s string) (field string, desc bool, err error) {
 	return field, dir == "desc", nil
 }
 
-// AudioCache lists an agent's ready entries, sorted (ties by id), one
-// page of them; TotalCount counts them all.
+// AudioCache lists a page of an agent's ready entries, sorted (ties by
+// id); TotalCount counts them all.
 func (s *Service) AudioCache(p *core.Principal, agent string, q AudioCacheQuery) (*AudioCacheList, error) {
 	field, desc, err := ParseAudioSort(q.Sort)
 	if err != nil {
@@ -207,8 +197,7 @@ func (s *Service) DeleteAudioEntry(p *core.Principal, agent, id string) error {
 	return err
 }
 
-// BulkDeleteAudio deletes each entry it can: ids that are not numeric,
-// unknown or pending fail; an id repeated counts once.
+// BulkDeleteAudio deletes each entry it can; a repeated id counts once.
 func (s *Service) BulkDeleteAudio(p *core.Principal, agent string, ids []string) (*AudioBulkDeleted, error) {
 	var nums []int64
 	out := &AudioBulkDeleted{Deleted: []string{}, Failed: []string{}}
@@ -238,8 +227,7 @@ func (s *Service) BulkDeleteAudio(p *core.Principal, agent string, ids []string)
 	return out, nil
 }
 
-// deleteAudio deletes the ready entries of ids in one store update and
-// their uploaded audio; it returns those it deleted.
+// deleteAudio deletes ready entries and their audio in one store update.
 func (s *Service) deleteAudio(p *core.Principal, agent string, ids []int64) (map[int64]bool, error) {
 	ag, err := s.agents.AgentID(p, agent)
 	if err != nil {
@@ -272,13 +260,11 @@ func (s *Service) deleteAudio(p *core.Principal, agent string, ids []int64) (map
 	return out, nil
 }
 
-// audioFile is the stored audio of an uploaded file.
 type audioFile struct {
 	Audio []byte `json:"audio"`
 }
 
-// AudioFile is a ready entry's audio: the file uploaded last, else the
-// synthesized speech of its text in its voice.
+// AudioFile is a ready entry's audio: the last upload, else synthesized.
 func (s *Service) AudioFile(p *core.Principal, agent, id string) ([]byte, error) {
 	n, err := parseEntryID(id)
 	if err != nil {
@@ -306,8 +292,7 @@ func (s *Service) speech(voice, text string) []byte {
 	return wav.Speech(uint64(s.env.View().Scenario().Seed), voice, text)
 }
 
-// CheckAudioFile checks an uploaded file: not empty, at most
-// MaxAudioFile bytes and a WAV file.
+// CheckAudioFile checks an upload: a non-empty WAV of at most MaxAudioFile.
 func CheckAudioFile(data []byte) (wav.Info, error) {
 	switch {
 	case len(data) == 0:
@@ -322,10 +307,8 @@ func CheckAudioFile(data []byte) (wav.Info, error) {
 	return in, nil
 }
 
-// ReplaceAudio replaces a ready entry's audio with an uploaded WAV file
-// (its duration read from the file; audioFilename the file's name, default
-// "<id>.wav"), and with Settings its text and tuning settings: the entry
-// is regenerated. The file must pass CheckAudioFile.
+// ReplaceAudio replaces a ready entry's audio with an uploaded WAV, and
+// with Settings its text and tuning (the entry is regenerated).
 func (s *Service) ReplaceAudio(p *core.Principal, agent, id string, up AudioUpload) error {
 	n, err := parseEntryID(id)
 	if err != nil {
@@ -366,9 +349,8 @@ func (s *Service) ReplaceAudio(p *core.Principal, agent, id string, up AudioUplo
 	return s.env.Store.PutDoc(DocAudioFile, p.Region, audioFileID(ag, n), &audioFile{Audio: up.Data})
 }
 
-// SynthesizeAudio is a preview: the speech of the request's text in the
-// entry's voice, its language and tuning settings mixed in (other settings
-// give other bytes, the same ones the same bytes). Nothing is saved.
+// SynthesizeAudio previews the request's text in the entry's voice with
+// its settings, deterministically; nothing is saved.
 func (s *Service) SynthesizeAudio(p *core.Principal, agent, id string, in SynthesisRequest) ([]byte, error) {
 	n, err := parseEntryID(id)
 	if err != nil {
@@ -389,8 +371,8 @@ func (s *Service) SynthesizeAudio(p *core.Principal, agent, id string, in Synthe
 	return s.speech(e.Provider+"/"+e.ProviderVoiceID+"/"+in.Language+"/"+string(cfg), in.Text), nil
 }
 
-// VoiceTuningConfig documents the tuning settings (OAS VoiceTuningConfig):
-// every field is optional, and other keys are kept.
+// VoiceTuningConfig documents the tuning settings: all optional, other
+// keys kept.
 type VoiceTuningConfig struct {
 	Stability        *float64 `json:"stability,omitempty"`
 	SimilarityBoost  *float64 `json:"similarityBoost,omitempty"`
@@ -404,8 +386,7 @@ type VoiceTuningConfig struct {
 	InstantMode      *bool    `json:"instantMode,omitempty"`
 }
 
-// TuningConfig reads a VoiceTuningConfig (the raw JSON of field name):
-// an object whose known keys have their types; errors name field/key.
+// TuningConfig reads a VoiceTuningConfig; errors name field/key.
 func TuningConfig(name string, raw json.RawMessage) (map[string]any, []core.FieldError) {
 	var m map[string]json.RawMessage
 	if b := bytes.TrimSpace(raw); len(b) == 0 || b[0] != '{' || json.Unmarshal(b, &m) != nil {

@@ -1,8 +1,7 @@
 package audio
 
-// What the console and the overview read of the voice libraries and the
-// audio caches, and the readers of their queries and of the bodies that
-// are not JSON.
+// Console views of voice libraries and audio caches, and the query and
+// non-JSON body readers.
 
 import (
 	"bytes"
@@ -24,8 +23,7 @@ import (
 	"github.com/agentplatform/mockplatform/store"
 )
 
-// Request bodies as the OpenAPI document describes them; the edge reads
-// them field by field by these rules.
+// Request bodies as the OpenAPI document describes them.
 type (
 	// VoiceBody is a voice create or update body (OAS CreateVoiceRequest).
 	VoiceBody struct {
@@ -53,17 +51,15 @@ func (BulkDeleteBody) FieldRules() map[string]core.FieldRule {
 	return map[string]core.FieldRule{"ids": {Required: true, MinItems: 1, MaxItems: AudioBulkMax}}
 }
 
-// SynthesizeRules are the rules of a preview's body (OAS
-// SynthesizeAudioRequest; the length [INF]).
+// SynthesizeRules are a preview body's rules (OAS SynthesizeAudioRequest).
 var SynthesizeRules = map[string]core.FieldRule{
 	"text":     {Required: true, MinLen: 1, MaxLen: scenario.MaxTranscript},
 	"config":   {Required: true, Doc: "VoiceTuningConfig: every field optional."},
 	"language": {Pattern: scenario.LangCodeRE, Doc: "A BCP-47 tag, e.g. en-US."},
 }
 
-// ParseAudioSettings reads the settings part of a details update: a JSON
-// object with text (1 to 5000 characters) and config (a
-// VoiceTuningConfig, optional).
+// ParseAudioSettings reads a details update's settings: text and an
+// optional VoiceTuningConfig.
 func ParseAudioSettings(raw []byte) (*AudioSettings, error) {
 	var m map[string]json.RawMessage
 	if b := bytes.TrimSpace(raw); len(b) == 0 || b[0] != '{' || jsoncheck.Check(b) != nil || json.Unmarshal(b, &m) != nil {
@@ -100,8 +96,7 @@ func (s *Service) CountVoices() (int, error) {
 	return n, nil
 }
 
-// CountAudioEntries counts the agents' audio cache entries, pending ones
-// included.
+// CountAudioEntries counts the audio cache entries, pending included.
 func (s *Service) CountAudioEntries() (int, error) {
 	n := 0
 	err := s.eachAudioCache(func(_ string, d *audioCacheDoc) { n += len(d.Entries) })
@@ -121,8 +116,7 @@ func (s *Service) eachAudioCache(fn func(region string, d *audioCacheDoc)) error
 	return nil
 }
 
-// AgentAudio is an agent's audio cache as the console shows it: every
-// entry, pending ones with the time synthesis ends.
+// AgentAudio is an agent's audio cache as the console shows it.
 type AgentAudio struct {
 	Region    string       `json:"region"`
 	AccountID string       `json:"account_id"`
@@ -176,8 +170,7 @@ func (s *Service) VoiceLibraries() ([]AccountVoices, error) {
 	return out, nil
 }
 
-// ParseAudioQuery reads a list's query: limit 1 to 200 (default 50),
-// offset 0 or more, sort as ParseAudioSort reads it (checked there).
+// ParseAudioQuery reads a list's query: limit, offset, sort.
 func ParseAudioQuery(q url.Values) (AudioCacheQuery, error) {
 	var errs []core.FieldError
 	num := func(name string, lo, hi, def int) int {
@@ -198,8 +191,7 @@ func ParseAudioQuery(q url.Values) (AudioCacheQuery, error) {
 	return out, nil
 }
 
-// ParseVoiceFilter reads a voice list's query: gender one of
-// VoiceGenders, isPolyVoice true or false.
+// ParseVoiceFilter reads a voice list's query.
 func ParseVoiceFilter(q url.Values) (VoiceFilter, error) {
 	f := VoiceFilter{Language: q.Get("language"), Gender: q.Get("gender"), Provider: q.Get("provider")}
 	var errs []core.FieldError
@@ -219,9 +211,8 @@ func ParseVoiceFilter(q url.Values) (VoiceFilter, error) {
 	return f, nil
 }
 
-// ParseAudioForm reads a details update's multipart form: the file part
-// (its bytes and name) and the settings part (ParseAudioSettings); other
-// parts are ignored.
+// ParseAudioForm reads a details update's multipart form: file and
+// settings parts.
 func ParseAudioForm(contentType string, body []byte) (AudioUpload, error) {
 	var up AudioUpload
 	mt, params, err := mime.ParseMediaType(contentType)

@@ -1,15 +1,9 @@
 package audio
 
-// The voice library of the Agents API (docs/api.md#voice-library;
-// docs/fidelity.md G24): the voices an account owns, created through the
-// API or seeded (accounts[].voices), beside Poly's curated voices, which
-// every account of a region sees and nobody can change. A voice's sample
-// is a time-limited address of the mock that serves its audio without a
-// key (VoiceSampleAudio).
-//
-// Storage: one "voice_library" document per account (region, account id)
-// holds the account's own voices in creation order; the curated voices
-// are fixed data.
+// The voice library (docs/api.md#voice-library; docs/fidelity.md G24): an
+// account's own voices, one "voice_library" document per account, beside
+// the region's fixed curated voices. A sample is a time-limited signed
+// address served without a key (VoiceSampleAudio).
 
 import (
 	"crypto/hmac"
@@ -32,8 +26,7 @@ import (
 // DocVoiceLibrary is the store kind of the accounts' voice libraries.
 const DocVoiceLibrary = "voice_library"
 
-// Voice library error codes and messages (the account's 404 is the real
-// example's; the others [INF]).
+// Voice library error codes and messages.
 const (
 	CodeVoiceNotFound    = "VOICE_NOT_FOUND"
 	CodeVoiceLimit       = "VOICE_LIBRARY_LIMIT_EXCEEDED"
@@ -50,8 +43,7 @@ const (
 // VoiceGenders are the gender filter's values.
 var VoiceGenders = []string{"male", "female", "neutral"}
 
-// VoiceView is a voice as the API answers it (OAS VoiceResponse), and as
-// it is stored.
+// VoiceView is a voice as answered and stored (OAS VoiceResponse).
 type VoiceView struct {
 	ID              string         `json:"id"`
 	Name            string         `json:"name"`
@@ -72,9 +64,8 @@ type VoiceAnswer struct {
 	Voice VoiceView `json:"voice"`
 }
 
-// VoiceSample is the sample answer (OAS VoiceSampleResponse); SampleURL
-// is the path below the builder base until the edge prefixes its
-// address.
+// VoiceSample is the sample answer (OAS VoiceSampleResponse); the edge
+// prefixes SampleURL with its address.
 type VoiceSample struct {
 	VoiceID          string `json:"voiceId"`
 	SampleURL        string `json:"sampleUrl"`
@@ -88,15 +79,13 @@ type VoiceInput struct {
 	Config, Metadata                map[string]any
 }
 
-// VoiceFilter selects voices of the list: empty strings and a nil
-// IsPolyVoice select all.
+// VoiceFilter selects voices; empty strings and nil select all.
 type VoiceFilter struct {
 	Language, Gender, Provider string
 	IsPolyVoice                *bool
 }
 
-// VoiceRules are the rules of a voice body (OAS CreateVoiceRequest; the
-// lengths [INF]).
+// VoiceRules are a voice body's rules (OAS CreateVoiceRequest).
 var VoiceRules = map[string]core.FieldRule{
 	"name":            {Required: true, MinLen: 1, MaxLen: 100},
 	"provider":        {Required: true, MinLen: 1, MaxLen: 100, Doc: "e.g. GOOGLE, OPENAI, ELEVENLABS"},
@@ -105,8 +94,8 @@ var VoiceRules = map[string]core.FieldRule{
 	"voiceMetadata":   {Doc: "Free metadata (an object); answered as metadata. language and gender are what the list filters."},
 }
 
-// polyVoices are the curated voices of each region pair: the kit's default
-// voices of the region's hosts ([3P]), the rest [INF].
+// polyVoices are each region pair's curated voices ([3P] defaults, the
+// rest [INF]).
 var polyVoices = map[string][]VoiceView{
 	"us": {
 		{ID: "VOICE-6fad73f6", Name: "Anne", Provider: "GOOGLE", ProviderVoiceID: "en-US-Neural2-F",
@@ -120,8 +109,7 @@ var polyVoices = map[string][]VoiceView{
 		Metadata: map[string]any{"language": "en-GB", "gender": "male"}}},
 }
 
-// PolyVoices are the curated voices of a region pair, copies the caller
-// may keep.
+// PolyVoices are copies of a region pair's curated voices.
 func PolyVoices(region string) []VoiceView {
 	out := make([]VoiceView, 0, len(polyVoices[region]))
 	for _, v := range polyVoices[region] {
@@ -140,7 +128,6 @@ func errVoiceNotFound() error {
 	return core.Errf(core.KindNotFound, CodeVoiceNotFound, MsgVoiceNotFound)
 }
 
-// voiceLibrary reads the account's own voices (none when not stored yet).
 func (s *Service) voiceLibrary(p *core.Principal) ([]*VoiceView, error) {
 	var d voiceLibDoc
 	err := s.env.Store.GetDoc(DocVoiceLibrary, p.Region, p.Account.ID, &d)
@@ -150,9 +137,8 @@ func (s *Service) voiceLibrary(p *core.Principal) ([]*VoiceView, error) {
 	return d.Voices, nil
 }
 
-// Voices lists the curated voices of the account's region, then its own,
-// that match f: language and gender compare with the voice's metadata,
-// provider without regard to case.
+// Voices lists the region's curated voices, then the account's own, that
+// match f (provider in any case).
 func (s *Service) Voices(p *core.Principal, f VoiceFilter) ([]VoiceView, error) {
 	own, err := s.voiceLibrary(p)
 	if err != nil {
@@ -188,9 +174,8 @@ func (s *Service) Voice(p *core.Principal, id string) (*VoiceView, error) {
 	return nil, errVoiceNotFound()
 }
 
-// CreateVoice adds a voice to the account's library: a fresh VOICE- id
-// and the given fields (config and metadata default to {}). The library
-// holds at most scenario.MaxVoices voices.
+// CreateVoice adds a voice with a fresh VOICE- id to the account's library
+// (at most scenario.MaxVoices).
 func (s *Service) CreateVoice(p *core.Principal, in VoiceInput) (*VoiceView, error) {
 	v := &VoiceView{Name: core.Deref(in.Name), Provider: core.Deref(in.Provider), ProviderVoiceID: core.Deref(in.ProviderVoiceID),
 		Config: orEmpty(in.Config), Metadata: orEmpty(in.Metadata)}
@@ -208,8 +193,8 @@ func (s *Service) CreateVoice(p *core.Principal, in VoiceInput) (*VoiceView, err
 	return v, err
 }
 
-// UpdateVoice changes the given fields of an own voice (config and
-// metadata are replaced whole); a curated voice is 403.
+// UpdateVoice changes the given fields of an own voice; a curated one is
+// 403.
 func (s *Service) UpdateVoice(p *core.Principal, id string, in VoiceInput) (*VoiceView, error) {
 	if slices.ContainsFunc(polyVoices[p.Region], func(x VoiceView) bool { return x.ID == id }) {
 		return nil, core.Errf(core.KindForbidden, CodePolyVoice, MsgPolyVoice)
@@ -238,8 +223,7 @@ func (s *Service) UpdateVoice(p *core.Principal, id string, in VoiceInput) (*Voi
 	return out, err
 }
 
-// updateVoices applies fn to the account's library in one store update,
-// creating the document on first use.
+// updateVoices applies fn to the account's library in one store update.
 func (s *Service) updateVoices(p *core.Principal, fn func(d *voiceLibDoc) error) error {
 	s.voiceMu.Lock()
 	defer s.voiceMu.Unlock()
@@ -262,8 +246,8 @@ func orEmpty(m map[string]any) map[string]any {
 	return m
 }
 
-// VoiceSample is a voice's sample: its text and the path of its audio,
-// signed and valid for SampleExpiresSeconds on the virtual clock.
+// VoiceSample is a voice's sample text and signed audio path, valid for
+// SampleExpiresSeconds.
 func (s *Service) VoiceSample(p *core.Principal, id string) (*VoiceSample, error) {
 	v, err := s.Voice(p, id)
 	if err != nil {
@@ -278,8 +262,7 @@ func (s *Service) VoiceSample(p *core.Principal, id string) (*VoiceSample, error
 func sampleText(v *VoiceView) string { return "Hello, I am " + v.Name + "." }
 
 // sampleSignature signs a sample address with a key of the scenario's
-// seed: the same scenario signs the same way, and an address altered in
-// any part fails.
+// seed, so any altered part fails.
 func (s *Service) sampleSignature(region, account, voice, expires string) string {
 	key := sha256.Sum256([]byte("voice-sample:" + strconv.FormatInt(s.env.View().Scenario().Seed, 10)))
 	m := hmac.New(sha256.New, key[:])
@@ -287,10 +270,8 @@ func (s *Service) sampleSignature(region, account, voice, expires string) string
 	return hex.EncodeToString(m.Sum(nil))
 }
 
-// VoiceSampleAudio is the audio of a sample address (VoiceSample) in a
-// region: the voice saying the sample's text. An altered address is 403
-// SAMPLE_URL_INVALID, an expired one 403 SAMPLE_URL_EXPIRED; the voice
-// must still exist.
+// VoiceSampleAudio is the audio of a sample address: 403 when altered or
+// expired; the voice must still exist.
 func (s *Service) VoiceSampleAudio(region, account, voice, expires, signature string) ([]byte, error) {
 	acct := s.env.View().Account(account)
 	exp, err := strconv.ParseInt(expires, 10, 64)
@@ -308,9 +289,8 @@ func (s *Service) VoiceSampleAudio(region, account, voice, expires, signature st
 	return wav.Speech(uint64(s.env.View().Scenario().Seed), v.Provider+"/"+v.ProviderVoiceID, sampleText(v)), nil
 }
 
-// seedVoices writes the voice library of every account with seeded
-// voices; a voice without an id gets VOICE- and 8 hex digits of a hash of
-// the account and its place.
+// seedVoices writes every account's seeded voices (missing ids: VOICE-
+// and a hash of account and place).
 func seedVoices(st *store.Store, sc *scenario.Scenario, _ time.Time) error {
 	for ai := range sc.Accounts {
 		acct := &sc.Accounts[ai]

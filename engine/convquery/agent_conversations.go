@@ -1,14 +1,10 @@
 package convquery
 
 // Agent-scoped conversations (docs/api.md#agents-conversations;
-// docs/fidelity.md G27, D29): the same records the Conversations API
-// v1/v2/v3 reads (chat, messaging, voice calls, seeded and generated
-// ones, every environment), plus the agent's debug chats, read by the
-// Agents API's key on the builder host: one by id, its recording, and a
-// page of them (the kit's list). The shapes are those of the real
-// service's recorded answers (the kit's Rust port keeps them as test
-// fixtures): every field present, null where there is no value,
-// timestamps as Python's isoformat.
+// docs/fidelity.md G27, D29): the Conversations API's records plus the
+// agent's debug chats, read with the Agents API's key. The shapes are the
+// real service's recorded answers: every field present, null when empty,
+// Python isoformat timestamps.
 
 import (
 	"errors"
@@ -37,15 +33,13 @@ const (
 // AudioDirections are the sides of a recording; the first is the default.
 var AudioDirections = []string{"combined", "user", "agent"}
 
-// pyTime is Python's isoformat of an aware UTC time with microseconds;
-// pyLocal the same without the zone (the metrics' timestamps).
+// pyTime is Python's isoformat of a UTC time; pyLocal without the zone.
 const (
 	pyTime  = "2006-01-02T15:04:05.000000-07:00"
 	pyLocal = "2006-01-02T15:04:05.000000"
 )
 
-// AgentConvSummary is a conversation in the list (every field of the
-// recorded answer).
+// AgentConvSummary is a conversation in the list.
 type AgentConvSummary struct {
 	AccountID          string        `json:"accountId"`
 	AudioURL           *string       `json:"audioUrl"`
@@ -75,14 +69,14 @@ type AgentConvSummary struct {
 	VariantID          *string       `json:"variantId"`
 }
 
-// ShortSummary is a conversation's summary (nothing in the mock writes one).
+// ShortSummary is a conversation's summary (the mock writes none).
 type ShortSummary struct {
 	Heading string `json:"heading"`
 	Content string `json:"content"`
 }
 
-// AgentConvDetail is a conversation by id: the summary's fields, its
-// turns, metrics and function events.
+// AgentConvDetail is a conversation by id, with turns, metrics and
+// function events.
 type AgentConvDetail struct {
 	AgentConvSummary
 	Turns          []AgentConvTurn              `json:"turns"`
@@ -150,14 +144,12 @@ func nullable(s string) *string {
 
 func pyTimeOf(t time.Time) string { return t.UTC().Format(pyTime) }
 
-// hasRecording reports whether a conversation has a recording: a voice
-// call that has ended.
+// hasRecording reports an ended voice call.
 func hasRecording(c *store.Conversation) bool {
 	return strings.HasPrefix(c.Channel, "VOICE") && !c.InProgress
 }
 
-// agentConvSummary renders a record for the list (audioUrl null, as the
-// recorded list shows) or, with withAudio, for the get.
+// agentConvSummary renders a record for the list, or withAudio for the get.
 func agentConvSummary(c *store.Conversation, now time.Time, withAudio bool) AgentConvSummary {
 	total, polyai := Durations(c, now)
 	s := AgentConvSummary{AccountID: c.AccountID, Channel: c.Channel, ClientEnv: c.Environment, ConversationID: c.ID,
@@ -178,8 +170,8 @@ func agentConvSummary(c *store.Conversation, now time.Time, withAudio bool) Agen
 	return s
 }
 
-// agentConvDetail renders a record for the get, as the project's data
-// access allows (M11.8).
+// agentConvDetail renders a record for the get, as data access allows
+// (M11.8).
 func agentConvDetail(c *store.Conversation, now time.Time, access DataAccess) AgentConvDetail {
 	d := AgentConvDetail{AgentConvSummary: agentConvSummary(c, now, true), Turns: []AgentConvTurn{},
 		Metrics: map[string][]AgentConvMetric{}, FunctionEvents: map[string][]map[string]any{}}
@@ -229,9 +221,8 @@ func agentConvDetail(c *store.Conversation, now time.Time, access DataAccess) Ag
 	return d
 }
 
-// agentConversation finds a conversation of agent ag by id: a stored
-// one of its project, else one of its debug chats; any other is
-// CONVERSATIONS_NOT_FOUND (nothing about it leaks).
+// agentConversation finds a stored conversation of ag's project or a
+// debug chat; anything else is CONVERSATIONS_NOT_FOUND.
 func (s *Service) agentConversation(p *core.Principal, ag Agent, id string) (*store.Conversation, error) {
 	c, err := s.env.Store.GetConversation(p.Region, id)
 	switch {
@@ -256,12 +247,9 @@ func (s *Service) AgentConversation(p *core.Principal, agent, id string) (AgentC
 	return agentConvDetail(c, s.env.Clock.Now(), DataAccessOf(p.Account.Project(ag.ID))), nil
 }
 
-// ConversationAudio is the recording of a conversation of the agent
-// (docs/api.md#agents-conversations-audio): a WAV of its turns, the
-// caller's utterances (user), the agent's (agent) or both in turn order
-// (combined); each side hears the other as silence, so the three last
-// the same. Only an ended voice call has one (else 404). redacted gives
-// the same bytes: nothing in the mock's recordings is personal data.
+// ConversationAudio is an ended voice call's recording as WAV
+// (docs/api.md#agents-conversations-audio): user, agent or combined, each
+// side silent while the other speaks. redacted changes nothing.
 func (s *Service) ConversationAudio(p *core.Principal, agent, id, direction, redacted string) ([]byte, error) {
 	var fields []core.FieldError
 	if direction == "" {
@@ -294,9 +282,8 @@ func (s *Service) ConversationAudio(p *core.Principal, agent, id, direction, red
 	return wav.Recording(uint64(s.env.View().Scenario().Seed), utts), nil
 }
 
-// AgentConversations is a page of the agent's conversations, newest
-// first (docs/api.md#agents-conversations-list): limit 1 to 100 (default
-// 50) and offset (default 0); count is the number of all of them.
+// AgentConversations is a page of the agent's conversations, newest first
+// (docs/api.md#agents-conversations-list); count counts them all.
 func (s *Service) AgentConversations(p *core.Principal, agent string, vals url.Values) (AgentConvPage, error) {
 	limit, offset, err := core.ReadPage(vals, AgentConvDefaultLimit, AgentConvMaxLimit)
 	if err != nil {
@@ -322,8 +309,7 @@ func (s *Service) AgentConversations(p *core.Principal, agent string, vals url.V
 	if offset >= page.Count {
 		return page, nil
 	}
-	// The page's stored records are among those from offset-len(debug)
-	// on: skip the ones before (not read), then merge.
+	// Skip the stored records before offset-len(debug) unread, then merge.
 	skip := max(0, offset-len(debug))
 	if skip > 0 {
 		before := sq
@@ -347,8 +333,7 @@ func (s *Service) AgentConversations(p *core.Principal, agent string, vals url.V
 	return page, nil
 }
 
-// compareNewest orders conversations newest first: by start, then id,
-// both descending (the store's order, reversed).
+// compareNewest orders by start, then id, both descending.
 func compareNewest(x, y *store.Conversation) int {
 	if c := y.StartedAt.Compare(x.StartedAt); c != 0 {
 		return c
@@ -356,18 +341,14 @@ func compareNewest(x, y *store.Conversation) int {
 	return strings.Compare(y.ID, x.ID)
 }
 
-// placed is a conversation with its position in the merged list.
 type placed struct {
 	c   *store.Conversation
 	pos int
 }
 
-// mergeNewest merges stored records (newest first, the first at store
-// position skip) with the debug chats (all of them, newest first) and
-// gives each its position in the merged list. A debug chat newer than
-// recs[0] when skip > 0 is placed before skip+j: its exact place is
-// before the page (AgentConversations skips at most offset-len(debug)
-// stored records), so it is left out.
+// mergeNewest merges stored records (from store position skip) with the
+// debug chats, newest first, placing each. A debug chat newer than recs[0]
+// when skip > 0 belongs before the page and is left out.
 func mergeNewest(recs, debug []*store.Conversation, skip int) []placed {
 	var out []placed
 	i, j := 0, 0

@@ -1,9 +1,7 @@
 package convquery
 
 // Concurrent calls (docs/api.md#concurrency; docs/fidelity.md M11.7,
-// M11.13): the peak number of concurrent conversations per 5-minute
-// interval, computed from the conversation records' start and end times.
-// In-progress conversations count up to now.
+// M11.13): the peak concurrent conversations per 5-minute interval.
 
 import (
 	"cmp"
@@ -22,9 +20,8 @@ import (
 // ConcSlices are the slice_by values.
 var ConcSlices = []string{"variant", "language", "phone_number"}
 
-// concurrencyState is the concurrency family's in-memory state: the
-// decoded spans of the projects queried last, each valid for one
-// store.ProjectVersion, so it is never stale.
+// concurrencyState caches the decoded spans of recently queried
+// projects, each valid for one store.ProjectVersion.
 type concurrencyState struct {
 	// mu guards the cache; it is held across the store reads of a rebuild.
 	mu    sync.Mutex
@@ -32,8 +29,7 @@ type concurrencyState struct {
 	tick  uint64                      // least-recently-used clock of cache
 }
 
-// DropConcurrencyCache empties the concurrency cache: the next query
-// decodes every record again, as on a cold start (for benchmarks).
+// DropConcurrencyCache empties the concurrency cache (for benchmarks).
 func (s *Service) DropConcurrencyCache() {
 	s.conc.mu.Lock()
 	s.conc.cache = nil
@@ -81,8 +77,7 @@ type ConcQuery struct {
 // ConcInvalid is the 400 of a bad concurrency query.
 func ConcInvalid(msg string) *core.Error { return &core.Error{Kind: core.KindInvalid, Message: msg} }
 
-// ConcurrencyAnswer is the answer as a value (what answerJSON's writer
-// writes).
+// ConcurrencyAnswer is the answer as a value.
 func ConcurrencyAnswer(account, project string, q *ConcQuery, n int, groups []VariantKey, series [][]int) ConcurrencyResponse {
 	out := ConcurrencyResponse{AccountID: account, ProjectID: project, Intervals: []ConcurrencyInterval{}}
 	if !q.ByVariant {
@@ -91,9 +86,8 @@ func ConcurrencyAnswer(account, project string, q *ConcQuery, n int, groups []Va
 		}
 		return out
 	}
-	// slice_by=variant: one series per variant seen in the window, merged
-	// in ascending time order (docs/api.md#concurrency), variants by id
-	// (then name) within a time.
+	// slice_by=variant: series merged in time order, variants by id then
+	// name (docs/api.md#concurrency).
 	out.Intervals = make([]ConcurrencyInterval, 0, n*len(groups))
 	for t := range n {
 		for g := range groups {
@@ -112,13 +106,10 @@ func concTime(start time.Time, i int) string {
 // VariantKey is a (variant_id, variant_name) pair as recorded.
 type VariantKey struct{ Id, Name string }
 
-// ConcurrencySeries computes the peak series of a project for q: one
-// series when q.byVariant is false, else one per variant seen in the
-// window (sorted by id, then name) with its key.
+// ConcurrencySeries computes a project's peak series for q: one, or one
+// per variant seen in the window (by id, then name).
 func (s *Service) ConcurrencySeries(region, account, project string, q *ConcQuery, now time.Time) ([]VariantKey, [][]int, error) {
 	if q.Language == "" && q.Phone == "" {
-		// The store's concurrency index answers from the window's
-		// intervals; the filters it does not index read the records.
 		res, ok, err := s.env.Store.ConcurrencySeries(store.ConcurrencyQuery{Region: region, AccountID: account, ProjectID: project,
 			Start: q.Start, Intervals: int(q.End.Sub(q.Start) / ConcurrencyStep), Now: now,
 			Environment: q.Env, VariantID: q.VariantID, VariantName: q.VariantName, ByVariant: q.ByVariant})
@@ -139,9 +130,8 @@ func (s *Service) ConcurrencySeries(region, account, project string, q *ConcQuer
 	return s.ConcurrencyScan(region, account, project, q, now)
 }
 
-// ConcurrencyScan computes the series from the records (the filters the
-// store's index does not have: language, phone number, a variant filter
-// that several variants match).
+// ConcurrencyScan computes the series from the records, for the filters
+// the store's index lacks.
 func (s *Service) ConcurrencyScan(region, account, project string, q *ConcQuery, now time.Time) ([]VariantKey, [][]int, error) {
 	d := &s.conc
 	d.mu.Lock()
@@ -154,38 +144,24 @@ func (s *Service) ConcurrencyScan(region, account, project string, q *ConcQuery,
 	return groups, series, nil
 }
 
-// The concurrency cache, for the queries the store's index does not
-// answer (a language or phone number filter, a variant filter that
-// several variants match; concurrencySeries).
-//
-// A query needs, per conversation, its start, its end and the filter
-// fields. Decoding 100k records on every query costs seconds; the store's
-// ProjectVersion tells when a conversation of the project changed, so the
-// decoded spans of a project are kept while it is unchanged: a warm query is two
-// binary searches plus a sweep over the spans that overlap the window, in
-// time order, with no sort.
-//
-// When the version changed, the cache is rebuilt by scanning the
-// project's records (store.ScanSpans) in (started_at, id) order and
-// merge-joining them with the previous cache: a record whose ref is the
-// Same as before is not decoded again. So only a cold cache, or records that changed,
-// cost a JSON decode.
+// The concurrency cache serves the queries the store's index does not.
+// A project's decoded spans are kept while its store.ProjectVersion is
+// unchanged; a rebuild merge-joins a scan with the old cache, so only
+// records that changed are decoded again.
 
 // concCacheKey identifies a project's cache.
 type concCacheKey struct{ region, account, project string }
 
-// concCacheMax bounds the number of projects cached (least recently used
-// ones are dropped).
+// concCacheMax bounds the projects cached (LRU).
 const concCacheMax = 16
 
 // concEntry is one conversation of a cache.
 type concEntry struct {
 	start int64 // unix nanoseconds
-	// end is the exclusive end of a finished conversation (> start: an
-	// instantaneous one lasts 1ns so that it counts); unused when open.
+	// end is the exclusive end of a finished conversation (an instantaneous
+	// one lasts 1ns so that it counts).
 	end int64
-	// open: in progress, or recorded without an end; its span depends on
-	// now (see openSpan).
+	// open: in progress or recorded without an end (see openSpan).
 	open       bool
 	inProgress bool
 	env        int32 // interned strings (concTables.strs)
@@ -198,22 +174,19 @@ type concEntry struct {
 type concCache struct {
 	version store.Version
 	used    uint64 // least-recently-used tick
-	// refs are the scanned records, in (started_at, id) order: a rebuild
-	// keeps the entry of a record whose ref is the Same.
+	// refs are the scanned records in (started_at, id) order.
 	refs    []store.SpanRef
 	entries []concEntry // (started_at, id) order
-	// maxEnd[i] is the latest end of the finished entries among
-	// entries[:i+1] (math.MinInt64 when none): non-decreasing, so the
-	// first entry that may reach into a window is a binary search.
+	// maxEnd[i] is the latest finished end among entries[:i+1]: non-decreasing,
+	// so a window's first overlapping entry is a binary search.
 	maxEnd []int64
 	byEnd  []int32 // finished entries ordered by end
 	open   []int32 // open entries, ascending
 	tab    *concTables
 }
 
-// concTables interns the strings of a project's caches. Tables only grow
-// and are shared by the caches that replace each other (under concurrencyState.mu),
-// so a reused entry keeps its ids.
+// concTables interns a project's strings; tables only grow, so an entry
+// reused across rebuilds keeps its ids.
 type concTables struct {
 	strs       map[string]int32
 	variants   []VariantKey
@@ -257,10 +230,8 @@ func (t *concTables) entry(r *store.Span) concEntry {
 	return e
 }
 
-// openSpan is the span of an open entry at now: an in-progress
-// conversation lasts up to now (one that starts in the future does not
-// count yet); one that started at now, or a finished one recorded without
-// an end, lasts at least 1ns.
+// openSpan is an open entry's span at now: in progress lasts up to now,
+// future starts do not count, and the minimum is 1ns.
 func (e *concEntry) openSpan(now int64) (end int64, ok bool) {
 	if now > e.start {
 		return now, true
@@ -271,8 +242,8 @@ func (e *concEntry) openSpan(now int64) (end int64, ok bool) {
 	return e.start + 1, true
 }
 
-// concCacheLocked returns the project's cache at the store's current
-// version, rebuilding it if needed. s.conc.mu must be held.
+// concCacheLocked returns the project's cache at the store's version,
+// rebuilding it if needed. s.conc.mu must be held.
 func (s *Service) concCacheLocked(k concCacheKey) (*concCache, error) {
 	d := &s.conc
 	version := s.env.Store.ProjectVersion(k.region, k.account, k.project) // before reading (see its doc)
@@ -304,8 +275,8 @@ func (s *Service) concCacheLocked(k concCacheKey) (*concCache, error) {
 	return cc, nil
 }
 
-// buildConcCache scans a project's conversations, reusing the entries of
-// old for records that have not changed.
+// buildConcCache scans a project's conversations, reusing old's unchanged
+// entries.
 func (s *Service) buildConcCache(k concCacheKey, version store.Version, old *concCache) (*concCache, error) {
 	cc := &concCache{version: version}
 	if old != nil && len(old.tab.strs) > 4*len(old.entries)+1024 {
@@ -392,8 +363,8 @@ func (cc *concCache) filter(q *ConcQuery) concFilter {
 	return f
 }
 
-// match applies the filters of docs/api.md#concurrency. phone_number
-// matches the caller's or the agent's number.
+// match applies docs/api.md#concurrency's filters; phone_number matches
+// either party's number.
 func (f *concFilter) match(e *concEntry) bool {
 	return (f.env < 0 || e.env == f.env) &&
 		(f.variants == nil || f.variants[e.variant]) &&
@@ -437,13 +408,11 @@ func (cc *concCache) series(q *ConcQuery, now time.Time) ([]VariantKey, [][]int)
 		return g
 	}
 
-	// Finished entries that may overlap [winStart, winEnd): start before
-	// winEnd (entries are in start order) and end after winStart (the
-	// first such entry is where maxEnd passes winStart).
+	// Finished entries that may overlap the window: start before winEnd, from
+	// where maxEnd passes winStart.
 	hi := sort.Search(len(cc.entries), func(i int) bool { return cc.entries[i].start >= winEnd })
 	lo := sort.Search(hi, func(i int) bool { return cc.maxEnd[i] > winStart })
-	// Open entries (few: the conversations in progress) get their span
-	// from now.
+	// Open entries (few) get their span from now.
 	type openSpan struct {
 		idx        int32
 		g          int32
@@ -461,8 +430,7 @@ func (cc *concCache) series(q *ConcQuery, now time.Time) ([]VariantKey, [][]int)
 		}
 		opens = append(opens, openSpan{i, groupOf(e), e.start, end})
 	}
-	// Starts in start order: the finished entries of [lo, hi) merged with
-	// the open ones (both by index).
+	// Starts in order: finished entries merged with the open ones.
 	o := 0
 	for i := lo; i < hi; i++ {
 		e := &cc.entries[i]
@@ -484,8 +452,7 @@ func (cc *concCache) series(q *ConcQuery, now time.Time) ([]VariantKey, [][]int)
 		g := opens[o].g
 		starts[g] = append(starts[g], opens[o].start)
 	}
-	// Ends inside the window in end order: the finished entries by end,
-	// merged with the open ones' (sorted here: few).
+	// Ends inside the window in order, merged with the open ones'.
 	slices.SortFunc(opens, func(x, y openSpan) int { return cmp.Compare(x.end, y.end) })
 	o = 0
 	from := sort.Search(len(cc.byEnd), func(k int) bool { return cc.entries[cc.byEnd[k]].end > winStart })
@@ -542,11 +509,9 @@ func (cc *concCache) series(q *ConcQuery, now time.Time) ([]VariantKey, [][]int)
 	return sortedKeys, sortedSeries
 }
 
-// sweep is a sweep line over spans given as their sorted starts and their
-// sorted ends (only the ends before the window's end matter): the true
-// maximum overlap in each of the n 5-minute intervals from winStart. At
-// equal times ends are processed before starts (a conversation ending at
-// t and one starting at t never overlap).
+// sweep returns the maximum overlap in each of the n 5-minute intervals
+// from winStart, given sorted starts and ends. Ends come before starts
+// at equal times: back-to-back conversations never overlap.
 func sweep(starts, ends []int64, winStart int64, n int) []int {
 	step := int64(ConcurrencyStep)
 	peaks := make([]int, n)
@@ -554,8 +519,7 @@ func sweep(starts, ends []int64, winStart int64, n int) []int {
 	for k := range n {
 		lo := winStart + int64(k)*step
 		hi := lo + step
-		// The count at the interval's first instant: everything up to and
-		// including lo (conversations under way at the window's start too).
+		// The count at the interval's first instant, including lo.
 		for i < len(starts) && starts[i] <= lo {
 			cur++
 			i++

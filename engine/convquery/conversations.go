@@ -1,17 +1,9 @@
 package convquery
 
 // Conversations API v1/v2/v3 (docs/api.md#conversations; docs/fidelity.md
-// G5, D9, D19, M11). It reads the one conversation record
-// (store.Conversation) that chat, voice calls, messaging sessions and
-// scenario seeds write.
-//
-// A request uses at most one retrieval mode
-// (docs/api.md#conversations-retrieval). Paging
-// (docs/api.md#conversations-paging): a first request carries no cursor;
-// each later one sends back the cursor of the answer before it, with the
-// other filters unchanged, until an answer's cursor is null. Cursors are
-// opaque URL-safe strings that only the server makes. Offset paging sends
-// an answer's next_offset back as offset.
+// G5, D9, D19, M11) over the one conversation record every channel writes.
+// Retrieval modes and paging: docs/api.md#conversations-retrieval and
+// #conversations-paging.
 
 import (
 	"crypto/sha256"
@@ -29,9 +21,7 @@ import (
 	"github.com/agentplatform/mockplatform/store"
 )
 
-// Page sizes of the list (docs/api.md#limits): 1 to convMaxLimit, default
-// convDefaultLimit; on v3 under v3_limit: oas, 1 to convOASLimit, default
-// convOASLimit (D9).
+// Page sizes (docs/api.md#limits; under v3_limit: oas, D9).
 const (
 	ConvDefaultLimit = 5
 	ConvMaxLimit     = 5000
@@ -45,10 +35,8 @@ var (
 	ConvTurnTypes  = []string{"user", "agent"}
 )
 
-// Conversations error codes (envelope of v2/v3; v1 renders the message as
-// {"error_message"}) and messages tests compare. The codes are [INF]
-// (the real service's documented GET_CONVERSATIONS_* codes do not cover
-// these cases; docs/api.md#conversations-errors).
+// Conversations error codes (v1 renders only the message) and messages;
+// the codes are [INF] (docs/api.md#conversations-errors).
 const (
 	CodeConvInvalid = "GET_CONVERSATIONS_INVALID_PARAMETER"
 	CodeConvCursor  = "GET_CONVERSATIONS_INVALID_CURSOR"
@@ -63,8 +51,7 @@ const (
 	MsgConvV3Only         = "%s is only supported on v3."
 )
 
-// convDefaults are a version's page size bounds (docs/api.md#limits;
-// docs/fidelity.md D9, v3_limit).
+// convLimits are a version's page size bounds.
 func (s *Service) convLimits(version int) (def, maxLimit int) {
 	if version == 3 && s.env.View().Fidelity("v3_limit") == "oas" {
 		return ConvOASLimit, ConvOASLimit
@@ -119,8 +106,7 @@ func (s *Service) ParseConvValues(vals url.Values, version int) (*ConvQuery, err
 	return q, nil
 }
 
-// readFilters reads the record filters: time bounds, client_env, channel,
-// variant_id, variant_name and in_progress.
+// readFilters reads the record filters.
 func (q *ConvQuery) readFilters(vals url.Values) error {
 	var err error
 	if q.start, err = parseTimeParam("start_time", vals.Get("start_time")); err != nil {
@@ -154,8 +140,7 @@ func (q *ConvQuery) readFilters(vals url.Values) error {
 	return nil
 }
 
-// readPaging reads limit (def when absent), offset, include_latency and
-// cursor.
+// readPaging reads limit, offset, include_latency and cursor.
 func (q *ConvQuery) readPaging(vals url.Values, def, maxLimit int) error {
 	q.limit = def
 	if v := vals.Get("limit"); v != "" {
@@ -183,8 +168,8 @@ func (q *ConvQuery) readPaging(vals url.Values, def, maxLimit int) error {
 	return nil
 }
 
-// checkRetrieval validates the v3 retrieval parameters
-// (docs/api.md#conversations-retrieval: one mode per request).
+// checkRetrieval validates the v3 retrieval parameters: one mode per
+// request.
 func (q *ConvQuery) checkRetrieval() error {
 	if q.queryType != "" && !slices.Contains(ConvQueryTypes, q.queryType) {
 		return convInvalid("query_type must be %s.", core.OneOfWords(ConvQueryTypes))
@@ -210,7 +195,6 @@ func (q *ConvQuery) checkRetrieval() error {
 	return nil
 }
 
-// parseBoolParam parses a true|false parameter.
 func parseBoolParam(name, v string) (bool, error) {
 	b, err := strconv.ParseBool(v)
 	if err != nil {
@@ -219,7 +203,6 @@ func parseBoolParam(name, v string) (bool, error) {
 	return b, nil
 }
 
-// parseTimeParam parses an ISO 8601 (RFC 3339) date-time parameter.
 func parseTimeParam(name, v string) (time.Time, error) {
 	if v == "" {
 		return time.Time{}, nil
@@ -239,14 +222,12 @@ func (q *ConvQuery) Mode() string {
 	return q.sample
 }
 
-// match applies the record filters (everything but the time bounds, which
-// the store applies on its index).
+// match applies the record filters but the time bounds (the store's).
 func (q *ConvQuery) match(c *store.Conversation) bool {
 	return q.selects(&store.Summary{Environment: c.Environment, Channel: c.Channel, VariantID: c.VariantID,
 		VariantName: c.VariantName, InProgress: c.InProgress})
 }
 
-// selects applies the record filters to a record's summary.
 func (q *ConvQuery) selects(c *store.Summary) bool {
 	if c.Environment != q.env {
 		return false
@@ -266,9 +247,8 @@ func (q *ConvQuery) selects(c *store.Summary) bool {
 	return true
 }
 
-// filterHash binds cursors to the filters they were issued for: every
-// parameter except limit, offset, cursor and include_latency, and the
-// project.
+// filterHash binds cursors to the filters and project they were issued
+// for.
 func (q *ConvQuery) filterHash(p *core.Principal) string {
 	var buf [512]byte
 	b := strconv.AppendInt(buf[:0], int64(q.version), 10)
@@ -303,8 +283,6 @@ func (q *ConvQuery) filterHash(p *core.Principal) string {
 	return hex.EncodeToString(sum[:8])
 }
 
-// appendTimeKey appends a time bound to a filter hash's input ("" when
-// unbounded, else its Unix nanoseconds).
 func appendTimeKey(b []byte, t time.Time) []byte {
 	if t.IsZero() {
 		return b
@@ -312,13 +290,10 @@ func appendTimeKey(b []byte, t time.Time) []byte {
 	return strconv.AppendInt(b, t.UnixNano(), 10)
 }
 
-// Cursors: base64url("c1|<filter hash>|<position>"), where the position is
-// the store's keyset position ("k" + opaque) or a rank offset of a
-// retrieval mode ("r" + n).
+// EncodeConvCursor is base64url("c1|<filter hash>|<position>"), the position
+// a store keyset position ("k") or a rank offset ("r").
 func EncodeConvCursor(hash, pos string) string { return convCursor(hash, "", pos) }
 
-// convCursor is encodeConvCursor(hash, kind+pos), built on the stack
-// (one allocation: the string).
 func convCursor(hash, kind, pos string) string {
 	var raw, enc [256]byte
 	r := append(raw[:0], "c1|"...)
@@ -351,14 +326,12 @@ type ConvPage struct {
 	List       []*store.Conversation
 	Cursor     *string
 	NextOffset *int
-	// cursorVal and offsetVal hold what cursor and nextOffset point at
-	// (setNext): one allocation, the page's, instead of one per field.
+	// cursorVal and offsetVal back cursor and nextOffset in one allocation.
 	cursorVal string
 	offsetVal int
 }
 
-// setNext sets the page's cursor, and its next offset when withOffset
-// (a request paged by cursor answers none).
+// setNext sets the cursor, and the next offset when withOffset.
 func (p *ConvPage) setNext(cursor string, offset int, withOffset bool) {
 	p.cursorVal = cursor
 	p.Cursor = &p.cursorVal
@@ -381,17 +354,13 @@ func (s *Service) ConversationPage(p *core.Principal, q *ConvQuery) (*ConvPage, 
 type ConversationPage struct {
 	// Conversations are the page's records (copies).
 	Conversations []*store.Conversation
-	// Cursor reads the next page (pass it as "cursor" with the same
-	// other parameters); empty on the last page.
+	// Cursor reads the next page with the same parameters; empty on the last.
 	Cursor string
 }
 
-// ListConversations lists a project's conversations as
-// GET {runtime}/v3/{account}/{project}/conversations does with the query
-// parameters vals (its filters, limit, offset, cursor and retrieval
-// modes), without a key: for the console, which reads every project.
-// Unknown parameters are ignored. A bad parameter is a *core.Error with the
-// API's message.
+// ListConversations lists a project's conversations as GET
+// .../v3/{account}/{project}/conversations would with vals, without a key
+// (for the console). A bad parameter is a *core.Error.
 func (s *Service) ListConversations(accountRef, projectRef string, vals url.Values) (ConversationPage, error) {
 	acct := s.env.View().Account(accountRef)
 	if acct == nil {
@@ -416,15 +385,13 @@ func (s *Service) ListConversations(accountRef, projectRef string, vals url.Valu
 	return out, nil
 }
 
-// rankedHit is one result of a retrieval mode.
 type rankedHit struct {
 	conv  *store.Conversation
 	score float64
 }
 
-// rankedPage runs a retrieval mode over the time bounds: transcript search,
-// semantic search or a random sample; the ranked result is paged by rank
-// offset (cursor or offset).
+// rankedPage runs a retrieval mode over the time bounds, paged by rank
+// offset.
 func (s *Service) rankedPage(p *core.Principal, q *ConvQuery, hash string) (*ConvPage, error) {
 	start := q.offset
 	if q.cursor != "" {

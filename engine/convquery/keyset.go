@@ -1,8 +1,6 @@
 package convquery
 
-// Keyset paging of the conversation listings: pages in (started_at, id)
-// order on the store's index, read by cursor or offset, copied
-// (keysetPage) or lent record by record (EachConversation).
+// Keyset paging of the conversation listings in (started_at, id) order.
 
 import (
 	"errors"
@@ -11,9 +9,8 @@ import (
 	"github.com/agentplatform/mockplatform/store"
 )
 
-// keysetPage lists in (started_at, id) order on the store's index: a page
-// costs the same at any depth when read by cursor. cursor wins over offset
-// (docs/api.md#conversations-paging).
+// keysetPage lists a page on the store's index; by cursor a page costs the
+// same at any depth. cursor wins over offset.
 func (s *Service) keysetPage(p *core.Principal, q *ConvQuery, hash string) (*ConvPage, error) {
 	sq, usedOffset, empty, err := s.keysetQuery(p, q, hash)
 	if err != nil || empty {
@@ -28,9 +25,8 @@ func (s *Service) keysetPage(p *core.Principal, q *ConvQuery, hash string) (*Con
 	return page, nil
 }
 
-// keysetQuery is the store query of a keyset page: after the cursor's
-// position, or after the records the offset skips (usedOffset; empty:
-// the offset is past the last record).
+// keysetQuery is a keyset page's store query: after the cursor, or after
+// the records the offset skips.
 func (s *Service) keysetQuery(p *core.Principal, q *ConvQuery, hash string) (sq store.ConversationQuery, usedOffset, empty bool, err error) {
 	sq = store.ConversationQuery{Region: p.Region, AccountID: p.Account.ID, ProjectID: p.Project.ID,
 		From: q.start, To: q.end, Select: q.selects}
@@ -61,8 +57,7 @@ func (s *Service) keysetQuery(p *core.Principal, q *ConvQuery, hash string) (sq 
 	return sq, usedOffset, false, nil
 }
 
-// keysetEnd sets the page's cursor and next offset from the store's next
-// position and the number of records listed.
+// keysetEnd sets the page's cursor and next offset.
 func keysetEnd(page *ConvPage, q *ConvQuery, hash, next string, n int, usedOffset bool) {
 	if next == "" {
 		return
@@ -73,7 +68,6 @@ func keysetEnd(page *ConvPage, q *ConvQuery, hash, next string, n int, usedOffse
 	page.setNext(convCursor(hash, "k", next), n, q.cursor == "")
 }
 
-// keysetErr is the API's error for the store's refusal of a position.
 func keysetErr(err error) error {
 	if errors.Is(err, store.ErrBadCursor) {
 		return errConvBadCursor()
@@ -81,11 +75,9 @@ func keysetErr(err error) error {
 	return err
 }
 
-// EachConversation reads the page a listing without a retrieval mode asks
-// for as the store lends its records: fn sees each in order, to read
-// only (store.EachConversation: nothing of it is kept or changed, no copy
-// is made). An error of fn ends the listing and is returned as it is. The
-// page returned holds the cursor and next offset, no records.
+// EachConversation lends a listing's page record by record to fn, read
+// only and uncopied (store.EachConversation); fn's error ends it. The page
+// returned holds the cursor and next offset only.
 func (s *Service) EachConversation(p *core.Principal, q *ConvQuery, fn func(*store.Conversation) error) (*ConvPage, error) {
 	hash := q.filterHash(p)
 	sq, usedOffset, empty, err := s.keysetQuery(p, q, hash)

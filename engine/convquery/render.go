@@ -1,8 +1,5 @@
 package convquery
 
-// What the Conversations API's answers show of a record: the project's
-// data access and the derived figures (the shapes are the edge's).
-
 import (
 	"time"
 
@@ -10,9 +7,8 @@ import (
 	"github.com/agentplatform/mockplatform/store"
 )
 
-// DataAccess is what a project's keys may read of its conversation
-// records (docs/api.md#conversations-record; docs/fidelity.md M11.8): the
-// turns (Transcripts) and the metrics; both unless the project says not.
+// DataAccess is what a project's keys may read of its records: turns and
+// metrics (docs/fidelity.md M11.8).
 type DataAccess struct{ Transcripts, Metrics bool }
 
 // DataAccessOf is the data access of a project.
@@ -29,9 +25,8 @@ func DataAccessOf(p *scenario.Project) DataAccess {
 	return acc
 }
 
-// Durations are total_duration and polyai_duration in whole seconds. The
-// mock's agent handles the whole conversation up to its end or handoff, so
-// both are equal.
+// Durations are total_duration and polyai_duration in whole seconds, equal
+// since the mock's agent handles the whole conversation.
 func Durations(c *store.Conversation, now time.Time) (total, polyai int) {
 	s := int(c.Duration(now) / time.Second)
 	return s, s

@@ -1,10 +1,8 @@
 package convquery
 
 // Retrieval modes of the Conversations API v3
-// (docs/api.md#conversations-retrieval; docs/fidelity.md M11.6): transcript
-// search (full text), semantic search (vector similarity) and a random
-// sample. The mock computes them over the records in the time bounds at
-// request time; nothing is indexed ahead.
+// (docs/api.md#conversations-retrieval; docs/fidelity.md M11.6), computed
+// at request time over the records in the time bounds.
 
 import (
 	"hash/fnv"
@@ -23,8 +21,7 @@ func tokens(s string) []string {
 	})
 }
 
-// turnTexts are the texts transcript search looks at: user inputs, agent
-// responses, or both.
+// turnTexts are the user, agent or both sides' texts.
 func turnTexts(c *store.Conversation, turnType string) []string {
 	var out []string
 	for _, t := range c.Turns {
@@ -38,10 +35,8 @@ func turnTexts(c *store.Conversation, turnType string) []string {
 	return out
 }
 
-// transcriptScorer ranks by full-text match over the turns: a conversation
-// matches when at least one query word occurs in it. Rank: the whole query
-// as a phrase first, then the number of distinct query words found, then
-// the number of occurrences (ties: older first).
+// transcriptScorer ranks full-text matches: phrase first, then distinct
+// query words found, then occurrences.
 func transcriptScorer(query, turnType string) func(*store.Conversation) (float64, bool) {
 	terms := map[string]bool{}
 	for _, t := range tokens(query) {
@@ -74,16 +69,13 @@ func transcriptScorer(query, turnType string) func(*store.Conversation) (float64
 	}
 }
 
-// embeddingDims is the size of the semantic embedding.
 const embeddingDims = 512
 
 // semanticThreshold is the least cosine similarity of a semantic hit.
 const semanticThreshold = 0.1
 
-// embed is a deterministic, dependency-free text embedding: hashed
-// character trigrams of the normalised text (lowercase words separated by
-// one space), with signed feature hashing, L2-normalised. Texts that share
-// word fragments are close; it is not a language model.
+// embed is a deterministic text embedding: signed hashed character
+// trigrams, L2-normalised. Not a language model.
 func embed(text string) []float64 {
 	v := make([]float64, embeddingDims)
 	norm := " " + strings.Join(tokens(text), " ") + " "
@@ -120,9 +112,8 @@ func cosine(a, b []float64) float64 {
 	return s
 }
 
-// semanticScorer ranks by the cosine similarity of the query's embedding and
-// the embedding of the whole transcript (user and agent turns); hits are
-// those at or above semanticThreshold.
+// semanticScorer ranks by cosine similarity to the whole transcript, hits
+// at or above semanticThreshold.
 func semanticScorer(query string) func(*store.Conversation) (float64, bool) {
 	q := embed(query)
 	return func(c *store.Conversation) (float64, bool) {
@@ -131,9 +122,8 @@ func semanticScorer(query string) func(*store.Conversation) (float64, bool) {
 	}
 }
 
-// sampleScorer orders records by a seeded hash of their id: a random
-// permutation that is the same for the same scenario seed and filters, so
-// a sample is reproducible and pages through it without repeats.
+// sampleScorer orders by a seeded hash of the id: reproducible, and pages
+// without repeats.
 func sampleScorer(seed int64, filterHash string) func(*store.Conversation) (float64, bool) {
 	prefix := strconv.FormatInt(seed, 10) + "|" + filterHash + "|"
 	return func(c *store.Conversation) (float64, bool) {

@@ -1,10 +1,6 @@
-// Package core is what every package of the engine shares: the domain's
-// error (Error, its Kind and FieldError), the rules a request body obeys
-// (FieldRule, Fidelity), who a request acts as (Principal), the scenario
-// as requests read it (View), the instance's seeded id streams (IDs), and
-// the handles a family's service runs on (Env). It knows no family:
-// imports point from the engine and its family packages down to core,
-// and from core to the store, the scenario and the clock.
+// Package core is what every engine package shares: the domain's Error,
+// body rules, Principal, the scenario View, seeded IDs, and the Env a
+// service runs on. It knows no family.
 package core
 
 import (
@@ -14,9 +10,8 @@ import (
 	"github.com/agentplatform/mockplatform/store"
 )
 
-// Env is what a family's service runs on: the instance's store, virtual
-// clock, log, id streams and the view in force (a load swaps it whole, so
-// a service reads it when it needs it, never keeps it).
+// Env is what a family's service runs on. A load swaps the view whole, so
+// services read it when needed and never keep it.
 type Env struct {
 	Store *store.Store
 	Clock *clock.Clock

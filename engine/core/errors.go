@@ -5,8 +5,7 @@ import (
 	"net/http"
 )
 
-// Kind is the kind of an API error. One table (kindStatus) maps kinds to
-// HTTP statuses; one renderer per family shape (render) writes the body.
+// Kind is the kind of an API error; kindStatus maps it to a status.
 type Kind int
 
 // Error kinds.
@@ -29,7 +28,6 @@ const (
 	KindUnavailable
 )
 
-// kindStatus is the one table from error kind to HTTP status.
 var kindStatus = map[Kind]int{
 	KindInvalid:          http.StatusBadRequest,
 	KindUnauthorized:     http.StatusUnauthorized,
@@ -49,7 +47,7 @@ var kindStatus = map[Kind]int{
 	KindUnavailable:      http.StatusServiceUnavailable,
 }
 
-// defaultCodes are the envelope error codes used when an error names none.
+// defaultCodes are the envelope codes of errors that name none.
 var defaultCodes = map[int]string{
 	400: "BAD_REQUEST",
 	401: "UNAUTHORIZED",
@@ -77,13 +75,12 @@ type FieldError struct {
 	Message string `json:"message"`
 }
 
-// Error is the error value handlers return. It is rendered in the family's
-// shape by render.
+// Error is the error value handlers return, rendered in the family's shape.
 type Error struct {
 	Kind Kind
 	// Status overrides the status of Kind (fault rules use any status).
 	Status int
-	// Code is the upper-snake error code of envelope families.
+	// Code is the envelope families' upper-snake error code.
 	Code string
 	// Message is the human-readable message.
 	Message string

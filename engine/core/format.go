@@ -1,8 +1,5 @@
 package core
 
-// The builder families' validation error and time formats, the optional
-// fields of request bodies and what a conversation record is.
-
 import (
 	"strings"
 	"time"
@@ -16,9 +13,8 @@ const (
 	CodeValidation      = "VALIDATION_ERROR"
 )
 
-// DeployEnvs are the client environments along the deployment path
-// (docs/api.md#agents-deployments): a deployment goes from sandbox to
-// pre-release to live.
+// DeployEnvs are the client environments in deployment order
+// (docs/api.md#agents-deployments).
 var DeployEnvs = []string{"sandbox", "pre-release", "live"}
 
 // Time formats of the builder families.
@@ -41,8 +37,7 @@ func FmtAlertTimePtr(t *time.Time) *string {
 	return &s
 }
 
-// IsoTime formats a timestamp as ISO 8601 in UTC (RFC 3339, fractional
-// seconds only when present).
+// IsoTime formats a time as RFC 3339 in UTC.
 func IsoTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
 // FmtAgentTime formats a time as the Agents API does.
@@ -56,7 +51,5 @@ func Deref(s *string) string {
 	return *s
 }
 
-// IsVoice reports whether a conversation is a phone call: its analytics
-// channel is VOICE-SIP or another VOICE-* label
-// (docs/api.md#conversations-record).
+// IsVoice reports whether a conversation is a phone call (channel VOICE*).
 func IsVoice(conv *store.Conversation) bool { return strings.HasPrefix(conv.Channel, "VOICE") }

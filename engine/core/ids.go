@@ -1,8 +1,5 @@
 package core
 
-// An instance's id streams: seeded, so that the same scenario gives the
-// same ids.
-
 import (
 	"encoding/binary"
 	"encoding/hex"
@@ -21,9 +18,8 @@ const (
 	Base62     = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 )
 
-// IDs are an instance's seeded id streams: resource ids, and correlation
-// ids on a separate stream (so that error answers and control calls do
-// not shift resource ids). The zero value must be reseeded before use.
+// IDs are an instance's seeded id streams; correlation ids have their own
+// so errors and control calls do not shift resource ids. Reseed before use.
 type IDs struct {
 	mu   sync.Mutex // guards rng and corr: a leaf
 	rng  *rand.Rand
@@ -42,8 +38,7 @@ func (ids *IDs) Reseed(seed int64) {
 	ids.mu.Unlock()
 }
 
-// NewID returns prefix plus n random characters of alphabet, from the
-// seeded stream: the same seed gives the same IDs.
+// NewID returns prefix plus n seeded random characters of alphabet.
 func (ids *IDs) NewID(prefix, alphabet string, n int) string {
 	ids.mu.Lock()
 	defer ids.mu.Unlock()
@@ -64,8 +59,7 @@ func (ids *IDs) NewUUID() string {
 	return formatUUID(hi, lo)
 }
 
-// NewUUIDv7 returns a UUID of the version 7 layout: the Unix
-// milliseconds of t, then random bits of the seeded stream.
+// NewUUIDv7 returns a version 7 UUID of t's Unix milliseconds.
 func (ids *IDs) NewUUIDv7(t time.Time) string {
 	u := ids.NewUUID() // random bits, version 4 layout
 	ms := uint64(t.UnixMilli())
@@ -85,8 +79,7 @@ func formatUUID(hi, lo uint64) string {
 	return FormatUUIDBits(hi&^0xf000|0x4000, lo&^(0xc<<60)|0x8<<60)
 }
 
-// FormatUUIDBits formats 128 bits as a UUID (8-4-4-4-12 hex digits),
-// unchanged.
+// FormatUUIDBits formats 128 bits as a UUID.
 func FormatUUIDBits(hi, lo uint64) string {
 	var u [16]byte
 	binary.BigEndian.PutUint64(u[:8], hi)

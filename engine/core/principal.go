@@ -1,19 +1,15 @@
 package core
 
-// Who a request acts as: the edge authenticates it and hands the engine
-// the principal.
-
 import (
 	"github.com/agentplatform/mockplatform/scenario"
 )
 
-// Principal is who a request acts as, once authenticated: the credential and
-// the account and project it resolved to.
+// Principal is who an authenticated request acts as: the credential and
+// its account and project.
 type Principal struct {
 	Cred    *scenario.Credential
 	Account *scenario.Account
-	// Project is the path's project, or the credential's when the path
-	// names none (nil for account-wide keys on account-wide routes).
+	// Project is the path's or the credential's project (nil: account-wide).
 	Project *scenario.Project
 	// Region is the region pair (us, uk, eu).
 	Region string

@@ -1,13 +1,8 @@
 package core
 
-// Routes and their documentation. Every family lists its routes (route,
-// family.go), one line each, with an Op that documents the route: its
-// parameters, its request and response Go types, its error statuses and
-// what in it is a fidelity choice. The routes are what the OpenAPI
-// document of the API (docs/openapi.json, docs/openapi.md) is generated
-// from; the request types and the rules the validators read (enums,
-// limits, patterns) are the same values the document publishes, so the
-// two cannot drift.
+// Routes and their documentation: each route's Op documents parameters,
+// types, errors and fidelity choices, and docs/openapi.json is generated
+// from them, with the same values the validators read, so they cannot drift.
 
 import (
 	"reflect"
@@ -15,9 +10,8 @@ import (
 	"strings"
 )
 
-// Fidelity says why a route, an answer or a header exists in the mock: an
-// entry of the fidelity register (docs/fidelity.md) and the switch that
-// selects it, if any.
+// Fidelity says why a route, answer or header exists: a docs/fidelity.md
+// entry and the switch selecting it, if any.
 type Fidelity struct {
 	// ID is the register's entry ("D6", "M1.2").
 	ID string `json:"id"`
@@ -28,10 +22,8 @@ type Fidelity struct {
 	Note string `json:"note"`
 }
 
-// FieldRule is a rule a handler checks on one field of a request body: the
-// handler reads the same values (enum lists, patterns, bounds), and the
-// document publishes them. A body type lists its rules in a fieldRules
-// method.
+// FieldRule is a rule on one request body field; handlers check it and
+// the document publishes it. A body type lists them in fieldRules.
 type FieldRule struct {
 	Required bool
 	Enum     []string

@@ -4,9 +4,8 @@ import (
 	"github.com/agentplatform/mockplatform/scenario"
 )
 
-// View is the immutable view of a scenario that requests read: accounts,
-// projects and credentials indexed for lookup. A new scenario replaces the
-// whole View atomically.
+// View is the immutable, indexed view of a scenario that requests read; a
+// new scenario replaces it whole.
 type View struct {
 	sc    *scenario.Scenario
 	creds map[string]*scenario.Credential // by key
@@ -34,8 +33,8 @@ func (w *View) Fidelity(name string) string { return w.sc.Switch(name) }
 // Account resolves an account path segment: slug, id, ACCOUNT-<id> or ws-<id>.
 func (w *View) Account(ref string) *scenario.Account { return w.sc.Account(ref) }
 
-// Credential returns the credential with this key, nil when unknown or
-// disabled.
+// Credential returns the credential with this key (nil: unknown or
+// disabled).
 func (w *View) Credential(key string) *scenario.Credential {
 	c := w.creds[key]
 	if c == nil || c.Disabled {

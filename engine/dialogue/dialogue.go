@@ -1,8 +1,6 @@
-// Package dialogue is the conversation rules: a scenario's script (its
-// dialogue) decides what the agent says to a user turn, and ApplyTurn
-// records the turn and the outcome on the conversation record. Every
-// text family (chat, messaging sessions) and the voice families use it,
-// so an agent answers the same way on every channel.
+// Package dialogue is the conversation rules: a scenario's dialogue decides
+// what the agent says to a user turn, and ApplyTurn records it. Every text
+// and voice family uses it, so an agent answers alike on every channel.
 package dialogue
 
 import (
@@ -51,17 +49,15 @@ type Outcome struct {
 	FunctionError bool
 	Crash         bool
 	AwaitEvent    string
-	// ruleEnd is the rule's own end action (a handoff ends the
-	// conversation too; see WithoutHandoff).
+	// ruleEnd is the rule's own end action (see WithoutHandoff).
 	ruleEnd bool
 	// Turn is the number of the user's turn answered (the engine's Converse).
 	Turn int
 }
 
-// WithoutHandoff drops a handoff from an outcome, for conversations whose
-// connector disables handoff (disableHandoff, docs/api.md#agents-inbound):
-// the agent still says the rule's reply, and the conversation ends only if
-// the rule itself ends it.
+// WithoutHandoff drops a handoff for connectors with disableHandoff
+// (docs/api.md#agents-inbound): the reply stays, and only the rule's own
+// end ends the conversation.
 func (o Outcome) WithoutHandoff(state map[string]any) Outcome {
 	if o.Handoff == nil || state["disable_handoff"] != true {
 		return o
@@ -71,8 +67,7 @@ func (o Outcome) WithoutHandoff(state map[string]any) Outcome {
 	return o
 }
 
-// Handoff is the transfer a rule performs: where to, why, the data the
-// Handoff API serves and the shared id.
+// Handoff is a rule's transfer: target, reason, data and shared id.
 type Handoff struct {
 	Destination string
 	Reason      string
@@ -80,7 +75,6 @@ type Handoff struct {
 	SharedID    string
 }
 
-// templateData is what reply templates see.
 type templateData struct {
 	Message    string
 	Turn       int
@@ -91,8 +85,8 @@ type templateData struct {
 	Match      []string
 }
 
-// Scripts compiles the regular expressions and templates of a scenario's
-// dialogues once (one per scenario view) and runs the dialogues.
+// Scripts compiles a scenario's dialogues' regexes and templates once and
+// runs the dialogues.
 type Scripts struct {
 	mu   sync.Mutex
 	re   map[string]*ruleRegex
@@ -116,7 +110,6 @@ func (s *Scripts) regex(expr string) (*ruleRegex, error) {
 	return re, nil
 }
 
-// render executes a template text (plain text without "{{" is returned as is).
 func (s *Scripts) render(text string, data *templateData) (string, error) {
 	if !strings.Contains(text, "{{") {
 		return text, nil
@@ -160,10 +153,9 @@ func (in TurnInput) data(match []string) *templateData {
 		Attributes: in.Attributes, State: in.State, Variables: in.Variables, Match: match}
 }
 
-// Respond runs a script over one user turn: the first matching rule (the
-// variant's rules first) gives the outcome; no match gives the fallback and
-// marks the turn out-of-domain. A template that fails counts as a function
-// error and the agent answers with the fallback.
+// Respond runs a user turn: the first matching rule (variant's first)
+// gives the outcome, else the fallback, out-of-domain. A failing template
+// counts a function error and answers the fallback.
 func (w *Scripts) Respond(d *scenario.Dialogue, variant string, in TurnInput) Outcome {
 	var variantRules []scenario.Rule
 	fallback := d.Fallback
@@ -199,7 +191,6 @@ func (w *Scripts) Respond(d *scenario.Dialogue, variant string, in TurnInput) Ou
 	return Outcome{Text: text, OOD: true, Latency: DefaultLatency}
 }
 
-// lowerOnce is a message in lower case, made when first needed.
 type lowerOnce struct {
 	s    string
 	done bool
@@ -212,8 +203,7 @@ func (l *lowerOnce) get() string {
 	return l.s
 }
 
-// matches reports whether a rule's match holds, with the regex submatches;
-// lower is the message in lower case.
+// matches reports whether a rule's match holds, with the submatches.
 func (w *Scripts) matches(m scenario.Match, in TurnInput, lower *lowerOnce) ([]string, bool) {
 	var sub []string
 	if m.Contains != "" && !strings.Contains(lower.get(), strings.ToLower(m.Contains)) {
@@ -224,8 +214,7 @@ func (w *Scripts) matches(m scenario.Match, in TurnInput, lower *lowerOnce) ([]s
 		if err != nil {
 			return nil, false
 		}
-		// The prefilter, then MatchString: most rules do not match, and
-		// a match without submatches costs less.
+		// The prefilter first: most rules do not match.
 		if re.ruledOut(in.Message, lower) || !re.re.MatchString(in.Message) {
 			return nil, false
 		}
@@ -262,7 +251,6 @@ func (w *Scripts) matches(m scenario.Match, in TurnInput, lower *lowerOnce) ([]s
 	return sub, true
 }
 
-// act renders a rule's actions.
 func (w *Scripts) act(r scenario.Rule, data *templateData) (Outcome, error) {
 	t := r.Then
 	out := Outcome{Rule: r.Name, End: t.End, ruleEnd: t.End, Latency: t.Latency.D(), FunctionError: t.FunctionError, Crash: t.Crash}
@@ -313,7 +301,6 @@ func (w *Scripts) act(r scenario.Rule, data *templateData) (Outcome, error) {
 	return out, nil
 }
 
-// renderData renders the string leaves of a data map as templates.
 func (w *Scripts) renderData(in map[string]any, data *templateData) (map[string]any, error) {
 	out := make(map[string]any, len(in))
 	for _, k := range slices.Sorted(maps.Keys(in)) { // sorted: the same failing key every run
@@ -338,9 +325,7 @@ func (w *Scripts) renderData(in map[string]any, data *templateData) (map[string]
 	return out, nil
 }
 
-// ApplyTurn records a user turn and the agent's outcome on a conversation:
-// the turn with its timestamps and latency, state, metrics, counters, the
-// awaited event, and the end or handoff.
+// ApplyTurn records a user turn and the agent's outcome on a conversation.
 func ApplyTurn(conv *store.Conversation, now time.Time, in TurnInput, out Outcome, meta map[string]any) {
 	turn := store.Turn{
 		UserInput:       in.Message,
@@ -393,8 +378,8 @@ func ApplyTurn(conv *store.Conversation, now time.Time, in TurnInput, out Outcom
 	}
 }
 
-// AddMetric logs a custom metric: a string, or a list of strings once
-// written several times (docs/api.md#conversations-record).
+// AddMetric logs a custom metric: a string, or a list once written more
+// than once (docs/api.md#conversations-record).
 func AddMetric(conv *store.Conversation, k, v string) {
 	if conv.Metrics == nil {
 		conv.Metrics = map[string]any{}

@@ -1,13 +1,9 @@
 package dialogue
 
-// A rule's regular expression with a literal prefilter. Most messages
-// match none of a dialogue's rules; running each rule's regexp on each
-// message was a tenth of a chat respond. Most rule expressions need one of
-// a few literal strings in any match ((?i)agent|human needs "agent" or
-// "human"; (?i)order\s+#?(\d+) needs "order"): when the message holds
-// none of them, the expression cannot match and is not run. The
-// prefilter only ever rules a match out; whenever it cannot, the
-// regexp decides, so answers are the same (TestRulePrefilter).
+// A rule's regular expression with a literal prefilter: most messages
+// match no rule, so when a message holds none of the literals every match
+// needs, the regexp is not run. The prefilter only rules matches out
+// (TestRulePrefilter).
 
 import (
 	"regexp"
@@ -16,17 +12,15 @@ import (
 	"unicode/utf8"
 )
 
-// ruleRegex is a compiled rule expression and the literals one of which
+// ruleRegex is a compiled rule expression and the literals, one of which
 // every match holds (none: no prefilter).
 type ruleRegex struct {
 	re *regexp.Regexp
-	// need: one of these appears in every match; fold: compare in lower
-	// case (the expression ignores case); ASCII literals only.
+	// need are ASCII literals; fold compares them in lower case.
 	need []string
 	fold bool
 }
 
-// compileRule compiles a rule expression with its prefilter.
 func compileRule(expr string) (*ruleRegex, error) {
 	re, err := regexp.Compile(expr)
 	if err != nil {
@@ -46,10 +40,8 @@ func compileRule(expr string) (*ruleRegex, error) {
 	return r, nil
 }
 
-// ruledOut reports whether the message cannot match: it holds none of
-// the needed literals. lower is the message in lower case. A message that
-// is not ASCII is never ruled out (case folding there goes beyond ASCII:
-// K matches the Kelvin sign).
+// ruledOut reports whether the message holds none of the needed literals.
+// Non-ASCII messages are never ruled out (K matches the Kelvin sign).
 func (r *ruleRegex) ruledOut(msg string, lower *lowerOnce) bool {
 	if r.need == nil {
 		return false
@@ -78,10 +70,8 @@ func isASCII(s string) bool {
 	return true
 }
 
-// required returns literals one of which every match of re holds, and
-// whether they are compared ignoring case; ok is false when re needs no
-// literal this analysis can name. Every literal of one result has the
-// same case rule, and is ASCII.
+// required returns ASCII literals one of which every match of re holds,
+// and whether case is ignored; ok is false when none can be named.
 func required(re *syntax.Regexp) (lits []string, fold bool, ok bool) {
 	switch re.Op {
 	case syntax.OpLiteral:
@@ -117,8 +107,7 @@ func required(re *syntax.Regexp) (lits []string, fold bool, ok bool) {
 	return nil, false, false
 }
 
-// selectivity ranks literal sets: the longer the shortest literal, the
-// fewer messages hold one.
+// selectivity ranks literal sets by their shortest literal.
 func selectivity(lits []string) int {
 	n := len(lits[0])
 	for _, l := range lits[1:] {

@@ -1,10 +1,7 @@
 package seeding
 
-// Scenario generators: N realistic conversation records over a time range
-// with a seeded mix of channels, variants, environments, languages,
-// durations, turns, out-of-domain turns and handoffs (scenario
-// Project.Generate). They run in seedGenerated, once per scenario load
-// into the snapshot that Reset restores.
+// Scenario generators (Project.Generate): N realistic conversation records
+// over a time range with a seeded mix, seeded once per load.
 
 import (
 	"fmt"
@@ -48,8 +45,8 @@ var genGreetings = []string{"Hi, how can I help you today?", "Hello, thanks for 
 
 var genOOD = []string{"blorp", "purple monkey dishwasher", "uh what", "asdf", "the weather on mars"}
 
-// generatorSeed is a generator's seed: its own, or one derived from the
-// scenario's seed, the account, the project and the generator's position.
+// generatorSeed is a generator's own seed, or one derived from the
+// scenario's and its place.
 func generatorSeed(sc *scenario.Scenario, acct *scenario.Account, proj *scenario.Project, i int, g *scenario.Generator) (uint64, uint64) {
 	h := fnv.New64a()
 	fmt.Fprintf(h, "%s/%s/%d", acct.ID, proj.ID, i)
@@ -74,8 +71,7 @@ func genVocab() store.GenVocab {
 	return v
 }
 
-// genSpec is the store's description of a generator (the store keeps it
-// and makes the records from it).
+// genSpec is the store's description of a generator.
 func genSpec(sc *scenario.Scenario, acct *scenario.Account, proj *scenario.Project, gi int, g *scenario.Generator, now time.Time) *store.GenSpec {
 	s1, s2 := generatorSeed(sc, acct, proj, gi, g)
 	weights := func(m map[string]int) store.GenWeights {
@@ -111,9 +107,8 @@ func fnv32(s string) uint32 {
 	return h.Sum32()
 }
 
-// seedGenerated adds each project's generators (in declaration order,
-// after the explicit seeds, whose ids generated ones avoid) to the store,
-// which keeps them as generators and makes a record when it is read.
+// seedGenerated adds each project's generators to the store, which makes
+// records from them when read.
 func seedGenerated(st *store.Store, sc *scenario.Scenario, now time.Time, prog *Reporter) error {
 	for ai := range sc.Accounts {
 		acct := &sc.Accounts[ai]

@@ -1,9 +1,7 @@
 package seeding
 
-// Progress of long work: generating or loading many conversation
-// records. Over progressLogMin records, the instance logs at info level
-// now and then (records, rate, time left), and a Config.Progress callback
-// sees every report (mockd's /_mock/health says "starting" with it).
+// Progress of generating or loading many records: logged now and then over
+// progressLogMin records, and reported to Config.Progress.
 
 import (
 	"log/slog"
@@ -16,22 +14,18 @@ import (
 
 // Progress is a report of a long load.
 type Progress struct {
-	// Stage is what runs: "generating conversations" or "reading the
-	// data file".
+	// Stage is what runs.
 	Stage string `json:"stage"`
 	// Records of Total are done.
 	Records int `json:"records"`
 	Total   int `json:"total"`
-	// Rate is records per second so far; SecondsLeft the time left at
-	// that rate.
+	// Rate is records per second; SecondsLeft the time left at that rate.
 	Rate        float64 `json:"rate"`
 	SecondsLeft float64 `json:"seconds_left"`
 }
 
-// progressLogMin is the size of a load that logs its progress.
 const progressLogMin = 100_000
 
-// progressLogEvery is the least time between two progress logs.
 const progressLogEvery = time.Second
 
 // Reporter reports the progress of one load.
@@ -46,8 +40,8 @@ type Reporter struct {
 	lastLog time.Duration
 }
 
-// NewReporter returns the reporter of a load of total records (0: not
-// known yet, SetTotal).
+// NewReporter returns the reporter of a load of total records (0: see
+// SetTotal).
 func NewReporter(log *slog.Logger, fn func(Progress), total int) *Reporter {
 	return &Reporter{log: log, fn: fn, total: total, elapsed: clock.Stopwatch()}
 }
@@ -65,8 +59,8 @@ func Generated(sc *scenario.Scenario) int {
 	return n
 }
 
-// part returns the callback of one part of the load (a generator of n
-// records); its reports count after the earlier parts'.
+// part returns the callback of a part of n records, counted after earlier
+// parts.
 func (p *Reporter) part(stage string, n int) func(done, total int) {
 	if p == nil || (p.fn == nil && p.total < progressLogMin) {
 		return nil

@@ -1,7 +1,5 @@
-// Package seeding writes a scenario's conversation records into a store:
-// the explicit ones with their handoff states, and the generators' (kept
-// by the store as generators), reporting the progress of long loads. The
-// families seed their own documents (agents, alert rules, voices).
+// Package seeding writes a scenario's conversation records into a store,
+// explicit and generated, reporting the progress of long loads.
 package seeding
 
 import (
@@ -13,9 +11,7 @@ import (
 )
 
 // Conversations writes a scenario's seeded conversations and handoff
-// states, then its generators (after the explicit seeds, whose ids
-// generated ones avoid). now is the clock's start, the "now" of
-// in-progress seeds; prog reports the generated records (nil: none).
+// states, then its generators. now is the clock's start; prog may be nil.
 func Conversations(st *store.Store, sc *scenario.Scenario, now time.Time, prog *Reporter) error {
 	for ai := range sc.Accounts {
 		acct := &sc.Accounts[ai]
@@ -38,7 +34,6 @@ func Conversations(st *store.Store, sc *scenario.Scenario, now time.Time, prog *
 	return seedGenerated(st, sc, now, prog)
 }
 
-// seedConversation builds the record of a seeded conversation.
 func seedConversation(acct *scenario.Account, proj *scenario.Project, s *scenario.Conversation) *store.Conversation {
 	env := s.Environment
 	if env == "" {

@@ -1,9 +1,7 @@
 package telephony
 
-// Telephony connectors of an agent: list, get, batch get, lookup by
-// number, update (one or a batch; moving a connector to another agent
-// moves its numbers), delete (its numbers lose their routing). Connectors
-// come from the scenario: the API has no create operation.
+// Telephony connectors of an agent. They come from the scenario: the API
+// has no create; moving one to another agent moves its numbers.
 
 import (
 	"slices"
@@ -40,16 +38,15 @@ func (ConnectorRec) FieldRules() map[string]core.FieldRule {
 	return map[string]core.FieldRule{"clientEnv": {Enum: scenario.Environments}}
 }
 
-// ConnectorPatch is a validated connector update (OAS UpdateConnectorBody:
-// only the given fields change; variantId null unassigns).
+// ConnectorPatch is a validated connector update (OAS UpdateConnectorBody;
+// variantId null unassigns).
 type ConnectorPatch struct {
 	Variant, Asr, Voice, Project *string
 	target                       *Agent // the agent of Project, when given
 }
 
-// apply changes x by the patch (the agent is x's current agent); it
-// returns a field error, leaving x unchanged, when the variant is not one
-// of the (target) agent's main-branch variants.
+// apply changes x by the patch, or returns a field error when the variant
+// is not one of the target agent's main-branch variants.
 func (cp ConnectorPatch) apply(t *telephonyDoc, cur Agent, x *ConnectorRec) *core.FieldError {
 	owner := cur
 	if cp.target != nil {
@@ -61,7 +58,6 @@ func (cp ConnectorPatch) apply(t *telephonyDoc, cur Agent, x *ConnectorRec) *cor
 	if cp.Variant != nil {
 		x.VariantID = *cp.Variant
 	} else if cp.target != nil && cp.target.ID != cur.ID {
-		// The variant ids of one agent mean nothing to another.
 		x.VariantID = ""
 	}
 	if cp.Asr != nil {
@@ -73,7 +69,6 @@ func (cp ConnectorPatch) apply(t *telephonyDoc, cur Agent, x *ConnectorRec) *cor
 		x.TTSLangCode = scenario.VoiceNameRE.FindStringSubmatch(*cp.Voice)[1]
 	}
 	if cp.target != nil && cp.target.ID != x.ProjectID {
-		// The connector's numbers move with it.
 		for _, n := range t.Numbers {
 			if n.ConnectorID == x.ConnectorID && n.ProjectID == x.ProjectID {
 				n.ProjectID = cp.target.ID
@@ -123,8 +118,8 @@ func (s *Service) Connector(p *core.Principal, agent, id string) (*ConnectorRec,
 	return x, nil
 }
 
-// ConnectorsByID reads connectors of an agent by id: the found ones and
-// the ids of the others, in the order of ids.
+// ConnectorsByID reads an agent's connectors by id: found ones and the
+// missing ids, in order.
 func (s *Service) ConnectorsByID(p *core.Principal, agent string, ids []string) (ConnectorsFound, error) {
 	ag, t, err := s.read(p, agent)
 	if err != nil {
@@ -141,11 +136,9 @@ func (s *Service) ConnectorsByID(p *core.Principal, agent string, ids []string) 
 	return out, nil
 }
 
-// resolveTargetLocked loads the agent a patch moves the connector to: an
-// agent of the key's account ("API key must have access to both
-// projects"). An unknown agent is a field error; a store failure is the
-// error. Called with the Agents API's write lock held, so the agent still
-// exists when the connector moves.
+// resolveTargetLocked loads the agent of the key's account a patch moves
+// the connector to (unknown: a field error). The Agents API's write lock
+// must be held.
 func (s *Service) resolveTargetLocked(p *core.Principal, cp *ConnectorPatch) (*core.FieldError, error) {
 	if cp.Project == nil {
 		return nil, nil
@@ -161,9 +154,8 @@ func (s *Service) resolveTargetLocked(p *core.Principal, cp *ConnectorPatch) (*c
 	return nil, nil
 }
 
-// UpdateConnector changes the given fields of a connector (name,
-// clientEnv and disableHandoff are not settable); a move to another agent
-// of the account moves its numbers.
+// UpdateConnector changes the given fields of a connector; a move to
+// another agent moves its numbers.
 func (s *Service) UpdateConnector(p *core.Principal, agent, id string, cp ConnectorPatch) (*ConnectorRec, error) {
 	s.agents.Lock()
 	defer s.agents.Unlock()
@@ -189,16 +181,14 @@ func (s *Service) UpdateConnector(p *core.Principal, agent, id string, cp Connec
 	return &out, nil
 }
 
-// ConnectorUpdate is one update of a batch: the connector, its patch,
-// and the patch's validation error (FieldText), if any.
+// ConnectorUpdate is one batch update and its validation error, if any.
 type ConnectorUpdate struct {
 	ID      string
 	Patch   ConnectorPatch
 	Invalid string
 }
 
-// UpdateConnectors applies each update on its own (partial success), in
-// order, in one store update: one result per update.
+// UpdateConnectors applies each update on its own, in one store update.
 func (s *Service) UpdateConnectors(p *core.Principal, agent string, updates []ConnectorUpdate) ([]BatchResult, error) {
 	s.agents.Lock()
 	defer s.agents.Unlock()
@@ -241,9 +231,8 @@ func (s *Service) UpdateConnectors(p *core.Principal, agent string, updates []Co
 	return results, nil
 }
 
-// LookupConnector is the connector an agent's number routes to: 404
-// PHONE_NUMBERS_NOT_FOUND for an unknown number, 404 CONNECTORS_NOT_FOUND
-// for a number routed to no connector.
+// LookupConnector is the connector an agent's number routes to (404 for an
+// unknown number or one routed nowhere).
 func (s *Service) LookupConnector(p *core.Principal, agent, number string) (*ConnectorRec, error) {
 	ag, t, err := s.read(p, agent)
 	if err != nil {
@@ -260,8 +249,8 @@ func (s *Service) LookupConnector(p *core.Principal, agent, number string) (*Con
 	return x, nil
 }
 
-// DeleteConnector deletes a connector and every phone number routed to
-// it; it returns those numbers.
+// DeleteConnector deletes a connector and returns the numbers it deleted
+// with it.
 func (s *Service) DeleteConnector(p *core.Principal, agent, id string) ([]string, error) {
 	deleted := []string{}
 	if err := s.update(p, agent, func(ag Agent, t *telephonyDoc) error {

@@ -1,9 +1,7 @@
 package telephony
 
-// Phone numbers of an agent: list, import (one or many), batch get, get,
-// reassign to another connector, delete (one or many). A number is E.164
-// and belongs to one account; routed to a connector it is the agent's
-// inbound number (CallNumber, telephony.go).
+// Phone numbers of an agent: E.164, one account each; routed to a
+// connector, a number is the agent's inbound number.
 
 import (
 	"slices"
@@ -44,9 +42,8 @@ func (PhoneNumberRec) FieldRules() map[string]core.FieldRule {
 	return map[string]core.FieldRule{"clientEnv": {Enum: core.DeployEnvs}}
 }
 
-// takenNumbersLocked is the set of numbers an import may not take: those of the
-// region's other accounts and every dni pool number of the scenario (a
-// number routes to one place). Called with agents.mu held.
+// takenNumbersLocked is the numbers an import may not take: other accounts'
+// in the region and every dni pool number. agents.mu must be held.
 func (s *Service) takenNumbersLocked(region, account string) (map[string]bool, error) {
 	taken := map[string]bool{}
 	for _, acct := range s.env.View().Scenario().Accounts {
@@ -76,8 +73,8 @@ type DeleteError struct {
 	Error       string `json:"error"`
 }
 
-// PhoneNumbers lists an agent's numbers in import order; with
-// byConnector, only those routed to connector.
+// PhoneNumbers lists an agent's numbers in import order (byConnector: only
+// connector's).
 func (s *Service) PhoneNumbers(p *core.Principal, agent, connector string, byConnector bool) ([]*PhoneNumberRec, error) {
 	ag, t, err := s.read(p, agent)
 	if err != nil {
@@ -105,8 +102,8 @@ func (s *Service) PhoneNumber(p *core.Principal, agent, number string) (*PhoneNu
 	return x, nil
 }
 
-// FindPhoneNumbers reads numbers of an agent: the found ones and the
-// others, in the order of numbers.
+// FindPhoneNumbers reads an agent's numbers: found ones and the others, in
+// order.
 func (s *Service) FindPhoneNumbers(p *core.Principal, agent string, numbers []string) (NumbersFound, error) {
 	ag, t, err := s.read(p, agent)
 	if err != nil {
@@ -123,11 +120,9 @@ func (s *Service) FindPhoneNumbers(p *core.Principal, agent string, numbers []st
 	return out, nil
 }
 
-// ImportNumbers adds E.164 numbers (deduplicated) to an agent in env, in
-// one update, routed to no connector; any number already imported (here,
-// by another account of the region, or a dni pool number) is 409
-// PHONE_NUMBERS_ALREADY_EXISTS, a field error of field per number, and
-// imports nothing.
+// ImportNumbers adds numbers to an agent in env, unrouted, in one update;
+// any number already taken is 409 (a field error per number) and nothing
+// is imported.
 func (s *Service) ImportNumbers(p *core.Principal, agent string, numbers []string, env, field string) error {
 	s.agents.Lock()
 	defer s.agents.Unlock()
@@ -152,8 +147,8 @@ func (s *Service) ImportNumbers(p *core.Principal, agent string, numbers []strin
 	})
 }
 
-// DeleteNumbers releases each number on its own: it returns those
-// released and why the others (malformed or unknown) were not.
+// DeleteNumbers releases each number on its own, returning those released
+// and why the others were not.
 func (s *Service) DeleteNumbers(p *core.Principal, agent string, numbers []string) ([]string, []DeleteError, error) {
 	var deleted []string
 	var errs []DeleteError
@@ -191,8 +186,7 @@ func (s *Service) DeleteNumber(p *core.Principal, agent, number string) error {
 	})
 }
 
-// ReassignNumber routes a number of an agent to a connector of the same
-// agent.
+// ReassignNumber routes an agent's number to another of its connectors.
 func (s *Service) ReassignNumber(p *core.Principal, agent, number, connector string) (*PhoneNumberRec, error) {
 	var out PhoneNumberRec
 	if err := s.update(p, agent, func(ag Agent, t *telephonyDoc) error {

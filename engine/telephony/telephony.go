@@ -1,31 +1,10 @@
 // Package telephony is the Agents API's telephony: connectors and phone
-// numbers
-// (docs/api.md#agents-connectors, docs/api.md#agents-numbers,
-// docs/api.md#agents-inbound). The spec shows one operation, "GET
-// /v1/agents/{agentId}/telephony/connectors/{connectorId}"; the others fill
-// its gap from the real agents OpenAPI document (docs/fidelity.md G13,
-// M12.12-M12.16).
-//
-// A connector ties an agent's incoming calls to a voice, languages, a
-// variant and an environment, and several phone numbers (E.164) can be
-// routed to one connector. Telephony belongs to the agent, not to a
-// branch.
-//
-// Storage: one "telephony" document per account (kind, region, account
-// id) holds the connectors and phone numbers of all its agents, each
-// record carrying its projectId (= agentId). So every operation is one
-// store update, including those that touch a connector and its numbers
-// together (delete cascades, moving a connector to another project).
-// Connectors come from the scenario (the API has no create operation);
-// numbers from the scenario or the import operations.
-//
-// A number routed to a connector is the agent's inbound number: the
-// engine's CallNumber starts the call a caller dialling it would start
-// (Route finds it).
-//
-// Telephony belongs to the agent: its writes hold the Agents API's write
-// lock (Agents), so that the agents they check still exist when they
-// write, and it reads agents through Agents.
+// numbers (docs/api.md#agents-connectors, #agents-numbers, #agents-inbound;
+// docs/fidelity.md G13, M12.12-M12.16). A connector routes an agent's
+// incoming calls to a voice, languages, a variant and an environment;
+// numbers are routed to connectors. One "telephony" document per account
+// holds all its agents' connectors and numbers, so every operation is one
+// store update. Writes hold the Agents API's write lock (Agents).
 package telephony
 
 import (
@@ -38,8 +17,7 @@ import (
 	"github.com/agentplatform/mockplatform/store"
 )
 
-// Telephony error codes and messages (agents OpenAPI examples; the
-// already-exists message is not shown there).
+// Telephony error codes and messages (agents OpenAPI examples).
 const (
 	CodeConnectorNotFound = "CONNECTORS_NOT_FOUND"
 	CodeConnectorInvalid  = "CONNECTORS_VALIDATION_FAILED"
@@ -80,7 +58,6 @@ type PhoneNumberRec struct {
 	ConnectorID string `json:"connectorId,omitempty"`
 }
 
-// telephonyDoc is the stored telephony of an account, in creation order.
 type telephonyDoc struct {
 	AccountID  string            `json:"account_id"`
 	Connectors []*ConnectorRec   `json:"connectors"`
@@ -135,15 +112,13 @@ type Service struct {
 
 // Agents is what telephony needs of the Agents API.
 type Agents interface {
-	// Lock and Unlock are the Agents API's write lock: telephony writes
-	// hold it across their store calls.
+	// Lock and Unlock are the Agents API's write lock, held across telephony
+	// writes' store calls.
 	sync.Locker
-	// Agent resolves an agent of the principal's account (404 or 403 as
-	// the Agents API answers).
+	// Agent resolves an agent of the principal's account (404 or 403).
 	Agent(p *core.Principal, agent string) (Agent, error)
-	// Find reads the agent a reference names (a scenario project's slug,
-	// id or PROJECT-<id>, else the id as given), of any account, without
-	// the checks of Agent: ok is false when there is none.
+	// Find reads the agent a reference names, of any account, without
+	// Agent's checks.
 	Find(p *core.Principal, ref string) (ag Agent, ok bool, err error)
 }
 
@@ -157,8 +132,7 @@ type Agent struct {
 // New returns the telephony of an instance.
 func New(env core.Env, agents Agents) *Service { return &Service{env: env, agents: agents} }
 
-// read returns an agent of the principal's account (404 or 403 as the
-// Agents API does) and its account's telephony.
+// read returns an agent of p's account and its account's telephony.
 func (s *Service) read(p *core.Principal, agent string) (Agent, *telephonyDoc, error) {
 	ag, err := s.agents.Agent(p, agent)
 	if err != nil {
@@ -171,10 +145,8 @@ func (s *Service) read(p *core.Principal, agent string) (Agent, *telephonyDoc, e
 	return ag, t, nil
 }
 
-// update applies fn to the account's telephony in one store update, for
-// an agent. Telephony writes are serialised with the other Agents writes
-// (Agents' lock), so the checks made before the update (other agents,
-// other accounts' numbers) still hold when it runs.
+// update applies fn to the account's telephony in one store update, under
+// the Agents' lock so the checks made before it still hold.
 func (s *Service) update(p *core.Principal, agent string, fn func(ag Agent, t *telephonyDoc) error) error {
 	s.agents.Lock()
 	defer s.agents.Unlock()
@@ -192,7 +164,6 @@ func (s *Service) updateLocked(p *core.Principal, agent string, fn func(ag Agent
 		if !errors.Is(err, store.ErrNotFound) {
 			return err
 		}
-		// Not seeded (an account added after the seed): create it empty.
 		if err := s.env.Store.InsertDoc(docTelephony, p.Region, p.Account.ID, &telephonyDoc{AccountID: p.Account.ID,
 			Connectors: []*ConnectorRec{}, Numbers: []*PhoneNumberRec{}}); err != nil && !errors.Is(err, store.ErrExists) {
 			return err
@@ -201,10 +172,8 @@ func (s *Service) updateLocked(p *core.Principal, agent string, fn func(ag Agent
 	return err
 }
 
-// --- agent deletion, seeding, inbound calls, the audio cache ---
-
-// DropAgentLocked removes an agent's connectors and numbers (agent
-// delete). Called with the Agents API's write lock held.
+// DropAgentLocked removes an agent's connectors and numbers. The Agents
+// API's write lock must be held.
 func (s *Service) DropAgentLocked(region, account, agent string) error {
 	var t telephonyDoc
 	err := s.env.Store.UpdateDoc(docTelephony, region, account, &t, func() error {
@@ -218,8 +187,7 @@ func (s *Service) DropAgentLocked(region, account, agent string) error {
 	return err
 }
 
-// Seed writes the telephony document of every account: the
-// connectors of its projects' scenario blocks, with their numbers.
+// Seed writes every account's telephony from its projects' scenario blocks.
 func Seed(st *store.Store, sc *scenario.Scenario) error {
 	for ai := range sc.Accounts {
 		acct := &sc.Accounts[ai]
@@ -243,9 +211,8 @@ func Seed(st *store.Store, sc *scenario.Scenario) error {
 	return nil
 }
 
-// Route finds where a call to number goes: the scenario account that
-// imported it and the connector it is routed to (nil: none). acct is nil
-// when no account has the number.
+// Route finds where a call to number goes: the account that imported it
+// (nil: none) and its connector (nil: none).
 func (s *Service) Route(number string) (acct *scenario.Account, cn *ConnectorRec, err error) {
 	accts := s.env.View().Scenario().Accounts
 	for ai := range accts {
@@ -268,8 +235,7 @@ func (s *Service) Route(number string) (acct *scenario.Account, cn *ConnectorRec
 	return nil, nil, nil
 }
 
-// ConnectorOf is the agent's connector of an environment (nil: none),
-// with the agent read as the Agents API reads it (404, 403).
+// ConnectorOf is the agent's connector of an environment (nil: none).
 func (s *Service) ConnectorOf(p *core.Principal, agent, env string) (Agent, *ConnectorRec, error) {
 	ag, t, err := s.read(p, agent)
 	if err != nil {
@@ -283,8 +249,8 @@ func (s *Service) ConnectorOf(p *core.Principal, agent, env string) (Agent, *Con
 	return ag, nil, nil
 }
 
-// ConnectorVoice is the voice of the connector whose number the
-// conversation called ("" when none: an outbound call, a reserved number).
+// ConnectorVoice is the voice of the connector the conversation called
+// ("" when none).
 func (s *Service) ConnectorVoice(conv *store.Conversation) string {
 	if conv.ToNumber == "" {
 		return ""

@@ -1,16 +1,9 @@
 package testruns
 
-// Test runs (docs/api.md#agents-testing; docs/fidelity.md G30): the kit's
-// test runs and test history, which no real document lists (their shapes
-// come from the kit's code). A run plays test cases (the scenario's
-// projects[].agent.test_cases) against the agent's dialogue on a branch's
-// current content, without a deployment, each case as a debug chat (the
-// engine's debug_chat.go: not live traffic). Every case starts when the
-// run is triggered and says its next message each TestTurnTime on the virtual
-// clock, inside the Advance that makes it due; when its last message is
-// answered (or the conversation ends first) its assertions are judged and
-// its entry joins the test history. The run is running until every case
-// has finished, then completed.
+// Test runs (docs/api.md#agents-testing; docs/fidelity.md G30): a run plays
+// the agent's test cases against a branch's current content, each as a
+// debug chat, one message per TestTurnTime on the virtual clock; a finished
+// case is judged and joins the test history.
 
 import (
 	"errors"
@@ -25,8 +18,7 @@ import (
 	"github.com/agentplatform/mockplatform/store"
 )
 
-// Service is one instance's test runs: stored runs, their cases' steps
-// on the virtual clock.
+// Service is one instance's test runs.
 type Service struct {
 	env    core.Env
 	agents Agents
@@ -34,8 +26,7 @@ type Service struct {
 
 // Agents is what test runs need of the Agents API.
 type Agents interface {
-	// Agent resolves an agent of the principal's account (404 or 403 as
-	// the Agents API answers).
+	// Agent resolves an agent of the principal's account (404 or 403).
 	Agent(p *core.Principal, agent string) (Agent, error)
 }
 
@@ -43,15 +34,12 @@ type Agents interface {
 type Agent interface {
 	AccountID() string
 	ID() string
-	// Branch resolves a branch id ("" is main): the id, or the Agents
-	// API's 404 when the agent has no such branch.
+	// Branch resolves a branch id ("" is main), or the Agents API's 404.
 	Branch(id string) (string, error)
-	// Opener fixes what a run's debug chats on a branch answer from (the
-	// branch's content now, in sandbox) and returns what opens one: a
-	// stored debug chat with its state and the greeting.
+	// Opener fixes a branch's content now (in sandbox) for a run's debug
+	// chats and returns what opens one.
 	Opener(p *core.Principal, branch string) (func(state map[string]any) (*store.Conversation, error), error)
-	// Say takes the user's turn in a debug chat on a branch: the
-	// conversation after the agent's answer.
+	// Say takes the user's turn in a debug chat on a branch.
 	Say(p *core.Principal, branch, id, text string) (*store.Conversation, error)
 }
 
@@ -94,7 +82,6 @@ func (TestRunBody) FieldRules() map[string]core.FieldRule {
 	}
 }
 
-// testRunDoc is a stored run.
 type testRunDoc struct {
 	ID        string     `json:"id"`
 	Region    string     `json:"region"`
@@ -106,7 +93,6 @@ type testRunDoc struct {
 	Cases     []*caseRun `json:"cases"`
 }
 
-// caseRun is a case within a run: its script, progress and result.
 type caseRun struct {
 	CaseID       string                   `json:"case_id"`
 	Name         string                   `json:"name"`
@@ -194,9 +180,8 @@ type (
 	}
 )
 
-// Trigger starts a run of the agent's test cases ids on a branch
-// (default main): 400 for no ids or unknown ones, 404 for an unknown
-// branch.
+// Trigger starts a run of the agent's test cases ids on a branch (default
+// main): 400 for no or unknown ids, 404 for an unknown branch.
 func (s *Service) Trigger(p *core.Principal, agent string, b TestRunBody) (TestRunStarted, error) {
 	if len(b.TestCaseIDs) == 0 {
 		msg := "must hold at least 1 id"
@@ -241,7 +226,7 @@ func (s *Service) Trigger(p *core.Principal, agent string, b TestRunBody) (TestR
 }
 
 // TestDeployment runs every test case of the agent on main, as a publish
-// does, and returns the runs' ids: none when the agent has no test case.
+// does, and returns the runs' ids.
 func (s *Service) TestDeployment(p *core.Principal, agent string) ([]string, error) {
 	ag, err := s.agents.Agent(p, agent)
 	if err != nil {
@@ -262,8 +247,7 @@ func (s *Service) TestDeployment(p *core.Principal, agent string) ([]string, err
 	return []string{id}, nil
 }
 
-// start stores a run whose cases have greeted, and arms their first
-// messages.
+// start stores a run whose cases have greeted and arms their first messages.
 func (s *Service) start(p *core.Principal, ag Agent, branch, by string, cases []scenario.TestCase) (string, error) {
 	open, err := ag.Opener(p, branch)
 	if err != nil {
@@ -291,7 +275,6 @@ func (s *Service) start(p *core.Principal, ag Agent, branch, by string, cases []
 	return run.ID, nil
 }
 
-// arm arms the next message of each running case of a run.
 func (s *Service) arm(run *testRunDoc) {
 	for i, c := range run.Cases {
 		if c.Status == testRunning {
@@ -301,8 +284,7 @@ func (s *Service) arm(run *testRunDoc) {
 	}
 }
 
-// Reset arms the runs the restored store holds (the clock has no timer
-// left after a reset; with a data file they survive a restart).
+// Reset arms the runs the restored store holds.
 func (s *Service) Reset() {
 	for _, region := range scenario.Regions {
 		var runs []*testRunDoc
@@ -319,8 +301,7 @@ func (s *Service) Reset() {
 	}
 }
 
-// step says case i's next message and, after the last one (or when the
-// conversation has ended), judges the case.
+// step says case i's next message, or judges the case after its last.
 func (s *Service) step(region, runID string, i int, now time.Time) {
 	var run testRunDoc
 	if err := s.env.Store.GetDoc(DocTestRun, region, runID, &run); err != nil {
@@ -367,10 +348,9 @@ func (s *Service) step(region, runID string, i int, now time.Time) {
 	}
 }
 
-// judge sets a finished case's status and results from its conversation:
-// a reply assertion passes when some reply contains its text (any case),
-// a function call one when its dialogue rule answered a turn; a case
-// whose conversation ended before its last message is an error.
+// judge sets a finished case's results: a reply assertion passes when some
+// reply contains its text, a function call one when its rule answered; a
+// conversation ended early is an error.
 func (c *caseRun) judge(conv *store.Conversation) {
 	c.Results = TestResults{PromptAssertionResults: []PromptAssertionResult{}, FunctionCallFailures: []FunctionCallFailure{}}
 	c.Raw = TestRawConversation{ID: conv.ID, Turns: []TestRawTurn{}}
@@ -413,7 +393,6 @@ func (c *caseRun) judge(conv *store.Conversation) {
 	}
 }
 
-// summary is the run as the list shows it.
 func (r *testRunDoc) summary() TestRunSummary {
 	s := TestRunSummary{ID: r.ID, Status: testCompleted, BranchID: r.Branch, TestCaseCount: len(r.Cases),
 		StartedAt: core.FmtAgentTime(r.StartedAt), StartedBy: r.StartedBy}
@@ -432,14 +411,12 @@ func (r *testRunDoc) summary() TestRunSummary {
 	return s
 }
 
-// entry is a finished case's history entry.
 func (r *testRunDoc) entry(c *caseRun) TestHistoryEntry {
 	return TestHistoryEntry{TestCaseID: c.CaseID, TestRunID: r.ID, BranchID: r.Branch, Status: c.Status,
 		TestCaseSnapshot: TestCaseSnapshot{Name: c.Name, Turns: c.Turns}, Results: c.Results, RawConversation: c.Raw,
 		FinishedAt: core.FmtAgentTime(c.FinishedAt)}
 }
 
-// runs lists the agent's runs, newest first.
 func (s *Service) runs(p *core.Principal, agent string) ([]*testRunDoc, error) {
 	ag, err := s.agents.Agent(p, agent)
 	if err != nil {
@@ -461,9 +438,8 @@ func (s *Service) runs(p *core.Principal, agent string) ([]*testRunDoc, error) {
 	return out, err
 }
 
-// List is a page of the agent's runs, newest first: limit 1 to 100
-// (default 100), offset, and the filters branchId and testSetId (the
-// mock's runs belong to no test set: a testSetId matches none).
+// List is a page of the agent's runs, newest first (limit 1 to 100,
+// offset, branchId, testSetId: the mock's runs belong to no test set).
 func (s *Service) List(p *core.Principal, agent string, vals url.Values) (TestRunList, error) {
 	limit, offset, err := core.ReadPage(vals, 100, 100)
 	if err != nil {
@@ -503,9 +479,8 @@ func (s *Service) Get(p *core.Principal, agent, id string) (TestRunDetail, error
 	return TestRunDetail{}, core.Errf(core.KindNotFound, CodeTestRunNotFound, MsgTestRunNotFound)
 }
 
-// History is a page of the finished cases of the agent's runs,
-// newest first: limit 1 to 100 (default 100), offset, and the filters
-// testCaseId and branchId.
+// History is a page of the finished cases of the agent's runs, newest
+// first (limit, offset, testCaseId, branchId).
 func (s *Service) History(p *core.Principal, agent string, vals url.Values) (TestHistoryPage, error) {
 	limit, offset, err := core.ReadPage(vals, 100, 100)
 	if err != nil {
