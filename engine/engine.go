@@ -58,14 +58,15 @@ type Engine struct {
 	// gen counts resets: timers and sends of an earlier generation stop.
 	gen atomic.Uint64
 
-	// Each family's in-memory state behind its one lock (telephony writes
-	// take agents.mu). Lock order: a lock may be taken while one above it
-	// is held, never the reverse; store, clock, faults and journal locks
-	// are leaves, and clock callbacks run with no family lock held.
-	//	loadMu, agents.mu (never taken by script, which runs inside store
-	//	transactions), alerts.mu, alerts.schedMu (a leaf), webhooks.mu
-	//	(under alerts.mu), outbound.mu, convq's cache lock, audio's locks
-	//	(cache lock under agents.mu), ids.mu (a leaf).
+	// Each family's in-memory state, behind the family's one lock
+	// (telephony's writes take agents.mu). Lock order, top first: a lock
+	// may be taken while one above it is held, never the reverse; store,
+	// clock, faults and journal locks are leaves, and clock callbacks run
+	// with no family lock held.
+	//	loadMu → agents.mu (never by script: it runs inside store
+	//	transactions) → alerts.mu → webhooks.mu → outbound.mu → convq's
+	//	cache lock → audio's locks (the cache's under agents.mu);
+	//	alerts.schedMu, messaging.mu and ids.mu are leaves.
 	agents   agentsState
 	alerts   alertsState
 	webhooks webhooksState
