@@ -1,8 +1,7 @@
 package mockplatform
 
-// The control plane ({base}/_mock, docs/api.md#control). Each endpoint calls
-// the Platform method a Go test would call. Control calls are not recorded
-// in the request journal and have no fault rules.
+// The control plane ({base}/_mock, docs/api.md#control): each endpoint
+// calls the Platform method a Go test would call.
 
 import (
 	"bytes"
@@ -24,12 +23,10 @@ import (
 // maxControlBody bounds a scenario upload, as it bounds a scenario file.
 const maxControlBody = scenario.MaxScenarioBytes
 
-// controlPrefix is the control plane's path prefix.
 const controlPrefix = "/_mock"
 
-// newControl builds the platform's control-plane engine. It is a separate
-// engine from the API's: a control call never passes the API's middleware,
-// so it is neither journaled nor subject to fault rules.
+// newControl builds the control plane's engine, apart from the API's so a
+// control call is neither journaled nor subject to fault rules.
 func (p *Platform) newControl() *gin.Engine {
 	e := gin.New()
 	e.HandleMethodNotAllowed = true
@@ -71,16 +68,13 @@ func controlError(c *gin.Context, status int, msg string) {
 	c.AbortWithStatusJSON(status, controlErrorBody{Error: msg})
 }
 
-// Bounds of control-plane JSON bodies (a scenario upload has its own,
-// maxControlBody).
+// Bounds of control-plane JSON bodies.
 const (
 	maxControlSmall = 64 << 10 // clock, calls, alert inputs
 	maxControlFault = 1 << 20  // a fault rule
 )
 
-// controlBodyLimit is the most a control call's body may hold: a scenario
-// upload or a world's settings maxControlBody, a fault rule
-// maxControlFault, any other call maxControlSmall (most read none).
+// controlBodyLimit is the most a control call's body may hold.
 func controlBodyLimit(c *gin.Context) int64 {
 	switch c.FullPath() {
 	case controlPrefix + "/scenario", controlPrefix + "/scenario/validate", controlPrefix + "/worlds":
@@ -92,10 +86,8 @@ func controlBodyLimit(c *gin.Context) int64 {
 }
 
 // boundControlBody answers 413 to a control call whose Content-Length is
-// over its limit, before reading a byte of the body and before any other
-// rule, so that the answer never waits for a body that may not come. The
-// connection closes after it (net/http would otherwise read a short
-// unread body before answering).
+// over its limit before reading the body, and closes the connection, so
+// the answer never waits for a body that may not come.
 func boundControlBody(c *gin.Context) {
 	if limit := controlBodyLimit(c); c.Request.ContentLength > limit {
 		c.Header("Connection", "close")
@@ -107,14 +99,11 @@ func boundControlBody(c *gin.Context) {
 	}
 }
 
-// errControlTooLarge is a control body over its bound.
 var errControlTooLarge = errors.New("body too large")
 
-// bindControl reads a control call's JSON body, at most limit bytes, by
-// the rules of every body the mock reads (engine.CheckJSON: one value,
-// no key twice, bounded nesting), into v; fields v does not have are
-// refused. An absent body leaves v as it is. On a problem it answers
-// (usage, then what is wrong) and returns false.
+// bindControl reads a control call's JSON body into v by the rules of
+// every body the mock reads (engine.CheckJSON), refusing unknown fields.
+// An absent body leaves v as it is. On a problem it answers and returns false.
 func bindControl(c *gin.Context, limit int64, v any, usage string) bool {
 	err := decodeControl(c.Request.Body, limit, v)
 	switch {
@@ -154,8 +143,7 @@ func (p *Platform) clockBody() clockResponse {
 	return clockResponse{Now: p.Now().Format(time.RFC3339Nano), Mode: string(p.clock.Mode())}
 }
 
-// handleControlHealth handles "GET /_mock/health": a host reports how
-// many worlds it has, a world its id.
+// handleControlHealth handles "GET /_mock/health".
 func (p *Platform) handleControlHealth(c *gin.Context) {
 	if m := p.cfg.mount; m != nil {
 		c.JSON(http.StatusOK, healthAnswer{Status: "ok", World: m.id})
@@ -170,12 +158,9 @@ func (p *Platform) handleControlClock(c *gin.Context) {
 	c.JSON(http.StatusOK, p.clockBody())
 }
 
-// handleControlAdvance handles "POST /_mock/clock/advance" {"duration":"5m"}
-// or {"to":"<RFC 3339>"}. The advance runs under the request's context: a
-// client that goes away, or a server that shuts down, stops it at a timer
-// boundary (docs/time.md). A completed advance answers 200 {now, mode}; a
-// stopped one 503 {error, now, mode, cancelled: true}, now being where the
-// clock stopped.
+// handleControlAdvance handles "POST /_mock/clock/advance" {"duration"} or
+// {"to"}. The advance runs under the request's context, so a client that
+// goes away stops it at a timer boundary (503, docs/time.md).
 func (p *Platform) handleControlAdvance(c *gin.Context) {
 	var req advanceInput
 	if !bindControl(c, maxControlSmall, &req, `body must be {"duration":"5m"} or {"to":"<RFC 3339 time>"}`) {
@@ -219,8 +204,7 @@ func (p *Platform) handleControlAdvance(c *gin.Context) {
 	c.JSON(http.StatusOK, p.clockBody())
 }
 
-// advanceStopped is the answer to an advance that stopped before its
-// target (its context ended, or the platform closed).
+// advanceStopped answers an advance that stopped before its target.
 type advanceStopped struct {
 	Error     string `json:"error"`
 	Now       string `json:"now"`
@@ -237,13 +221,8 @@ func (p *Platform) handleControlReset(c *gin.Context) {
 	c.JSON(http.StatusOK, resetAnswer{Status: "ok", Now: p.Now().Format(time.RFC3339Nano)})
 }
 
-// handleControlScenario handles "POST /_mock/scenario" (a YAML body): it
-// replaces the scenario, then resets.
-//
-// An upload is at most scenario.MaxScenarioBytes (413 beyond, refused by
-// its Content-Length before it is read when it gives one). Uploads to one
-// platform are parsed one at a time, so that concurrent uploads do not
-// add up their memory.
+// handleControlScenario handles "POST /_mock/scenario" (YAML): it replaces
+// the scenario, then resets.
 func (p *Platform) handleControlScenario(c *gin.Context) {
 	p.uploads.Lock()
 	defer p.uploads.Unlock()
@@ -278,18 +257,16 @@ func (p *Platform) handleControlScenario(c *gin.Context) {
 	c.JSON(http.StatusOK, scenarioLoaded{Status: "ok", Name: sc.Name, Now: p.Now().Format(time.RFC3339Nano)})
 }
 
-// scenarioProblem is one problem of a scenario, at its line and column
-// (0 when the problem has no place in the text).
+// scenarioProblem is one problem of a scenario at its line and column
+// (0: no place in the text).
 type scenarioProblem struct {
 	Line    int    `json:"line"`
 	Column  int    `json:"column"`
 	Message string `json:"message"`
 }
 
-// handleControlScenarioValidate handles "POST /_mock/scenario/validate" (a
-// scenario in YAML): it checks the scenario as POST /_mock/scenario would
-// and changes nothing. 200 {"valid":true,"name":...} or {"valid":false,
-// "problems":[{"line","column","message"}]}.
+// handleControlScenarioValidate handles "POST /_mock/scenario/validate":
+// it checks a scenario as POST /_mock/scenario would and changes nothing.
 func (p *Platform) handleControlScenarioValidate(c *gin.Context) {
 	p.uploads.Lock()
 	defer p.uploads.Unlock()
@@ -317,13 +294,11 @@ func (p *Platform) handleControlScenarioValidate(c *gin.Context) {
 	c.JSON(http.StatusOK, scenarioInvalid{Valid: false, Problems: problems})
 }
 
-// scenarioTooLarge is the answer to a scenario upload over maxControlBody.
 var scenarioTooLarge = fmt.Sprintf("the scenario exceeds %d bytes: generate large data sets with generate: (docs/scenarios.md#bounds)", maxControlBody)
 
 // readScenarioUpload reads a scenario upload of at most maxControlBody
-// bytes (413 beyond, refused by its Content-Length before it is read when
-// it gives one). Callers hold p.uploads, so that concurrent uploads do not
-// add up their memory.
+// bytes. Callers hold p.uploads, so concurrent uploads do not add up their
+// memory.
 func readScenarioUpload(c *gin.Context) ([]byte, bool) {
 	if c.Request.ContentLength > maxControlBody {
 		controlError(c, http.StatusRequestEntityTooLarge, scenarioTooLarge)
@@ -341,15 +316,13 @@ func readScenarioUpload(c *gin.Context) ([]byte, bool) {
 	return data, true
 }
 
-// handleControlScenarioGet handles "GET /_mock/scenario": the scenario in
-// force, as JSON, redacted (scenario.Redacted: no key, secret, endpoint
-// header value or URL password).
+// handleControlScenarioGet handles "GET /_mock/scenario": the scenario,
+// redacted (scenario.Redacted).
 func (p *Platform) handleControlScenarioGet(c *gin.Context) {
 	c.JSON(http.StatusOK, p.Scenario().Redacted())
 }
 
-// handleControlRequests handles "GET /_mock/requests" with optional filters
-// family, method, path (substring), status, source and limit.
+// handleControlRequests handles "GET /_mock/requests" and its filters.
 func (p *Platform) handleControlRequests(c *gin.Context) {
 	f := RequestFilter{Family: c.Query("family"), Method: c.Query("method"), Path: c.Query("path"), Source: c.Query("source")}
 	if f.Source != "" && f.Source != journal.SourceClient && f.Source != journal.SourceTimeline {
@@ -399,8 +372,7 @@ func (p *Platform) handleControlFaultAdd(c *gin.Context) {
 	c.JSON(http.StatusCreated, scenario.RedactFault(added))
 }
 
-// redactedFaults are fault rules fit to show (GET /_mock/faults, the
-// console): the values of predicates on credential headers redacted.
+// redactedFaults are fault rules fit to show, credential values redacted.
 func redactedFaults(list []FaultStatus) []FaultStatus {
 	for i := range list {
 		list[i].Rule = scenario.RedactFault(list[i].Rule)

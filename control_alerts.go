@@ -1,8 +1,6 @@
 package mockplatform
 
-// Control-plane operations of the alerts family: an evaluation pass now,
-// and the metric inputs the API has no call for (function errors, crashes,
-// runtime API errors).
+// Control-plane operations of the alerts family.
 
 import (
 	"context"
@@ -38,8 +36,7 @@ func (p *Platform) RecordAPIError(account, project string) error {
 	return p.api.RecordAPIError(account, project)
 }
 
-// handleControlEvaluate handles "POST /_mock/alerts/evaluate": one pass
-// now, with its webhook attempts, under the request's context.
+// handleControlEvaluate handles "POST /_mock/alerts/evaluate".
 func (p *Platform) handleControlEvaluate(c *gin.Context) {
 	if err := p.api.EvaluateAlerts(c.Request.Context()); err != nil {
 		controlError(c, http.StatusServiceUnavailable, err.Error())
@@ -48,9 +45,7 @@ func (p *Platform) handleControlEvaluate(c *gin.Context) {
 	c.JSON(http.StatusOK, evaluatedAnswer{EvaluatedAt: p.Now()})
 }
 
-// handleControlAlertInput handles "POST /_mock/alerts/inputs" with
-// {"kind":"function_error"|"crash","conversation_id"} or
-// {"kind":"api_error","account","project"}.
+// handleControlAlertInput handles "POST /_mock/alerts/inputs".
 func (p *Platform) handleControlAlertInput(c *gin.Context) {
 	var req alertInput
 	if !bindControl(c, maxControlSmall, &req, "body must be JSON: {kind, conversation_id} or {kind, account, project}") {

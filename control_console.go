@@ -1,9 +1,7 @@
 package mockplatform
 
-// The web console ({base}/_mock/ui, package console) is mounted inside the
-// control plane, behind its guard: a page is a GET that passes the same
-// Host, Origin and token rules as any control call, and every change a
-// page makes is the browser's own JSON call to the control plane.
+// The web console ({base}/_mock/ui) is mounted behind the control plane's
+// guard; every change a page makes is the browser's own control call.
 
 import (
 	"net/http"
@@ -24,12 +22,10 @@ import (
 	"github.com/agentplatform/mockplatform/timeline"
 )
 
-// consolePrefix is where the console is mounted.
 const consolePrefix = controlPrefix + "/ui"
 
-// registerControlConsole mounts the console on the control plane. e is
-// the control engine, whose routes tell the console which documents it
-// may link to.
+// registerControlConsole mounts the console; e's routes say which
+// documents it may link to.
 func (p *Platform) registerControlConsole(g *gin.RouterGroup, e *gin.Engine) {
 	c := console.New(consoleBackend{api: p.api, p: p, engine: e}, console.Options{Done: p.done, Logger: p.cfg.logger})
 	h := gin.WrapH(http.StripPrefix(consolePrefix, c))
@@ -88,8 +84,7 @@ func (b consoleBackend) TimelineSpans(from, to time.Time, limit int) []timeline.
 	return b.api.TimelineSpans(from, to, limit)
 }
 
-// consoleDocuments are the control plane's documents the console links to
-// when the control plane serves them.
+// consoleDocuments are the control plane's documents the console links to.
 var consoleDocuments = []console.Link{
 	{Path: "scenario", Title: "scenario in force (JSON)"},
 	{Path: "scenario.schema.json", Title: "scenario JSON Schema"},
@@ -97,8 +92,7 @@ var consoleDocuments = []console.Link{
 	{Path: "control.openapi.json", Title: "OpenAPI of the control plane"},
 }
 
-// Documents lists the documents of consoleDocuments that the control
-// plane has a GET route for.
+// Documents lists the consoleDocuments the control plane serves.
 func (b consoleBackend) Documents() []console.Link {
 	routes := map[string]bool{}
 	for _, r := range b.engine.Routes() {

@@ -20,8 +20,7 @@ var ErrNoSession = errors.New("mockplatform: messaging session not found")
 func (p *Platform) MessagingSessions() []MessagingSession { return p.api.MessagingSessions() }
 
 // ExpireMessagingSession expires a messaging session now, as 10 minutes of
-// inactivity would: its sockets get SESSION_END (REASON_USER_ABANDONED) and
-// close with 4001, its conversation ends, and it can never be resumed.
+// inactivity would: its sockets get SESSION_END and close with 4001.
 func (p *Platform) ExpireMessagingSession(id string) error {
 	if err := p.api.ExpireMessagingSession(id); err != nil {
 		if errors.Is(err, store.ErrNotFound) {
@@ -32,9 +31,8 @@ func (p *Platform) ExpireMessagingSession(id string) error {
 	return nil
 }
 
-// ExpireMessagingTokens makes every messaging access token issued so far
-// invalid: creating a session or opening a socket with one gives 401.
-// Open sockets stay open.
+// ExpireMessagingTokens invalidates every messaging access token issued so
+// far (401 from then on); open sockets stay open.
 func (p *Platform) ExpireMessagingTokens() { p.api.ExpireMessagingTokens() }
 
 // handleControlMessagingSessions handles "GET /_mock/messaging/sessions".

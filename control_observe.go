@@ -1,10 +1,8 @@
 package mockplatform
 
-// Observing the control plane's exchanges, for this package's tests only
-// (testObserveControl, set by their TestMain): each exchange of a route of
-// the table is checked against the control plane's OpenAPI document
-// (docs/control.openapi.json), so that the document cannot drift from the
-// code. Nothing is observed when the hook is not set.
+// Observing the control plane's exchanges, for this package's tests only:
+// each is checked against docs/control.openapi.json so the document
+// cannot drift from the code.
 
 import (
 	"bytes"
@@ -16,12 +14,11 @@ import (
 	"github.com/agentplatform/mockplatform/handlers"
 )
 
-// testObserveControl is set by this package's tests only, before any
-// platform starts, and never changed after (as testObserve).
+// testObserveControl is set by this package's TestMain only, before any
+// platform starts.
 var testObserveControl func(tb TB, ex handlers.Exchange)
 
-// observeControl is the middleware that hands fn each exchange of a route
-// of the table (not the console's pages, nor unrouted requests).
+// observeControl hands fn each exchange of a route of the table.
 func observeControl(fn func(handlers.Exchange)) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		if controlOp(c.Request.Method, c.FullPath()) == nil {
@@ -29,8 +26,7 @@ func observeControl(fn func(handlers.Exchange)) gin.HandlerFunc {
 			return
 		}
 		var body []byte
-		// A body declared over the route's limit is not read: the call is
-		// answered 413 without it (boundControlBody).
+		// A body over the route's limit is not read (boundControlBody).
 		if c.Request.Body != nil && c.Request.ContentLength <= controlBodyLimit(c) {
 			var err error
 			if body, err = io.ReadAll(io.LimitReader(c.Request.Body, maxControlBody+1)); err != nil {
@@ -51,7 +47,6 @@ func observeControl(fn func(handlers.Exchange)) gin.HandlerFunc {
 	}
 }
 
-// captureWriter keeps a copy of the whole answer.
 type captureWriter struct {
 	gin.ResponseWriter
 	buf bytes.Buffer

@@ -1,10 +1,8 @@
 package mockplatform
 
-// The control plane's route table: every route of {base}/_mock but the
-// web console's pages, with its handler and its documentation. newControl
-// registers the routes from it, the guard reads it, and a test generates
-// the control plane's OpenAPI document from it (docs/control.openapi.json,
-// go generate). A new control endpoint is one entry here and its handler.
+// The control plane's route table: newControl registers it, the guard
+// reads it, and a test generates docs/control.openapi.json from it. A new
+// control endpoint is one entry here and its handler.
 
 import (
 	"net/http"
@@ -22,7 +20,6 @@ type controlRoute struct {
 	op           apispec.Op
 }
 
-// Tags of the control operations.
 const (
 	tagCore      = "core"
 	tagWorlds    = "worlds"
@@ -30,7 +27,6 @@ const (
 	tagFamilies  = "families"
 )
 
-// controlTags describe the tags, in the document's order.
 var controlTags = []struct{ name, doc string }{
 	{tagCore, "The instance: health, clock, reset, scenario, request journal, fault rules and coverage (docs/api.md#control)."},
 	{tagWorlds, "Isolated copies of the mock under {base}/w/{id}/, created and deleted at the server's root (docs/worlds.md)."},
@@ -43,7 +39,6 @@ var (
 	controlTableRoutes []controlRoute
 )
 
-// controlTable is the route table, built once.
 func controlTable() []controlRoute {
 	controlTableOnce.Do(func() { controlTableRoutes = newControlTable() })
 	return controlTableRoutes
@@ -182,7 +177,6 @@ func newControlTable() []controlRoute {
 	}
 }
 
-// registerControl adds the table's routes.
 func (p *Platform) registerControl(g *gin.RouterGroup) {
 	for _, rt := range controlTable() {
 		handle := rt.handle
@@ -190,8 +184,7 @@ func (p *Platform) registerControl(g *gin.RouterGroup) {
 	}
 }
 
-// controlOp returns the operation of a control route (method, full path
-// with /_mock), or nil.
+// controlOp returns the operation of a control route, or nil.
 func controlOp(method, fullPath string) *apispec.Op {
 	for _, rt := range controlTable() {
 		if rt.method == method && controlPrefix+rt.path == fullPath {

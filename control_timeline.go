@@ -1,7 +1,6 @@
 package mockplatform
 
-// Control-plane operation of the scenario's timeline: its entries with
-// their last and next firing (docs/timeline.md).
+// Control-plane operation of the scenario's timeline (docs/timeline.md).
 
 import (
 	"net/http"
@@ -12,21 +11,18 @@ import (
 	"github.com/agentplatform/mockplatform/journal"
 )
 
-// TimelineStatus is the scenario's timeline at a time: when it counts
-// from, and each entry with its last and next firing and what its steps
-// did since the last reset.
+// TimelineStatus is the scenario's timeline at a time: each entry with its
+// last and next firing and what its steps did since the last reset.
 type TimelineStatus = engine.TimelineStatus
 
 // TimelineEntryStatus is one entry of the timeline at a time.
 type TimelineEntryStatus = engine.TimelineEntryStatus
 
-// TimelineStep is the step of the timeline a journal entry stands for
-// (Request.Timeline).
+// TimelineStep is the step of the timeline a journal entry stands for.
 type TimelineStep = journal.TimelineStep
 
-// Timeline is the scenario's timeline now (no entries without one). Its
-// entries fire inside the Advance that makes them due; after Advance
-// returns, Ran counts every step due by then.
+// Timeline is the scenario's timeline now. Its entries fire inside the
+// Advance that makes them due.
 func (p *Platform) Timeline() TimelineStatus { return p.api.Timeline() }
 
 // handleControlTimeline handles "GET /_mock/timeline".

@@ -1,9 +1,7 @@
 package mockplatform
 
-// The bodies the control plane reads and answers, as Go types: the
-// handlers encode them, and the control plane's OpenAPI document
-// (control_routes.go) is generated from them. Fields are in the order of
-// their JSON keys.
+// The bodies the control plane reads and answers; the control plane's
+// OpenAPI document is generated from them.
 
 import (
 	"time"
@@ -23,9 +21,7 @@ type healthAnswer struct {
 	Worlds *int   `json:"worlds,omitempty"`
 }
 
-// startingAnswer is mockd's answer while it loads (cmd/mockd/boot.go):
-// status "starting", the load's progress, and an error for any request
-// but GET /_mock/health.
+// startingAnswer is mockd's answer while it loads (cmd/mockd/boot.go).
 type startingAnswer struct {
 	Error    string           `json:"error,omitempty"`
 	Progress *engine.Progress `json:"progress"`
@@ -79,8 +75,7 @@ type dialInput struct {
 	From   string `json:"from,omitempty"`
 }
 
-// sayInput is POST /_mock/calls/{id}/say's body; Text is required ("" is
-// silence).
+// sayInput is POST /_mock/calls/{id}/say's body ("" is silence).
 type sayInput struct {
 	Text *string `json:"text"`
 }
@@ -94,8 +89,7 @@ type evaluatedAnswer struct {
 	EvaluatedAt time.Time `json:"evaluated_at"`
 }
 
-// alertInput is POST /_mock/alerts/inputs's body: kind function_error or
-// crash with conversation_id, or api_error with account and project.
+// alertInput is POST /_mock/alerts/inputs's body.
 type alertInput struct {
 	Kind           string `json:"kind"`
 	ConversationID string `json:"conversation_id,omitempty"`

@@ -1,7 +1,6 @@
 package mockplatform
 
-// Control-plane operations of the webhooks family: the delivery log of
-// signed alert notifications.
+// Control-plane operations of the webhooks family.
 
 import (
 	"net/http"
@@ -15,13 +14,10 @@ import (
 type DeliveryAttempt = engine.DeliveryAttempt
 
 // Deliveries returns every webhook delivery attempt since the last reset,
-// oldest first (time, endpoint, attempt, status, error). Attempts run inside
-// the Advance that makes them due, so after Advance returns the log holds
-// every attempt due by then.
+// oldest first. Attempts run inside the Advance that makes them due.
 func (p *Platform) Deliveries() []DeliveryAttempt { return p.api.Deliveries() }
 
-// handleControlDeliveries handles "GET /_mock/webhooks/deliveries"
-// ({"deliveries": [...]}).
+// handleControlDeliveries handles "GET /_mock/webhooks/deliveries".
 func (p *Platform) handleControlDeliveries(c *gin.Context) {
 	list := p.Deliveries()
 	if list == nil {

@@ -16,12 +16,9 @@ import (
 	"github.com/agentplatform/mockplatform/scenario"
 )
 
-// The worlds of the control plane ({base}/_mock/worlds): each calls the
-// Platform method a Go test would call (NewWorld, Worlds, WorldByID,
-// DeleteWorld). docs/worlds.md describes them for users.
+// The worlds of the control plane ({base}/_mock/worlds, docs/worlds.md).
 
-// worldRegions are the region names of a world's addresses, runtime and
-// builder, in the order the addresses are listed.
+// worldRegions are a world's region names, runtime and builder.
 var worldRegions = []struct{ runtime, builder string }{{"us-1", "us"}, {"uk-1", "uk"}, {"euw-1", "eu"}}
 
 // worldAnswer is a world as the control plane shows it.
@@ -39,8 +36,7 @@ type worldAnswer struct {
 	ExpiresAt    string            `json:"expires_at,omitempty"`
 }
 
-// publicBase is the address a client of this request reaches p at:
-// WithPublicURL's, else the scheme and Host the request came with.
+// publicBase is the address a client of this request reaches p at.
 func (p *Platform) publicBase(r *http.Request) string {
 	if m := p.cfg.mount; m != nil {
 		return m.host.publicBase(r)
@@ -55,8 +51,7 @@ func (p *Platform) publicBase(r *http.Request) string {
 	return scheme + "://" + r.Host
 }
 
-// requestBase is the address of p for a client of this request: its
-// public base, followed by /w/{id} on a world.
+// requestBase is publicBase, followed by /w/{id} on a world.
 func (p *Platform) requestBase(r *http.Request) string {
 	if m := p.cfg.mount; m != nil {
 		return p.publicBase(r) + m.path()
@@ -87,8 +82,7 @@ func worldBody(info WorldInfo, base string) worldAnswer {
 	return a
 }
 
-// noWorlds answers a world's own /_mock/worlds: worlds are made at the
-// host. It reports whether it answered.
+// noWorlds answers a world's own /_mock/worlds: worlds are made at the host.
 func (p *Platform) noWorlds(c *gin.Context) bool {
 	if p.worlds != nil {
 		return false
@@ -153,8 +147,7 @@ func (p *Platform) handleWorldCreate(c *gin.Context) {
 	c.JSON(http.StatusCreated, worldBody(info, p.publicBase(c.Request)))
 }
 
-// options turns the request into NewWorld's options; problems are a
-// scenario's, one per line.
+// options turns the request into NewWorld's options.
 func (req worldRequest) options() ([]Option, []string, error) {
 	var opts []Option
 	docs := req.Scenarios
@@ -251,7 +244,6 @@ func (p *Platform) handleWorldDelete(c *gin.Context) {
 	c.Status(http.StatusNoContent)
 }
 
-// writeJSONError answers {"error": msg} outside gin.
 func writeJSONError(w http.ResponseWriter, status int, msg string) {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(status)

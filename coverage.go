@@ -1,9 +1,7 @@
 package mockplatform
 
-// The API coverage report (docs/coverage.md): what this instance's
-// clients exercised, counted since it started or since ClearCoverage,
-// across resets. A host (mockd) reports the sum of its own paths, its
-// worlds alive and the worlds it has deleted; a world reports its own.
+// The API coverage report (docs/coverage.md). A host reports the sum of
+// its own paths, its worlds and the worlds it deleted.
 
 import (
 	"bytes"
@@ -18,16 +16,12 @@ import (
 type (
 	// CoverageReport is the coverage report: GET /_mock/coverage's JSON.
 	CoverageReport = coverage.Report
-	// CoverageRequirement is a condition a report must meet
-	// (CoverageReport.Check; mocktest.RequireCoverage).
+	// CoverageRequirement is a condition a report must meet.
 	CoverageRequirement = coverage.Requirement
 )
 
-// Coverage reports what the platform's clients exercised: each operation
-// called, each status and error code answered, each state-machine
-// transition taken, each fault rule and preset that fired and each
-// clock-driven event kind that ran, out of the catalogue of the family
-// table. Reset keeps the counts; ClearCoverage forgets them.
+// Coverage reports what the platform's clients exercised out of the family
+// table's catalogue. Reset keeps the counts; ClearCoverage forgets them.
 func (p *Platform) Coverage() *CoverageReport {
 	s := coverage.NewSnapshot()
 	p.api.Coverage().AddTo(&s)
@@ -45,8 +39,7 @@ func (p *Platform) Coverage() *CoverageReport {
 	return coverage.Build(handlers.Catalogue(), s, rules)
 }
 
-// ClearCoverage forgets the coverage counted so far: a host's own, its
-// worlds' and those of the worlds it deleted; a world's own.
+// ClearCoverage forgets the coverage counted so far, worlds' included.
 func (p *Platform) ClearCoverage() {
 	p.api.Coverage().Clear()
 	if ws := p.worlds; ws != nil {
@@ -73,8 +66,7 @@ func (ws *worldSet) coveredLocked() []*Platform {
 	return out
 }
 
-// retire adds a closed world's counts to its host's retired ones and
-// forgets the world (closeWorlds).
+// retire adds a closed world's counts to its host's and forgets the world.
 func (ws *worldSet) retire(id string, p *Platform) {
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
@@ -95,15 +87,13 @@ func faultIDs(list []FaultStatus) []string {
 	return out
 }
 
-// Coverage report formats (GET /_mock/coverage?format=).
 const (
 	coverageJSON     = "json"
 	coverageMarkdown = "markdown"
 	coverageJUnit    = "junit"
 )
 
-// handleControlCoverage handles "GET /_mock/coverage": the report as JSON,
-// or ?format=markdown or junit.
+// handleControlCoverage handles "GET /_mock/coverage" (?format=).
 func (p *Platform) handleControlCoverage(c *gin.Context) {
 	format := c.DefaultQuery("format", coverageJSON)
 	r := p.Coverage()

@@ -15,39 +15,13 @@ import (
 	"github.com/gin-gonic/gin"
 )
 
-// Control plane protection. The control plane ({base}/_mock) can wipe,
-// replace and sabotage the whole mock, so, as local developer servers do,
-// it answers only requests that no web page can forge:
-//
-//   - Host: a loopback name or address (localhost, *.localhost, 127.0.0.0/8,
-//     ::1) or a host the operator allowed (WithAllowedHosts; mockd
-//     --allow-host). A DNS-rebinding page reaches the mock under its own
-//     host name, which is neither. Requests of Client() skip this check:
-//     they never leave the process and carry whatever host the test named.
-//     A request with no Host at all (HTTP/1.0) may read but not change
-//     anything, unless a control token is set.
-//   - Origin: absent (no browser), or naming the request's own host or an
-//     allowed host. A browser names the page's origin on every cross-site
-//     request it sends.
-//   - Content-Type of POST, PUT and PATCH: application/json (the scenario
-//     upload also takes application/yaml, application/x-yaml or
-//     text/yaml). A page may send text/plain or a form to any site without
-//     asking (no CORS preflight); any other type needs a preflight, which
-//     the control plane never grants. DELETE always needs one. A POST
-//     whose body is optional (POST /_mock/worlds) may come without a body
-//     and without a type: it changes no existing state, and a browser
-//     names its page's Origin on every POST, which the Origin rule refuses
-//     cross-site.
-//   - With a control token (WithControlToken; mockd --control-token):
-//     Authorization: Bearer <token>, or HTTP Basic with the token as the
-//     password, which a browser sends once its user signed in (the web
-//     console). A browser sends it on cross-site requests too, so it is
-//     no defence against them: the Origin and Content-Type rules are.
-//
-// GET /_mock/health answers everyone: it tells nothing but "ok", and
-// orchestrators probe it under whatever address they have. The emulated
-// API is not guarded here: it has its own keys, and its messaging
-// WebSocket takes any origin, as browsers need (docs/security.md).
+// Control plane protection: the control plane ({base}/_mock) can wipe and
+// sabotage the whole mock, so, as local developer servers do, it answers
+// only requests no web page can forge: a loopback or allowed Host, an
+// Origin (when present) naming that host, a Content-Type that needs a CORS
+// preflight for a change, and the control token when one is set. Client()
+// requests skip the Host rule; GET /_mock/health answers everyone. The
+// rules and their reasons: docs/security.md#control-plane.
 
 // guardConfig is the control plane's protection, set by options.
 type guardConfig struct {
@@ -56,10 +30,8 @@ type guardConfig struct {
 }
 
 // WithAllowedHosts lets the control plane answer requests whose Host (and
-// Origin) names one of hosts, besides loopback ones: a host name ("mockd"),
-// a domain and its subdomains (".corp.test"), an IP address, a CIDR prefix
-// ("10.0.0.0/8"), or "*" for any host (then only a control token protects
-// the control plane). Names carry no port. See docs/security.md.
+// Origin) names one of hosts, besides loopback ones: a name, ".domain", an
+// IP address, a CIDR prefix, or "*" for any (docs/security.md#control-plane).
 func WithAllowedHosts(hosts ...string) Option {
 	return func(c *config) {
 		for _, h := range hosts {
@@ -74,7 +46,6 @@ func WithAllowedHosts(hosts ...string) Option {
 // plane call but GET /_mock/health. An empty token requires none.
 func WithControlToken(token string) Option { return func(c *config) { c.guard.token = token } }
 
-// allow adds one allowed host.
 func (g *guardConfig) allow(h string) error {
 	if err := g.hosts.Add(h); err != nil {
 		return fmt.Errorf("mockplatform: allowed host %q: %w", strings.ToLower(strings.TrimSpace(h)), err)
@@ -82,8 +53,7 @@ func (g *guardConfig) allow(h string) error {
 	return nil
 }
 
-// hostname is the host of a Host header or URL host (port, brackets and a
-// final dot removed), in lower case.
+// hostname is the lower-case host of a Host header or URL host.
 func hostname(hostport string) string { return scenario.Hostname(hostport) }
 
 // isLoopback reports whether a host name is a loopback name or address.
@@ -95,7 +65,6 @@ func isLoopback(h string) bool {
 	return err == nil && a.Unmap().IsLoopback()
 }
 
-// allowed reports whether the operator allowed a host name.
 func (g *guardConfig) allowed(h string) bool { return g.hosts.Allows(h) }
 
 // inMemoryKey marks requests of Client(), which never leave the process.
@@ -105,11 +74,10 @@ func withInMemory(ctx context.Context) context.Context {
 	return context.WithValue(ctx, inMemoryKey{}, true)
 }
 
-// scenarioTypes are the media types of a scenario upload.
 var scenarioTypes = []string{"application/yaml", "application/x-yaml", "text/yaml", "application/json"}
 
-// guardControl is the control plane's first handler: it answers a request
-// that fails a rule of the protection with a JSON error and stops it.
+// guardControl is the control plane's first handler: it refuses a request
+// that breaks a rule of the protection.
 func (p *Platform) guardControl(c *gin.Context) {
 	g := &p.cfg.guard
 	r := c.Request
@@ -119,8 +87,7 @@ func (p *Platform) guardControl(c *gin.Context) {
 	host := hostname(r.Host)
 	inMemory, _ := r.Context().Value(inMemoryKey{}).(bool)
 	if !inMemory && host == "" && r.Method != http.MethodGet && r.Method != http.MethodHead && g.token == "" && !g.allowed(host) {
-		// No Host at all (HTTP/1.0): a browser never sends this, but the
-		// rule is the Host one, so a change needs a Host or the token.
+		// No Host (HTTP/1.0): a change needs a Host or the token.
 		controlError(c, http.StatusForbidden, "a control call that changes the mock needs a Host header: it answers loopback hosts "+
 			"(localhost, 127.0.0.1, ::1) and the hosts it is told to allow, or any request with the control token "+
 			"(mockd --control-token, MOCKD_CONTROL_TOKEN) (docs/security.md)")
@@ -187,15 +154,13 @@ func (p *Platform) guardControl(c *gin.Context) {
 	}
 }
 
-// bodiless reports that a request has no body: no Content-Length but 0,
-// no Transfer-Encoding.
+// bodiless reports that a request has no body.
 func bodiless(r *http.Request) bool {
 	return r.ContentLength == 0 && len(r.TransferEncoding) == 0
 }
 
-// presentedToken is the control token a request presents: Authorization:
-// Bearer <token>, or, for browsers (the web console), HTTP Basic with the
-// token as the password and any user name ("" when there is none).
+// presentedToken is the control token a request presents, as a Bearer
+// token or a Basic password (what a browser sends), "" when none.
 func presentedToken(r *http.Request) string {
 	scheme, cred, _ := strings.Cut(r.Header.Get("Authorization"), " ")
 	if strings.EqualFold(scheme, "Bearer") {
@@ -207,9 +172,8 @@ func presentedToken(r *http.Request) string {
 	return ""
 }
 
-// challenge asks for the token: as a bearer token, and as a Basic
-// password, so that a browser shows its sign-in prompt (and, once signed
-// in, sends the token with the console's own calls).
+// challenge asks for the token as Bearer and Basic, so that a browser
+// shows its sign-in prompt.
 func challenge(c *gin.Context, bearer string) {
 	c.Writer.Header()["Www-Authenticate"] = []string{bearer, `Basic realm="mockd control plane", charset="UTF-8"`}
 }

@@ -7,13 +7,9 @@ import (
 )
 
 // Mock is what an in-process Platform and a mockd container (package
-// mockdcontainer, a nested module) both offer: the base addresses, an HTTP
-// client, and the control operations of the control plane. A test helper
-// that takes a Mock runs against either.
-//
-// Over the control plane a call can fail; a remote implementation keeps the
-// first such failure for its Err method and answers zero values, as
-// bufio.Scanner does. The in-process Platform never fails these calls.
+// mockdcontainer) both offer, so a test helper that takes a Mock runs
+// against either. A remote Mock keeps its first control failure for Err
+// and answers zero values, as bufio.Scanner does.
 type Mock interface {
 	URL() string
 	RuntimeURL(region string) string
@@ -23,9 +19,7 @@ type Mock interface {
 
 	Now() time.Time
 	Advance(d time.Duration) time.Time
-	// AdvanceContext is Advance bounded by ctx: once ctx is done the
-	// advance stops at a timer boundary and the error says so, with the
-	// clock where it stopped (docs/time.md).
+	// AdvanceContext is Advance bounded by ctx (docs/time.md).
 	AdvanceContext(ctx context.Context, d time.Duration) (time.Time, error)
 	Reset() error
 	LoadScenarioYAML(data []byte) error
@@ -34,16 +28,13 @@ type Mock interface {
 	RemoveFault(id string) bool
 	ClearFaults()
 	Faults() []FaultStatus
-	// Coverage is the API coverage report (docs/coverage.md): what the
-	// mock's clients exercised, across resets; ClearCoverage forgets it.
+	// Coverage is the API coverage report (docs/coverage.md).
 	Coverage() *CoverageReport
 	ClearCoverage()
-	// Timeline is the scenario's timeline now: its entries with their
-	// last and next firing and what their steps did (GET /_mock/timeline).
+	// Timeline is the scenario's timeline now.
 	Timeline() TimelineStatus
 
-	// Err is the first failure of a method above that has no error
-	// result (nil in process).
+	// Err is the first failure of a method without an error result.
 	Err() error
 }
 

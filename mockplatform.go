@@ -10,10 +10,9 @@
 //	p.Advance(10 * time.Minute) // fires every timer that falls due, synchronously
 //	for _, r := range p.Requests(mockplatform.RequestFilter{Family: "chat"}) { ... }
 //
-// Every instance is isolated: its own virtual clock, store, fault rules and
-// request journal; many run in parallel in one test binary. The one
-// process-wide effect is gin's mode: New sets gin to release mode once
-// (gin's debug mode prints every route) unless GIN_MODE is set.
+// Every instance is isolated (clock, store, fault rules, journal); many
+// run in parallel in one test binary. New sets gin to release mode once
+// unless GIN_MODE is set.
 package mockplatform
 
 import (
@@ -99,21 +98,16 @@ type config struct {
 	targets    []string // webhook target allow-list (WithWebhookTargets)
 }
 
-// testObserve is set by this package's tests only (their TestMain), before
-// any platform starts, and never changed after: it sees every exchange of
-// every platform they start, with the test that started it (nil for New)
-// and the scenario it started with, and checks it against the OpenAPI
-// document (docs/openapi.md).
+// testObserve is set by this package's TestMain only, before any platform
+// starts: it checks every exchange against the OpenAPI document.
 var testObserve func(tb TB, sc *Scenario, ex handlers.Exchange)
 
-// testCoverage is set by this package's tests only (their TestMain),
-// before any platform starts: Start calls it with the test and the
-// platform as the test ends, before the platform closes (coverage_suite_test.go).
+// testCoverage is set by this package's TestMain only: Start calls it as
+// the test ends (coverage_suite_test.go).
 var testCoverage func(tb TB, p *Platform)
 
-// WithScenario uses a parsed scenario instead of the default one. Scenario
-// options (this one, WithScenarioFile, WithScenarioYAML) add up: several
-// are merged in order, as mockd merges repeated --scenario files.
+// WithScenario uses a parsed scenario instead of the default one. Several
+// scenario options are merged in order, as mockd merges --scenario files.
 func WithScenario(sc *Scenario) Option {
 	return func(c *config) {
 		c.scs = append(c.scs, sc)
@@ -121,8 +115,7 @@ func WithScenario(sc *Scenario) Option {
 	}
 }
 
-// WithScenarioFile loads the scenario from YAML files (several are merged
-// in order).
+// WithScenarioFile loads the scenario from YAML files, merged in order.
 func WithScenarioFile(paths ...string) Option {
 	return func(c *config) {
 		for _, path := range paths {
@@ -153,8 +146,7 @@ func parseScenario(data []byte) (*scenario.Scenario, error) {
 	return handlers.Vocabulary().Parse("<scenario>", data)
 }
 
-// WithClock sets the clock mode (default manual in New and Start; mockd
-// uses real).
+// WithClock sets the clock mode (default manual; mockd uses real).
 func WithClock(mode ClockMode) Option {
 	return func(c *config) { c.mode, c.modeIsSet = mode, true }
 }
@@ -162,8 +154,8 @@ func WithClock(mode ClockMode) Option {
 // WithStartTime sets the clock's start time, overriding the scenario's.
 func WithStartTime(t time.Time) Option { return func(c *config) { c.start = t } }
 
-// WithDataFile persists the store in a file (buntdb's append-only file).
-// Data in an existing file is kept; an empty file is seeded from the scenario.
+// WithDataFile persists the store in a file; an empty file is seeded from
+// the scenario.
 func WithDataFile(path string) Option { return func(c *config) { c.dataFile = path } }
 
 // WithLogger sets the logger (default: discard). Secrets are never logged.
@@ -173,27 +165,21 @@ func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l }
 func WithSeed(seed int64) Option { return func(c *config) { c.seed = &seed } }
 
 // WithWebhookTargets restricts webhook deliveries to these hosts, on top
-// of the fixed rules (no link-local or metadata address, no mock control
-// plane) and of the scenario's webhooks.allowed_targets: a host name, a
-// domain and its subdomains (".hooks.test"), an IP address or a CIDR
-// prefix. Without it any other target is allowed, loopback receivers
-// included. See docs/security.md#webhook-targets.
+// of the fixed rules and the scenario's webhooks.allowed_targets
+// (docs/security.md#webhook-targets).
 func WithWebhookTargets(hosts ...string) Option {
 	return func(c *config) { c.targets = append(c.targets, hosts...) }
 }
 
-// Progress is a report of a long load while New runs: generating a
-// scenario's records or reading a data file.
+// Progress is a report of a long load while New runs.
 type Progress = engine.Progress
 
-// WithProgress calls fn with the progress of generating and loading
-// records while New runs (loads of over 100k records also log it at info
-// level). mockd's /_mock/health reports it while it starts.
+// WithProgress calls fn with the progress of loading records while New
+// runs (mockd's /_mock/health reports it).
 func WithProgress(fn func(Progress)) Option { return func(c *config) { c.progress = fn } }
 
-// WithoutListener makes Start serve without a socket: Client() reaches the
-// platform in memory and URL() is a placeholder address that only Client()
-// can reach. WebSockets need a listener.
+// WithoutListener makes Start serve without a socket: only Client()
+// reaches the platform. WebSockets need a listener.
 func WithoutListener() Option { return func(c *config) { c.noListen = true } }
 
 // PlaceholderURL is URL() of a platform without a listener.
@@ -222,11 +208,9 @@ type Platform struct {
 	inflight sync.WaitGroup
 }
 
-// quietGin sets gin's process-wide mode to release once, unless GIN_MODE
-// is set (handlers.QuietGin).
 func quietGin() { handlers.QuietGin() }
 
-// New returns a platform serving its scenario (the default one unless an
+// New returns a platform serving its scenario (the default unless an
 // option gives another).
 func New(opts ...Option) (*Platform, error) {
 	cfg := config{mode: clock.ModeManual, worlds: defaultWorldLimits}
@@ -236,8 +220,7 @@ func New(opts ...Option) (*Platform, error) {
 	return openPlatform(cfg)
 }
 
-// openPlatform builds a platform from applied options (New, and NewWorld
-// for a world).
+// openPlatform builds a platform from applied options (New, NewWorld).
 func openPlatform(cfg config) (*Platform, error) {
 	quietGin()
 	if cfg.err == nil {
@@ -265,8 +248,7 @@ func openPlatform(cfg config) (*Platform, error) {
 		return nil, err
 	}
 	if rec := api.Store().Recovery(); rec != nil {
-		// What a crash left unfinished in the data file, dropped or set
-		// right before anything is served (store.Recovery).
+		// What a crash left unfinished in the data file (store.Recovery).
 		for _, line := range rec.Lines() {
 			cfg.logger.Warn("data file recovered", "file", cfg.dataFile, "detail", line)
 		}
@@ -280,9 +262,8 @@ func openPlatform(cfg config) (*Platform, error) {
 	return p, nil
 }
 
-// Start serves a new platform on an httptest server (or in memory, with
-// WithoutListener), fails the test on error and closes the platform when
-// the test ends, as miniredis's RunT does.
+// Start serves a new platform on an httptest server (or in memory),
+// fails the test on error and closes the platform when the test ends.
 func Start(t TB, opts ...Option) *Platform {
 	t.Helper()
 	p, err := New(append(opts[:len(opts):len(opts)], func(c *config) { c.tb = t })...)
@@ -328,8 +309,8 @@ func (p *Platform) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p.serveLogged(w, r, p.api)
 }
 
-// URL is the base address: WithPublicURL's, else the httptest server's,
-// else PlaceholderURL. A world's is its host's followed by /w/{id}.
+// URL is the base address: WithPublicURL's, else the server's, else
+// PlaceholderURL; a world's ends in /w/{id}.
 func (p *Platform) URL() string {
 	if m := p.cfg.mount; m != nil {
 		return m.host.URL() + m.path()
@@ -345,19 +326,16 @@ func (p *Platform) URL() string {
 	return PlaceholderURL
 }
 
-// RuntimeURL is the runtime and data base address of a region (us-1,
-// uk-1, euw-1; docs/api.md#addresses).
+// RuntimeURL is the runtime base address of a region (docs/api.md#addresses).
 func (p *Platform) RuntimeURL(region string) string { return p.URL() + "/runtime/" + region }
 
-// BuilderURL is the build and monitoring base address of a region (us, uk,
-// eu).
+// BuilderURL is the build and monitoring base address of a region.
 func (p *Platform) BuilderURL(region string) string { return p.URL() + "/builder/" + region }
 
 // MessagingURL is the messaging base address.
 func (p *Platform) MessagingURL() string { return p.URL() + "/messaging" }
 
-// Client returns an HTTP client that reaches the platform in memory, with
-// no socket, whatever host the request names.
+// Client returns an HTTP client that reaches the platform in memory.
 func (p *Platform) Client() *http.Client {
 	if m := p.cfg.mount; m != nil {
 		return m.host.Client() // a world's paths go through its host
@@ -366,9 +344,7 @@ func (p *Platform) Client() *http.Client {
 }
 
 // Close stops the platform: an Advance in flight stops at its next timer
-// boundary (a webhook attempt in flight is cancelled), then Close waits for
-// requests in flight, stops every goroutine and closes the store. It is
-// idempotent.
+// boundary, requests in flight finish, and the store closes. It is idempotent.
 func (p *Platform) Close() {
 	p.mu.Lock()
 	if p.closed {
@@ -391,20 +367,16 @@ func (p *Platform) Close() {
 // Now is the platform's current (virtual) time.
 func (p *Platform) Now() time.Time { return p.clock.Now() }
 
-// Advance moves the clock forward by d and runs all work that falls due
-// (alert evaluations, webhook attempts and their retries, call progress,
-// session expiries, retention) before it returns, in due-time order; see
-// docs/time.md. It returns the new time.
+// Advance moves the clock forward by d and runs, in due-time order, all
+// work that falls due before it returns (docs/time.md).
 func (p *Platform) Advance(d time.Duration) time.Time {
 	now, _ := p.AdvanceContext(context.Background(), d) // fails only on a closed platform
 	return now
 }
 
-// AdvanceContext is Advance bounded by ctx. ctx is checked before each
-// timer fires: once it is done, AdvanceContext stops there and returns an
-// error wrapping ctx's error, with the clock at the due time of the last
-// timer fired (where it was, if none fired). The timer running when ctx
-// ends finishes first (a webhook attempt within its endpoint's timeout).
+// AdvanceContext is Advance bounded by ctx: once ctx is done it stops
+// before the next timer, with the clock at the last timer fired, and
+// returns an error wrapping ctx's.
 func (p *Platform) AdvanceContext(ctx context.Context, d time.Duration) (time.Time, error) {
 	return p.clock.Advance(ctx, d)
 }
@@ -412,9 +384,8 @@ func (p *Platform) AdvanceContext(ctx context.Context, d time.Duration) (time.Ti
 // Reset restores the scenario's initial state: data, clock, faults, journal.
 func (p *Platform) Reset() error { return p.api.Reset() }
 
-// LoadScenario replaces the scenario, then resets to its initial state. A
-// layer (a scenario without accounts) adds to the scenario the platform
-// started with (docs/scenarios.md#layers).
+// LoadScenario replaces the scenario, then resets; a layer adds to the
+// starting scenario (docs/scenarios.md#layers).
 func (p *Platform) LoadScenario(sc *Scenario) error {
 	if sc == nil {
 		return errors.New("mockplatform: nil scenario")
@@ -454,8 +425,7 @@ func (p *Platform) ClearFaults() { p.faults.Clear() }
 // Faults lists the fault rules with their counters.
 func (p *Platform) Faults() []FaultStatus { return p.faults.List() }
 
-// Store gives tests direct access to the platform's data (read it; writing
-// behind the API's back is at your own risk).
+// Store gives tests direct access to the platform's data (read it).
 func (p *Platform) Store() *store.Store { return p.store }
 
 // Conversation reads a conversation record by id, in any region.

@@ -12,12 +12,9 @@ import (
 	"github.com/agentplatform/mockplatform/handlers"
 )
 
-// serveLogged hands a request to the engine. With a logger at debug level
-// it logs one line per request: method, path, family ("control" for the
-// control plane, empty when no family claims the path), status (101 for a
-// WebSocket, 0 for a connection dropped without an answer) and latency in
-// wall time. Nothing else of the request is logged (no header, query or
-// body), so no key, token or query secret reaches the log.
+// serveLogged hands a request to the engine. At debug level it logs one
+// line per request (method, path, family, status, latency) and nothing
+// else of it, so no secret reaches the log.
 func (p *Platform) serveLogged(w http.ResponseWriter, r *http.Request, h http.Handler) {
 	if !p.cfg.logger.Enabled(r.Context(), slog.LevelDebug) {
 		h.ServeHTTP(w, r)
@@ -49,8 +46,7 @@ func (p *Platform) serveLogged(w http.ResponseWriter, r *http.Request, h http.Ha
 	h.ServeHTTP(sw, r.WithContext(handlers.WithRequestInfo(r.Context(), info)))
 }
 
-// statusWriter remembers the status of a response. It passes Flush and
-// Hijack through (gin and the WebSocket upgrade need them).
+// statusWriter remembers a response's status, passing Flush and Hijack on.
 type statusWriter struct {
 	http.ResponseWriter
 	code int

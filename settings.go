@@ -9,14 +9,11 @@ import (
 	"github.com/agentplatform/mockplatform/handlers"
 )
 
-// One option list serves every way of running the mock: New and Start in
-// process, a world of a running platform (NewWorld), and a mockd
-// container or a world of one (package mockdcontainer reads the list with
-// SettingsOf and passes it on as mockd's flags or a world's settings).
+// One option list serves every runner of the mock: New, NewWorld, and
+// mockdcontainer (through SettingsOf).
 
-// ScenarioSource is the YAML of a scenario option, for runners that pass
-// it on: Name is the file name (WithScenarioFile) or "<scenario>"
-// (WithScenarioYAML).
+// ScenarioSource is the YAML of a scenario option; Name is the file name
+// or "<scenario>".
 type ScenarioSource struct {
 	Name string
 	YAML []byte
@@ -25,36 +22,23 @@ type ScenarioSource struct {
 // Settings is what a list of options asks for. New applies options itself;
 // other runners of the mock read them here.
 type Settings struct {
-	// Scenarios are the scenario options' sources in order (several are
-	// merged). Nil: the default scenario (or, for a world, its host's).
+	// Scenarios are the scenario options' sources, merged in order.
 	Scenarios []ScenarioSource
-	// Parsed is set when a scenario was given parsed (WithScenario): it
-	// has no source to pass on.
-	Parsed bool
-	// Clock is the clock mode, "" when no option set it.
-	Clock ClockMode
-	// Start is WithStartTime's (zero: none).
-	Start time.Time
-	// Seed is WithSeed's (nil: none).
-	Seed *int64
-	// DataFile is WithDataFile's.
-	DataFile string
-	// Logger is WithLogger's.
-	Logger *slog.Logger
-	// PublicURL is WithPublicURL's.
-	PublicURL string
-	// NoListener is set by WithoutListener.
-	NoListener bool
-	// MaxWorlds and WorldIdleTimeout are WithMaxWorlds's and
-	// WithWorldIdleTimeout's (nil: not given).
+	// Parsed is set by WithScenario: it has no source to pass on.
+	Parsed           bool
+	Clock            ClockMode
+	Start            time.Time
+	Seed             *int64
+	DataFile         string
+	Logger           *slog.Logger
+	PublicURL        string
+	NoListener       bool
 	MaxWorlds        *int
 	WorldIdleTimeout *time.Duration
-	// Extensions are WithExtension's values, in order.
-	Extensions []any
+	Extensions       []any
 }
 
-// SettingsOf applies opts and returns what they ask for, with the first
-// errors they met (an unreadable file, a scenario that does not parse).
+// SettingsOf applies opts and returns what they ask for, with their errors.
 func SettingsOf(opts ...Option) (Settings, error) {
 	cfg := config{worlds: worldLimits{max: -1, idle: -1}} // -1: not given
 	for _, o := range opts {
@@ -81,16 +65,14 @@ func SettingsOf(opts ...Option) (Settings, error) {
 	return s, cfg.err
 }
 
-// WithExtension carries a setting of another runner of the mock (package
-// mockdcontainer's WithImage, for example) in an option list that is also
-// given to New, which ignores it. See SettingsOf.
+// WithExtension carries another runner's setting (mockdcontainer's
+// WithImage) in an option list; New ignores it.
 func WithExtension(v any) Option {
 	return func(c *config) { c.extensions = append(c.extensions, v) }
 }
 
-// WithPublicURL sets the address clients use to reach the platform (as
-// URL returns it, and absolute addresses in control-plane answers), for a
-// platform served behind a proxy or a published container port.
+// WithPublicURL sets the address clients use to reach the platform, for
+// one behind a proxy or a published container port.
 func WithPublicURL(u string) Option {
 	return func(c *config) {
 		u = strings.TrimRight(u, "/")
@@ -102,9 +84,7 @@ func WithPublicURL(u string) Option {
 	}
 }
 
-// mergeScenarios merges the scenario options into c.sc: on top of c.sc
-// (a world's inherited scenario; nil: the built-in one) when they are all
-// layers (scenario.Compose). A new scenario is checked again.
+// mergeScenarios merges the scenario options into c.sc (scenario.Compose).
 func (c *config) mergeScenarios() error {
 	if len(c.scs) == 0 {
 		return nil
@@ -114,8 +94,6 @@ func (c *config) mergeScenarios() error {
 	return err
 }
 
-// Err is the first failure of a control method that has no error result.
-// An in-process Platform's methods do not fail, so it is always nil; a
-// remote Mock (package mockdcontainer) keeps its control plane's first
-// failure here.
+// Err is the first failure of a control method without an error result:
+// always nil in process.
 func (p *Platform) Err() error { return nil }

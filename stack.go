@@ -1,14 +1,9 @@
 package mockplatform
 
-// growStack grows the running goroutine's stack, at a shallow point, to
-// what handling a request takes (under 16 KiB, as measured). net/http
-// serves each connection on a new goroutine whose stack starts small;
-// left alone, it grows several times deep in the handlers, and each
-// growth copies the stack and adjusts every frame on it (about 25 µs of
-// CPU, a third of serving a test's first request: BenchmarkStart). Here
-// it grows once, with few frames to adjust. On a goroutine whose stack
-// is large enough already (a test calling through Client) it only zeroes
-// the frame.
+// growStack grows the goroutine's stack once, at a shallow point, to what
+// handling a request takes: net/http starts each connection's goroutine
+// with a small stack that would otherwise grow, and be copied, several
+// times deep in the handlers.
 //
 //go:noinline
 func growStack() byte {
@@ -16,8 +11,7 @@ func growStack() byte {
 	return lastByte(frame[:])
 }
 
-// lastByte reads b so that growStack's frame is kept (b does not escape:
-// the frame stays on the stack).
+// lastByte reads b so that growStack's frame is kept.
 //
 //go:noinline
 func lastByte(b []byte) byte { return b[len(b)-1] }

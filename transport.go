@@ -8,8 +8,7 @@ import (
 )
 
 // memTransport is an http.RoundTripper that calls the platform's handler
-// directly, with no socket (as fake-gcs-server's NoListener does): a test
-// suite with thousands of platforms leaves no TIME_WAIT sockets behind.
+// directly, with no socket, so thousands of platforms leave no TIME_WAIT.
 type memTransport struct{ h http.Handler }
 
 // errDropped is what a client sees when a fault drops the connection.
@@ -26,7 +25,6 @@ func (t *memTransport) RoundTrip(req *http.Request) (resp *http.Response, err er
 	}
 	rec := httptest.NewRecorder()
 	defer func() {
-		// A RoundTripper closes the body, even on error (a dropped request).
 		if req.Body != nil {
 			_ = req.Body.Close()
 		}

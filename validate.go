@@ -5,12 +5,9 @@ import (
 	"github.com/agentplatform/mockplatform/scenario"
 )
 
-// ValidateScenario checks a scenario built in Go (Vocabulary().Load and
-// Parse already made these checks, with the rest of the format's): each
-// fault rule's preset must name a failure mode of a family (Vocabulary),
-// and every setting and list is within its bound
-// (scenario.CheckBounds). It returns scenario.Errors with file:line:column
-// positions when the scenario came from a file, or nil.
+// ValidateScenario checks a scenario built in Go as Parse checks a file:
+// presets must name a family's failure mode and settings be within their
+// bounds. It returns scenario.Errors, or nil.
 func ValidateScenario(sc *Scenario) error {
 	var errs scenario.Errors
 	if err := scenario.CheckBounds(sc); err != nil {
@@ -30,7 +27,6 @@ func ValidateScenario(sc *Scenario) error {
 
 func quote(s string) string { return `"` + s + `"` }
 
-// Vocabulary is what scenarios and fault rules may name: the credential
-// kinds, families and presets of the platform's family table. Scenario
-// files are parsed, loaded and merged in it.
+// Vocabulary is what scenarios and fault rules may name: the family
+// table's credential kinds, families and presets.
 func Vocabulary() *scenario.Vocabulary { return handlers.Vocabulary() }

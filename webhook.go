@@ -24,13 +24,10 @@ var (
 	ErrWebhookBadSignature   = errors.New("mockplatform: webhook: signature mismatch")
 )
 
-// VerifyWebhook checks the signature of an alert notification as the real
-// service signs it: X-PolyAI-Signature is the lowercase hex HMAC-SHA256,
-// keyed with the endpoint's signing secret, of "{X-PolyAI-Timestamp}.{body}".
-// body must be the raw request body. The timestamp's age is not checked
-// (the mock signs with its virtual clock); check it against your clock
-// with WebhookTimestamp (the real service advises rejecting deliveries
-// older than 300 s).
+// VerifyWebhook checks an alert notification's signature: X-PolyAI-Signature
+// is the hex HMAC-SHA256, keyed with the signing secret, of
+// "{X-PolyAI-Timestamp}.{body}" (the raw body). It does not check the
+// timestamp's age; WebhookTimestamp reads it.
 func VerifyWebhook(secret string, header http.Header, body []byte) error {
 	ts, sig := header.Get(WebhookTimestampHeader), header.Get(WebhookSignatureHeader)
 	if ts == "" || sig == "" {

@@ -18,21 +18,17 @@ import (
 	"github.com/agentplatform/mockplatform/coverage"
 )
 
-// Worlds: one Platform (one mockd) hosts isolated worlds, each a Platform
-// of its own (store, clock, journal, faults, sessions, webhook deliveries)
-// served under the host's /w/{id}/, so that the tests of a CI job share one
-// server and still run in parallel. The host's own paths stay its default
-// world. docs/worlds.md describes them for users.
+// Worlds: a Platform hosts isolated worlds, each a Platform of its own,
+// served under /w/{id}/, so a CI job's tests share one server and still
+// run in parallel (docs/worlds.md).
 
 // DefaultMaxWorlds is how many worlds a platform hosts at once unless
 // WithMaxWorlds says otherwise.
 const DefaultMaxWorlds = 200
 
-// ErrTooManyWorlds is NewWorld's error when the host already has its
-// maximum number of worlds (WithMaxWorlds).
+// ErrTooManyWorlds is NewWorld's error when the host is full.
 var ErrTooManyWorlds = errors.New("mockplatform: world limit reached")
 
-// worldLimits are what WithMaxWorlds and WithWorldIdleTimeout set.
 type worldLimits struct {
 	max   int           // most worlds alive at once; 0: worlds are off
 	idle  time.Duration // drop a world unused this long; 0: never
@@ -42,16 +38,13 @@ type worldLimits struct {
 var defaultWorldLimits = worldLimits{max: DefaultMaxWorlds}
 
 // WithMaxWorlds sets how many worlds the platform hosts at once (default
-// DefaultMaxWorlds); 0 turns worlds off. Creating one more fails with
-// ErrTooManyWorlds (over HTTP: 429).
+// DefaultMaxWorlds); 0 turns worlds off.
 func WithMaxWorlds(n int) Option {
 	return func(c *config) { c.worlds.max = max(n, 0) }
 }
 
-// WithWorldIdleTimeout drops a world after d without a request (wall time,
-// whatever the worlds' own clocks do), so that worlds of a crashed CI job
-// do not pile up. 0, the default in process, keeps worlds until they are
-// deleted or the platform closes; mockd's default is 30 minutes.
+// WithWorldIdleTimeout drops a world after d of wall time without a
+// request, so worlds of a crashed CI job do not pile up. 0 keeps them.
 func WithWorldIdleTimeout(d time.Duration) Option {
 	return func(c *config) { c.worlds.idle = max(d, 0) }
 }
@@ -83,9 +76,8 @@ type worldSet struct {
 
 	mu     sync.Mutex // guards the fields below
 	worlds map[string]*world
-	// closing are the worlds deleted or expired whose Close has not
-	// ended yet; retired sums the coverage counts of the closed ones
-	// (coverage.go): the host's report keeps them.
+	// closing are the worlds whose Close has not ended; retired sums the
+	// coverage counts of the closed ones.
 	closing  map[string]*world
 	retired  coverage.Snapshot
 	reserved int // worlds being built, counted against the limit
@@ -101,8 +93,7 @@ func newWorldSet(limits worldLimits, log *slog.Logger) *worldSet {
 		retired: coverage.NewSnapshot()}
 }
 
-// clockLocked is the clock that dates worlds and measures idleness: the
-// test's, else a real clock started with the first world.
+// clockLocked is the clock that dates worlds and measures idleness.
 func (ws *worldSet) clockLocked() *clock.Clock {
 	if ws.clock == nil {
 		if ws.limits.clock != nil {
@@ -120,11 +111,9 @@ type WorldInfo struct {
 	Scenario string // the scenario's name
 	Created  time.Time
 	LastUsed time.Time
-	// Expires is when the world is dropped if it stays unused (zero
-	// without an idle timeout).
+	// Expires is when the world is dropped if unused (zero: never).
 	Expires time.Time
-	// World is the world's platform: its URL, clock, journal and so on.
-	World *Platform
+	World   *Platform
 }
 
 func (ws *worldSet) infoLocked(w *world) WorldInfo {
@@ -135,13 +124,9 @@ func (ws *worldSet) infoLocked(w *world) WorldInfo {
 	return info
 }
 
-// NewWorld creates a world hosted by p and served under p.URL()+"/w/{id}":
-// a Platform with its own store, clock, journal, faults, sessions and
-// webhook deliveries. Unless opts say otherwise it serves p's scenario
-// with p's seed and clock mode, from that scenario's initial state. Scenario
-// options, WithSeed, WithClock and WithStartTime apply; a world lives in
-// memory (WithDataFile is an error). Close the world, or DeleteWorld its
-// id, when done; p's Close closes every world.
+// NewWorld creates a world hosted by p, served under p.URL()+"/w/{id}",
+// with p's scenario, seed and clock mode unless opts say otherwise. A
+// world lives in memory; close it, or DeleteWorld its id, when done.
 func (p *Platform) NewWorld(opts ...Option) (*Platform, error) {
 	if p.worlds == nil {
 		return nil, errors.New("mockplatform: a world hosts no worlds (create them at its host)")
@@ -206,8 +191,8 @@ func (p *Platform) NewWorld(opts ...Option) (*Platform, error) {
 	return wp, nil
 }
 
-// World is NewWorld for a test: it fails the test on error and closes the
-// world when the test ends.
+// World is NewWorld for a test: it fails on error and closes the world
+// when the test ends.
 func (p *Platform) World(t TB, opts ...Option) *Platform {
 	t.Helper()
 	w, err := p.NewWorld(opts...)
@@ -219,8 +204,7 @@ func (p *Platform) World(t TB, opts ...Option) *Platform {
 	return w
 }
 
-// newIDLocked returns an id no live world has: 12 random hex digits, so
-// that a client of a dropped world never reaches a new one.
+// newIDLocked returns a random id no live world has.
 func (ws *worldSet) newIDLocked() string {
 	for {
 		var b [6]byte
@@ -267,8 +251,7 @@ func (p *Platform) WorldByID(id string) (WorldInfo, bool) {
 	return ws.infoLocked(w), true
 }
 
-// DeleteWorld closes a world p hosts and reports whether it existed. It
-// waits for the world's requests in flight (WebSockets are closed).
+// DeleteWorld closes a world p hosts and reports whether it existed.
 func (p *Platform) DeleteWorld(id string) bool {
 	ws := p.worlds
 	if ws == nil {
@@ -288,7 +271,6 @@ func (p *Platform) DeleteWorld(id string) bool {
 	return ok
 }
 
-// worldCount is how many worlds p hosts.
 func (p *Platform) worldCount() int {
 	if p.worlds == nil {
 		return 0
@@ -298,8 +280,8 @@ func (p *Platform) worldCount() int {
 	return len(p.worlds.worlds)
 }
 
-// serveWorld serves a request under /w/{id}/ with that world, its path
-// stripped of the prefix; it reports whether the request was a world's.
+// serveWorld serves a request under /w/{id}/ with that world and reports
+// whether it was a world's.
 func (p *Platform) serveWorld(w http.ResponseWriter, r *http.Request) bool {
 	if p.worlds == nil {
 		return false
@@ -333,15 +315,13 @@ func (p *Platform) serveWorld(w http.ResponseWriter, r *http.Request) bool {
 	*r2.URL = *r.URL
 	r2.URL.Path = "/" + sub
 	if r.URL.RawPath != "" {
-		// The id is hex, the same escaped or not.
 		r2.URL.RawPath = strings.TrimPrefix(r.URL.RawPath, "/w/"+id)
 	}
 	wd.p.ServeHTTP(w, r2)
 	return true
 }
 
-// closeWorlds runs as p closes: a host closes its worlds; a world leaves
-// its host's list.
+// closeWorlds closes a host's worlds, or takes a world off its host's list.
 func (p *Platform) closeWorlds() {
 	if m := p.cfg.mount; m != nil {
 		m.host.worlds.retire(m.id, p)
@@ -373,8 +353,7 @@ func (p *Platform) closeWorlds() {
 	}
 }
 
-// armLocked schedules the next idle sweep, at the earliest time a world
-// can expire.
+// armLocked schedules the next idle sweep.
 func (ws *worldSet) armLocked(now time.Time) {
 	if ws.limits.idle <= 0 || ws.closed || len(ws.worlds) == 0 {
 		return

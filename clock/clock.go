@@ -1,26 +1,11 @@
 // Package clock is the virtual clock of a platform instance: the only source
-// of "now" in mockplatform.
-//
-// In ModeManual the clock stands still until Advance or Set moves it. In
-// ModeReal it follows wall time plus an offset, and Advance adds to the
-// offset. Timers sit in a heap; Advance fires every timer that falls due, in
-// due-time order (timers due at the same instant in the order they were
-// armed), synchronously, before it returns, with Now set to each timer's due
-// time while its callback runs (as tailscale's tstest.Clock does). A timer
-// that a callback arms fires in the same Advance when it falls due by the
-// target too. So a test that advances ten minutes and then reads sees every
-// effect.
-//
-// Callbacks run on one goroutine at a time: in manual mode on the goroutine
-// that calls Advance or Set, in real mode always on the clock's own
-// goroutine (an Advance from any other goroutine hands its work over to it
-// and waits).
-//
-// Advance takes a context. It is checked at every timer boundary: once it
-// is done, Advance fires no further timer and returns the context's error,
-// with the clock at the due time of the last timer it fired (where it
-// started if none fired). The callback that is running when the context
-// ends finishes first.
+// of "now" in mockplatform. In ModeManual it stands still until Advance or
+// Set moves it; in ModeReal it follows wall time plus an offset. Advance
+// fires every timer that falls due, in due-time order, synchronously, with
+// Now at each timer's due time (as tailscale's tstest.Clock does), so a
+// test that advances and then reads sees every effect. Callbacks run one
+// at a time; a done context stops Advance at a timer boundary
+// (docs/time.md).
 package clock
 
 import (
@@ -76,13 +61,11 @@ type Clock struct {
 	wg       sync.WaitGroup
 }
 
-// ErrClosed is returned by Advance and Set once the clock is closed (an
-// Advance in progress stops at its next timer boundary).
+// ErrClosed is returned by Advance and Set once the clock is closed.
 var ErrClosed = errors.New("clock: closed")
 
-// New returns a clock in the given mode. start is the time Now returns at
-// once; a zero start means DefaultStart in manual mode and wall time in real
-// mode.
+// New returns a clock in the given mode starting at start (zero:
+// DefaultStart in manual mode, wall time in real mode).
 func New(mode Mode, start time.Time) *Clock {
 	if mode == "" {
 		mode = ModeManual
@@ -103,11 +86,8 @@ func (c *Clock) Mode() Mode { return c.mode }
 // wall is the one place that reads the wall clock.
 func wall() time.Time { return time.Now().UTC() }
 
-// Stopwatch measures real elapsed time (monotonic wall time), for the
-// latency of real I/O such as mockd's request log; it is not a source of
-// "now", and nothing the platform records (journal, delivery log, data)
-// uses it. The returned function reports the time since Stopwatch was
-// called.
+// Stopwatch measures real elapsed time, for the latency of real I/O such
+// as mockd's request log; nothing the platform records uses it.
 func Stopwatch() func() time.Duration {
 	start := time.Now()
 	return func() time.Duration { return time.Since(start) }
@@ -132,8 +112,7 @@ func (c *Clock) nowLocked() time.Time {
 }
 
 // Reset cancels every timer and sets the time to start (see New). It waits
-// for a running Advance to finish, so it must not be called from a
-// callback.
+// for a running Advance, so it must not be called from a callback.
 func (c *Clock) Reset(start time.Time) {
 	c.run.Lock()
 	c.mu.Lock()
@@ -160,15 +139,11 @@ func (c *Clock) resetLocked(start time.Time) {
 	}
 }
 
-// Advance moves the clock forward by d (negative values count as zero) and
-// fires, in due-time order and before it returns, every timer that falls
-// due by the target, including the timers those callbacks arm. It returns
-// the new time.
-//
-// ctx is checked before each timer fires and before the final move to the
-// target: once it is done, Advance stops there and returns ctx's error with
-// the clock at the due time of the last timer fired (unchanged when none
-// was). In real mode the clock keeps following wall time from there.
+// Advance moves the clock forward by d (negative counts as zero) and
+// fires, in due-time order and before it returns, every timer due by the
+// target, including those the callbacks arm. It returns the new time. Once
+// ctx is done it stops before the next timer and returns ctx's error, with
+// the clock at the last timer fired.
 func (c *Clock) Advance(ctx context.Context, d time.Duration) (time.Time, error) {
 	if d < 0 {
 		d = 0
@@ -217,7 +192,6 @@ func (c *Clock) handOver(ctx context.Context, d time.Duration) (time.Time, error
 	}
 }
 
-// stoppedAt is the answer of an Advance that fired nothing.
 func (c *Clock) stoppedAt(err error) (time.Time, error) {
 	now := c.Now()
 	return now, fmt.Errorf("clock: advance stopped at %s: %w", now.Format(time.RFC3339Nano), err)
@@ -254,10 +228,8 @@ func (c *Clock) advanceRun(ctx context.Context, d time.Duration) (time.Time, err
 	return c.nowLocked(), nil
 }
 
-// fireUntil runs every timer due at or before target, checking ctx before
-// each. It returns the due time of the last timer fired (the time it
-// started from when none fired) and ctx's error if ctx ended first. c.run
-// must be held.
+// fireUntil runs every timer due by target, checking ctx before each, and
+// returns the due time of the last one fired. c.run must be held.
 func (c *Clock) fireUntil(ctx context.Context, target time.Time) (time.Time, error) {
 	c.mu.Lock()
 	last := c.nowLocked()
@@ -295,19 +267,15 @@ func (c *Clock) fireUntil(ctx context.Context, target time.Time) (time.Time, err
 	}
 }
 
-// AfterFunc calls fn once the clock has moved d past now. fn receives its
-// due time, which is also what Now returns while fn runs. The returned stop
-// function cancels the timer and reports whether it was still pending.
-// fn may call Now, AfterFunc, At, Pending and stop functions, but must not
-// call Advance, Set or Reset (directly or through something that waits on
-// them): callbacks run with the firing lock held, so that would deadlock.
+// AfterFunc calls fn once the clock has moved d past now, with its due
+// time (also Now while fn runs); stop cancels it. fn must not call
+// Advance, Set or Reset: callbacks run with the firing lock held.
 func (c *Clock) AfterFunc(d time.Duration, fn func(now time.Time)) (stop func() bool) {
 	return c.At(c.Now().Add(d), fn)
 }
 
-// At calls fn once the clock reaches t (see AfterFunc). A time not after
-// now fires at the next Advance (at once in real mode); armed from a
-// callback, it fires in the Advance that runs the callback.
+// At calls fn once the clock reaches t (see AfterFunc); a time not after
+// now fires at the next Advance.
 func (c *Clock) At(t time.Time, fn func(now time.Time)) (stop func() bool) {
 	c.mu.Lock()
 	c.seq++
@@ -316,9 +284,7 @@ func (c *Clock) At(t time.Time, fn func(now time.Time)) (stop func() bool) {
 	head := tm.index == 0
 	c.mu.Unlock()
 	if head {
-		// The real-mode loop waits for the earliest timer: only a new
-		// earliest one changes its wait (a later one would wake it for
-		// nothing, once per timer armed).
+		// Only a new earliest timer changes the real-mode loop's wait.
 		c.poke()
 	}
 	return func() bool {
@@ -339,8 +305,7 @@ func (c *Clock) Pending() int {
 	return len(c.timers)
 }
 
-// Close stops the real-mode goroutine and drops every timer. It is
-// idempotent. An Advance in progress stops at its next timer boundary.
+// Close stops the real-mode goroutine and drops every timer; idempotent.
 func (c *Clock) Close() {
 	c.mu.Lock()
 	if c.closed {
@@ -361,8 +326,7 @@ func (c *Clock) poke() {
 	}
 }
 
-// loop is the real-mode goroutine: it fires timers as wall time passes and
-// runs the Advance calls handed to it, so that every callback runs here.
+// loop is the real-mode goroutine: every callback runs here.
 func (c *Clock) loop() {
 	defer c.wg.Done()
 	t := time.NewTimer(time.Hour)
@@ -442,8 +406,7 @@ func (h *timerHeap) Pop() any {
 	return t
 }
 
-// Duration is a time.Duration that reads and writes as a Go duration string
-// ("5m", "1h30m") in YAML and JSON.
+// Duration is a time.Duration written as a Go duration string ("5m").
 type Duration time.Duration
 
 // D returns the value as a time.Duration.

@@ -11,11 +11,9 @@ import (
 	"github.com/agentplatform/mockplatform/scenario"
 )
 
-// timelineWidth is the width of a timeline's drawing in its own units (the
-// drawing stretches to the page).
+// timelineWidth is a timeline drawing's width in its own units.
 const timelineWidth = 1000
 
-// minSegment is the narrowest a span is drawn.
 const minSegment = 8
 
 // segment is one span of a rule's timeline.
@@ -27,8 +25,7 @@ type segment struct {
 	Evaluations int
 }
 
-// timeline is a rule's state over virtual time, from its first recorded
-// span to now.
+// timeline is a rule's state over virtual time, up to now.
 type timeline struct {
 	Start, End time.Time
 	Segments   []segment
@@ -53,8 +50,8 @@ type alertsPage struct {
 	Error      string
 }
 
-// handleAlerts serves the alert rules with their state over time, the
-// active alerts, the webhook endpoints and every delivery attempt.
+// handleAlerts serves alert rules with their history, webhook endpoints
+// and delivery attempts.
 func (c *Console) handleAlerts(w http.ResponseWriter, r *http.Request) {
 	sc := c.b.Scenario()
 	p := alertsPage{page: c.newPage(r, "alerts", "Alerts and webhooks"), Projects: projectOptions(sc)}
@@ -91,7 +88,6 @@ func timeOf(t *time.Time) time.Time {
 	return *t
 }
 
-// newTimeline lays a rule's history out between its first span and now.
 func newTimeline(rule engine.AlertRuleStatus, now time.Time) timeline {
 	t := timeline{End: now, Truncated: rule.Truncated}
 	spans := rule.History
@@ -117,7 +113,6 @@ func newTimeline(rule engine.AlertRuleStatus, now time.Time) timeline {
 		if total > 0 {
 			seg.W = float64(to.Sub(s.From)) / total * timelineWidth
 		}
-		// Every span stays visible, the state a rule just moved to too.
 		seg.W = max(seg.W, minSegment)
 		sum += seg.W
 		t.Segments = append(t.Segments, seg)

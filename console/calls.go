@@ -31,15 +31,13 @@ type callsPage struct {
 	Voice        []*store.Conversation
 	Sessions     []handlers.MessagingSession
 	Reservations []engine.Reservation
-	// Numbers are numbers worth dialling: reserved ones and those routed
-	// to a telephony connector.
+	// Numbers are numbers worth dialling: reserved or connector ones.
 	Numbers []string
 	Error   string
 }
 
-// handleCalls serves outbound calls with their timeline, the voice calls
-// in progress, the live messaging sessions and the number reservations,
-// with a form that dials a number as a caller would.
+// handleCalls serves outbound calls, voice calls in progress, messaging
+// sessions and reservations, with a form that dials a number.
 func (c *Console) handleCalls(w http.ResponseWriter, r *http.Request) {
 	p := callsPage{page: c.newPage(r, "calls", "Calls and sessions")}
 	var problems []string
@@ -74,8 +72,7 @@ func (c *Console) handleCalls(w http.ResponseWriter, r *http.Request) {
 	c.render(w, r, "calls", status, p)
 }
 
-// callSteps is a call's timeline: each planned step, done once now has
-// reached it.
+// callSteps is a call's timeline, each step done once now reached it.
 func callSteps(call engine.OutboundCall, now time.Time) []step {
 	steps := []step{{Label: "queued", At: call.CreatedAt}}
 	if !call.CallingAt.IsZero() {
@@ -95,8 +92,7 @@ func callSteps(call engine.OutboundCall, now time.Time) []step {
 	return steps
 }
 
-// liveVoice lists the voice conversations in progress of every project,
-// in every client environment: the calls a caller can speak in or hang up.
+// liveVoice lists the voice conversations in progress of every project.
 func (c *Console) liveVoice() ([]*store.Conversation, error) {
 	sc := c.b.Scenario()
 	if sc == nil {
@@ -119,8 +115,6 @@ func (c *Console) liveVoice() ([]*store.Conversation, error) {
 	return out, nil
 }
 
-// connectorNumbers are the numbers the scenario routes to telephony
-// connectors.
 func connectorNumbers(sc *scenario.Scenario) []string {
 	if sc == nil {
 		return nil

@@ -1,22 +1,9 @@
 // Package console is mockd's web console: server-rendered pages that show
-// a running platform (its clock, conversations, request journal, fault
-// rules, alert rules and webhook deliveries, calls and messaging sessions,
-// API coverage, scenario) and drive it through the control plane.
-//
-// The console reads through Backend, a narrow interface of typed methods
-// that the platform implements; it never writes. Every change a page
-// offers (advance the clock, reset, add or remove a fault rule, evaluate
-// alerts, dial a number, load a scenario) is a call of the browser to the
-// control plane itself ({base}/_mock/...), as JSON or YAML through fetch,
-// so that it passes the control plane's protection exactly as any other
-// caller's. The pages sit behind that protection too: the platform mounts
-// the console inside its control plane, at {base}/_mock/ui.
-//
-// Every link and address a page holds is relative to the page, so the same
-// console serves under any prefix (a world's {base}/w/{id}/_mock/ui)
-// without knowing it. Templates, styles and the one script are embedded:
-// no build step, nothing fetched at run time. docs/console.md describes
-// the pages.
+// a running platform and drive it through the control plane. It reads
+// through Backend and never writes: every change is the browser's own
+// call to the control plane, so it passes the same protection as any
+// caller's. Links are relative, so it serves under any prefix; assets are
+// embedded. docs/console.md describes the pages.
 package console
 
 import (
@@ -55,47 +42,35 @@ type Backend interface {
 	Scenario() *scenario.Scenario
 	// Counts counts each family's resources.
 	Counts() ([]handlers.Count, error)
-	// Requests lists journal entries, oldest first; RequestsSeq is the
-	// sequence number of the newest (0 for none); RequestsChanged is closed
-	// at the journal's next change.
+	// Requests lists journal entries, oldest first; RequestsChanged is
+	// closed at the journal's next change.
 	Requests(journal.Filter) []journal.Entry
 	RequestsSeq() int64
 	RequestsChanged() <-chan struct{}
-	// FaultRules lists the fault rules with their counters; Vocabulary is
-	// what they may name (the families and their presets).
+	// FaultRules lists the fault rules with their counters.
 	FaultRules() []faults.Status
 	Vocabulary() *faults.Vocabulary
-	// ListConversations lists a project's conversations by the v3 query
-	// parameters; Conversation reads one record by id, in any region, and
-	// HandoffState the handoff state stored for it (store.ErrNotFound when
-	// there is none).
+	// ListConversations lists a project's conversations by the v3 query;
+	// HandoffState returns store.ErrNotFound when there is none.
 	ListConversations(account, project string, q url.Values) (convquery.ConversationPage, error)
 	Conversation(id string) (*store.Conversation, error)
 	HandoffState(c *store.Conversation) (*store.HandoffState, error)
-	// AlertRules lists the alert rules with their state history,
-	// WebhookEndpoints the endpoints, Deliveries every delivery attempt.
 	AlertRules() ([]engine.AlertRuleStatus, error)
 	WebhookEndpoints() ([]engine.WebhookEndpoint, error)
 	Deliveries() []engine.DeliveryAttempt
-	// OutboundCalls lists the outbound calls, MessagingSessions the live
-	// sessions, Reservations the number reservations.
 	OutboundCalls() ([]engine.OutboundCall, error)
 	MessagingSessions() []handlers.MessagingSession
 	Reservations() ([]engine.Reservation, error)
 	// Coverage is the API coverage report (docs/coverage.md).
 	Coverage() *coverage.Report
-	// AudioCaches lists the agents' audio caches, VoiceLibraries the
-	// accounts' voices.
 	AudioCaches() ([]audio.AgentAudio, error)
 	VoiceLibraries() ([]audio.AccountVoices, error)
-	// Timeline is the scenario's timeline now (no entries without one);
-	// TimelineSpans the spans of its entries that meet [from, to], at
-	// most limit per entry.
+	// TimelineSpans are the timeline's spans meeting [from, to], at most
+	// limit per entry.
 	Timeline() engine.TimelineStatus
 	TimelineSpans(from, to time.Time, limit int) []tl.Span
-	// Documents lists documents the control plane serves besides the
-	// console (the scenario as JSON, a JSON Schema, an OpenAPI document),
-	// as paths relative to the control plane ("scenario").
+	// Documents lists the documents the control plane serves besides the
+	// console, relative to it ("scenario").
 	Documents() []Link
 }
 
@@ -108,19 +83,16 @@ type Link struct {
 
 // Options configure a Console.
 type Options struct {
-	// Done ends the console's live streams when it is closed (the
-	// platform closes it before waiting for its requests). Nil: only the
-	// request's context ends them.
-	Done <-chan struct{}
-	// Logger receives render errors (nil: discarded).
+	// Done ends the console's live streams (nil: only the request's
+	// context does).
+	Done   <-chan struct{}
 	Logger *slog.Logger
-	// World names the world the console shows ("" for the default one).
+	// World names the world shown ("": the default one).
 	World string
 }
 
 // Console serves the pages. Mount it with the mount point stripped
-// (http.StripPrefix("/_mock/ui", c)): it serves "/" and the pages below,
-// and redirects "" to the mount point with a slash.
+// (http.StripPrefix("/_mock/ui", c)).
 type Console struct {
 	b    Backend
 	opts Options
@@ -169,7 +141,6 @@ func New(b Backend, opts Options) *Console {
 	return c
 }
 
-// register lists the console's routes, one line each.
 func (c *Console) register() {
 	c.mux.HandleFunc("GET /{$}", c.handleOverview)
 	c.mux.HandleFunc("GET /conversations", c.handleConversations)
@@ -186,9 +157,8 @@ func (c *Console) register() {
 	c.mux.HandleFunc("/", c.handleNotFound)
 }
 
-// ContentSecurityPolicy is the policy of every page: scripts, styles,
-// images and connections from the console's own origin only, no inline
-// script or style, no plugin, no framing, forms only to the origin.
+// ContentSecurityPolicy is the policy of every page: the console's own
+// origin only, nothing inline, no plugin, no framing.
 const ContentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; " +
 	"connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
 
@@ -202,8 +172,7 @@ func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("Cross-Origin-Opener-Policy", "same-origin")
 	h.Set("Cross-Origin-Resource-Policy", "same-origin")
 	if r.URL.Path == "" {
-		// {base}/_mock/ui: the pages' relative links need the slash.
-		// (http.Redirect would resolve it against the stripped path.)
+		// The pages' relative links need the slash.
 		target := "ui/"
 		if r.URL.RawQuery != "" {
 			target += "?" + r.URL.RawQuery
@@ -213,17 +182,15 @@ func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if p := r.URL.Path; p != cleanPath(p) {
-		// "/../../etc/passwd", "//requests": the mux would redirect to
-		// the cleaned path, which, the mount point stripped, lies outside
-		// the console ("/etc/passwd"). No page has such an address.
+		// "/../../etc/passwd": the mux would redirect to a cleaned path
+		// outside the console.
 		c.handleNotFound(w, r)
 		return
 	}
 	c.mux.ServeHTTP(w, r)
 }
 
-// cleanPath is path.Clean of an absolute path that keeps a final slash,
-// as the mux cleans paths.
+// cleanPath is path.Clean keeping a final slash, as the mux cleans paths.
 func cleanPath(p string) string {
 	if p == "" || p[0] != '/' {
 		p = "/" + p
@@ -246,8 +213,8 @@ func (c *Console) handleStatic(w http.ResponseWriter, r *http.Request) {
 	http.ServeContent(w, r, r.PathValue("file"), time.Time{}, bytes.NewReader(a.data))
 }
 
-// assetURL is an asset's address relative to the console's root, with its
-// hash so that a new binary's assets are never taken from a cache.
+// assetURL is an asset's address with its hash, so caches never serve an
+// old one.
 func assetURL(name string) string {
 	a, ok := assets[name]
 	if !ok {
@@ -256,8 +223,7 @@ func assetURL(name string) string {
 	return "static/" + name + "?v=" + strings.Trim(a.etag, `"`)
 }
 
-// templates parses the embedded templates once: the layout and its
-// partials, then each page in a clone of them.
+// templates parses the embedded templates once.
 var templates = func() map[string]*template.Template {
 	base := template.Must(template.New("").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/partials.html"))
 	pages := map[string]*template.Template{}

@@ -15,11 +15,9 @@ import (
 	"github.com/agentplatform/mockplatform/store"
 )
 
-// defaultPageSize is the console's page of conversations when the filter
-// names no limit (the API's own default, 5, is small for a page).
+// defaultPageSize is the page of conversations (the API's 5 is small).
 const defaultPageSize = 25
 
-// channelLabels are the channel labels offered as filters.
 var channelLabels = []string{"CHAT", "WEBCHAT", "WHATSAPP", "SMS", "VOICE-SIP"}
 
 // projectOption is a project the conversations page can list.
@@ -28,8 +26,7 @@ type projectOption struct {
 	Variants     []scenario.Variant
 }
 
-// convFilters are the filters of the conversations page, as the form
-// shows them.
+// convFilters are the conversations page's filters.
 type convFilters struct {
 	Project                     string
 	Start, End                  string
@@ -47,17 +44,15 @@ type convFilters struct {
 
 type conversationsPage struct {
 	page
-	Projects []projectOption
-	Project  *projectOption
-	F        convFilters
-	List     []*store.Conversation
-	// Next and First are the addresses of the next and first pages.
+	Projects    []projectOption
+	Project     *projectOption
+	F           convFilters
+	List        []*store.Conversation
 	Next, First string
 	Error       string
 }
 
-// handleConversations serves the conversations of a project by the v3
-// filters, a page at a time.
+// handleConversations serves a project's conversations, a page at a time.
 func (c *Console) handleConversations(w http.ResponseWriter, r *http.Request) {
 	p := conversationsPage{page: c.newPage(r, "conversations", "Conversations")}
 	in := r.URL.Query()
@@ -110,9 +105,8 @@ func (c *Console) handleConversations(w http.ResponseWriter, r *http.Request) {
 	c.render(w, r, "conversations", status, p)
 }
 
-// apiQuery turns the page's query into the API's: the console's own
-// parameters dropped, empty ones left out, the default page size, and
-// times typed in a datetime-local field (no zone) read as UTC.
+// apiQuery turns the page's query into the API's (datetime-local times
+// read as UTC).
 func apiQuery(in url.Values) url.Values {
 	q := url.Values{}
 	for k, vs := range in {
@@ -151,8 +145,7 @@ func cloneValues(v url.Values) url.Values {
 	return out
 }
 
-// errorMessage is the message of an API error (the family's text), or the
-// error's own.
+// errorMessage is an API error's message, or the error's own.
 func errorMessage(err error) string {
 	var e *engine.Error
 	if errors.As(err, &e) {
@@ -161,7 +154,6 @@ func errorMessage(err error) string {
 	return err.Error()
 }
 
-// projectOptions lists the scenario's projects, "account/project" by slug.
 func projectOptions(sc *scenario.Scenario) []projectOption {
 	if sc == nil {
 		return nil
@@ -190,9 +182,8 @@ type conversationPage struct {
 	Duration   time.Duration
 }
 
-// redactConversation redacts, in place, a conversation's state, custom
-// metrics and the payloads of its external events (JSON and forms; XML
-// and text payloads are shown as they came). conv is the caller's copy.
+// redactConversation redacts the caller's copy of a conversation in place:
+// state, custom metrics, JSON and form event payloads.
 func redactConversation(conv *engine.Conversation) {
 	journal.RedactValue(conv.State)
 	journal.RedactValue(conv.Metrics)
@@ -202,8 +193,7 @@ func redactConversation(conv *engine.Conversation) {
 	}
 }
 
-// handleConversation serves one conversation: its record and transcript,
-// its handoff and handoff state, the external events bound to it.
+// handleConversation serves one conversation with its handoff and events.
 func (c *Console) handleConversation(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	conv, err := c.b.Conversation(id)
@@ -215,8 +205,7 @@ func (c *Console) handleConversation(w http.ResponseWriter, r *http.Request) {
 		c.problem(w, r, http.StatusInternalServerError, "Conversation unreadable", err.Error())
 		return
 	}
-	// Secrets in the test's data are shown as the journal shows them; the
-	// API answers them as stored (docs/security.md#secrets).
+	// Secrets show as the journal shows them (docs/security.md#secrets).
 	redactConversation(conv)
 	p := conversationPage{page: c.newPage(r, "conversations", "Conversation "+conv.ID), C: conv,
 		Voice: strings.HasPrefix(conv.Channel, "VOICE")}

@@ -6,12 +6,10 @@ import (
 	"github.com/agentplatform/mockplatform/coverage"
 )
 
-// coverageShown is how many never-exercised items the page lists (the
-// report has them all).
+// coverageShown is how many never-exercised items the page lists.
 const coverageShown = 40
 
-// coverageRow is one family of the coverage page: its share of every
-// item of its catalogue, and each kind's.
+// coverageRow is one family of the coverage page.
 type coverageRow struct {
 	Name    string
 	All     coverage.Ratio
@@ -19,7 +17,6 @@ type coverageRow struct {
 	Totals  coverage.Totals
 }
 
-// kindRow is one kind of item of the totals.
 type kindRow struct {
 	Kind  string
 	Ratio coverage.Ratio
@@ -35,14 +32,12 @@ type coveragePage struct {
 	Unrouted uint64
 }
 
-// rankLabels say why an item of the never-exercised list ranks where it
-// does (coverage.Item.Rank).
+// rankLabels say why an item ranks where it does (coverage.Item.Rank).
 var rankLabels = map[int]string{
 	1: "clock-driven", 2: "retry or conflict", 3: "error", 4: "failure mode", 5: "transition", 6: "operation", 7: "success",
 }
 
-// handleCoverage serves the coverage report: the totals, a bar per family
-// and what was never exercised, most often got wrong first.
+// handleCoverage serves the coverage report.
 func (c *Console) handleCoverage(w http.ResponseWriter, r *http.Request) {
 	p := coveragePage{page: c.newPage(r, "coverage", "Coverage")}
 	p.Live = "events"

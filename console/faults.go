@@ -14,7 +14,6 @@ type presetOption struct {
 	Name, Family, Arg string
 }
 
-// faultRow is a fault rule as the page lists it.
 type faultRow struct {
 	faults.Status
 	Match, Action, Limits string
@@ -28,9 +27,8 @@ type faultsPage struct {
 	Methods  []string
 }
 
-// handleFaults serves the fault rules with their counters, and the forms
-// that add one (from a preset, field by field, or as JSON) and remove
-// them.
+// handleFaults serves the fault rules with their counters and the forms
+// that add and remove them.
 func (c *Console) handleFaults(w http.ResponseWriter, r *http.Request) {
 	p := faultsPage{page: c.newPage(r, "faults", "Faults"), Families: c.b.Vocabulary().Families, Methods: methods}
 	for _, st := range c.b.FaultRules() {
@@ -52,7 +50,6 @@ func (c *Console) handleFaults(w http.ResponseWriter, r *http.Request) {
 	c.render(w, r, "faults", http.StatusOK, p)
 }
 
-// matchText says which requests a rule matches.
 func matchText(m faults.Match) string {
 	var parts []string
 	if m.Family != "" {
@@ -78,7 +75,6 @@ func matchText(m faults.Match) string {
 	return strings.Join(parts, " · ")
 }
 
-// actionText says what a rule does.
 func actionText(a faults.Action) string {
 	var parts []string
 	if a.Preset != "" {
@@ -116,7 +112,6 @@ func actionText(a faults.Action) string {
 	return strings.Join(parts, " · ")
 }
 
-// limitsText says how often a rule fires.
 func limitsText(r faults.Rule) string {
 	var parts []string
 	if r.After > 0 {

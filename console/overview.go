@@ -9,11 +9,9 @@ import (
 	"github.com/agentplatform/mockplatform/journal"
 )
 
-// recentErrors is how many error answers the overview lists.
 const recentErrors = 10
 
-// familyRow is one family of the overview: what it holds and the requests
-// it answered.
+// familyRow is one family of the overview.
 type familyRow struct {
 	Family   string
 	Holds    []handlers.Count
@@ -28,12 +26,11 @@ type overviewPage struct {
 	FailedDelivery []engine.DeliveryAttempt
 	Faults         int
 	CountsErr      string
-	// Timeline is the scenario's timeline on a time axis (nil: none).
-	Timeline *upcoming
+	Timeline       *upcoming
 }
 
-// handleOverview serves the overview: the clock and its controls, counts
-// per family, the scenario's timeline ahead and the recent errors.
+// handleOverview serves the overview: clock, counts per family, timeline
+// and recent errors.
 func (c *Console) handleOverview(w http.ResponseWriter, r *http.Request) {
 	p := overviewPage{page: c.newPage(r, "overview", "Overview")}
 	p.Live = "events"
@@ -83,6 +80,5 @@ func (c *Console) handleOverview(w http.ResponseWriter, r *http.Request) {
 	c.render(w, r, "overview", http.StatusOK, p)
 }
 
-// isError reports whether a journal status is an error answer (or a
-// connection a fault rule dropped: 0).
+// isError reports an error answer (0: a dropped connection).
 func isError(status int) bool { return status == 0 || status >= 400 }

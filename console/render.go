@@ -15,19 +15,13 @@ import (
 	"github.com/agentplatform/mockplatform/scenario"
 )
 
-// page is what every page shows around its content: the header (scenario,
-// world, clock), the navigation and the addresses its links and script
-// start from.
+// page is what every page shows around its content.
 type page struct {
-	// Title is the page's heading and, after the console's name, its
-	// window title.
 	Title string
-	// Nav is the navigation entry of the page ("" for none).
-	Nav string
-	// Root is the console's root relative to the page ("./" or "../"):
-	// every link starts from it, so the console serves under any prefix.
-	Root string
-	// Control is the control plane's base relative to the page.
+	Nav   string
+	// Root is the console's root relative to the page: every link starts
+	// from it, so the console serves under any prefix.
+	Root      string
 	Control   string
 	Now       time.Time
 	Mode      string
@@ -35,17 +29,14 @@ type page struct {
 	World     string
 	Documents []Link
 	CSS, JS   string
-	// Live names the journal event stream when the page updates itself
-	// while requests come in ("" for a page that does not).
-	Live string
-	// Journal is the newest journal entry when the page was made.
+	// Live names the journal event stream of a self-updating page.
+	Live    string
 	Journal int64
 
 	sc *scenario.Scenario
 }
 
-// ProjectName names a project by its account's and its own slug
-// ("acme / support"), from their ids; an unknown one by its ids.
+// ProjectName names a project "acme / support" from its ids.
 func (p page) ProjectName(accountID, projectID string) string {
 	if p.sc != nil {
 		if a := p.sc.Account(accountID); a != nil {
@@ -63,7 +54,6 @@ func (p page) ProjectName(accountID, projectID string) string {
 	return accountID + " / " + projectID
 }
 
-// navItems are the pages of the navigation, in order.
 var navItems = []struct{ Key, Path, Label string }{
 	{"overview", "", "Overview"},
 	{"conversations", "conversations", "Conversations"},
@@ -76,7 +66,6 @@ var navItems = []struct{ Key, Path, Label string }{
 	{"scenario", "scenario", "Scenario"},
 }
 
-// newPage fills what every page shows for a request.
 func (c *Console) newPage(r *http.Request, nav, title string) page {
 	root := "./"
 	if depth := strings.Count(strings.TrimPrefix(r.URL.EscapedPath(), "/"), "/"); depth > 0 {
@@ -91,8 +80,8 @@ func (c *Console) newPage(r *http.Request, nav, title string) page {
 	return p
 }
 
-// render writes a page: the template runs into a buffer first, so that a
-// template error answers 500 rather than half a page.
+// render writes a page through a buffer, so a template error answers 500
+// rather than half a page.
 func (c *Console) render(w http.ResponseWriter, r *http.Request, name string, status int, data any) {
 	t, ok := templates[name]
 	if !ok {
@@ -112,7 +101,6 @@ func (c *Console) render(w http.ResponseWriter, r *http.Request, name string, st
 	_, _ = w.Write(buf.Bytes())
 }
 
-// problemPage is a page that only says what went wrong.
 type problemPage struct {
 	page
 	Message string
@@ -122,13 +110,11 @@ func (c *Console) handleNotFound(w http.ResponseWriter, r *http.Request) {
 	c.problem(w, r, http.StatusNotFound, "Not found", "No console page at "+r.URL.Path+".")
 }
 
-// problem answers a page that names a problem (an unknown page or
-// conversation, a store error).
+// problem answers a page that names a problem.
 func (c *Console) problem(w http.ResponseWriter, r *http.Request, status int, title, msg string) {
 	c.render(w, r, "problem", status, problemPage{page: c.newPage(r, "", title), Message: msg})
 }
 
-// funcs are the templates' functions.
 var funcs = template.FuncMap{
 	"clock":    fmtClock,
 	"since":    fmtSince,
@@ -170,8 +156,7 @@ var funcs = template.FuncMap{
 	"rfc3339":   func(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) },
 }
 
-// timeLayout is how pages show virtual times (UTC, to the second; the
-// fraction when there is one).
+// timeLayout is how pages show virtual times.
 const timeLayout = "2006-01-02 15:04:05.999"
 
 func fmtClock(t time.Time) string {
@@ -181,8 +166,7 @@ func fmtClock(t time.Time) string {
 	return t.UTC().Format(timeLayout)
 }
 
-// fmtSince says how long before now t was ("3m ago") or how far after
-// ("in 2m").
+// fmtSince says "3m ago" or "in 2m".
 func fmtSince(now, t time.Time) string {
 	if t.IsZero() {
 		return ""
@@ -197,8 +181,7 @@ func fmtSince(now, t time.Time) string {
 	return "in " + fmtDuration(-d)
 }
 
-// fmtDuration shows a duration to the second, or in milliseconds below one
-// second: 1d2h, 5m30s, 250ms.
+// fmtDuration shows a duration: 1d2h, 5m30s, 250ms.
 func fmtDuration(d time.Duration) string {
 	if d < 0 {
 		return "-" + fmtDuration(-d)
@@ -234,7 +217,6 @@ func prettyBody(s string) string {
 	return s
 }
 
-// compactJSON shows a value as JSON (maps with sorted keys).
 func compactJSON(v any) string {
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -250,8 +232,7 @@ func derefInt(p *int64) string {
 	return strconv.FormatInt(*p, 10)
 }
 
-// countOf says "1 agent", "3 agents": what is plural ("agents", "alert
-// rules").
+// countOf says "1 agent", "3 agents".
 func countOf(n int, what string) string {
 	if n == 1 {
 		if stem, ok := strings.CutSuffix(what, "ies"); ok {

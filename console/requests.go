@@ -12,8 +12,7 @@ import (
 	"github.com/agentplatform/mockplatform/journal"
 )
 
-// defaultRequests is how many journal entries the requests page shows
-// unless its filter says otherwise.
+// defaultRequests is how many journal entries the requests page shows.
 const defaultRequests = 100
 
 var methods = []string{"GET", "POST", "PUT", "PATCH", "DELETE"}
@@ -33,8 +32,8 @@ type requestsPage struct {
 	Error string
 }
 
-// handleRequests serves the request journal, newest first, with its
-// filters; the page follows the journal while it is open (handleEvents).
+// handleRequests serves the request journal, newest first; the page
+// follows it while open (handleEvents).
 func (c *Console) handleRequests(w http.ResponseWriter, r *http.Request) {
 	in := r.URL.Query()
 	p := requestsPage{page: c.newPage(r, "requests", "Requests")}
@@ -83,7 +82,6 @@ func (c *Console) handleRequests(w http.ResponseWriter, r *http.Request) {
 	c.render(w, r, "requests", http.StatusOK, p)
 }
 
-// headerList is a request's headers in name order, for the page.
 func headerList(h map[string][]string) [][2]string {
 	names := make([]string, 0, len(h))
 	for k := range h {
@@ -99,19 +97,15 @@ func headerList(h map[string][]string) [][2]string {
 	return out
 }
 
-// handleEvents streams a Server-Sent Event "journal" (data: the newest
-// sequence number) whenever the request journal changes, so that an open
-// page refreshes itself. The stream ends with the request, and when the
-// console is closed (the platform's Close, mockd's shutdown).
+// handleEvents streams a Server-Sent Event "journal" whenever the journal
+// changes, until the request or the console ends.
 func (c *Console) handleEvents(w http.ResponseWriter, r *http.Request) {
 	rc := http.NewResponseController(w)
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Accel-Buffering", "no")
-	// A stream outlives a server's write timeout: no deadline for it. It
-	// ends with the request's context (mockd cancels it at shutdown) or
-	// with the console.
+	// A stream outlives a server's write timeout: no deadline for it.
 	_ = rc.SetWriteDeadline(time.Time{})
 	w.WriteHeader(http.StatusOK)
 	if _, err := fmt.Fprint(w, "retry: 2000\n\n"); err != nil {

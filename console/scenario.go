@@ -12,9 +12,8 @@ type scenarioPage struct {
 	Projects int
 }
 
-// handleScenario serves the scenario in force and the editor that
-// validates a scenario (every problem at its line and column) and loads
-// it.
+// handleScenario serves the scenario and the editor that validates and
+// loads one.
 func (c *Console) handleScenario(w http.ResponseWriter, r *http.Request) {
 	p := scenarioPage{page: c.newPage(r, "scenario", "Scenario"), S: c.b.Scenario()}
 	if p.S != nil {

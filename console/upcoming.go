@@ -1,8 +1,6 @@
 package console
 
-// The overview's time axis of the scenario's timeline: each entry's
-// windows, traffic and actions from now to a horizon, with its next and
-// last firing.
+// The overview's time axis of the scenario's timeline.
 
 import (
 	"fmt"
@@ -14,24 +12,21 @@ import (
 	tl "github.com/agentplatform/mockplatform/timeline"
 )
 
-// horizons are the lengths the axis may take: the shortest that holds
-// every entry's next firing (the longest when none does).
+// horizons are the axis lengths: the shortest holding every entry's next
+// firing.
 var horizons = []time.Duration{time.Hour, 6 * time.Hour, 24 * time.Hour, 7 * 24 * time.Hour}
 
-// maxBars bounds the bars drawn of one entry.
 const maxBars = 200
 
 // upcoming is the time axis: from now to now+horizon.
 type upcoming struct {
 	From, To time.Time
 	Horizon  string
-	// Ticks label the axis at its quarters.
-	Ticks []tick
-	Rows  []upcomingRow
+	Ticks    []tick
+	Rows     []upcomingRow
 }
 
-// tick is a label of the axis: the time of day, with the date when the
-// axis spans days.
+// tick labels the axis: the time of day, with the date over days.
 type tick struct {
 	At    time.Time
 	Label string
@@ -40,11 +35,9 @@ type tick struct {
 // upcomingRow is one entry on the axis.
 type upcomingRow struct {
 	engine.TimelineEntryStatus
-	// Name is its id (else its position); What says what it does.
 	Name, What string
 	Bars       []bar
-	// Summary says the bars in words (the drawing's accessible name).
-	Summary string
+	Summary    string
 }
 
 // bar is a span of an entry on the axis, in the drawing's units.
@@ -110,8 +103,7 @@ func newUpcoming(b Backend, sc *scenario.Scenario) *upcoming {
 	return u
 }
 
-// bar places a span on the axis: an instant is a thin mark, a span at
-// least minSegment wide.
+// bar places a span on the axis, at least minSegment wide.
 func (u *upcoming) bar(s tl.Span) bar {
 	from, to := s.Start, s.End
 	if from.Before(u.From) {
@@ -132,7 +124,6 @@ func (u *upcoming) bar(s tl.Span) bar {
 	return br
 }
 
-// describeEntry says in a few words what entry i of the timeline does.
 func describeEntry(sc *scenario.Scenario, i int) string {
 	if sc == nil || i >= len(sc.Timeline) {
 		return ""
@@ -176,7 +167,6 @@ func describeEntry(sc *scenario.Scenario, i int) string {
 	return ""
 }
 
-// rate writes a traffic rate with its ramp.
 func rate(r float64, rampTo *float64) string {
 	if rampTo == nil || *rampTo == r {
 		return fmt.Sprintf("%g", r)
@@ -184,7 +174,6 @@ func rate(r float64, rampTo *float64) string {
 	return fmt.Sprintf("%g to %g", r, *rampTo)
 }
 
-// fmtHorizon writes a horizon: 1h, 6h, 24h, 7d.
 func fmtHorizon(d time.Duration) string {
 	if d >= 48*time.Hour {
 		return fmt.Sprintf("%dd", d/(24*time.Hour))

@@ -14,8 +14,7 @@ type voicesPage struct {
 	Error     string
 }
 
-// handleVoices serves the agents' audio caches (pending entries with the
-// time their synthesis ends) and the accounts' voice libraries.
+// handleVoices serves the audio caches and voice libraries.
 func (c *Console) handleVoices(w http.ResponseWriter, r *http.Request) {
 	p := voicesPage{page: c.newPage(r, "voices", "Voices and audio")}
 	var problems []string

@@ -1,16 +1,8 @@
 // Package coverage counts what an instance's clients exercised of the API
-// (docs/coverage.md): each operation called, each status and error code
-// answered, each state-machine transition taken, each fault rule and
-// preset that fired and each clock-driven event kind that ran, out of a
-// catalogue of everything the mock can do. It knows no HTTP: the edge
-// (package handlers) records requests and answers, the engine reports
-// transitions and clock events through a Recorder, and both read their
-// catalogue from the family table.
-//
-// Recording keeps counts only, never bodies, and is bounded whatever the
-// traffic: the catalogue's items are counted in fixed slots, and what
-// falls outside it (a fault rule's own status or code, a transition no
-// machine declares) in maps of bounded size.
+// out of a catalogue of everything the mock can do (docs/coverage.md). It
+// knows no HTTP: handlers record requests, the engine reports transitions
+// and clock events through a Recorder. Recording keeps counts only, in
+// fixed slots and bounded maps, whatever the traffic.
 package coverage
 
 import (
@@ -20,9 +12,8 @@ import (
 )
 
 // Catalogue is everything the mock can be seen to do, family by family:
-// the operations with the statuses and codes each can answer, the state
-// machines of the families' resources and the clock-driven event kinds.
-// It is read-only once made.
+// operations with their statuses and codes, state machines and clock
+// event kinds. It is read-only once made.
 type Catalogue struct {
 	Families []Family
 
@@ -43,21 +34,17 @@ type Family struct {
 	Operations  []Operation
 	Machines    []Machine
 	ClockEvents []ClockEvent
-	// Presets are the family's named failure modes (a fault rule's
-	// action.preset): the name, or "name:value" for each value of a
-	// preset that takes one of a list.
+	// Presets are the family's failure modes ("name:value" per value of a
+	// one-of preset).
 	Presets []string
 }
 
-// Operation is one operation: its id (the OpenAPI operationId), its route
-// and what it can answer.
+// Operation is one operation (its id is the OpenAPI operationId).
 type Operation struct {
 	ID, Method, Path string
-	// Statuses are the statuses it can answer, successes and errors,
-	// ascending.
+	// Statuses are what it can answer, ascending.
 	Statuses []int
-	// Codes are the error codes it can answer, by status then code.
-	Codes []Code
+	Codes    []Code
 }
 
 // Code is an error code with the status it comes with.
@@ -66,21 +53,18 @@ type Code struct {
 	Code   string `json:"code"`
 }
 
-// Machine is the state machine of one kind of resource: its states and
-// the transitions the code makes between them. A transition from "" is
-// the resource coming into being.
+// Machine is the state machine of one kind of resource; a transition from
+// "" is the resource coming into being.
 type Machine struct {
-	// Name names the machine in reports and in Recorder.Transition
-	// ("outbound_call").
-	Name string
-	// Doc says what the resource is and what its states mean.
+	// Name names the machine ("outbound_call").
+	Name        string
 	Doc         string
 	States      []string
 	Transitions []Transition
 }
 
-// Check reports a machine without a name, states or transitions, or with
-// a transition between states it lacks, or twice.
+// Check reports a machine that is empty or has a bad or repeated
+// transition.
 func (m *Machine) Check() error {
 	if m.Name == "" || len(m.States) == 0 || len(m.Transitions) == 0 {
 		return fmt.Errorf("machine %q needs a name, states and transitions", m.Name)
@@ -99,13 +83,11 @@ func (m *Machine) Check() error {
 // Transition is one allowed move of a machine.
 type Transition struct {
 	From, To string
-	// Clock marks a move the virtual clock makes (a timer that falls due
-	// in Advance), possibly among other causes.
+	// Clock marks a move the virtual clock makes.
 	Clock bool
 }
 
-// ClockEvent is a kind of work the virtual clock runs when it falls due
-// ("webhooks.retry").
+// ClockEvent is a kind of work the virtual clock runs ("webhooks.retry").
 type ClockEvent struct {
 	Kind string
 	Doc  string
@@ -116,8 +98,7 @@ type TransitionKey struct {
 	Machine, From, To string
 }
 
-// Index builds the catalogue's indexes; call it once, before the
-// catalogue is used for recording (NewCounts) or reports.
+// Index builds the catalogue's indexes; call it once, before use.
 func (c *Catalogue) Index() *Catalogue {
 	c.opIndex = map[string]int{}
 	c.transIndex = map[TransitionKey]int{}
@@ -158,8 +139,7 @@ func (c *Catalogue) Index() *Catalogue {
 	return c
 }
 
-// OperationIndex is the index of an operation id, for Counts.Request
-// (-1 for none).
+// OperationIndex is the index of an operation id (-1 for none).
 func (c *Catalogue) OperationIndex(id string) int {
 	if i, ok := c.opIndex[id]; ok {
 		return i
@@ -182,13 +162,11 @@ func (c *Catalogue) Machine(name string) *Machine {
 	return nil
 }
 
-// hasStatus reports whether an operation can answer a status.
 func (op *Operation) hasStatus(status int) bool {
 	_, ok := slices.BinarySearch(op.Statuses, status)
 	return ok
 }
 
-// hasCode reports whether an operation can answer a code with a status.
 func (op *Operation) hasCode(status int, code string) bool {
 	_, ok := slices.BinarySearchFunc(op.Codes, Code{status, code}, compareCodes)
 	return ok
@@ -198,8 +176,7 @@ func compareCodes(a, b Code) int {
 	return cmp.Or(cmp.Compare(a.Status, b.Status), cmp.Compare(a.Code, b.Code))
 }
 
-// Normalize sorts and deduplicates an operation's statuses and codes (the
-// order hasStatus and hasCode search in).
+// Normalize sorts and deduplicates an operation's statuses and codes.
 func (op *Operation) Normalize() {
 	slices.Sort(op.Statuses)
 	op.Statuses = slices.Compact(op.Statuses)

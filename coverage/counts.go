@@ -5,15 +5,11 @@ import (
 	"sync"
 )
 
-// Recorder is what the engine reports to: the transitions its resources
-// take and the clock-driven work it runs. Names are the catalogue's
-// (Machine.Name with its states; ClockEvent.Kind); anything else is kept
-// apart as uncatalogued.
+// Recorder is what the engine reports to: transitions and clock-driven
+// work, by the catalogue's names (others are kept as uncatalogued).
 type Recorder interface {
-	// Transition records a move of a machine; from is "" when the
-	// resource comes into being.
+	// Transition records a move; from is "" for a new resource.
 	Transition(machine, from, to string)
-	// ClockEvent records one run of a kind of clock-driven work.
 	ClockEvent(kind string)
 }
 
@@ -25,8 +21,7 @@ type discard struct{}
 func (discard) Transition(string, string, string) {}
 func (discard) ClockEvent(string)                 {}
 
-// Source says who caused what is recorded: a client (a request, or the
-// clock advanced by a client) or the scenario's timeline.
+// Source says who caused what is recorded: a client or the timeline.
 type Source uint8
 
 // Sources.
@@ -35,19 +30,16 @@ const (
 	SourceTimeline
 )
 
-// Bounds of what falls outside the catalogue: answers per operation (a
-// fault rule may answer any status and code), fault rules, and
-// uncatalogued transitions, clock events and presets. Beyond them an
-// item is only counted in Snapshot.Dropped.
+// Bounds of what falls outside the catalogue; beyond them an item only
+// counts in Snapshot.Dropped.
 const (
 	maxAnswersPerOp = 64
 	maxFaultRules   = 1000
 	maxExtra        = 256
 )
 
-// Counts is one instance's (one world's) coverage: counts only, bounded.
-// It is a Recorder; every method is safe for concurrent use. mu is a
-// leaf: no other lock is taken under it.
+// Counts is one instance's coverage: counts only, bounded, safe for
+// concurrent use. mu is a leaf lock.
 type Counts struct {
 	cat *Catalogue
 
@@ -70,15 +62,14 @@ type opCount struct {
 	answers         map[Answer]uint64
 }
 
-// Answer is what an operation answered: a status, the error code (""
-// for none) and whether a fault rule decided it.
+// Answer is what an operation answered, and whether a fault decided it.
 type Answer struct {
 	Status int
 	Code   string
 	Fault  bool
 }
 
-// Count is how many times something happened, and how many of those a
+// Count is how many times something happened, and how many of those the
 // timeline caused.
 type Count struct {
 	N        uint64 `json:"count"`
@@ -121,11 +112,9 @@ func (c *Counts) Clear() {
 	c.clearLocked()
 }
 
-// Request records one answered request: its operation (an index of the
-// catalogue, OperationIndex; -1 for a request no route served), its
-// status (0: dropped without an answer) and error code, the fault rule
-// that fired ("" for none) and the preset it applied ("" for none, else
-// as the rule names it: "outbound.outcome:busy").
+// Request records one answered request: its operation index (-1:
+// unrouted), status (0: dropped), error code, and the fault rule and
+// preset that fired ("" for none).
 func (c *Counts) Request(op, status int, code, fault, preset string, src Source) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -159,9 +148,8 @@ func (c *Counts) Request(op, status int, code, fault, preset string, src Source)
 	}
 }
 
-// presetLocked counts a preset by its catalogue name: the whole name
-// ("outbound.outcome:busy") when the catalogue lists it, else the name
-// before its argument ("messaging.delay_chunks").
+// presetLocked counts a preset by its catalogue name: the whole name when
+// listed, else the name before its argument.
 func (c *Counts) presetLocked(preset string) {
 	if i, ok := c.cat.presetIndex[preset]; ok {
 		c.presets[i]++
@@ -217,8 +205,7 @@ func (c *Counts) clockEvent(kind string, src Source) {
 	c.dropped++
 }
 
-// From is a Recorder that attributes what it records to src (a
-// timeline's runner hands the engine From(SourceTimeline)).
+// From is a Recorder that attributes what it records to src.
 func (c *Counts) From(src Source) Recorder { return sourced{c, src} }
 
 type sourced struct {
@@ -231,17 +218,16 @@ func (s sourced) Transition(machine, from, to string) {
 }
 func (s sourced) ClockEvent(kind string) { s.c.clockEvent(kind, s.src) }
 
-// Snapshot is a copy of counts, keyed by name rather than by catalogue
-// index: snapshots of several instances (the worlds of one mockd, the
-// shards of a CI job) add up.
+// Snapshot is a copy of counts keyed by name, so snapshots of several
+// instances add up.
 type Snapshot struct {
 	Operations  map[string]OperationCount
 	Transitions map[TransitionKey]Count
 	ClockEvents map[string]Count
 	Presets     map[string]uint64
 	FaultRules  map[string]uint64
-	// Unrouted counts requests no route served; Dropped counts items
-	// beyond the bounds of what falls outside the catalogue.
+	// Unrouted counts requests no route served; Dropped items beyond the
+	// bounds.
 	Unrouted, Dropped uint64
 }
 
@@ -264,8 +250,7 @@ func (c *Counts) Snapshot() Snapshot {
 	return s
 }
 
-// AddTo adds the counts to s (a sum over instances needs no copy of
-// each).
+// AddTo adds the counts to s.
 func (c *Counts) AddTo(s *Snapshot) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

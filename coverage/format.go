@@ -9,12 +9,11 @@ import (
 	"strings"
 )
 
-// MarkdownItems is how many never-exercised items the Markdown report
-// lists (the JSON lists them all).
+// MarkdownItems is how many never-exercised items Markdown lists.
 const MarkdownItems = 25
 
-// Markdown writes a short report: the totals, a line per family and the
-// first of what was never exercised.
+// Markdown writes a short report: totals, a line per family, and the first
+// of what was never exercised.
 func (r *Report) Markdown(w io.Writer) error {
 	var b strings.Builder
 	b.WriteString("# API coverage\n\n")
@@ -59,12 +58,9 @@ func (r *Report) Markdown(w io.Writer) error {
 	return err
 }
 
-// Outside describes what was recorded outside the catalogue, one line
-// each: answers no fault rule decided whose status the operation's
-// catalogue lacks, or whose code it lacks when codes(family) is true (nil:
-// for every family), and transitions, clock events and presets no
-// catalogue entry names. A test suite that leaves none keeps the
-// catalogue complete.
+// Outside describes, one line each, what was recorded outside the
+// catalogue (codes only for families where codes(family) is true; nil:
+// all). A suite that leaves none keeps the catalogue complete.
 func (r *Report) Outside(codes func(family string) bool) []string {
 	var out []string
 	for _, f := range r.Families {
@@ -112,10 +108,8 @@ func frac(r Ratio) string {
 	return fmt.Sprintf("%d/%d", r.Covered, r.Total)
 }
 
-// JUnit XML: one test suite per family, one test case per operation. An
-// operation called passes, with what it answered and never answered in
-// its output; one never called is skipped, so that CI shows the gap
-// without failing the build (thresholds do that: Check).
+// JUnit XML: a suite per family, a case per operation; one never called is
+// skipped, so CI shows the gap without failing (thresholds do: Check).
 type (
 	junitSuites struct {
 		XMLName  xml.Name     `xml:"testsuites"`
@@ -175,7 +169,6 @@ func (r *Report) JUnit(w io.Writer) error {
 	return err
 }
 
-// operationSummary says what an operation answered and never answered.
 func operationSummary(op OperationReport) string {
 	var got, never []string
 	for _, s := range op.Statuses {

@@ -7,9 +7,8 @@ import (
 	"strings"
 )
 
-// Merge adds up reports (one per CI shard, or per mockd): the union of
-// their catalogues with the sum of their counts, as one run that made
-// every shard's requests would report.
+// Merge adds up reports (CI shards, mockds) as one run that made every
+// shard's requests would report.
 func Merge(reports ...*Report) *Report {
 	cat := &Catalogue{}
 	s := NewSnapshot()
@@ -116,8 +115,7 @@ func (r *Report) Snapshot() Snapshot {
 	return s
 }
 
-// union adds o's families, operations, statuses, codes, machines,
-// transitions, clock events and presets that c lacks.
+// union adds what o's catalogue has and c lacks.
 func (c *Catalogue) union(o *Catalogue) {
 	for _, of := range o.Families {
 		i := slices.IndexFunc(c.Families, func(f Family) bool { return f.Name == of.Name })
@@ -168,8 +166,7 @@ func (c *Catalogue) union(o *Catalogue) {
 	}
 }
 
-// Requirement is a condition a report must meet (Check): a least share
-// of a kind of item, or a transition taken.
+// Requirement is a condition a report must meet (Check).
 type Requirement struct {
 	kind  string // a Totals field's JSON name, or "transition"
 	min   float64
@@ -179,30 +176,25 @@ type Requirement struct {
 // MinOperations requires at least pct percent of the operations called.
 func MinOperations(pct float64) Requirement { return Requirement{kind: "operations", min: pct} }
 
-// MinStatuses requires at least pct percent of the operations' statuses
-// answered.
+// MinStatuses requires at least pct percent of the statuses answered.
 func MinStatuses(pct float64) Requirement { return Requirement{kind: "statuses", min: pct} }
 
-// MinCodes requires at least pct percent of the operations' error codes
-// answered.
+// MinCodes requires at least pct percent of the error codes answered.
 func MinCodes(pct float64) Requirement { return Requirement{kind: "codes", min: pct} }
 
-// MinTransitions requires at least pct percent of the machines'
-// transitions taken.
+// MinTransitions requires at least pct percent of the transitions taken.
 func MinTransitions(pct float64) Requirement { return Requirement{kind: "transitions", min: pct} }
 
-// MinClockEvents requires at least pct percent of the clock event kinds
-// run.
+// MinClockEvents requires at least pct percent of the clock event kinds run.
 func MinClockEvents(pct float64) Requirement { return Requirement{kind: "clock_events", min: pct} }
 
-// TransitionTaken requires a transition taken at least once (from "" is
-// the resource coming into being).
+// TransitionTaken requires a transition taken at least once.
 func TransitionTaken(machine, from, to string) Requirement {
 	return Requirement{kind: "transition", trans: TransitionKey{machine, from, to}}
 }
 
-// ParseTransition reads "machine:from->to" (from empty or "new" for a
-// resource coming into being) as TransitionTaken.
+// ParseTransition reads "machine:from->to" (from "" or "new") as
+// TransitionTaken.
 func ParseTransition(s string) (Requirement, error) {
 	machine, move, ok := strings.Cut(s, ":")
 	from, to, ok2 := strings.Cut(move, "->")
@@ -215,8 +207,7 @@ func ParseTransition(s string) (Requirement, error) {
 	return TransitionTaken(machine, from, to), nil
 }
 
-// Check returns what of reqs the report fails, one line each (none: it
-// meets them all). A share of a kind the catalogue has no item of fails.
+// Check returns what of reqs the report fails, one line each.
 func (r *Report) Check(reqs ...Requirement) []string {
 	var out []string
 	for _, q := range reqs {

@@ -9,27 +9,23 @@ import (
 // ReportVersion is the version of the report's JSON form.
 const ReportVersion = 1
 
-// Report is the coverage of one instance, of the sum of a mockd's worlds,
-// or of merged reports (CI shards): the catalogue with what was counted
-// of each item, the totals, and what was never exercised, most often got
-// wrong first. Its JSON form is GET /_mock/coverage's answer; a report
-// read back from it merges (Merge) exactly as the counts it came from.
+// Report is the coverage of one instance, of a mockd's worlds, or of
+// merged reports. Its JSON form is GET /_mock/coverage's answer, and
+// merges exactly as the counts it came from.
 type Report struct {
 	Version  int            `json:"version"`
 	Totals   Totals         `json:"totals"`
 	Families []FamilyReport `json:"families"`
 	// FaultRules are the rules in force and those that fired, by id.
 	FaultRules []FaultRuleReport `json:"fault_rules"`
-	// Unrouted counts requests no route served (a JSON 404 or 405);
-	// Dropped counts items beyond the recording's bounds.
+	// Unrouted counts requests no route served; Dropped items beyond the
+	// bounds.
 	Unrouted uint64 `json:"unrouted"`
 	Dropped  uint64 `json:"dropped"`
-	// Uncatalogued are transitions, clock events and presets recorded
-	// that no catalogue entry names (answers outside an operation's
-	// catalogue are in its Answers, marked).
+	// Uncatalogued are transitions, clock events and presets no catalogue
+	// entry names.
 	Uncatalogued []Uncatalogued `json:"uncatalogued"`
-	// NeverExercised lists the catalogue's items never exercised, most
-	// often got wrong first (Rank).
+	// NeverExercised lists items never exercised, by Rank.
 	NeverExercised []Item `json:"never_exercised"`
 }
 
@@ -44,8 +40,7 @@ type Totals struct {
 	FaultRules  Ratio `json:"fault_rules"`
 }
 
-// Ratio is how many of Total items were exercised; Percent is 0 when
-// there are none.
+// Ratio is how many of Total items were exercised.
 type Ratio struct {
 	Covered int     `json:"covered"`
 	Total   int     `json:"total"`
@@ -81,9 +76,7 @@ type FamilyReport struct {
 	Presets     []NamedCount      `json:"presets"`
 }
 
-// OperationReport is one operation's coverage: its calls, each catalogued
-// status and code with how often it was answered, and every answer as
-// counted (those outside the catalogue marked).
+// OperationReport is one operation's coverage, every answer counted.
 type OperationReport struct {
 	ID       string         `json:"id"`
 	Method   string         `json:"method"`
@@ -108,9 +101,8 @@ type CodeCount struct {
 	Count  uint64 `json:"count"`
 }
 
-// AnswerReport is one kind of answer as counted: Fault marks answers a
-// fault rule decided; Uncatalogued marks a status, or a code, that the
-// operation's catalogue lacks.
+// AnswerReport is one kind of answer as counted: Fault marks a fault
+// rule's; Uncatalogued one the catalogue lacks.
 type AnswerReport struct {
 	Status       int    `json:"status"`
 	Code         string `json:"code,omitempty"`
@@ -127,8 +119,7 @@ type MachineReport struct {
 	Transitions []TransitionReport `json:"transitions"`
 }
 
-// TransitionReport is an allowed transition and how often it was taken
-// (From "" is the resource coming into being).
+// TransitionReport is an allowed transition and how often it was taken.
 type TransitionReport struct {
 	From  string `json:"from"`
 	To    string `json:"to"`
@@ -143,8 +134,8 @@ type NamedCount struct {
 	Count
 }
 
-// FaultRuleReport is a fault rule and how often it fired; InForce says it
-// is one of the instance's rules now.
+// FaultRuleReport is a fault rule, how often it fired, and whether it is
+// in force.
 type FaultRuleReport struct {
 	ID      string `json:"id"`
 	InForce bool   `json:"in_force"`
@@ -153,7 +144,6 @@ type FaultRuleReport struct {
 
 // Uncatalogued is something recorded that no catalogue entry names.
 type Uncatalogued struct {
-	// Kind is "transition", "clock_event" or "preset".
 	Kind    string `json:"kind"`
 	Machine string `json:"machine,omitempty"`
 	From    string `json:"from,omitempty"`
@@ -164,13 +154,10 @@ type Uncatalogued struct {
 
 // Item is one thing never exercised.
 type Item struct {
-	// Rank orders the list: 1 clock-driven transitions and events, 2
-	// retryable and conflict errors (5xx, 429, 409, 410, 412), 3 other
-	// errors and codes, 4 presets and fault rules, 5 other transitions,
-	// 6 operations never called, 7 success statuses.
-	Rank int `json:"rank"`
-	// Kind is "transition", "clock_event", "status", "code", "preset",
-	// "fault_rule" or "operation".
+	// Rank orders the list, most often got wrong first: clock-driven moves,
+	// retryable and conflict errors, other errors, presets, other
+	// transitions, operations never called, success statuses.
+	Rank      int    `json:"rank"`
 	Kind      string `json:"kind"`
 	Family    string `json:"family,omitempty"`
 	Operation string `json:"operation,omitempty"`
@@ -180,12 +167,11 @@ type Item struct {
 	Status    int    `json:"status,omitempty"`
 	Code      string `json:"code,omitempty"`
 	Name      string `json:"name,omitempty"`
-	// Text says it in a few words.
-	Text string `json:"text"`
+	Text      string `json:"text"`
 }
 
-// Build makes the report of a snapshot over a catalogue; rules are the ids
-// of the fault rules in force (a repeated id is one rule).
+// Build makes the report of a snapshot; rules are the ids of the fault
+// rules in force.
 func Build(cat *Catalogue, s Snapshot, rules []string) *Report {
 	r := &Report{Version: ReportVersion, Families: []FamilyReport{}, FaultRules: []FaultRuleReport{},
 		Uncatalogued: []Uncatalogued{}, NeverExercised: []Item{}, Unrouted: s.Unrouted, Dropped: s.Dropped}
@@ -287,7 +273,6 @@ func Build(cat *Catalogue, s Snapshot, rules []string) *Report {
 	return r
 }
 
-// buildOperation reports one operation and adds it to its family's totals.
 func buildOperation(fr *FamilyReport, op *Operation, oc OperationCount) OperationReport {
 	or := OperationReport{ID: op.ID, Method: op.Method, Path: op.Path, Calls: oc.Calls, Timeline: oc.Timeline,
 		Statuses: []StatusCount{}, Codes: []CodeCount{}, Answers: []AnswerReport{}}
@@ -363,8 +348,7 @@ func (t *Totals) finish() {
 }
 
 // retryOrConflict are the error statuses integrations most often handle
-// wrong: the ones to retry (429, 5xx) and the ones of a state that moved
-// (409, 410, 412).
+// wrong.
 func retryOrConflict(status int) bool {
 	switch status {
 	case 409, 410, 412, 429:

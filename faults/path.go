@@ -6,12 +6,9 @@ import (
 	"strings"
 )
 
-// A pattern is a compiled Match.Path: one token per segment.
-//
-// A token is "**" (zero or more segments), "*" (exactly one segment), a glob
-// within one segment ("CONV-*", path.Match semantics) or a literal
-// (case-sensitive). A trailing slash on the pattern or the request path does
-// not matter.
+// A pattern is a compiled Match.Path, one token per segment: "**" (any
+// number of segments), "*" (one), a glob within one segment, or a literal.
+// Trailing slashes do not matter.
 type pattern struct {
 	toks []token
 	any  bool // the pattern is empty: every path matches
@@ -31,8 +28,7 @@ type token struct {
 	text string
 }
 
-// compilePattern checks and compiles a path pattern. An empty pattern
-// matches every path.
+// compilePattern compiles a path pattern; an empty one matches every path.
 func compilePattern(p string) (pattern, error) {
 	if p == "" {
 		return pattern{any: true}, nil
@@ -68,8 +64,7 @@ func compilePattern(p string) (pattern, error) {
 	return pattern{toks: toks}, nil
 }
 
-// splitPath splits a path into segments, ignoring one leading and one
-// trailing slash. "/" and "" have no segments.
+// splitPath splits a path into segments, ignoring outer slashes.
 func splitPath(p string) []string {
 	p = strings.TrimPrefix(p, "/")
 	p = strings.TrimSuffix(p, "/")
@@ -79,16 +74,14 @@ func splitPath(p string) []string {
 	return strings.Split(p, "/")
 }
 
-// match reports whether the request path p matches the pattern.
 func (pt pattern) match(p string) bool {
 	if pt.any {
 		return true
 	}
 	segs := splitPath(p)
 	toks := pt.toks
-	// Wildcard matching where "**" takes any run of segments and every
-	// other token exactly one: greedy with backtracking to the last "**"
-	// is exact and O(len(toks)*len(segs)).
+	// Greedy with backtracking to the last "**": exact and
+	// O(len(toks)*len(segs)).
 	ti, si := 0, 0
 	starTi, starSi := -1, 0
 	for si < len(segs) {

@@ -8,9 +8,8 @@ import (
 	"time"
 )
 
-// A preset is a family's own failure mode, named by Action.Preset. Some
-// take an argument after a colon: "messaging.expire_session_after:3".
-// Each family declares its presets; a Vocabulary lists them all.
+// A preset is a family's own failure mode, named by Action.Preset, with an
+// optional argument: "messaging.expire_session_after:3".
 
 // ArgKind is the kind of a preset's argument.
 type ArgKind int
@@ -25,30 +24,24 @@ const (
 
 // Preset describes a named failure mode.
 type Preset struct {
-	// Name is the name before any ":argument".
 	Name string
-	// Family is the family that applies it (alerts presets also apply to
-	// webhooks).
+	// Family applies it (alerts presets also apply to webhooks).
 	Family string
-	// Arg is the kind of its argument.
-	Arg ArgKind
-	// Values are the accepted arguments of an ArgOneOf preset.
+	Arg    ArgKind
 	Values []string
 }
 
 // PresetCall is a preset name parsed with its argument.
 type PresetCall struct {
 	Preset
-	// N is the argument of an ArgCount preset.
-	N int
-	// D is the argument of an ArgDuration preset.
-	D time.Duration
-	// Value is the argument of an ArgOneOf preset.
+	// N, D and Value are the argument, by the preset's ArgKind.
+	N     int
+	D     time.Duration
 	Value string
 }
 
-// ParsePreset parses a preset name with its argument ("name" or
-// "name:arg"). It fails for an unknown name or a bad argument.
+// ParsePreset parses "name" or "name:arg"; it fails for an unknown name or
+// a bad argument.
 func (v *Vocabulary) ParsePreset(s string) (PresetCall, error) {
 	name, arg, hasArg := strings.Cut(s, ":")
 	i := slices.IndexFunc(v.Presets, func(p Preset) bool { return p.Name == name })
@@ -91,8 +84,7 @@ func (v *Vocabulary) KnownPreset(s string) bool {
 	return err == nil
 }
 
-// CheckPresets reports the first rule whose preset is unknown, naming the
-// rule by id (or "#N", its position from 1).
+// CheckPresets reports the first rule whose preset is unknown.
 func (v *Vocabulary) CheckPresets(rules []Rule) error {
 	for i, r := range rules {
 		if r.Action.Preset == "" {

@@ -12,22 +12,18 @@ import (
 	"sync"
 )
 
-// Vocabulary is what rules may name: the API's families and their presets.
-// The platform's family table supplies it (faults knows no family); it is
-// read-only once made.
+// Vocabulary is what rules may name: families and their presets, supplied
+// by the platform's family table. It is read-only once made.
 type Vocabulary struct {
-	// Families are the family names, in the order the docs use.
 	Families []string
-	// Presets are every family's presets, in the order the docs list them.
-	Presets []Preset
+	Presets  []Preset
 }
 
 // methods are the HTTP methods a rule may name.
 var methods = []string{"GET", "POST", "PUT", "PATCH", "DELETE"}
 
-// ValidationError is the error Validate, Set.Add and Set.Replace return for
-// a bad rule. Field is the rule field in its YAML/JSON spelling
-// ("action.status"; "rules[2].action.status" from Replace).
+// ValidationError is the error for a bad rule; Field is in its YAML/JSON
+// spelling ("rules[2].action.status").
 type ValidationError struct {
 	Field string
 	Msg   string
@@ -39,19 +35,14 @@ func invalid(field, format string, args ...any) error {
 	return &ValidationError{Field: field, Msg: fmt.Sprintf(format, args...)}
 }
 
-// Validate checks a rule: family (when given) one of v.Families; method (when
-// given) one of GET POST PUT PATCH DELETE (case-insensitive); path (when
-// given) a pattern starting with "/"; header and query names non-empty;
-// status 0 or 100..599; at least one of status, body, delay, drop, preset;
-// delay >= 0; delay_clock "", "real" or "virtual"; probability in [0, 1];
-// times and after >= 0. Errors are *ValidationError naming the field, e.g.
-// "faults: action.status: 42 is not an HTTP status".
+// Validate checks a rule's fields and that it does something; errors are
+// *ValidationError naming the field, e.g. "faults: action.status: 42 is
+// not an HTTP status".
 func (v *Vocabulary) Validate(r Rule) error {
 	_, err := v.validate(r)
 	return err
 }
 
-// validate checks r and returns its compiled path pattern.
 func (v *Vocabulary) validate(r Rule) (pattern, error) {
 	m, a := r.Match, r.Action
 	if m.Family != "" && !slices.Contains(v.Families, m.Family) {
@@ -106,9 +97,8 @@ func (v *Vocabulary) validate(r Rule) (pattern, error) {
 }
 
 // Set is a concurrency-safe ordered list of rules with counters, one per
-// platform instance. Probability draws come from a math/rand/v2 PCG seeded
-// by the seed, so the same seed and the same requests give the same
-// decisions.
+// platform instance. Probability draws are seeded, so the same seed and
+// requests give the same decisions.
 type Set struct {
 	voc    *Vocabulary // read-only
 	mu     sync.Mutex
@@ -122,9 +112,8 @@ type entry struct {
 	pat     pattern
 	matched int
 	fired   int
-	// window limits a windowed rule (nil: always). After and Times count
-	// per span of the window: spanMatched and spanFired are the counts of
-	// span number span (for a rule without window, the totals).
+	// window limits a windowed rule (nil: always); After and Times count
+	// per span (spanMatched, spanFired).
 	window      *Window
 	span        int64
 	spanMatched int
@@ -135,8 +124,7 @@ func newRand(seed int64) *rand.Rand {
 	return rand.New(rand.NewPCG(uint64(seed), uint64(seed)^0x9e3779b97f4a7c15))
 }
 
-// NewSet returns an empty set of rules in the vocabulary voc, whose
-// probability draws are seeded by seed.
+// NewSet returns an empty set of rules in voc, its draws seeded by seed.
 func NewSet(voc *Vocabulary, seed int64) *Set {
 	return &Set{voc: voc, rng: newRand(seed)}
 }
@@ -144,13 +132,11 @@ func NewSet(voc *Vocabulary, seed int64) *Set {
 // Vocabulary is what the set's rules may name.
 func (s *Set) Vocabulary() *Vocabulary { return s.voc }
 
-// Add validates r and appends it. An empty ID becomes "fault-N" (N counts
-// auto-assigned IDs from 1 per Set, skipping IDs in use); an ID already in
-// the set is an error. It returns the stored rule.
+// Add validates r and appends it, assigning "fault-N" to an empty ID; an ID
+// in use is an error. It returns the stored rule.
 func (s *Set) Add(r Rule) (Rule, error) { return s.add(r, nil) }
 
-// AddWindowed is Add for a rule that holds only inside the window w
-// (Match compares Request.Time with it).
+// AddWindowed is Add for a rule that holds only inside the window w.
 func (s *Set) AddWindowed(r Rule, w Window) (Rule, error) {
 	if err := w.validate(); err != nil {
 		return Rule{}, err
@@ -209,23 +195,18 @@ func (s *Set) Len() int {
 	return len(s.rules)
 }
 
-// Clear removes every rule. The ID counter and the random sequence go on
-// (use Replace to reset them).
+// Clear removes every rule; the ID counter and random sequence go on.
 func (s *Set) Clear() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.rules = nil
 }
 
-// Replace resets the set to exactly these rules, in order, with fresh
-// counters, the ID counter restarted and the random sequence reseeded with
-// seed. Every rule is validated first (IDs assigned as Add does); on error
-// the set is unchanged. Errors name the rule: "faults: rules[2].times: ...".
+// Replace resets the set to exactly these rules with fresh counters, the ID
+// counter restarted and the draws reseeded. On error the set is unchanged.
 func (s *Set) Replace(rules []Rule, seed int64) error { return s.ReplaceWindowed(nil, rules, seed) }
 
-// ReplaceWindowed is Replace with windowed rules as well: the windowed
-// rules come first, in order, then the rules. Errors name the rule:
-// "faults: windowed[1].window.for: ..." or "faults: rules[2].times: ...".
+// ReplaceWindowed is Replace with windowed rules as well, first.
 func (s *Set) ReplaceWindowed(windowed []Windowed, rules []Rule, seed int64) error {
 	entries := make([]*entry, 0, len(windowed)+len(rules))
 	explicit := make(map[string]bool, len(windowed)+len(rules))
@@ -301,21 +282,13 @@ func (e *entry) status() Status {
 	return st
 }
 
-// exhausted reports that Times is used up (in the current span of a
-// windowed rule).
 func (e *entry) exhausted() bool { return e.rule.Times > 0 && e.spanFired >= e.rule.Times }
 
-// Match walks the rules in insertion order. Each rule whose match holds for
-// req counts the request (Matched) and decides whether it fires: the first
-// After matching requests pass, then it fires while Fired < Times (Times 0:
-// unlimited) and, with 0 < Probability < 1, only when the seeded draw is
-// below Probability. Match returns (a copy of) the first rule that fires and
-// true, or false when none does. A rule that matches but does not fire does
-// not stop the walk; rules after the one that fires do not see the request.
-//
-// A windowed rule takes part only when req.Time is inside its window (a
-// request without a time never meets one); After and Times count afresh
-// in each span of the window.
+// Match walks the rules in order. Each rule whose match holds counts the
+// request and fires once After requests passed, while Fired < Times, and
+// when the seeded draw is below Probability. It returns a copy of the
+// first rule that fires; later rules do not see the request. A windowed
+// rule takes part only inside its window, counting afresh in each span.
 func (s *Set) Match(req Request) (Rule, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -349,7 +322,6 @@ func (s *Set) Match(req Request) (Rule, bool) {
 	return Rule{}, false
 }
 
-// matches reports whether the rule's match holds for req (no counting).
 func (e *entry) matches(req Request) bool {
 	m := e.rule.Match
 	if m.Family != "" && m.Family != req.Family {

@@ -1,10 +1,7 @@
 package faults
 
-// Windows of virtual time: a rule that holds only for a while (a
-// scenario timeline's fault window, "chat answers 502 for ten minutes").
-// A windowed rule needs no timer: Match compares the request's virtual
-// time with the window, so the rule also holds for a request that arrives
-// while the clock stands inside it.
+// Windows of virtual time: a rule that holds only for a while. Match
+// compares the request's virtual time with the window, so no timer is needed.
 
 import (
 	"fmt"
@@ -14,18 +11,12 @@ import (
 )
 
 // Window is a span of virtual time, [Start, Start+For), repeated every
-// Every when Every is set: span k is [Start+k·Every, Start+k·Every+For),
-// for every k whose span starts before Stop (a zero Stop: for ever). For
-// zero is a span without end (Every must then be zero).
+// Every until Stop (zero: for ever). For zero never closes.
 type Window struct {
-	// Start is when the first span opens.
-	Start time.Time `json:"start"`
-	// For is how long each span stays open (0: it never closes).
-	For clock.Duration `json:"for,omitempty"`
-	// Every repeats the span; it must be longer than For.
+	Start time.Time      `json:"start"`
+	For   clock.Duration `json:"for,omitempty"`
 	Every clock.Duration `json:"every,omitempty"`
-	// Stop ends the repetitions: no span opens at or after it.
-	Stop time.Time `json:"stop,omitzero"`
+	Stop  time.Time      `json:"stop,omitzero"`
 }
 
 // Windowed is a rule that holds only inside a window.
@@ -34,7 +25,6 @@ type Windowed struct {
 	Window Window
 }
 
-// validate checks the window's shape.
 func (w Window) validate() error {
 	switch {
 	case w.Start.IsZero():
@@ -53,8 +43,7 @@ func (w Window) validate() error {
 	return nil
 }
 
-// Span reports the span that holds t, numbered from 0, and whether one
-// does.
+// Span reports the span that holds t, numbered from 0, and whether one does.
 func (w Window) Span(t time.Time) (int64, bool) {
 	if t.IsZero() || t.Before(w.Start) {
 		return 0, false
@@ -74,8 +63,7 @@ func (w Window) Span(t time.Time) (int64, bool) {
 	return k, true
 }
 
-// String describes the window: "from 2026-01-01T00:10:00Z for 10m0s,
-// every 1h0m0s until ...".
+// String describes the window.
 func (w Window) String() string {
 	s := "from " + w.Start.Format(time.RFC3339Nano)
 	if w.For > 0 {

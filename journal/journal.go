@@ -1,7 +1,6 @@
-// Package journal is the request journal of a platform instance: a
-// bounded ring of the requests it served (and the timeline ran), with
-// their secrets redacted (docs/security.md#secrets). The HTTP edge adds
-// entries; the control plane and the console list them.
+// Package journal is the request journal of a platform instance: a bounded
+// ring of the requests it served, secrets redacted
+// (docs/security.md#secrets).
 package journal
 
 import (
@@ -16,8 +15,7 @@ import (
 	"github.com/agentplatform/mockplatform/internal/jsonw"
 )
 
-// Entry is one request of the journal: what came in, what went out, the
-// fault applied and the warnings. Secrets are redacted.
+// Entry is one request of the journal, secrets redacted.
 type Entry struct {
 	Seq           int64               `json:"seq"`
 	Time          time.Time           `json:"time"` // virtual clock
@@ -33,32 +31,23 @@ type Entry struct {
 	ResponseBody  string              `json:"response_body,omitempty"`
 	Fault         string              `json:"fault,omitempty"`
 	Warnings      []string            `json:"warnings,omitempty"`
-	// Source is SourceTimeline for what the scenario's timeline ran (the
-	// request a step stands for, with its step in Timeline); absent for
-	// what a client sent.
+	// Source is SourceTimeline for what the timeline ran; absent for a client.
 	Source   string        `json:"source,omitempty"`
 	Timeline *TimelineStep `json:"timeline,omitempty"`
 }
 
-// TimelineStep is the step of the timeline that ran an operation (the
-// engine's TimelineStep, field for field).
+// TimelineStep is the timeline step that ran an operation.
 type TimelineStep struct {
-	// Entry is the entry's index in the timeline; ID its id.
-	Entry int    `json:"entry"`
-	ID    string `json:"id,omitempty"`
-	// Kind is the entry's kind (fault, traffic, calls, sessions, do);
-	// Action the action's name.
+	Entry  int    `json:"entry"`
+	ID     string `json:"id,omitempty"`
 	Kind   string `json:"kind"`
 	Action string `json:"action,omitempty"`
-	// Step is the step (start, turn, end, call, do) and Occurrence the
-	// entry's repetition or conversation, from 0.
+	// Occurrence is the entry's repetition or conversation, from 0.
 	Step       string `json:"step"`
 	Occurrence int64  `json:"occurrence"`
-	// Operation is the operationId of the request in docs/openapi.json
-	// (chatCreate) or docs/control.openapi.json (dial).
+	// Operation is the request's operationId in the OpenAPI documents.
 	Operation string `json:"operation"`
-	// Error says why the step failed, when it did.
-	Error string `json:"error,omitempty"`
+	Error     string `json:"error,omitempty"`
 }
 
 // Sources of entries (Entry.Source, Filter.Source).
@@ -74,29 +63,26 @@ type Filter struct {
 	// Path matches entries whose path contains it.
 	Path   string
 	Status int
-	// Source is SourceClient or SourceTimeline.
 	Source string
 	// Limit keeps the last Limit matches (0: all).
 	Limit int
 }
 
-// Raw is an entry with the request's pieces as they came: the journal
-// redacts them into the entry when a List first returns it, since most
-// entries are overwritten unread and redaction costs a good part of a
-// request's time.
+// Raw is an entry with the request's pieces as they came: they are
+// redacted only when a List first returns it, since most entries are
+// overwritten unread.
 type Raw struct {
 	Entry
 	RawQuery string
 	// Header is the request's; the journal keeps it and never writes it.
 	Header            http.Header
 	Request, Response []byte
-	// Buf, when set, is the jsonw buffer Response lies in: the journal
-	// owns it and gives it back (jsonw.PutBuf) when it drops the entry.
+	// Buf, when set, is the pooled buffer Response lies in, owned by the
+	// journal (jsonw.PutBuf when dropped).
 	Buf *[]byte
 }
 
-// Journal is a bounded ring of entries, which grows as entries come up
-// to its size.
+// Journal is a bounded ring of entries.
 type Journal struct {
 	mu        sync.Mutex
 	ring      []slot
@@ -105,20 +91,16 @@ type Journal struct {
 	seq       int64
 	bodyLimit int
 	resets    uint64 // Reset calls: Seq restarts at a reset
-	// changed is closed (and forgotten) by the next add or Reset; it
-	// exists only while someone waits (Changed).
+	// changed is closed by the next add or Reset, while someone waits.
 	changed chan struct{}
 }
 
-// slot is one entry of the ring; pending marks raw pieces not redacted
-// yet.
+// slot is one entry of the ring; pending marks raw pieces not redacted.
 type slot struct {
 	Raw
 	pending bool
 }
 
-// redact fills the entry's redacted fields from its raw pieces, and drops
-// them.
 func (s *slot) redact() {
 	s.Query = redactQuery(s.RawQuery)
 	s.RequestHeader = redactHeader(s.Header)
@@ -133,8 +115,7 @@ const (
 	DefaultBodyBytes = 4096
 )
 
-// New returns a journal keeping size entries and bodyLimit bytes of each
-// body.
+// New returns a journal keeping size entries and bodyLimit bytes of each body.
 func New(size, bodyLimit int) *Journal {
 	j := &Journal{}
 	j.Reset(size, bodyLimit)
@@ -157,16 +138,14 @@ func (j *Journal) Reset(size, bodyLimit int) {
 	j.notifyLocked()
 }
 
-// Seq is the sequence number of the newest entry (0 when none came since
-// the last Reset).
+// Seq is the newest entry's sequence number (0: none since Reset).
 func (j *Journal) Seq() int64 {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	return j.seq
 }
 
-// Changed returns a channel that is closed at the next entry or Reset:
-// the console's live request list waits on it.
+// Changed returns a channel closed at the next entry or Reset.
 func (j *Journal) Changed() <-chan struct{} {
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -197,13 +176,11 @@ func (j *Journal) Append(e Entry) {
 	j.addLocked(slot{Raw: Raw{Entry: e}})
 }
 
-// AddRaw adds an entry with raw pieces, each body cut to the body limit
-// (its Seq is assigned).
+// AddRaw adds an entry with raw pieces, bodies cut to the body limit.
 func (j *Journal) AddRaw(r Raw) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	// Full slice expressions: a later append by the caller never writes
-	// into what the entry holds.
+	// Full slice expressions: a caller's later append never writes here.
 	if b := r.Request; len(b) > j.bodyLimit {
 		r.Request = slices.Clone(b[:j.bodyLimit]) // not the whole body's array
 	} else {
@@ -254,15 +231,13 @@ func (j *Journal) List(f Filter) []Entry {
 		return nil
 	}
 	out := make([]Entry, len(match))
-	// Redaction runs unlocked, on copies (raw pieces are never written
-	// once added); the redacted entries then replace their raw ones,
-	// unless a Reset or a wrap-around replaced those meanwhile.
+	// Redaction runs unlocked on copies; the results replace their raw
+	// entries unless a Reset or wrap-around replaced those meanwhile.
 	slots := make([]slot, len(match))
 	for i, p := range match {
 		slots[i] = j.ring[p]
 		if s := &slots[i]; s.Buf != nil {
-			// The buffer goes back to the pool when the entry is
-			// overwritten, maybe while the copy is being redacted.
+			// The buffer may go back to the pool while the copy is redacted.
 			s.Response, s.Buf = bytes.Clone(s.Response), nil
 		}
 	}

@@ -1,9 +1,7 @@
 package journal
 
 // Redaction of what the journal and the console show
-// (docs/security.md#secrets): credential headers, the values of the
-// secret fields in JSON bodies, queries and forms, every value of a
-// "headers" object and the password of a "url".
+// (docs/security.md#secrets).
 
 import (
 	"bytes"
@@ -19,20 +17,17 @@ import (
 // Redacted replaces a secret (scenario's redaction rules).
 const Redacted = scenario.Redacted
 
-// secretFields are the JSON fields, query parameters and form fields
-// redacted.
+// secretFields are the JSON, query and form fields redacted.
 var secretFields = []string{"access_token", "signing_secret", "secret", "token", "api_key", "password", "signing_key"}
 
 // JSON fields whose values are rewritten: every value of a "headers"
-// object (a webhook endpoint's headers may carry any credential), the
-// password of a "url".
+// object, the password of a "url".
 const (
 	headersField = "headers"
 	urlField     = "url"
 )
 
-// RedactPayload is a body of a content type (a form, or else JSON),
-// redacted as the journal redacts a request body.
+// RedactPayload redacts a body (a form, or else JSON) as the journal does.
 func RedactPayload(contentType string, body []byte) string {
 	mt, _, _ := mime.ParseMediaType(contentType)
 	if mt == "application/x-www-form-urlencoded" {
@@ -74,8 +69,7 @@ func redactQuery(raw string) string {
 	return q.Encode()
 }
 
-// redactBody redacts a JSON body; one that mentions none of the fields
-// redacted is kept as it is, unparsed.
+// redactBody redacts a JSON body; one naming no secret field is kept unparsed.
 func redactBody(b []byte) string {
 	if len(b) == 0 {
 		return ""
@@ -99,8 +93,7 @@ func redactBody(b []byte) string {
 	return string(out)
 }
 
-// quotedName reports whether b holds one of names between quotes
-// ("token"), in one pass over the quotes.
+// quotedName reports whether b holds one of names between quotes.
 func quotedName(b []byte, names []string) bool {
 	for i := 0; ; {
 		j := bytes.IndexByte(b[i:], '"')
@@ -119,8 +112,7 @@ func quotedName(b []byte, names []string) bool {
 	}
 }
 
-// RedactValue redacts, in place, a JSON value decoded into Go values
-// (maps, slices), and reports whether it changed anything.
+// RedactValue redacts a decoded JSON value in place; it reports a change.
 func RedactValue(v any) bool {
 	changed := false
 	switch t := v.(type) {

@@ -9,8 +9,7 @@ import (
 	"github.com/agentplatform/mockplatform/coverage"
 )
 
-// Coverer is what RequireCoverage reads: a mockplatform.Mock (the
-// in-process Platform, a mockd container or its Remote) has it.
+// Coverer is what RequireCoverage reads; every mockplatform.Mock has it.
 type Coverer interface {
 	Coverage() *mockplatform.CoverageReport
 }
@@ -20,29 +19,24 @@ type Coverer interface {
 // MinOperations requires at least pct percent of the operations called.
 func MinOperations(pct float64) mockplatform.CoverageRequirement { return coverage.MinOperations(pct) }
 
-// MinStatuses requires at least pct percent of the operations' statuses
-// answered.
+// MinStatuses requires at least pct percent of the statuses answered.
 func MinStatuses(pct float64) mockplatform.CoverageRequirement { return coverage.MinStatuses(pct) }
 
-// MinCodes requires at least pct percent of the operations' error codes
-// answered.
+// MinCodes requires at least pct percent of the error codes answered.
 func MinCodes(pct float64) mockplatform.CoverageRequirement { return coverage.MinCodes(pct) }
 
-// MinTransitions requires at least pct percent of the state machines'
-// transitions taken.
+// MinTransitions requires at least pct percent of the transitions taken.
 func MinTransitions(pct float64) mockplatform.CoverageRequirement {
 	return coverage.MinTransitions(pct)
 }
 
-// MinClockEvents requires at least pct percent of the clock-driven event
-// kinds run.
+// MinClockEvents requires at least pct percent of the clock event kinds run.
 func MinClockEvents(pct float64) mockplatform.CoverageRequirement {
 	return coverage.MinClockEvents(pct)
 }
 
-// Transition requires a transition of a machine taken at least once
-// (from "" is the resource coming into being): Transition("outbound_call",
-// "calling", "busy").
+// Transition requires a transition of a machine taken at least once:
+// Transition("outbound_call", "calling", "busy").
 func Transition(machine, from, to string) mockplatform.CoverageRequirement {
 	return coverage.TransitionTaken(machine, from, to)
 }
@@ -50,10 +44,8 @@ func Transition(machine, from, to string) mockplatform.CoverageRequirement {
 // neverShown is how many never-exercised items a failure lists.
 const neverShown = 10
 
-// RequireCoverage fails t when m's coverage report misses one of reqs (a
-// share below its threshold, a transition that never happened), listing
-// what was never exercised, most often got wrong first. It returns the
-// report.
+// RequireCoverage fails t when m's coverage report misses one of reqs,
+// listing what was never exercised. It returns the report.
 //
 //	t.Cleanup(func() { mocktest.RequireCoverage(t, p, mocktest.MinOperations(80), mocktest.Transition("outbound_call", "calling", "busy")) })
 func RequireCoverage(t testing.TB, m Coverer, reqs ...mockplatform.CoverageRequirement) *mockplatform.CoverageReport {
@@ -86,8 +78,7 @@ func RequireCoverage(t testing.TB, m Coverer, reqs ...mockplatform.CoverageRequi
 	return r
 }
 
-// suiteCoverage: the coverage report counts each call with its status and
-// code, keeps its counts across a reset, and forgets them when cleared.
+// suiteCoverage: counts per call, kept across a reset, forgotten when cleared.
 func suiteCoverage(t *testing.T, m mockplatform.Mock) {
 	ChatCreate(t, m)
 	r := Do(t, m, "POST", m.RuntimeURL("us-1")+suiteChatPath+"/respond", map[string]any{"message": "hi"})

@@ -1,10 +1,8 @@
 package mocktest
 
-// The behaviour suite's state-machine cases (docs/coverage.md#state-machines):
-// each drives one family's resources, through HTTP and the Mock interface
-// only, through the moves of their machines, and reads the moves back from
-// the coverage report. Deliveries go to 127.0.0.1:1, where nothing listens
-// (in a container too): every attempt fails on a refused connection.
+// The behaviour suite's state-machine cases (docs/coverage.md#state-machines),
+// through HTTP and the Mock interface only. Deliveries go to 127.0.0.1:1,
+// where nothing listens, so every attempt fails.
 
 import (
 	"net/http"
@@ -34,8 +32,7 @@ var suiteMachineCases = []struct {
 	{"SessionMachine", suiteSessionMachine},
 }
 
-// suiteMoves compares the moves of a machine in m's coverage report, as
-// "from→to" ("new" for a resource coming into being) with their counts.
+// suiteMoves compares a machine's moves in m's coverage report.
 func suiteMoves(t *testing.T, m mockplatform.Mock, machine string, want map[string]uint64) {
 	t.Helper()
 	r := m.Coverage()
@@ -64,8 +61,7 @@ func suiteMoves(t *testing.T, m mockplatform.Mock, machine string, want map[stri
 	}
 }
 
-// builder sends a request of the builder families with the default
-// scenario's key and checks its status.
+// builder sends a builder request with the default key and checks its status.
 func builder(t *testing.T, m mockplatform.Mock, method, path string, body any, status int) map[string]any {
 	t.Helper()
 	r := Do(t, m, method, m.BuilderURL("us")+"/v1"+path, body, "X-Api-Key", "test-builder-key")
@@ -115,9 +111,8 @@ func suiteChatMachine(t *testing.T, m mockplatform.Mock) {
 	})
 }
 
-// suiteAgentMachines: a branch merged, one conflicted and deleted; a
-// deployment published, promoted step by step and at once, rolled back
-// from each state, and its rollback promoted.
+// suiteAgentMachines: branches merged and conflicted; deployments
+// published, promoted and rolled back.
 func suiteAgentMachines(t *testing.T, m mockplatform.Mock) {
 	if got := builder(t, m, "GET", "/agents/support", nil, 200)["agentName"]; got != "Support Agent" {
 		t.Fatalf("agent support is %v, want the default scenario's Support Agent", got)
@@ -161,11 +156,8 @@ func suiteAgentMachines(t *testing.T, m mockplatform.Mock) {
 var suiteVolumeRule = map[string]any{"name": "Volume", "project_id": "support", "metric": "call_volume",
 	"operator": ">=", "threshold_value": 3, "window_duration": "5m"}
 
-// suiteAlertMachine takes each of the twelve moves of an alert rule once
-// (a pass every minute; a step every 5 minutes, whose last pass sees only
-// its own conversations; a failed pass is unknown, and the next pass
-// moves on by the failed step's conversations), then creates a rule
-// unknown under initial_alert_state: unknown.
+// suiteAlertMachine takes each of the twelve moves of an alert rule once,
+// then creates a rule unknown under initial_alert_state: unknown.
 func suiteAlertMachine(t *testing.T, m mockplatform.Mock) {
 	builder(t, m, "POST", "/alert-rules", suiteVolumeRule, 201)
 	for _, s := range []struct {
@@ -212,9 +204,8 @@ func suiteAlertMachine(t *testing.T, m mockplatform.Mock) {
 	suiteMoves(t, m, engine.MachineAlertRule.Name, want)
 }
 
-// suiteWebhookMachines: two endpoints get an alert whose deliveries fail;
-// one is retried until it gives up, the other is disabled after its first
-// attempt, so its retry fails; then the endpoints' switches and deletes.
+// suiteWebhookMachines: failing deliveries retried until given up, or to
+// a disabled endpoint; then the endpoints' switches and deletes.
 func suiteWebhookMachines(t *testing.T, m mockplatform.Mock) {
 	endpoint := func(name string, enabled bool) string {
 		t.Helper()
@@ -246,8 +237,7 @@ func suiteWebhookMachines(t *testing.T, m mockplatform.Mock) {
 	})
 }
 
-// suiteOutboundMachine places a call of each outcome (a preset forces
-// the failures) and lets them run to the end of their retention.
+// suiteOutboundMachine places a call of each outcome and lets them expire.
 func suiteOutboundMachine(t *testing.T, m mockplatform.Mock) {
 	for _, outcome := range []string{"no_answer", "busy", "rejected", "failed", "queue_timeout", ""} {
 		if outcome != "" {
@@ -270,8 +260,7 @@ func suiteOutboundMachine(t *testing.T, m mockplatform.Mock) {
 	suiteMoves(t, m, engine.MachineOutboundCall.Name, want)
 }
 
-// suiteReservationMachine: the pool's three numbers reserved, none left;
-// after the window the first is reserved again, found expired.
+// suiteReservationMachine: a pool exhausted, then a reservation expired.
 func suiteReservationMachine(t *testing.T, m mockplatform.Mock) {
 	reserve := func(status int) {
 		t.Helper()
@@ -305,8 +294,7 @@ credentials:
   - {kind: external_events, key: test-external-events-key, account: acme}
 `
 
-// suiteEventMachine: an event nobody awaits is kept unbound until a
-// conversation awaits it; an event naming a conversation is bound at once.
+// suiteEventMachine: unbound events bind once awaited; named ones at once.
 func suiteEventMachine(t *testing.T, m mockplatform.Mock) {
 	if err := m.LoadScenarioYAML([]byte(suiteEventScenario)); err != nil {
 		t.Fatal(err)

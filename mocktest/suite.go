@@ -1,8 +1,6 @@
 // Package mocktest holds the behaviour suite every mockplatform.Mock must
-// pass (the in-process Platform and a mockd container alike) and the test
-// helpers it shares with the tests of the other packages. It is the only
-// non-test package of the module that imports testing and go-cmp, so the
-// mockd binary links neither.
+// pass, and the test helpers it shares. It is the only non-test package
+// importing testing and go-cmp, so the mockd binary links neither.
 package mocktest
 
 import (
@@ -25,21 +23,12 @@ import (
 	"github.com/agentplatform/mockplatform/journal"
 )
 
-// RunBehaviourSuite runs the behaviour every Mock must share, through the
-// Mock interface and HTTP only, so that the in-process Platform and a mockd
-// container (package mockdcontainer) are held to the same cases: a chat
-// round trip, a validation error, clock advance, a fault, reset, the
-// journal, scenario loading, a scenario's timeline, the coverage report
-// and the moves of the families' state machines.
+// RunBehaviourSuite runs, through the Mock interface and HTTP only, the
+// cases every Mock must pass, so the in-process Platform and a mockd
+// container are held to the same behaviour. newMock returns a fresh mock
+// of the default scenario with the manual clock; cases run in parallel.
 //
-// newMock must return a fresh mock serving the default scenario
-// (docs/api.md#default-scenario) with the manual clock, as Start(t) and
-// mockdcontainer.Start(t) do; it is called once per case, and the cases
-// run in parallel.
-//
-//	func TestBehaviour(t *testing.T) {
-//		mocktest.RunBehaviourSuite(t, func(t *testing.T) mockplatform.Mock { return mockplatform.Start(t) })
-//	}
+//	mocktest.RunBehaviourSuite(t, func(t *testing.T) mockplatform.Mock { return mockplatform.Start(t) })
 func RunBehaviourSuite(t *testing.T, newMock func(t *testing.T) mockplatform.Mock) {
 	t.Helper()
 	cases := []struct {
@@ -65,8 +54,7 @@ func RunBehaviourSuite(t *testing.T, newMock func(t *testing.T) mockplatform.Moc
 	}
 }
 
-// The default scenario's fixed points the suite relies on
-// (docs/api.md#default-scenario, scenario/default.yaml).
+// The default scenario's fixed points the suite relies on.
 const (
 	suiteChatPath   = "/v1/acme/support/chat"
 	suiteGreeting   = "Hi, how can I help you today?"
@@ -144,8 +132,8 @@ func MustBody(t *testing.T, r Response, want map[string]any) {
 	}
 }
 
-// ChatCreate starts a chat conversation of the default scenario
-// (acme/support in us-1) and returns its id.
+// ChatCreate starts a chat conversation of the default scenario and
+// returns its id.
 func ChatCreate(t *testing.T, m mockplatform.Mock) string {
 	t.Helper()
 	r := Do(t, m, "POST", m.RuntimeURL("us-1")+suiteChatPath+"/create", map[string]any{})
@@ -157,8 +145,7 @@ func ChatCreate(t *testing.T, m mockplatform.Mock) string {
 	return id
 }
 
-// ChatRespond sends a chat message on a conversation of the default
-// scenario (acme/support in us-1).
+// ChatRespond sends a chat message on a default-scenario conversation.
 func ChatRespond(t *testing.T, m mockplatform.Mock, id, msg string) Response {
 	t.Helper()
 	return Do(t, m, "POST", m.RuntimeURL("us-1")+suiteChatPath+"/respond",
@@ -206,8 +193,6 @@ func suiteValidationError(t *testing.T, m mockplatform.Mock) {
 	MustStatus(t, r, http.StatusNotFound)
 	MustBody(t, r, suiteEnvelope(r, engine.CodeChatNotFound, engine.MsgChatNotFound))
 
-	// Nothing was created: the first conversation still gets the
-	// greeting, and the journal holds the three calls with their statuses.
 	ChatCreate(t, m)
 	var got []int
 	for _, e := range m.Requests(mockplatform.RequestFilter{Family: "chat"}) {
@@ -239,8 +224,7 @@ func suiteClockAdvance(t *testing.T, m mockplatform.Mock) {
 	if got := m.Advance(0); !got.Equal(want) {
 		t.Fatalf("Advance(0) = %v, want %v", got, want)
 	}
-	// AdvanceContext: a done context stops the advance before it moves
-	// the clock; a live one moves it.
+	// A done context stops the advance; a live one moves the clock.
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, err := m.AdvanceContext(ctx, time.Hour); err == nil {
@@ -317,8 +301,7 @@ func suiteFault(t *testing.T, m mockplatform.Mock) {
 	}
 }
 
-// suiteReset: data, clock, faults and journal go back to the scenario's
-// initial state.
+// suiteReset: everything goes back to the scenario's initial state.
 func suiteReset(t *testing.T, m mockplatform.Mock) {
 	id := ChatCreate(t, m)
 	m.Advance(time.Hour)
@@ -451,9 +434,8 @@ func suiteScenario(t *testing.T, m mockplatform.Mock) {
 	}
 }
 
-// suiteTimelineYAML is suiteScenarioYAML with a timeline: a chat a minute
-// for five minutes, each with one message, and chat answering 502 from
-// 2m to 3m.
+// suiteTimelineYAML adds a timeline: a chat a minute for five minutes,
+// and chat answering 502 from 2m to 3m.
 const suiteTimelineYAML = suiteScenarioYAML + `
 timeline:
   - id: chats
@@ -465,9 +447,8 @@ timeline:
     fault: {match: {family: chat}, action: {status: 502}}
 `
 
-// suiteTimeline: a scenario's timeline runs on the clock: its background
-// chats and a client's requests meet its fault window alike, its steps
-// are journaled apart from the client's, and Timeline says what ran.
+// suiteTimeline: a timeline's chats and a client's requests meet its fault
+// window alike, and its steps are journaled apart.
 func suiteTimeline(t *testing.T, m mockplatform.Mock) {
 	if err := m.LoadScenarioYAML([]byte(suiteTimelineYAML)); err != nil {
 		t.Fatalf("LoadScenarioYAML: %v", err)

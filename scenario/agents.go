@@ -1,7 +1,6 @@
 package scenario
 
-// The agents block of a project: its main branch (behavior, knowledge-base
-// topics), where it is deployed, and its real-time configs.
+// The agents block of a project: main branch, deployments, real-time configs.
 
 import (
 	"bytes"
@@ -15,43 +14,32 @@ import (
 
 // AgentBuild is the build side of an agent.
 type AgentBuild struct {
-	// Behavior is the main branch's behavior text.
-	Behavior string `yaml:"behavior" json:"behavior,omitempty"`
-	// KnowledgeBase are the main branch's topics.
+	Behavior      string  `yaml:"behavior" json:"behavior,omitempty"`
 	KnowledgeBase []Topic `yaml:"knowledge_base" json:"knowledge_base,omitempty"`
-	// Deployed lists the environments the main branch is deployed to at
-	// start (sandbox, pre-release, live).
-	Deployed []string `yaml:"deployed" json:"deployed,omitempty"`
-	// RealTimeConfigs are the config pages per environment.
+	// Deployed lists the environments the main branch is deployed to at start.
+	Deployed        []string                  `yaml:"deployed" json:"deployed,omitempty"`
 	RealTimeConfigs map[string]RealTimeConfig `yaml:"real_time_configs" json:"real_time_configs,omitempty"`
 	// AudioCache is the agent's audio cache (voices.go).
 	AudioCache *AudioCache `yaml:"audio_cache" json:"audio_cache,omitempty"`
-	// TestCases are the agent's test cases, which test runs run
-	// (docs/api.md#agents-testing).
+	// TestCases are what test runs run (docs/api.md#agents-testing).
 	TestCases []TestCase `yaml:"test_cases" json:"test_cases,omitempty"`
 }
 
 // TestCase is a test of the agent's dialogue: the user's messages, said
 // one a second on the virtual clock, and what the replies must show.
 type TestCase struct {
-	// ID names the case in test run triggers and results.
-	ID string `yaml:"id" json:"id"`
-	// Name is the case's display name.
-	Name string `yaml:"name" json:"name"`
-	// Turns are the user's messages, in order (at least one).
-	Turns []string `yaml:"turns" json:"turns"`
-	// Assertions must all hold for the case to pass.
+	ID         string          `yaml:"id" json:"id"`
+	Name       string          `yaml:"name" json:"name"`
+	Turns      []string        `yaml:"turns" json:"turns"`
 	Assertions []TestAssertion `yaml:"assertions" json:"assertions,omitempty"`
 }
 
 // TestAssertion is one check of a test case: exactly one of its fields.
 type TestAssertion struct {
-	// ReplyContains passes when some reply of the agent contains the
-	// text (any case).
+	// ReplyContains passes when some reply contains the text (any case).
 	ReplyContains string `yaml:"reply_contains" json:"reply_contains,omitempty"`
 	// FunctionCall passes when the dialogue rule of this name answered a
-	// turn (the mock's dialogue has rules where the real agent has
-	// functions).
+	// turn (the mock's rules stand for the real agent's functions).
 	FunctionCall string `yaml:"function_call" json:"function_call,omitempty"`
 }
 
@@ -64,15 +52,12 @@ type Topic struct {
 
 // RealTimeConfig is a real-time config page of an environment.
 type RealTimeConfig struct {
-	// Schema is a JSON Schema (draft 2020-12 unless $schema says
-	// otherwise) the variables are validated against.
-	Schema map[string]any `yaml:"schema" json:"schema,omitempty"`
-	// Variables are the initial values.
+	// Schema is the JSON Schema the variables are validated against.
+	Schema    map[string]any `yaml:"schema" json:"schema,omitempty"`
 	Variables map[string]any `yaml:"variables" json:"variables,omitempty"`
 }
 
-// checkSchema reports a real-time config schema that the agents API could
-// not compile when the page's variables change.
+// checkSchema reports a schema the agents API could not compile.
 func checkSchema(schema map[string]any) error {
 	b, err := json.Marshal(schema)
 	if err != nil {
@@ -93,7 +78,6 @@ func checkSchema(schema map[string]any) error {
 	return nil
 }
 
-// agents validates the projects' agent blocks.
 func (v *validator) agents(s *Scenario) {
 	for i := range s.Accounts {
 		a := &s.Accounts[i]
@@ -132,8 +116,7 @@ func (v *validator) agents(s *Scenario) {
 	}
 }
 
-// testCases validates an agent's test cases: ids unique and present,
-// names present, at least one turn, each assertion one check.
+// testCases validates an agent's test cases.
 func (v *validator) testCases(p path, cases []TestCase) {
 	ids := map[string]path{}
 	for k, tc := range cases {

@@ -1,22 +1,19 @@
 package scenario
 
-// The alerts blocks: instance-wide settings and the accounts' seeded alert
-// rules.
+// The alerts blocks: instance-wide settings and seeded alert rules.
 
 import "regexp"
 
 // AlertSettings are the instance-wide alert settings.
 type AlertSettings struct {
-	// EvaluationInterval is the cadence of rule evaluation on the virtual
-	// clock (default 1m; 1s to 8760h).
+	// EvaluationInterval is the evaluation cadence (default 1m).
 	EvaluationInterval Duration `yaml:"evaluation_interval" json:"evaluation_interval,omitempty"`
 }
 
 // AlertRule is a seeded alert rule (docs/api.md#alert-rules).
 type AlertRule struct {
 	// ID is ar_ plus letters and digits; empty gives a generated id.
-	ID string `yaml:"id" json:"id,omitempty"`
-	// Name of the rule.
+	ID   string `yaml:"id" json:"id,omitempty"`
 	Name string `yaml:"name" json:"name"`
 	// Project is the monitored project (slug or id); empty is account-wide.
 	Project        string `yaml:"project" json:"project,omitempty"`
@@ -26,8 +23,7 @@ type AlertRule struct {
 	WindowDuration string `yaml:"window_duration" json:"window_duration"`
 	// Enabled defaults to true.
 	Enabled *bool `yaml:"enabled" json:"enabled,omitempty"`
-	// State is the initial state (default ok, or unknown under the
-	// initial_alert_state switch).
+	// State is the initial state (default ok, or per initial_alert_state).
 	State string `yaml:"state" json:"state,omitempty"`
 }
 
@@ -35,23 +31,22 @@ var AlertRuleIDRE = regexp.MustCompile(`^ar_[A-Za-z0-9]+$`)
 
 var (
 	// AlertMetrics, AlertOperators, AlertWindows and AlertStates are the
-	// enums of alert rules (the alerts API validates by them too).
+	// enums of alert rules.
 	AlertMetrics   = []string{"turn_latency_p50", "turn_latency_p95", "api_errors", "function_errors", "call_crashes", "call_volume"}
 	AlertOperators = []string{">", "<", ">=", "<="}
 	AlertWindows   = []string{"5m", "10m", "60m"}
 	AlertStates    = []string{"ok", "alert", "no_data", "unknown"}
 )
 
-// mergeAlerts merges the alerts block of a later scenario over an earlier
-// one (zero values do not override).
+// mergeAlerts merges a later scenario's alerts block (zero values do not
+// override).
 func mergeAlerts(dst *Scenario, src *Scenario) {
 	if src.Alerts.EvaluationInterval != 0 {
 		dst.Alerts.EvaluationInterval = src.Alerts.EvaluationInterval
 	}
 }
 
-// alertRules validates the accounts' alert rules; ids are unique across
-// the scenario.
+// alertRules validates the alert rules; ids are unique across the scenario.
 func (v *validator) alertRules(s *Scenario) {
 	v.clockSetting(path{"alerts", "evaluation_interval"}, s.Alerts.EvaluationInterval)
 	ruleIDs := map[string]path{}

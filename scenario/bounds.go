@@ -6,81 +6,54 @@ import (
 )
 
 // Bounds: the largest value of every setting and the most of every list a
-// scenario may have (docs/scenarios.md#bounds). Each keeps finite what one
-// scenario can make the mock hold in memory or do, so that no setting
-// removes a limit. They are checked when a scenario is loaded, each at
-// its file:line:column. Clock-driven durations have their own range
-// (1s to 8760h).
+// scenario may have, so that no setting removes a limit on what the mock
+// holds or does (docs/scenarios.md#bounds).
 
 // Maxima.
 const (
-	// MaxScenarioBytes bounds a scenario document (a file, an upload to
-	// POST /_mock/scenario). Larger data sets are generated (generate:).
+	// MaxScenarioBytes bounds a scenario document; larger data sets are
+	// generated (generate:).
 	MaxScenarioBytes = 16 << 20
 	// MaxAccounts bounds accounts; MaxProjects the projects of all of them.
-	MaxAccounts = 1_000
-	MaxProjects = 10_000
-	// MaxCredentials bounds credentials.
+	MaxAccounts    = 1_000
+	MaxProjects    = 10_000
 	MaxCredentials = 10_000
-	// MaxFaults bounds the fault rules of a scenario.
-	MaxFaults = 1_000
-	// MaxConversations bounds the conversation records a scenario makes,
-	// seeded and generated together (MaxGeneratedConversations bounds one
-	// generator alone).
+	MaxFaults      = 1_000
+	// MaxConversations bounds the conversation records, seeded and
+	// generated together.
 	MaxConversations = MaxGeneratedConversations
-	// MaxAlertRules and MaxWebhookEndpoints bound limits.alert_rules and
-	// limits.webhook_endpoints (per account).
+	// MaxAlertRules and MaxWebhookEndpoints bound the per-account limits.
 	MaxAlertRules       = 1_000
 	MaxWebhookEndpoints = 100
-	// MaxBodyBytes bounds limits.max_body_bytes.
-	MaxBodyBytes = 16 << 20
-	// MaxJournalSize and MaxJournalBodyBytes bound limits.journal_size and
-	// limits.journal_body_bytes.
+	MaxBodyBytes        = 16 << 20
 	MaxJournalSize      = 100_000
 	MaxJournalBodyBytes = 1 << 20
 	// MaxSessionConnections, MaxMessageBytes and MaxChunkWords bound the
-	// messaging block's max_connections, max_message_bytes and
-	// chunk_words.
-	MaxSessionConnections = 1_000
-	MaxMessageBytes       = 16 << 20
-	MaxChunkWords         = 1_000
-	// MaxWSSendQueueMessages and MaxWSSendQueueBytes bound
-	// limits.ws_send_queue_messages and limits.ws_send_queue_bytes.
+	// messaging block.
+	MaxSessionConnections  = 1_000
+	MaxMessageBytes        = 16 << 20
+	MaxChunkWords          = 1_000
 	MaxWSSendQueueMessages = 100_000
 	MaxWSSendQueueBytes    = 64 << 20
-	// MaxRateLimitCalls bounds accounts[].outbound.rate_limit.calls.
-	MaxRateLimitCalls = 1_000_000
-	// MaxTimelineEntries bounds the timeline.
-	MaxTimelineEntries = 1_000
-	// MaxTrafficRate bounds the rates of background traffic
-	// (chats_per_minute, calls_per_minute, sessions_per_minute, ramp_to),
-	// per minute, and the calls a minute of a repeated outbound campaign
-	// on average.
+	MaxRateLimitCalls      = 1_000_000
+	MaxTimelineEntries     = 1_000
+	// MaxTrafficRate bounds background traffic rates per minute, and a
+	// repeated outbound campaign's average calls a minute.
 	MaxTrafficRate = 600
-	// MaxTimelineConversations bounds the conversations the timeline's
-	// background traffic is expected to hold, all entries together (the
-	// rate integrated over each entry's span).
+	// MaxTimelineConversations bounds the conversations all background
+	// traffic is expected to hold.
 	MaxTimelineConversations = 1_000_000
-	// MaxTrafficTurns bounds the turns of a background conversation;
-	// MaxTrafficMessages the messages it picks from; MaxCallLines the
-	// lines of an inbound call.
-	MaxTrafficTurns    = 100
-	MaxTrafficMessages = 1_000
-	MaxCallLines       = 100
-	// MaxThink bounds a pause of background traffic or an inbound call
-	// (think) and the pace of an outbound campaign.
+	MaxTrafficTurns          = 100
+	MaxTrafficMessages       = 1_000
+	MaxCallLines             = 100
+	// MaxThink bounds a pause (think) and a campaign's pace.
 	MaxThink = time.Hour
-	// MaxConversationLength bounds the longest conversation of background
-	// traffic: (the most turns + 1) × the longest pause. It bounds what a
-	// schedule computes to start in the middle of a run.
+	// MaxConversationLength bounds the longest background conversation,
+	// and so what a schedule computes to start mid-run.
 	MaxConversationLength = time.Hour
-	// MaxCampaignCalls bounds the calls of one run of an outbound
-	// campaign.
-	MaxCampaignCalls = 10_000
-	// MaxAPIErrors bounds the count of an api_errors action.
-	MaxAPIErrors = 10_000
-	// MaxEventIDLength bounds an external event's id.
-	MaxEventIDLength = 256
+	MaxCampaignCalls      = 10_000
+	MaxAPIErrors          = 10_000
+	MaxEventIDLength      = 256
 )
 
 // atMost reports a value over its maximum.
@@ -98,8 +71,7 @@ func (v *validator) tooMany(p path, n, max int, what string) {
 	}
 }
 
-// bounds checks the sizes of a scenario's lists and the maxima of its
-// settings.
+// bounds checks list sizes and setting maxima.
 func (v *validator) bounds(s *Scenario) {
 	v.tooMany(path{"accounts"}, len(s.Accounts), MaxAccounts, "accounts")
 	v.tooMany(path{"credentials"}, len(s.Credentials), MaxCredentials, "credentials")
@@ -147,7 +119,6 @@ func (v *validator) bounds(s *Scenario) {
 	v.timelineBounds(s)
 }
 
-// timelineBounds checks the sizes and maxima of the timeline.
 func (v *validator) timelineBounds(s *Scenario) {
 	v.tooMany(path{"timeline"}, len(s.Timeline), MaxTimelineEntries, "timeline entries")
 	expected, over := 0.0, false
@@ -196,7 +167,6 @@ func (v *validator) timelineBounds(s *Scenario) {
 	}
 }
 
-// actionBounds checks the maxima of a scheduled action.
 func (v *validator) actionBounds(e *TimelineEntry, p path) {
 	a := e.Do
 	if c := a.InboundCall; c != nil {
@@ -223,14 +193,12 @@ func (v *validator) actionBounds(e *TimelineEntry, p path) {
 	}
 }
 
-// atMostRate reports a rate of background traffic over its maximum.
 func (v *validator) atMostRate(p path, r float64) {
 	if r > MaxTrafficRate {
 		v.reportf(p, "must be at most %d per minute (it is %v)", MaxTrafficRate, r)
 	}
 }
 
-// atMostThink reports a pause range over its maximum.
 func (v *validator) atMostThink(p path, t DurationSpan) {
 	if t.Max.D() > MaxThink {
 		v.reportf(p, "must be at most %s (it is %s)", MaxThink, t)
@@ -238,8 +206,7 @@ func (v *validator) atMostThink(p path, t DurationSpan) {
 }
 
 // CheckBounds checks the bounds of a scenario built in Go (Parse, Load and
-// Merge check them with the rest): it returns Errors, positioned when the
-// scenario came from a file, or nil.
+// Merge check them already); it returns Errors or nil.
 func CheckBounds(s *Scenario) error {
 	loc := lookupSource(s)
 	if loc == nil {

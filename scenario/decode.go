@@ -1,8 +1,6 @@
 package scenario
 
-// Decoding with positions: the walk that checks a document against the Go
-// types before yaml.v3 decodes it, so that each problem has its own line
-// and column.
+// Decoding with positions: each problem at its own line and column.
 
 import (
 	"encoding"
@@ -22,11 +20,10 @@ import (
 	"github.com/agentplatform/mockplatform/clock"
 )
 
-// walker checks a document against the Go types before it is decoded, so
-// that every unknown key, duplicate key and unreadable value is reported at
-// its own line and column (yaml.v3 gives only lines, and stops at the first
-// value a TextUnmarshaler refuses). It patches the tree so that the decode
-// that follows succeeds: bad values become null, duplicate keys are dropped.
+// walker checks a document against the Go types before yaml.v3 decodes it,
+// reporting every unknown key, duplicate and unreadable value at its own
+// line and column (yaml.v3 gives lines only and stops at the first). It
+// patches the tree so the decode succeeds.
 type walker struct {
 	v    *validator
 	seen map[walkKey]bool
@@ -46,8 +43,7 @@ var (
 func (w *walker) walk(n *yaml.Node, t reflect.Type, p path) {
 	n = deref(n)
 	if n.Kind == yaml.MappingNode || n.Kind == yaml.SequenceNode {
-		// A node reached again through an alias or a merge key has been
-		// checked (and its problems reported) already.
+		// A node reached again through an alias or merge key is checked.
 		k := walkKey{n, t}
 		if w.seen[k] {
 			return
@@ -94,7 +90,6 @@ func (w *walker) walk(n *yaml.Node, t reflect.Type, p path) {
 			w.walk(c, t.Elem(), p.with(i))
 		}
 	case reflect.Interface:
-		// Anything goes, but mappings must not repeat keys.
 		switch n.Kind {
 		case yaml.MappingNode:
 			w.mapping(n, p, func(k *yaml.Node, val *yaml.Node) {
@@ -120,9 +115,8 @@ func (w *walker) want(n *yaml.Node, k yaml.Kind, t reflect.Type, p path) bool {
 	return false
 }
 
-// mapping walks the pairs of a mapping node: it reports duplicate and
-// non-scalar keys, expands merge keys (<<) through merged, and calls pair
-// for every other pair.
+// mapping walks a mapping's pairs: it reports duplicate and non-scalar
+// keys, expands merge keys through merged, and calls pair for the rest.
 func (w *walker) mapping(n *yaml.Node, p path, pair func(k, v *yaml.Node), merged func(m *yaml.Node)) {
 	first := make(map[string]*yaml.Node)
 	var drop []int
@@ -168,9 +162,8 @@ func (w *walker) mapping(n *yaml.Node, p path, pair func(k, v *yaml.Node), merge
 
 // leaf decodes a scalar on its own to find out whether t accepts it.
 func (w *walker) leaf(n *yaml.Node, t reflect.Type, p path) {
-	// yaml.v3 decodes a float into an integer by truncating it (1.5 is 1):
-	// an integer field takes a float only when it is a whole number (2.0,
-	// 2e9), as JSON Schema's integer does.
+	// yaml.v3 truncates a float into an integer: take only whole numbers,
+	// as JSON Schema's integer does.
 	if n.Kind != yaml.ScalarNode || isInteger(t) && !wholeNumber(n, t) {
 		w.v.report(p, false, fmt.Sprintf("want %s, got %s", describeType(t), describeNode(n)))
 		w.patch(n, p)
@@ -194,18 +187,15 @@ func (w *walker) leaf(n *yaml.Node, t reflect.Type, p path) {
 	w.patch(n, p)
 }
 
-// patch turns a bad node into null so that decoding passes it, and keeps
-// semantic checks quiet about the path (its problem is already reported).
+// patch turns a bad node into null so decoding passes it, and keeps
+// semantic checks quiet about its path.
 func (w *walker) patch(n *yaml.Node, p path) {
 	*n = yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Line: n.Line, Column: n.Column}
 	w.v.skipPath(p)
 }
 
-// wholeNumber reports whether a scalar that yaml.v3 reads as a float
-// (1.5, 2.0, 1e3, .inf) is a whole number within 64 bits, signed or
-// unsigned as t is: yaml.v3 converts such a float exactly and reports one
-// too large for a narrower t. A scalar that is not a float is left to the
-// decoder.
+// wholeNumber reports whether a scalar yaml.v3 reads as a float is a whole
+// number within 64 bits, signed or unsigned as t is.
 func wholeNumber(n *yaml.Node, t reflect.Type) bool {
 	if n.ShortTag() != "!!float" {
 		return true
@@ -221,8 +211,7 @@ func wholeNumber(n *yaml.Node, t reflect.Type) bool {
 	return f >= -(1<<63) && f < 1<<63
 }
 
-// isInteger reports whether yaml.v3 decodes t as an integer (a type that
-// reads its own text, such as clock.Duration, does not count).
+// isInteger reports whether yaml.v3 decodes t as an integer.
 func isInteger(t reflect.Type) bool {
 	if reflect.PointerTo(t).Implements(textUnmarshalerType) {
 		return false
@@ -371,8 +360,8 @@ var (
 	cannotRE   = regexp.MustCompile("^line (\\d+): cannot unmarshal (\\S+)(?: `(.*)`)? into (\\S+)$")
 )
 
-// decodeError reports an error of yaml.v3's decoder, which knows lines
-// only; the column is that of the matching node on the line.
+// decodeError reports a yaml.v3 decode error, which knows lines only, at
+// the column of the matching node.
 func (v *validator) decodeError(err error) {
 	fl, _ := v.loc.(*fileLocator)
 	var te *yaml.TypeError

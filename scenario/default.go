@@ -12,9 +12,7 @@ var defaultYAML []byte
 const DefaultName = "default.yaml"
 
 // Default returns a freshly parsed copy of the embedded default scenario
-// (docs/api.md#default-scenario): account acme (1001) in region us with project
-// support (2001), and one credential per family. It panics only if the
-// embedded file is invalid, which a test rules out.
+// (docs/api.md#default-scenario).
 func (voc *Vocabulary) Default() *Scenario {
 	s, err := voc.Parse(DefaultName, defaultYAML)
 	if err != nil {

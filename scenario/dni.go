@@ -1,23 +1,20 @@
 package scenario
 
-// The number reservation (dni) block of a project: its pool of reservable
-// numbers.
+// The number reservation (dni) block of a project.
 
 import (
 	"regexp"
 	"time"
 )
 
-// DefaultDNIWindow is how long a number reservation holds when the pool
-// sets no window.
+// DefaultDNIWindow is how long a reservation holds by default.
 const DefaultDNIWindow = 15 * time.Minute
 
 // DNIPool is a project's reservable numbers.
 type DNIPool struct {
 	// Numbers are E.164 numbers; each belongs to one project.
 	Numbers []string `yaml:"numbers" json:"numbers"`
-	// Window is how long a reservation holds (default 15m).
-	Window Duration `yaml:"window" json:"window,omitempty"`
+	Window  Duration `yaml:"window" json:"window,omitempty"`
 }
 
 var E164RE = regexp.MustCompile(`^\+[1-9][0-9]{6,14}$`)

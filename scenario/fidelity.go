@@ -7,10 +7,9 @@ import (
 	"sort"
 )
 
-// Switches are the fidelity switches a scenario may set (docs/fidelity.md,
-// section 1.2), each with its values; the first value is the default.
-// Where the spec and the real service differ, the spec's behaviour is the
-// default and the switch selects the real one.
+// Switches are the fidelity switches, each with its values, the default
+// first: the spec's behaviour, where the real service differs
+// (docs/fidelity.md, section 1.2).
 var Switches = map[string][]string{
 	"builder_errors":        {"spec", "envelope"},
 	"initial_message":       {"accept", "reject"},
@@ -27,12 +26,8 @@ var Switches = map[string][]string{
 	"merge_deploy":          {"off", "sandbox"},
 }
 
-// RealValues is the value of every switch under the real profile: the
-// real service's behaviour, as docs/fidelity.md (section 1.2) gives it
-// with its basis. Four of them are the default too: initial_alert_state
-// (the real documentation: new rules start ok), alert_trigger_from (the
-// real payload allowed any previous state), promote_skip_stage (the real
-// quickstart promotes sandbox straight to live) and messaging_host_match.
+// RealValues is every switch's value under the real profile, the real
+// service's behaviour (docs/fidelity.md, section 1.2).
 var RealValues = map[string]string{
 	"builder_errors":        "envelope",
 	"initial_message":       "reject",
@@ -49,10 +44,8 @@ var RealValues = map[string]string{
 	"merge_deploy":          "sandbox",
 }
 
-// ProfileKey is the fidelity key that sets every switch at once:
-// "fidelity: {profile: real}" gives each switch its RealValues value, and
-// any switch the map names keeps its own value (docs/fidelity.md, section
-// 1.1).
+// ProfileKey is the fidelity key that sets every switch at once; a switch
+// the map names keeps its own value (docs/fidelity.md, section 1.1).
 const ProfileKey = "profile"
 
 // The profiles: spec (the default: every switch at its default) and real.
@@ -72,10 +65,8 @@ func (s *Scenario) Profile() string {
 	return ProfileSpec
 }
 
-// Switch is the value the switch name takes in s: the scenario's own key,
-// else the profile's value, else the default ("" for an unknown name). A
-// scenario made by Parse or Merge has the profile's values in its map
-// already; Switch gives the same answer for one built in Go.
+// Switch is the value of a switch in s: its own key, else the profile's,
+// else the default ("" for an unknown name).
 func (s *Scenario) Switch(name string) string {
 	if s != nil {
 		if v := s.Fidelity[name]; v != "" {
@@ -91,10 +82,8 @@ func (s *Scenario) Switch(name string) string {
 	return ""
 }
 
-// fidelity validates the switches and the profile (an unknown name or
-// value is an error: a typo would otherwise silently select the default),
-// then fills in the switches the profile sets and the map does not name
-// (v.filled lists them, for Merge).
+// fidelity validates the switches (a typo would silently select the
+// default) and fills in those the profile sets (v.filled, for Merge).
 func (v *validator) fidelity(s *Scenario) {
 	names := make([]string, 0, len(Switches)+1)
 	for n := range Switches {

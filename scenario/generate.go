@@ -1,8 +1,6 @@
 package scenario
 
-// The generate block of a project: generators of realistic conversation
-// records (the data the conversations, concurrency and alerts families
-// read), besides the explicit seeds.
+// The generate block of a project: generators of conversation records.
 
 import (
 	"slices"
@@ -16,35 +14,28 @@ const (
 	MaxGeneratedTurns         = 100
 )
 
-// Generator asks for Count conversation records started uniformly at
-// random in [From, To), with a seeded mix of channels, variants,
-// environments, languages, durations, turns and handoffs. The same seed
-// gives the same records.
+// Generator asks for Count conversation records started at random in
+// [From, To), with a seeded mix of channels, variants, environments,
+// languages, durations, turns and handoffs.
 type Generator struct {
 	// Count is the number of conversations (1 to 2,000,000).
 	Count int `yaml:"count" json:"count"`
 	// From and To bound started_at (required, From before To).
 	From time.Time `yaml:"from" json:"from"`
 	To   time.Time `yaml:"to" json:"to"`
-	// Seed of this generator; 0 derives one from the scenario's seed and
-	// the generator's position.
+	// Seed of this generator (0: derived from the scenario's).
 	Seed int64 `yaml:"seed" json:"seed,omitempty"`
-	// Channels, Variants (id or name), Environments and Languages are
-	// weights: a key is picked with probability weight/sum. Defaults:
-	// VOICE-SIP; every variant of the project equally (none if it has no
-	// variants); live; en-GB.
+	// Channels, Variants, Environments and Languages are weights: a key is
+	// picked with probability weight/sum.
 	Channels     map[string]int `yaml:"channels" json:"channels,omitempty"`
 	Variants     map[string]int `yaml:"variants" json:"variants,omitempty"`
 	Environments map[string]int `yaml:"environments" json:"environments,omitempty"`
 	Languages    map[string]int `yaml:"languages" json:"languages,omitempty"`
-	// Duration bounds each conversation's total duration (default 30s to
-	// 10m). A conversation whose end is after the clock's start is in
-	// progress.
+	// Duration bounds each conversation's length (default 30s to 10m).
 	Duration DurationRange `yaml:"duration" json:"duration"`
 	// Turns bounds the number of turns, greeting included (default 2 to 8).
 	Turns IntRange `yaml:"turns" json:"turns"`
-	// Handoff is the fraction of conversations handed off (0 to 1, default
-	// 0.1); each writes a handoff state.
+	// Handoff is the fraction handed off (0 to 1, default 0.1).
 	Handoff *float64 `yaml:"handoff" json:"handoff,omitempty"`
 	// OOD is the fraction of user turns that are out of domain (default 0.05).
 	OOD *float64 `yaml:"ood" json:"ood,omitempty"`
@@ -68,8 +59,7 @@ const (
 	DefaultGenOOD     = 0.05
 )
 
-// SortedWeights returns the keys of a weight map in a stable order (sorted)
-// with their weights, for deterministic picks.
+// SortedWeights returns a weight map's keys, sorted, with their weights.
 func SortedWeights(m map[string]int) (keys []string, weights []int) {
 	keys = make([]string, 0, len(m))
 	for k := range m {
@@ -83,8 +73,7 @@ func SortedWeights(m map[string]int) (keys []string, weights []int) {
 	return keys, weights
 }
 
-// generators validates the projects' conversation generators and fills
-// in their defaults.
+// generators validates the generators and fills in their defaults.
 func (v *validator) generators(s *Scenario) {
 	for i := range s.Accounts {
 		a := &s.Accounts[i]
@@ -171,8 +160,7 @@ func (v *validator) generator(pr *Project, g *Generator, p path) {
 	}
 }
 
-// weights checks a weight map: non-negative weights with a positive sum,
-// keys from allowed when given.
+// weights checks a weight map: non-negative, positive sum, allowed keys.
 func (v *validator) weights(p path, m map[string]int, allowed []string) {
 	if len(m) == 0 {
 		return

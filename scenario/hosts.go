@@ -1,8 +1,7 @@
 package scenario
 
-// Host lists: the one syntax of the hosts an operator allows, used by the
-// control plane's protection (mockd --allow-host) and the webhook target
-// allow-list (webhooks.allowed_targets, mockd --webhook-allow).
+// Host lists: the syntax of allowed hosts, for mockd --allow-host and the
+// webhook target allow-list.
 
 import (
 	"errors"
@@ -11,10 +10,8 @@ import (
 	"strings"
 )
 
-// HostList is a list of allowed hosts: names ("mockd"), domains with their
-// subdomains (".corp.test"), IP addresses, CIDR prefixes ("10.0.0.0/8"),
-// or "*" (any host). Names carry no port and match without case. The zero
-// HostList allows nothing.
+// HostList is a list of allowed hosts: names, .domains with subdomains,
+// IP addresses, CIDR prefixes, or "*". The zero HostList allows nothing.
 type HostList struct {
 	any     bool
 	names   []string // lower case
@@ -23,7 +20,6 @@ type HostList struct {
 	entries []string // as given, for messages
 }
 
-// errHostSyntax is the message of a malformed entry.
 var errHostSyntax = errors.New("want a host name without port, .domain, an IP address, a CIDR prefix or *")
 
 // Add adds one entry.
@@ -68,9 +64,7 @@ func (l *HostList) String() string { return strings.Join(l.entries, ", ") }
 // Any reports whether the list has "*".
 func (l *HostList) Any() bool { return l.any }
 
-// Allows reports whether a host (a name or an IP address, as Hostname
-// gives it) is on the list: by name or domain for a name, by address for
-// an IP address.
+// Allows reports whether a host (as Hostname gives it) is on the list.
 func (l *HostList) Allows(host string) bool {
 	if l.any {
 		return true
@@ -81,8 +75,7 @@ func (l *HostList) Allows(host string) bool {
 	return l.AllowsName(host)
 }
 
-// AllowsName reports whether a host name is on the list by name or
-// domain (addresses and "*" aside).
+// AllowsName reports whether a host name is on the list by name or domain.
 func (l *HostList) AllowsName(name string) bool {
 	for _, n := range l.names {
 		if name == n {
@@ -97,8 +90,7 @@ func (l *HostList) AllowsName(name string) bool {
 	return false
 }
 
-// AllowsAddr reports whether an address is on the list (by address,
-// prefix or "*").
+// AllowsAddr reports whether an address is on the list.
 func (l *HostList) AllowsAddr(a netip.Addr) bool {
 	if l.any {
 		return true
@@ -112,8 +104,7 @@ func (l *HostList) AllowsAddr(a netip.Addr) bool {
 	return false
 }
 
-// Hostname is the host of a Host header or URL host: port, brackets and a
-// final dot removed, in lower case.
+// Hostname is the lower-case host of a Host header or URL host.
 func Hostname(hostport string) string {
 	h := hostport
 	if host, _, err := net.SplitHostPort(hostport); err == nil {

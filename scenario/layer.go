@@ -1,19 +1,16 @@
 package scenario
 
-// Layers: a scenario without accounts (only faults, limits, fidelity
-// switches, webhook or messaging settings, a name, a seed or a start) adds
-// to a base scenario instead of replacing it (docs/scenarios.md#layers).
+// Layers: a scenario without accounts adds to a base scenario instead of
+// replacing it (docs/scenarios.md#layers).
 
-// DefaultAlias is the name that stands for the built-in scenario where a
-// scenario file is named (mockd --scenario default, mockd scenario default).
+// DefaultAlias names the built-in scenario where a scenario file is named.
 const DefaultAlias = "default"
 
 // IsLayer reports whether s is a layer: a scenario without accounts.
 func (s *Scenario) IsLayer() bool { return s != nil && len(s.Accounts) == 0 }
 
-// Compose is the scenario a list of scenarios gives: them merged in order,
-// on top of base when every one of them is a layer (base nil: the built-in
-// scenario). An empty list gives nil (the caller's own default applies).
+// Compose merges scenarios in order, on top of base (nil: the built-in
+// one) when all are layers. An empty list gives nil.
 func (voc *Vocabulary) Compose(base *Scenario, list ...*Scenario) (*Scenario, error) {
 	layers := 0
 	for _, s := range list {

@@ -43,18 +43,16 @@ func (es Errors) Error() string {
 	return b.String()
 }
 
-// Parse parses and validates one scenario document. name is used in error
-// positions (a file path or "<bytes>"). When anything is wrong it returns
-// nil and an Errors value holding every problem it found, sorted by
-// position. Validation fills in defaults (see docs/scenarios.md).
+// Parse parses and validates one scenario document; name is used in error
+// positions. It returns every problem as Errors, sorted by position.
+// Validation fills in defaults (docs/scenarios.md).
 func (voc *Vocabulary) Parse(name string, data []byte) (*Scenario, error) {
 	s, _, filled, errs := voc.parse(name, data)
 	if len(errs) > 0 {
 		return nil, errs
 	}
-	// The node tree (about 40 bytes of memory per byte of YAML) is not
-	// kept: positions asked for later (Merge, ErrorAt) parse the document
-	// again, which only a problem found after loading needs.
+	// The node tree is large and not kept: positions asked for later parse
+	// the document again.
 	remember(s, &lazyLocator{file: name, data: data}, filled)
 	return s, nil
 }
@@ -68,16 +66,11 @@ func (voc *Vocabulary) Load(path string) (*Scenario, error) {
 	return voc.Parse(path, data)
 }
 
-// Merge combines several scenarios (for mockd --scenario a.yaml --scenario
-// b.yaml): accounts, credentials, faults and timeline entries are appended
-// in order; name,
-// seed, clock.start, every non-zero limits field and every fidelity key of a
-// later scenario win over an earlier one (zero values do not override;
-// fidelity keys are the ones each scenario set itself; the result's
-// profile then fills in the rest, docs/fidelity.md section 1.1). The
-// result is validated again, so a slug, id or key defined in two scenarios
-// is an error, reported at its position in the file that introduced it
-// (file:1:1 for a scenario not made by Parse). The inputs are not modified.
+// Merge combines several scenarios (mockd --scenario a --scenario b): lists
+// are appended in order, and a later scenario's non-zero settings win. The
+// result is validated again, so a slug, id or key defined twice is an
+// error at its position. The inputs are not modified (docs/fidelity.md
+// section 1.1 for fidelity keys).
 func (voc *Vocabulary) Merge(list ...*Scenario) (*Scenario, error) {
 	out := &Scenario{}
 	ml := &mergeLocator{}
@@ -164,8 +157,7 @@ func mergeLimits(dst *Limits, src Limits) {
 	}
 }
 
-// cloneAccount copies the slices that validation writes defaults into, so
-// that merging never modifies its inputs.
+// cloneAccount copies the slices validation writes defaults into.
 func cloneAccount(a Account) Account {
 	a.Projects = slices.Clone(a.Projects)
 	for i := range a.Projects {
@@ -177,9 +169,8 @@ func cloneAccount(a Account) Account {
 	return a
 }
 
-// parse decodes and validates data; it returns the scenario, the locator of
-// its nodes, the fidelity switches its profile filled in and the problems
-// found.
+// parse decodes and validates data, returning the scenario, its locator,
+// the switches its profile filled in and the problems found.
 func (voc *Vocabulary) parse(name string, data []byte) (*Scenario, *fileLocator, []string, Errors) {
 	if len(data) > MaxScenarioBytes {
 		return nil, nil, nil, Errors{{File: name, Line: 1, Column: 1, Msg: fmt.Sprintf(
@@ -195,7 +186,6 @@ func (voc *Vocabulary) parse(name string, data []byte) (*Scenario, *fileLocator,
 		return nil, nil, nil, Errors{syntaxError(name, err)}
 	}
 	for {
-		// Trailing empty documents ("---" at the end) are harmless.
 		var extra yaml.Node
 		err := dec.Decode(&extra)
 		if errors.Is(err, io.EOF) {
@@ -228,10 +218,8 @@ func (voc *Vocabulary) parse(name string, data []byte) (*Scenario, *fileLocator,
 
 	s := &Scenario{}
 	if err := top.Decode(s); err != nil {
-		// The walker should have caught (and patched) every decoding
-		// problem, unknown fields included (TestWalkerAgreesWithStrictDecoder
-		// checks it against yaml.v3's strict decoder); this reports
-		// whatever it missed.
+		// The walker should have caught every decoding problem
+		// (TestWalkerAgreesWithStrictDecoder); this reports what it missed.
 		v.decodeError(err)
 	}
 	v.scenario(s)
@@ -253,11 +241,9 @@ func syntaxError(file string, err error) Error {
 	return e
 }
 
-// ErrorAt is an Error at the position of the element p of a scenario made by
-// Parse, Load or Merge (e.g. "faults", 2, "action", "preset"), for checks
-// made outside this package; its message is prefixed with the path, as
-// validation messages are. Positions are unknown (1:1) for scenarios built
-// in Go.
+// ErrorAt is an Error at the position of element p of a scenario made by
+// Parse, Load or Merge (1:1 for one built in Go), for checks made outside
+// this package.
 func (s *Scenario) ErrorAt(msg string, p ...any) Error {
 	l := lookupSource(s)
 	if l == nil {

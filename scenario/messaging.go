@@ -1,27 +1,23 @@
 package scenario
 
-// The messaging blocks: instance-wide session settings and the agent's
-// look per project.
+// The messaging blocks: session settings and the agent's look per project.
 
 import "time"
 
-// MessagingSettings are the instance-wide messaging settings. Zero values
-// mean the defaults (filled in by validation).
+// MessagingSettings are the instance-wide messaging settings (zero: default).
 type MessagingSettings struct {
-	// TokenTTL is the lifetime of an access token (default 24h, the real
-	// service's expires_in of 86400).
+	// TokenTTL is an access token's lifetime (default 24h, as the real
+	// service's expires_in).
 	TokenTTL Duration `yaml:"token_ttl" json:"token_ttl,omitempty"`
-	// MaxConnections is the number of concurrent WebSocket connections per
-	// session (default 10).
+	// MaxConnections is the WebSocket connections per session (default 10).
 	MaxConnections int `yaml:"max_connections" json:"max_connections,omitempty"`
 	// MaxMessageBytes bounds one client WebSocket message (default 131072).
 	MaxMessageBytes int64 `yaml:"max_message_bytes" json:"max_message_bytes,omitempty"`
 	// ChunkWords is the number of words per streamed chunk (default 3).
 	ChunkWords int `yaml:"chunk_words" json:"chunk_words,omitempty"`
-	// SigningKey is the HS256 key of access tokens, at least 32 bytes, for
-	// tokens that are the same on every run. Without it every instance
-	// draws a random key, so that no token can be forged from what the
-	// mock shows. Never shown (GET /_mock/scenario omits it).
+	// SigningKey is the HS256 key of access tokens, for tokens the same on
+	// every run; without it each instance draws a random one, so no token
+	// can be forged from what the mock shows. Never shown.
 	SigningKey string `yaml:"signing_key" json:"-"`
 }
 
@@ -38,19 +34,16 @@ type ProjectMessaging struct {
 
 // Messaging defaults.
 const (
-	DefaultTokenTTL        = 24 * time.Hour
-	DefaultMaxConnections  = 10
-	DefaultMaxMessageBytes = 128 << 10
-	DefaultChunkWords      = 3
-	DefaultSessionIdle     = 10 * time.Minute
-	// DefaultWSSendQueueMessages and DefaultWSSendQueueBytes bound the
-	// events a WebSocket holds unread (limits.ws_send_queue_*).
+	DefaultTokenTTL            = 24 * time.Hour
+	DefaultMaxConnections      = 10
+	DefaultMaxMessageBytes     = 128 << 10
+	DefaultChunkWords          = 3
+	DefaultSessionIdle         = 10 * time.Minute
 	DefaultWSSendQueueMessages = 256
 	DefaultWSSendQueueBytes    = 256 << 10
 )
 
-// mergeMessaging merges the messaging block of a later file over dst's: a
-// later file's block replaces an earlier one.
+// mergeMessaging lets a later file's messaging block replace dst's.
 func mergeMessaging(dst *Scenario, src *Scenario) {
 	if src.Messaging != nil {
 		m := *src.Messaging
@@ -79,8 +72,7 @@ func (s *Scenario) MessagingConfig() MessagingSettings {
 	return m
 }
 
-// SessionIdle is the messaging session inactivity expiry (limits.session_idle,
-// default 10m).
+// SessionIdle is the messaging session inactivity expiry (default 10m).
 func (s *Scenario) SessionIdle() time.Duration {
 	if d := s.Limits.SessionIdle.D(); d > 0 {
 		return d
@@ -88,9 +80,8 @@ func (s *Scenario) SessionIdle() time.Duration {
 	return DefaultSessionIdle
 }
 
-// WSSendQueue is the most a messaging WebSocket holds for a client that
-// does not read: events and bytes (limits.ws_send_queue_messages and
-// limits.ws_send_queue_bytes, defaults 256 and 256 KiB).
+// WSSendQueue is the most events and bytes a messaging WebSocket holds for
+// a client that does not read.
 func (s *Scenario) WSSendQueue() (messages int, bytes int64) {
 	messages, bytes = s.Limits.WSSendQueueMessages, s.Limits.WSSendQueueBytes
 	if messages <= 0 {
@@ -102,7 +93,6 @@ func (s *Scenario) WSSendQueue() (messages int, bytes int64) {
 	return messages, bytes
 }
 
-// messaging validates the messaging block and the session expiry.
 func (v *validator) messaging(s *Scenario) {
 	v.clockSetting(path{"limits", "session_idle"}, s.Limits.SessionIdle)
 	v.clockSetting(path{"limits", "conversation_retention"}, s.Limits.ConversationRetention)

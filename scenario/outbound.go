@@ -1,7 +1,6 @@
 package scenario
 
-// The outbound blocks: instance-wide retention, the accounts' rate limits
-// and the projects' call plans (timing and outcome per destination).
+// The outbound blocks: retention, rate limits and call plans.
 
 import (
 	pathpkg "path"
@@ -11,51 +10,39 @@ import (
 
 // OutboundSettings are the instance-wide outbound settings.
 type OutboundSettings struct {
-	// Retention is how long a call's status stays readable after the call
-	// ends (default 2h).
+	// Retention is how long a call's status stays readable (default 2h).
 	Retention Duration `yaml:"retention" json:"retention,omitempty"`
 }
 
 // AccountOutbound is the account's outbound configuration.
 type AccountOutbound struct {
-	// RateLimit bounds the calls the account may trigger (default:
-	// unlimited).
 	RateLimit *RateLimit `yaml:"rate_limit" json:"rate_limit,omitempty"`
 }
 
 // RateLimit allows Calls triggers per sliding Window.
 type RateLimit struct {
-	// Calls is the number of calls allowed per window (at least 1).
-	Calls int `yaml:"calls" json:"calls"`
-	// Window is the length of the sliding window (default 1m).
+	Calls  int      `yaml:"calls" json:"calls"`
 	Window Duration `yaml:"window" json:"window,omitempty"`
 }
 
 // ProjectOutbound is a project's outbound calling configuration.
 type ProjectOutbound struct {
-	// Enabled turns outbound calling on for the project (an outbound
-	// token alone is not enough).
-	Enabled bool `yaml:"enabled" json:"enabled"`
-	// FromNumber is the caller id of the project's calls (optional).
+	// Enabled turns outbound calling on (an outbound token alone is not
+	// enough).
+	Enabled    bool   `yaml:"enabled" json:"enabled"`
 	FromNumber string `yaml:"from_number" json:"from_number,omitempty"`
-	// CallTiming is the default timing of the project's calls.
 	CallTiming `yaml:",inline"`
-	// Destinations choose the outcome per destination number: the first
-	// whose match fits the E.164 number wins; none means answered.
+	// Destinations choose the outcome per number: the first match wins;
+	// none means answered.
 	Destinations []OutboundDestination `yaml:"destinations" json:"destinations,omitempty"`
 }
 
-// CallTiming is how long each phase of a call lasts on the virtual clock.
-// Zero means the default (or, in a destination, the project's value).
+// CallTiming is how long each phase of a call lasts (zero: the default, or
+// in a destination the project's).
 type CallTiming struct {
-	// Queue is the time in queued before calling (default 5s).
 	Queue Duration `yaml:"queue" json:"queue,omitempty"`
-	// Ring is the time in calling before the callee answers or the call
-	// fails (default 5s).
-	Ring Duration `yaml:"ring" json:"ring,omitempty"`
-	// Talk is the length of an answered call before it ends with success
-	// (default 25s).
-	Talk Duration `yaml:"talk" json:"talk,omitempty"`
+	Ring  Duration `yaml:"ring" json:"ring,omitempty"`
+	Talk  Duration `yaml:"talk" json:"talk,omitempty"`
 }
 
 // Outbound call outcomes.
@@ -68,21 +55,17 @@ const (
 	OutcomeQueueTimeout = "queue_timeout"
 )
 
-// Outcomes lists the outbound call outcomes (the outbound family's
-// outbound.outcome:<outcome> preset accepts exactly these).
+// Outcomes lists the outbound call outcomes.
 var Outcomes = []string{OutcomeAnswered, OutcomeNoAnswer, OutcomeBusy, OutcomeRejected, OutcomeFailed, OutcomeQueueTimeout}
 
 // OutboundDestination is the behaviour of the calls to matching numbers.
 type OutboundDestination struct {
-	// Match is a glob over the E.164 number: "*" matches any run of
-	// characters, "?" one character ("*0000", "+44*", "+15550001111").
+	// Match is a glob over the E.164 number ("*0000", "+44*").
 	Match string `yaml:"match" json:"match"`
-	// Outcome is answered (default), no_answer, busy, rejected, failed or
-	// queue_timeout (fails straight from queued).
+	// Outcome is an Outcomes value (default answered).
 	Outcome string `yaml:"outcome" json:"outcome,omitempty"`
 	// Reason overrides the status reason of a failure.
-	Reason string `yaml:"reason" json:"reason,omitempty"`
-	// CallTiming overrides the project's timing for these calls.
+	Reason     string `yaml:"reason" json:"reason,omitempty"`
 	CallTiming `yaml:",inline"`
 }
 
@@ -95,8 +78,7 @@ const (
 	DefaultTalk              = 25 * time.Second
 )
 
-// mergeOutbound merges the outbound block of a later file over dst's: a
-// later file's block replaces an earlier one.
+// mergeOutbound lets a later file's outbound block replace dst's.
 func mergeOutbound(dst *Scenario, src *Scenario) {
 	if src.Outbound != nil {
 		o := *src.Outbound
@@ -104,8 +86,7 @@ func mergeOutbound(dst *Scenario, src *Scenario) {
 	}
 }
 
-// OutboundRetention is how long a call's status stays readable after the
-// call ends (default 2h).
+// OutboundRetention is how long a call's status stays readable.
 func (s *Scenario) OutboundRetention() time.Duration {
 	if s.Outbound != nil && s.Outbound.Retention > 0 {
 		return s.Outbound.Retention.D()
@@ -113,8 +94,7 @@ func (s *Scenario) OutboundRetention() time.Duration {
 	return DefaultOutboundRetention
 }
 
-// Destination returns the first destination whose match fits number, nil
-// when none does.
+// Destination returns the first destination whose match fits number, or nil.
 func (o *ProjectOutbound) Destination(number string) *OutboundDestination {
 	if o == nil {
 		return nil
@@ -127,8 +107,7 @@ func (o *ProjectOutbound) Destination(number string) *OutboundDestination {
 	return nil
 }
 
-// outbound validates the outbound blocks (instance, accounts, projects)
-// and fills in their defaults.
+// outbound validates the outbound blocks and fills in their defaults.
 func (v *validator) outbound(s *Scenario) {
 	if s.Outbound != nil {
 		v.clockSetting(path{"outbound", "retention"}, s.Outbound.Retention)
@@ -152,8 +131,6 @@ func (v *validator) outbound(s *Scenario) {
 	}
 }
 
-// projectOutbound validates a project's outbound block and fills in the
-// default timing.
 func (v *validator) projectOutbound(o *ProjectOutbound, p path) {
 	if o == nil {
 		return

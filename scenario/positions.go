@@ -1,7 +1,6 @@
 package scenario
 
-// Source positions: where an element of a scenario was written (file,
-// line, column), for one file, a merge of several, or none.
+// Source positions: where an element of a scenario was written.
 
 import (
 	"runtime"
@@ -20,8 +19,7 @@ type pos struct {
 	line, col int
 }
 
-// path is a path into a scenario: string elements are mapping keys, int
-// elements sequence indexes.
+// path is a path into a scenario: keys and sequence indexes.
 type path []any
 
 func (p path) with(elems ...any) path {
@@ -30,8 +28,7 @@ func (p path) with(elems ...any) path {
 	return append(q, elems...)
 }
 
-// plainKey reports whether a key is written bare in a path
-// ([A-Za-z0-9_-]+); others are quoted.
+// plainKey reports whether a key is written bare in a path.
 func plainKey(k string) bool {
 	if k == "" {
 		return false
@@ -52,8 +49,7 @@ func (p path) String() string {
 	return b.String()
 }
 
-// prefixes returns the strings of p[:0], p[:1], ..., p (one formatting
-// pass).
+// prefixes returns the strings of every prefix of p.
 func (p path) prefixes() []string {
 	out := make([]string, 0, len(p)+1)
 	var b strings.Builder
@@ -90,13 +86,10 @@ func (p path) write(b *strings.Builder, each func()) {
 
 // locator maps paths of a scenario to source positions.
 type locator interface {
-	// locate returns the position of the node at p (of its mapping key
-	// when key is set), or of the nearest existing parent, together with
-	// p as written in that file.
+	// locate returns the position of the node at p (of its key when key
+	// is set), or of its nearest parent, with p as written in that file.
 	locate(p path, key bool) (pos, path)
-	// has reports whether p exists in the source.
 	has(p path) bool
-	// files lists the files in order.
 	files() []string
 }
 
@@ -125,8 +118,7 @@ func (l *fileLocator) locate(p path, key bool) (pos, path) {
 	return pos{l.file, n.Line, n.Column}, p
 }
 
-// lookup walks p from n. It returns the node at p and its mapping key node,
-// or the deepest existing node and exact false.
+// lookup walks p from n; exact is false when it stopped short.
 func lookup(n *yaml.Node, p path) (val, key *yaml.Node, exact bool) {
 	if n == nil {
 		return nil, nil, false
@@ -188,8 +180,7 @@ func isMergeKey(k *yaml.Node) bool {
 	return k.Kind == yaml.ScalarNode && k.Value == "<<" && (k.Tag == "" || k.Tag == "!" || k.ShortTag() == "!!merge")
 }
 
-// mergeSources returns the mappings a merge key's value names, or nil when
-// it names anything else.
+// mergeSources returns the mappings a merge key's value names, or nil.
 func mergeSources(v *yaml.Node) []*yaml.Node {
 	v = deref(v)
 	switch v.Kind {
@@ -209,9 +200,8 @@ func mergeSources(v *yaml.Node) []*yaml.Node {
 	return nil
 }
 
-// lazyLocator locates paths of a document parsed earlier: it parses the
-// document again on first use (a scenario made by Parse keeps its bytes,
-// not its node tree). A document Parse accepted parses again the same.
+// lazyLocator parses a document again on first use: a scenario made by
+// Parse keeps its bytes, not its node tree.
 type lazyLocator struct {
 	file string
 	data []byte
@@ -249,9 +239,7 @@ func (l nullLocator) files() []string                   { return []string{l.name
 type mergeLocator struct{ parts []mergePart }
 
 type mergePart struct {
-	loc locator
-	// offsets of the part's first account, credential, fault and
-	// timeline entry
+	loc                                     locator
 	accounts, credentials, faults, timeline int
 }
 
@@ -267,8 +255,7 @@ func (m *mergeLocator) files() []string {
 	return out
 }
 
-// route finds the part that introduced an account, credential, fault or
-// timeline entry.
+// route finds the part that introduced an element.
 func (m *mergeLocator) route(p path) (locator, path, bool) {
 	if len(p) < 2 {
 		return nil, nil, false
@@ -328,13 +315,11 @@ func (m *mergeLocator) locate(p path, key bool) (pos, path) {
 }
 
 // sources remembers the source of every scenario made by Parse or Merge,
-// keyed weakly so that it never keeps a scenario alive. Scenario values
-// themselves carry no source data, so that tests can compare them.
+// keyed weakly; Scenario values carry none so tests can compare them.
 var sources sync.Map // weak.Pointer[Scenario] -> source
 
-// source is what a scenario was made from: where its elements were
-// written, and the fidelity switches that its profile filled in
-// (fidelity.go).
+// source is where a scenario's elements were written, and the fidelity
+// switches its profile filled in.
 type source struct {
 	loc    locator
 	filled []string
@@ -353,10 +338,8 @@ func lookupSource(s *Scenario) locator {
 	return nil
 }
 
-// writtenFidelity is the fidelity map of s without the switches its real
-// profile filled in (Parse or Merge did, fidelity.go) and that still hold
-// the profile's value: the keys the scenario set itself, which Merge
-// combines. For a scenario built in Go it is the map as it is.
+// writtenFidelity is the fidelity map of s without the switches its
+// profile filled in: the keys the scenario set itself, which Merge combines.
 func writtenFidelity(s *Scenario) map[string]string {
 	src, ok := sources.Load(weak.Make(s))
 	if !ok || len(src.(source).filled) == 0 || s.Profile() != ProfileReal {

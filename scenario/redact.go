@@ -1,9 +1,7 @@
 package scenario
 
-// Redaction: what the mock hides wherever it shows data it was given (the
-// request journal, GET /_mock/scenario, GET /_mock/faults, the webhook
-// delivery log). The rules live here, next to the credentials they
-// protect, so that every surface applies the same ones
+// Redaction: what the mock hides wherever it shows data it was given, in
+// one place so every surface applies the same rules
 // (docs/security.md#secrets).
 
 import (
@@ -17,8 +15,7 @@ import (
 // Redacted replaces a secret value.
 const Redacted = "[REDACTED]"
 
-// secretHeaders carry credentials (canonical names): every family's key
-// header, Authorization and cookies.
+// secretHeaders carry credentials (canonical names).
 var secretHeaders = map[string]bool{
 	"Authorization":        true,
 	"Proxy-Authorization":  true,
@@ -33,9 +30,8 @@ var secretHeaders = map[string]bool{
 // SecretHeader reports whether a header (any case) carries a credential.
 func SecretHeader(name string) bool { return secretHeaders[http.CanonicalHeaderKey(name)] }
 
-// RedactURL hides the password of a URL's user information
-// ("https://user:[REDACTED]@host/path"); any other string is returned as
-// it is.
+// RedactURL hides the password of a URL's user information; any other
+// string is returned as it is.
 func RedactURL(s string) string {
 	u, err := url.Parse(s)
 	if err != nil || u.User == nil {
@@ -48,8 +44,7 @@ func RedactURL(s string) string {
 	return u.String()
 }
 
-// RedactHeaders returns a copy of a header map with every value redacted
-// (a webhook endpoint's headers: any of them may carry a credential).
+// RedactHeaders returns a copy of a header map with every value redacted.
 func RedactHeaders(h map[string]string) map[string]string {
 	if h == nil {
 		return nil
@@ -61,9 +56,8 @@ func RedactHeaders(h map[string]string) map[string]string {
 	return out
 }
 
-// RedactFault returns a copy of a fault rule in which the values of its
-// header predicates on credential headers are redacted (a rule may match
-// one key's requests by its value).
+// RedactFault returns a copy of a fault rule with its predicates on
+// credential headers redacted.
 func RedactFault(r faults.Rule) faults.Rule {
 	if len(r.Match.Headers) == 0 {
 		return r
@@ -78,12 +72,9 @@ func RedactFault(r faults.Rule) faults.Rule {
 	return r
 }
 
-// Redacted returns a copy of s fit to show: every header value of its
-// webhook endpoints, the password of their URLs and the values of fault
-// predicates on credential headers (timeline fault windows too) are
-// redacted. Credential keys, webhook
-// signing secrets and the messaging signing key are never shown at all
-// (their JSON form omits them). s is not modified.
+// Redacted returns a copy of s fit to show: webhook headers, URL passwords
+// and fault predicates on credential headers redacted. Keys and signing
+// secrets are never shown (their JSON form omits them).
 func (s *Scenario) Redacted() *Scenario {
 	cp := *s
 	cp.Accounts = make([]Account, len(s.Accounts))

@@ -1,8 +1,7 @@
 package scenario
 
-// The one region table. An account lives in a region pair ("us"); the
-// builder families address it by the pair, the runtime families by the
-// pair's runtime region ("us-1").
+// The one region table: builder families address an account by its pair
+// ("us"), runtime families by the pair's runtime region ("us-1").
 
 // Region is a region pair with its runtime region.
 type Region struct {
@@ -35,8 +34,7 @@ func RuntimeRegion(name string) (pair string, ok bool) {
 	return "", false
 }
 
-// RuntimeName is the runtime region of a region pair ("us-1" for "us";
-// "" for another name).
+// RuntimeName is the runtime region of a pair ("" for another name).
 func RuntimeName(pair string) string {
 	for _, r := range regionTable {
 		if r.Pair == pair {
@@ -56,8 +54,7 @@ func BuilderRegion(name string) (pair string, ok bool) {
 	return "", false
 }
 
-// regionNames lists every region name a fault rule may match: the pairs,
-// then the runtime regions.
+// regionNames lists every region name a fault rule may match.
 func regionNames() []string {
 	out := append([]string{}, Regions...)
 	for _, r := range regionTable {

@@ -8,32 +8,25 @@ import (
 	"slices"
 )
 
-// Connector is a seeded telephony connector: the voice,
-// language, variant and environment bundle that answers incoming calls to
-// its phone numbers.
+// Connector is a seeded telephony connector: the bundle that answers calls
+// to its phone numbers.
 type Connector struct {
-	// ID is the connectorId (letters, digits, dashes and underscores);
-	// required and unique in the scenario.
-	ID string `yaml:"id" json:"id"`
-	// Name is the display name (required).
+	// ID is the connectorId; required and unique in the scenario.
+	ID   string `yaml:"id" json:"id"`
 	Name string `yaml:"name" json:"name"`
 	// ClientEnv is live (default), pre-release or sandbox.
 	ClientEnv string `yaml:"client_env" json:"client_env,omitempty"`
-	// Variant is a variant of the project (id or name; stored as its id);
-	// empty means unassigned (the default variant answers).
+	// Variant is a variant of the project, id or name (empty: the default).
 	Variant string `yaml:"variant" json:"variant,omitempty"`
 	// ASRLangCode is the speech recognition language (default en-US).
 	ASRLangCode string `yaml:"asr_lang_code" json:"asr_lang_code,omitempty"`
-	// TTSLangCode is the text-to-speech language (default: the prefix of
-	// voice_name, else asr_lang_code).
+	// TTSLangCode defaults to voice_name's prefix, else asr_lang_code.
 	TTSLangCode string `yaml:"tts_lang_code" json:"tts_lang_code,omitempty"`
-	// VoiceName is the synthetic voice, "<lang>-<REGION>-<name>" (default
-	// <tts_lang_code>-Standard-A).
-	VoiceName string `yaml:"voice_name" json:"voice_name,omitempty"`
-	// DisableHandoff disables call handoff.
-	DisableHandoff bool `yaml:"disable_handoff" json:"disable_handoff,omitempty"`
-	// PhoneNumbers are E.164 numbers routed to the connector (unique in the
-	// scenario, and not in any dni pool).
+	// VoiceName is "<lang>-<REGION>-<name>" (default <tts>-Standard-A).
+	VoiceName      string `yaml:"voice_name" json:"voice_name,omitempty"`
+	DisableHandoff bool   `yaml:"disable_handoff" json:"disable_handoff,omitempty"`
+	// PhoneNumbers are E.164 numbers routed to the connector (unique, and
+	// in no dni pool).
 	PhoneNumbers []string `yaml:"phone_numbers" json:"phone_numbers,omitempty"`
 }
 
@@ -41,13 +34,11 @@ var (
 	ConnectorIDRE = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
 	// LangCodeRE is a language code such as en-US (ASR and TTS codes).
 	LangCodeRE = regexp.MustCompile(`^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$`)
-	// VoiceNameRE is a voice name such as en-US-Neural2-A; its first
-	// group is the TTS language code it implies.
+	// VoiceNameRE is a voice name; its first group is the TTS language.
 	VoiceNameRE = regexp.MustCompile(`^([a-z]{2,3}-[A-Z]{2})-[A-Za-z0-9-]+$`)
 )
 
-// connectors validates a project's connectors and fills in their
-// defaults; ids and numbers are unique across the scenario.
+// connectors validates a project's connectors and fills in defaults.
 func (v *validator) connectors(proj *Project, pp path, ids, numbers map[string]path) {
 	for k := range proj.Connectors {
 		cn := &proj.Connectors[k]
@@ -110,8 +101,7 @@ func (v *validator) connectors(proj *Project, pp path, ids, numbers map[string]p
 	}
 }
 
-// numberList reports the numbers of a list (at p) that are not E.164 or
-// were seen before (what names them in the duplicate report).
+// numberList reports numbers that are not E.164 or were seen before.
 func (v *validator) numberList(p path, list []string, seen map[string]path, what string) {
 	for k, n := range list {
 		np := p.with(k)
@@ -123,9 +113,8 @@ func (v *validator) numberList(p path, list []string, seen map[string]path, what
 	}
 }
 
-// telephony validates the projects' connectors and their numbers; ids and
-// numbers are unique across the scenario, and no number is also in a dni
-// pool.
+// telephony validates the connectors; ids and numbers are unique, and no
+// number is also in a dni pool (dialling it would be ambiguous).
 func (v *validator) telephony(s *Scenario) {
 	connIDs, numbers := map[string]path{}, map[string]path{}
 	dniNumbers := map[string]bool{}
@@ -139,8 +128,6 @@ func (v *validator) telephony(s *Scenario) {
 		}
 	}
 	defer func() {
-		// A number both routed to a connector and in a dni pool would be
-		// ambiguous to dial.
 		for _, n := range slices.Sorted(maps.Keys(numbers)) {
 			if dniNumbers[n] {
 				v.reportf(numbers[n], "number %q is also in a dni pool", n)

@@ -1,13 +1,9 @@
 package scenario
 
-// Overlaps: timeline entries that cannot both hold. Two webhook_receiver
-// down windows of one receiver that overlap (which one's end counts?), an
-// up inside a down window that has a length, and two changes of one
-// thing at the same instant (two deployments of an agent, two
-// real-time config changes of one page and variable), whose result would
-// hang on the order of the file. Entries repeat (every), so each is a
-// series of spans; two series are checked against each other in time
-// proportional to the shorter one, capped (see overlapAt).
+// Overlaps: timeline entries that cannot both hold, such as two down
+// windows of one receiver or two changes of one thing at one instant,
+// whose result would hang on the order of the file
+// (docs/timeline.md#timeline-overlaps).
 
 import (
 	"fmt"
@@ -15,15 +11,13 @@ import (
 	"time"
 )
 
-// spans are the spans of an entry, as offsets from the start in
-// nanoseconds: [start+k·every, start+k·every+length) for k < n (n < 0:
-// for ever).
+// spans are an entry's spans, offsets in nanoseconds:
+// [start+k·every, start+k·every+length) for k < n (n < 0: for ever).
 type spans struct {
 	start, every, length, n int64
 }
 
-// endless is the length of a span that never closes (far beyond any
-// offset, small enough never to overflow).
+// endless is the length of a span that never closes (no overflow).
 const endless = int64(1) << 61
 
 // horizon is where the enumeration of a repetition stops.
@@ -49,13 +43,10 @@ func entrySpans(e *TimelineEntry, length int64) spans {
 	return s
 }
 
-// overlapAt finds a time both series hold: it walks the occurrences of
-// the one with fewer (at most budget of them, and not beyond horizon)
-// and finds the other's occurrence at each in O(1). Two endless
-// repetitions that the walk does not settle are decided by arithmetic:
-// the differences of their starts are the multiples of the gcd of their
-// periods. It returns the time (-1 when only the arithmetic found it) and
-// whether one exists.
+// overlapAt finds a time both series hold by walking the shorter one (at
+// most budget occurrences, up to horizon); endless repetitions left
+// undecided are settled by the gcd of their periods. It returns the time
+// (-1 when only the arithmetic found it) and whether one exists.
 func overlapAt(a, b spans, budget int64) (int64, bool) {
 	if a.count() > b.count() {
 		a, b = b, a
@@ -109,8 +100,8 @@ func floorDiv(a, b int64) int64 {
 	return q
 }
 
-// timelineOverlaps reports entries that cannot both hold; entries in bad
-// have a problem reported already and are left out.
+// timelineOverlaps reports entries that cannot both hold; bad entries are
+// left out.
 func (v *validator) timelineOverlaps(s *Scenario, bad map[int]bool) {
 	type item struct {
 		i     int
@@ -170,7 +161,6 @@ func (v *validator) timelineOverlaps(s *Scenario, bad map[int]bool) {
 				if !sameScope(d.scope, u.scope) {
 					continue
 				}
-				// The first up at or after the down's start.
 				us := u.sp
 				at := us.start
 				if us.every > 0 && at < int64(e.At) {

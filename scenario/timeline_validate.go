@@ -1,10 +1,7 @@
 package scenario
 
-// Validation of the timeline block: each entry's kind and timing keys,
-// its references (checked when the scenario has accounts: a layer's are
-// checked once it is merged onto its base), its settings, and the
-// defaults filled in. Bounds are in timelineBounds, overlaps in
-// timeline_overlap.go.
+// Validation of the timeline block; bounds are in timelineBounds, overlaps
+// in timeline_overlap.go. A layer's references are checked once merged.
 
 import (
 	"slices"
@@ -13,7 +10,6 @@ import (
 	"unicode"
 )
 
-// timing keys of an entry.
 var timingKeys = []string{"at", "for", "every", "from", "until"}
 
 // timingsOf are the timing keys each kind takes.
@@ -25,8 +21,7 @@ var timingsOf = map[string][]string{
 	EntryAction:   {"at", "every", "until"},
 }
 
-// timeline validates the timeline and fills in its defaults. faultIDs
-// are the ids of the scenario's fault rules.
+// timeline validates the timeline and fills in its defaults.
 func (v *validator) timeline(s *Scenario, faultIDs map[string]path) {
 	ids := map[string]path{}
 	bad := map[int]bool{} // entries with a problem: left out of the overlap checks
@@ -40,7 +35,6 @@ func (v *validator) timeline(s *Scenario, faultIDs map[string]path) {
 	v.timelineOverlaps(s, bad)
 }
 
-// timelineEntry validates entry i.
 func (v *validator) timelineEntry(s *Scenario, i int, ids, faultIDs map[string]path) {
 	e := &s.Timeline[i]
 	p := path{"timeline", i}
@@ -119,12 +113,10 @@ func entryHas(e *TimelineEntry, k string) bool {
 	return false
 }
 
-// given reports whether a key is in the document (or, for a scenario
-// built in Go, has a value): a key written with a zero or null value
-// counts as given.
+// given reports whether a key is in the document (zero or null counts),
+// or, built in Go, has a value.
 func (v *validator) given(p path, set bool) bool { return set || v.loc.has(p) }
 
-// timing returns an entry's timing key by name.
 func timing(e *TimelineEntry, key string) Duration {
 	switch key {
 	case "at":
@@ -190,15 +182,13 @@ func (v *validator) entryTiming(e *TimelineEntry, p path, k string) {
 	}
 }
 
-// length reports a length of time (every, for) outside 1s to 8760h;
-// without names what leaving it out means.
+// length reports an every or for outside 1s to 8760h.
 func (v *validator) length(p path, d Duration, without string) {
 	if d.D() < MinClockSetting || d.D() > MaxClockSetting {
 		v.reportf(p, "must be from 1s to 8760h (a year); leave it out for %s", without)
 	}
 }
 
-// kindName is a kind in messages.
 func kindName(k string) string {
 	switch k {
 	case EntryFault:
@@ -209,8 +199,7 @@ func kindName(k string) string {
 	return k
 }
 
-// rate checks the rate of background traffic and its ramp (their maxima
-// are bounds).
+// rate checks a background traffic rate and its ramp.
 func (v *validator) rate(p, block path, start float64, rampTo *float64) {
 	check := func(p path, r float64) {
 		if !(r >= 0) {
@@ -228,8 +217,7 @@ func (v *validator) rate(p, block path, start float64, rampTo *float64) {
 	}
 }
 
-// flow checks the shared keys of background traffic and fills in their
-// defaults.
+// flow checks background traffic's shared keys and fills in defaults.
 func (v *validator) flow(f *Flow, p path) {
 	v.enum(p.with("arrivals"), &f.Arrivals, []string{ArrivalsPoisson, ArrivalsEven}, ArrivalsPoisson)
 	if v.given(p.with("turns"), f.Turns != Range{}) {
@@ -245,8 +233,7 @@ func (v *validator) flow(f *Flow, p path) {
 	}
 }
 
-// think fills in the default of a pause range ("0s" given is no pause;
-// the maximum is a bound).
+// think fills in the default of a pause range ("0s" is no pause).
 func (v *validator) think(p path, t *DurationSpan) {
 	if !v.given(p, *t != DurationSpan{}) {
 		*t = DefaultThink
@@ -264,10 +251,8 @@ func (v *validator) enum(p path, val *string, list []string, def string) {
 	}
 }
 
-// projectRef resolves the account and project (or agent) of a timeline
-// block, filling both with slugs. In a layer the references are left as
-// they are (its base has the accounts; they are checked when the layer
-// is merged onto it). It returns the project, nil when unknown.
+// projectRef resolves a timeline block's account and project to slugs
+// (left as they are in a layer) and returns the project, nil when unknown.
 func (v *validator) projectRef(s *Scenario, block path, acct, proj *string, key string) *Project {
 	if *proj == "" {
 		v.reportf(block.with(key), "required")
@@ -311,7 +296,7 @@ func (v *validator) projectRef(s *Scenario, block path, acct, proj *string, key 
 }
 
 // hasSessionCredential reports whether a connector credential of the
-// project and environment has hosts (messaging sessions need one).
+// project and environment has hosts.
 func hasSessionCredential(s *Scenario, acct, proj, env string) bool {
 	a := s.Account(acct)
 	for _, c := range s.Credentials {
@@ -323,9 +308,8 @@ func hasSessionCredential(s *Scenario, acct, proj, env string) bool {
 	return false
 }
 
-// dialled checks a number dialled by background calls or an inbound
-// call: E.164, and (in a scenario with accounts) a connector's number or
-// a number of a dni pool.
+// dialled checks a dialled number: E.164, and a connector's or a dni
+// pool's number.
 func (v *validator) dialled(s *Scenario, p path, n string) {
 	switch {
 	case n == "":
@@ -337,15 +321,13 @@ func (v *validator) dialled(s *Scenario, p path, n string) {
 	}
 }
 
-// caller checks a caller's number, when given.
 func (v *validator) caller(p path, n string) {
 	if n != "" && !E164RE.MatchString(n) {
 		v.reportf(p, "invalid number %q (want E.164, e.g. +447700900123)", n)
 	}
 }
 
-// routedNumber reports whether a connector or a dni pool of the scenario
-// has the number.
+// routedNumber reports whether a connector or dni pool has the number.
 func routedNumber(s *Scenario, n string) bool {
 	for _, a := range s.Accounts {
 		for _, pr := range a.Projects {
@@ -444,7 +426,6 @@ func (v *validator) action(s *Scenario, e *TimelineEntry, p path) {
 	}
 }
 
-// receiver checks a webhook_receiver action.
 func (v *validator) receiver(a *TimelineAction, ap path) {
 	switch a.WebhookReceiver {
 	case ReceiverDown:
@@ -469,7 +450,6 @@ func (v *validator) receiver(a *TimelineAction, ap path) {
 	}
 }
 
-// campaign checks an outbound campaign.
 func (v *validator) campaign(s *Scenario, e *TimelineEntry, p path) {
 	c := e.Do.OutboundCampaign
 	pr := v.projectRef(s, p, &c.Account, &c.Project, "project")
@@ -502,8 +482,7 @@ func (v *validator) campaign(s *Scenario, e *TimelineEntry, p path) {
 	}
 }
 
-// lastNumberFits reports whether the last of Count numbers from First is
-// still an E.164 number.
+// lastNumberFits reports whether a campaign's last number is still E.164.
 func lastNumberFits(c *OutboundCampaign) bool {
 	list := c.CampaignNumbers()
 	return len(list) == c.Count && E164RE.MatchString(list[len(list)-1])

@@ -14,8 +14,7 @@ import (
 	"github.com/agentplatform/mockplatform/faults"
 )
 
-// Environments are the client environments of connector tokens and the
-// environments of conversation records.
+// Environments are the client environments.
 var Environments = []string{"live", "pre-release", "sandbox"}
 
 var (
@@ -27,16 +26,13 @@ var (
 	IDRE   = regexp.MustCompile(`^[A-Za-z0-9-]+$`)
 )
 
-// ParseTemplate parses a dialogue template (reply, greeting, fallback,
-// await_event, handoff shared_id and the string values of set and
-// handoff.data) the way validation does: Go text/template, missing keys
-// render as zero values.
+// ParseTemplate parses a dialogue template as validation does: Go
+// text/template, missing keys render as zero values.
 func ParseTemplate(text string) (*template.Template, error) {
 	return template.New("").Option("missingkey=zero").Parse(text)
 }
 
-// Account finds an account by slug, id, "ACCOUNT-<id>" or "ws-<id>" (the
-// prefix is case-insensitive, the id exact). It returns nil if none matches.
+// Account finds an account by slug, id, "ACCOUNT-<id>" or "ws-<id>", or nil.
 func (s *Scenario) Account(ref string) *Account {
 	if s == nil || ref == "" {
 		return nil
@@ -62,8 +58,7 @@ func (s *Scenario) Account(ref string) *Account {
 	return nil
 }
 
-// Project finds a project of the account by slug, id or "PROJECT-<id>" (the
-// prefix is case-insensitive). It returns nil if none matches.
+// Project finds a project of the account by slug, id or "PROJECT-<id>", or nil.
 func (a *Account) Project(ref string) *Project {
 	if a == nil || ref == "" {
 		return nil
@@ -88,8 +83,7 @@ func (a *Account) Project(ref string) *Project {
 	return nil
 }
 
-// Variant finds a variant of the project by id or name. It returns nil if
-// none matches.
+// Variant finds a variant of the project by id or name, or nil.
 func (p *Project) Variant(ref string) *Variant {
 	if p == nil || ref == "" {
 		return nil
@@ -119,16 +113,10 @@ type validator struct {
 	voc  *Vocabulary
 	loc  locator
 	errs Errors
-	// skip holds the paths whose value could not be decoded; their
-	// problem is reported already, so checks of them, below them and of
-	// their containers ("rule does nothing") stay quiet. skipUp holds the
-	// containers: every proper ancestor of a skipped path. Both are sets,
-	// so that a document with a problem in every record costs no more
-	// than one with a few.
+	// skip holds the paths whose value could not be decoded: checks of
+	// them, below them and of their containers (skipUp) stay quiet.
 	skip, skipUp map[string]bool
-	// filled are the fidelity switches the profile filled in
-	// (fidelity.go).
-	filled []string
+	filled       []string
 }
 
 // skipPath marks a path whose problem is reported.
@@ -143,8 +131,7 @@ func (v *validator) skipPath(p path) {
 	}
 }
 
-// skipped reports whether p, one of its ancestors or one of its
-// descendants is a skipped path.
+// skipped reports whether p, an ancestor or a descendant is skipped.
 func (v *validator) skipped(p path) bool {
 	if len(v.skip) == 0 {
 		return false
@@ -158,7 +145,7 @@ func (v *validator) skipped(p path) bool {
 	return v.skipUp[ps[len(ps)-1]]
 }
 
-// report records msg at the node of p (at its key when key is set), or at
+// report records msg at the node of p (its key when key is set), or at
 // its nearest existing parent.
 func (v *validator) report(p path, key bool, msg string) {
 	if v.skipped(p) {
@@ -183,11 +170,10 @@ func (v *validator) reportf(p path, format string, args ...any) {
 	v.report(p, false, fmt.Sprintf(format, args...))
 }
 
-// firstAt describes where first is, relative to the file of cur: "line 3"
-// or "a.yaml:3".
+// firstAt describes where first is relative to cur's file: "line 3" or
+// "a.yaml:3".
 func (v *validator) firstAt(cur, first path) string { return v.firstAtNode(cur, first, false) }
 
-// firstAtNode is firstAt for the value (key false) or the key of first.
 func (v *validator) firstAtNode(cur, first path, key bool) string {
 	c, _ := v.loc.locate(cur, false)
 	f, _ := v.loc.locate(first, key)
@@ -197,8 +183,7 @@ func (v *validator) firstAtNode(cur, first path, key bool) string {
 	return fmt.Sprintf("%s:%d", f.file, f.line)
 }
 
-// result returns the problems sorted by file, line and column, without
-// repeats.
+// result returns the problems sorted by position, without repeats.
 func (v *validator) result() Errors {
 	if len(v.errs) == 0 {
 		return nil
@@ -256,8 +241,7 @@ func (v *validator) id(p path, s string) {
 	}
 }
 
-// unique reports a repeated value: seen maps values to the path of their
-// first use.
+// unique reports a repeated value; seen maps values to their first path.
 func (v *validator) unique(seen map[string]path, val string, p path, what string) {
 	if val == "" {
 		return
@@ -271,8 +255,7 @@ func (v *validator) unique(seen map[string]path, val string, p path, what string
 
 func (v *validator) accounts(s *Scenario) {
 	slugs, ids := map[string]path{}, map[string]path{}
-	// Conversation ids are unique per region: the store keys records by
-	// region and id, so a repeated id would overwrite a record.
+	// Conversation ids are unique per region: the store keys by both.
 	convs := map[string]map[string]path{}
 	for i := range s.Accounts {
 		a := &s.Accounts[i]
@@ -353,7 +336,6 @@ func (v *validator) variants(pr *Project, pp path) {
 	}
 }
 
-// variantIDs lists a project's variant ids for messages.
 func variantIDs(pr *Project) string {
 	if len(pr.Variants) == 0 {
 		return "the project has no variants"
@@ -436,7 +418,6 @@ func (v *validator) rule(r *Rule, p path) {
 	v.template(tp.with("reply"), t.Reply)
 	v.template(tp.with("await_event"), t.AwaitEvent)
 	for k, x := range t.Set {
-		// Only top-level strings of set are templates.
 		if str, ok := x.(string); ok {
 			v.template(tp.with("set", k), str)
 		}
@@ -472,8 +453,8 @@ func (v *validator) template(p path, text string) {
 	}
 }
 
-// templates checks the strings of handoff.data, which are templates down
-// through nested mappings (not inside lists).
+// templates checks handoff.data's strings, templates down through nested
+// mappings.
 func (v *validator) templates(p path, m map[string]any) {
 	for k, x := range m {
 		switch x := x.(type) {
@@ -600,8 +581,7 @@ func (v *validator) credentials(s *Scenario) {
 	}
 }
 
-// faults validates the scenario's fault rules and returns their ids with
-// their paths (fault ids are unique across faults and timeline windows).
+// faults validates the fault rules and returns their ids with their paths.
 func (v *validator) faults(rules []faults.Rule) map[string]path {
 	ids := map[string]path{}
 	for i, r := range rules {
@@ -612,7 +592,6 @@ func (v *validator) faults(rules []faults.Rule) map[string]path {
 	return ids
 }
 
-// faultRule validates one fault rule at p.
 func (v *validator) faultRule(r faults.Rule, p path) {
 	n := len(v.errs)
 	m, mp := r.Match, p.with("match")
@@ -650,9 +629,8 @@ func (v *validator) faultRule(r faults.Rule, p path) {
 	if r.After < 0 {
 		v.reportf(p.with("after"), "must not be negative")
 	}
-	// The fault set has the last word (path patterns, header names):
-	// whatever it refuses that the checks above let through is
-	// reported here, so that a valid scenario always applies.
+	// The fault set has the last word, so that a valid scenario always
+	// applies.
 	if n == len(v.errs) {
 		var ve *faults.ValidationError
 		if err := v.voc.Faults.Validate(r); errors.As(err, &ve) {
@@ -687,7 +665,6 @@ func (v *validator) limits(l Limits) {
 	}
 }
 
-// oneOf reports a value outside a list.
 func (v *validator) oneOf(p path, val string, list []string) {
 	if !slices.Contains(list, val) {
 		v.reportf(p, "%q is not one of %s", val, strings.Join(list, ", "))

@@ -1,9 +1,8 @@
 package scenario
 
-// Webhook targets: where the mock may send deliveries. The rules are data
-// here; handlers apply them when an endpoint is created or changed, and
-// again at delivery, to every address the target's name resolves to
-// (handlers/webhooks_target.go). docs/security.md#webhook-targets.
+// Webhook targets: where the mock may send deliveries. handlers apply these
+// rules when an endpoint changes and at delivery
+// (docs/security.md#webhook-targets).
 
 import (
 	"fmt"
@@ -14,20 +13,18 @@ import (
 
 // WebhookSettings is the instance-wide webhooks block.
 type WebhookSettings struct {
-	// AllowedTargets restricts deliveries to these hosts (HostList syntax:
-	// name, .domain, IP, CIDR). Empty: any target the fixed rules allow,
-	// loopback receivers included.
+	// AllowedTargets restricts deliveries to these hosts (HostList syntax;
+	// empty: any target the fixed rules allow).
 	AllowedTargets []string `yaml:"allowed_targets" json:"allowed_targets,omitempty"`
 }
 
-// TargetError is why a webhook target is refused: a rule, worded to
-// follow the field name ("url must not point at ...").
+// TargetError is why a webhook target is refused, worded to follow the
+// field name.
 type TargetError struct{ Rule string }
 
 func (e *TargetError) Error() string { return e.Rule }
 
-// metadataNames are the names of cloud metadata services (they resolve to
-// refused addresses too; the name is refused before any lookup).
+// metadataNames are cloud metadata services' names, refused before lookup.
 var metadataNames = []string{"metadata", "metadata.google.internal", "metadata.goog",
 	"instance-data", "instance-data.ec2.internal"}
 
@@ -37,8 +34,7 @@ var metadataAddrs = []netip.Addr{
 	netip.MustParseAddr("100.100.100.200"), // Alibaba Cloud
 }
 
-// nat64 is the well-known NAT64 prefix: its addresses carry an IPv4
-// address in their last 32 bits.
+// nat64 is the NAT64 prefix: an IPv4 address in the last 32 bits.
 var nat64 = netip.MustParsePrefix("64:ff9b::/96")
 
 var (
@@ -48,9 +44,8 @@ var (
 	errControl   = &TargetError{"must not point at a mock's control plane (a path segment _mock)"}
 )
 
-// CheckTargetAddr reports whether deliveries may go to an address (nil) or
-// which rule refuses it. Loopback addresses are allowed: test receivers
-// listen there.
+// CheckTargetAddr reports which rule refuses an address, or nil. Loopback
+// is allowed: test receivers listen there.
 func CheckTargetAddr(a netip.Addr) error {
 	a = a.Unmap()
 	if nat64.Contains(a) {
@@ -71,14 +66,10 @@ func CheckTargetAddr(a netip.Addr) error {
 	return nil
 }
 
-// CheckTargetURL reports whether deliveries may go to u by what the URL
-// itself says (nil), or which rule refuses it: a metadata service's name
-// or address, a link-local, unspecified, multicast or broadcast address, a
-// path through a mock's control plane (any path segment "_mock", as in
-// /_mock/reset and /w/{id}/_mock/reset: the mock cannot know every name it
-// is reached by, and only a mock has such a path), or a host outside an
-// allow-list (each non-empty list must allow it). A name's addresses are
-// checked at delivery (CheckTargetAddr).
+// CheckTargetURL reports which rule refuses u by what the URL says, or
+// nil: a metadata service, a link-local or other non-unicast address, a
+// path through a mock's control plane (a "_mock" segment), or a host off
+// an allow-list. A name's addresses are checked at delivery.
 func CheckTargetURL(u *url.URL, lists ...*HostList) error {
 	host := Hostname(u.Host)
 	for _, n := range metadataNames {
@@ -115,8 +106,7 @@ func (s *Scenario) TargetList() *HostList {
 	return &l
 }
 
-// mergeWebhooks merges the webhooks block of a later file over dst's: a
-// later file's block replaces an earlier one.
+// mergeWebhooks lets a later file's webhooks block replace dst's.
 func mergeWebhooks(dst, src *Scenario) {
 	if src.Webhooks != nil {
 		w := *src.Webhooks

@@ -16,20 +16,17 @@ type WebhookEndpoint struct {
 	// EventTypes default to both alert events.
 	EventTypes []string          `yaml:"event_types" json:"event_types,omitempty"`
 	Headers    map[string]string `yaml:"headers" json:"headers,omitempty"`
-	// TimeoutMS is the delivery timeout in milliseconds, 1000 to 30000
-	// (default 5000).
+	// TimeoutMS is the delivery timeout (1000 to 30000, default 5000).
 	TimeoutMS int64 `yaml:"timeout_ms" json:"timeout_ms,omitempty"`
 	// Enabled defaults to true.
 	Enabled *bool `yaml:"enabled" json:"enabled,omitempty"`
-	// SigningSecret is the endpoint's secret (required: a test must know it
-	// to verify signatures).
+	// SigningSecret is required: a test must know it to verify signatures.
 	SigningSecret string `yaml:"signing_secret" json:"-"`
 }
 
 var WebhookIDRE = regexp.MustCompile(`^whe_[A-Za-z0-9]+$`)
 
-// WebhookEvents are the event types an endpoint may subscribe to; the
-// webhooks API validates by them too.
+// WebhookEvents are the event types an endpoint may subscribe to.
 var WebhookEvents = []string{"alerts.triggered", "alerts.resolved"}
 
 // The bounds of an endpoint's timeout_ms, here and in the webhooks API.
@@ -38,8 +35,7 @@ const (
 	WebhookTimeoutMaxMS = 30000
 )
 
-// webhookEndpoints validates the accounts' webhook endpoints; ids are
-// unique across the scenario.
+// webhookEndpoints validates webhook endpoints; ids are unique.
 func (v *validator) webhookEndpoints(s *Scenario) {
 	var targets HostList
 	if s.Webhooks != nil {

@@ -1,7 +1,6 @@
 package timeline
 
-// Walking the firings in order: a source per entry yields its firings in
-// order from a time on, and a cursor merges the sources by a heap.
+// Walking the firings in order: a cursor merges per-entry sources by a heap.
 
 import (
 	"container/heap"
@@ -13,13 +12,11 @@ import (
 
 // source yields an entry's firings in order.
 type source interface {
-	// head is the next firing (valid until pop), false when none is left.
 	head() (*Firing, bool)
 	pop()
 }
 
-// sourceAt is the entry's source positioned at its first firing at or
-// after t.
+// sourceAt is the entry's source positioned at its first firing at or after t.
 func (s *Schedule) sourceAt(e *entry, t time.Time) source {
 	off := int64(t.Sub(s.start))
 	var src source
@@ -93,8 +90,7 @@ func newTrafficSource(start time.Time, e *entry, off int64) *trafficSource {
 	pcg := rand.NewPCG(0, 0)
 	src := &trafficSource{e: e, start: start, arr: newArrivals(t), pcg: pcg, r: rand.New(pcg)}
 	// Conversations that started up to the longest one before off may
-	// still have steps at or after it: each is planned and joins at its
-	// first step from off on.
+	// still have steps at or after it.
 	a := src.arr
 	at := start.Add(time.Duration(off))
 	for a.seek(t.expected(off - t.longest)); !a.done && a.off < off; a.next() {
@@ -140,7 +136,6 @@ func (s *trafficSource) head() (*Firing, bool) {
 }
 
 func (s *trafficSource) pop() {
-	// The top moves to its conversation's next step, or leaves.
 	p := &s.pending[0]
 	n := len(p.conv.Turns)
 	if p.step > n {
@@ -156,9 +151,8 @@ func (s *trafficSource) pop() {
 	s.pending.down(0)
 }
 
-// stepHeap orders pending steps by time, conversation and step: a binary
-// heap on a slice (container/heap would allocate for every step it
-// boxes).
+// stepHeap is a binary heap of pending steps (container/heap would
+// allocate for every step it boxes).
 type stepHeap []pendingStep
 
 func (h stepHeap) less(i, j int) bool {
@@ -209,13 +203,12 @@ func (h stepHeap) down(i int) {
 	}
 }
 
-// Cursor walks the firings of a schedule in order. It is for one
-// goroutine.
+// Cursor walks the firings of a schedule in order, for one goroutine.
 type Cursor struct {
 	srcs sourceHeap
 }
 
-// Cursor walks the firings from the start (those at the start included).
+// Cursor walks the firings from the start, inclusive.
 func (s *Schedule) Cursor() *Cursor { return s.cursorAt(s.start) }
 
 // cursorAt walks the firings at or after t.
@@ -231,8 +224,7 @@ func (s *Schedule) cursorAt(t time.Time) *Cursor {
 	return c
 }
 
-// Next is the due time of the next firing not taken, false when none is
-// left.
+// Next is the due time of the next firing not taken, false when none is left.
 func (c *Cursor) Next() (time.Time, bool) {
 	if len(c.srcs) == 0 {
 		return time.Time{}, false
@@ -240,8 +232,7 @@ func (c *Cursor) Next() (time.Time, bool) {
 	return c.srcs[0].f.At, true
 }
 
-// Take appends to buf, in order, every firing due at or before now not
-// taken yet, and returns it.
+// Take appends to buf every firing due at or before now not taken yet.
 func (c *Cursor) Take(now time.Time, buf []Firing) []Firing {
 	for len(c.srcs) > 0 && !c.srcs[0].f.At.After(now) {
 		top := &c.srcs[0]
@@ -257,7 +248,6 @@ func (c *Cursor) Take(now time.Time, buf []Firing) []Firing {
 	return buf
 }
 
-// headed is a source with its head.
 type headed struct {
 	src source
 	f   *Firing

@@ -1,8 +1,6 @@
 package timeline
 
-// Spans of the entries over a stretch of time, for a time axis (the
-// console's overview): when each window holds, each traffic entry runs,
-// each action happens.
+// Spans of the entries over a stretch of time, for the console's time axis.
 
 import (
 	"time"
@@ -10,16 +8,12 @@ import (
 	"github.com/agentplatform/mockplatform/scenario"
 )
 
-// Span is when an entry's occurrence holds: a window, the run of
-// background traffic, an action from its first step to its last (an
-// instant when they are one).
+// Span is when an entry's occurrence holds: a window, a traffic run, an
+// action from its first step to its last.
 type Span struct {
-	// Entry is the entry's index; Occurrence the repetition (0 for
-	// traffic).
 	Entry      int   `json:"entry"`
 	Occurrence int64 `json:"occurrence"`
-	// Start and End bound it; Open marks a window without end (End is
-	// then the end of the stretch asked for).
+	// Open marks a window without end (End is then the stretch's end).
 	Start time.Time `json:"start"`
 	End   time.Time `json:"end"`
 	Open  bool      `json:"open,omitempty"`

@@ -1,7 +1,6 @@
 package timeline
 
-// What the timeline says at a time: each entry's last and next firing
-// (GET /_mock/timeline), and whether a webhook receiver is down.
+// What the timeline says at a time: GET /_mock/timeline, receivers down.
 
 import (
 	"slices"
@@ -12,23 +11,18 @@ import (
 
 // EntryStatus is an entry at a time.
 type EntryStatus struct {
-	// Entry is the entry's index; ID its id.
-	Entry int    `json:"entry"`
-	ID    string `json:"id,omitempty"`
-	// Kind is the entry's kind; Action the action's name.
+	Entry  int    `json:"entry"`
+	ID     string `json:"id,omitempty"`
 	Kind   string `json:"kind"`
 	Action string `json:"action,omitempty"`
 	// Last is its latest firing at or before the time; Next its first
-	// after it (zero: none). For background traffic they are the last
-	// and next conversation starts.
+	// after it (zero: none).
 	Last time.Time `json:"last,omitzero"`
 	Next time.Time `json:"next,omitzero"`
-	// Occurrences counts the repetitions (windows, actions) or the
-	// conversations (traffic) begun at or before the time.
+	// Occurrences counts the repetitions or conversations begun by then.
 	Occurrences int64 `json:"occurrences"`
-	// Active reports a window that holds at the time (a fault window, a
-	// webhook receiver down), traffic that runs, or an action under way
-	// (an inbound call, a campaign placing its calls).
+	// Active reports a window that holds, traffic that runs, or an action
+	// under way.
 	Active bool `json:"active"`
 }
 
@@ -51,8 +45,7 @@ func (s *Schedule) Status(now time.Time) []EntryStatus {
 	return out
 }
 
-// lastOccurrence is the last occurrence of a periodic entry begun at or
-// before off, false when none is.
+// lastOccurrence is the last occurrence of a periodic entry begun by off.
 func (e *entry) lastOccurrence(off int64) (int64, bool) {
 	if off < e.at {
 		return 0, false
@@ -80,15 +73,13 @@ func (s *Schedule) periodicStatus(e *entry, now time.Time, off int64, st *EntryS
 	case e.action == scenario.ActionWebhookReceiver:
 		st.Active = s.receiverDownBy(e, now)
 	case e.span > 0 || e.kind == scenario.EntryFault && e.src.For == 0:
-		// A window or an action under way: between its first and last
-		// step (a window without end: for ever).
 		last := steps[len(steps)-1].At
 		st.Active = e.kind == scenario.EntryFault && e.src.For == 0 || now.Before(last)
 	}
 }
 
 // trafficStatus fills in the status of background traffic from its
-// arrivals alone (cheap at any rate and any length of conversation).
+// arrivals alone.
 func (s *Schedule) trafficStatus(e *entry, off int64, st *EntryStatus) {
 	t := e.traffic
 	st.Active = off >= t.from && off < t.until
@@ -112,7 +103,6 @@ func lastArrivalBefore(t *traffic, off int64) (int64, bool) {
 		return 0, false
 	}
 	a := newArrivals(t)
-	// Walk back a block at a time until one has an arrival before off.
 	for from := t.expected(off); ; from -= blockSize {
 		a.seek(max(from-blockSize, 0))
 		at, found := int64(0), false
@@ -129,12 +119,9 @@ func lastArrivalBefore(t *traffic, off int64) (int64, bool) {
 	}
 }
 
-// Receiver reports whether a webhook receiver is down at t, and the
-// status it answers then. names are the endpoint's id and name: an entry
-// for one endpoint (endpoint: <id or name>) applies only to it, one
-// without endpoint to every endpoint. The latest webhook_receiver event
-// at or before t decides (a down window's end counts as up); at one
-// instant a down wins over an end, and otherwise the later entry.
+// Receiver reports whether a webhook receiver is down at t, and the status
+// it answers. names are the endpoint's id and name; the latest
+// webhook_receiver event at or before t decides (a down wins a tie).
 func (s *Schedule) Receiver(t time.Time, names ...string) (status int, down bool) {
 	var best struct {
 		at    time.Time
@@ -192,10 +179,7 @@ func (s *Schedule) receiverEvent(e *entry, t time.Time) (time.Time, bool, bool) 
 	return begin, true, true
 }
 
-// receiverDownBy reports whether the down window of receiver entry e
-// holds at t: it has begun, has not reached its end (for), and no later
-// up (or end of another window) for every endpoint or for e's endpoint
-// has lifted it.
+// receiverDownBy reports whether receiver entry e's down window holds at t.
 func (s *Schedule) receiverDownBy(e *entry, t time.Time) bool {
 	at, isDown, ok := s.receiverEvent(e, t)
 	if !ok || !isDown {

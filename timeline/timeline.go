@@ -1,73 +1,9 @@
 // Package timeline computes when the entries of a scenario's timeline
 // fire: a pure schedule over virtual time, with no clock, no HTTP and no
-// engine. The platform's runtime executes what it computes.
-//
-// New compiles a timeline (scenario.Scenario.Timeline, validated) for a
-// start time (the clock's start, or the last reset) and a seed (the
-// scenario's). From it:
-//
-//   - Cursor walks every firing in order, from the start: the runtime arms
-//     one clock timer at Next(), and in its callback takes what is due
-//     (Take(now)), runs it, and arms the next. So firings run inside the
-//     Advance that makes them due, in order, at their own virtual times.
-//     A cursor is for one goroutine (the clock's path); a reset makes a
-//     new one.
-//   - Between lists the firings of any window (from, to], in the same
-//     order, without state: the same seed gives the same firings however
-//     the time is cut into windows.
-//   - Status says, at a time, each entry's last and next firing, how many
-//     of its occurrences have begun and whether it is active (for GET
-//     /_mock/timeline).
-//   - FaultRules are the fault windows' rules with their windows, for
-//     faults.Set.ReplaceWindowed: the set then applies them by the
-//     request's virtual time, with no timer. ActiveFaults lists those
-//     that hold at a time.
-//   - Receiver says whether a webhook receiver is down at a time (and
-//     what it answers), for the delivery of a webhook attempt.
-//
-// The runtime's part, in outline: at every reset, compile the timeline
-// from the clock's start, load the fault windows with the scenario's
-// faults (set.ReplaceWindowed(s.FaultRules(), sc.Faults, seed); requests
-// carry faults.Request.Time, the clock's now), and follow a fresh cursor
-// with one timer at a time:
-//
-//	cur := s.Cursor()
-//	var arm func()
-//	arm = func() {
-//		if at, ok := cur.Next(); ok {
-//			clk.At(at, func(now time.Time) {
-//				for _, f := range cur.Take(now, nil) {
-//					run(f) // the engine call or control operation of the step
-//				}
-//				arm()
-//			})
-//		}
-//	}
-//	arm()
-//
-// A timer armed from a callback fires in the same Advance when it falls
-// due by its target, so an Advance runs every firing up to its target.
-//
-// A firing is one step of an entry's occurrence. Fault windows and
-// webhook_receiver down windows open and close (StepOpen, StepClose);
-// conversations of background traffic and inbound calls start, turn and
-// end (StepStart, StepTurn, StepEnd), each with its plan (Conversation:
-// turn times, messages, the caller's number); an outbound campaign places
-// its calls (StepCall, one per number); every other action is one step
-// (StepDo). Firings are ordered by time, then entry, then occurrence,
-// then step.
-//
-// Background traffic arrives as a seeded Poisson process of the ramped
-// rate (the default), or evenly spaced (arrivals: even: the n-th
-// conversation, from 0, starts when the expected count reaches n). The
-// Poisson process is drawn in the space of the expected count, in blocks
-// of 16 expected arrivals with a generator seeded by the block's number,
-// then mapped to time through the ramp's inverse: exact for a linear
-// ramp, and any window is computed from its own blocks. Each
-// conversation's plan (turns, pauses, messages) is drawn from a generator
-// seeded by its number. So the cost of a window is proportional to the
-// conversations in it and those under way at its start (a conversation
-// lasts an hour at most).
+// engine. The platform's runtime executes what it computes: it follows a
+// Cursor with one clock timer at a time, and hands FaultRules to
+// faults.Set.ReplaceWindowed. Firings are ordered by time, then entry,
+// then occurrence, then step. See docs/timeline.md.
 //
 // Schedule's methods are safe for concurrent use; a Cursor is not.
 package timeline
@@ -108,7 +44,6 @@ var stepRank = map[Step]int{StepClose: 0, StepOpen: 1, StepStart: 2, StepTurn: 3
 
 // Firing is one step of an entry, due at At.
 type Firing struct {
-	// At is when it is due.
 	At time.Time `json:"at"`
 	// Entry is the entry's index in the timeline; ID its id.
 	Entry int    `json:"entry"`
@@ -118,8 +53,7 @@ type Firing struct {
 	// for EntryAction.
 	Kind   string `json:"kind"`
 	Action string `json:"action,omitempty"`
-	// Step is what happens.
-	Step Step `json:"step"`
+	Step   Step   `json:"step"`
 	// Occurrence numbers the entry's repetitions (windows, actions) or
 	// its conversations (traffic), from 0.
 	Occurrence int64 `json:"occurrence"`
@@ -191,9 +125,8 @@ type entry struct {
 	kind   string
 	action string
 	src    scenario.TimelineEntry
-	// Timing, as offsets from the start in nanoseconds. A periodic entry
-	// (fault window, action) occurs at at+k·every for k < n (n < 0: for
-	// ever); each occurrence's steps lie within [0, span] of its start.
+	// Offsets from the start in nanoseconds: a periodic entry occurs at
+	// at+k·every for k < n (n < 0: for ever), its steps within span.
 	at, every, span int64
 	n               int64
 	seed            uint64
@@ -204,12 +137,8 @@ type entry struct {
 	traffic *traffic
 }
 
-// New compiles a timeline for a start time and a seed (0 means 1, as in
-// a scenario). It takes the timeline as validation leaves it, defaults
-// filled in (a zero turns or think is no message or no pause). It refuses
-// a timeline that validation would refuse in a way that would make the
-// schedule endless or unbounded (the scenario package's checks are the
-// full ones).
+// New compiles a validated timeline for a start time and a seed (0 means
+// 1, as in a scenario). It refuses what would make the schedule endless.
 func New(tl []scenario.TimelineEntry, start time.Time, seed int64) (*Schedule, error) {
 	if seed == 0 {
 		seed = 1
@@ -317,13 +246,11 @@ func (e *entry) occurrences() int64 {
 	return e.n
 }
 
-// firing is a firing of the entry with its common fields set.
 func (e *entry) firing(start time.Time, off int64, step Step, occ int64) Firing {
 	return Firing{At: start.Add(time.Duration(off)), Entry: e.index, ID: e.id, Kind: e.kind, Action: e.action, Step: step, Occurrence: occ}
 }
 
-// steps appends the firings of occurrence k of a periodic entry, in
-// order.
+// steps appends the firings of occurrence k of a periodic entry, in order.
 func (e *entry) steps(start time.Time, k int64, out []Firing) []Firing {
 	off := e.at + k*e.every
 	switch e.kind {
@@ -367,8 +294,7 @@ func (e *entry) steps(start time.Time, k int64, out []Firing) []Firing {
 // newRand is a generator seeded by one number.
 func newRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, seed^0x6a09e667f3bcc909)) }
 
-// plan draws a conversation of n turns starting at start: a pause before
-// each turn and before the end, and for a call (call set, from empty) a
+// plan draws a conversation of n turns starting at start, and for a call a
 // caller's number.
 func plan(r *rand.Rand, start time.Time, n int, think scenario.DurationSpan, call bool, from string) *Conversation {
 	c := &Conversation{Start: start, Turns: make([]Turn, n), From: from}
@@ -404,9 +330,8 @@ func conversationSteps(e *entry, c *Conversation, occ int64, out []Firing) []Fir
 	return append(out, f)
 }
 
-// FaultRules are the rules of the fault windows with their windows, in
-// timeline order, for faults.Set.ReplaceWindowed. A rule's id is its own,
-// else its entry's (else the set assigns one).
+// FaultRules are the fault windows' rules with their windows, in timeline
+// order, for faults.Set.ReplaceWindowed.
 func (s *Schedule) FaultRules() []faults.Windowed {
 	var out []faults.Windowed
 	for _, e := range s.entries {

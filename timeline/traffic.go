@@ -1,13 +1,9 @@
 package timeline
 
-// Background traffic: when its conversations arrive, and the plan of
-// each. Arrivals are computed in the space of the expected count u (u(t)
-// is the ramped rate integrated from the entry's from to t) and mapped to
-// time by the ramp's inverse. A Poisson process in u-space is a Poisson
-// process of unit rate: exponential gaps, drawn in blocks of blockSize
-// expected arrivals, each block from a generator seeded by its number,
-// which is exact by memorylessness and lets any window start at its own
-// block. Even arrivals are the integers of u.
+// Background traffic: arrivals are drawn in the space of the expected
+// count u and mapped to time by the ramp's inverse; the Poisson process is
+// drawn in seeded blocks so any window starts at its own block
+// (docs/timeline.md#timeline-traffic).
 
 import (
 	"fmt"
@@ -24,10 +20,8 @@ const blockSize = 16
 
 // traffic is a compiled entry of background traffic.
 type traffic struct {
-	// from and until are offsets from the start, in nanoseconds.
 	from, until int64
-	// r0 and r1 are the rates at from and until, per minute; span is
-	// until-from in minutes; total the expected arrivals.
+	// r0 and r1 are the rates per minute at from and until.
 	r0, r1, span, total float64
 	even                bool
 	turns               scenario.Range
@@ -40,8 +34,7 @@ type traffic struct {
 	longest int64
 
 	mu sync.Mutex
-	// prefix[m] is the number of arrivals in the blocks before m
-	// (Poisson), filled as far as asked.
+	// prefix[m] is the number of arrivals before block m, filled lazily.
 	prefix []int64
 }
 
@@ -75,8 +68,7 @@ func newTraffic(e *entry, src scenario.TimelineEntry) (*traffic, error) {
 	if t.total <= 0 {
 		return nil, fmt.Errorf("no traffic: the rate is 0 throughout")
 	}
-	// Validation has filled in the defaults: zero turns and think are
-	// kept (no message, no pause); only an empty messages list falls back.
+	// Validation filled in the defaults; zero turns and think are kept.
 	t.even = f.Arrivals == scenario.ArrivalsEven
 	t.turns, t.think, t.messages = f.Turns, f.Think, f.Messages
 	if len(t.messages) == 0 {
@@ -97,8 +89,7 @@ func newTraffic(e *entry, src scenario.TimelineEntry) (*traffic, error) {
 	return t, nil
 }
 
-// expected is u at an offset from the start: the expected arrivals
-// before it.
+// expected is u at an offset from the start.
 func (t *traffic) expected(off int64) float64 {
 	if off <= t.from {
 		return 0
@@ -110,9 +101,7 @@ func (t *traffic) expected(off int64) float64 {
 	return t.r0*m + (t.r1-t.r0)/(2*t.span)*m*m
 }
 
-// offsetOf maps u to an offset from the start: the inverse of expected
-// (a root of a·m² + r0·m - u, written so that it stays exact when a is
-// 0 or small).
+// offsetOf maps u to an offset from the start, the inverse of expected.
 func (t *traffic) offsetOf(u float64) int64 {
 	if u <= 0 {
 		return t.from
@@ -173,8 +162,7 @@ type arrivals struct {
 	pcg  *rand.PCG
 	r    *rand.Rand
 	done bool
-	// ord is the number of the next arrival, u its expected count, off
-	// its offset from the start.
+	// ord is the next arrival's number, u its expected count.
 	ord int64
 	u   float64
 	off int64
@@ -189,11 +177,10 @@ func newArrivals(t *traffic) *arrivals {
 }
 
 // slack is how far before the asked position seek starts: expected and
-// offsetOf are inverses up to rounding, and callers filter by time.
+// offsetOf are inverses only up to rounding.
 const slack = 1e-6
 
-// seek positions a at the first arrival whose expected count is at
-// least u0 (or a hair before: callers compare times).
+// seek positions a at the first arrival whose expected count is at least u0.
 func (a *arrivals) seek(u0 float64) {
 	t := a.t
 	a.done = false
@@ -247,7 +234,6 @@ func (a *arrivals) next() {
 		a.setEven()
 		return
 	}
-	// The block's generator is mid-stream; a new block is reseeded.
 	if a.u += a.r.ExpFloat64(); a.u < a.end {
 		a.off = a.t.offsetOf(a.u)
 		return

@@ -1,10 +1,8 @@
 package main
 
-// mockd while its world loads: it listens at once, /_mock/health answers
-// 503 {"status":"starting","progress":{...}} with the load's progress
-// (records, total, rate, seconds left), and every other request a 503
-// with Retry-After: 1. Once the world is ready, the platform serves every
-// request.
+// mockd while its world loads: it listens at once; /_mock/health answers
+// 503 "starting" with the load's progress, and every other request 503
+// with Retry-After: 1.
 
 import (
 	"encoding/json"
@@ -24,7 +22,6 @@ type boot struct {
 	last *mockplatform.Progress
 }
 
-// report keeps the load's latest progress.
 func (b *boot) report(p mockplatform.Progress) {
 	b.mu.Lock()
 	b.last = &p

@@ -15,8 +15,8 @@ import (
 	"github.com/agentplatform/mockplatform/store"
 )
 
-// cmdValidate checks scenario files, printing file:line:column: message for
-// each problem; it exits 1 when any file has one.
+// cmdValidate checks scenario files, printing each problem; it exits 1
+// when any file has one.
 func cmdValidate(inv *invocation, o *options, files []string) int {
 	if len(files) == 0 {
 		files = o.scenarios
@@ -67,8 +67,7 @@ func cmdScenario(inv *invocation, _ *options, args []string) int {
 	return 0
 }
 
-// problemLines turns an error into lines: one per scenario problem
-// (file:line:column: message), and the lines of any other error.
+// problemLines turns an error into lines, one per scenario problem.
 func problemLines(err error) []string {
 	var lines []string
 	var walk func(error)
@@ -95,8 +94,7 @@ func problemLines(err error) []string {
 	return lines
 }
 
-// cmdRepair moves the damaged records of a data file aside (store.Repair)
-// and reports them.
+// cmdRepair moves a data file's damaged records aside (store.Repair).
 func cmdRepair(inv *invocation, o *options, _ []string) int {
 	if o.data == "" {
 		fmt.Fprintln(inv.stderr, "usage: mockd repair --data FILE (or MOCKD_DATA)")
@@ -131,7 +129,7 @@ func cmdRepair(inv *invocation, o *options, _ []string) int {
 }
 
 // cmdHealthcheck asks a running mockd for its health (the container's
-// HEALTHCHECK, which has no shell). It never starts a server.
+// HEALTHCHECK, which has no shell).
 func cmdHealthcheck(inv *invocation, o *options, _ []string) int {
 	host, port, err := net.SplitHostPort(o.addr)
 	if err != nil {
@@ -156,8 +154,7 @@ func cmdHealthcheck(inv *invocation, o *options, _ []string) int {
 	return 0
 }
 
-// version is set at build time (scripts/build-image.sh:
-// -ldflags "-X main.version=..."); otherwise the module's version.
+// version is set at build time (-ldflags "-X main.version=...").
 var version = ""
 
 // cmdVersion prints mockd's version, commit and Go version.

@@ -11,15 +11,10 @@ import (
 	"strconv"
 )
 
-// newHTTPServer is mockd's HTTP server: the timeouts and header bound of
-// the options, every request's context derived from base (cancelled when
-// mockd shuts down), and net/http's own errors logged at warn level.
-//
-// The timeouts are wall time and suit a test server: long enough for fault
-// delays and slow CI machines, short enough that stalled clients do not
-// pile up. WebSockets are not bound by ReadTimeout or WriteTimeout:
-// net/http clears a connection's deadlines when it is hijacked, and the
-// socket then keeps its own (see TestTimeoutsSpareWebSockets).
+// newHTTPServer is mockd's HTTP server: the options' timeouts (wall time,
+// sized for a test server) and header bound, every request's context
+// derived from base, net/http's own errors logged. WebSockets keep their
+// own deadlines once hijacked (TestTimeoutsSpareWebSockets).
 func newHTTPServer(o *options, h http.Handler, base context.Context, log *slog.Logger) *http.Server {
 	return &http.Server{
 		Handler:           h,
@@ -33,22 +28,12 @@ func newHTTPServer(o *options, h http.Handler, base context.Context, log *slog.L
 	}
 }
 
-// jsonErrorListener makes the answers that net/http writes by itself,
-// before any handler runs, JSON like every other answer of mockd: 431 for a
-// request whose headers exceed --max-header-bytes, 400 for a malformed
-// request, 501 for an unknown transfer coding.
-//
-// net/http writes those answers straight to the connection, in one Write,
-// as "HTTP/1.1 <status>" + netHTTPErrorHeaders + "<text>", and closes it;
-// no handler, middleware or ResponseWriter sees them. The alternatives are
-// worse: reading headers ourselves with a limit means parsing HTTP/1.1
-// (keep-alive, pipelining) in front of net/http, and a second, smaller
-// limit checked in a handler still leaves net/http's own limit answering
-// text. So the connection's writer recognises exactly that answer and
-// rewrites it. A handler's answer never matches: net/http writes its
-// headers sorted, so "Connection" can never follow "Content-Type". Should
-// net/http ever change the format, the answer passes unchanged (the tests
-// then fail).
+// jsonErrorListener makes the answers net/http writes by itself before any
+// handler runs (431, 400, 501) JSON like every other answer of mockd.
+// net/http writes them straight to the connection in one Write, so the
+// connection's writer recognises exactly that answer and rewrites it; a
+// handler's answer cannot match (its headers are sorted), and a changed
+// format passes unchanged (the tests then fail).
 type jsonErrorListener struct {
 	net.Listener
 	maxHeaderBytes int
@@ -80,8 +65,7 @@ func (c *jsonErrorConn) Write(b []byte) (int, error) {
 	return c.Conn.Write(b)
 }
 
-// CloseWrite half-closes the connection, as net/http does after a 431 so
-// that the client reads the answer before the reset.
+// CloseWrite half-closes the connection, as net/http does after a 431.
 func (c *jsonErrorConn) CloseWrite() error {
 	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
 		return cw.CloseWrite()
@@ -89,9 +73,8 @@ func (c *jsonErrorConn) CloseWrite() error {
 	return nil
 }
 
-// SetWriteBuffer sets the connection's kernel send buffer, as a messaging
-// WebSocket does to keep what its client leaves unread in sight of its
-// send queue's bound (handlers/messaging_queue.go).
+// SetWriteBuffer sets the kernel send buffer, as a messaging WebSocket
+// does (handlers/messaging_queue.go).
 func (c *jsonErrorConn) SetWriteBuffer(bytes int) error {
 	if sb, ok := c.Conn.(interface{ SetWriteBuffer(int) error }); ok {
 		return sb.SetWriteBuffer(bytes)

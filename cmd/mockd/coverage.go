@@ -19,10 +19,9 @@ import (
 // maxReport bounds a coverage report read from a file or a mockd.
 const maxReport = 64 << 20
 
-// cmdCoverage reads coverage reports (a running mockd's at --url, saved
-// JSON files), adds them up, prints the sum and checks the thresholds:
-// exit 0 when it meets them, 1 when it misses one or a report cannot be
-// read, 2 when misused.
+// cmdCoverage adds up coverage reports (a running mockd's, saved files),
+// prints the sum and checks the thresholds: exit 0 met, 1 missed or
+// unreadable, 2 misused.
 func cmdCoverage(inv *invocation, o *options, files []string) int {
 	if o.url == "" && len(files) == 0 {
 		fmt.Fprintln(inv.stderr, "usage: mockd coverage [--url URL] [FILE...]: a running mockd (--url) or saved reports, or both")
@@ -72,8 +71,7 @@ func cmdCoverage(inv *invocation, o *options, files []string) int {
 	return 0
 }
 
-// coverageRequirements are the thresholds and transitions the flags ask
-// for.
+// coverageRequirements are the thresholds and transitions the flags ask for.
 func coverageRequirements(o *options) ([]coverage.Requirement, error) {
 	var out []coverage.Requirement
 	for _, m := range []struct {
@@ -105,7 +103,6 @@ func coverageRequirements(o *options) ([]coverage.Requirement, error) {
 	return out, nil
 }
 
-// reportWriter prints a report in a format.
 func reportWriter(format string) (func(*coverage.Report, io.Writer) error, error) {
 	switch format {
 	case "", "markdown":
@@ -156,7 +153,6 @@ func fetchCoverage(ctx context.Context, base, token string) (*coverage.Report, e
 	return decodeReport(u, data)
 }
 
-// readCoverage reads a saved report.
 func readCoverage(path string) (*coverage.Report, error) {
 	f, err := os.Open(path)
 	if err != nil {

@@ -10,8 +10,8 @@ import (
 	"time"
 )
 
-// options are mockd's settings: flags, each with an environment variable
-// that gives its default.
+// options are mockd's settings: flags, each defaulting to an environment
+// variable.
 type options struct {
 	addr              string
 	scenarios         listFlag
@@ -45,8 +45,7 @@ type options struct {
 	requireTransitions listFlag
 }
 
-// listFlag is a repeatable flag; its environment variable is
-// comma-separated.
+// listFlag is a repeatable flag; its environment variable is comma-separated.
 type listFlag []string
 
 func (l *listFlag) String() string { return strings.Join(*l, ",") }
@@ -56,19 +55,18 @@ func (l *listFlag) Set(v string) error {
 	return nil
 }
 
-// flagSpec describes one flag: its environment variable, its default (as
-// the help shows it), and the options field it sets.
+// flagSpec describes one flag: its environment variable, its default and
+// the options field it sets.
 type flagSpec struct {
 	name  string
 	env   string
 	meta  string // the value's placeholder in help
 	def   string // the default; "" for none
 	usage string
-	// secret flags never show their value (help shows no default taken
-	// from the environment for any flag).
+	// secret flags never show their value.
 	field func(o *options) any
-	// only names the one command that takes the flag ("": serve, and
-	// the commands that list it).
+	// only names the one command that takes the flag ("": serve and those
+	// that list it).
 	only string
 }
 
@@ -169,9 +167,8 @@ func specOf(name string) *flagSpec {
 	return nil
 }
 
-// newFlagSet defines every flag on o, each defaulting to its environment
-// variable, else to its spec's default. Help and errors are printed by
-// the caller (the FlagSet prints only the flag package's error line).
+// newFlagSet defines every flag on o, defaulting to its environment
+// variable, else its spec's default; the caller prints help and errors.
 func newFlagSet(o *options, stderr io.Writer, getenv func(string) string) (*flag.FlagSet, error) {
 	fs := flag.NewFlagSet("mockd", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -204,8 +201,8 @@ func newFlagSet(o *options, stderr io.Writer, getenv func(string) string) (*flag
 	return fs, errors.Join(errs...)
 }
 
-// parseArgs parses flags and positional arguments in any order (the flag
-// package stops at the first positional one); "--" ends the flags.
+// parseArgs parses flags and positional arguments in any order; "--" ends
+// the flags.
 func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
@@ -224,8 +221,7 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// applyListEnv fills the repeatable flags that were not given from their
-// environment variables (comma-separated).
+// applyListEnv fills repeatable flags not given from their environment.
 func applyListEnv(fs *flag.FlagSet, o *options, getenv func(string) string) {
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
@@ -242,7 +238,6 @@ func applyListEnv(fs *flag.FlagSet, o *options, getenv func(string) string) {
 	}
 }
 
-// printFlags prints the help of the named flags.
 func printFlags(w io.Writer, names []string) {
 	for _, n := range names {
 		s := specOf(n)
@@ -255,8 +250,7 @@ func printFlags(w io.Writer, names []string) {
 	}
 }
 
-// wrap breaks text into lines of at most width columns, each starting
-// with indent.
+// wrap breaks text into indented lines of at most width columns.
 func wrap(text, indent string, width int) string {
 	var b strings.Builder
 	line := indent

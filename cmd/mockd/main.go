@@ -12,7 +12,7 @@
 //	mockd help [COMMAND]         show help
 //
 // Flags may come before or after the command; each has an environment
-// variable (MOCKD_ADDR, MOCKD_SCENARIO, ...). `mockd --help` lists them.
+// variable. `mockd --help` lists them.
 package main
 
 import (
@@ -39,11 +39,9 @@ type invocation struct {
 	stdout io.Writer
 	stderr io.Writer
 	getenv func(string) string
-	// ready, when not nil, is called with the bound address once the
-	// server listens and its world is loaded (tests start on port 0).
+	// ready is called with the bound address once the world is loaded.
 	ready func(addr string)
-	// starting, when not nil, is called with the bound address once the
-	// server listens, before its world is loaded.
+	// starting is called with the bound address before the world loads.
 	starting func(addr string)
 }
 
@@ -58,8 +56,7 @@ type command struct {
 	run     func(inv *invocation, o *options, args []string) int
 }
 
-// serveFlags are the flags of serve: all of them but those of one other
-// command.
+// serveFlags are serve's flags: all but those of one other command.
 var serveFlags = func() []string {
 	var names []string
 	for _, s := range flagSpecs {
@@ -109,7 +106,6 @@ var commands = []*command{
 		run:  cmdVersion},
 }
 
-// synopsis is the command's usage line.
 func (c *command) synopsis() string { return strings.TrimSpace("mockd " + c.name + " " + c.args) }
 
 func lookup(name string) *command {
@@ -126,7 +122,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	return runInvocation(&invocation{ctx: ctx, stdout: stdout, stderr: stderr, getenv: getenv, ready: ready}, args)
 }
 
-// runInvocation is run with the whole invocation.
 func runInvocation(inv *invocation, args []string) int {
 	stdout, stderr, getenv := inv.stdout, inv.stderr, inv.getenv
 	o := &options{}
@@ -135,7 +130,6 @@ func runInvocation(inv *invocation, args []string) int {
 		fmt.Fprintln(stderr, "mockd:", err)
 		return 2
 	}
-	// Flags before the command, then the command's name.
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			mainHelp(stdout)
@@ -208,7 +202,6 @@ func commandList(w io.Writer) {
 	_ = tw.Flush()
 }
 
-// shortUsage follows a usage error.
 func shortUsage(w io.Writer) {
 	commandList(w)
 	fmt.Fprintln(w, "Run 'mockd --help' for the flags.")
@@ -242,8 +235,7 @@ func cmdHelp(stdout, stderr io.Writer, args []string) int {
 	return 0
 }
 
-// unknownCommand reports a word that is no command, suggesting the closest
-// one (or, for a file, the commands that take one).
+// unknownCommand reports a word that is no command, suggesting the closest.
 func unknownCommand(w io.Writer, name string) {
 	fmt.Fprintf(w, "mockd: unknown command %q", name)
 	best, dist := "", 3
@@ -261,8 +253,7 @@ func unknownCommand(w io.Writer, name string) {
 	shortUsage(w)
 }
 
-// flagHint follows the flag package's "flag provided but not defined"
-// with the closest of names, when one is close.
+// flagHint suggests the closest flag name after an undefined flag.
 func flagHint(w io.Writer, err error, names []string) {
 	name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -")
 	if !ok {
@@ -280,7 +271,6 @@ func flagHint(w io.Writer, err error, names []string) {
 	}
 }
 
-// fileHint is a hint for an argument that names a scenario file.
 func fileHint(arg string) string {
 	switch strings.ToLower(filepath.Ext(arg)) {
 	case ".yaml", ".yml", ".json":
@@ -289,8 +279,7 @@ func fileHint(arg string) string {
 	return ""
 }
 
-// editDistance is the optimal string alignment distance of a and b
-// (insertions, deletions, substitutions and adjacent transpositions).
+// editDistance is the optimal string alignment distance of a and b.
 func editDistance(a, b string) int {
 	x, y := []rune(a), []rune(b)
 	d := make([][]int, len(x)+1)

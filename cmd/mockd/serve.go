@@ -25,10 +25,8 @@ import (
 	"github.com/agentplatform/mockplatform/store"
 )
 
-// cmdServe serves the mock until a signal (or the invocation's context)
-// stops it. It listens first: while the world loads (a large generated or
-// persisted world takes seconds), /_mock/health answers 503 "starting"
-// with the load's progress and every other request 503 (boot.go).
+// cmdServe serves the mock until a signal or the invocation's context
+// stops it. It listens before the world loads (boot.go).
 func cmdServe(inv *invocation, o *options, _ []string) int {
 	log, err := newLogger(inv.stderr, o.logFormat, o.logLevel)
 	if err != nil {
@@ -49,9 +47,8 @@ func cmdServe(inv *invocation, o *options, _ []string) int {
 		notStarted(inv, err)
 		return 1
 	}
-	// Every request's context ends when the shutdown begins (after the
-	// listener is closed): a fault delay or a long clock advance stops
-	// instead of holding the shutdown up.
+	// Requests' contexts end when shutdown begins, so a fault delay or a
+	// long advance does not hold it up.
 	requests, cancelRequests := context.WithCancel(context.Background())
 	defer cancelRequests()
 	b := &boot{}
@@ -74,9 +71,8 @@ func cmdServe(inv *invocation, o *options, _ []string) int {
 	return serve(inv, o, log, mode, p, ln, srv, errc, &inflight)
 }
 
-// notStarted prints why mockd did not start, as lines, not a log record:
-// a scenario's problems are one per line, file:line:column: message, as
-// validate prints them; a damaged data file names its repair.
+// notStarted prints why mockd did not start, as lines (a scenario's
+// problems as validate prints them), not a log record.
 func notStarted(inv *invocation, err error) {
 	for _, line := range problemLines(err) {
 		fmt.Fprintln(inv.stderr, line)
@@ -104,8 +100,7 @@ func newLogger(w io.Writer, format, level string) (*slog.Logger, error) {
 	return nil, fmt.Errorf("log format %q: want text or json", format)
 }
 
-// startOptions are the platform's options from the flags (the scenario
-// files loaded and checked).
+// startOptions are the platform's options from the flags.
 func startOptions(o *options, mode clock.Mode, log *slog.Logger) ([]mockplatform.Option, error) {
 	gin.SetMode(gin.ReleaseMode)
 	opts, err := o.platformOptions()
@@ -135,8 +130,7 @@ func startOptions(o *options, mode clock.Mode, log *slog.Logger) ([]mockplatform
 	return opts, nil
 }
 
-// serve runs the server until the invocation's context ends or a signal
-// comes, then shuts down.
+// serve runs the server until the context ends or a signal comes.
 func serve(inv *invocation, o *options, log *slog.Logger, mode clock.Mode, p *mockplatform.Platform, ln net.Listener,
 	srv *http.Server, errc <-chan error, inflight *atomic.Int64) int {
 	sigs := make(chan os.Signal, 2)
@@ -165,10 +159,9 @@ func serve(inv *invocation, o *options, log *slog.Logger, mode clock.Mode, p *mo
 	return shutdown(o, log, srv, p, sigs, inflight, cause)
 }
 
-// shutdown stops accepting, cancels the contexts of the requests in flight
-// and waits, up to the grace, for them to end and for the platform to
-// close. After the grace, or at a second signal, it abandons what is left,
-// says so, and returns 1 (within the grace and half a second).
+// shutdown stops accepting, cancels the requests in flight and waits, up
+// to the grace, for them and the platform. After the grace, or a second
+// signal, it abandons what is left and returns 1.
 func shutdown(o *options, log *slog.Logger, srv *http.Server, p *mockplatform.Platform, sigs <-chan os.Signal, inflight *atomic.Int64, cause any) int {
 	log.Info("shutting down", "cause", fmt.Sprint(cause), "grace", o.shutdownGrace, "requests", inflight.Load())
 	grace, cancel := context.WithTimeout(context.Background(), o.shutdownGrace)
@@ -214,8 +207,7 @@ func shutdown(o *options, log *slog.Logger, srv *http.Server, p *mockplatform.Pl
 	if err != nil {
 		go closePlatform()
 	}
-	// Closing the store is worth half a second; a request that ignores
-	// its context must not keep mockd alive.
+	// A request that ignores its context must not keep mockd alive.
 	t := time.NewTimer(500 * time.Millisecond)
 	defer t.Stop()
 	select {
@@ -226,8 +218,7 @@ func shutdown(o *options, log *slog.Logger, srv *http.Server, p *mockplatform.Pl
 	return 1
 }
 
-// platformOptions are the platform options of the worlds, seed, start and
-// public address flags.
+// platformOptions are the platform options of the flags.
 func (o *options) platformOptions() ([]mockplatform.Option, error) {
 	var opts []mockplatform.Option
 	if o.seed != "" {
@@ -254,10 +245,9 @@ func (o *options) platformOptions() ([]mockplatform.Option, error) {
 	return append(opts, mockplatform.WithMaxWorlds(n), mockplatform.WithWorldIdleTimeout(o.worldIdleTimeout)), nil
 }
 
-// printBanner prints the addresses clients use: --public-url's when set.
-// Otherwise mockd knows only its listen address; on every interface
-// (0.0.0.0, as in the container) it prints localhost and says that a
-// published container port or another host's view differs.
+// printBanner prints the addresses clients use: --public-url's, else the
+// listen address (localhost for every interface, with a note that a
+// published port may differ).
 func printBanner(w io.Writer, p *mockplatform.Platform, o *options, mode clock.Mode, addr net.Addr) {
 	base := strings.TrimRight(o.publicURL, "/")
 	if base == "" {
@@ -277,8 +267,7 @@ func printBanner(w io.Writer, p *mockplatform.Platform, o *options, mode clock.M
 	}
 }
 
-// exposure is the warning for a control plane that the network, or any
-// web page, can reach without a token; "" when there is none to give.
+// exposure warns of a control plane the network can reach without a token.
 func exposure(addr net.Addr, o *options) string {
 	if o.controlToken != "" {
 		return ""
@@ -294,7 +283,6 @@ func exposure(addr net.Addr, o *options) string {
 	return ""
 }
 
-// countRequests counts the requests whose handler runs.
 func countRequests(h http.Handler, n *atomic.Int64) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		n.Add(1)
@@ -303,9 +291,7 @@ func countRequests(h http.Handler, n *atomic.Int64) http.Handler {
 	})
 }
 
-// loadScenarios loads the --scenario files ("default": the built-in
-// scenario) and merges them; layers go on top of the built-in scenario
-// (scenario.Compose).
+// loadScenarios loads and merges the --scenario files (scenario.Compose).
 func loadScenarios(paths []string) (*scenario.Scenario, error) {
 	var list []*scenario.Scenario
 	var errs []error
@@ -323,8 +309,7 @@ func loadScenarios(paths []string) (*scenario.Scenario, error) {
 	return mockplatform.Vocabulary().Compose(nil, list...)
 }
 
-// loadScenario loads one scenario file, or the built-in scenario for its
-// name (scenario.DefaultAlias).
+// loadScenario loads a scenario file, or the built-in one by its alias.
 func loadScenario(path string) (*scenario.Scenario, error) {
 	if path == scenario.DefaultAlias {
 		return mockplatform.Vocabulary().Default(), nil
@@ -332,8 +317,7 @@ func loadScenario(path string) (*scenario.Scenario, error) {
 	return mockplatform.Vocabulary().Load(path)
 }
 
-// displayAddr is the address to print: an unspecified host (0.0.0.0, ::)
-// becomes localhost, which a user can paste.
+// displayAddr is the address to print: an unspecified host is localhost.
 func displayAddr(a net.Addr) string {
 	host, port, err := net.SplitHostPort(a.String())
 	if err != nil {

@@ -1,5 +1,4 @@
-// Package browsertest drives mockd's web console in a real headless
-// browser (Chromium, through chromedp). It is a module of its own so that
-// the browser driver stays out of the main module's dependencies; it holds
-// tests only (go test in this directory; docs/console.md).
+// Package browsertest drives mockd's web console in headless Chromium
+// (chromedp), as a module of its own to keep the driver out of the main
+// module's dependencies (docs/console.md).
 package browsertest
