@@ -1,13 +1,9 @@
 package store
 
-// A reader of the data file's format (buntdb's append-only file: RESP
-// commands "SET key value", "DEL key" and "FLUSHDB"), to check a file
-// before buntdb loads it and to repair one. buntdb's own loader stops at
-// the first malformed command with "invalid database" and, worse, cuts a
-// file at a command whose length runs past its end (the mark of a write
-// torn by a crash), whatever follows: a damaged length in the middle of a
-// file would lose everything after it, silently. This reader tells the
-// two apart.
+// A reader of buntdb's append-only file (RESP "SET key value", "DEL key",
+// "FLUSHDB"), to check and repair files. buntdb's loader silently cuts a
+// file at a length running past its end, so a damaged length mid-file
+// would lose the rest; this reader tells that from a torn last write.
 
 import (
 	"bufio"
@@ -39,9 +35,8 @@ func newAOFReader(r io.Reader, off int64) *aofReader {
 	return &aofReader{r: bufio.NewReaderSize(r, 64<<10), off: off}
 }
 
-// next reads the next command. At the end of the file it returns io.EOF;
-// a malformed command is an *aofError (errTorn when the file ends inside
-// it). NUL bytes between commands are skipped, as buntdb skips them.
+// next reads the next command, or io.EOF, or an *aofError (errTorn when
+// the file ends inside it). NUL bytes between commands are skipped.
 func (a *aofReader) next() (aofCmd, error) {
 	for {
 		c, err := a.r.ReadByte()
@@ -128,9 +123,8 @@ type aofError struct {
 
 func (e *aofError) Error() string { return e.err.Error() }
 
-// resync finds the next command start in data at or after from: a
-// position where a whole well-formed command can be read. It returns -1
-// when there is none.
+// resync returns the next position at or after from where a well-formed
+// command can be read, or -1.
 func resync(data []byte, from int) int {
 	for i := from; i < len(data); {
 		j := bytes.IndexByte(data[i:], '*')
@@ -147,10 +141,8 @@ func resync(data []byte, from int) int {
 	return -1
 }
 
-// aofScan reads every command of data, skipping over damaged spans (from
-// the start of a malformed command to the next well-formed one). A command
-// the file ends inside, with no well-formed command after it, is a torn
-// last write: reported in torn, not as damage.
+// aofScan reads every command of data, skipping damaged spans; a command
+// the file ends inside is a torn last write, reported in torn.
 func aofScan(data []byte) (cmds []aofCmd, damage []Damage, torn *Damage) {
 	off := 0
 	for off < len(data) {

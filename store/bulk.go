@@ -7,9 +7,8 @@ import (
 	"github.com/tidwall/buntdb"
 )
 
-// PutConversations inserts or replaces many conversations (by region and
-// id) in one transaction, for bulk seeding (scenario generators). Nothing
-// is stored if any record is invalid.
+// PutConversations inserts or replaces many conversations in one
+// transaction (seeding); nothing is stored if any is invalid.
 func (s *Store) PutConversations(cs []*Conversation) error {
 	for _, c := range cs {
 		if err := checkConv("put conversations", c); err != nil {
@@ -70,12 +69,10 @@ func (s *Store) PutConversations(cs []*Conversation) error {
 }
 
 // walkConversations calls fn with each record of a project that started
-// in [from, to) (a zero bound is unbounded), stored or generated, in
-// (started_at, id) order, until fn returns false. It runs in one read
-// transaction: fn must be quick and must not call the Store. A stored
-// record that has not changed is passed as the same string on every walk,
-// a generated one as the same layer and position, so callers may memoise
-// what they derive from it.
+// in [from, to) (zero: unbounded), in (started_at, id) order, until fn
+// returns false, in one read transaction: fn must be quick and must not
+// call the Store. Unchanged records come back identical, so callers may
+// memoise.
 func (s *Store) walkConversations(region, account, project string, from, to time.Time, fn func(it *convItem) bool) error {
 	if err := need("scan conversations", region, account, project); err != nil {
 		return err
@@ -99,9 +96,8 @@ func (s *Store) walkConversations(region, account, project string, from, to time
 	return nil
 }
 
-// scanConversations calls fn with the primary key and the raw JSON of each
-// stored record of a project that started in [from, to), as
-// walkConversations (generated records are not passed).
+// scanConversations is walkConversations for stored records only, passing
+// the primary key and raw value.
 func (s *Store) scanConversations(region, account, project string, from, to time.Time, fn func(key, raw string) bool) error {
 	return s.walkConversations(region, account, project, from, to, func(it *convItem) bool {
 		if it.ls != nil {

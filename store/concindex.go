@@ -1,35 +1,11 @@
 package store
 
-// The concurrency index: per project, the conversations' spans in
-// 5-minute intervals, for the concurrency series (docs/api.md#concurrency),
-// so that a week's series costs its 2,016 intervals instead of a read of
-// every conversation of the week.
-//
-// A conversation's span is [started_at, ended_at) (an instantaneous one
-// lasts 1ns); one in progress, or recorded without an end, is open: its
-// span depends on the time of the query (openSpan). The series of a
-// window is, per interval [lo, hi), the largest number of spans holding
-// an instant of it.
-//
-// The index keeps two kinds of series per project: one per environment
-// (every variant) and one per (environment, variant id, variant name).
-// Each holds its finished spans as events in 5-minute buckets: the
-// bucket's start and end times, sorted, and, computed on demand, the
-// bucket's net change (starts - ends) and its peak relative to the count
-// before the bucket (rel); a running sum of the nets gives the count at
-// any bucket's start. The open spans are kept as their starts in the
-// variant's series (few: the conversations under way). A query sums the
-// buckets' nets across the window and takes count + rel as each
-// interval's peak; an interval where an open span starts or ends inside
-// is swept exactly from its events.
-//
-// The index is part of the metric aggregates (metrics.go): every
-// conversation write updates it in its transaction (the old span out,
-// the new one in), generated records enter with their layer and leave by
-// retention, a snapshot holds a frozen copy, which the stores that restore
-// it share until they change a series, and a store opened on a file
-// rebuilds it.
-// Times are Unix nanoseconds, as the series has always read them.
+// The concurrency index (docs/api.md#concurrency): per project, series per
+// environment and per variant of the spans [started_at, ended_at), in
+// 5-minute buckets with each bucket's net change and relative peak, so a
+// series costs its intervals, not a read of the conversations. Open spans
+// depend on the query's time and are swept exactly. Part of the metric
+// aggregates (metrics.go). Times are Unix nanoseconds.
 
 import (
 	"cmp"
@@ -51,8 +27,7 @@ type concSpan struct {
 }
 
 // seriesKeys returns the keys of the series that hold sp: keys[first:],
-// its environment's and its variant's, or its variant's alone for an
-// open span (opens are kept by variant only).
+// its environment's and variant's, or only its variant's when open.
 func (sp *concSpan) seriesKeys() (keys [2]concKey, first int) {
 	keys = [2]concKey{{env: sp.env}, {env: sp.env, vid: sp.vid, vname: sp.vname, variant: true}}
 	if sp.open {
@@ -78,8 +53,7 @@ func spanOf(start, end time.Time, inProgress bool, env, vid, vname string) concS
 	return s
 }
 
-// concKey names a series: an environment (every variant, all false) or an
-// environment and variant.
+// concKey names a series: an environment, or an environment and variant.
 type concKey struct {
 	env, vid, vname string
 	variant         bool
@@ -101,9 +75,8 @@ type concSeries struct {
 	// opens are the starts of the open spans (variant series only), by
 	// kind: in progress, or recorded without an end.
 	opens, ended []int64
-	// frozen: a snapshot's series, prepared (every rel and cum computed,
-	// so that queries only read it), shared by the stores that restored
-	// it and never changed; a store changes a copy (thawed).
+	// frozen: a snapshot's series, prepared and never changed; a store
+	// changes a copy (thawed).
 	frozen bool
 }
 
@@ -113,13 +86,12 @@ type concBucket struct {
 	net, rel     int32
 	relOK        bool
 	cum          int64 // the nets of the buckets up to this one
-	// shared: starts and ends are a frozen series' (copied before a
-	// change).
+	// shared: starts and ends are a frozen series' (copied before a change).
 	shared bool
 }
 
-// thawed is a copy of a frozen series that may be changed: its buckets'
-// events stay shared until a change of the bucket (own).
+// thawed is a changeable copy of a frozen series, sharing bucket events
+// until own.
 func (cs *concSeries) thawed() *concSeries {
 	n := &concSeries{bks: slices.Clone(cs.bks), cumOK: cs.cumOK, opens: slices.Clone(cs.opens), ended: slices.Clone(cs.ended)}
 	for i := range n.bks {
@@ -135,8 +107,7 @@ func (b *concBucket) own() {
 	}
 }
 
-// writable returns the series k (nil: none), replaced by a copy first
-// when it is frozen.
+// writable returns the series k (nil: none), thawed first if frozen.
 func (x *concIndex) writable(k concKey) *concSeries {
 	cs := x.series[k]
 	if cs != nil && cs.frozen {
@@ -158,8 +129,7 @@ func floorDiv(a, b int64) int64 {
 	return q
 }
 
-// bucket returns the index of bucket n, creating it when create is set
-// (-1: absent).
+// bucket returns the index of bucket n (-1: absent), created if create.
 func (cs *concSeries) bucket(n int64, create bool) int {
 	i, ok := slices.BinarySearchFunc(cs.bks, n, func(b concBucket, n int64) int { return cmp.Compare(b.n, n) })
 	if ok {
@@ -173,15 +143,13 @@ func (cs *concSeries) bucket(n int64, create bool) int {
 	return i
 }
 
-// insertSorted inserts v after the values equal to it: many spans of the
-// same instant (a clock that stands still) or in the order of time (a
-// clock that runs) append instead of moving the rest of the list.
+// insertSorted inserts v after the values equal to it, so spans in time
+// order append instead of moving the rest.
 func insertSorted(s []int64, v int64) []int64 {
 	return slices.Insert(s, afterEqual(s, v), v)
 }
 
-// removeSorted removes one v (the last of the equal values, for the same
-// reason).
+// removeSorted removes one v, the last of those equal.
 func removeSorted(s []int64, v int64) ([]int64, bool) {
 	i := afterEqual(s, v) - 1
 	if i < 0 || s[i] != v {
@@ -235,8 +203,8 @@ func (cs *concSeries) event(t int64, isStart bool, d int) bool {
 	return true
 }
 
-// change adds (d=+1) or removes (d=-1) a span; false when a span to
-// remove was not there (the index drifted from the data).
+// change adds (d=+1) or removes (d=-1) a span; false when one to remove
+// was missing (drift).
 func (x *concIndex) change(sp *concSpan, d int) bool {
 	ok := true
 	keys, first := sp.seriesKeys()
@@ -301,9 +269,7 @@ func (x *concIndex) merge(o *concIndex) {
 	}
 }
 
-// frozenCopy returns a copy of x for a snapshot: its series are frozen
-// (prepared first), copies of x's that are not (x keeps its own), the
-// frozen ones shared.
+// frozenCopy returns a copy of x with its series frozen, for a snapshot.
 func (x *concIndex) frozenCopy() *concIndex {
 	c := &concIndex{series: make(map[concKey]*concSeries, len(x.series))}
 	for k, cs := range x.series {
@@ -325,8 +291,7 @@ func (x *concIndex) frozenCopy() *concIndex {
 	return c
 }
 
-// prepare computes every bucket's rel and cum (so that a frozen copy is
-// ready for queries).
+// prepare computes every bucket's rel and cum, for a frozen copy.
 func (cs *concSeries) prepare() {
 	for i := range cs.bks {
 		cs.bks[i].relative()
@@ -379,10 +344,9 @@ func (cs *concSeries) cumUpTo(i int) {
 	}
 }
 
-// sweepBucket is the peak of an interval [lo, lo+concStep) from the count
-// before it, its bucket's events (b may be nil) and the open spans'
-// starts and ends in it (sorted): a merge of the four, all events at a
-// time applied before the count is taken.
+// sweepBucket is the peak of the interval [lo, lo+concStep) from the count
+// before it, its bucket's events (b may be nil) and the open spans' sorted
+// starts and ends in it, applying all events at a time before counting.
 func sweepBucket(b *concBucket, ostarts, oends []int64, lo, cur int64) int64 {
 	var starts, ends []int64
 	if b != nil {
@@ -426,8 +390,8 @@ func sweepBucket(b *concBucket, ostarts, oends []int64, lo, cur int64) int64 {
 	return best
 }
 
-// openEvents returns the count of open spans (of the series given) at
-// the instant before ws, and their starts and ends in [ws, we), sorted.
+// openEvents returns the series' open spans counted just before ws, and
+// their sorted starts and ends in [ws, we).
 func openEvents(series []*concSeries, ws, we, now int64) (before int64, starts, ends []int64) {
 	add := func(s, e int64) {
 		if e <= ws {
@@ -449,10 +413,8 @@ func openEvents(series []*concSeries, ws, we, now int64) (before int64, starts, 
 				if s >= we {
 					break
 				}
-				// As the series has always read an open span: up to now; one
-				// that starts at now lasts 1ns; one in progress that starts
-				// after now does not count yet, one recorded without an end
-				// lasts 1ns.
+				// An open span lasts up to now, or 1ns if it starts at or
+				// after now (one in progress starting after now: not yet).
 				switch {
 				case now > s:
 					add(s, now)
@@ -468,8 +430,8 @@ func openEvents(series []*concSeries, ws, we, now int64) (before int64, starts, 
 	return before, starts, ends
 }
 
-// peaks computes the series of the window [ws, ws+n*concStep) at now:
-// cs holds the finished spans, opens the series whose open spans count.
+// peaks computes the window [ws, ws+n*concStep) at now from cs's finished
+// spans and the open spans of opens.
 func (cs *concSeries) peaks(ws int64, n int, now int64, opens []*concSeries) []int {
 	out := make([]int, n)
 	we := ws + int64(n)*concStep
@@ -493,8 +455,7 @@ func (cs *concSeries) peaks(ws int64, n int, now int64, opens []*concSeries) []i
 			b = &cs.bks[i]
 			i++
 		}
-		// The open spans' starts and ends in [lo, hi): at lo only, the
-		// count is constant over the interval.
+		// Open spans' events in [lo, hi): if only at lo, the count is flat.
 		p0, q0 := p, q
 		var atLo int64
 		inside := false
@@ -528,14 +489,10 @@ func (cs *concSeries) peaks(ws int64, n int, now int64, opens []*concSeries) []i
 	return out
 }
 
-// bulk adds spans in any order: events are appended and each bucket
-// sorted (and trimmed) once at the end (the generated records of a layer,
-// a rebuild).
+// bulk adds spans in any order, sorting each bucket once at the end.
 func (x *concIndex) bulk(spans iter.Seq[concSpan]) {
-	// touched are the series the spans went to, in the order first seen;
-	// a project has few (environments and variants), so they are looked
-	// for in this list before the map (hashing the key's strings for
-	// every span was most of the cost).
+	// touched are the series the spans went to, first seen first; few,
+	// so searched before the map (hashing keys is costly).
 	type entry struct {
 		k  concKey
 		cs *concSeries

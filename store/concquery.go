@@ -11,35 +11,30 @@ import (
 // (docs/api.md#concurrency) of a window on the 5-minute grid.
 type ConcurrencyQuery struct {
 	Region, AccountID, ProjectID string
-	// Start is the window's start (on the 5-minute grid); Intervals the
-	// number of 5-minute intervals.
+	// Start is the window's start; Intervals its number of intervals.
 	Start     time.Time
 	Intervals int
 	// Now is the end of the spans in progress.
 	Now time.Time
-	// Environment selects the conversations of one environment; VariantID
-	// and VariantName, when set, those of the variants with that id or
-	// name.
+	// Environment selects one environment's conversations; VariantID and
+	// VariantName, when set, those of variants with that id or name.
 	Environment            string
 	VariantID, VariantName string
 	// ByVariant asks for one series per variant.
 	ByVariant bool
 }
 
-// ConcurrencySeries is the peak number of concurrent conversations in each
-// interval of a window; VariantID and VariantName name its variant
-// (ByVariant).
+// ConcurrencySeries is the peak number of concurrent conversations per
+// interval of a window (of one variant with ByVariant).
 type ConcurrencySeries struct {
 	VariantID, VariantName string
 	Peaks                  []int
 }
 
-// ConcurrencySeries answers q from the concurrency index (concindex.go):
-// one series, or with ByVariant one per variant with a conversation in
-// the window, sorted by variant id, then name. ok is false when the index
-// cannot answer: a variant filter that several variants match, without
-// ByVariant (their spans would have to be merged); the caller then reads
-// the records.
+// ConcurrencySeries answers q from the concurrency index: one series, or
+// with ByVariant one per variant present, sorted by id, then name. ok is
+// false when several variants match a filter without ByVariant; the caller
+// then reads the records.
 func (s *Store) ConcurrencySeries(q ConcurrencyQuery) (out []ConcurrencySeries, ok bool, err error) {
 	if err := need("concurrency series", q.Region, q.AccountID, q.ProjectID); err != nil {
 		return nil, false, err

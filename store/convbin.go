@@ -1,47 +1,13 @@
 package store
 
-// The compact encoding of stored conversation records (the values of the
-// c/ keys; why: the package comment in store.go).
-//
-// A record's key already holds its region, account, project, start
-// instant and id (convKey), so the value does not repeat them: the
-// decoder takes them from the key. The value is a byte 0x01 (a JSON
-// record, the format before, starts with '{') and then the fields in a
-// fixed order, with varints for numbers, times as the difference to the
-// start, and strings either inline or as a reference to the store's
-// string table (strtab.go): variant, environment, channel, languages,
-// agent responses, intents and the keys of free-form objects repeat from
-// record to record and are held once. The state's built-in keys
-// (conversation_id, channel, client_env, variant_id, languages,
-// integration_attributes) are a bit each when they equal the record's
-// own fields.
-//
-// What decoding a record gives is exactly what decoding the record's JSON
-// gave before: the encoder writes the JSON types (float64 numbers, []any
-// and map[string]any, nil for empty omitempty fields, times as decoded
-// from RFC 3339), converting the common Go types as a JSON round trip
-// would; for anything it cannot convert exactly (invalid UTF-8, an odd
-// type, a time in another zone than UTC that JSON cannot write) it takes
-// a real round trip through JSON first, so errors are JSON's too.
-// TestRecordCodecEqualsRoundTrip keeps the two in step.
-//
-// Layout after the format byte (u: unsigned varint, i: signed varint,
-// s: string, t: time, o: object, v: value):
-//
-//	u flags (recIn*), [s start as JSON text when not UTC]
-//	s variant_id, variant_name, environment, channel, chat_channel,
-//	  from_number, to_number, language, tts_language, handoff_reason,
-//	  handoff_destination, shared_id
-//	t ended_at; i num_silences, num_ood
-//	o metrics; u state's built-in bits, o the state's other keys;
-//	o integration_attributes
-//	u turns (0: null, else 1+n), each: u flags, s user_input,
-//	  t user_input_datetime, s agent_response, t agent_response_datetime,
-//	  strings intents, entities, s translated_user_input,
-//	  s english_agent_response, i latency, o metadata
-//	times function_errors, crashes; strings awaited_events;
-//	u events (n), each: s id, t received_at, s content_type, payload
-//	4 bytes: CRC-32C of the key and the value before it (little endian)
+// The compact encoding of conversation records (the c/ values; why: the
+// package comment). The key holds region, account, project, start and id,
+// so the value does not: it is 0x01 (JSON records start with '{'), then
+// the fields in the order head, turns and tail write them, as varints,
+// times relative to the start, repeating strings as string-table
+// references (strtab.go), state keys equal to the record's fields as bits,
+// and a CRC-32C of key and value. Decoding gives what the JSON would; a
+// value the encoder cannot write exactly takes a JSON round trip first.
 
 import (
 	"encoding/binary"
@@ -73,8 +39,8 @@ const (
 	turnEntitiesNil
 )
 
-// The state's built-in keys that may be written as a bit: the value
-// equals the record's field of the same meaning.
+// The state's built-in keys written as a bit when equal to the record's
+// field of the same meaning.
 var stateBuiltins = [...]string{"conversation_id", "channel", "client_env", "variant_id",
 	"asr_lang_code", "tts_lang_code", "integration_attributes"}
 
@@ -90,17 +56,15 @@ const (
 	tagObject
 )
 
-// Time codes: 0 the zero time, 1 a time as its JSON text, else UTC:
-// (code-2) is the zig-zag difference in seconds to the start, followed
-// by the nanoseconds.
+// Time codes; from timeUTC on, code-2 is the zig-zag seconds since the
+// start, followed by the nanoseconds.
 const (
 	timeZero = iota
 	timeText
 	timeUTC
 )
 
-// errRecFallback: the encoder cannot write the record exactly; a JSON
-// round trip goes first.
+// errRecFallback: the record needs a JSON round trip first.
 var errRecFallback = errors.New("store: record needs a JSON round trip")
 
 // recEncoder writes one record.
@@ -112,23 +76,18 @@ type recEncoder struct {
 	turns    recTurns
 }
 
-// recTurns locates the turns in a record's encoding: the encodings of
-// its first n turns are the bytes [at, end) of the value, which depend on
-// nothing but the turns themselves, the record's start and the string
-// table (whose entries stay). Appending a turn keeps them (see
-// encodeRecordAppend).
+// recTurns locates the encodings of a record's first n turns, bytes
+// [at, end) of the value, which an append copies (encodeRecordAppend).
 type recTurns struct{ at, end, n int }
 
-// encodeRecord returns the compact encoding of c, to be stored under pk
-// ("": convKey(c)); tab interns its strings (the caller holds the write
-// lock when tab is set).
+// encodeRecord returns the compact encoding of c under pk ("": convKey(c));
+// tab, if set, interns strings under the write lock.
 func encodeRecord(c *Conversation, pk string, tab *strTab, hint int) (string, error) {
 	raw, _, err := encodeRecordAt(c, pk, tab, hint)
 	return raw, err
 }
 
-// encodeRecordAt is encodeRecord, and says where the turns are in the
-// encoding.
+// encodeRecordAt is encodeRecord also locating the turns.
 func encodeRecordAt(c *Conversation, pk string, tab *strTab, hint int) (string, recTurns, error) {
 	if pk == "" {
 		pk = convKey(c)
@@ -137,7 +96,7 @@ func encodeRecordAt(c *Conversation, pk string, tab *strTab, hint int) (string, 
 	e.conv(c)
 	if e.fail {
 		// Take the JSON round trip: its result holds only values the
-		// encoder writes exactly (or JSON refuses c, with its error).
+		// encoder writes exactly, or JSON's error.
 		raw, err := encodeConv(c, 0)
 		if err != nil {
 			return "", recTurns{}, err
@@ -158,12 +117,9 @@ func encodeRecordAt(c *Conversation, pk string, tab *strTab, hint int) (string, 
 	return string(e.b), e.turns, nil
 }
 
-// encodeRecordAppend encodes c as encodeRecordAt does, taking the
-// encodings of its first prev.n turns from old, a value (of the same
-// record, with the same start) where prev located them: the caller
-// guarantees that those turns are as they were when old was encoded. The
-// other fields and the turns after them are encoded from c. A record the
-// encoder cannot write exactly is encoded in full.
+// encodeRecordAppend is encodeRecordAt copying the encodings of c's first
+// prev.n turns from old (the same record and start), which the caller
+// guarantees unchanged since.
 func encodeRecordAppend(c *Conversation, pk string, tab *strTab, old string, prev recTurns) (string, recTurns, error) {
 	if len(c.Turns) >= prev.n {
 		if raw, turns, ok := encodeRecordAdded(c, c.Turns[prev.n:], pk, tab, old, prev); ok {
@@ -173,17 +129,14 @@ func encodeRecordAppend(c *Conversation, pk string, tab *strTab, old string, pre
 	return encodeRecordAt(c, pk, tab, len(old)+64)
 }
 
-// encodeRecordAdded encodes the fields of c but its turns, and as its
-// turns the prev.n that prev locates in old followed by added (c.Turns is
-// not read). ok false: prev does not locate turns in old, or the record
-// cannot be written exactly (encodeRecordAt's JSON round trip is for the
-// caller, which has the turns).
+// encodeRecordAdded encodes c's fields but its turns, and as turns the
+// prev.n located in old followed by added. ok false: prev locates nothing,
+// or the record needs a JSON round trip (the caller's, which has the turns).
 func encodeRecordAdded(c *Conversation, added []Turn, pk string, tab *strTab, old string, prev recTurns) (string, recTurns, bool) {
 	if prev.n <= 0 || prev.at > prev.end || prev.end > len(old) {
 		return "", recTurns{}, false
 	}
-	// The size: the old value and as much again per new turn as an old
-	// turn takes (most values fit exactly, and are not copied below).
+	// The old value plus an average old turn per new one.
 	size := len(old) + 8 + ((prev.end-prev.at)/prev.n+16)*len(added)
 	e := recEncoder{b: make([]byte, 0, size), tab: tab}
 	if e.head(c) {
@@ -209,9 +162,8 @@ func encodeRecordAdded(c *Conversation, added []Turn, pk string, tab *strTab, ol
 // crcTable is CRC-32C's (computed by the CPU where it can).
 var crcTable = crc32.MakeTable(crc32.Castagnoli)
 
-// recChecksum is the checksum of a record's key and value (without the
-// checksum), which ends the value: a damaged record or key does not
-// decode.
+// recChecksum is the checksum ending a record's value, over its key and
+// value, so a damaged record or key does not decode.
 func recChecksum(pk string, v []byte) uint32 {
 	return crc32.Update(crc32.Update(0, crcTable, unsafe.Slice(unsafe.StringData(pk), len(pk))), crcTable, v)
 }
@@ -228,9 +180,8 @@ func (e *recEncoder) str(s string) {
 	e.b = append(e.b, s...)
 }
 
-// word writes a string that repeats from record to record: a reference
-// ((index<<1)|1) to the string table when it is there (or enters it now),
-// else inline.
+// word writes a string that repeats between records: a string-table
+// reference ((index<<1)|1) when it can, else inline.
 func (e *recEncoder) word(s string) {
 	if e.tab != nil && s != "" && utf8.ValidString(s) {
 		if n, ok := e.tab.intern(s); ok {
@@ -278,7 +229,7 @@ func (e *recEncoder) conv(c *Conversation) {
 }
 
 // beginTurns writes the number of turns (0: null, else 1+n) and notes
-// where the turns begin.
+// where they begin.
 func (e *recEncoder) beginTurns(c *Conversation) {
 	if c.Turns == nil {
 		e.u(0)
@@ -294,8 +245,7 @@ func (e *recEncoder) beginTurnsOf(n int) {
 	e.turns.at = len(e.b)
 }
 
-// head writes the fields before the turns; false: the record cannot be
-// written (e.fail is set).
+// head writes the fields before the turns; false: e.fail.
 func (e *recEncoder) head(c *Conversation) bool {
 	e.b = append(e.b, recBinary)
 	var flags uint64
@@ -361,8 +311,7 @@ func (e *recEncoder) tail(c *Conversation) {
 	}
 }
 
-// builtinValue is the value a built-in state key has when it is written
-// as a bit (ok false: the record has none).
+// builtinValue is the record's field for built-in state key k (ok: one).
 func builtinValue(c *Conversation, k int) (string, bool) {
 	switch k {
 	case 0:
@@ -381,8 +330,7 @@ func builtinValue(c *Conversation, k int) (string, bool) {
 	return "", false
 }
 
-// state writes the state: the built-in keys equal to the record's fields
-// as bits, then the other keys.
+// state writes the state: built-in keys as bits, then the others.
 func (e *recEncoder) state(c *Conversation) {
 	m := c.State
 	if m == nil {
@@ -435,8 +383,7 @@ func isBuiltin(k string, bits uint64) bool {
 	return false
 }
 
-// sameObject reports whether two free-form objects hold the same JSON
-// values (only JSON types; anything else is not the same).
+// sameObject reports whether two objects hold the same JSON values.
 func sameObject(a, b map[string]any) bool {
 	if len(a) != len(b) {
 		return false
@@ -481,8 +428,8 @@ func sameValue(a, b any) bool {
 	return false
 }
 
-// object writes a free-form object: 0 for null (and for an empty one when
-// omitEmpty), else 1+n and the entries.
+// object writes a free-form object: 0 for null (or empty with omitEmpty),
+// else 1+n and the entries.
 func (e *recEncoder) object(m map[string]any, omitEmpty bool) {
 	if m == nil || (omitEmpty && len(m) == 0) {
 		e.u(0)

@@ -21,9 +21,8 @@ type recDecoder struct {
 	tab   []string // the string table
 	err   error
 
-	// shared: the turns decoded are never changed (an append's, see
-	// decodeConvShared), so they may share memory: one empty entities
-	// map, and intents cut from one array (arena, grown by turnsLeft).
+	// shared: the turns are never changed (decodeConvShared), so they
+	// may share memory: one empty entities map, intents from arena.
 	shared     bool
 	noEntities map[string]string
 	arena      []string
@@ -196,8 +195,7 @@ func (d *recDecoder) value(depth int) any {
 	return nil
 }
 
-// head reads the fields up to and including ended_at into c (key
-// fields set already).
+// head reads the fields up to ended_at into c.
 func (d *recDecoder) head(c *Conversation) uint64 {
 	d.i = 1
 	flags := d.u()
@@ -230,8 +228,7 @@ func keyFields(pk string, c *Conversation) error {
 	return nil
 }
 
-// checked returns the value of a compact record without its checksum,
-// after checking it.
+// checked checks a compact record's checksum and returns the rest.
 func checked(pk, v string) (string, error) {
 	if len(v) < 5 {
 		return "", fmt.Errorf("decode conversation: %w", errRecShort)
@@ -250,8 +247,7 @@ func decodeRecord(pk, v string, tab []string) (*Conversation, error) {
 	return c, err
 }
 
-// decodeRecordAt is decodeRecord, and says where the turns are in v (as
-// encodeRecordAt does).
+// decodeRecordAt is decodeRecord also locating the turns.
 func decodeRecordAt(pk, v string, tab []string) (*Conversation, recTurns, error) {
 	c, turns, _, err := decodeRecordWith(pk, v, tab, turnsOwn)
 	return c, turns, err
@@ -263,14 +259,13 @@ type turnsMode uint8
 const (
 	turnsOwn    turnsMode = iota // decoded, the caller's to change
 	turnsShared                  // decoded, never changed: they may share memory (recDecoder.shared)
-	// turnsSkipped: read and checked as turnsOwn reads them (the same
-	// errors), but not made (c.Turns is nil); the prior turns returned
-	// describe them.
+	// turnsSkipped: checked as turnsOwn, not made; the prior turns
+	// returned describe them.
 	turnsSkipped
 )
 
-// decodeRecordWith is decodeRecordAt, with the turns read as mode says,
-// and what they are as prior turns (priorOf).
+// decodeRecordWith is decodeRecordAt reading turns as mode says, also
+// describing them (priorOf).
 func decodeRecordWith(pk, v string, tab []string, mode turnsMode) (*Conversation, recTurns, PriorTurns, error) {
 	var turns recTurns
 	var prior PriorTurns
@@ -397,8 +392,7 @@ func (d *recDecoder) turn(t *Turn) {
 	t.Metadata = d.object()
 }
 
-// skipTurn reads a turn as turn does, without making it, and returns its
-// flags and user input (which priorOf reads).
+// skipTurn reads a turn without making it, returning what priorOf needs.
 func (d *recDecoder) skipTurn() (flags uint64, userInput string) {
 	flags = d.u()
 	userInput = d.str()
@@ -467,9 +461,8 @@ func (d *recDecoder) skipValue(depth int) {
 	}
 }
 
-// strings returns a list of n strings to fill: its own, or for shared
-// turns, cut from the arena (a full slice expression: an append to it
-// never writes into the next one).
+// strings returns n strings to fill, for shared turns cut from the arena
+// (capped, so an append never writes into the next).
 func (d *recDecoder) strings(n int) []string {
 	if !d.shared || n == 0 {
 		return make([]string, n)
@@ -542,8 +535,8 @@ func indexByte(s string, c byte) int {
 	return -1
 }
 
-// decodeConvJSON decodes a record in JSON (the format before the compact
-// one, and the round trip of encodeRecord).
+// decodeConvJSON decodes a JSON record (older files, encodeRecord's round
+// trip).
 func decodeConvJSON(v string) (*Conversation, error) {
 	c := new(Conversation)
 	if err := json.Unmarshal([]byte(v), c); err != nil {

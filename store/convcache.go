@@ -12,42 +12,15 @@ import (
 	"unsafe"
 )
 
-// Decoded-conversation cache.
-//
-// UpdateConversation and GetConversation would otherwise decode the stored
-// record on every call. The cache keeps, per primary key of a record last
-// written by UpdateConversation (a conversation under way: it is likely to
-// be updated again), the raw value last seen and the conversation it
-// decodes to; inserted records are not cached. An entry is used only when
-// the raw value read in the transaction is equal to the entry's (the same
-// string in practice, so the comparison is a pointer check), so the cache
-// can never serve anything the stored record does not say: a stale entry,
-// an entry written by a transaction that rolled back, or an entry of a key
-// that was deleted or overwritten simply misses. Dropping entries (Restore,
-// Close, the bounds on count and bytes) is for memory only.
-//
-// An AppendNewTurns (a chat, messaging or voice turn) leaves a head-only
-// entry: the conversation without its turns, and how many there are. Only
-// the next AppendNewTurns uses it (its fn is not given the turns); for
-// every other reader (copies, updates, AppendTurns, the aggregates' old
-// record) it is a miss, and the record is decoded.
-//
-// Cached conversations are owned by the cache and never handed out while
-// cached: readers get deep copies, made under the database's read lock.
-// UpdateConversation takes the entry out of the cache (under the write
-// lock) and lets fn mutate it; after a successful write the cache gets a
-// normalised copy of the result, the caller keeps the result itself. So
-// a hot update costs one copy instead of one decoding, and a failed fn's
-// changes are never seen. Cached values are normalised, that is equal to what
-// decoding their raw JSON yields (numbers as float64, []any and
-// map[string]any in free-form values, empty omitempty fields as nil, times
-// in UTC without monotonic reading); a value that normalise cannot convert
-// exactly leaves the key uncached.
+// Decoded-conversation cache: per conversation under way, its raw value and
+// decoding, normalised (what its JSON decodes to), so a hot update or read
+// does not decode again. An entry is used only when the raw value read
+// equals its own, so a stale or rolled-back entry just misses. Readers get
+// deep copies under the database's read lock; updates take entries out
+// under the write lock. AppendNewTurns leaves head-only entries (no turns).
 
-// convCacheMax bounds the number of cached conversations, and
-// convCacheMaxBytes the memory they keep alive (entrySize): 4,096 short
-// conversations take a few MiB, and the byte bound keeps long ones (a
-// conversation of hundreds of turns) from taking hundreds.
+// convCacheMax and convCacheMaxBytes bound the number of cached
+// conversations and the memory they keep alive (entrySize).
 const (
 	convCacheMax      = 4096
 	convCacheMaxBytes = 64 << 20
@@ -63,13 +36,11 @@ type convCacheEntry struct {
 	raw   string
 	c     *Conversation // normalised, immutable
 	turns recTurns      // where raw encodes the turns
-	// shared: c's turns (the array and what each turn holds) are shared
-	// with a conversation handed out by AppendTurns, which never changes
-	// them; whoever may change turns works on a deep copy.
+	// shared: c's turns are shared with AppendTurns' result; whoever may
+	// change them works on a deep copy.
 	shared bool
-	// headOnly: c holds none of raw's turns (c.Turns is nil) and prior
-	// says what they are. Only AppendNewTurns reads such an entry: for
-	// every other reader it is a miss.
+	// headOnly: c.Turns is nil and prior describes raw's turns; a miss for
+	// all but AppendNewTurns.
 	headOnly bool
 	prior    PriorTurns
 	size     int // entrySize, when cached
@@ -78,9 +49,7 @@ type convCacheEntry struct {
 // turnSize is the memory of a Turn itself.
 const turnSize = int(unsafe.Sizeof(Turn{}))
 
-// entrySize estimates the memory an entry keeps alive: its record (the
-// decoded strings are views of it or of the string table), its turns and
-// a head's maps (about a kilobyte).
+// entrySize estimates the memory an entry keeps alive.
 func entrySize(e *convCacheEntry) int {
 	return len(e.raw) + cap(e.c.Turns)*turnSize + 1024
 }
@@ -95,9 +64,8 @@ func (cc *convCache) removeLocked(pk string) (convCacheEntry, bool) {
 	return e, ok
 }
 
-// peek returns the cached decoding of pk, for reading only, if the cache
-// holds the whole of it (not a head-only entry) for exactly raw, else
-// nil. The caller must hold the database's read (or write) lock.
+// peek returns the whole cached decoding of pk for exactly raw, for
+// reading only, else nil. The caller must hold the database's lock.
 func (cc *convCache) peek(pk, raw string) *Conversation {
 	cc.mu.Lock()
 	e, ok := cc.m[pk]
@@ -116,10 +84,8 @@ func (cc *convCache) copyOf(pk, raw string) *Conversation {
 	return nil
 }
 
-// take removes the entry of pk and returns its conversation (now owned by
-// the caller) if it was cached for exactly raw, else nil. The caller must
-// hold the database's write lock: readers copy entries under the read
-// lock, so none can be copying the value the caller will mutate.
+// take removes pk's entry and returns its conversation, now the caller's,
+// if cached for exactly raw. The caller must hold the write lock.
 func (cc *convCache) take(pk, raw string) *Conversation {
 	e, ok := cc.takeEntry(pk, raw, false)
 	if !ok {
@@ -131,12 +97,8 @@ func (cc *convCache) take(pk, raw string) *Conversation {
 	return e.c
 }
 
-// takeEntry removes the entry of pk and returns it if it was cached for
-// exactly raw (ok false if not), and holds the whole conversation unless
-// head (AppendNewTurns: an entry e.headOnly, which holds no turns, is a
-// hit too). Its conversation is the caller's, but when e.shared, its
-// turns are to be left as they are (AppendTurns). The caller must hold
-// the database's write lock (see take).
+// takeEntry is take returning the entry (a head-only one too if head);
+// when e.shared its turns must be left as they are.
 func (cc *convCache) takeEntry(pk, raw string, head bool) (e convCacheEntry, ok bool) {
 	cc.mu.Lock()
 	e, ok = cc.removeLocked(pk)
@@ -147,9 +109,8 @@ func (cc *convCache) takeEntry(pk, raw string, head bool) (e convCacheEntry, ok 
 	return e, true
 }
 
-// put caches the entry e (its conversation normalised, no longer changed
-// by the caller) under pk, evicting arbitrary entries to stay within the
-// bounds; an entry larger than the byte bound on its own is not cached.
+// put caches e (normalised, no longer changed by the caller) under pk,
+// evicting arbitrary entries to stay within the bounds.
 func (cc *convCache) put(pk string, e convCacheEntry) {
 	e.size = entrySize(&e)
 	cc.mu.Lock()
@@ -171,23 +132,20 @@ func (cc *convCache) put(pk string, e convCacheEntry) {
 	cc.bytes += e.size
 }
 
-// drop forgets pk.
 func (cc *convCache) drop(pk string) {
 	cc.mu.Lock()
 	cc.removeLocked(pk)
 	cc.mu.Unlock()
 }
 
-// clear forgets everything.
 func (cc *convCache) clear() {
 	cc.mu.Lock()
 	cc.m, cc.bytes = nil, 0
 	cc.mu.Unlock()
 }
 
-// remember caches the normalised form of c, just encoded as raw, under pk;
-// if c cannot be normalised exactly, pk is dropped instead. c itself is
-// not retained.
+// remember caches the normalised form of c, just encoded as raw, under pk
+// (or drops pk if c cannot be normalised exactly).
 func (cc *convCache) remember(pk, raw string, turns recTurns, c *Conversation) {
 	if n, ok := normConv(c); ok {
 		cc.put(pk, convCacheEntry{raw: raw, c: n, turns: turns})
@@ -196,14 +154,9 @@ func (cc *convCache) remember(pk, raw string, turns recTurns, c *Conversation) {
 	}
 }
 
-// rememberAppended caches, under pk, c (just encoded as raw) as it is
-// after an AppendTurns: its first n turns are the cached ones it was
-// given, normalised and left as they were, and are kept shared with c;
-// the rest of c is normalised into fresh memory (c's own maps and slices
-// stay the caller's). Returns what the caller keeps: c, with its turns
-// clipped so that a later append to the cached turns never shows in it
-// (the new turns are the normalised ones). A value that cannot be
-// normalised exactly leaves pk uncached.
+// rememberAppended caches c after an AppendTurns: its first n turns
+// (already normalised) stay shared with c, the rest is normalised. It
+// returns c with its turns clipped, so a later append never shows in it.
 func (cc *convCache) rememberAppended(pk, raw string, turns recTurns, c *Conversation, n int) *Conversation {
 	d, ok := normConvHead(c)
 	if !ok || !normNewTurns(c, n) {
@@ -216,13 +169,9 @@ func (cc *convCache) rememberAppended(pk, raw string, turns recTurns, c *Convers
 	return c
 }
 
-// rememberHead caches, under pk, c (just encoded as raw) without its
-// turns, as it is after an AppendNewTurns: raw's turns are what prior
-// says. c's maps become the cache's, normalised in place (see normHead);
-// c's other fields stay as they are (the caller still reads them).
-// Returns the head the caller keeps: the entry's fields but its maps and
-// slices. A value that cannot be normalised exactly leaves pk uncached
-// (and the head c's).
+// rememberHead caches c without its turns after an AppendNewTurns (prior
+// describes raw's turns); c's maps become the cache's, normalised in
+// place. It returns the head the caller keeps, without maps and slices.
 func (cc *convCache) rememberHead(pk, raw string, turns recTurns, c *Conversation, prior PriorTurns) *Conversation {
 	d := *c
 	d.Turns = nil
@@ -234,8 +183,7 @@ func (cc *convCache) rememberHead(pk, raw string, turns recTurns, c *Conversatio
 	return headOf(&d)
 }
 
-// normNewTurns normalises c's turns from n on in place: all of them, or
-// (false) none.
+// normNewTurns normalises c's turns from n on in place, all or (false) none.
 func normNewTurns(c *Conversation, n int) bool {
 	var fresh [4]Turn
 	added := fresh[:0]
@@ -250,8 +198,7 @@ func normNewTurns(c *Conversation, n int) bool {
 	return true
 }
 
-// headOf returns a copy of c's fields that are neither maps nor slices
-// (those are nil in it).
+// headOf returns a copy of c without its maps and slices.
 func headOf(c *Conversation) *Conversation {
 	h := *c
 	h.Metrics, h.State, h.IntegrationAttributes, h.Turns = nil, nil, nil, nil
@@ -259,9 +206,7 @@ func headOf(c *Conversation) *Conversation {
 	return &h
 }
 
-// copyConv returns a deep copy of a normalised conversation (one whose
-// free-form values hold only JSON types). It shares no mutable memory with
-// c (strings are immutable and shared).
+// copyConv returns a deep copy of a normalised conversation.
 func copyConv(c *Conversation) *Conversation {
 	d := *c
 	d.Metrics = copyObject(c.Metrics)
@@ -339,7 +284,6 @@ func copyValue(v any) any {
 
 // normConv returns a deep copy of c equal to what a JSON round trip of c
 // decodes to, or ok=false when some value cannot be converted exactly.
-// It shares no mutable memory with c.
 func normConv(c *Conversation) (*Conversation, bool) {
 	d, ok := normConvHead(c)
 	if !ok {
@@ -359,8 +303,7 @@ func normConv(c *Conversation) (*Conversation, bool) {
 	return d, true
 }
 
-// normConvHead is normConv but for the turns, which it leaves to the
-// caller (d.Turns is c.Turns).
+// normConvHead is normConv leaving the turns as they are.
 func normConvHead(c *Conversation) (*Conversation, bool) {
 	d := *c
 	if !normHead(&d, false) {
@@ -369,9 +312,8 @@ func normConvHead(c *Conversation) (*Conversation, bool) {
 	return &d, true
 }
 
-// normHead normalises the fields of d but its turns: into fresh memory,
-// or with adopt, the maps in place (d's maps are then the caller's to
-// give away; a map that is two fields at once becomes two).
+// normHead normalises d's fields but its turns into fresh memory, or with
+// adopt, the maps in place (a map that is two fields at once becomes two).
 func normHead(d *Conversation, adopt bool) bool {
 	ok := validStrings(d.ID, d.Region, d.AccountID, d.ProjectID, d.VariantID, d.VariantName,
 		d.Environment, d.Channel, d.ChatChannel, d.FromNumber, d.ToNumber, d.Language,
@@ -451,8 +393,7 @@ func validStrings(ss ...string) bool {
 	return true
 }
 
-// normTime returns t as decoded from its JSON form. ok passes through
-// (false short-cuts).
+// normTime returns t as its JSON decodes (ok false passes through).
 func normTime(t time.Time, ok bool) (time.Time, bool) {
 	if !ok {
 		return time.Time{}, false
@@ -485,8 +426,8 @@ func normTimes(ts []time.Time, ok bool) ([]time.Time, bool) {
 	return d, true
 }
 
-// normObject normalises a map[string]any field into fresh memory;
-// omitEmpty: the field is tagged omitempty (an empty map decodes as nil).
+// normObject normalises a map field into fresh memory; omitEmpty: the
+// field is omitempty (an empty map decodes as nil).
 func normObject(m map[string]any, omitEmpty, ok bool) (map[string]any, bool) {
 	if !ok || m == nil || (omitEmpty && len(m) == 0) {
 		return normObjectInPlace(m, omitEmpty, ok)
@@ -495,9 +436,8 @@ func normObject(m map[string]any, omitEmpty, ok bool) (map[string]any, bool) {
 	return normObjectInPlace(maps.Clone(m), omitEmpty, ok)
 }
 
-// normObjectInPlace is normObject changing m: the values that are not
-// already what decoding yields are replaced (most are strings, numbers
-// and booleans, which stay; the others become fresh values).
+// normObjectInPlace is normObject changing m: values not already what
+// decoding yields are replaced.
 func normObjectInPlace(m map[string]any, omitEmpty, ok bool) (map[string]any, bool) {
 	if !ok {
 		return nil, false
@@ -524,10 +464,8 @@ func normObjectInPlace(m map[string]any, omitEmpty, ok bool) (map[string]any, bo
 	return m, true
 }
 
-// normScalar says whether v is a value that normValue returns as it is
-// (nil, a bool, a string, a float64), and then whether it is what a
-// decoding yields (ok false: invalid UTF-8, NaN or an infinity). It
-// spares normValue's caller the value boxed again.
+// normScalar says whether normValue would return v as it is, and if so
+// whether v is valid, sparing the caller a boxing.
 func normScalar(v any) (scalar, ok bool) {
 	switch v := v.(type) {
 	case nil, bool:
@@ -540,8 +478,7 @@ func normScalar(v any) (scalar, ok bool) {
 	return false, false
 }
 
-// maxExactInt is the largest magnitude of an integer that float64 holds
-// exactly; larger integers are left to a real round trip.
+// maxExactInt is the largest integer magnitude float64 holds exactly.
 const maxExactInt = 1 << 53
 
 // normValue converts a free-form value to what decoding its JSON encoding
@@ -561,8 +498,7 @@ func normValue(v any) (any, bool) {
 		if math.IsNaN(f) || math.IsInf(f, 0) {
 			return nil, false
 		}
-		// Encoded with the shortest decimal of the float32, decoded as a
-		// float64.
+		// The shortest decimal of the float32, decoded as a float64.
 		f, err := strconv.ParseFloat(strconv.FormatFloat(f, 'g', -1, 32), 64)
 		return f, err == nil
 	case int:

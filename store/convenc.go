@@ -12,18 +12,12 @@ import (
 	json "github.com/goccy/go-json"
 )
 
-// A hand-written JSON encoder for Conversation (the JSON round trip the
-// compact encoder takes for values it cannot write exactly),
-// byte-for-byte identical to json.Marshal (goccy/go-json) of the same
-// value, about three times faster:
-// it formats times directly (goccy calls time.Time.MarshalJSON and then
-// re-scans its output) and walks the fixed struct without reflection.
-// Anything it is not sure to reproduce exactly (a string needing escapes, a
-// free-form value of a non-JSON Go type, an unusual float) is delegated to
-// goccy for that value; a value goccy would reject makes the whole record
-// go through goccy, so errors are goccy's. TestEncodeConvMatchesGoccy keeps
-// the two in step (field order, tags, omitempty); update appendConv with
-// any change of Conversation, Turn or Event.
+// A hand-written JSON encoder for Conversation (the compact encoder's JSON
+// round trip), byte-for-byte identical to goccy/go-json's json.Marshal but
+// without reflection. Values it cannot reproduce exactly are left to goccy
+// (a rejected one sends the whole record there, so errors are goccy's).
+// Update appendConv with any change of Conversation, Turn or Event
+// (TestEncodeConvMatchesGoccy).
 
 // errEncFallback makes encodeConv use goccy for the whole record.
 var errEncFallback = errors.New("store: encode fallback")
@@ -302,9 +296,8 @@ func appendStrs(b []byte, ss []string) []byte {
 	return append(b, ']')
 }
 
-// appendStr appends s as a JSON string: verbatim when it is printable
-// ASCII needing no escape (goccy escapes <, > and & too), else goccy's
-// encoding of it.
+// appendStr appends s as a JSON string, verbatim when plainString, else
+// goccy's encoding.
 func appendStr(b []byte, s string) []byte {
 	if !plainString(s) {
 		enc, err := json.Marshal(s)

@@ -16,15 +16,14 @@ import (
 // biased Unix seconds and 9 digits of nanoseconds.
 const tsLen = 29
 
-// tsenc encodes t so that byte order equals time order, for every
-// time.Time (including the zero time and times before 1970).
+// tsenc encodes t so that byte order is time order, for any time.Time.
 func tsenc(t time.Time) string {
 	var b [tsLen]byte
 	tsput(&b, t)
 	return string(b[:])
 }
 
-// tsput writes tsenc(t) into b (a comparison with it allocates nothing).
+// tsput writes tsenc(t) into b, without allocating.
 func tsput(b *[tsLen]byte, t time.Time) {
 	num := tsNumOf(t)
 	u := num.sec
@@ -39,8 +38,7 @@ func tsput(b *[tsLen]byte, t time.Time) {
 	}
 }
 
-// tsNum is what tsenc writes, as numbers: the biased Unix seconds and the
-// nanoseconds. Their order is the encoding's byte order.
+// tsNum is what tsenc writes, as numbers ordered alike.
 type tsNum struct {
 	sec  uint64
 	nsec uint32
@@ -76,8 +74,7 @@ func convKey(c *Conversation) string {
 	return convPrefix(c.Region, c.AccountID, c.ProjectID) + tsenc(c.StartedAt) + "/" + c.ID
 }
 
-// projectOfKey reads the project of a conversation's primary key (see
-// convKey), without decoding the record.
+// projectOfKey reads the project of a primary key (convKey).
 func projectOfKey(pk string) (ProjectRef, bool) {
 	parts := strings.SplitN(strings.TrimPrefix(pk, pfxConv), "/", 4)
 	if pk == "" || !strings.HasPrefix(pk, pfxConv) || len(parts) < 4 {
@@ -97,16 +94,14 @@ func checkConv(op string, c *Conversation) error {
 	return need(op+" "+c.Region+"/"+c.ID, c.Region, c.ID, c.AccountID, c.ProjectID)
 }
 
-// decodeConv decodes the record stored under pk: compact (convbin.go),
-// with the string table tab, or JSON (a data file of the format before,
-// until it is migrated).
+// decodeConv decodes the record stored under pk: compact (convbin.go) with
+// the string table tab, or JSON (a data file not yet migrated).
 func decodeConv(pk, v string, tab []string) (*Conversation, error) {
 	c, _, err := decodeConvAt(pk, v, tab)
 	return c, err
 }
 
-// decodeConvAt is decodeConv, and says where a compact record's turns are
-// in v (n 0: not known).
+// decodeConvAt is decodeConv also locating a compact record's turns.
 func decodeConvAt(pk, v string, tab []string) (*Conversation, recTurns, error) {
 	if v != "" && v[0] == recBinary {
 		return decodeRecordAt(pk, v, tab)
@@ -116,8 +111,7 @@ func decodeConvAt(pk, v string, tab []string) (*Conversation, recTurns, error) {
 }
 
 // decodeConvShared is decodeConvAt for turns that are never changed (an
-// append's, kept shared by the cache): they share memory where they can
-// (recDecoder.shared).
+// append's): they share memory where they can (recDecoder.shared).
 func decodeConvShared(pk, v string, tab []string) (*Conversation, recTurns, error) {
 	if v != "" && v[0] == recBinary {
 		c, turns, _, err := decodeRecordWith(pk, v, tab, turnsShared)
@@ -126,19 +120,14 @@ func decodeConvShared(pk, v string, tab []string) (*Conversation, recTurns, erro
 	return decodeConvAt(pk, v, tab)
 }
 
-// writeConv stores c under its primary key and lookup key, removing the
-// previous primary key oldPK if it differs, and, when cache is set (an
-// update: the conversation is likely to be updated again), caches its
-// decoded form (see convcache.go; c itself is not retained). A new record
-// is not cached: the cache would hold a second copy of every record just
-// written, and decoding a compact record costs about what a cached copy
-// does.
+// writeConv stores c under its primary and lookup keys, removing oldPK if
+// it differs. cache (an update, likely to be followed by more) caches the
+// decoded form; new records are not, or the cache would copy every one.
 func (s *Store) writeConv(tx *buntdb.Tx, log *shadowLog, c *Conversation, oldPK string, sizeHint int, cache bool) error {
 	return s.writeConvAt(tx, log, c, convKey(c), oldPK, sizeHint, cache)
 }
 
-// writeConvAt is writeConv with c's primary key pk (convKey(c)) known; an
-// oldPK equal to pk leaves the lookup key as it is.
+// writeConvAt is writeConv with pk = convKey(c) known.
 func (s *Store) writeConvAt(tx *buntdb.Tx, log *shadowLog, c *Conversation, pk, oldPK string, sizeHint int, cache bool) error {
 	raw, turns, err := encodeRecordAt(c, pk, &s.tab, sizeHint)
 	if err := s.storeConvLocked(tx, log, c, pk, oldPK, raw, err); err != nil {
@@ -152,9 +141,8 @@ func (s *Store) writeConvAt(tx *buntdb.Tx, log *shadowLog, c *Conversation, pk, 
 	return nil
 }
 
-// storeConvLocked stores c's record encoded as raw (encErr: the encoding
-// failed) under pk and its lookup key, removing the previous primary key
-// oldPK if it differs, and writes the string table's new entries.
+// storeConvLocked stores raw, c's encoding (encErr: failed), as writeConv
+// does, with the string table's new entries.
 func (s *Store) storeConvLocked(tx *buntdb.Tx, log *shadowLog, c *Conversation, pk, oldPK, raw string, encErr error) error {
 	if encErr != nil {
 		s.tab.discardLocked()
@@ -177,8 +165,7 @@ func (s *Store) storeConvLocked(tx *buntdb.Tx, log *shadowLog, c *Conversation, 
 	return set(tx, pk, raw)
 }
 
-// InsertConversation stores a new conversation. ErrExists if a
-// conversation with the same id exists in the region.
+// InsertConversation stores a new conversation; ErrExists if its id is taken.
 func (s *Store) InsertConversation(c *Conversation) error {
 	if err := checkConv("insert conversation", c); err != nil {
 		return err
@@ -189,9 +176,7 @@ func (s *Store) InsertConversation(c *Conversation) error {
 		if ls, _ := s.liveGenLocked(c.Region, c.ID); ls != nil {
 			return ErrExists
 		}
-		// Indexing is the existence check: an entry it replaces is a
-		// stored record of the same id, and the error rolls the
-		// transaction back, the entry's previous value included.
+		// Indexing is the existence check; ErrExists rolls it back.
 		_, replaced, err := s.indexConvLocked(tx, log, c.Region, c.ID, pk)
 		if err != nil {
 			return err
@@ -294,37 +279,26 @@ func (s *Store) GetConversation(region, id string) (*Conversation, error) {
 }
 
 // UpdateConversation reads a conversation, calls fn on a copy and stores
-// the result, all in one transaction. An error from fn is returned as is
-// and nothing changes. fn may change any field but Region and ID (doing so
-// fails with ErrInvalid); a change of StartedAt, AccountID or ProjectID
-// moves the record to its new place in the order. fn runs inside the
-// transaction and must not call the Store. Returns the stored value.
+// the result in one transaction; fn's error is returned as is and nothing
+// changes. fn may change any field but Region and ID (ErrInvalid); it runs
+// inside the transaction and must not call the Store. Returns the result.
 func (s *Store) UpdateConversation(region, id string, fn func(c *Conversation) error) (*Conversation, error) {
 	return s.updateConv(region, id, updateAll, func(c *Conversation, _ PriorTurns) error { return fn(c) })
 }
 
-// AppendTurns is UpdateConversation for an fn that leaves the turns it is
-// given as they are (their fields and the maps and slices they hold): it
-// may append turns and change any other field. The conversation under way
-// then costs what changes, not its length: the stored encoding of its
-// turns is kept, the metric aggregates move by the new turns' events, and
-// the turns are shared (never changed) between the cache and the value
-// returned, which the caller must not change either. The new turns are
-// as stored, as a read gives them (free-form values as JSON types, times
-// as from RFC 3339), unless they hold a value that only a JSON round trip
-// converts (then they are fn's). The value's other fields are fn's and
-// the caller's own.
+// AppendTurns is UpdateConversation for an fn that only appends turns and
+// leaves the given ones (and what they hold) unchanged, so an append costs
+// what changes, not the conversation's length. The result's turns are
+// shared with the cache: the caller must not change them either.
 func (s *Store) AppendTurns(region, id string, fn func(c *Conversation) error) (*Conversation, error) {
 	return s.updateConv(region, id, appendShared, func(c *Conversation, _ PriorTurns) error { return fn(c) })
 }
 
-// PriorTurns is what AppendNewTurns tells its fn of the turns the
-// conversation has, which fn is not given.
+// PriorTurns describes to AppendNewTurns' fn the turns it is not given.
 type PriorTurns struct {
 	N int // how many
 	// Greeting: the first is the agent's greeting, not a user's turn
-	// (isGreeting). The metric aggregates' rule (convEventsAt) also asks
-	// for no latency: a first turn with one counts as a turn there.
+	// (isGreeting; convEventsAt also asks for no latency).
 	Greeting bool
 }
 
@@ -346,9 +320,8 @@ func priorOf(turns []Turn) PriorTurns {
 	return p
 }
 
-// isGreeting says whether a conversation's first turn, of this user
-// input and these flags, is the agent's greeting rather than a user's
-// turn: no user input, neither a silence nor out of domain.
+// isGreeting says whether a first turn with these fields is the agent's
+// greeting rather than a user's turn.
 func isGreeting(userInput string, silence, ood bool) bool {
 	return userInput == "" && !silence && !ood
 }
@@ -361,18 +334,11 @@ func (p PriorTurns) after(added []Turn) PriorTurns {
 	return PriorTurns{N: p.N + len(added), Greeting: p.Greeting}
 }
 
-// AppendNewTurns is AppendTurns for a caller that needs neither the turns
-// the conversation has nor the result's maps and slices: fn is given the
-// conversation without its turns (c.Turns is nil; prior says how many
-// there are), appends the new ones and may change any other field but
-// the record's place in the order (StartedAt, AccountID and ProjectID:
-// changing one fails with ErrInvalid). The turns stored are the
-// conversation's followed by fn's. It returns the stored conversation's
-// fields that are neither maps nor slices (those are nil). What fn leaves
-// in the conversation it is given, its maps and what they hold included,
-// becomes the store's: fn must not keep it, nor put in a map or slice it
-// keeps. So a conversation under way costs what changes, not its length,
-// and the cache keeps it without its turns.
+// AppendNewTurns is AppendTurns for a caller that needs neither the stored
+// turns nor the result's maps and slices (they are nil): fn gets c without
+// turns (prior says how many), appends new ones and may change any field
+// but StartedAt, AccountID and ProjectID (ErrInvalid). What fn leaves in c
+// becomes the store's: fn must not keep it.
 func (s *Store) AppendNewTurns(region, id string, fn func(c *Conversation, prior PriorTurns) error) (*Conversation, error) {
 	return s.updateConv(region, id, appendNew, fn)
 }
@@ -386,8 +352,7 @@ const (
 	appendNew                      // AppendNewTurns
 )
 
-// updateConv is UpdateConversation, AppendTurns or AppendNewTurns (mode);
-// fn is given prior only by AppendNewTurns.
+// updateConv is UpdateConversation, AppendTurns or AppendNewTurns (mode).
 func (s *Store) updateConv(region, id string, mode updateMode, fn func(c *Conversation, prior PriorTurns) error) (*Conversation, error) {
 	appending := mode != updateAll
 	var out *Conversation
@@ -401,15 +366,13 @@ func (s *Store) updateConv(region, id string, mode updateMode, fn func(c *Conver
 		}
 		var c *Conversation
 		var prev recTurns // where raw encodes the turns (n 0: unknown)
-		// AppendNewTurns: the turns taken off c (fn is not given them);
-		// none when c came without them (undecoded: a head-only entry
-		// was taken, or a compact record read without its turns).
+		// AppendNewTurns: the turns taken off c; none when c came
+		// without them (undecoded).
 		var old []Turn
 		var prior PriorTurns
 		undecoded := false
 		if !ok {
-			// A generated record: fn works on a fresh making of it, and
-			// the result is stored in its place.
+			// A generated record: fn's result is stored in its place.
 			ls, p := s.liveGenLocked(region, id)
 			if ls == nil {
 				return ErrNotFound
@@ -419,9 +382,8 @@ func (s *Store) updateConv(region, id string, mode updateMode, fn func(c *Conver
 			}
 			s.shadowLocked(ls, p, log)
 		} else {
-			// fn works on the cached decoding, taken out of the cache (so
-			// nothing sees fn's changes unless they are stored; a failed fn
-			// leaves the record uncached), or on a fresh decoding.
+			// fn works on the decoding taken out of the cache (nothing
+			// sees fn's changes unless stored), or on a fresh one.
 			if appending {
 				if e, hit := s.convs.takeEntry(pk, raw, mode == appendNew); hit {
 					c, prev = e.c, e.turns
@@ -435,16 +397,14 @@ func (s *Store) updateConv(region, id string, mode updateMode, fn func(c *Conver
 			switch {
 			case c != nil:
 			case mode == appendNew && raw != "" && raw[0] == recBinary:
-				// Not cached: the head decoded, the turns read and checked
-				// but not made, as a head-only entry holds them.
+				// Not cached: the head decoded, the turns checked only.
 				if c, prev, prior, err = decodeRecordWith(pk, raw, s.tab.load(), turnsSkipped); err != nil {
 					return err
 				}
 				undecoded = true
 			default:
-				// Not cached: decoded, with where raw holds the turns, so
-				// that an append copies their encoding as on a hit (an
-				// append's turns, never changed, share memory).
+				// Not cached: decoded, with where raw holds the turns so
+				// an append copies their encoding.
 				decode := decodeConvAt
 				if appending {
 					decode = decodeConvShared
@@ -513,9 +473,8 @@ func (s *Store) updateConv(region, id string, mode updateMode, fn func(c *Conver
 			out = c
 		}
 		if kept > 0 && !sameStart {
-			// The kept turns' events moved with the start or project: both
-			// sides take them (after its start event, the first of the
-			// sorted events).
+			// The kept turns' events moved with the start or project, so
+			// both sides take them (after the start event).
 			keptEv := convEventsFrom(&Conversation{StartedAt: oldStart, Turns: c.Turns[:kept]}, 0, nil)
 			oldEv = append(oldEv, keptEv[1:]...)
 			slices.SortFunc(oldEv, mevent.cmp)
@@ -544,12 +503,9 @@ func (s *Store) updateConv(region, id string, mode updateMode, fn func(c *Conver
 	return out, nil
 }
 
-// encodeNewTurnsLocked encodes c, given to an AppendNewTurns without its
-// turns, as the record whose turns are the stored ones (prior of them,
-// where prev locates them in raw, or old) followed by c's: raw's encoding
-// of them copied when prev locates them, else the whole record encoded
-// (with old, or, when c came without them (undecoded), the turns decoded
-// from raw).
+// encodeNewTurnsLocked encodes AppendNewTurns' c as the stored turns
+// followed by c's: copying raw's encoding of them where prev locates
+// them, else encoding the whole record (with old, or decoded from raw).
 func (s *Store) encodeNewTurnsLocked(c *Conversation, pk, raw string, prev recTurns, old []Turn, undecoded bool, prior PriorTurns) (string, recTurns, error) {
 	if prev.n == prior.N && prev.n > 0 {
 		if v, turns, ok := encodeRecordAdded(c, c.Turns, pk, &s.tab, raw, prev); ok {
@@ -572,8 +528,7 @@ func (s *Store) encodeNewTurnsLocked(c *Conversation, pk, raw string, prev recTu
 	return encodeRecordAt(&whole, pk, &s.tab, len(raw)+64)
 }
 
-// storedConvLocked returns the primary key and the value of the stored
-// record of (region, id); ok false when there is none.
+// storedConvLocked returns the key and value of (region, id)'s stored record.
 func (s *Store) storedConvLocked(tx *buntdb.Tx, region, id string) (pk, raw string, ok bool, err error) {
 	if pk, ok, err = s.convPKLocked(tx, region, id); err != nil || !ok {
 		return "", "", false, err
@@ -601,35 +556,30 @@ func (s *Store) CountConversations(region string) (int, error) {
 	return n, nil
 }
 
-// ConversationQuery selects conversations of one project for
-// ListConversations.
+// ConversationQuery selects conversations of one project for listing.
 type ConversationQuery struct {
 	// Region, AccountID and ProjectID are required.
 	Region, AccountID, ProjectID string
 	// From and To bound started_at to [From, To); a zero value is unbounded.
 	From, To time.Time
-	// After is a position returned as next by a previous call with the same
-	// Region, AccountID, ProjectID and Desc; "" starts from the beginning.
-	// Anything else fails with ErrBadCursor.
+	// After is the next of a previous call with the same Region, AccountID,
+	// ProjectID and Desc ("": the start); else ErrBadCursor.
 	After string
 	// Limit is the maximum number of records returned; 0 = no limit.
 	Limit int
 	// Desc lists newest first.
 	Desc bool
-	// Filter, when set, selects records while scanning; records it rejects
-	// do not count toward Limit. It runs inside the read transaction and
-	// must not call the Store.
+	// Filter, when set, selects records while scanning (rejected ones do
+	// not count toward Limit); it must not call the Store.
 	Filter func(*Conversation) bool
 	// Select, when set, selects records by their Summary before they are
-	// read (a generated record that it rejects is never made); records
-	// must pass both Select and Filter. The same rules apply, and Select
-	// must not keep the summary it is given (it is reused).
+	// read (a rejected generated record is never made), as Filter does;
+	// it must not keep the summary (it is reused).
 	Select func(*Summary) bool
 }
 
-// replacedLocked returns the record that a write of (region, id)
-// replaces: the stored one under oldPK, else a generated one (whose shadow
-// bit it sets, and whose project it puts in *oldProj), else nil.
+// replacedLocked returns the record a write of (region, id) replaces: the
+// one under oldPK, else a generated one (shadowed now; *oldProj set), or nil.
 func (s *Store) replacedLocked(tx *buntdb.Tx, region, id, oldPK string, oldProj *ProjectRef, log *shadowLog) (*Conversation, error) {
 	if oldPK != "" {
 		raw, ok, err := get(tx, oldPK)
@@ -656,8 +606,7 @@ func encodeCursor(pk string) string {
 	return base64.RawURLEncoding.EncodeToString([]byte(pk))
 }
 
-// encodeGenCursor is encodeCursor(prefix + tsenc(start) + "/" + id),
-// built on the stack (one allocation: the string).
+// encodeGenCursor is encodeCursor(prefix+tsenc(start)+"/"+id), on the stack.
 func encodeGenCursor(prefix string, start time.Time, id string) string {
 	var raw [160]byte
 	var ts [tsLen]byte
@@ -667,8 +616,7 @@ func encodeGenCursor(prefix string, start time.Time, id string) string {
 	return string(base64.RawURLEncoding.AppendEncode(enc[:0], pk))
 }
 
-// decodeCursor validates a cursor against the query's key prefix and
-// returns the primary key it designates.
+// decodeCursor checks a cursor against the key prefix and returns its key.
 func decodeCursor(cur, prefix string) (string, error) {
 	b, err := base64.RawURLEncoding.DecodeString(cur)
 	if err != nil {

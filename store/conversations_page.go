@@ -1,10 +1,7 @@
 package store
 
-// Listing conversations by page: the walk under the read lock notes each
-// record of the page (a stored one's key and bytes, a generated one's
-// layer and position); the records are decoded or made after the lock is
-// released, as copies (ListConversations) or into one reused record
-// (EachConversation, for writing a page out).
+// Listing conversations by page: the walk under the read lock only notes
+// each record; they are decoded or made after the lock is released.
 
 import (
 	"fmt"
@@ -12,9 +9,7 @@ import (
 	"github.com/tidwall/buntdb"
 )
 
-// pageEntry is one record of a page as the walk noted it: a stored
-// record not decoded yet (key, raw), a generated one not made yet (gen,
-// p), or one a filter has read already (c).
+// pageEntry is a page's record: stored, generated, or read by a filter (c).
 type pageEntry struct {
 	key, raw string
 	gen      *genLayer
@@ -30,9 +25,7 @@ type listedPage struct {
 	prefix  string
 	// more: a further matching record exists after the last entry.
 	more bool
-	// sum is the summary that the query's Select reads, one record at a
-	// time: held here, a summary passed by pointer is not allocated
-	// again for each record.
+	// sum is the reused summary the query's Select reads.
 	sum Summary
 }
 
@@ -55,10 +48,8 @@ func (pg *listedPage) next(id string) string {
 }
 
 // ListConversations returns the conversations matching q in (started_at,
-// id) order (reversed when q.Desc), and next, the position of the last
-// returned record to pass as q.After for the following page. next is empty
-// when no further matching record exists. A page costs O(log n + page):
-// the scan seeks directly to q.After.
+// id) order (reversed when q.Desc), and next, the q.After of the following
+// page ("" at the end). A page costs O(log n + page).
 func (s *Store) ListConversations(q ConversationQuery) (list []*Conversation, next string, err error) {
 	pg, err := s.listPage(q)
 	if err != nil {
@@ -79,17 +70,11 @@ func (s *Store) ListConversations(q ConversationQuery) (list []*Conversation, ne
 	return list, pg.next(id), nil
 }
 
-// EachConversation lists as ListConversations does and calls fn with each
-// record of the page, in order, once the store's lock is released; then
-// it returns the next page's position. The record fn gets is lent for
-// the call: a generated one is made into a record reused for the whole
-// page (its turns' entities are nil maps, its metrics one empty map), so
-// fn reads it and keeps and changes nothing of it. With fn nil, it gives
-// the next position alone (a page skipped by offset): no record is
-// decoded or made but those q.Select or q.Filter must read, and the id of
-// a generated last one. An error of fn ends the listing and is returned
-// as it is. The reused
-// record goes back to the store's pool when the listing ends.
+// EachConversation lists as ListConversations does, calling fn with each
+// record of the page in order after the store's lock is released, and
+// returns the next page's position. The record is lent for the call (it
+// may be reused): fn must neither keep nor change it. With fn nil it only
+// finds the next position. fn's error ends the listing and is returned.
 func (s *Store) EachConversation(q ConversationQuery, fn func(*Conversation) error) (next string, err error) {
 	pg, err := s.listPage(q)
 	if err != nil {

@@ -8,24 +8,14 @@ import (
 )
 
 // The conversations' lookup index: a stored conversation's primary key
-// (convKey) by its region and id.
-//
-// A data file holds it as ci/ keys (ci/{region}/{id} → primary key): they
-// are part of the file's format, which verify and repair check, and
-// buntdb rolls them back with their transaction, also when its commit
-// fails (a full disk), before any other transaction can see them. A
-// memory store, whose commits cannot fail, keeps it only in a map beside
-// the database, under the database's lock: read in a transaction, changed
-// in a write transaction, every change undone with a transaction that
-// fails (shadowLog). A conversation written there costs one key of the
-// database instead of two (one tree insert and two heap objects fewer),
-// and a lookup is a map read instead of a tree search. A memory store
-// restored from a snapshot reads the snapshot's index (built once) and
-// keeps only its changes since in its own map.
+// (convKey) by region and id. A data file holds it as ci/{region}/{id}
+// keys, so a failed commit rolls it back. A memory store, whose commits
+// cannot fail, keeps it in a map under the database's lock instead (one
+// key per record, not two), undoing changes of a failed transaction
+// (shadowLog) and sharing a restored snapshot's index copy-on-write.
 type convIDs struct {
-	// base is a snapshot's index (snapshotIndex), shared by every store
-	// that restored it and never changed; pk and counts hold the changes
-	// made since (copy on write), so that a restore costs no rebuild.
+	// base is a snapshot's index (snapshotIndex), shared and never
+	// changed; pk and counts hold the changes made since.
 	base *convIDs
 	// pk maps a conversation to its primary key; with a base, "" marks
 	// one of the base's entries deleted.
@@ -38,16 +28,14 @@ type convIDs struct {
 // convRef names a conversation.
 type convRef struct{ region, id string }
 
-// idUndo is a change of the index to undo: ref's previous primary key
-// (had: it had one).
+// idUndo is a change to undo: ref's previous primary key, if had.
 type idUndo struct {
 	ref convRef
 	pk  string
 	had bool
 }
 
-// getLocked returns the primary key of the stored conversation (region,
-// id).
+// getLocked returns the primary key of the stored conversation.
 func (x *convIDs) getLocked(region, id string) (string, bool) {
 	return x.get(convRef{region, id})
 }
@@ -82,8 +70,8 @@ func (x *convIDs) own() {
 	}
 }
 
-// putLocked indexes (region, id) under pk, logging the change to undo, and
-// returns the primary key it replaces, if any.
+// putLocked indexes (region, id) under pk, logging the undo, and returns
+// the key it replaces.
 func (x *convIDs) putLocked(log *shadowLog, region, id, pk string) (prev string, had bool) {
 	if strings.HasSuffix(pk, "/"+id) {
 		id = pk[len(pk)-len(id):] // the key's bytes: no string of its own
@@ -171,8 +159,7 @@ func (x *convIDs) all(yield func(convRef, string) bool) {
 	}
 }
 
-// snapshotIndex builds the lookup index of a snapshot's records, the base
-// of the stores that restore it.
+// snapshotIndex builds a snapshot's lookup index, the base of restores.
 func snapshotIndex(kvs []kv) *convIDs {
 	x := &convIDs{pk: map[convRef]string{}, counts: map[string]int{}}
 	for _, p := range kvs {
@@ -183,8 +170,7 @@ func snapshotIndex(kvs []kv) *convIDs {
 	return x
 }
 
-// convPKLocked returns the primary key of the stored conversation
-// (region, id).
+// convPKLocked returns the primary key of a stored conversation.
 func (s *Store) convPKLocked(tx *buntdb.Tx, region, id string) (string, bool, error) {
 	if s.file {
 		return get(tx, convIDKey(region, id))
@@ -201,8 +187,8 @@ func (s *Store) convCountLocked(tx *buntdb.Tx, region string) (int, error) {
 	return s.ids.countLocked(region), nil
 }
 
-// indexConvLocked indexes the conversation (region, id) under pk and
-// reports whether it was indexed already (under prev).
+// indexConvLocked indexes (region, id) under pk; replaced: it was already
+// (under prev).
 func (s *Store) indexConvLocked(tx *buntdb.Tx, log *shadowLog, region, id, pk string) (prev string, had bool, err error) {
 	if s.file {
 		return tx.Set(convIDKey(region, id), pk, nil)

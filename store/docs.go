@@ -92,10 +92,9 @@ func (s *Store) GetDoc(kind, region, id string, v any) error {
 	return nil
 }
 
-// UpdateDoc decodes the document into v (a pointer), calls fn (which
-// mutates v) and stores v, in one transaction. An error from fn is returned
-// as is and nothing is stored. fn runs inside the transaction and must not
-// call the Store. ErrNotFound.
+// UpdateDoc decodes the document into v (a pointer), calls fn to change it
+// and stores v in one transaction; fn's error is returned as is, storing
+// nothing. fn must not call the Store. ErrNotFound.
 func (s *Store) UpdateDoc(kind, region, id string, v any, fn func() error) error {
 	var fnErr error
 	err := s.update(func(tx *buntdb.Tx) error {
@@ -144,11 +143,8 @@ func (s *Store) DeleteDoc(kind, region, id string) error {
 	return nil
 }
 
-// ListDocs calls fn with the id and the document, decoded into a new T, of
-// each document of a kind in a region, in ascending id order, until fn
-// returns false. The documents are read in one transaction and fn is
-// called after it, so fn may use the Store. A document that does not
-// decode into T is an error.
+// ListDocs calls fn with each document of a kind in a region, decoded into
+// a new T, by ascending id until fn returns false; fn may use the Store.
 func ListDocs[T any](s *Store, kind, region string, fn func(id string, doc *T) bool) error {
 	return s.listDocs(kind, region, func(id string, raw []byte) (bool, error) {
 		doc := new(T)

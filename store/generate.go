@@ -1,17 +1,10 @@
 package store
 
-// Generated conversation records, kept as generators instead of records.
-//
-// A scenario's generator makes up to millions of records from a seed. The
-// store keeps its description (GenSpec, a few kilobytes, persisted as one
-// record) and, per record, only what the queries need without reading
-// the record: its position in the order (started_at, id), the random
-// generator's state at its first draw, its span and its filter fields
-// (genRec, 48 bytes). A record is made again from that state when it is
-// read: the same draws give the same record, byte for byte (genRecord).
-// A generated record that is written (updated, replaced, deleted) becomes
-// an ordinary stored record, and the generated one is shadowed (a bit per
-// record). docs/performance.md#memory has the figures.
+// Generated conversation records, kept as their generator (GenSpec,
+// persisted) plus, per record, what queries need without the record
+// (genRec: order, span, filter fields, and the random state at its first
+// draw, from which genRecord makes it again, byte for byte). A written
+// generated record becomes a stored one and the generated one is shadowed.
 
 import (
 	"encoding/binary"
@@ -22,9 +15,8 @@ import (
 	"time"
 )
 
-// GenSpec is everything a generator's records depend on. The handlers
-// build it from a scenario's generate block; the store keeps it (and
-// persists it), and makes the records from it.
+// GenSpec is everything a generator's records depend on, built from a
+// scenario's generate block; the store persists it.
 type GenSpec struct {
 	Region    string `json:"region"`
 	AccountID string `json:"account_id"`
@@ -62,9 +54,7 @@ type GenSpec struct {
 	// Vocab is what callers and agent say.
 	Vocab GenVocab `json:"vocab"`
 	// Redraws lists the records whose id was drawn again because it was
-	// taken (record index → extra draws), found when the store first
-	// made the records; kept so that the records are the same whatever
-	// the store holds when they are made again.
+	// taken (record index → extra draws), so they come out the same later.
 	Redraws map[int]int `json:"redraws,omitempty"`
 }
 
@@ -116,10 +106,8 @@ func newGenRand(s1, s2 uint64) genRand {
 	return genRand{&st.r, &st.pcg}
 }
 
-// IntN, Int64N and Float64 are math/rand/v2's (Rand's 64-bit
-// algorithms, the same draws and results) on the PCG itself: through the
-// Source interface, a million records' draws cost a tenth of generating
-// them. They also give the same results on every platform.
+// IntN, Int64N and Float64 are math/rand/v2's algorithms (the same
+// results) called on the PCG directly, avoiding the Source interface.
 
 // IntN returns a number in [0, n); it panics if n <= 0.
 func (r genRand) IntN(n int) int {
@@ -228,17 +216,12 @@ type genOut struct {
 	// convEvents, unsorted).
 	wantEvents bool
 	events     []mevent
-	// scratch, when set, is the reused record c is (recordInto): its
-	// turns, intents, state and metrics are reused, and its turns get
-	// nil entities.
+	// scratch, when set, is the reused record c is (recordInto).
 	scratch *genScratch
 }
 
-// genMake makes the record whose draws start at r's current state.
-// With c nil it only draws (and fills o); with c set, it fills the
-// record too. taken reports an id that may not be used (nil: none); the
-// number of redraws is given (when re-making) or found (when taken is
-// set).
+// genMake makes the record whose draws start at r's state (c nil: only
+// draws). taken reports ids not to use; redraws is given, or found.
 func genMake(sp *GenSpec, r genRand, c *Conversation, o *genOut, redraws int, taken func([]byte) bool) (int, error) {
 	o.rec.env = int8(r.pick(&sp.Environments))
 	o.rec.ch = int8(r.pick(&sp.Channels))
@@ -408,8 +391,7 @@ func genMake(sp *GenSpec, r genRand, c *Conversation, o *genOut, redraws int, ta
 	return redraws, nil
 }
 
-// intentsFor is an array of n intents for the turns: the scratch's
-// (cleared) when there is one.
+// intentsFor is an array of n intents, the scratch's if any.
 func (o *genOut) intentsFor(n int) []string {
 	sc := o.scratch
 	if sc == nil {
@@ -423,8 +405,7 @@ func (o *genOut) intentsFor(n int) []string {
 	return sc.intents
 }
 
-// isTaken asks taken about an id given by value, so that the caller's
-// genOut does not escape to the heap on its account.
+// isTaken asks taken about an id by value, so that genOut does not escape.
 func isTaken(taken func([]byte) bool, id [34]byte, n int) bool { return taken(id[:n]) }
 
 func keyOf(w *GenWeights, i int) string {

@@ -1,9 +1,7 @@
 package store
 
-// The generated layer: a generator's records as the store keeps them
-// (genRec, 48 bytes each, in listing order, with an id index), how it is
-// built from a GenSpec, and how a record, its span, summary and events are
-// read back by position (generate.go makes a record from its draws).
+// The generated layer: a generator's records as kept (genRec, in listing
+// order, with an id index), built from a GenSpec and read back by position.
 
 import (
 	"hash/fnv"
@@ -33,8 +31,7 @@ type genRec struct {
 	flags  uint8
 }
 
-// genLayer is one generator's records: immutable once built, shared by
-// the snapshots and stores that hold it.
+// genLayer is one generator's records, immutable once built and shared.
 type genLayer struct {
 	spec *GenSpec
 	// key is the layer's persistent record key (g/...), its identity.
@@ -42,16 +39,15 @@ type genLayer struct {
 	recs []genRec // in (started_at, id) order
 	// ids maps id hashes to positions in recs, sorted by hash.
 	ids []idPos
-	// starts are the records' started_at as unix nanoseconds when every
-	// one fits (else nil), for the binary searches of listings.
+	// starts are the records' started_at as Unix nanoseconds, when all
+	// fit (else nil), for listings' binary searches.
 	from     time.Time
 	handoffs int // records with a handoff state
 	// boxed are the spec's keys as state values, boxed once.
 	boxed *genBoxed
 }
 
-// genBoxed are a spec's keys as values of a record's state (boxing a
-// string allocates; these are shared, and immutable like any string).
+// genBoxed are a spec's keys boxed once as state values.
 type genBoxed struct {
 	channels, environments, languages, variantIDs []any
 }
@@ -77,18 +73,16 @@ func boxedKey(keys []any, i int) any {
 	return keys[i]
 }
 
-// idIndex maps id hashes to record indexes while a layer is generated:
-// open addressing with linear probing in two flat slices (a Go map of a
-// million entries cost a tenth of generating them). A hash of 0 is kept
-// as 1; as with two ids of one hash, the later is kept and sameID tells.
+// idIndex maps id hashes to record indexes while a layer is generated
+// (linear probing in flat slices, cheaper than a map). A hash of 0 is kept
+// as 1; of two ids with one hash the later is kept, and sameID tells.
 type idIndex struct {
 	hs    []uint64 // 0: an empty slot
 	is    []int32
 	shift uint8
 }
 
-// newIDIndex returns an index for at most n hashes (at least 2n slots:
-// probing ends at an empty one).
+// newIDIndex returns an index for at most n hashes (2n+ slots).
 func newIDIndex(n int) *idIndex {
 	bits := uint8(4)
 	for 1<<bits < 2*n {
@@ -129,11 +123,9 @@ func idHash(b []byte) uint64 {
 	return h.Sum64()
 }
 
-// buildLayer makes the index of a generator's records: one pass of its
-// draws (no record is built), then a sort. taken, when set, says which
-// ids are taken besides the layer's own (the store's records), and the
-// redraws found are recorded in the spec; else the spec's are used.
-// progress, when set, is called every progressEvery records.
+// buildLayer indexes a generator's records from its draws alone, then
+// sorts them. taken, when set, says which other ids are taken and the
+// redraws found go into the spec; else the spec's are used.
 func buildLayer(sp *GenSpec, key string, taken func(id []byte) bool, progress func(done int), pm *projMetrics) (*genLayer, error) {
 	if err := checkSpec(sp); err != nil {
 		return nil, err
@@ -155,8 +147,7 @@ func buildLayer(sp *GenSpec, key string, taken func(id []byte) bool, progress fu
 	}
 	var bm *bulkMetrics
 	if pm != nil {
-		// Events fall between a record's start and its last turn, within
-		// the lookback of its start (the others are kept apart).
+		// Events fall within the lookback of a record's start.
 		bm = pm.bulk(sp.From, sp.To.Add(MetricsLookback))
 	}
 	var o genOut
@@ -190,10 +181,8 @@ func buildLayer(sp *GenSpec, key string, taken func(id []byte) bool, progress fu
 			bm.add(e)
 		}
 	}
-	// Sort by (started_at, id); equal times are rare, their ids are made
-	// again to compare. The start offsets are sorted next to the indexes
-	// (reading them from the records in random order was most of the
-	// sort's time).
+	// Sort by (started_at, id), making ids again for (rare) equal times;
+	// offsets are sorted beside the indexes for locality.
 	type offIndex struct {
 		off int64
 		i   uint32
@@ -248,8 +237,7 @@ func compareIDs(a, b string) int {
 	return 0
 }
 
-// remake makes the record g again, drawing from r set to g's first draw:
-// into c, or only its draws (into o) when c is nil.
+// remake makes the record g again into c (nil: only its draws, into o).
 func (l *genLayer) remake(g *genRec, r genRand, c *Conversation, o *genOut) error {
 	r.setState(g.hi, g.lo)
 	_, err := genMake(l.spec, r, c, o, l.spec.Redraws[int(g.index)], nil)
@@ -265,8 +253,7 @@ func (l *genLayer) idOfRec(g *genRec) string {
 	return string(o.id[:o.idN])
 }
 
-// sameID reports whether the record made i-th (generation order, during
-// buildLayer, before the sort) has the id.
+// sameID reports whether the i-th record generated has the id.
 func (l *genLayer) sameID(i int, id []byte) bool {
 	return l.idOfRec(&l.recs[i]) == string(id)
 }
@@ -292,8 +279,7 @@ type genScratch struct {
 }
 
 // recordInto makes the record at position p into sc's record, reusing
-// its turns, intents, state and metrics (EachConversation): the turns'
-// entities are nil and the metrics an empty map.
+// its memory (EachConversation).
 func (l *genLayer) recordInto(p int, sc *genScratch) (*Conversation, error) {
 	if sc.rnd.src == nil {
 		sc.rnd = newGenRand(0, 0)
@@ -305,8 +291,7 @@ func (l *genLayer) recordInto(p int, sc *genScratch) (*Conversation, error) {
 	return &sc.c, nil
 }
 
-// handoffState makes the handoff state of the record at position p (ok
-// false: it has none).
+// handoffState makes the handoff state of the record at p, if it has one.
 func (l *genLayer) handoffState(p int) (*HandoffState, bool, error) {
 	g := &l.recs[p]
 	if g.flags&grHandoff == 0 {
@@ -369,8 +354,8 @@ func sortSearch(n int, f func(int) bool) int {
 	return i
 }
 
-// searchKey is the first position whose key (ts/id) is greater than the
-// key suffix k ("{ts}/{id}"), or not less than it when orEqual.
+// searchKey is the first position whose key is above the suffix k
+// ("{ts}/{id}"), or not below it when orEqual.
 func (l *genLayer) searchKey(k string, orEqual bool) int {
 	ts, id := k, ""
 	if len(k) > tsLen {
@@ -465,8 +450,7 @@ func (l *genLayer) summary(p int) Summary {
 	return s
 }
 
-// events appends the metric events of the record at position p (as
-// convEvents of the record).
+// events appends the record at p's metric events (as convEvents).
 func (l *genLayer) events(p int, out []mevent) ([]mevent, error) {
 	c, err := l.record(p)
 	if err != nil {
@@ -475,8 +459,7 @@ func (l *genLayer) events(p int, out []mevent) ([]mevent, error) {
 	return convEvents(c, out), nil
 }
 
-// Summary is what a listing can select on without reading a whole
-// record (ConversationQuery.Select).
+// Summary is what ConversationQuery.Select reads instead of the record.
 type Summary struct {
 	Environment, Channel, VariantID, VariantName string
 	InProgress                                   bool

@@ -17,10 +17,8 @@ func handoffSharedKey(region, account, project, sharedID string) string {
 }
 
 // PutHandoffState inserts or replaces the handoff state keyed by (region,
-// account, project, id). When SharedID is set the state is also findable
-// by it (within the same region, account and project); a later state
-// claiming the same shared id takes it over, and a changed SharedID
-// releases the old one.
+// account, project, id), also findable by its SharedID in that project;
+// a later state claiming the same shared id takes it over.
 func (s *Store) PutHandoffState(h *HandoffState) error {
 	if h == nil {
 		return fmt.Errorf("store: put handoff state: nil state: %w", ErrInvalid)
@@ -67,9 +65,8 @@ func (s *Store) PutHandoffState(h *HandoffState) error {
 	return nil
 }
 
-// GetHandoffState returns a handoff state by shared id when sharedID is
-// non-empty, otherwise by conversation id. ErrNotFound; ErrInvalid when
-// both are empty.
+// GetHandoffState returns a handoff state by sharedID if set, else by id.
+// ErrNotFound; ErrInvalid when both are empty.
 func (s *Store) GetHandoffState(region, accountID, projectID, id, sharedID string) (*HandoffState, error) {
 	if err := need("get handoff state", region, accountID, projectID); err != nil {
 		return nil, err
@@ -97,8 +94,7 @@ func (s *Store) GetHandoffState(region, accountID, projectID, id, sharedID strin
 			return err
 		}
 		if !ok && sharedID == "" {
-			// A generated conversation's state (generated ones have no
-			// shared id).
+			// A generated conversation's state (these have no shared id).
 			gh, err = s.genHandoffLocked(ProjectRef{region, accountID, projectID}, id)
 			if err != nil {
 				return err

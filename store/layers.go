@@ -1,12 +1,8 @@
 package store
 
 // A store's generated records (generate.go, genlayer.go): its layers,
-// which of their records are shadowed by a write, and the walk of a
-// project's records that merges the stored ones (buntdb's keys) with the
-// generated ones in key order.
-//
-// The layers and their shadow bits are read and written only under the
-// database's lock (inside a transaction), like the keys.
+// their shadow bits, and the walk merging stored and generated records in
+// key order. Layers and bits are used only under the database's lock.
 
 import (
 	"fmt"
@@ -32,8 +28,7 @@ type layerState struct {
 	ref    ProjectRef
 	shadow []uint64 // a bit per position: the record was written or deleted
 	nShad  int
-	// sharedShadow: shadow is a snapshot's, shared and never changed; the
-	// first bit set takes a copy.
+	// sharedShadow: shadow is a snapshot's; the first bit set copies it.
 	sharedShadow bool
 	// cut is the retention cut (an offset from From): records that start
 	// before it and have ended are dropped (retention.go).
@@ -56,8 +51,7 @@ func (ls *layerState) clone() *layerState {
 	return &c
 }
 
-// sharing is a copy of a snapshot's ls that shares its shadow bits until
-// the first one it sets.
+// sharing is a copy of a snapshot's ls sharing its shadow bits.
 func (ls *layerState) sharing() *layerState {
 	c := *ls
 	c.sharedShadow = true
@@ -67,8 +61,7 @@ func (ls *layerState) sharing() *layerState {
 // live is the number of records not shadowed.
 func (ls *layerState) live() int { return len(ls.recs) - ls.nShad }
 
-// shadowLog records the shadow bits a transaction set, to undo them when
-// it rolls back.
+// shadowLog records what a transaction changed in memory, to undo.
 type shadowLog struct {
 	set []shadowMark
 	// ids are the changes of a memory store's lookup index to undo.
@@ -96,8 +89,7 @@ func (s *Store) shadowLocked(ls *layerState, p int, log *shadowLog) {
 	}
 }
 
-// undo clears the bits a failed transaction set and takes back its other
-// changes (ids: the store's lookup index).
+// undo takes back a failed transaction's changes (ids: the lookup index).
 func (l *shadowLog) undo(ids *convIDs) {
 	for _, m := range l.set {
 		m.ls.shadow[m.p>>6] &^= 1 << (m.p & 63)
@@ -110,9 +102,8 @@ func (l *shadowLog) undo(ids *convIDs) {
 	l.set, l.ids, l.fns = nil, nil, nil
 }
 
-// layersOf yields the layers of a project, in the order they were
-// generated (a listing's walk makes it for each page: it allocates
-// nothing).
+// layersOf yields the layers of a project, in the order generated,
+// without allocating.
 func (s *Store) layersOf(ref ProjectRef) iter.Seq[*layerState] {
 	return func(yield func(*layerState) bool) {
 		for _, ls := range s.gen {
@@ -123,8 +114,8 @@ func (s *Store) layersOf(ref ProjectRef) iter.Seq[*layerState] {
 	}
 }
 
-// regionEmptyLocked reports that no conversation of region is stored or
-// generated. The store's lock (or a transaction) must be held.
+// regionEmptyLocked reports that region has no conversation; the database's
+// lock must be held.
 func (s *Store) regionEmptyLocked(tx *buntdb.Tx, region string) bool {
 	for _, ls := range s.gen {
 		if ls.ref.Region == region {
@@ -135,8 +126,7 @@ func (s *Store) regionEmptyLocked(tx *buntdb.Tx, region string) bool {
 	return err == nil && n == 0
 }
 
-// findGenLocked finds the generated record of a region with the id
-// (shadowed or not): its layer and position, or nil.
+// findGenLocked finds a generated record, shadowed or not, or nil.
 func (s *Store) findGenLocked(region, id string) (*layerState, int) {
 	for _, ls := range s.gen {
 		if ls.ref.Region != region {
@@ -158,8 +148,7 @@ func (s *Store) liveGenLocked(region, id string) (*layerState, int) {
 	return ls, p
 }
 
-// updateGen runs fn in a write transaction with a shadow log undone when
-// the transaction fails.
+// updateGen runs fn in a write transaction, undoing its log on failure.
 func (s *Store) updateGen(fn func(tx *buntdb.Tx, log *shadowLog) error) error {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
@@ -173,22 +162,16 @@ func (s *Store) updateGen(fn func(tx *buntdb.Tx, log *shadowLog) error) error {
 		return err
 	})
 	if err != nil {
-		// A commit that failed after fn succeeded (a data file's write:
-		// a full disk) rolled the keys back and released the database's
-		// lock; what fn changed in memory goes back too, before any other
-		// write (writeMu). A reader may have seen it meanwhile: a
-		// generated record hidden, never shown twice, or a string table
-		// entry no stored record refers to. (A memory store's commit does
-		// not fail, so its lookup index never has such a moment.)
+		// A failed commit (a full disk) rolled the keys back: undo what
+		// fn changed in memory too, before any other write (writeMu).
+		// A reader may have seen it meanwhile, which is harmless.
 		s.db.Update(func(*buntdb.Tx) error { log.undo(&s.ids); return nil }) //nolint:errcheck // only takes the lock
 	}
 	return mapErr(err)
 }
 
-// Generate adds a generator's records to the store: their index is built
-// (one pass over the generator's draws, about a second per million
-// records) and the spec kept, persisted as one record. Ids taken by a
-// stored record of the region or an earlier generator are drawn again.
+// Generate adds a generator's records to the store: it builds their index
+// and persists the spec. Ids already taken in the region are drawn again.
 // progress, when set, is called now and then with the records done.
 func (s *Store) Generate(sp *GenSpec, progress func(done, total int)) error {
 	if sp == nil {
@@ -211,8 +194,7 @@ func (s *Store) Generate(sp *GenSpec, progress func(done, total int)) error {
 			return ls != nil
 		}
 		if s.regionEmptyLocked(tx, spec.Region) {
-			// Nothing holds an id of the region yet (the usual first
-			// generator): the same answers without a lookup per record.
+			// Nothing holds an id of the region yet: skip the lookups.
 			taken = func([]byte) bool { return false }
 		}
 		var err error
@@ -261,9 +243,8 @@ func (s *Store) Generate(sp *GenSpec, progress func(done, total int)) error {
 	return nil
 }
 
-// loadLayersLocked rebuilds the layers of a database just opened: each
-// g/ record's index, then the shadow bits from the stored records and the
-// deletions.
+// loadLayersLocked rebuilds a database's layers on open: indexes, then
+// shadow bits from stored records and deletions.
 func (s *Store) loadLayersLocked(tx *buntdb.Tx, progress func(done, total int)) error {
 	var specs []kv
 	if err := scanPrefix(tx, pfxGen, func(k, v string) bool { specs = append(specs, kv{k, v}); return true }); err != nil {
@@ -340,8 +321,8 @@ func (s *Store) loadLayersLocked(tx *buntdb.Tx, progress func(done, total int)) 
 	return nil
 }
 
-// convItem is one record met by walkLocked: a stored one (key, raw) or
-// a generated one (ls, p).
+// convItem is one record met by walkLocked: stored (key, raw) or
+// generated (ls, p).
 type convItem struct {
 	key, raw string
 	tab      []string // the string table
@@ -349,7 +330,7 @@ type convItem struct {
 	p        int
 }
 
-// keyOf is the item's primary key.
+// pk is the item's primary key.
 func (it *convItem) pk(prefix string) string {
 	if it.ls == nil {
 		return it.key
@@ -441,10 +422,8 @@ func cmpCursor(a, b *layerCursor) int {
 }
 
 // walkLocked calls fn with each record of a project whose key is in
-// [lo, hi) and after `after` (ascending; before it when desc), in key
-// order (reversed when desc), until fn returns false. Keys are primary
-// keys with the project's prefix, convPrefix of ref (hi may be
-// prefixEnd(prefix)).
+// [lo, hi) and past `after`, in key order (reversed when desc), until fn
+// returns false. Keys carry the project's prefix, convPrefix of ref.
 func (s *Store) walkLocked(tx *buntdb.Tx, ref ProjectRef, prefix, lo, hi, after string, desc bool, fn func(*convItem) bool) error {
 	suffix := func(k string) string {
 		if len(k) < len(prefix) || k[:len(prefix)] != prefix {
@@ -452,9 +431,7 @@ func (s *Store) walkLocked(tx *buntdb.Tx, ref ProjectRef, prefix, lo, hi, after 
 		}
 		return k[len(prefix):]
 	}
-	// The cursors, one per layer of the project with records in range,
-	// are values: a project has one layer per generate block, and a walk
-	// of one or two allocates none.
+	// One cursor per layer with records in range, kept as values.
 	var cursBuf [2]layerCursor
 	curs := cursBuf[:0]
 	for ls := range s.layersOf(ref) {
@@ -566,8 +543,7 @@ func (s *Store) walkLocked(tx *buntdb.Tx, ref ProjectRef, prefix, lo, hi, after 
 	return nil
 }
 
-// genCountLocked is the number of generated records not shadowed in a
-// region ("" for every region).
+// genCountLocked counts live generated records of a region ("": all).
 func (s *Store) genCountLocked(region string) int {
 	n := 0
 	for _, ls := range s.gen {
@@ -578,8 +554,7 @@ func (s *Store) genCountLocked(region string) int {
 	return n
 }
 
-// genHandoffCountLocked is the number of generated handoff states not
-// replaced by a stored one.
+// genHandoffCountLocked counts generated handoff states not replaced.
 func (s *Store) genHandoffCountLocked(tx *buntdb.Tx) (int, error) {
 	n := 0
 	for _, ls := range s.gen {
@@ -612,8 +587,7 @@ func (s *Store) genHandoffCountLocked(tx *buntdb.Tx) (int, error) {
 	return n, err
 }
 
-// genHandoffLocked returns the generated handoff state of a conversation
-// of a project, or nil.
+// genHandoffLocked returns a generated conversation's handoff state, or nil.
 func (s *Store) genHandoffLocked(ref ProjectRef, id string) (*HandoffState, error) {
 	for ls := range s.layersOf(ref) {
 		if p := ls.find(id); p >= 0 {

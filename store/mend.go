@@ -1,18 +1,11 @@
 package store
 
-// Mending what a cut write leaves (recover.go). A cut write's records lie
-// within the file's last records with distinct keys (a write sets a key
-// at most once), and it can break records only by losing others: an
-// index whose record was not written, a conversation whose new strings
-// (s/N) were not, a retention cut whose generator was not. Such a
-// record, when it or the record it needs is among those last records, is
-// set right: the index or the retention cut dropped, the conversation
-// back to its value before those last records, or dropped when it had
-// none (the cut write created it). A conversation that lost its index
-// gets it back with the indexes rebuilt after. Anything else wrong with
-// a record is damage, whatever its place in the file; and a file with
-// damaged bytes is not mended at all, since a record missing from it may
-// be in those bytes rather than cut off.
+// Mending what a cut write leaves (recover.go). A cut write lies within
+// the file's last records with distinct keys and breaks records only by
+// losing others (an index's record, a conversation's new strings, a
+// retention cut's generator). Those among the last records are set back
+// to their value before it, or dropped; anything else is damage. A file
+// with damaged bytes is not mended: the missing record may be in them.
 
 import (
 	"errors"
@@ -38,8 +31,8 @@ func (m Mend) String() string {
 	return fmt.Sprintf("key %q: %s, as a write cut by a crash leaves it: %s", m.Key, m.Reason, done)
 }
 
-// lastWrite is the file's last records with distinct keys, which hold
-// its last write: their keys and the value each had before them.
+// lastWrite is the file's last records with distinct keys (holding its
+// last write), with each key's value before them.
 type lastWrite struct {
 	keys map[string]bool
 	// before is a key's value before them (nil: not there) and beforeAt
@@ -48,8 +41,7 @@ type lastWrite struct {
 	beforeAt map[string]int64
 }
 
-// replayLast is replay, with the file's last records with distinct keys
-// (back to a flushdb, the first record of its write).
+// replayLast is replay also returning the lastWrite.
 func replayLast(cmds []aofCmd) (map[string]string, map[string]int64, lastWrite) {
 	last := lastWrite{keys: map[string]bool{}, before: map[string]*string{}, beforeAt: map[string]int64{}}
 	start := len(cmds)
@@ -87,8 +79,7 @@ func replayLast(cmds []aofCmd) (map[string]string, map[string]int64, lastWrite) 
 	return kv, at, last
 }
 
-// mend sets right the records of kv that a cut last write left
-// inconsistent (see the file comment), and says what it did.
+// mend sets right what a cut last write left inconsistent in kv.
 func (last lastWrite) mend(kv map[string]string, at map[string]int64) []Mend {
 	if len(last.keys) == 0 {
 		return nil
@@ -133,9 +124,8 @@ func (last lastWrite) mend(kv map[string]string, at map[string]int64) []Mend {
 	}
 }
 
-// cutFailure says how record k of kv fails as a cut write makes a record
-// fail, with it or the record it needs among the last records ("": it
-// does not).
+// cutFailure says how record k of kv fails as a cut write would make it
+// ("": it does not).
 func (last lastWrite) cutFailure(kv map[string]string, tab []string, k string) string {
 	v, ok := kv[k]
 	if !ok {
@@ -180,8 +170,7 @@ func strTabOfMap(recs map[string]string) []string {
 	return strTabOf(strs)
 }
 
-// strLackError is a compact record's reference to a string the table
-// lacks: what a cut write leaves when it loses a new string's record.
+// strLackError is a reference to a string the table lacks.
 type strLackError uint64
 
 func strLacking(n uint64) error { return strLackError(n) }

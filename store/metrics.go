@@ -1,25 +1,11 @@
 package store
 
-// Per-project metric aggregates of the conversation data, for alert
-// evaluation (docs/fidelity.md M12.6): conversation starts, agent turns
-// with their latency, function errors and call crashes, each kept in
-// per-minute buckets of its event time, plus the runtime API errors the
-// platform records. A query over a window costs O(projects × minutes in
-// the window) (and the events of the two partial minutes at its ends),
-// whatever the number of stored conversations.
-//
-// The aggregates are derived data, never written to the database. Every
-// conversation write updates them in its transaction (the difference
-// between the record's old and new events); Restore shares the
-// snapshot's, frozen, and a project's are copied by its first write
-// (snapshot.go; rebuilt lazily when the snapshot has none); a store opened
-// on a file with data rebuilds them on the first query. API errors are
-// not conversation data: they live only in memory, and Restore clears
-// them.
-//
-// Lock order: the database's lock, then metrics.mu. A writer updates the
-// aggregates while it holds the write transaction; a rebuild reads in a
-// read transaction and takes metrics.mu inside it.
+// Per-project metric aggregates for alerts (docs/fidelity.md M12.6):
+// events in per-minute buckets, so a window's query costs its minutes,
+// not the conversations. Derived, never stored: each conversation write
+// applies its difference, Restore shares the snapshot's frozen copy, and
+// a store opened on a file rebuilds them on the first query.
+// Lock order: the database's lock, then metrics.mu.
 
 import (
 	"cmp"
@@ -30,9 +16,9 @@ import (
 	"github.com/tidwall/buntdb"
 )
 
-// MetricsLookback bounds the conversations a window reads: an event of a
-// conversation counts in the window [from, to] only when the conversation
-// started in [from-MetricsLookback, to] (docs/fidelity.md M12.6).
+// MetricsLookback bounds the conversations a window reads: an event counts
+// in [from, to] only when its conversation started in
+// [from-MetricsLookback, to] (docs/fidelity.md M12.6).
 const MetricsLookback = time.Hour
 
 // Kinds of metric events.
@@ -47,9 +33,7 @@ const (
 // minuteNS is the length of a bucket in nanoseconds.
 const minuteNS = int64(time.Minute)
 
-// tpoint is an instant as its minute (floor of Unix seconds / 60) and the
-// nanoseconds into that minute: it covers every time.Time without the
-// overflow of UnixNano, and orders like the instants.
+// tpoint is an instant as minute and offset, without UnixNano's overflow.
 type tpoint struct{ min, off int64 }
 
 func tp(t time.Time) tpoint {
@@ -80,9 +64,8 @@ func (a mevent) cmp(b mevent) int {
 	return cmp.Or(cmp.Compare(a.kind, b.kind), a.at.cmp(b.at), cmp.Compare(a.ms, b.ms), a.start.cmp(b.start))
 }
 
-// regular reports whether the event lies in [start, start+MetricsLookback]:
-// then it counts in every window that contains it, and sits in the
-// buckets; other events are checked against the lookback one by one.
+// regular reports whether the event is within the lookback of its start
+// and so sits in the buckets; others are checked one by one.
 func (e mevent) regular() bool {
 	if e.kind == evStart {
 		return true
@@ -99,17 +82,12 @@ func convEvents(c *Conversation, out []mevent) []mevent {
 	return convEventsFrom(c, 0, out)
 }
 
-// convEventsFrom is convEvents without the events of the turns before
-// turn from: for two versions of a conversation with the same start and
-// project whose first turns are the same, the difference of their
-// events is the difference of these.
+// convEventsFrom is convEvents without the turns before turn from.
 func convEventsFrom(c *Conversation, from int, out []mevent) []mevent {
 	return convEventsAt(c, 0, from, out)
 }
 
-// convEventsAt is convEventsFrom for a conversation whose c.Turns are its
-// turns from the base-th on (AppendNewTurns: the earlier ones are not in
-// c).
+// convEventsAt is convEventsFrom for c.Turns starting at turn base.
 func convEventsAt(c *Conversation, base, from int, out []mevent) []mevent {
 	if c == nil {
 		return out
@@ -137,13 +115,10 @@ func convEventsAt(c *Conversation, base, from int, out []mevent) []mevent {
 type bucket struct {
 	ev     []bev // sorted by (off, ms) when sorted is true
 	sorted bool
-	// hist is the latency histogram of the whole bucket (sorted distinct
-	// values with cumulative counts), built on demand; nil when stale.
+	// hist is the bucket's latency histogram, built on demand; nil when stale.
 	hist *hist
-	// frozen buckets are shared by a snapshot and the aggregates it was
-	// taken from or restored to (copy on write): sorted, with their
-	// histogram, and never changed; a series replaces one by a copy
-	// (thawed) before it changes it.
+	// frozen buckets are shared with a snapshot and never changed (copy on
+	// write: see thawed).
 	frozen bool
 }
 
@@ -221,8 +196,7 @@ func histValues(ev []bev) []int64 {
 	return ms
 }
 
-// hist is a multiset of values: sorted distinct values and, for each, the
-// number of values up to it.
+// hist is a multiset: sorted distinct values with cumulative counts.
 type hist struct {
 	vals []int64
 	cum  []int64
@@ -267,8 +241,7 @@ func (s series) add(at tpoint, ms int64) {
 	s.writable(at.min, b).add(bev{at.off, ms})
 }
 
-// writable returns the bucket of minute m (b), replaced by a copy first
-// when it is frozen.
+// writable returns b, minute m's bucket, copied first if frozen.
 func (s series) writable(m int64, b *bucket) *bucket {
 	if b.frozen {
 		b = b.thawed()
@@ -291,8 +264,8 @@ func (s series) remove(at tpoint, ms int64) bool {
 	return true
 }
 
-// each calls fn for every bucket that holds events in [from, to], with the
-// index range of those events and whether that is the whole bucket.
+// each calls fn for every bucket with events in [from, to], with their
+// index range and whether that is the whole bucket.
 func (s series) each(from, to tpoint, fn func(b *bucket, i, j int, whole bool)) {
 	if len(s) == 0 || to.cmp(from) < 0 {
 		return
@@ -339,15 +312,12 @@ func (s series) count(from, to tpoint) int64 {
 // projMetrics are the aggregates of one project.
 type projMetrics struct {
 	kinds [numKinds]series
-	// odd are the events outside [start, start+MetricsLookback] of their
-	// conversation (rare: conversations over an hour long, or times
-	// before the start), checked one by one against each window.
+	// odd are the events that are not regular (rare).
 	odd []mevent
 	// conc is the concurrency index (concindex.go).
 	conc *concIndex
-	// frozen: a snapshot's aggregates (every bucket and series frozen),
-	// shared by the stores that restored it and never changed; a store
-	// changes a copy (thawed), made by its first write to the project.
+	// frozen: a snapshot's aggregates, never changed; a store's first write
+	// to the project changes a copy (thawed).
 	frozen bool
 }
 
@@ -376,19 +346,15 @@ func (pm *projMetrics) add(e mevent) {
 	pm.kinds[e.kind].add(e.at, e.ms)
 }
 
-// bulkMetrics adds the many events of a generator to a projMetrics: the
-// bucket of each minute and kind in the generator's range is found in a
-// slice instead of the series' map (the map's lookups were a fifth of
-// generating a large world).
+// bulkMetrics adds a generator's many events to a projMetrics, finding
+// the buckets of the generator's range in a slice instead of the map.
 type bulkMetrics struct {
 	pm    *projMetrics
 	base  int64 // the range's first minute
 	dense [numKinds][]*bucket
 }
 
-// maxBulkMinutes bounds the range a bulkMetrics covers with slices (about
-// 139 days: 8 MB at most while a generator runs); events outside it go
-// through the maps.
+// maxBulkMinutes bounds a bulkMetrics' slices; other events use the map.
 const maxBulkMinutes = 200_000
 
 // bulk returns an adder for events mostly in [from, to].
@@ -472,8 +438,7 @@ type metrics struct {
 	apiErrors map[ProjectRef]*points
 }
 
-// projLocked returns the aggregates of ref to change (created, or copied
-// when frozen).
+// projLocked returns ref's aggregates to change (created, or thawed).
 func (m *metrics) projLocked(ref ProjectRef) *projMetrics {
 	pm := m.projects[ref]
 	switch {
@@ -487,10 +452,8 @@ func (m *metrics) projLocked(ref ProjectRef) *projMetrics {
 	return pm
 }
 
-// replaceLocked moves the aggregates from the old version of a
-// conversation to the new one (either may be nil: events none, span nil).
-// It reports false when an old event was missing, i.e. the aggregates had
-// drifted from the data.
+// replaceLocked moves the aggregates from a conversation's old version to
+// its new one (either may be absent); false when they had drifted.
 func (m *metrics) replaceLocked(oldRef ProjectRef, oldEv []mevent, oldSp *concSpan, newRef ProjectRef, newEv []mevent, newSp *concSpan) bool {
 	if !m.valid {
 		return true // a rebuild will read the data
@@ -521,8 +484,7 @@ func (m *metrics) replaceLocked(oldRef ProjectRef, oldEv []mevent, oldSp *concSp
 		return ok
 	}
 	pm := m.projLocked(newRef)
-	// Both lists are sorted: apply the difference only (a new turn is one
-	// event, whatever the conversation's length).
+	// Both lists are sorted: apply the difference only.
 	i, j := 0, 0
 	for i < len(oldEv) || j < len(newEv) {
 		switch {
@@ -551,9 +513,8 @@ func (m *metrics) replaceLocked(oldRef ProjectRef, oldEv []mevent, oldSp *concSp
 	return ok
 }
 
-// convReplaced updates the aggregates for a write of a conversation, from
-// old (nil: a new record) to c. It runs inside the write transaction; a
-// drift (which a bug would cause) marks the aggregates for a rebuild.
+// convReplaced updates the aggregates for a write from old (nil: new) to
+// c, inside the write transaction; a drift marks them for a rebuild.
 func (s *Store) convReplaced(old, c *Conversation) {
 	var oldRef, newRef ProjectRef
 	var oldSp, newSp *concSpan
@@ -576,24 +537,22 @@ func (s *Store) convReplaced(old, c *Conversation) {
 	}
 }
 
-// metricsInvalid marks the aggregates for a rebuild (after a write whose
-// commit failed: the aggregates may count what was rolled back).
+// metricsInvalid marks the aggregates for a rebuild (after a failed commit).
 func (s *Store) metricsInvalid() {
 	s.metrics.mu.Lock()
 	s.metrics.valid = false
 	s.metrics.mu.Unlock()
 }
 
-// resetMetricsLocked empties the aggregates; valid says whether empty is
-// right (an empty store) or a rebuild is due. metrics.mu must be held.
+// resetLocked empties the aggregates; valid false: a rebuild is due.
+// metrics.mu must be held.
 func (m *metrics) resetLocked(valid bool) {
 	m.valid = valid
 	m.projects = map[ProjectRef]*projMetrics{}
 	m.apiErrors = map[ProjectRef]*points{}
 }
 
-// ensureMetrics rebuilds the aggregates from the data when they are not
-// valid: one read transaction over every conversation.
+// ensureMetrics rebuilds the aggregates from the data when not valid.
 func (s *Store) ensureMetrics() error {
 	s.metrics.mu.Lock()
 	valid := s.metrics.valid
@@ -665,10 +624,8 @@ func (s *Store) ensureMetrics() error {
 	})
 }
 
-// oldConv returns the stored conversation under pk (raw is its value), for
-// reading only: the cached decoding when there is one that holds the
-// turns (not a head-only entry), else a decoding. The caller must hold
-// the database's write lock.
+// oldConv returns the conversation under pk, for reading only (cached or
+// decoded). The caller must hold the database's write lock.
 func (s *Store) oldConv(pk, raw string) (*Conversation, error) {
 	if c := s.convs.peek(pk, raw); c != nil {
 		return c, nil

@@ -8,10 +8,9 @@ import (
 	"time"
 )
 
-// RecordAPIError records one runtime API error of a project at a time (an
-// input of the api_errors metric), and forgets that project's records
-// older than at-keep (the longest window that reads them). Records live in
-// memory only; Restore clears them.
+// RecordAPIError records a project's runtime API error at a time (for the
+// api_errors metric) and forgets its records older than at-keep. Memory
+// only; Restore clears them.
 func (s *Store) RecordAPIError(region, accountID, projectID string, at time.Time, keep time.Duration) {
 	ref := ProjectRef{region, accountID, projectID}
 	s.metrics.mu.Lock()
@@ -89,9 +88,8 @@ type MetricsQuery struct {
 	Percentiles []int
 }
 
-// MetricsResult is a window of the aggregates: the number of events of
-// each kind whose time is in [From, To], of conversations that started
-// in [From-MetricsLookback, To] (conversation starts: in [From, To]).
+// MetricsResult is a window of the aggregates: the events of each kind in
+// [From, To] of conversations started in [From-MetricsLookback, To].
 type MetricsResult struct {
 	Starts, Turns, FunctionErrors, Crashes, APIErrors int64
 	// Percentiles are the requested percentiles of the turn latencies in
@@ -99,9 +97,8 @@ type MetricsResult struct {
 	Percentiles []int64
 }
 
-// QueryMetrics computes a window of the aggregates. It costs
-// O(projects × minutes in the window) plus the events of the window's two
-// partial minutes, whatever the number of stored conversations.
+// QueryMetrics computes a window of the aggregates, in time independent
+// of the number of stored conversations.
 func (s *Store) QueryMetrics(q MetricsQuery) (MetricsResult, error) {
 	if err := s.ensureMetrics(); err != nil {
 		return MetricsResult{}, err
@@ -172,8 +169,7 @@ func (s *Store) QueryMetrics(q MetricsQuery) (MetricsResult, error) {
 }
 
 // percentileOf is the nearest-rank p-th percentile of the union of the
-// histograms, which hold n values: the smallest value v with at least
-// ceil(p/100 × n) values <= v. 0 for no values.
+// histograms (n values; 0 for none).
 func percentileOf(parts []*hist, n int64, p int) int64 {
 	if n == 0 || len(parts) == 0 {
 		return 0

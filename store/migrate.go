@@ -1,21 +1,10 @@
 package store
 
-// Migrations of data files written by earlier versions of the store,
-// run when a file is opened (after its check). The formats, oldest
-// first (handlers/testdata has a file of each, TestDataFileMigration):
-//
-//   - v1: every conversation record as JSON under its key, generated ones
-//     included. Opens as it is: its records are ordinary stored records.
-//   - v2: generated records as their generator (g/ records, layers.go);
-//     stored records as JSON.
-//   - v3 (now): stored records in the compact encoding (convbin.go) with
-//     the string table (s/ records, strtab.go).
-//
-// A record's format shows in its first byte, so a file of any version
-// is migrated record by record: every JSON conversation record is
-// written again in the compact encoding, in the transaction that opens
-// the file (the append-only file gets the new values; buntdb's shrink
-// drops the old ones later).
+// Migration of data files of earlier formats, run when a file is opened:
+// conversation records stored as JSON (v1 and v2 files; v1's generated
+// records are ordinary ones) are written again in the compact encoding,
+// told apart by their first byte. Test data: handlers/testdata
+// (TestDataFileMigration).
 
 import (
 	"fmt"

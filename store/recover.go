@@ -1,20 +1,11 @@
 package store
 
-// The one reading of a data file that needs more than a load: Open's,
-// when its quick checks find anything wrong, and Repair's. Both read the
-// file by inspect, so the damaged records Open names are exactly those
-// Repair moves aside, and what Open mends Repair mends too.
-//
-// A crash can cut the file's last write anywhere. buntdb writes each
-// transaction's records with one write, in no set order (it walks a map),
-// so a cut inside a record tears that record, and a cut at any point of
-// the write may leave some of its records without the others: a
-// conversation without its index, an index without its conversation, a
-// conversation whose new strings (s/N) were cut off. The torn record is
-// dropped, as buntdb drops it; the records the cut left inconsistent are
-// mended (mend.go); a conversation without its index gets it back. That
-// write was never acknowledged (its answer goes out after the write), so
-// nothing a client was told was kept is lost.
+// Reading a damaged data file, for Open (when its quick checks fail) and
+// Repair alike (inspect), so Open names exactly what Repair moves aside.
+// A crash can cut the last write anywhere, and buntdb writes a
+// transaction's records in no set order: the torn record is dropped, as
+// buntdb does, and the records the cut left inconsistent are mended
+// (mend.go). That write was never acknowledged, so nothing is lost.
 
 import (
 	"fmt"
@@ -25,11 +16,10 @@ import (
 	"github.com/tidwall/buntdb"
 )
 
-// Tail is a record the file ends inside (a write torn by a crash): it is
-// dropped.
+// Tail is a record the file ends inside (torn by a crash), dropped.
 type Tail struct {
-	// Offset is where the record starts; Bytes how many bytes of it the
-	// file holds (to its end).
+	// Offset is where the record starts; Bytes how many of its bytes the
+	// file holds.
 	Offset, Bytes int64
 	// Key is the record's key, when the file holds that much of it.
 	Key string
@@ -43,10 +33,7 @@ func (t *Tail) String() string {
 	return s
 }
 
-// Recovery is what Open did to a data file before serving it: a torn
-// record it dropped, the records a cut write had left inconsistent that
-// it mended, and the indexes it wrote anew for records whose index the
-// file had lost.
+// Recovery is what Open did to a data file before serving it.
 type Recovery struct {
 	// Tail is the torn record, dropped (nil: the file ends with a whole
 	// record).
@@ -72,8 +59,7 @@ func (r *Recovery) Lines() []string {
 	return lines
 }
 
-// Recovery is what Open did to the data file before serving it (nil when
-// it did nothing).
+// Recovery is what Open did to the data file (nil: nothing).
 func (s *Store) Recovery() *Recovery { return s.recovery }
 
 // inspection is a data file read record by record.
@@ -83,8 +69,7 @@ type inspection struct {
 	at map[string]int64
 	// tail is the torn record at the end (not in kv).
 	tail *Tail
-	// mended are the records a cut write left inconsistent, set right in
-	// kv.
+	// mended are the records a cut write left inconsistent, set right in kv.
 	mended []Mend
 	// moved are the damaged records and bytes (what Repair moves aside);
 	// rebuilt the index records written anew (in kv).
@@ -92,11 +77,9 @@ type inspection struct {
 	rebuilt []string
 }
 
-// inspect reads a data file: every well-formed record, skipping over
-// damaged bytes, without a torn last record; the records a cut last
-// write left inconsistent mended; then each record checked as Open checks
-// it, the damaged ones moved out of kv, and the indexes the remaining
-// records lack rebuilt.
+// inspect reads a data file's well-formed records, skipping damaged bytes
+// and a torn last record, mends what a cut write left inconsistent, moves
+// records that fail Open's checks out of kv and rebuilds missing indexes.
 func inspect(data []byte) *inspection {
 	cmds, structural, torn := aofScan(data)
 	ins := &inspection{}
@@ -114,9 +97,8 @@ func inspect(data []byte) *inspection {
 		ins.moved = append(ins.moved, Damage{Offset: ins.at[k], Key: k, Reason: reason, Raw: []byte(kv[k])})
 		delete(kv, k)
 	}
-	// Records on their own first, then the records that point at others
-	// (indexes, retention cuts), then the indexes the remaining records
-	// lack.
+	// Records on their own first, then those pointing at others
+	// (indexes, retention cuts), then the missing indexes.
 	tab := repairStrTab(kv, drop)
 	for _, k := range sortedKeys(kv) {
 		if err := checkValue(k, kv[k], tab); err != nil {
@@ -154,10 +136,9 @@ func inspect(data []byte) *inspection {
 	return ins
 }
 
-// recoverFile reads a data file that Open's quick checks found something
-// wrong with (inspect): with damaged records, a *DamageError naming each
-// (what Repair would move); otherwise a torn last record is cut off, the
-// file synced, and writes are what to set (nil: delete) once it is open.
+// recoverFile inspects a data file that failed the quick checks: damage
+// is a *DamageError; else a torn tail is cut off and writes are what to
+// set (nil: delete) once open.
 func recoverFile(path string) (rec *Recovery, writes map[string]*string, err error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -209,9 +190,8 @@ func truncateFile(path string, size int64) error {
 	return nil
 }
 
-// openChecked opens a data file with buntdb, checked (verify.go): a file
-// whose records are whole, well formed and consistent opens as it is;
-// any other goes through recoverFile first.
+// openChecked opens a data file with buntdb after its checks (verify.go);
+// a file failing them goes through recoverFile first.
 func openChecked(path string) (*buntdb.DB, *Recovery, error) {
 	clean, err := checkFile(path)
 	if err != nil {
@@ -262,8 +242,7 @@ func openChecked(path string) (*buntdb.DB, *Recovery, error) {
 	return db, rec, nil
 }
 
-// openDB opens a buntdb database and configures it: never buntdb's TTLs
-// (wall clock); the default auto-shrink of the append-only file.
+// openDB opens a buntdb database, synced every second.
 func openDB(path string) (*buntdb.DB, error) {
 	db, err := buntdb.Open(path)
 	if err != nil {

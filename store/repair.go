@@ -24,33 +24,23 @@ type RepairReport struct {
 	Sidecar string
 	// Moved are the damaged records and damaged bytes, moved into Sidecar.
 	Moved []Damage
-	// Rebuilt are the index records written anew for records whose index
-	// was damaged or missing.
+	// Rebuilt are the index records written anew.
 	Rebuilt []string
 	// Kept is the number of records in the repaired file.
 	Kept int
-	// Mended are the records a write cut by a crash left inconsistent,
-	// set right as Open sets them right (recover.go).
+	// Mended are the records a cut write left inconsistent, set right
+	// as Open does (recover.go).
 	Mended []Mend
-	// Tail is a record the file ends inside (a write torn by a crash),
-	// which the repaired file does not keep (nil: none). A file with
-	// nothing else wrong is left as it is: Open drops the torn record.
+	// Tail is a record the file ends inside (torn by a crash), not kept
+	// (nil: none); alone it changes nothing, as Open drops it.
 	Tail *Tail
 }
 
-// Repair moves the damaged records of a data file aside. It reads every
-// record (skipping over damaged bytes to the next well-formed record), as
-// Open reads a file it finds anything wrong with (recover.go: Open names
-// the same damaged records): a torn last record dropped, the records a
-// write cut by a crash left inconsistent mended, each record checked.
-// When any is damaged, it first writes the damaged records and bytes into
-// a sidecar file next to it (FILE.damaged, or FILE.damaged.N when that
-// exists; one JSON object per line: offset, key, reason, and the value,
-// as value or value_base64); then, when anything changed, it replaces the
-// file, atomically, by one holding the good records, mended, with
-// indexes rebuilt where they were lost. Nothing is lost but the records
-// of a write cut by a crash, which was never acknowledged: every damaged
-// byte is in the sidecar. A file without damage is left as it is. The
+// Repair moves the damaged records of a data file aside, reading it as
+// Open does (recover.go), so it handles what Open names. Damaged records
+// and bytes go to a sidecar FILE.damaged[.N] (JSON lines: offset, key,
+// reason, value or value_base64); then, if anything changed, the file is
+// replaced atomically by the good records, mended, indexes rebuilt. The
 // store must not be open while it runs.
 func Repair(path string) (*RepairReport, error) {
 	data, err := os.ReadFile(path)
@@ -73,8 +63,8 @@ func Repair(path string) (*RepairReport, error) {
 	return rep, nil
 }
 
-// repairStrTab checks the string table's records first (the others
-// refer to it), dropping damaged ones, and returns the table.
+// repairStrTab checks the string table first (others refer to it),
+// dropping damaged entries.
 func repairStrTab(recs map[string]string, drop func(k, reason string)) []string {
 	var strs []kv
 	for _, k := range sortedKeys(recs) {
@@ -90,8 +80,8 @@ func repairStrTab(recs map[string]string, drop func(k, reason string)) []string 
 	return strTabOf(strs)
 }
 
-// replay applies the commands in order: the records they leave, with the
-// offset of each one's last write.
+// replay applies the commands: the records left, each with its last
+// write's offset.
 func replay(cmds []aofCmd) (map[string]string, map[string]int64) {
 	kv, at := map[string]string{}, map[string]int64{}
 	for _, c := range cmds {
@@ -125,8 +115,8 @@ type sidecarLine struct {
 	ValueBase64 string `json:"value_base64,omitempty"`
 }
 
-// writeSidecar writes the damaged records into a new sidecar file next to
-// path and syncs it; it returns the sidecar's name.
+// writeSidecar writes the damaged records into a new synced sidecar file
+// and returns its name.
 func writeSidecar(path string, damage []Damage) (string, error) {
 	name := path + ".damaged"
 	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
@@ -165,8 +155,7 @@ func writeSidecar(path string, damage []Damage) (string, error) {
 	return name, nil
 }
 
-// rewrite replaces the data file at path by one holding kv, written by
-// buntdb itself, synced, and renamed over the old one.
+// rewrite atomically replaces the data file by one of kv, written by buntdb.
 func rewrite(path string, kv map[string]string) error {
 	mem, err := buntdb.Open(":memory:")
 	if err != nil {

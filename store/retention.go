@@ -1,10 +1,7 @@
 package store
 
-// Retention: dropping the conversation records that started before a
-// time and have ended, with their handoff states, keeping the metric
-// aggregates and the project versions in step. Generated records below
-// the time are dropped by a per-layer cut (one record, gx/{seq}), not one
-// by one.
+// Retention: dropping ended conversations that started before a time, with
+// their handoff states; generated ones by a per-layer cut (gx/{seq}).
 
 import (
 	"fmt"
@@ -51,8 +48,7 @@ func (s *Store) OldestConversationStart() (oldest time.Time, ok bool, err error)
 	return oldest, ok, err
 }
 
-// projectPrefixOf splits a conversation key into its project prefix and
-// timestamp (found false: not a conversation key).
+// projectPrefixOf splits a conversation key into project prefix and ts.
 func projectPrefixOf(k string) (prefix, ts string, found bool) {
 	if !strings.HasPrefix(k, pfxConv) {
 		return "", "", false
@@ -87,9 +83,8 @@ func timeOfTS(ts string) (time.Time, bool) {
 	return time.Unix(int64(u^(1<<63)), int64(n)).UTC(), true
 }
 
-// DropConversationsBefore drops every conversation record that started
-// before cut and is not in progress, with its handoff state (retention).
-// It returns how many records it dropped.
+// DropConversationsBefore drops every conversation that started before cut
+// and is not in progress, with its handoff state, and returns how many.
 func (s *Store) DropConversationsBefore(cut time.Time) (int, error) {
 	dropped := 0
 	var projects []ProjectRef
@@ -152,8 +147,7 @@ func (s *Store) DropConversationsBefore(cut time.Time) (int, error) {
 			projects = append(projects, projectOf(c))
 			dropped++
 		}
-		// Generated records: the layer's cut moves; those below it that
-		// have ended are shadowed.
+		// Generated records: move the layer's cut, shadowing ended ones.
 		for _, ls := range s.gen {
 			end := ls.searchTime(cut)
 			off := cut.Sub(ls.from).Nanoseconds()
@@ -207,8 +201,7 @@ func (s *Store) DropConversationsBefore(cut time.Time) (int, error) {
 	return dropped, nil
 }
 
-// dropHandoffLocked deletes the stored handoff state of a conversation
-// (and its shared id's lookup key), if any.
+// dropHandoffLocked deletes a conversation's stored handoff state, if any.
 func (s *Store) dropHandoffLocked(tx *buntdb.Tx, ref ProjectRef, id string) error {
 	pk := handoffKey(ref.Region, ref.AccountID, ref.ProjectID, id)
 	raw, ok, err := get(tx, pk)
@@ -228,8 +221,7 @@ func (s *Store) dropHandoffLocked(tx *buntdb.Tx, ref ProjectRef, id string) erro
 	return del(tx, pk)
 }
 
-// dropped reports whether the generated record at p was dropped by
-// the layer's retention cut.
+// dropped reports whether the layer's retention cut dropped record p.
 func (ls *layerState) dropped(p int) bool {
 	return ls.recs[p].off < ls.cut && ls.recs[p].flags&grInProgress == 0
 }

@@ -1,13 +1,9 @@
 package store
 
-// Snapshots, and Restore: a memory store takes what a snapshot derives
-// from its records (the lookup index, the metric aggregates with the
-// concurrency index, the layers' shadow bits, the string table's numbers)
-// shared, and copies a part on its first write to it (copy on write); it
-// rewrites only the keys that differ from the snapshot's when they are
-// few, and none when nothing was written since it restored the snapshot.
-// A file-backed store rewrites every key, so that its append-only file
-// records the reset.
+// Snapshots and Restore. A memory store shares what a snapshot derives
+// from its records (indexes, aggregates, shadow bits, string table) copy
+// on write, and rewrites only the keys that differ. A file-backed store
+// rewrites every key, so that its append-only file records the reset.
 
 import (
 	"fmt"
@@ -19,25 +15,19 @@ import (
 	"github.com/tidwall/buntdb"
 )
 
-// Snapshot is an immutable capture of all data of a store. It can be
-// restored any number of times, into this store or another one; the
-// stores that restore it share what it holds, and what it derives from
-// its records (index), until they change it (copy on write).
+// Snapshot is an immutable capture of all data of a store, restorable any
+// number of times into any store.
 type Snapshot struct {
 	kvs []kv // ascending key order
-	// gen are the generated records' layers (shared) with their shadow
-	// bits (copies), and the key sequence.
+	// gen are the layers (shadow bits copied) and their key sequence.
 	gen    []*layerState
 	genSeq int
-	// metrics are the aggregates of the data, frozen (nil: rebuilt after
-	// Restore).
+	// metrics are the data's aggregates, frozen (nil: rebuilt after Restore).
 	metrics map[ProjectRef]*projMetrics
 	// strs is the string table (shared: never appended to in place).
 	strs []string
 
-	// ids is the lookup index of the records and strIdx the numbers of
-	// strs, built by the first Restore (once: snapshots are restored
-	// concurrently).
+	// ids and strIdx index the records and strs, built by the first Restore.
 	once   sync.Once
 	ids    *convIDs
 	strIdx map[string]uint32
@@ -45,8 +35,7 @@ type Snapshot struct {
 
 type kv struct{ k, v string }
 
-// index returns the lookup index of the snapshot's records and the
-// numbers of its string table, built on the first call.
+// index returns the snapshot's lookup index and string numbers, built once.
 func (snap *Snapshot) index() (*convIDs, map[string]uint32) {
 	snap.once.Do(func() {
 		snap.ids = snapshotIndex(snap.kvs)
@@ -55,8 +44,7 @@ func (snap *Snapshot) index() (*convIDs, map[string]uint32) {
 	return snap.ids, snap.strIdx
 }
 
-// Snapshot captures all data now. The cost is one pass over the keys;
-// values are shared (Go strings are immutable), not copied.
+// Snapshot captures all data now; values are shared, not copied.
 func (s *Store) Snapshot() (*Snapshot, error) {
 	snap := &Snapshot{}
 	err := s.view(func(tx *buntdb.Tx) error {
@@ -84,15 +72,9 @@ func (s *Store) Snapshot() (*Snapshot, error) {
 	return snap, nil
 }
 
-// Restore replaces all data by the snapshot's, atomically (one
-// transaction: concurrent readers see either the old or the new state). A
-// nil snapshot empties the store. For a file-backed store the append-only
-// file records the reset (a flush followed by the snapshot's records), so
-// reopening it yields the restored state.
-//
-// A memory store takes the snapshot's derived data (lookup index,
-// aggregates, layers, string table) copy on write, and rewrites no key
-// when it holds the snapshot's data already (restored, not written since).
+// Restore replaces all data by the snapshot's in one transaction; nil
+// empties the store. A data file records the reset, so reopening it
+// yields the restored state.
 func (s *Store) Restore(snap *Snapshot) error {
 	err := s.updateGen(func(tx *buntdb.Tx, log *shadowLog) error {
 		same := snap != nil && !s.file && s.restored == snap && s.writes == s.restoredAt+1
@@ -138,11 +120,9 @@ func (s *Store) Restore(snap *Snapshot) error {
 	return nil
 }
 
-// restoreKeysLocked makes the keys the snapshot's (nil: none). A memory
-// store writes only the keys that differ when they are few (a store
-// restored from snap and written a little since); otherwise every key is
-// deleted and the snapshot's written, and a data file's conversations get
-// their lookup keys (convids.go).
+// restoreKeysLocked makes the keys the snapshot's (nil: none): a memory
+// store writes only those that differ when they are few, else every key
+// is rewritten (with a data file's lookup keys, convids.go).
 func (s *Store) restoreKeysLocked(tx *buntdb.Tx, snap *Snapshot) error {
 	if !s.file && snap != nil {
 		if done, err := restoreDiffLocked(tx, snap.kvs); done || err != nil {
@@ -174,17 +154,14 @@ func (s *Store) restoreKeysLocked(tx *buntdb.Tx, snap *Snapshot) error {
 	return nil
 }
 
-// restoreDiffLocked makes a memory store's keys those of kvs (a data
-// file's lookup keys aside) by writing the ones that differ, when at most
-// a quarter do (done; else it writes nothing): one pass over the keys,
-// whose values are mostly the snapshot's own strings (equal at once).
+// restoreDiffLocked makes a memory store's keys those of kvs by writing
+// the ones that differ, if at most a quarter do (done; else nothing).
 func restoreDiffLocked(tx *buntdb.Tx, kvs []kv) (done bool, err error) {
 	var sets []kv
 	var dels []string
 	limit := len(kvs)/4 + 16
 	i := 0
-	// want adds the snapshot's keys before upTo (all: every one left),
-	// which the store lacks.
+	// want adds the snapshot's keys before upTo that the store lacks.
 	want := func(upTo string, all bool) {
 		for ; i < len(kvs) && (all || kvs[i].k < upTo); i++ {
 			if !strings.HasPrefix(kvs[i].k, pfxConvID) {
@@ -223,8 +200,7 @@ func restoreDiffLocked(tx *buntdb.Tx, kvs []kv) (done bool, err error) {
 	return true, nil
 }
 
-// Equal reports whether two snapshots hold the same data (tests use it to
-// check that a rejected request changed nothing).
+// Equal reports whether two snapshots hold the same data.
 func (s *Snapshot) Equal(o *Snapshot) bool {
 	if s == nil || o == nil {
 		return s == o
@@ -254,8 +230,7 @@ func (s *Snapshot) Keys() []string {
 	return out
 }
 
-// thawed is a copy of a frozen pm that may be changed; it shares the
-// buckets and series, which are copied in turn before a change.
+// thawed is a changeable copy of a frozen pm, sharing buckets until changed.
 func (pm *projMetrics) thawed() *projMetrics {
 	cp := &projMetrics{odd: slices.Clone(pm.odd), conc: &concIndex{series: maps.Clone(pm.conc.series)}}
 	for k, s := range pm.kinds {
@@ -264,14 +239,9 @@ func (pm *projMetrics) thawed() *projMetrics {
 	return cp
 }
 
-// snapshotLocked returns a frozen copy of valid aggregates for a snapshot
-// (nil when not valid), API errors excluded. It first sorts every bucket,
-// builds the latency histograms and freezes them, so that the copy shares
-// them (copy on write: a snapshot of a large world used to copy all its
-// events), and shares what is frozen already (a store restored from a
-// snapshot and not written since gives the same aggregates). The stores
-// that restore the snapshot share it again (adoptLocked). metrics.mu must
-// be held.
+// snapshotLocked returns a frozen copy of valid aggregates (else nil),
+// without API errors, sharing the buckets it freezes. metrics.mu must be
+// held.
 func (m *metrics) snapshotLocked() map[ProjectRef]*projMetrics {
 	if !m.valid {
 		return nil
@@ -301,9 +271,7 @@ func (m *metrics) snapshotLocked() map[ProjectRef]*projMetrics {
 	return out
 }
 
-// adoptLocked makes a snapshot's aggregates (snapshotLocked; nil: none,
-// to be rebuilt) the store's: the projects are shared until their first
-// write. metrics.mu must be held.
+// adoptLocked shares a snapshot's aggregates (nil: rebuild); metrics.mu held.
 func (m *metrics) adoptLocked(projects map[ProjectRef]*projMetrics) {
 	m.resetLocked(projects != nil)
 	if projects != nil {

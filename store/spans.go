@@ -10,11 +10,9 @@ import (
 	json "github.com/goccy/go-json"
 )
 
-// Spans: what the concurrency series reads of each conversation (its
-// start, end and filter fields), read straight from the stored record. The
-// reader relies on the record's format, which this package owns: the
-// encoder (convenc.go) writes these top-level fields before the turns, so
-// the fast path stops before it walks them.
+// Spans: what the concurrency series reads of each conversation, read
+// straight from the stored record. The encoder (convenc.go) writes these
+// fields before the turns, so the fast path never walks them.
 
 // Span is what the concurrency series needs of a stored conversation.
 type Span struct {
@@ -30,8 +28,7 @@ type Span struct {
 	ToNumber    string    `json:"to_number"`
 }
 
-// decodeStoredSpan fills r from a stored record: compact (convbin.go) or
-// JSON.
+// decodeStoredSpan fills r from a stored record, compact or JSON.
 func decodeStoredSpan(pk, raw string, tab []string, r *Span) error {
 	if raw != "" && raw[0] == recBinary {
 		return decodeRecordSpan(pk, raw, tab, r)
@@ -39,20 +36,16 @@ func decodeStoredSpan(pk, raw string, tab []string, r *Span) error {
 	return decodeSpan(raw, r)
 }
 
-// decodeSpan fills r from a stored conversation's JSON. It reads only the
-// top-level fields the series needs and stops once it has them all; the
-// store writes them before the turns, so it never walks the turns. Any
-// record it does not read plainly (an escape in a needed value, a null,
-// malformed JSON) is decoded by goccy/go-json instead, so the result is
-// always what json.Unmarshal gives.
+// decodeSpan fills r from a stored conversation's JSON, reading only the
+// fields it needs; anything it does not read plainly (escapes, nulls,
+// malformed JSON) goes to goccy/go-json, so the result is json.Unmarshal's.
 func decodeSpan(raw string, r *Span) (err error) {
 	if decodeSpanFast(raw, r) {
 		return nil
 	}
 	*r = Span{}
-	// goccy/go-json v0.10.5 can panic on some malformed input (found by
-	// FuzzDecodeSpan); the store only holds its own encodings, but a bad
-	// record must not take the request down.
+	// goccy/go-json can panic on malformed input (FuzzDecodeSpan); a
+	// bad record must not take the request down.
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("malformed conversation record: %v", p)
@@ -162,8 +155,8 @@ func decodeSpanFast(raw string, r *Span) bool {
 	}
 }
 
-// lowerASCII reports whether s has no upper-case ASCII letter and no
-// non-ASCII byte (so no key of Span folds to it unless equal).
+// lowerASCII reports whether s is lower-case ASCII (so no other key folds
+// to it).
 func lowerASCII(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c >= 0x80 || ('A' <= c && c <= 'Z') {
@@ -180,8 +173,7 @@ func jsonWS(s string, i int) int {
 	return i
 }
 
-// jsonPlainString reads the string at s[i] that has no escapes: its
-// content and the index after its closing quote.
+// jsonPlainString reads an escape-free string at s[i] and the index after.
 func jsonPlainString(s string, i int) (string, int, bool) {
 	if i >= len(s) || s[i] != '"' {
 		return "", 0, false
@@ -240,13 +232,10 @@ func jsonSkip(s string, i int) (int, bool) {
 }
 
 // SpanRef is one stored version of a conversation record, met by
-// ScanSpans. Two refs of the same key are Same when the record did not
-// change in between (the store hands out an unchanged record as the same
-// string, or the same generated record), which lets a cache keep what it
-// decoded.
+// ScanSpans. Two refs are Same when the record did not change in between,
+// so a cache may keep what it decoded.
 type SpanRef struct {
-	// Key orders the records of a project: (started_at, id) (for a
-	// generated record, its started_at and position).
+	// Key orders a project's records by (started_at, id or position).
 	Key string
 	raw string
 	tab []string // the string table (stored records)
@@ -273,9 +262,8 @@ func (r SpanRef) Span() (Span, error) {
 	return sp, nil
 }
 
-// ScanSpans calls fn with a ref of each conversation of a project, in
-// (started_at, id) order, until fn returns false. It runs inside a read
-// transaction: fn must not call the Store.
+// ScanSpans calls fn with each conversation of a project in (started_at,
+// id) order until it returns false; fn must not call the Store.
 func (s *Store) ScanSpans(region, account, project string, fn func(r SpanRef) bool) error {
 	prefix := convPrefix(region, account, project)
 	return s.walkConversations(region, account, project, time.Time{}, time.Time{}, func(it *convItem) bool {

@@ -1,42 +1,28 @@
 // Package store holds one mock instance's state: conversation records,
 // handoff states and the other families' JSON documents.
 //
-// Underneath is an embedded buntdb database, in memory or in its
-// append-only file (mockd --data). It gives ordered keys, transactions,
-// snapshots for Reset and a durable file. Conversations sort by their key,
-// c/{region}/{account}/{project}/{started_at}/{id}, so keyset paging seeks
-// in the key tree and no buntdb index needs rebuilding on Open. On top of
-// buntdb the package keeps what makes a large world small and fast:
+// Underneath is buntdb, in memory or in its append-only file (mockd
+// --data): ordered keys, transactions, snapshots for Reset, durability.
+// Conversations sort by c/{region}/{account}/{project}/{started_at}/{id},
+// so paging seeks in the key tree and Open rebuilds no buntdb index. On
+// top, so that a world of a million records stays small and fast (figures
+// in docs/performance.md#memory):
 //
-//   - a binary codec for conversation records (convbin.go, convbin_dec.go)
-//     and a string table for the strings that repeat between records
-//     (strtab.go): a chat create's record is 52 bytes instead of about 840
-//     as JSON, so a million written records fit in memory;
-//   - generated records kept as their generator and a 64-byte index entry
-//     each, and made again when read (generate.go, layers.go), so a world
-//     of a million records starts in seconds and holds under 0.5 GB;
-//   - a cache of decoded conversations under way (convcache.go), so that a
-//     chat turn does not decode its conversation again;
-//   - indexes beside the data: lookup by id (convids.go), the concurrency
-//     series (concindex.go) and the alert metrics' aggregates (metrics.go),
-//     so a page, a week's series or an alert pass costs the same whatever
-//     the number of records;
-//   - unsafe.String and unsafe.Slice, only where bytes the store owns and
-//     never changes again are read as a string or back, to avoid a copy per
-//     record (an encoded value, a checksum's input).
+//   - its own binary record codec (convbin.go) and a string table of the
+//     strings records repeat (strtab.go): records a fraction of their JSON;
+//   - generated records kept as their generator plus a small index entry,
+//     made again when read (generate.go, layers.go);
+//   - a cache of decoded conversations under way (convcache.go), so a chat
+//     turn does not decode its conversation again;
+//   - indexes by id (convids.go), of concurrency (concindex.go) and of
+//     alert metrics (metrics.go), so queries cost the same at any size.
 //
-// Decoding a record gives what decoding its JSON would: numbers as float64,
-// []any and map[string]any in free-form values. Decoded values are fresh
-// copies that callers may keep and change.
-//
-// Rules: every exported method runs one buntdb transaction, and a callback
-// that runs inside one (UpdateConversation's and UpdateDoc's fn,
-// ConversationQuery.Filter) must not call the Store again (buntdb's lock
-// is not re-entrant; ListDocs's callback runs after its transaction).
-// buntdb's TTLs are never used and the package never reads the wall clock:
-// expiry is the caller's, on its virtual clock. buntdb starts a goroutine
-// per database that exits at its next 1 s tick after Close; goleak users
-// ignore LeakIgnoreFunction.
+// Decoded records are what their JSON would decode to (float64, []any,
+// map[string]any), fresh copies callers may keep. Every exported method
+// runs one buntdb transaction; callbacks inside one (UpdateConversation's
+// and UpdateDoc's fn, ConversationQuery.Filter) must not call the Store
+// (buntdb's lock is not re-entrant). No TTLs, no wall clock: expiry is the
+// caller's. unsafe.String/Slice only view bytes nothing changes again.
 package store
 
 import (
@@ -77,50 +63,39 @@ const (
 	pfxDoc        = "d/"  // d/{kind}/{region}/{id} -> document JSON
 )
 
-// Store is a typed store over one buntdb database. It is safe for
-// concurrent use. Several stores are fully independent.
+// Store is a typed store over one buntdb database, safe for concurrent use.
 type Store struct {
 	db   *buntdb.DB
 	path string
 	file bool // path is a data file
 
-	// writeMu is held around every write transaction and, when a commit
-	// fails, around the undo of what the transaction changed in memory
-	// (updateGen), so that no other write runs in between. Lock order:
-	// writeMu, the database's lock, then convs.mu, metrics.mu or projMu.
+	// writeMu is held around every write transaction and the in-memory
+	// undo of a failed commit (updateGen). Lock order: writeMu, the
+	// database's lock, then convs.mu, metrics.mu or projMu.
 	writeMu sync.Mutex
 
 	closeOnce sync.Once
 	closeErr  error
 
-	// convVersion counts committed writes that changed conversations; see
-	// ConversationsVersion.
+	// convVersion is ConversationsVersion.
 	convVersion atomic.Uint64
 	// projMu guards the per-project versions (ProjectVersion).
 	projMu      sync.Mutex
 	projEpoch   uint64
 	projVersion map[ProjectRef]uint64
 
-	// convs caches decoded conversations (convcache.go).
-	convs convCache
-	// tab is the string table of the compact records (strtab.go).
-	tab strTab
-	// metrics are the per-project aggregates of alert metrics (metrics.go).
-	metrics metrics
+	convs   convCache // decoded conversations (convcache.go)
+	tab     strTab    // the compact records' string table (strtab.go)
+	metrics metrics   // alert metrics' aggregates (metrics.go)
 
-	// gen are the generated records' layers in the order they were added
-	// and genSeq numbers their keys (layers.go); both under the
-	// database's lock.
+	// gen are the generated records' layers in order added, genSeq numbers
+	// their keys (layers.go); both under the database's lock.
 	gen    []*layerState
 	genSeq int
-	// ids is the conversations' lookup index (convids.go), under the
-	// database's lock.
-	ids convIDs
+	ids    convIDs // lookup index (convids.go), under the database's lock
 
-	// writes counts the write transactions begun, under writeMu; the
-	// data is the snapshot restored while no write has begun since that
-	// Restore's (at restoredAt), and restoring it again rewrites no key.
-	// Memory stores only: a data file records every restore.
+	// writes counts write transactions (under writeMu); while it equals
+	// restoredAt, restoring restored again rewrites nothing.
 	writes     uint64
 	restored   *Snapshot
 	restoredAt uint64
@@ -132,20 +107,14 @@ type Store struct {
 	recovery *Recovery
 }
 
-// ConversationsVersion returns a counter incremented by every committed
-// write that changes any conversation (InsertConversation,
-// PutConversation, UpdateConversation, PutConversations, Restore and any
-// delete). Failed or rolled back writes leave it unchanged. The increment
-// happens after the write is visible, so a reader that caches data derived
-// from conversations must read the version BEFORE reading the data: the
-// cache is then valid as long as ConversationsVersion returns the same
-// value (a write racing with the read can only make the cache look stale,
-// never make a stale cache look valid). The counter never decreases, also
-// not across Restore.
+// ConversationsVersion returns a counter that every committed write
+// changing any conversation increments, after the write is visible; it
+// never decreases. A cache of derived data must read it BEFORE the data:
+// the cache is valid while the value is the same (a racing write can only
+// make it look stale, never a stale one look valid).
 func (s *Store) ConversationsVersion() uint64 { return s.convVersion.Load() }
 
-// convChanged records a committed change of conversations of the given
-// projects (none: of every project, as after a Restore).
+// convChanged records a committed change of projects (none: all).
 func (s *Store) convChanged(projects ...ProjectRef) {
 	s.convVersion.Add(1)
 	s.projMu.Lock()
@@ -166,14 +135,10 @@ func (s *Store) convChanged(projects ...ProjectRef) {
 // ProjectRef names the conversations of one project in one region.
 type ProjectRef struct{ Region, AccountID, ProjectID string }
 
-// Version is a per-project change counter (see ProjectVersion); versions
-// compare with ==.
+// Version is a per-project change counter (ProjectVersion), compared with ==.
 type Version struct{ epoch, n uint64 }
 
-// ProjectVersion is ConversationsVersion for one project: it changes when a
-// conversation of that project (or every conversation, by Restore) changes,
-// and not when other projects do. The same rule applies: read it BEFORE
-// reading the data.
+// ProjectVersion is ConversationsVersion for one project, with its rules.
 func (s *Store) ProjectVersion(region, accountID, projectID string) Version {
 	s.projMu.Lock()
 	defer s.projMu.Unlock()
@@ -182,18 +147,14 @@ func (s *Store) ProjectVersion(region, accountID, projectID string) Version {
 
 func projectOf(c *Conversation) ProjectRef { return ProjectRef{c.Region, c.AccountID, c.ProjectID} }
 
-// Open opens a store. An empty path or ":memory:" gives a purely in-memory
-// store; any other path is a buntdb append-only file, replayed on open and
-// synced every second. A file is checked first (verify.go, recover.go):
-// the end of a write cut by a crash is dropped and indexes the file lost
-// are written anew (Recovery says what was done); a damaged record is a
-// *DamageError naming every one, the records Repair moves aside, and the
-// store is not opened.
+// Open opens a store: in memory for "" or ":memory:", else a buntdb
+// append-only file, synced every second. A file is checked first
+// (recover.go): a write cut by a crash is dropped and lost indexes are
+// rebuilt (see Recovery); damaged records fail with a *DamageError and
+// Repair moves them aside.
 func Open(path string) (*Store, error) { return OpenProgress(path, nil) }
 
-// OpenProgress is Open with a report of the generated records' index
-// rebuilt from a data file: progress, when set, is called now and then
-// with the records done of the total.
+// OpenProgress is Open reporting the rebuild of generated records' index.
 func OpenProgress(path string, progress func(done, total int)) (*Store, error) {
 	p := path
 	if p == "" {
@@ -211,9 +172,8 @@ func OpenProgress(path string, progress func(done, total int)) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	// No secondary indexes are used (order is encoded in keys), so there is
-	// nothing to re-create here but the generated records' index. The
-	// metric aggregates of a file's data are rebuilt on the first query.
+	// Order is in the keys, so only the generated records' index is
+	// rebuilt here; a file's metric aggregates wait for the first query.
 	s := &Store{db: db, path: p, file: file, recovery: rec}
 	s.metrics.resetLocked(!file)
 	if file {
@@ -236,8 +196,8 @@ func OpenProgress(path string, progress func(done, total int)) (*Store, error) {
 	return s, nil
 }
 
-// Close closes the store. It is idempotent: later calls return the result
-// of the first one. Any other method called after Close returns ErrClosed.
+// Close closes the store; later calls return the first one's result, and
+// other methods ErrClosed.
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
 		if err := s.db.Close(); err != nil && !errors.Is(err, buntdb.ErrDatabaseClosed) {
@@ -295,8 +255,8 @@ func del(tx *buntdb.Tx, key string) error {
 	return err
 }
 
-// esc makes a key segment free of '/' so that prefixes are unambiguous.
-// '%' is escaped too so that the encoding is reversible and injective.
+// esc makes a key segment free of '/' so that prefixes are unambiguous,
+// and escapes '%' so that it is reversible.
 func esc(s string) string {
 	if !strings.ContainsAny(s, "/%") {
 		return s
@@ -313,8 +273,7 @@ func unesc(s string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(s, "%2F", "/"), "%25", "%")
 }
 
-// prefixEnd returns the smallest string greater than every string starting
-// with prefix, for a prefix ending in '/'.
+// prefixEnd returns the smallest string above all starting with prefix.
 func prefixEnd(prefix string) string {
 	return prefix[:len(prefix)-1] + string(rune(prefix[len(prefix)-1]+1))
 }
@@ -340,9 +299,7 @@ func need(what string, vals ...string) error {
 	return nil
 }
 
-// Len returns the number of records held: conversations (generated ones
-// included), handoff states and documents (internal lookup keys are not
-// counted).
+// Len returns the number of conversations, handoff states and documents.
 func (s *Store) Len() (int, error) {
 	var n int
 	err := s.view(func(tx *buntdb.Tx) error {

@@ -1,20 +1,12 @@
 package store
 
-// The string table: strings that repeat from conversation record to
-// record (variants, environments, channels, languages, agent responses,
-// intents, keys of free-form objects), held once and referred to by
-// number from the compact records (convbin.go). Each is a record of its
-// own, s/{n} → the string, written in the transaction of the first record
-// that refers to it, so a data file holds its table.
-//
-// A string enters the table the second time the store writes it (a
-// string written once, such as a reply with a caller's order number in
-// it, stays inline), when it is at most strTabMaxLen bytes and the table
-// has fewer than strTabMax strings. Entries are never removed (a table
-// holds few strings); Restore takes the snapshot's table.
-//
-// Writers change the table under the database's write lock; readers load
-// the list (an append-only slice) atomically, inside their transaction.
+// The string table: strings that repeat between conversation records
+// (variants, channels, languages, agent responses, object keys), held once
+// and referred to by number from compact records (convbin.go). Each is a
+// record s/{n} written with the first record using it. A string enters on
+// its second write, if short and the table not full; entries stay. Writers
+// hold the database's write lock; readers load the append-only list
+// atomically inside their transaction.
 
 import (
 	"fmt"
@@ -38,16 +30,13 @@ const (
 	strSeenMax = 1 << 14
 )
 
-// strMissing stands for an entry a damaged file lacks; a record that
-// refers to it does not decode.
+// strMissing stands for an entry a damaged file lacks (its users fail).
 const strMissing = "\x00missing"
 
 type strTab struct {
 	strs atomic.Pointer[[]string]
-	// The rest is the writers' (under the write lock).
-	// base numbers the first baseN strings (a snapshot's table: shared,
-	// never changed; nil: none) and idx the others (nil: to be built from
-	// strs).
+	// The rest is the writers' (under the write lock). base numbers the
+	// first baseN strings (a snapshot's, shared) and idx the others.
 	base    map[string]uint32
 	baseN   int
 	idx     map[string]uint32
@@ -64,8 +53,7 @@ func (t *strTab) load() []string {
 	return nil
 }
 
-// intern returns the number of s in the table, entering it when it is
-// written the second time.
+// intern returns s's number, entering s on its second write.
 func (t *strTab) intern(s string) (uint32, bool) {
 	if t.idx == nil {
 		strs := t.load()
@@ -108,8 +96,7 @@ func (t *strTab) intern(s string) (uint32, bool) {
 	return n, true
 }
 
-// flushLocked writes the strings entered since the last flush, and logs
-// how to take them out again if the write fails.
+// flushLocked writes the strings entered since the last flush.
 func (t *strTab) flushLocked(tx *buntdb.Tx, log *shadowLog) error {
 	if len(t.pending) == 0 {
 		return nil
@@ -133,8 +120,7 @@ func (t *strTab) flushLocked(tx *buntdb.Tx, log *shadowLog) error {
 	return nil
 }
 
-// discardLocked forgets the strings entered by a write that stores
-// nothing (it failed before flushLocked).
+// discardLocked forgets the strings entered by a write that failed.
 func (t *strTab) discardLocked() {
 	if len(t.pending) == 0 {
 		return
@@ -149,12 +135,10 @@ func (t *strTab) discardLocked() {
 	t.strs.Store(&old)
 }
 
-// reset replaces the table by strs (shared: it is never appended to in
-// place).
+// reset replaces the table by strs (shared, never appended to in place).
 func (t *strTab) reset(strs []string) { t.resetIndexed(strs, nil) }
 
-// resetIndexed is reset with the numbers of strs (strTabIndex of strs,
-// shared and never changed; nil: built on the first write).
+// resetIndexed is reset with strs' shared numbers (nil: built on demand).
 func (t *strTab) resetIndexed(strs []string, base map[string]uint32) {
 	strs = strs[:len(strs):len(strs)]
 	t.strs.Store(&strs)
@@ -165,8 +149,7 @@ func (t *strTab) resetIndexed(strs []string, base map[string]uint32) {
 	t.pending = t.pending[:0]
 }
 
-// strTabIndex numbers the strings of a table (a damaged file's missing
-// entries aside).
+// strTabIndex numbers the strings of a table, missing entries aside.
 func strTabIndex(strs []string) map[string]uint32 {
 	idx := make(map[string]uint32, len(strs))
 	for i, x := range strs {
@@ -188,8 +171,7 @@ func strIndexOf(k string) (int, bool) {
 	return n, true
 }
 
-// loadStrTab reads a database's table (entries a damaged file lacks are
-// strMissing).
+// loadStrTab reads a database's table (lacking entries: strMissing).
 func loadStrTab(tx *buntdb.Tx) ([]string, error) {
 	var strs []string
 	var bad error

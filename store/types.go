@@ -3,12 +3,9 @@ package store
 import "time"
 
 // Conversation is one conversation record (docs/api.md#conversations-record),
-// the single shape that the chat API, messaging sessions, voice calls and
-// scenario seeds write and that the Conversations API, concurrency series and
-// alert metrics read.
-//
-// Region, AccountID and ProjectID are canonical ids (not slugs). Times are
-// UTC instants of the instance's virtual clock.
+// the shape every writer and reader of conversations shares. Region,
+// AccountID and ProjectID are canonical ids (not slugs); times are UTC
+// instants of the instance's virtual clock.
 type Conversation struct {
 	ID          string `json:"id"`
 	Region      string `json:"region"` // region pair: us, uk, eu
@@ -37,8 +34,7 @@ type Conversation struct {
 	NumSilences        int    `json:"num_silences"`
 	NumOOD             int    `json:"num_ood"`
 
-	// Metrics are custom metrics: a string, or a list of strings when
-	// written several times.
+	// Metrics are custom metrics: a string, or strings if written again.
 	Metrics map[string]any `json:"metrics"`
 	// State holds all conversation variables: built-in keys, integration
 	// attributes (under "integration_attributes") and set variables.
@@ -63,8 +59,7 @@ type Conversation struct {
 // NumTurns is the real count of turns.
 func (c *Conversation) NumTurns() int { return len(c.Turns) }
 
-// Duration is the total duration up to now (for an in-progress
-// conversation) or to its end.
+// Duration is the duration up to its end, or now while in progress.
 func (c *Conversation) Duration(now time.Time) time.Duration {
 	end := c.EndedAt
 	if c.InProgress || end.IsZero() {
@@ -101,8 +96,8 @@ type Event struct {
 	Payload     []byte    `json:"payload"`
 }
 
-// HandoffState is the data stored for a conversation for a downstream
-// platform (docs/api.md#handoff).
+// HandoffState is a conversation's data for a downstream platform
+// (docs/api.md#handoff).
 type HandoffState struct {
 	Region    string         `json:"region"`
 	AccountID string         `json:"account_id"`

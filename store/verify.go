@@ -1,15 +1,10 @@
 package store
 
-// Self-checking data files. Open checks a data file before it serves
-// anything from it: every record must be well formed (aof.go), decode by
-// the store's own decoders (so the check follows the encoding wherever it
-// goes), and agree with its key and its indexes. These quick checks
-// stream the file and read the loaded records; when any fails, the file
-// is read again record by record (recover.go), as Repair reads it: the
-// end of a write cut by a crash is dropped and lost indexes are written
-// anew, and a damaged file stops Open with every damaged record's offset,
-// key and reason (DamageError), the records Repair would move aside,
-// rather than answering 500 for them forever.
+// Self-checking data files. Before serving a data file, Open checks that
+// every record is well formed (aof.go), decodes by the store's own
+// decoders and agrees with its key and indexes. When a check fails the
+// file is read again record by record (recover.go), and damage stops Open
+// with a DamageError naming each record, rather than 500s later.
 
 import (
 	"errors"
@@ -29,8 +24,7 @@ import (
 
 // Damage is one damaged record of a data file.
 type Damage struct {
-	// Offset is the byte offset of the record's last write in the file
-	// (-1 when unknown).
+	// Offset is where the record's last write starts (-1: unknown).
 	Offset int64
 	// Key is the record's key ("" when it could not be read).
 	Key string
@@ -75,9 +69,7 @@ func (e *DamageError) Error() string {
 	return b.String()
 }
 
-// checkFile reads a data file's structure before buntdb loads it: clean
-// when every record is whole and well formed (a file that is not there
-// is clean). It reads the file as a stream, holding one record at a time.
+// checkFile streams a data file before buntdb loads it: clean if well formed.
 func checkFile(path string) (clean bool, err error) {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -111,9 +103,8 @@ func checkRecord(k, v string, tab []string, get func(string) (string, bool)) err
 	return checkLinks(k, v, get)
 }
 
-// checkValue checks a record on its own: its value decodes by the store's
-// own decoder (with the file's string table tab) and agrees with its key.
-// It returns why the record is damaged, or nil.
+// checkValue checks that a record decodes (with the file's string table
+// tab) and agrees with its key; it returns why not, or nil.
 func checkValue(k, v string, tab []string) error {
 	switch {
 	case strings.HasPrefix(k, pfxConvID):
@@ -170,9 +161,8 @@ func checkValue(k, v string, tab []string) error {
 	return nil
 }
 
-// checkLinks checks a record against the others (get reads one): an
-// index points at a record that is there, and a conversation has its
-// index.
+// checkLinks checks that an index points at a record and that a
+// conversation has its index (get reads a record).
 func checkLinks(k, v string, get func(string) (string, bool)) error {
 	switch {
 	case strings.HasPrefix(k, pfxConvID), strings.HasPrefix(k, pfxHandoffSID):
@@ -194,8 +184,7 @@ func checkLinks(k, v string, get func(string) (string, bool)) error {
 	return nil
 }
 
-// convIDKeyOf is the index key of a conversation key
-// (c/{region}/{account}/{project}/{ts}/{id} → ci/{region}/{id}).
+// convIDKeyOf is the index key (ci/{region}/{id}) of a conversation key.
 func convIDKeyOf(k string) string {
 	parts := strings.SplitN(strings.TrimPrefix(k, pfxConv), "/", 5)
 	if len(parts) != 5 {
@@ -204,8 +193,7 @@ func convIDKeyOf(k string) string {
 	return pfxConvID + parts[0] + "/" + parts[4]
 }
 
-// strTabOf is the string table of a file's records (entries it lacks,
-// or whose key is damaged, are strMissing).
+// strTabOf is the string table of a file's records (lacking: strMissing).
 func strTabOf(recs []kv) []string {
 	var strs []string
 	for _, r := range recs {
@@ -230,9 +218,7 @@ func decodeHandoff(v string) (*HandoffState, error) {
 	return h, nil
 }
 
-// verify checks every record of an open database: the values (decoding
-// them, the costly part) over every CPU, then the links between records
-// in one read transaction. ok is false when any record fails.
+// verify checks every record of an open database; ok false if any fails.
 func verify(db *buntdb.DB) (ok bool, err error) {
 	var recs []kv
 	err = db.View(func(tx *buntdb.Tx) error {
