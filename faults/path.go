@@ -6,9 +6,12 @@ import (
 	"strings"
 )
 
-// A pattern is a compiled Match.Path, one token per segment: "**" (any
-// number of segments), "*" (one), a glob within one segment, or a literal.
-// Trailing slashes do not matter.
+// A pattern is a compiled Match.Path: one token per segment.
+//
+// A token is "**" (zero or more segments), "*" (exactly one segment), a glob
+// within one segment ("CONV-*", path.Match semantics) or a literal
+// (case-sensitive). A trailing slash on the pattern or the request path does
+// not matter.
 type pattern struct {
 	toks []token
 	any  bool // the pattern is empty: every path matches

@@ -24,19 +24,25 @@ const (
 
 // Preset describes a named failure mode.
 type Preset struct {
+	// Name is the name before any ":argument".
 	Name string
-	// Family applies it (alerts presets also apply to webhooks).
+	// Family is the family that applies it (alerts presets also apply to
+	// webhooks).
 	Family string
-	Arg    ArgKind
+	// Arg is the kind of its argument.
+	Arg ArgKind
+	// Values are the accepted arguments of an ArgOneOf preset.
 	Values []string
 }
 
 // PresetCall is a preset name parsed with its argument.
 type PresetCall struct {
 	Preset
-	// N, D and Value are the argument, by the preset's ArgKind.
-	N     int
-	D     time.Duration
+	// N is the argument of an ArgCount preset.
+	N int
+	// D is the argument of an ArgDuration preset.
+	D time.Duration
+	// Value is the argument of an ArgOneOf preset.
 	Value string
 }
 

@@ -12,18 +12,22 @@ import (
 	"sync"
 )
 
-// Vocabulary is what rules may name: families and their presets, supplied
-// by the platform's family table. It is read-only once made.
+// Vocabulary is what rules may name: the API's families and their presets.
+// The platform's family table supplies it (faults knows no family); it is
+// read-only once made.
 type Vocabulary struct {
+	// Families are the family names, in the order the docs use.
 	Families []string
-	Presets  []Preset
+	// Presets are every family's presets, in the order the docs list them.
+	Presets []Preset
 }
 
 // methods are the HTTP methods a rule may name.
 var methods = []string{"GET", "POST", "PUT", "PATCH", "DELETE"}
 
-// ValidationError is the error for a bad rule; Field is in its YAML/JSON
-// spelling ("rules[2].action.status").
+// ValidationError is the error Validate, Set.Add and Set.Replace return for
+// a bad rule. Field is the rule field in its YAML/JSON spelling
+// ("action.status"; "rules[2].action.status" from Replace).
 type ValidationError struct {
 	Field string
 	Msg   string
@@ -97,8 +101,9 @@ func (v *Vocabulary) validate(r Rule) (pattern, error) {
 }
 
 // Set is a concurrency-safe ordered list of rules with counters, one per
-// platform instance. Probability draws are seeded, so the same seed and
-// requests give the same decisions.
+// platform instance. Probability draws come from a math/rand/v2 PCG seeded
+// by the seed, so the same seed and the same requests give the same
+// decisions.
 type Set struct {
 	voc    *Vocabulary // read-only
 	mu     sync.Mutex
@@ -112,8 +117,9 @@ type entry struct {
 	pat     pattern
 	matched int
 	fired   int
-	// window limits a windowed rule (nil: always); After and Times count
-	// per span (spanMatched, spanFired).
+	// window limits a windowed rule (nil: always). After and Times count
+	// per span of the window: spanMatched and spanFired are the counts of
+	// span number span (for a rule without window, the totals).
 	window      *Window
 	span        int64
 	spanMatched int

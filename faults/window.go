@@ -11,12 +11,18 @@ import (
 )
 
 // Window is a span of virtual time, [Start, Start+For), repeated every
-// Every until Stop (zero: for ever). For zero never closes.
+// Every when Every is set: span k is [Start+k·Every, Start+k·Every+For),
+// for every k whose span starts before Stop (a zero Stop: for ever). For
+// zero is a span without end (Every must then be zero).
 type Window struct {
-	Start time.Time      `json:"start"`
-	For   clock.Duration `json:"for,omitempty"`
+	// Start is when the first span opens.
+	Start time.Time `json:"start"`
+	// For is how long each span stays open (0: it never closes).
+	For clock.Duration `json:"for,omitempty"`
+	// Every repeats the span; it must be longer than For.
 	Every clock.Duration `json:"every,omitempty"`
-	Stop  time.Time      `json:"stop,omitzero"`
+	// Stop ends the repetitions: no span opens at or after it.
+	Stop time.Time `json:"stop,omitzero"`
 }
 
 // Windowed is a rule that holds only inside a window.

@@ -14,32 +14,43 @@ import (
 
 // AgentBuild is the build side of an agent.
 type AgentBuild struct {
-	Behavior      string  `yaml:"behavior" json:"behavior,omitempty"`
+	// Behavior is the main branch's behavior text.
+	Behavior string `yaml:"behavior" json:"behavior,omitempty"`
+	// KnowledgeBase are the main branch's topics.
 	KnowledgeBase []Topic `yaml:"knowledge_base" json:"knowledge_base,omitempty"`
-	// Deployed lists the environments the main branch is deployed to at start.
-	Deployed        []string                  `yaml:"deployed" json:"deployed,omitempty"`
+	// Deployed lists the environments the main branch is deployed to at
+	// start (sandbox, pre-release, live).
+	Deployed []string `yaml:"deployed" json:"deployed,omitempty"`
+	// RealTimeConfigs are the config pages per environment.
 	RealTimeConfigs map[string]RealTimeConfig `yaml:"real_time_configs" json:"real_time_configs,omitempty"`
 	// AudioCache is the agent's audio cache (voices.go).
 	AudioCache *AudioCache `yaml:"audio_cache" json:"audio_cache,omitempty"`
-	// TestCases are what test runs run (docs/api.md#agents-testing).
+	// TestCases are the agent's test cases, which test runs run
+	// (docs/api.md#agents-testing).
 	TestCases []TestCase `yaml:"test_cases" json:"test_cases,omitempty"`
 }
 
 // TestCase is a test of the agent's dialogue: the user's messages, said
 // one a second on the virtual clock, and what the replies must show.
 type TestCase struct {
-	ID         string          `yaml:"id" json:"id"`
-	Name       string          `yaml:"name" json:"name"`
-	Turns      []string        `yaml:"turns" json:"turns"`
+	// ID names the case in test run triggers and results.
+	ID string `yaml:"id" json:"id"`
+	// Name is the case's display name.
+	Name string `yaml:"name" json:"name"`
+	// Turns are the user's messages, in order (at least one).
+	Turns []string `yaml:"turns" json:"turns"`
+	// Assertions must all hold for the case to pass.
 	Assertions []TestAssertion `yaml:"assertions" json:"assertions,omitempty"`
 }
 
 // TestAssertion is one check of a test case: exactly one of its fields.
 type TestAssertion struct {
-	// ReplyContains passes when some reply contains the text (any case).
+	// ReplyContains passes when some reply of the agent contains the
+	// text (any case).
 	ReplyContains string `yaml:"reply_contains" json:"reply_contains,omitempty"`
 	// FunctionCall passes when the dialogue rule of this name answered a
-	// turn (the mock's rules stand for the real agent's functions).
+	// turn (the mock's dialogue has rules where the real agent has
+	// functions).
 	FunctionCall string `yaml:"function_call" json:"function_call,omitempty"`
 }
 
@@ -52,8 +63,10 @@ type Topic struct {
 
 // RealTimeConfig is a real-time config page of an environment.
 type RealTimeConfig struct {
-	// Schema is the JSON Schema the variables are validated against.
-	Schema    map[string]any `yaml:"schema" json:"schema,omitempty"`
+	// Schema is a JSON Schema (draft 2020-12 unless $schema says
+	// otherwise) the variables are validated against.
+	Schema map[string]any `yaml:"schema" json:"schema,omitempty"`
+	// Variables are the initial values.
 	Variables map[string]any `yaml:"variables" json:"variables,omitempty"`
 }
 

@@ -6,14 +6,16 @@ import "regexp"
 
 // AlertSettings are the instance-wide alert settings.
 type AlertSettings struct {
-	// EvaluationInterval is the evaluation cadence (default 1m).
+	// EvaluationInterval is the cadence of rule evaluation on the virtual
+	// clock (default 1m; 1s to 8760h).
 	EvaluationInterval Duration `yaml:"evaluation_interval" json:"evaluation_interval,omitempty"`
 }
 
 // AlertRule is a seeded alert rule (docs/api.md#alert-rules).
 type AlertRule struct {
 	// ID is ar_ plus letters and digits; empty gives a generated id.
-	ID   string `yaml:"id" json:"id,omitempty"`
+	ID string `yaml:"id" json:"id,omitempty"`
+	// Name of the rule.
 	Name string `yaml:"name" json:"name"`
 	// Project is the monitored project (slug or id); empty is account-wide.
 	Project        string `yaml:"project" json:"project,omitempty"`
@@ -23,7 +25,8 @@ type AlertRule struct {
 	WindowDuration string `yaml:"window_duration" json:"window_duration"`
 	// Enabled defaults to true.
 	Enabled *bool `yaml:"enabled" json:"enabled,omitempty"`
-	// State is the initial state (default ok, or per initial_alert_state).
+	// State is the initial state (default ok, or unknown under the
+	// initial_alert_state switch).
 	State string `yaml:"state" json:"state,omitempty"`
 }
 

@@ -20,10 +20,11 @@ import (
 	"github.com/agentplatform/mockplatform/clock"
 )
 
-// walker checks a document against the Go types before yaml.v3 decodes it,
-// reporting every unknown key, duplicate and unreadable value at its own
-// line and column (yaml.v3 gives lines only and stops at the first). It
-// patches the tree so the decode succeeds.
+// walker checks a document against the Go types before it is decoded, so
+// that every unknown key, duplicate key and unreadable value is reported at
+// its own line and column (yaml.v3 gives only lines, and stops at the first
+// value a TextUnmarshaler refuses). It patches the tree so that the decode
+// that follows succeeds: bad values become null, duplicate keys are dropped.
 type walker struct {
 	v    *validator
 	seen map[walkKey]bool

@@ -14,7 +14,8 @@ const DefaultDNIWindow = 15 * time.Minute
 type DNIPool struct {
 	// Numbers are E.164 numbers; each belongs to one project.
 	Numbers []string `yaml:"numbers" json:"numbers"`
-	Window  Duration `yaml:"window" json:"window,omitempty"`
+	// Window is how long a reservation holds (default 15m).
+	Window Duration `yaml:"window" json:"window,omitempty"`
 }
 
 var E164RE = regexp.MustCompile(`^\+[1-9][0-9]{6,14}$`)

@@ -14,28 +14,35 @@ const (
 	MaxGeneratedTurns         = 100
 )
 
-// Generator asks for Count conversation records started at random in
-// [From, To), with a seeded mix of channels, variants, environments,
-// languages, durations, turns and handoffs.
+// Generator asks for Count conversation records started uniformly at
+// random in [From, To), with a seeded mix of channels, variants,
+// environments, languages, durations, turns and handoffs. The same seed
+// gives the same records.
 type Generator struct {
 	// Count is the number of conversations (1 to 2,000,000).
 	Count int `yaml:"count" json:"count"`
 	// From and To bound started_at (required, From before To).
 	From time.Time `yaml:"from" json:"from"`
 	To   time.Time `yaml:"to" json:"to"`
-	// Seed of this generator (0: derived from the scenario's).
+	// Seed of this generator; 0 derives one from the scenario's seed and
+	// the generator's position.
 	Seed int64 `yaml:"seed" json:"seed,omitempty"`
-	// Channels, Variants, Environments and Languages are weights: a key is
-	// picked with probability weight/sum.
+	// Channels, Variants (id or name), Environments and Languages are
+	// weights: a key is picked with probability weight/sum. Defaults:
+	// VOICE-SIP; every variant of the project equally (none if it has no
+	// variants); live; en-GB.
 	Channels     map[string]int `yaml:"channels" json:"channels,omitempty"`
 	Variants     map[string]int `yaml:"variants" json:"variants,omitempty"`
 	Environments map[string]int `yaml:"environments" json:"environments,omitempty"`
 	Languages    map[string]int `yaml:"languages" json:"languages,omitempty"`
-	// Duration bounds each conversation's length (default 30s to 10m).
+	// Duration bounds each conversation's total duration (default 30s to
+	// 10m). A conversation whose end is after the clock's start is in
+	// progress.
 	Duration DurationRange `yaml:"duration" json:"duration"`
 	// Turns bounds the number of turns, greeting included (default 2 to 8).
 	Turns IntRange `yaml:"turns" json:"turns"`
-	// Handoff is the fraction handed off (0 to 1, default 0.1).
+	// Handoff is the fraction of conversations handed off (0 to 1, default
+	// 0.1); each writes a handoff state.
 	Handoff *float64 `yaml:"handoff" json:"handoff,omitempty"`
 	// OOD is the fraction of user turns that are out of domain (default 0.05).
 	OOD *float64 `yaml:"ood" json:"ood,omitempty"`

@@ -10,8 +10,10 @@ import (
 	"strings"
 )
 
-// HostList is a list of allowed hosts: names, .domains with subdomains,
-// IP addresses, CIDR prefixes, or "*". The zero HostList allows nothing.
+// HostList is a list of allowed hosts: names ("mockd"), domains with their
+// subdomains (".corp.test"), IP addresses, CIDR prefixes ("10.0.0.0/8"),
+// or "*" (any host). Names carry no port and match without case. The zero
+// HostList allows nothing.
 type HostList struct {
 	any     bool
 	names   []string // lower case

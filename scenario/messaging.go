@@ -4,20 +4,23 @@ package scenario
 
 import "time"
 
-// MessagingSettings are the instance-wide messaging settings (zero: default).
+// MessagingSettings are the instance-wide messaging settings. Zero values
+// mean the defaults (filled in by validation).
 type MessagingSettings struct {
-	// TokenTTL is an access token's lifetime (default 24h, as the real
-	// service's expires_in).
+	// TokenTTL is the lifetime of an access token (default 24h, the real
+	// service's expires_in of 86400).
 	TokenTTL Duration `yaml:"token_ttl" json:"token_ttl,omitempty"`
-	// MaxConnections is the WebSocket connections per session (default 10).
+	// MaxConnections is the number of concurrent WebSocket connections per
+	// session (default 10).
 	MaxConnections int `yaml:"max_connections" json:"max_connections,omitempty"`
 	// MaxMessageBytes bounds one client WebSocket message (default 131072).
 	MaxMessageBytes int64 `yaml:"max_message_bytes" json:"max_message_bytes,omitempty"`
 	// ChunkWords is the number of words per streamed chunk (default 3).
 	ChunkWords int `yaml:"chunk_words" json:"chunk_words,omitempty"`
-	// SigningKey is the HS256 key of access tokens, for tokens the same on
-	// every run; without it each instance draws a random one, so no token
-	// can be forged from what the mock shows. Never shown.
+	// SigningKey is the HS256 key of access tokens, at least 32 bytes, for
+	// tokens that are the same on every run. Without it every instance
+	// draws a random key, so that no token can be forged from what the
+	// mock shows. Never shown (GET /_mock/scenario omits it).
 	SigningKey string `yaml:"signing_key" json:"-"`
 }
 

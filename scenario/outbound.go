@@ -10,39 +10,51 @@ import (
 
 // OutboundSettings are the instance-wide outbound settings.
 type OutboundSettings struct {
-	// Retention is how long a call's status stays readable (default 2h).
+	// Retention is how long a call's status stays readable after the call
+	// ends (default 2h).
 	Retention Duration `yaml:"retention" json:"retention,omitempty"`
 }
 
 // AccountOutbound is the account's outbound configuration.
 type AccountOutbound struct {
+	// RateLimit bounds the calls the account may trigger (default:
+	// unlimited).
 	RateLimit *RateLimit `yaml:"rate_limit" json:"rate_limit,omitempty"`
 }
 
 // RateLimit allows Calls triggers per sliding Window.
 type RateLimit struct {
-	Calls  int      `yaml:"calls" json:"calls"`
+	// Calls is the number of calls allowed per window (at least 1).
+	Calls int `yaml:"calls" json:"calls"`
+	// Window is the length of the sliding window (default 1m).
 	Window Duration `yaml:"window" json:"window,omitempty"`
 }
 
 // ProjectOutbound is a project's outbound calling configuration.
 type ProjectOutbound struct {
-	// Enabled turns outbound calling on (an outbound token alone is not
-	// enough).
-	Enabled    bool   `yaml:"enabled" json:"enabled"`
+	// Enabled turns outbound calling on for the project (an outbound
+	// token alone is not enough).
+	Enabled bool `yaml:"enabled" json:"enabled"`
+	// FromNumber is the caller id of the project's calls (optional).
 	FromNumber string `yaml:"from_number" json:"from_number,omitempty"`
+	// CallTiming is the default timing of the project's calls.
 	CallTiming `yaml:",inline"`
-	// Destinations choose the outcome per number: the first match wins;
-	// none means answered.
+	// Destinations choose the outcome per destination number: the first
+	// whose match fits the E.164 number wins; none means answered.
 	Destinations []OutboundDestination `yaml:"destinations" json:"destinations,omitempty"`
 }
 
-// CallTiming is how long each phase of a call lasts (zero: the default, or
-// in a destination the project's).
+// CallTiming is how long each phase of a call lasts on the virtual clock.
+// Zero means the default (or, in a destination, the project's value).
 type CallTiming struct {
+	// Queue is the time in queued before calling (default 5s).
 	Queue Duration `yaml:"queue" json:"queue,omitempty"`
-	Ring  Duration `yaml:"ring" json:"ring,omitempty"`
-	Talk  Duration `yaml:"talk" json:"talk,omitempty"`
+	// Ring is the time in calling before the callee answers or the call
+	// fails (default 5s).
+	Ring Duration `yaml:"ring" json:"ring,omitempty"`
+	// Talk is the length of an answered call before it ends with success
+	// (default 25s).
+	Talk Duration `yaml:"talk" json:"talk,omitempty"`
 }
 
 // Outbound call outcomes.
@@ -60,12 +72,15 @@ var Outcomes = []string{OutcomeAnswered, OutcomeNoAnswer, OutcomeBusy, OutcomeRe
 
 // OutboundDestination is the behaviour of the calls to matching numbers.
 type OutboundDestination struct {
-	// Match is a glob over the E.164 number ("*0000", "+44*").
+	// Match is a glob over the E.164 number: "*" matches any run of
+	// characters, "?" one character ("*0000", "+44*", "+15550001111").
 	Match string `yaml:"match" json:"match"`
-	// Outcome is an Outcomes value (default answered).
+	// Outcome is answered (default), no_answer, busy, rejected, failed or
+	// queue_timeout (fails straight from queued).
 	Outcome string `yaml:"outcome" json:"outcome,omitempty"`
 	// Reason overrides the status reason of a failure.
-	Reason     string `yaml:"reason" json:"reason,omitempty"`
+	Reason string `yaml:"reason" json:"reason,omitempty"`
+	// CallTiming overrides the project's timing for these calls.
 	CallTiming `yaml:",inline"`
 }
 

@@ -19,7 +19,8 @@ type pos struct {
 	line, col int
 }
 
-// path is a path into a scenario: keys and sequence indexes.
+// path is a path into a scenario: string elements are mapping keys, int
+// elements sequence indexes.
 type path []any
 
 func (p path) with(elems ...any) path {
@@ -200,8 +201,9 @@ func mergeSources(v *yaml.Node) []*yaml.Node {
 	return nil
 }
 
-// lazyLocator parses a document again on first use: a scenario made by
-// Parse keeps its bytes, not its node tree.
+// lazyLocator locates paths of a document parsed earlier: it parses the
+// document again on first use (a scenario made by Parse keeps its bytes,
+// not its node tree). A document Parse accepted parses again the same.
 type lazyLocator struct {
 	file string
 	data []byte
@@ -239,7 +241,9 @@ func (l nullLocator) files() []string                   { return []string{l.name
 type mergeLocator struct{ parts []mergePart }
 
 type mergePart struct {
-	loc                                     locator
+	loc locator
+	// offsets of the part's first account, credential, fault and
+	// timeline entry
 	accounts, credentials, faults, timeline int
 }
 
@@ -318,8 +322,9 @@ func (m *mergeLocator) locate(p path, key bool) (pos, path) {
 // keyed weakly; Scenario values carry none so tests can compare them.
 var sources sync.Map // weak.Pointer[Scenario] -> source
 
-// source is where a scenario's elements were written, and the fidelity
-// switches its profile filled in.
+// source is what a scenario was made from: where its elements were
+// written, and the fidelity switches that its profile filled in
+// (fidelity.go).
 type source struct {
 	loc    locator
 	filled []string

@@ -8,25 +8,32 @@ import (
 	"slices"
 )
 
-// Connector is a seeded telephony connector: the bundle that answers calls
-// to its phone numbers.
+// Connector is a seeded telephony connector: the voice,
+// language, variant and environment bundle that answers incoming calls to
+// its phone numbers.
 type Connector struct {
-	// ID is the connectorId; required and unique in the scenario.
-	ID   string `yaml:"id" json:"id"`
+	// ID is the connectorId (letters, digits, dashes and underscores);
+	// required and unique in the scenario.
+	ID string `yaml:"id" json:"id"`
+	// Name is the display name (required).
 	Name string `yaml:"name" json:"name"`
 	// ClientEnv is live (default), pre-release or sandbox.
 	ClientEnv string `yaml:"client_env" json:"client_env,omitempty"`
-	// Variant is a variant of the project, id or name (empty: the default).
+	// Variant is a variant of the project (id or name; stored as its id);
+	// empty means unassigned (the default variant answers).
 	Variant string `yaml:"variant" json:"variant,omitempty"`
 	// ASRLangCode is the speech recognition language (default en-US).
 	ASRLangCode string `yaml:"asr_lang_code" json:"asr_lang_code,omitempty"`
-	// TTSLangCode defaults to voice_name's prefix, else asr_lang_code.
+	// TTSLangCode is the text-to-speech language (default: the prefix of
+	// voice_name, else asr_lang_code).
 	TTSLangCode string `yaml:"tts_lang_code" json:"tts_lang_code,omitempty"`
-	// VoiceName is "<lang>-<REGION>-<name>" (default <tts>-Standard-A).
-	VoiceName      string `yaml:"voice_name" json:"voice_name,omitempty"`
-	DisableHandoff bool   `yaml:"disable_handoff" json:"disable_handoff,omitempty"`
-	// PhoneNumbers are E.164 numbers routed to the connector (unique, and
-	// in no dni pool).
+	// VoiceName is the synthetic voice, "<lang>-<REGION>-<name>" (default
+	// <tts_lang_code>-Standard-A).
+	VoiceName string `yaml:"voice_name" json:"voice_name,omitempty"`
+	// DisableHandoff disables call handoff.
+	DisableHandoff bool `yaml:"disable_handoff" json:"disable_handoff,omitempty"`
+	// PhoneNumbers are E.164 numbers routed to the connector (unique in the
+	// scenario, and not in any dni pool).
 	PhoneNumbers []string `yaml:"phone_numbers" json:"phone_numbers,omitempty"`
 }
 

@@ -15,30 +15,47 @@ import (
 	"github.com/agentplatform/mockplatform/faults"
 )
 
-// TimelineEntry is one entry of a timeline: exactly one of Fault, Traffic,
-// Calls, Sessions and Do says what it is, and that decides the timing keys
-// it takes (docs/timeline.md#timeline-timing). Offsets are virtual time after the
-// start or the last reset.
+// TimelineEntry is one entry of a timeline. Exactly one of Fault, Traffic,
+// Calls, Sessions and Do says what it is; the timing keys it takes depend
+// on that (docs/timeline.md):
+//
+//   - a fault window: At (default 0s), For (default: no end), Every, Until;
+//   - background traffic (Traffic, Calls, Sessions): From (default 0s) and
+//     Until (required);
+//   - an action (Do): At (default 0s), Every, Until.
+//
+// Every offset is virtual time after the scenario's start (or the last
+// reset).
 type TimelineEntry struct {
 	// ID names the entry in the control plane and the journal (optional,
-	// unique); a fault window's rule without id takes it.
-	ID string   `yaml:"id" json:"id,omitempty"`
+	// unique). A fault window's rule takes it as its id when the rule has
+	// none.
+	ID string `yaml:"id" json:"id,omitempty"`
+	// At is when a fault window opens or an action runs (default 0s).
 	At Duration `yaml:"at" json:"at,omitempty"`
-	// For is how long a fault window stays open (default: no end).
+	// For is how long a fault window stays open (default: to the end of
+	// the run).
 	For Duration `yaml:"for" json:"for,omitempty"`
-	// Every repeats a fault window or an action (a window must be shorter).
+	// Every repeats a fault window or an action, at At, At+Every, ...
+	// (1s to 8760h; a window must be shorter than it).
 	Every Duration `yaml:"every" json:"every,omitempty"`
-	From  Duration `yaml:"from" json:"from,omitempty"`
+	// From is when background traffic starts (default 0s).
+	From Duration `yaml:"from" json:"from,omitempty"`
 	// Until is when background traffic stops (required), or, with Every,
-	// when repetitions stop starting.
+	// the time from which no repetition starts.
 	Until Duration `yaml:"until" json:"until,omitempty"`
 
-	// Fault is the rule of a fault window, holding only inside it.
-	Fault    *faults.Rule    `yaml:"fault" json:"fault,omitempty"`
-	Traffic  *ChatTraffic    `yaml:"traffic" json:"traffic,omitempty"`
-	Calls    *CallTraffic    `yaml:"calls" json:"calls,omitempty"`
+	// Fault is the rule of a fault window: it holds only inside the
+	// window (the same rule shape as faults).
+	Fault *faults.Rule `yaml:"fault" json:"fault,omitempty"`
+	// Traffic is background chat traffic.
+	Traffic *ChatTraffic `yaml:"traffic" json:"traffic,omitempty"`
+	// Calls is background voice traffic: callers dial a number.
+	Calls *CallTraffic `yaml:"calls" json:"calls,omitempty"`
+	// Sessions is background messaging traffic.
 	Sessions *SessionTraffic `yaml:"sessions" json:"sessions,omitempty"`
-	Do       *TimelineAction `yaml:"do" json:"do,omitempty"`
+	// Do is a scheduled action.
+	Do *TimelineAction `yaml:"do" json:"do,omitempty"`
 }
 
 // Timeline entry kinds (TimelineEntry.Kind).
@@ -70,83 +87,134 @@ func (e *TimelineEntry) Kind() string {
 	return ""
 }
 
-// Flow is what every kind of background traffic shares. The rate is the
-// kind's own key: the rate at From, changing linearly to RampTo at Until.
+// Flow is what every kind of background traffic shares: how the rate
+// ramps, how arrivals are spread and what each conversation says. The
+// rate itself is the kind's own key (chats_per_minute, calls_per_minute,
+// sessions_per_minute): the rate at From, changing linearly to RampTo at
+// Until.
 type Flow struct {
-	// RampTo is the rate at until, per minute (default: no ramp).
+	// RampTo is the rate at until, per minute (default: the start rate,
+	// no ramp).
 	RampTo *float64 `yaml:"ramp_to" json:"ramp_to,omitempty"`
-	// Arrivals is poisson (default) or even (docs/timeline.md#timeline-traffic).
+	// Arrivals is how conversations arrive: poisson (default; a seeded
+	// Poisson process of the ramped rate) or even (evenly spaced: the
+	// n-th arrives when the expected count reaches n).
 	Arrivals string `yaml:"arrivals" json:"arrivals,omitempty"`
-	// Turns is how many messages the user sends, picked uniformly (default 2-6).
+	// Turns is how many messages the user sends in each conversation,
+	// picked uniformly: "2-6" or "3" (default 2-6).
 	Turns Range `yaml:"turns" json:"turns,omitzero"`
-	// Think is the pause before each message and the end (default 10s-30s).
+	// Think is the pause before each message and before the user ends,
+	// picked uniformly: "10s-30s" or "20s" (default 10s-30s).
 	Think DurationSpan `yaml:"think" json:"think,omitzero"`
-	// Messages are what the user says, one picked at random for each turn.
+	// Messages are what the user says, one picked at random for each turn
+	// (default: "hello", "I have a question", "thanks").
 	Messages []string `yaml:"messages" json:"messages,omitempty"`
-	// Seed of the entry's draws (default: derived from the scenario's).
+	// Seed of the entry's draws (default: derived from the scenario's seed
+	// and the entry's position in the timeline).
 	Seed int64 `yaml:"seed" json:"seed,omitempty"`
 }
 
-// ChatTraffic is background chat traffic through the chat API's engine.
+// ChatTraffic is background chat traffic: conversations created, spoken
+// to and closed through the chat API's engine, as a client would.
 type ChatTraffic struct {
-	// Account is the project's account (default: the one that has it).
+	// Account is the project's account (slug or id; default: the one
+	// account that has the project).
 	Account string `yaml:"account" json:"account,omitempty"`
+	// Project is the project (slug, id or PROJECT-<id>; required).
 	Project string `yaml:"project" json:"project"`
-	// ChatsPerMinute is the rate at from (0 to 600).
+	// ChatsPerMinute is the rate at from (0 to 600; 0 with ramp_to ramps
+	// up from nothing).
 	ChatsPerMinute float64 `yaml:"chats_per_minute" json:"chats_per_minute"`
-	// Channel is chat create's channel (default api).
-	Channel     string `yaml:"channel" json:"channel,omitempty"`
-	Variant     string `yaml:"variant" json:"variant,omitempty"`
+	// Channel is chat create's channel: webchat, whatsapp, sms or api
+	// (default api, the record's label CHAT).
+	Channel string `yaml:"channel" json:"channel,omitempty"`
+	// Variant is a variant of the project, id or name (default: the
+	// project's default variant).
+	Variant string `yaml:"variant" json:"variant,omitempty"`
+	// Environment is the client environment: live (default),
+	// pre-release or sandbox.
 	Environment string `yaml:"environment" json:"environment,omitempty"`
 	Flow        `yaml:",inline"`
 }
 
-// CallTraffic is background voice traffic: callers dial a number, speak
-// and hang up, as the simulated inbound dial does.
+// CallTraffic is background voice traffic: callers dial a number (a
+// connector's number, or a reserved dni number), speak and hang up, as
+// the simulated inbound dial does.
 type CallTraffic struct {
+	// Number is the number dialled (E.164; required).
 	Number string `yaml:"number" json:"number"`
-	// From is the caller's number (default: a seeded +1555 number).
-	From           string  `yaml:"from" json:"from,omitempty"`
+	// From is the caller's number (default: a seeded +1555 number per
+	// call).
+	From string `yaml:"from" json:"from,omitempty"`
+	// CallsPerMinute is the rate at from (0 to 600).
 	CallsPerMinute float64 `yaml:"calls_per_minute" json:"calls_per_minute"`
 	Flow           `yaml:",inline"`
 }
 
-// SessionTraffic is background messaging traffic, through a connector
-// token of the project.
+// SessionTraffic is background messaging traffic: sessions opened with a
+// connector token of the project, spoken to and ended by the user.
 type SessionTraffic struct {
+	// Account is the project's account (default: the one account that
+	// has the project).
 	Account string `yaml:"account" json:"account,omitempty"`
-	// Project needs a connector credential with hosts in the environment.
-	Project           string  `yaml:"project" json:"project"`
+	// Project is the project (required). It needs a connector credential
+	// with hosts in the environment.
+	Project string `yaml:"project" json:"project"`
+	// SessionsPerMinute is the rate at from (0 to 600).
 	SessionsPerMinute float64 `yaml:"sessions_per_minute" json:"sessions_per_minute"`
-	Environment       string  `yaml:"environment" json:"environment,omitempty"`
-	Streaming         bool    `yaml:"streaming" json:"streaming,omitempty"`
-	Flow              `yaml:",inline"`
+	// Environment is the client environment of the connector token used:
+	// live (default), pre-release or sandbox.
+	Environment string `yaml:"environment" json:"environment,omitempty"`
+	// Streaming asks for streamed agent replies.
+	Streaming bool `yaml:"streaming" json:"streaming,omitempty"`
+	Flow      `yaml:",inline"`
 }
 
-// TimelineAction is a scheduled action: exactly one of its actions, each
-// an operation of the API or the control plane.
+// TimelineAction is a scheduled action: exactly one of its actions is
+// given. Each maps to an operation of the API or the control plane.
 type TimelineAction struct {
-	// InboundCall is a caller dialling a number, speaking and hanging up.
+	// InboundCall is a caller dialling a number, speaking and hanging up
+	// (POST /_mock/dni/dial, then say and hangup).
 	InboundCall *InboundCall `yaml:"inbound_call" json:"inbound_call,omitempty"`
-	// WebhookReceiver is down (deliveries fail with Status) or up.
+	// WebhookReceiver is down (deliveries fail as if the receiver
+	// answered Status) or up (deliveries go out again).
 	WebhookReceiver string `yaml:"webhook_receiver" json:"webhook_receiver,omitempty"`
-	// For is how long a receiver stays down (default: until up or reset).
+	// For is how long the receiver stays down (default: until an up
+	// action or a reset). Only with webhook_receiver: down.
 	For Duration `yaml:"for" json:"for,omitempty"`
 	// Status is what a down receiver answers (400 to 599, default 503).
+	// Only with webhook_receiver: down.
 	Status int `yaml:"status" json:"status,omitempty"`
-	// Endpoint limits webhook_receiver to one endpoint (default: every one).
-	Endpoint         string            `yaml:"endpoint" json:"endpoint,omitempty"`
+	// Endpoint limits webhook_receiver to one webhook endpoint, by id or
+	// name (default: every endpoint).
+	Endpoint string `yaml:"endpoint" json:"endpoint,omitempty"`
+	// OutboundCampaign places outbound calls (POST
+	// /v1/outbound-calling), one every pace.
 	OutboundCampaign *OutboundCampaign `yaml:"outbound_campaign" json:"outbound_campaign,omitempty"`
-	// Publish publishes an agent's main branch to sandbox.
-	Publish        *Publish       `yaml:"publish" json:"publish,omitempty"`
-	Promote        *Promote       `yaml:"promote" json:"promote,omitempty"`
-	RealTimeConfig *ConfigChange  `yaml:"real_time_config" json:"real_time_config,omitempty"`
-	ExternalEvent  *ExternalEvent `yaml:"external_event" json:"external_event,omitempty"`
-	// APIErrors records API errors of a project (api_errors alert metric).
-	APIErrors               *APIErrors `yaml:"api_errors" json:"api_errors,omitempty"`
-	EvaluateAlerts          bool       `yaml:"evaluate_alerts" json:"evaluate_alerts,omitempty"`
-	ExpireMessagingSessions bool       `yaml:"expire_messaging_sessions" json:"expire_messaging_sessions,omitempty"`
-	ExpireMessagingTokens   bool       `yaml:"expire_messaging_tokens" json:"expire_messaging_tokens,omitempty"`
+	// Publish publishes an agent's main branch to sandbox (POST
+	// .../deployments/publish).
+	Publish *Publish `yaml:"publish" json:"publish,omitempty"`
+	// Promote promotes an agent's active deployment (POST
+	// .../deployments/{id}/promote).
+	Promote *Promote `yaml:"promote" json:"promote,omitempty"`
+	// RealTimeConfig changes an agent's real-time config variables (PATCH
+	// .../real-time-configs/{env}/variables).
+	RealTimeConfig *ConfigChange `yaml:"real_time_config" json:"real_time_config,omitempty"`
+	// ExternalEvent delivers an external event (POST
+	// .../external-events/webhook).
+	ExternalEvent *ExternalEvent `yaml:"external_event" json:"external_event,omitempty"`
+	// APIErrors records API errors of a project, an input of the
+	// api_errors alert metric (POST /_mock/alerts/inputs).
+	APIErrors *APIErrors `yaml:"api_errors" json:"api_errors,omitempty"`
+	// EvaluateAlerts runs an alert evaluation pass (POST
+	// /_mock/alerts/evaluate).
+	EvaluateAlerts bool `yaml:"evaluate_alerts" json:"evaluate_alerts,omitempty"`
+	// ExpireMessagingSessions expires every live messaging session (POST
+	// /_mock/messaging/sessions/{id}/expire for each).
+	ExpireMessagingSessions bool `yaml:"expire_messaging_sessions" json:"expire_messaging_sessions,omitempty"`
+	// ExpireMessagingTokens revokes every messaging access token issued so
+	// far (POST /_mock/messaging/tokens/expire).
+	ExpireMessagingTokens bool `yaml:"expire_messaging_tokens" json:"expire_messaging_tokens,omitempty"`
 }
 
 // Action names (TimelineAction.Name).
@@ -211,28 +279,37 @@ const (
 // DefaultReceiverStatus is what a down webhook receiver answers.
 const DefaultReceiverStatus = 503
 
-// InboundCall is a caller dialling a number, saying each line after a
-// pause, and hanging up.
+// InboundCall is a caller dialling a number: the call starts, the caller
+// says each line after a pause and hangs up a pause after the last.
 type InboundCall struct {
-	// Number is a connector's number or a dni number (required).
+	// Number is the number dialled (E.164; required): a connector's
+	// number, or a dni number (which needs an active reservation then).
 	Number string `yaml:"number" json:"number"`
-	From   string `yaml:"from" json:"from,omitempty"`
-	// Say are the caller's lines ("" is a silent turn).
+	// From is the caller's number (default: a seeded +1555 number).
+	From string `yaml:"from" json:"from,omitempty"`
+	// Say are the caller's lines, one per turn ("" is a silent turn).
 	Say []string `yaml:"say" json:"say,omitempty"`
-	// Think is the pause before each line and the hang-up (default 10s-30s).
+	// Think is the pause before each line and before the hang-up, "10s"
+	// or "5s-20s" (default 10s-30s).
 	Think DurationSpan `yaml:"think" json:"think,omitzero"`
 }
 
-// OutboundCampaign places outbound calls for a project, one every Pace, to
-// Numbers, or to Count consecutive numbers from First.
+// OutboundCampaign places outbound calls for a project: one call every
+// Pace, to Numbers in order, or to Count consecutive numbers from First.
 type OutboundCampaign struct {
+	// Account is the project's account (default: the one account that
+	// has the project).
 	Account string `yaml:"account" json:"account,omitempty"`
-	// Project must have outbound calling enabled (required).
-	Project string   `yaml:"project" json:"project"`
+	// Project is a project with outbound calling enabled (required).
+	Project string `yaml:"project" json:"project"`
+	// Numbers are the numbers called, E.164, in order.
 	Numbers []string `yaml:"numbers" json:"numbers,omitempty"`
-	First   string   `yaml:"first" json:"first,omitempty"`
-	Count   int      `yaml:"count" json:"count,omitempty"`
-	// Pace is the time between calls (default 1s; 0s: all at once).
+	// First and Count call Count consecutive numbers from First
+	// (+15550100000, +15550100001, ...), instead of Numbers.
+	First string `yaml:"first" json:"first,omitempty"`
+	Count int    `yaml:"count" json:"count,omitempty"`
+	// Pace is the time between two calls (default 1s; 0s places them all
+	// at once).
 	Pace *Duration `yaml:"pace" json:"pace,omitempty"`
 	// Metadata is each call's metadata (its SIP headers).
 	Metadata map[string]string `yaml:"metadata" json:"metadata,omitempty"`
@@ -276,49 +353,72 @@ func (c *OutboundCampaign) CampaignPace() time.Duration {
 
 // Publish publishes an agent's main branch to sandbox.
 type Publish struct {
+	// Account is the agent's account (default: the one account that has
+	// it).
 	Account string `yaml:"account" json:"account,omitempty"`
-	// Agent is the project's slug, id or PROJECT-<id> (required).
-	Agent   string `yaml:"agent" json:"agent"`
+	// Agent is the agent: the project's slug, id or PROJECT-<id>
+	// (required).
+	Agent string `yaml:"agent" json:"agent"`
+	// Message is the deployment message.
 	Message string `yaml:"message" json:"message,omitempty"`
 }
 
 // Promote promotes the deployment active in From to To.
 type Promote struct {
+	// Account is the agent's account (default: the one account that has
+	// it).
 	Account string `yaml:"account" json:"account,omitempty"`
-	Agent   string `yaml:"agent" json:"agent"`
+	// Agent is the agent (required).
+	Agent string `yaml:"agent" json:"agent"`
 	// To is pre-release or live (required).
 	To string `yaml:"to" json:"to"`
-	// From defaults to the environment before To.
-	From    string `yaml:"from" json:"from,omitempty"`
+	// From is the environment whose active deployment is promoted
+	// (default: the one before To: sandbox for pre-release, pre-release
+	// for live).
+	From string `yaml:"from" json:"from,omitempty"`
+	// Message is the deployment message.
 	Message string `yaml:"message" json:"message,omitempty"`
 }
 
 // ConfigChange sets real-time config variables of an agent.
 type ConfigChange struct {
+	// Account is the agent's account (default: the one account that has
+	// it).
 	Account string `yaml:"account" json:"account,omitempty"`
-	Agent   string `yaml:"agent" json:"agent"`
-	// Environment is the config page (default live).
+	// Agent is the agent (required).
+	Agent string `yaml:"agent" json:"agent"`
+	// Environment is the config page: live (default), pre-release or
+	// sandbox.
 	Environment string `yaml:"environment" json:"environment,omitempty"`
-	// Variables are set (null removes one), checked against the page's
-	// schema when the action runs.
+	// Variables are set (null removes one), and checked against the
+	// page's schema when the action runs.
 	Variables map[string]any `yaml:"variables" json:"variables"`
 }
 
-// ExternalEvent delivers an external event to a project, as POST
-// external-events/webhook with the id at top-level key event_id would.
+// ExternalEvent delivers an external event to a project: a JSON body with
+// the id at its top-level key event_id, as POST external-events/webhook
+// with event_id_location payload would.
 type ExternalEvent struct {
+	// Account is the project's account (default: the one account that
+	// has the project).
 	Account string `yaml:"account" json:"account,omitempty"`
+	// Project is the project (required).
 	Project string `yaml:"project" json:"project"`
-	// EventID is the event's id (required; no whitespace).
-	EventID string         `yaml:"event_id" json:"event_id"`
+	// EventID is the event's id (required; 1 to 256 characters, no
+	// whitespace).
+	EventID string `yaml:"event_id" json:"event_id"`
+	// Payload are the body's other keys.
 	Payload map[string]any `yaml:"payload" json:"payload,omitempty"`
 }
 
 // APIErrors records Count API errors of a project.
 type APIErrors struct {
+	// Account is the project's account (default: the one account that
+	// has the project).
 	Account string `yaml:"account" json:"account,omitempty"`
+	// Project is the project (required).
 	Project string `yaml:"project" json:"project"`
-	// Count is the number of errors (default 1).
+	// Count is the number of errors (1 to 10000, default 1).
 	Count int `yaml:"count" json:"count,omitempty"`
 }
 

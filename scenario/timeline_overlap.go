@@ -11,8 +11,9 @@ import (
 	"time"
 )
 
-// spans are an entry's spans, offsets in nanoseconds:
-// [start+k·every, start+k·every+length) for k < n (n < 0: for ever).
+// spans are the spans of an entry, as offsets from the start in
+// nanoseconds: [start+k·every, start+k·every+length) for k < n (n < 0:
+// for ever).
 type spans struct {
 	start, every, length, n int64
 }

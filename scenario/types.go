@@ -14,149 +14,206 @@ import (
 
 // Scenario is one parsed, validated scenario file.
 type Scenario struct {
-	// Name is a free-form label.
+	// Name is a free-form label shown by the control plane.
 	Name string `yaml:"name" json:"name"`
-	// Seed drives every random choice of the instance (0 means 1).
-	Seed        int64        `yaml:"seed" json:"seed"`
-	Clock       Clock        `yaml:"clock" json:"clock"`
-	Accounts    []Account    `yaml:"accounts" json:"accounts"`
+	// Seed drives every random choice of the instance (IDs, sampling,
+	// fault probabilities). Zero means the default seed 1.
+	Seed int64 `yaml:"seed" json:"seed"`
+	// Clock sets the virtual clock's start time.
+	Clock Clock `yaml:"clock" json:"clock"`
+	// Accounts, each with its projects. Every account lives in one region.
+	Accounts []Account `yaml:"accounts" json:"accounts"`
+	// Credentials are the keys and tokens the mock accepts.
 	Credentials []Credential `yaml:"credentials" json:"credentials"`
-	Limits      Limits       `yaml:"limits" json:"limits"`
-	// Faults are fault rules active from the start and every reset.
+	// Limits override the spec's default limits.
+	Limits Limits `yaml:"limits" json:"limits"`
+	// Faults are fault rules active from the start (and after every reset).
 	Faults []faults.Rule `yaml:"faults" json:"faults"`
-	// Timeline is what happens at virtual times after the start.
+	// Timeline is what happens at a virtual time after the start (and
+	// after every reset): fault windows, background traffic and scheduled
+	// actions (timeline.go).
 	Timeline []TimelineEntry `yaml:"timeline" json:"timeline,omitempty"`
-	// Fidelity selects behaviours where the spec and the real service
-	// differ (docs/fidelity.md).
+	// Fidelity selects alternative behaviours where the spec and the real
+	// service differ (see docs/fidelity.md). Keys are switch names.
 	Fidelity map[string]string `yaml:"fidelity" json:"fidelity,omitempty"`
 
 	// Family blocks (types in the family's file).
 
-	Alerts    AlertSettings      `yaml:"alerts" json:"alerts,omitzero"`
+	// Alerts holds instance-wide alert settings (alerts.go).
+	Alerts AlertSettings `yaml:"alerts" json:"alerts,omitzero"`
+	// Messaging tunes the messaging sessions (messaging.go).
 	Messaging *MessagingSettings `yaml:"messaging" json:"messaging,omitempty"`
-	Outbound  *OutboundSettings  `yaml:"outbound" json:"outbound,omitempty"`
-	Webhooks  *WebhookSettings   `yaml:"webhooks" json:"webhooks,omitempty"`
+	// Outbound tunes outbound calling as a whole (outbound.go).
+	Outbound *OutboundSettings `yaml:"outbound" json:"outbound,omitempty"`
+	// Webhooks restricts webhook delivery targets (webhook_targets.go).
+	Webhooks *WebhookSettings `yaml:"webhooks" json:"webhooks,omitempty"`
 }
 
 // Clock is the clock block of a scenario.
 type Clock struct {
-	// Start is the virtual time at start and every reset (zero:
-	// 2026-01-01T00:00:00Z).
+	// Start is the virtual time at instance start and after every reset.
+	// Zero means 2026-01-01T00:00:00Z.
 	Start time.Time `yaml:"start" json:"start"`
 }
 
 // Account is one account (workspace) with its projects.
 type Account struct {
+	// Slug is the path form, e.g. "acme".
 	Slug string `yaml:"slug" json:"slug"`
-	// ID is the id; paths accept it, "ACCOUNT-<id>", "ws-<id>" or the slug.
+	// ID is the numeric or alphanumeric id; paths accept "ACCOUNT-<id>" and
+	// "ws-<id>" as well as the slug.
 	ID string `yaml:"id" json:"id"`
-	// Region is the account's region pair: "us", "uk" or "eu".
-	Region   string    `yaml:"region" json:"region"`
+	// Region is the region pair the account's data lives in: "us", "uk" or
+	// "eu" (runtime regions us-1, uk-1, euw-1).
+	Region string `yaml:"region" json:"region"`
+	// Projects of the account.
 	Projects []Project `yaml:"projects" json:"projects"`
 
 	// Family blocks (types in the family's file).
 
-	AlertRules       []AlertRule       `yaml:"alert_rules" json:"alert_rules,omitempty"`
+	// AlertRules are seeded alert rules of the account (alerts.go).
+	AlertRules []AlertRule `yaml:"alert_rules" json:"alert_rules,omitempty"`
+	// WebhookEndpoints are seeded webhook endpoints of the account
+	// (webhooks.go).
 	WebhookEndpoints []WebhookEndpoint `yaml:"webhook_endpoints" json:"webhook_endpoints,omitempty"`
-	Outbound         *AccountOutbound  `yaml:"outbound" json:"outbound,omitempty"`
-	Voices           []Voice           `yaml:"voices" json:"voices,omitempty"`
+	// Outbound holds the account's outbound calling configuration
+	// (outbound.go).
+	Outbound *AccountOutbound `yaml:"outbound" json:"outbound,omitempty"`
+	// Voices are the account's own voices in its voice library
+	// (voices.go).
+	Voices []Voice `yaml:"voices" json:"voices,omitempty"`
 }
 
 // Project is one project (agent) of an account.
 type Project struct {
+	// Slug is the path form, e.g. "support".
 	Slug string `yaml:"slug" json:"slug"`
-	// ID is the id; paths accept it, "PROJECT-<id>" or the slug.
-	ID            string         `yaml:"id" json:"id"`
-	Name          string         `yaml:"name" json:"name"`
-	Variants      []Variant      `yaml:"variants" json:"variants"`
-	Dialogue      Dialogue       `yaml:"dialogue" json:"dialogue"`
+	// ID is the id; paths accept "PROJECT-<id>" as well as the slug.
+	ID string `yaml:"id" json:"id"`
+	// Name is the display name of the agent.
+	Name string `yaml:"name" json:"name"`
+	// Variants of the project.
+	Variants []Variant `yaml:"variants" json:"variants"`
+	// Dialogue is the agent's script: what it says.
+	Dialogue Dialogue `yaml:"dialogue" json:"dialogue"`
+	// Conversations are seeded conversation records.
 	Conversations []Conversation `yaml:"conversations" json:"conversations"`
+	// HandoffStates are seeded handoff state records.
 	HandoffStates []HandoffState `yaml:"handoff_states" json:"handoff_states"`
-	// DataAccess is what the Conversations API returns for this project.
+	// DataAccess is the per-key configuration of the Conversations API for
+	// this project: transcript access and metrics.
 	DataAccess *DataAccess `yaml:"data_access" json:"data_access,omitempty"`
 
 	// Family blocks (types in the family's file).
 
-	// DNI is the pool for dynamic number reservation; without it every
-	// reservation answers 404.
-	DNI      *DNIPool    `yaml:"dni" json:"dni,omitempty"`
+	// DNI is the project's pool of numbers for dynamic number reservation
+	// (dni.go). Without it every reservation answers 404 "no available
+	// route found".
+	DNI *DNIPool `yaml:"dni" json:"dni,omitempty"`
+	// Generate asks for generated conversation records, besides the
+	// explicit ones of Conversations (generate.go).
 	Generate []Generator `yaml:"generate" json:"generate,omitempty"`
-	// Agent is the build side of the project's agent (agent id = project id).
-	Agent      *AgentBuild       `yaml:"agent" json:"agent,omitempty"`
-	Connectors []Connector       `yaml:"connectors" json:"connectors,omitempty"`
-	Outbound   *ProjectOutbound  `yaml:"outbound" json:"outbound,omitempty"`
-	Messaging  *ProjectMessaging `yaml:"messaging" json:"messaging,omitempty"`
+	// Agent is the build side of the project's agent (Agent ID = project
+	// id): the content of its main branch, where it is deployed, and its
+	// real-time configs (agents.go).
+	Agent *AgentBuild `yaml:"agent" json:"agent,omitempty"`
+	// Connectors are the project's telephony connectors, each with the
+	// phone numbers routed to it (telephony.go).
+	Connectors []Connector `yaml:"connectors" json:"connectors,omitempty"`
+	// Outbound enables and shapes outbound calls of the project
+	// (outbound.go).
+	Outbound *ProjectOutbound `yaml:"outbound" json:"outbound,omitempty"`
+	// Messaging sets how the agent appears in messaging sessions
+	// (messaging.go).
+	Messaging *ProjectMessaging `yaml:"messaging" json:"messaging,omitempty"`
 }
 
 // DataAccess toggles what the Conversations API returns for a project.
 type DataAccess struct {
-	// Transcripts off empties turns (default true).
+	// Transcripts off empties `turns` (num_turns stays true). Default true.
 	Transcripts *bool `yaml:"transcripts" json:"transcripts,omitempty"`
-	// Metrics off empties metrics (default true).
+	// Metrics off empties `metrics`. Default true.
 	Metrics *bool `yaml:"metrics" json:"metrics,omitempty"`
 }
 
 // Variant is a project variant.
 type Variant struct {
-	ID      string `yaml:"id" json:"id"`
-	Name    string `yaml:"name" json:"name"`
-	Default bool   `yaml:"default" json:"default"`
+	// ID, e.g. "VARIANT-E5AAC615".
+	ID string `yaml:"id" json:"id"`
+	// Name may contain spaces.
+	Name string `yaml:"name" json:"name"`
+	// Default marks the default variant.
+	Default bool `yaml:"default" json:"default"`
 }
 
 // Dialogue is a dialogue script: it decides the agent's replies.
 type Dialogue struct {
+	// Greeting is the reply to chat create (a template).
 	Greeting string `yaml:"greeting" json:"greeting"`
-	// Fallback is the reply when no rule matches (the turn is
-	// out-of-domain).
+	// Fallback is the reply when no rule matches; the turn is marked
+	// out-of-domain. Default "Sorry, I didn't understand that."
 	Fallback string `yaml:"fallback" json:"fallback"`
-	// Rules are tried in order; the first match wins.
+	// Rules are tried in order; the first that matches wins.
 	Rules []Rule `yaml:"rules" json:"rules"`
-	// Variants override the script per variant id: their rules first,
-	// their greeting and fallback when set.
+	// Variants overrides the script per variant id: a variant's rules are
+	// tried before the project's, and its greeting and fallback win when set.
 	Variants map[string]Dialogue `yaml:"variants" json:"variants,omitempty"`
 }
 
 // Rule is one dialogue rule: a match and its actions.
 type Rule struct {
-	// Name labels the rule in the journal and is the turn's intent.
+	// Name labels the rule in the journal; it becomes the turn's intent.
 	Name string `yaml:"name" json:"name"`
-	// When is the match; an empty one always matches.
-	When Match   `yaml:"when" json:"when"`
+	// When is the match. An empty match always matches.
+	When Match `yaml:"when" json:"when"`
+	// Then are the actions.
 	Then Actions `yaml:"then" json:"then"`
 }
 
 // Match is the condition of a dialogue rule. All given parts must hold.
 type Match struct {
-	// Contains matches the message's text, case-insensitively.
+	// Contains matches when the message contains this text, case-insensitively.
 	Contains string `yaml:"contains" json:"contains,omitempty"`
-	Regex    string `yaml:"regex" json:"regex,omitempty"`
-	// Turn matches the 1-based turn number (0: any).
-	Turn     int               `yaml:"turn" json:"turn,omitempty"`
+	// Regex matches the message against a Go regular expression.
+	Regex string `yaml:"regex" json:"regex,omitempty"`
+	// Turn matches the 1-based turn number of the user message (0: any).
+	Turn int `yaml:"turn" json:"turn,omitempty"`
+	// Metadata matches when every key has this value in the turn's metadata.
 	Metadata map[string]string `yaml:"metadata" json:"metadata,omitempty"`
-	// State matches conversation state values ("*": any value set).
+	// State matches when every key has this value in the conversation state
+	// ("*" matches any value that is set).
 	State map[string]string `yaml:"state" json:"state,omitempty"`
-	// Event matches a received external event id ("*": any).
+	// Event matches when an external event with this id has been received
+	// ("*" matches any event).
 	Event string `yaml:"event" json:"event,omitempty"`
 }
 
 // Actions are what a rule does.
 type Actions struct {
-	// Reply is the agent's response, a text/template over .Message,
-	// .Attributes, .State, .Metadata, .Turn, .Variables and .Match (the
-	// when.regex submatches); other string actions are templates too.
+	// Reply is the agent's response, a Go text/template over .Message,
+	// .Attributes (integration attributes), .State, .Metadata, .Turn,
+	// .Variables (real-time config) and .Match (the submatches of
+	// when.regex: index 0 is the whole match, 1 the first group; empty
+	// without a regex). String values of Set and Handoff.Data, AwaitEvent
+	// and Handoff.SharedID are templates over the same data.
 	Reply string `yaml:"reply" json:"reply,omitempty"`
-	// Handoff hands the conversation off, ending it and writing handoff
-	// state.
-	Handoff *Handoff       `yaml:"handoff" json:"handoff,omitempty"`
-	End     bool           `yaml:"end" json:"end,omitempty"`
-	Set     map[string]any `yaml:"set" json:"set,omitempty"`
+	// Handoff hands the conversation off: it also ends the conversation
+	// and writes handoff state.
+	Handoff *Handoff `yaml:"handoff" json:"handoff,omitempty"`
+	// End ends the conversation (end_conversation true).
+	End bool `yaml:"end" json:"end,omitempty"`
+	// Set sets conversation state variables.
+	Set map[string]any `yaml:"set" json:"set,omitempty"`
 	// Latency is the turn's latency (default 800ms).
-	Latency Duration          `yaml:"latency" json:"latency,omitempty"`
-	Metric  map[string]string `yaml:"metric" json:"metric,omitempty"`
-	// FunctionError and Crash count inputs to alert metrics.
+	Latency Duration `yaml:"latency" json:"latency,omitempty"`
+	// Metric logs a custom metric: name to value.
+	Metric map[string]string `yaml:"metric" json:"metric,omitempty"`
+	// FunctionError counts a function error (an input to alert metrics).
 	FunctionError bool `yaml:"function_error" json:"function_error,omitempty"`
-	Crash         bool `yaml:"crash" json:"crash,omitempty"`
-	// AwaitEvent is an external event id the conversation waits for.
+	// Crash counts a call crash (an input to alert metrics).
+	Crash bool `yaml:"crash" json:"crash,omitempty"`
+	// AwaitEvent registers an external event id the conversation waits for
+	// (a template).
 	AwaitEvent string `yaml:"await_event" json:"await_event,omitempty"`
 }
 
@@ -165,7 +222,8 @@ type Handoff struct {
 	Destination string         `yaml:"destination" json:"destination"`
 	Reason      string         `yaml:"reason" json:"reason"`
 	Data        map[string]any `yaml:"data" json:"data,omitempty"`
-	SharedID    string         `yaml:"shared_id" json:"shared_id,omitempty"`
+	// SharedID is the integrator-defined id of the handoff state (a template).
+	SharedID string `yaml:"shared_id" json:"shared_id,omitempty"`
 }
 
 // Conversation is a seeded conversation record.
@@ -193,7 +251,8 @@ type Turn struct {
 	Intents []string `yaml:"intents" json:"intents,omitempty"`
 	OOD     bool     `yaml:"ood" json:"ood,omitempty"`
 	Silence bool     `yaml:"silence" json:"silence,omitempty"`
-	At      Duration `yaml:"at" json:"at,omitempty"`
+	// At is the offset of the user input from the conversation start.
+	At Duration `yaml:"at" json:"at,omitempty"`
 	// Latency of the agent's answer (default 800ms).
 	Latency Duration `yaml:"latency" json:"latency,omitempty"`
 }
@@ -219,36 +278,51 @@ const (
 
 // Credential is one key or token and its scope.
 type Credential struct {
-	Kind    string `yaml:"kind" json:"kind"`
-	Key     string `yaml:"key" json:"-"`
+	// Kind is one of the Kind constants.
+	Kind string `yaml:"kind" json:"kind"`
+	// Key is the secret value.
+	Key string `yaml:"key" json:"-"`
+	// Account is the account slug or id the credential belongs to.
 	Account string `yaml:"account" json:"account"`
-	// Project restricts the credential to one project (required for chat,
-	// connector, dni).
+	// Project restricts the credential to one project (empty: every
+	// project of the account; required for chat, connector, dni).
 	Project string `yaml:"project" json:"project,omitempty"`
-	// ClientEnv is a connector token's environment (default live).
+	// ClientEnv is the client environment of a connector token:
+	// live, pre-release or sandbox (default live).
 	ClientEnv string `yaml:"client_env" json:"client_env,omitempty"`
-	Variant   string `yaml:"variant" json:"variant,omitempty"`
-	// Hosts are a connector token's registered domains (subdomains match).
+	// Variant is the variant id a connector token routes to (optional).
+	Variant string `yaml:"variant" json:"variant,omitempty"`
+	// Hosts are the registered domains or app namespaces of a connector
+	// token for the messaging access token (subdomains match).
 	Hosts []string `yaml:"hosts" json:"hosts,omitempty"`
-	// Disabled keys are refused as if unknown.
+	// Disabled keys are refused as if unknown (to test revocation).
 	Disabled bool `yaml:"disabled" json:"disabled,omitempty"`
 }
 
-// Limits override the default limits (docs/api.md#limits); zero: default.
+// Limits override the default limits (docs/api.md#limits). Zero values
+// mean the default.
 type Limits struct {
-	AlertRules       int      `yaml:"alert_rules" json:"alert_rules,omitempty"`
-	WebhookEndpoints int      `yaml:"webhook_endpoints" json:"webhook_endpoints,omitempty"`
-	MaxBodyBytes     int64    `yaml:"max_body_bytes" json:"max_body_bytes,omitempty"`
-	JournalSize      int      `yaml:"journal_size" json:"journal_size,omitempty"`
-	JournalBodyBytes int      `yaml:"journal_body_bytes" json:"journal_body_bytes,omitempty"`
-	SessionIdle      Duration `yaml:"session_idle" json:"session_idle,omitempty"`
-	// WSSendQueueMessages and WSSendQueueBytes bound what a messaging
-	// WebSocket holds for a client that does not read; past either it
-	// closes with 1013.
+	AlertRules       int `yaml:"alert_rules" json:"alert_rules,omitempty"`
+	WebhookEndpoints int `yaml:"webhook_endpoints" json:"webhook_endpoints,omitempty"`
+	// MaxBodyBytes bounds request bodies (default 1 MiB).
+	MaxBodyBytes int64 `yaml:"max_body_bytes" json:"max_body_bytes,omitempty"`
+	// JournalSize bounds the request journal ring (default 1000).
+	JournalSize int `yaml:"journal_size" json:"journal_size,omitempty"`
+	// JournalBodyBytes bounds the body bytes kept per journal entry
+	// (default 4096).
+	JournalBodyBytes int `yaml:"journal_body_bytes" json:"journal_body_bytes,omitempty"`
+	// SessionIdle is the messaging session inactivity expiry (default 10m).
+	SessionIdle Duration `yaml:"session_idle" json:"session_idle,omitempty"`
+	// WSSendQueueMessages and WSSendQueueBytes bound the events a
+	// messaging WebSocket holds for a client that does not read them
+	// (default 256 events and 256 KiB); past either, the socket closes
+	// with 1013 and the client reconnects with its cursor.
 	WSSendQueueMessages int   `yaml:"ws_send_queue_messages" json:"ws_send_queue_messages,omitempty"`
 	WSSendQueueBytes    int64 `yaml:"ws_send_queue_bytes" json:"ws_send_queue_bytes,omitempty"`
-	// ConversationRetention drops ended conversation records that started
-	// longer ago than this (default: kept for ever).
+	// ConversationRetention, when set, drops conversation records (and
+	// their handoff states) whose start is more than this long before
+	// the virtual clock's now, once they have ended (default: kept for
+	// ever).
 	ConversationRetention Duration `yaml:"conversation_retention" json:"conversation_retention,omitempty"`
 }
 

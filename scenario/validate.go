@@ -113,10 +113,16 @@ type validator struct {
 	voc  *Vocabulary
 	loc  locator
 	errs Errors
-	// skip holds the paths whose value could not be decoded: checks of
-	// them, below them and of their containers (skipUp) stay quiet.
+	// skip holds the paths whose value could not be decoded; their
+	// problem is reported already, so checks of them, below them and of
+	// their containers ("rule does nothing") stay quiet. skipUp holds the
+	// containers: every proper ancestor of a skipped path. Both are sets,
+	// so that a document with a problem in every record costs no more
+	// than one with a few.
 	skip, skipUp map[string]bool
-	filled       []string
+	// filled are the fidelity switches the profile filled in
+	// (fidelity.go).
+	filled []string
 }
 
 // skipPath marks a path whose problem is reported.

@@ -7,37 +7,50 @@ import (
 	"time"
 )
 
-// Voice is a voice of the account's voice library.
+// Voice is a voice of the account's voice library (the Agents API's
+// .../voice-library).
 type Voice struct {
-	// ID is unique in the account (default: VOICE- and 8 derived hex digits).
-	ID   string `yaml:"id" json:"id,omitempty"`
+	// ID is the voice id, unique in the account (default VOICE- and 8 hex
+	// digits derived from the account and the voice's place in the list).
+	ID string `yaml:"id" json:"id,omitempty"`
+	// Name is the display name (required, 1 to 100 characters).
 	Name string `yaml:"name" json:"name"`
-	// Provider is the TTS provider, e.g. GOOGLE (required).
-	Provider        string         `yaml:"provider" json:"provider"`
-	ProviderVoiceID string         `yaml:"provider_voice_id" json:"provider_voice_id"`
-	Config          map[string]any `yaml:"config" json:"config,omitempty"`
-	// Metadata is free; list filters read its language and gender.
+	// Provider is the TTS provider, e.g. GOOGLE or ELEVENLABS (required).
+	Provider string `yaml:"provider" json:"provider"`
+	// ProviderVoiceID is the voice's id at its provider (required).
+	ProviderVoiceID string `yaml:"provider_voice_id" json:"provider_voice_id"`
+	// Config is the provider-specific voice config (default {}).
+	Config map[string]any `yaml:"config" json:"config,omitempty"`
+	// Metadata is free metadata; its language and gender are what the
+	// list filters read (default {}).
 	Metadata map[string]any `yaml:"metadata" json:"metadata,omitempty"`
 }
 
-// AudioCache is an agent's audio cache.
+// AudioCache is the audio cache of an agent: how long synthesis takes
+// and the entries it starts with.
 type AudioCache struct {
-	// Synthesis is how long synthesizing an uncached utterance takes
-	// (default 1s).
+	// Synthesis is how long an utterance not cached yet takes to
+	// synthesize on the virtual clock (default 1s, at most 1h).
 	Synthesis Duration `yaml:"synthesis" json:"synthesis,omitempty"`
-	// Entries are cached at start, ready, marked imported.
+	// Entries are the cached utterances at start, ready, marked imported.
 	Entries []AudioCacheEntry `yaml:"entries" json:"entries,omitempty"`
 }
 
 // AudioCacheEntry is a cached utterance.
 type AudioCacheEntry struct {
+	// Transcript is what is said (required, 1 to 5000 characters).
 	Transcript string `yaml:"transcript" json:"transcript"`
-	// Language is a BCP-47 code (default "", as legacy entries).
-	Language        string `yaml:"language" json:"language,omitempty"`
-	Provider        string `yaml:"provider" json:"provider,omitempty"`
+	// Language is its BCP-47 code, e.g. en-US (default "", as legacy
+	// entries).
+	Language string `yaml:"language" json:"language,omitempty"`
+	// Provider is the TTS provider (default google).
+	Provider string `yaml:"provider" json:"provider,omitempty"`
+	// ProviderVoiceID is the voice at the provider (default
+	// en-US-Standard-A).
 	ProviderVoiceID string `yaml:"provider_voice_id" json:"provider_voice_id,omitempty"`
-	HitCount        int    `yaml:"hit_count" json:"hit_count,omitempty"`
-	// CachedAt defaults to the clock's start.
+	// HitCount is how many times it was served from the cache (default 0).
+	HitCount int `yaml:"hit_count" json:"hit_count,omitempty"`
+	// CachedAt is when it was cached (default the clock's start).
 	CachedAt time.Time `yaml:"cached_at" json:"cached_at,omitzero"`
 }
 

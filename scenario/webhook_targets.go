@@ -13,13 +13,14 @@ import (
 
 // WebhookSettings is the instance-wide webhooks block.
 type WebhookSettings struct {
-	// AllowedTargets restricts deliveries to these hosts (HostList syntax;
-	// empty: any target the fixed rules allow).
+	// AllowedTargets restricts deliveries to these hosts (HostList syntax:
+	// name, .domain, IP, CIDR). Empty: any target the fixed rules allow,
+	// loopback receivers included.
 	AllowedTargets []string `yaml:"allowed_targets" json:"allowed_targets,omitempty"`
 }
 
-// TargetError is why a webhook target is refused, worded to follow the
-// field name.
+// TargetError is why a webhook target is refused: a rule, worded to
+// follow the field name ("url must not point at ...").
 type TargetError struct{ Rule string }
 
 func (e *TargetError) Error() string { return e.Rule }

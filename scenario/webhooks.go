@@ -16,11 +16,13 @@ type WebhookEndpoint struct {
 	// EventTypes default to both alert events.
 	EventTypes []string          `yaml:"event_types" json:"event_types,omitempty"`
 	Headers    map[string]string `yaml:"headers" json:"headers,omitempty"`
-	// TimeoutMS is the delivery timeout (1000 to 30000, default 5000).
+	// TimeoutMS is the delivery timeout in milliseconds, 1000 to 30000
+	// (default 5000).
 	TimeoutMS int64 `yaml:"timeout_ms" json:"timeout_ms,omitempty"`
 	// Enabled defaults to true.
 	Enabled *bool `yaml:"enabled" json:"enabled,omitempty"`
-	// SigningSecret is required: a test must know it to verify signatures.
+	// SigningSecret is the endpoint's secret (required: a test must know it
+	// to verify signatures).
 	SigningSecret string `yaml:"signing_secret" json:"-"`
 }
 
