@@ -1,12 +1,7 @@
-// Package docgen generates the documents the repository publishes from
-// the code that serves them: the OpenAPI document of the emulated API
-// (docs/openapi.json) from the family table, the JSON Schema of scenario
-// files (docs/scenario.schema.json) from the scenario types, the
-// validator's rules and the table's vocabulary, and the parity table with
-// the real service (docs/parity.md, parity.go). go generate writes them;
-// a test fails when a committed one is stale. Only the generator and the
-// tests import it, so neither the reflection library nor this package
-// reaches mockd.
+// Package docgen generates docs/openapi.json, docs/scenario.schema.json
+// and docs/parity.md from the code that serves them. go generate writes
+// them; a test fails when a committed one is stale. Only the generator
+// and the tests import it, so it never reaches mockd.
 package docgen
 
 //go:generate go run ./gen

@@ -1,10 +1,8 @@
 package docgen
 
-// The OpenAPI document of the emulated API (docs/openapi.json): it walks
-// the family table's routes and reflects the request and answer Go types
-// of each Op with openapigen's core, as the control document does; what is
-// its own here is the rules the handlers read (FieldRules, Params) and
-// each family's credentials and error shape.
+// The OpenAPI document of the emulated API (docs/openapi.json), from the
+// family table's routes via openapigen, with the rules the handlers read
+// and each family's credentials and error shape.
 
 import (
 	"fmt"

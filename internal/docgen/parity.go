@@ -1,14 +1,9 @@
 package docgen
 
-// The parity table (docs/parity.md), in the style of LocalStack's
-// coverage pages: for every operation of the real service's documents and
-// of the agent development kit, whether the mock serves it, whether the
-// root package's test suite exercises it, whether the suite checked it
-// against its real document under the real profile, and its known
-// differences. It is made from the code (the family table, the mock's own
-// OpenAPI document's x-mock-fidelity marks) and the committed facts of
-// internal/realapi (the real documents' operations, the suite's
-// coverage, the known contradictions).
+// The parity table (docs/parity.md): for every real operation, whether
+// the mock serves it, whether the tests exercise and check it against its
+// real document, and its known differences; made from the family table,
+// the x-mock-fidelity marks and internal/realapi's facts.
 
 import (
 	"cmp"

@@ -1,14 +1,6 @@
-// Package jsoncheck checks the rules every JSON body the mock reads
-// obeys, whichever reads it (the edge's body readers, the messaging WebSocket's client
-// events, external events' payloads, the control plane;
-// docs/api.md#request-bodies):
-//
-//   - exactly one JSON value: nothing but white space after it
-//     (`{"id":"E1"}}}}` is refused, not read as {"id":"E1"});
-//   - no object repeats a key, at any depth: parsers disagree on which of
-//     two values wins, so a client that sends both is refused rather than
-//     served by a guess;
-//   - at most MaxDepth nested arrays and objects.
+// Package jsoncheck checks the rules every JSON body the mock reads obeys
+// (docs/api.md#request-bodies): exactly one JSON value, no key repeated in
+// an object (parsers disagree on which wins), at most MaxDepth nesting.
 package jsoncheck
 
 import (
@@ -23,9 +15,8 @@ import (
 // may have.
 const MaxDepth = 64
 
-// Error is why Check refused a body: what is wrong with it (a
-// phrase that follows "body", as in "body has data after the JSON
-// value") and the byte offset where the problem starts.
+// Error is why Check refused a body; Reason follows "body" ("has data
+// after the JSON value").
 type Error struct {
 	Offset int64
 	Reason string
@@ -36,15 +27,9 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("body %s (at byte %d)", e.Reason, e.Offset)
 }
 
-// Check reports whether data is exactly one JSON value within the
-// rules of every body the mock reads (see the package comment); it
-// returns an *Error when it is not. Empty data (or only white space) is an
-// error: callers decide whether a body may be absent before they call it.
-//
-// json.Valid checks the syntax (one value, nothing after it); one pass
-// over the bytes it validated then checks nesting and keys
-// (BenchmarkCheckJSON). Only a refused body is read again, by
-// encoding/json's decoder, to say what is wrong and where.
+// Check returns an *Error unless data is exactly one JSON value within the
+// package's rules; empty data is an error. Only a refused body is decoded
+// again, to say what is wrong and where.
 func Check(data []byte) error { return CheckValue(data, nil) }
 
 // CheckValue is Check, calling topKey (when not nil) with each key of a
@@ -53,7 +38,6 @@ func CheckValue(data []byte, topKey func(key []byte)) error {
 	if json.Valid(data) { // the common case: no allocation
 		return checkNesting(data, topKey)
 	}
-	// Say what is wrong, and where.
 	dec := json.NewDecoder(bytes.NewReader(data))
 	var raw json.RawMessage
 	switch err := dec.Decode(&raw); {
@@ -72,9 +56,8 @@ func CheckValue(data []byte, topKey func(key []byte)) error {
 	return &Error{Offset: skipSpace(data, dec.InputOffset()), Reason: "has data after the JSON value"}
 }
 
-// jsonFrame is an open array or object of checkNesting's pass: for an
-// object, where its keys start in the pass's key list (or its key set,
-// once it has many), and whether a key comes next.
+// jsonFrame is an open array or object; keys is where an object's keys
+// start in the pass's key list.
 type jsonFrame struct {
 	object  bool
 	wantKey bool
@@ -82,9 +65,7 @@ type jsonFrame struct {
 	set     map[string]struct{}
 }
 
-// checkNesting checks the depth and the keys of the valid JSON value
-// data, in one pass over its bytes; it calls topKey with the keys of a
-// top-level object.
+// checkNesting checks depth and keys of valid JSON data in one pass.
 func checkNesting(data []byte, topKey func(key []byte)) error {
 	var stackBuf [8]jsonFrame
 	var keysBuf [32][]byte
@@ -136,9 +117,7 @@ func checkNesting(data []byte, topKey func(key []byte)) error {
 	return nil
 }
 
-// add records a key of the object f, on the pass's key list while the
-// object has few keys and in a set of its own beyond, and reports whether
-// the object had it already.
+// add records key in f and reports whether f had it already.
 func (f *jsonFrame) add(keys [][]byte, key []byte) ([][]byte, bool) {
 	if f.set != nil {
 		if _, ok := f.set[string(key)]; ok {
@@ -163,8 +142,7 @@ func (f *jsonFrame) add(keys [][]byte, key []byte) ([][]byte, bool) {
 	return keys, false
 }
 
-// skipSpace is the offset of the first byte at or after off that is not
-// JSON white space.
+// skipSpace skips JSON white space from off.
 func skipSpace(data []byte, off int64) int64 {
 	for off < int64(len(data)) {
 		switch data[off] {

@@ -1,11 +1,7 @@
-// Package jsonw writes JSON in one pass, straight from values into bytes,
-// with exactly the bytes encoding/json writes for the same values: the
-// same field order, string escapes (HTML characters, U+2028 and U+2029,
-// invalid UTF-8 as U+FFFD), float format and sorted map keys. A value of
-// a type it does not know is encoded by encoding/json itself; Append*
-// report false for a value encoding/json refuses, so that the caller
-// falls back to it. The hot answers of the HTTP edge (conversation pages,
-// chat replies) are written with it.
+// Package jsonw writes JSON straight from values into bytes, byte for byte
+// as encoding/json would (escapes, float format, sorted map keys), for the
+// HTTP edge's hot answers. Append* report false for a value encoding/json
+// refuses, so that the caller falls back to it.
 package jsonw
 
 import (
@@ -34,8 +30,7 @@ func PutBuf(b *[]byte) {
 
 const hexDigits = "0123456789abcdef"
 
-// safe[b]: an ASCII byte encoding/json writes as it is (with HTML
-// escaping: not <, > or &).
+// safe[b]: an ASCII byte encoding/json writes unescaped (escapeHTML on).
 var safe = func() (t [utf8.RuneSelf]bool) {
 	for b := 0x20; b < utf8.RuneSelf; b++ {
 		t[b] = b != '"' && b != '\\' && b != '<' && b != '>' && b != '&'
@@ -102,12 +97,9 @@ func AppendText(dst []byte, s string) []byte {
 	return append(dst, s[start:]...)
 }
 
-// safeWord reports whether the 8 bytes of s at i are all safe,
-// testing them at once: none has its high bit set, none is below 0x20
-// and none is one of the five bytes escaped. Each test is the exact
-// "some byte is zero" test ((v - 0x01..) &^ v & 0x80..) of the word, or of
-// the word xor the byte repeated (TestJSONSafeWord: each byte value in
-// each lane).
+// safeWord reports whether the 8 bytes of s at i are all safe, using the
+// exact "some byte is zero" test ((v - 0x01..) &^ v & 0x80..) on the word
+// xor each escaped byte repeated.
 func safeWord(s string, i int) bool {
 	const lo, hi = 0x0101010101010101, 0x8080808080808080
 	_ = s[i+7]
@@ -118,8 +110,8 @@ func safeWord(s string, i int) bool {
 		zero(w^('<'*lo))|zero(w^('>'*lo))|zero(w^('&'*lo)) == 0
 }
 
-// AppendFloat appends a float64 as encoding/json does; ok is false
-// for NaN and infinities (which it refuses).
+// AppendFloat appends a float64 as encoding/json does; ok is false for
+// NaN and infinities.
 func AppendFloat(b []byte, f float64) ([]byte, bool) {
 	if math.IsInf(f, 0) || math.IsNaN(f) {
 		return b, false
@@ -182,16 +174,13 @@ func AppendValue(b []byte, v any) ([]byte, bool) {
 	}
 }
 
-// mapEntry is a map's key and value, for writing the map in key order.
 type mapEntry[V any] struct {
 	k string
 	v V
 }
 
-// sortedEntries appends m's entries to es (a caller's stack buffer, so
-// that a small map's entries cost no allocation) in key order, as
-// encoding/json orders a map's members: one pass over the map, and no
-// lookup of each key after the sort.
+// sortedEntries appends m's entries to es (a caller's stack buffer) in key
+// order.
 func sortedEntries[V any](es []mapEntry[V], m map[string]V) []mapEntry[V] {
 	for k, v := range m {
 		es = append(es, mapEntry[V]{k, v})
@@ -221,8 +210,7 @@ func AppendObject(b []byte, m map[string]any) ([]byte, bool) {
 	return append(b, '}'), true
 }
 
-// AppendStringMap appends a map[string]string with sorted keys (null
-// if nil).
+// AppendStringMap appends a map[string]string with sorted keys (null if nil).
 func AppendStringMap(b []byte, m map[string]string) []byte {
 	if m == nil {
 		return append(b, "null"...)
@@ -263,10 +251,9 @@ func AppendNullString(b []byte, s *string) []byte {
 	return AppendString(b, *s)
 }
 
-// AppendISOTime appends isoTime(t) as a JSON string (it needs no escape):
-// for the years 0 to 9999 written here from the Unix time (a record holds
-// about ten times, and AppendFormat was a tenth of a page's time), others
-// by AppendFormat. TestAppendISOTime compares the two.
+// AppendISOTime appends t in RFC3339Nano UTC as a JSON string, formatting
+// years 0 to 9999 by hand (hot in conversation pages) and others with
+// AppendFormat.
 func AppendISOTime(b []byte, t time.Time) []byte {
 	b = append(b, '"')
 	sec := t.Unix()
@@ -292,8 +279,7 @@ func AppendISOTime(b []byte, t time.Time) []byte {
 	f[4], f[7], f[10], f[13], f[16] = '-', '-', 'T', ':', ':'
 	n := 19
 	if ns := t.Nanosecond(); ns != 0 {
-		// RFC3339Nano: the fraction without its trailing zeros.
-		f[19] = '.'
+		f[19] = '.' // trailing zeros trimmed, as RFC3339Nano does
 		put2(20, ns/10_000_000)
 		put2(22, ns/100_000%100)
 		put2(24, ns/1000%100)
@@ -314,9 +300,8 @@ const (
 	maxISOSec = 253402300799
 )
 
-// civilDate is the proleptic Gregorian date of a day counted from
-// 1970-01-01 (the days-to-civil algorithm of Howard Hinnant's date
-// library).
+// civilDate is the date of a day counted from 1970-01-01 (Howard Hinnant's
+// days-to-civil algorithm).
 func civilDate(days int64) (year, month, day int) {
 	z := days + 719468
 	era := z / 146097

@@ -1,12 +1,8 @@
 package oapicheck
 
-// JSON bodies are checked here, against validators compiled once per
-// schema of the document. kin-openapi compiles a JSON Schema 2020-12
-// validator for every body it checks (an OpenAPI 3.1 document's schemas
-// are JSON Schema 2020-12), which was most of the test suites' CPU time;
-// it still checks everything else of an exchange (route, parameters,
-// credentials, status, headers, content types) and the bodies that are
-// not JSON.
+// JSON bodies are checked here against validators compiled once per
+// schema, since kin-openapi compiles one per body checked; it checks the
+// rest of an exchange.
 
 import (
 	"bytes"
@@ -20,11 +16,9 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
-// docURL is where the document sits in the compiler: its schemas' $refs
-// ("#/components/schemas/...") resolve against it.
+// docURL is the document's place in the compiler, for its $refs.
 const docURL = "mem://oapicheck/openapi.json"
 
-// bodies holds the compiled validators.
 type bodies struct {
 	mu       sync.Mutex // guards c (not safe for concurrent use), cache and n
 	c        *jsonschema.Compiler
@@ -47,9 +41,8 @@ func newBodies(doc []byte) (*bodies, error) {
 	return &bodies{c: c, cache: map[*openapi3.Schema]*jsonschema.Schema{}}, nil
 }
 
-// validator returns the compiled validator of a schema of the document: a
-// reference to a component is compiled at its place in the document, an
-// inline schema from its JSON with its references pointed at the document.
+// validator returns the compiled validator of a schema of the document;
+// an inline schema is compiled with its $refs pointed at the document.
 func (b *bodies) validator(ref *openapi3.SchemaRef) (*jsonschema.Schema, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -95,8 +88,7 @@ func (b *bodies) validate(ref *openapi3.SchemaRef, body []byte) error {
 	return s.Validate(v)
 }
 
-// jsonSchema returns the schema of content for a body of the given
-// Content-Type when that is a JSON type the content lists with a schema.
+// jsonSchema returns content's schema for a JSON Content-Type, or nil.
 func jsonSchema(content openapi3.Content, contentType string) *openapi3.SchemaRef {
 	mt, _, err := mime.ParseMediaType(contentType)
 	if err != nil || !(mt == "application/json" || strings.HasSuffix(mt, "+json")) {

@@ -1,12 +1,7 @@
-// Package oapicheck checks exchanges (a request and its answer) against
-// the OpenAPI document of the emulated API (docs/openapi.json), with
-// kin-openapi. The test suites of handlers and of the root package hand
-// it every exchange they cause (engine.Config.Observe), so that the
-// document cannot drift from the code: an answer that the document does
-// not describe fails the test that caused it.
-//
-// Only tests import it (imports_test.go keeps it so): kin-openapi never
-// reaches a binary.
+// Package oapicheck checks exchanges against docs/openapi.json with
+// kin-openapi. Test suites hand it every exchange they cause
+// (engine.Config.Observe), so the document cannot drift from the code.
+// Only tests import it (imports_test.go keeps it so).
 package oapicheck
 
 import (
@@ -34,16 +29,14 @@ import (
 type Exchange struct {
 	Request *http.Request
 	Body    []byte
-	// Route is gin's route template ("" when no route matched); Params
-	// its path parameters.
+	// Route is gin's route template ("" when no route matched).
 	Route  string
 	Params map[string]string
 	// Status is 0 for a dropped connection.
 	Status   int
 	Header   http.Header
 	Response []byte
-	// Fault is the fault rule that fired; FaultBody that it answered with
-	// a verbatim body.
+	// FaultBody: the fault rule that fired answered with a verbatim body.
 	Fault     string
 	FaultBody bool
 }
@@ -55,9 +48,7 @@ type Checker struct {
 
 	mu     sync.Mutex
 	counts Counts
-	// verdicts remembers the verdict of exchanges already checked
-	// (kin-openapi compiles a schema per validation; suites repeat
-	// exchanges), by a digest of everything the verdict depends on.
+	// verdicts caches verdicts by digest, as suites repeat exchanges.
 	verdicts map[[32]byte]verdict
 	ops      map[string]bool // operations checked, "METHOD path"
 }
@@ -69,18 +60,14 @@ type verdict struct {
 
 // Counts are what a Checker saw.
 type Counts struct {
-	// Checked exchanges had their request and answer checked; Refused is
-	// how many of those requests the document itself refuses (each was
-	// answered with a documented error).
+	// Refused counts checked requests the document refuses (answered
+	// with a documented error).
 	Checked, Refused int
-	// Unrouted requests matched no route (JSON 404 and 405 answers),
-	// Dropped ones got no answer, Verbatim ones a fault rule's own body:
-	// their answers are not checked.
+	// Unrouted requests matched no route, Dropped got no answer, Verbatim
+	// got a fault rule's own body: their answers are not checked.
 	Unrouted, Dropped, Verbatim int
-	// Failed exchanges did not conform.
-	Failed int
-	// Operations is how many of the document's operations were checked
-	// at least once, of Documented.
+	Failed                      int
+	// Operations is how many of Documented were checked at least once.
 	Operations, Documented int
 }
 
@@ -96,15 +83,13 @@ func (n Counts) String() string {
 // New loads a document (JSON).
 func New(doc []byte) (*Checker, error) {
 	registerDecoders.Do(func() {
-		// XML and plain text bodies are read as strings (kin-openapi has
-		// no XML decoder).
+		// kin-openapi has no XML decoder: read XML as text.
 		for _, mt := range []string{"application/xml", "text/xml"} {
 			openapi3filter.RegisterBodyDecoder(mt, func(r io.Reader, _ http.Header, _ *openapi3.SchemaRef, _ openapi3filter.EncodingFn) (any, error) {
 				b, err := io.ReadAll(r)
 				return string(b), err
 			})
 		}
-		// Audio is read as bytes.
 		openapi3filter.RegisterBodyDecoder("audio/wav", openapi3filter.FileBodyDecoder)
 	})
 	loader := openapi3.NewLoader()
@@ -139,9 +124,8 @@ func (c *Checker) count(f func(*Counts)) {
 	c.mu.Unlock()
 }
 
-// Check checks one exchange: the route must be in the document; the
-// answer must be one the operation documents, with its status listed
-// explicitly (the default answer is for fault rules); a request the
+// Check checks one exchange: the route and the answer's status must be
+// documented (the default answer is for fault rules), and a request the
 // document refuses must have been refused with a documented error.
 func (c *Checker) Check(ex Exchange) (err error) {
 	defer func() {
@@ -189,9 +173,7 @@ func (c *Checker) Check(ex Exchange) (err error) {
 	return nil
 }
 
-// digest identifies an exchange for its verdict: the route, the request's
-// method, parameters, credentials' presence, content type and body, and
-// the whole answer.
+// digest identifies an exchange by everything its verdict depends on.
 func digest(ex Exchange) [32]byte {
 	h := sha256.New()
 	w := func(s string) { h.Write([]byte(s)); h.Write([]byte{0}) }
@@ -209,8 +191,7 @@ func digest(ex Exchange) [32]byte {
 	w(strconv.Itoa(ex.Status))
 	w(ex.Fault)
 	w(strconv.FormatBool(ex.FaultBody))
-	// The correlation id differs from one request to the next, and the
-	// envelope repeats it: it does not decide the verdict.
+	// The correlation id differs per request and does not decide the verdict.
 	corr := ex.Header.Get("X-PolyAI-Correlation-Id")
 	for _, k := range slices.Sorted(maps.Keys(ex.Header)) {
 		if http.CanonicalHeaderKey(k) == "X-Polyai-Correlation-Id" {
@@ -230,7 +211,7 @@ func digest(ex Exchange) [32]byte {
 }
 
 // check checks an exchange; refused reports that the document refuses its
-// request (and the answer was a documented error).
+// request.
 func (c *Checker) check(ex Exchange) (err error, refused bool) {
 	path := openAPIPath(ex.Route)
 	item := c.doc.Paths.Value(path)
@@ -245,8 +226,7 @@ func (c *Checker) check(ex Exchange) (err error, refused bool) {
 	req.ContentLength = int64(len(ex.Body))
 	var reqSchema *openapi3.SchemaRef // a JSON body's schema: checked here (bodies.go)
 	if len(bytes.TrimSpace(ex.Body)) > 0 && op.RequestBody != nil && op.RequestBody.Value != nil {
-		// The mock reads a body as JSON whatever its type says, unless the
-		// operation lists the type (external events dispatch on it).
+		// The mock reads a body as JSON unless the operation lists its type.
 		mt, _, _ := mime.ParseMediaType(req.Header.Get("Content-Type"))
 		if op.RequestBody.Value.Content.Get(mt) == nil {
 			req.Header.Set("Content-Type", "application/json")
@@ -293,10 +273,8 @@ func (c *Checker) check(ex Exchange) (err error, refused bool) {
 	return nil, reqErr != nil
 }
 
-// responseSchema is the schema of the answer's body when it is JSON and
-// the document gives one for its status (or the default answer), as
-// kin-openapi would pick it; nil when kin-openapi checks the body itself
-// or does not check it.
+// responseSchema is the schema of a JSON answer's body as kin-openapi
+// would pick it; nil when kin-openapi checks the body itself or not at all.
 func responseSchema(op *openapi3.Operation, ex Exchange) *openapi3.SchemaRef {
 	switch ex.Status {
 	case http.StatusNotModified, http.StatusPermanentRedirect, http.StatusTemporaryRedirect, http.StatusMovedPermanently:
@@ -315,8 +293,8 @@ func responseSchema(op *openapi3.Operation, ex Exchange) *openapi3.SchemaRef {
 	return jsonSchema(ref.Value.Content, ex.Header.Get("Content-Type"))
 }
 
-// present checks that a credential is there (its value is the mock's
-// business).
+// present checks that a credential is there; its value is the mock's
+// business.
 func present(_ context.Context, in *openapi3filter.AuthenticationInput) error {
 	s, r := in.SecurityScheme, in.RequestValidationInput.Request
 	var v string
@@ -345,14 +323,11 @@ func openAPIPath(p string) string {
 	return strings.Join(segs, "/")
 }
 
-// Failure is the error Check returns for an exchange that does not
-// conform: its message, and what kind of thing failed with every cause.
+// Failure is the error Check returns for an exchange that does not conform.
 type Failure struct {
 	Kind FailureKind
-	// Causes are, for KindAnswer, every place of the answer's JSON body
-	// that does not conform ("at /a/0/b: got null, want object", sorted),
-	// or the whole reason for other answers' problems; for KindRequest,
-	// the reason the document refuses the request.
+	// Causes are the places that do not conform ("at /a/0/b: got null,
+	// want object", sorted), or the reason.
 	Causes []string
 	err    error
 }
@@ -373,9 +348,8 @@ const (
 
 func (f *Failure) Error() string { return f.err.Error() }
 
-// causes lists every place of a JSON body that does not conform (the
-// leaves of the validator's output; their containers only say
-// "validation failed"), or the short reason of another error.
+// causes lists the leaves of a validation error, or the short reason of
+// another error.
 func causes(err error) []string {
 	var ve *jsonschema.ValidationError
 	if !errors.As(err, &ve) {

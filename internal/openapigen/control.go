@@ -1,8 +1,7 @@
 package openapigen
 
 // The control plane's document (docs/control.openapi.json), from the root
-// package's table of control routes: each operation's own answers, and
-// what every control call may answer (the guard's refusals).
+// package's table of control routes.
 
 import (
 	"fmt"
@@ -94,10 +93,8 @@ func controlOp(d *Doc, rt apispec.Route, errSchema any) Obj {
 	return o
 }
 
-// errorStatuses are the error statuses of a route: its own, and the
-// guard's (docs/security.md): 401 without the control token, 403 for a
-// foreign Host or Origin, 415 for a POST of another Content-Type; 400 and
-// 413 for a body; 500 for a failure of the mock itself.
+// errorStatuses are a route's own error statuses and the control guard's
+// (docs/security.md#the-control-plane).
 func errorStatuses(rt apispec.Route) []int {
 	list := slices.Clone(rt.Op.Errors)
 	if !rt.Op.Open {
@@ -125,8 +122,7 @@ func errorDoc(status int) string {
 	return http.StatusText(status) + "."
 }
 
-// controlResponse is the response object of one status: its answers, by
-// media type (several of one type are alternatives).
+// controlResponse is the response object of one status.
 func controlResponse(d *Doc, status int, rs []apispec.Response) Obj {
 	o := Obj{"description": http.StatusText(status) + "."}
 	if rs[0].Doc != "" {

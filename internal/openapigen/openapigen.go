@@ -1,14 +1,8 @@
-// Package openapigen generates the OpenAPI 3.1 documents of the
-// repository from route tables: the emulated API's (docs/openapi.json,
-// internal/docgen, from the family table) and the control plane's
-// (docs/control.openapi.json, control.go, from internal/apispec routes).
-// This file is what both share: a Doc reflects Go types into component
-// schemas with schemagen, as the scenario schema is, names them, keeps the
-// paths and the shared error responses, and writes the document. Each
-// document adds its own rules through Options.Rules and its operations.
-//
+// Package openapigen generates the repository's OpenAPI 3.1 documents
+// (docs/openapi.json via internal/docgen, docs/control.openapi.json) from
+// route tables, reflecting Go types into component schemas with schemagen.
 // Only tests and the document generator import it (imports_test.go keeps
-// it so): the reflection library never reaches a binary.
+// it so).
 package openapigen
 
 import (
@@ -34,26 +28,19 @@ type Tag struct{ Name, Doc string }
 
 // Options say how a document reflects its types.
 type Options struct {
-	// LaxInputs reads request bodies as the emulated API does: their
-	// objects are open to keys they do not declare, and a map may be null
-	// (read as absent).
+	// LaxInputs reads request bodies as the emulated API does: objects
+	// open to undeclared keys, a null map read as absent.
 	LaxInputs bool
-	// AlwaysInput names every request body type with the suffix Input;
-	// otherwise only one that differs from an answer type of its name is.
+	// AlwaysInput suffixes every request body type's name with Input.
 	AlwaysInput bool
-	// Rules, when set, gives the rules of struct type t's fields (def is
-	// its component, nil for an unnamed type): the function it returns
-	// (nil: none) writes a field's rules into its property schema p and
-	// says whether the field is required and may be null besides what its
-	// Go type says.
+	// Rules gives a function (or nil) that writes the rules of struct t's
+	// field into its property p and says whether it is required or nullable.
 	Rules func(t reflect.Type, def Obj) func(name string, p Obj) (required, nullable bool)
 }
 
-// Doc is a document being generated: its component schemas, shared
-// responses and paths. Errors stick: Bytes returns the first one.
+// Doc is a document being generated; Bytes returns the first error met.
 type Doc struct {
-	// Schemas are the component schemas, by name.
-	Schemas          Obj
+	Schemas          Obj // component schemas, by name
 	opts             Options
 	answers, inputs  *jsonschema.Reflector
 	responses, paths Obj
@@ -81,8 +68,7 @@ func New(o Options) (*Doc, error) {
 	return d, nil
 }
 
-// name is a type's schema name: its Go name in UpperCamel case (with the
-// suffix Input for a request's types when Options.AlwaysInput).
+// name is a type's schema name, UpperCamel.
 func (d *Doc) name(t reflect.Type, input bool) string {
 	n := t.Name()
 	if n == "" {
@@ -104,11 +90,9 @@ func (d *Doc) Fail(err error) {
 	}
 }
 
-// Schema reflects the type of v (a request body's when input; an
-// apispec.Schema is taken as it is) and returns the schema that refers to
-// it; the types it defines become components. Two answer types of one name
-// are an error; a request type that differs from the answer type of its
-// name gets the suffix Input.
+// Schema reflects the type of v into components and returns a reference
+// to it. A request type that differs from the answer type of its name
+// gets the suffix Input.
 func (d *Doc) Schema(v any, input bool) any {
 	if s, ok := v.(apispec.Schema); ok {
 		return Obj(s)
@@ -165,10 +149,8 @@ func (d *Doc) Schema(v any, input bool) any {
 	return fix(root)
 }
 
-// applyTypes walks the struct types reachable from t and applies to their
-// definitions the document's rules, what is required (in an answer, a
-// field without omitempty) and what may be null (a pointer without
-// omitempty; in a request, a pointer, read as absent).
+// applyTypes applies the document's rules, required and nullable fields
+// to the definitions of the struct types reachable from t.
 func (d *Doc) applyTypes(t reflect.Type, defs Obj, input bool, done map[reflect.Type]bool) {
 	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Array || t.Kind() == reflect.Map {
 		t = t.Elem()
@@ -250,8 +232,7 @@ func Path(p string) (string, []string) {
 	return strings.Join(segs, "/"), names
 }
 
-// Add adds the operation op (its operationId unique) of a route, path in
-// gin's form.
+// Add adds the operation op of a route, path in gin's form.
 func (d *Doc) Add(method, path string, op Obj) {
 	id, _ := op["operationId"].(string)
 	if prev, dup := d.ids[id]; dup {
@@ -267,8 +248,7 @@ func (d *Doc) Add(method, path string, op Obj) {
 	item[strings.ToLower(method)] = op
 }
 
-// Response refers to the shared response of a name, which build makes the
-// first time.
+// Response refers to the shared response name, built once by build.
 func (d *Doc) Response(name string, build func() Obj) Obj {
 	if _, ok := d.responses[name]; !ok {
 		d.responses[name] = build()
@@ -285,8 +265,7 @@ func ByStatus[R any](answers []R, status func(R) int) map[int][]R {
 	return out
 }
 
-// Bytes is the document, with components besides its schemas and shared
-// responses, or the first error met.
+// Bytes is the document, or the first error met.
 func (d *Doc) Bytes(title, description string, tags []Tag, components Obj) ([]byte, error) {
 	if d.err != nil {
 		return nil, d.err

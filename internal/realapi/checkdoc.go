@@ -1,10 +1,7 @@
 package realapi
 
-// Check documents: per real document, an OpenAPI 3.1 document whose paths
-// are the mock's routes that serve its operations (the base's {region},
-// the route's parameter names) and whose rules are the real ones, so that
-// internal/oapicheck checks an exchange of the mock against the real
-// document as it checks it against docs/openapi.json.
+// Check documents: per real document, an OpenAPI 3.1 document of the real
+// rules on the mock's paths, for internal/oapicheck.
 
 import (
 	"encoding/json"
@@ -14,17 +11,13 @@ import (
 
 // CheckDocument is one real document on the mock's paths.
 type CheckDocument struct {
-	// Name is the real document's name.
-	Name string
-	// JSON is the OpenAPI document.
-	JSON []byte
-	// Routes are the routes it describes.
+	Name   string // the real document's
+	JSON   []byte
 	Routes []Route
 }
 
-// CheckDocuments builds the check documents of the facts' documents for
-// the routes that serve their operations (a document none of whose
-// operations is served has none).
+// CheckDocuments builds the check documents of the facts' documents that
+// routes serve.
 func CheckDocuments(f *Facts, routes []Route) ([]CheckDocument, error) {
 	var out []CheckDocument
 	matches := MatchAll(f.Documents, routes)
@@ -100,9 +93,8 @@ func checkDocument(d *Document, matches []Match) (*CheckDocument, error) {
 	return cd, nil
 }
 
-// checkOperation is the real operation on the route's path: its path
-// parameters renamed to the route's, with the route's {region} (and
-// {version}, for a real literal "v1") added.
+// checkOperation is the real operation on the route's path, with its
+// parameters renamed and the route's {region} (and {version}) added.
 func checkOperation(m Match) (obj, error) {
 	op := obj{}
 	var params []any
@@ -163,9 +155,7 @@ func checkOperation(m Match) (obj, error) {
 	return op, nil
 }
 
-// to31 turns the OpenAPI 3.0 "nullable" of the schemas under v into
-// OpenAPI 3.1 (JSON Schema) types: a nullable typed schema also takes
-// null; a nullable untyped one takes anything already.
+// to31 turns OpenAPI 3.0 "nullable" under v into OpenAPI 3.1 types.
 func to31(v any) any {
 	switch v := v.(type) {
 	case obj:

@@ -1,10 +1,7 @@
 package realapi
 
-// What the root package's test suite did with the mock's routes: which
-// ones its exchanges reached, which ones it checked against a real
-// document under the real profile, and the contradictions it found there.
-// Its TestMain writes coverage.json (go test . -update-parity) and fails
-// when a whole run disagrees with the committed file.
+// What the root package's tests did with the mock's routes; its TestMain
+// writes coverage.json (go test . -update-parity).
 
 import (
 	"bytes"
@@ -22,15 +19,11 @@ var coverageJSON []byte
 const CoverageSource = "Written by the root package's test suite (go test . -update-parity): the routes its exchanges reached, " +
 	"the routes whose exchanges under the real profile were checked against a real document, and what contradicted it."
 
-// Coverage is what the suite did with the mock's routes, by route key
-// (Route.Key).
+// Coverage is what the suite did with the mock's routes, by Route.Key.
 type Coverage struct {
-	Source string `json:"source"`
-	// Exercised are the routes at least one exchange reached.
-	Exercised []string `json:"exercised"`
-	// RealChecked are the routes at least one exchange under the real
-	// profile was checked on against its real document.
-	RealChecked []string `json:"realChecked"`
+	Source      string   `json:"source"`
+	Exercised   []string `json:"exercised"`
+	RealChecked []string `json:"realChecked"` // checked against a real document
 	// Contradictions are, per route, what contradicted the real document
 	// ("409: status not declared"), sorted.
 	Contradictions map[string][]string `json:"contradictions"`

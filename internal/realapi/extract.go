@@ -1,8 +1,7 @@
 package realapi
 
-// Extracting the facts from the real OpenAPI documents: their operations,
-// parameters, request bodies, declared answers and the schemas these
-// refer to, without descriptions, summaries, examples or code samples.
+// Extracting the facts from the real OpenAPI documents, without their
+// documentation.
 
 import (
 	"encoding/json"
@@ -98,7 +97,7 @@ func extractDocument(name string, data []byte) (*Document, error) {
 			d.Operations = append(d.Operations, o)
 		}
 	}
-	// The schemas the operations refer to, and the ones those refer to.
+	// The schemas referred to, transitively.
 	all, _ := comps["schemas"].(obj)
 	d.Schemas = map[string]json.RawMessage{}
 	for todo := slices.Sorted(maps.Keys(x.schemas)); len(todo) > 0; {
@@ -123,8 +122,7 @@ func extractDocument(name string, data []byte) (*Document, error) {
 	return d, nil
 }
 
-// extractor resolves the parameter and response references of one
-// document and collects the schemas referred to.
+// extractor resolves one document's references and collects its schemas.
 type extractor struct {
 	comps   obj
 	schemas map[string]bool
@@ -132,8 +130,7 @@ type extractor struct {
 
 func (x *extractor) operation(method, path string, op obj, shared []any) (*Operation, error) {
 	o := &Operation{Method: method, Path: path, Responses: map[string]json.RawMessage{}}
-	// Path-level parameters, then the operation's (which win by name and
-	// place).
+	// Path-level parameters, then the operation's, which win.
 	var params []any
 	seen := map[string]int{}
 	for _, list := range [][]any{shared, asList(op["parameters"])} {
@@ -184,9 +181,8 @@ func (x *extractor) operation(method, path string, op obj, shared []any) (*Opera
 	return o, nil
 }
 
-// resolve replaces a reference to a component of kind ("parameters",
-// "responses") by the component (siblings of a $ref are ignored, as
-// OpenAPI 3.0 says).
+// resolve replaces a reference to a component of kind ("parameters") by
+// the component, ignoring the $ref's siblings as OpenAPI 3.0 says.
 func (x *extractor) resolve(v any, kind string) (any, error) {
 	m, ok := v.(obj)
 	if !ok {
@@ -230,8 +226,7 @@ func (x *extractor) refs(v any) {
 	}
 }
 
-// clean drops the documentation keys at every level. Under "properties"
-// the keys are field names, kept whatever they are.
+// clean drops the documentation keys at every level but field names.
 func clean(v any) any {
 	switch v := v.(type) {
 	case obj:
@@ -264,9 +259,7 @@ func clean(v any) any {
 	return v
 }
 
-// hostOf is the mock's base for a servers list: "runtime" for the
-// platform.polyai.app hosts, "builder" for the other poly.ai hosts, ""
-// without servers.
+// hostOf is the mock's base for a servers list ("runtime", "builder", "").
 func hostOf(v any) string {
 	for _, s := range asList(v) {
 		u := str(s.(obj)["url"])

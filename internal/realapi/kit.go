@@ -1,16 +1,13 @@
 package realapi
 
-// The official agent development kit's public calls that no real
-// document lists. Their paths and parameters come from the kit's client
-// code; no answer shape is kept here (the kit's code and tests are the
-// only source: docs/fidelity.md records the shapes the mock chooses).
+// The official agent development kit's calls that no real document lists,
+// from its client code; docs/fidelity.md records the answer shapes.
 
 // KitSource names where the kit's operations come from.
 const KitSource = "The official agent development kit (public repository polyai/adk, src/poly/handlers/platform_api.py): " +
 	"the public calls it makes that no real document lists."
 
-// Kit is the kit's operations as a document of their own: no declared
-// answers, no schemas.
+// Kit is the kit's operations as a document without answers or schemas.
 func Kit() *Document {
 	q := func(names ...string) []byte {
 		out := `[{"in":"path","name":"agentId","required":true,"schema":{"type":"string"}}`

@@ -1,24 +1,15 @@
 package realapi
 
-// Known contradictions: answers of the mock under the real profile that a
-// real document does not describe, each with the entry of
-// docs/fidelity.md that records it (the evidence that the document is
-// incomplete there, or the decision to differ), or "open" while no entry
-// settles it. The root package's real-profile check accepts these and
-// fails on any other; docs/parity.md lists them.
-
-// Known maps "ROUTE_KEY CONTRADICTION" (Route.Key, then the
-// contradiction as coverage.json spells it: "409: status not declared",
-// "200: at /a/*/b: got null, want string") to its fidelity entry id, or
-// "open".
+// Known maps the mock's answers under the real profile that a real
+// document does not describe, as "ROUTE_KEY CONTRADICTION" (as in
+// coverage.json), to the docs/fidelity.md entry that records them, or
+// "open". The root package's real-profile check fails on any other.
 var Known = map[string]string{
-	// Publishing after a merge that deployed: 409
-	// DEPLOYMENTS_ALREADY_PUBLISHED, in the real error-code list.
+	// 409 DEPLOYMENTS_ALREADY_PUBLISHED, in the real error-code list.
 	"POST /builder/:region/v1/agents/:agent/deployments/publish 409: status not declared": "D22",
 	// Writes to main: 422, live-verified; the document declares only 200.
 	"PATCH /builder/:region/v1/agents/:agent/branches/:branch/behavior 422: status not declared": "D4",
-	// Environments without a deployment are null, as the real quickstart
-	// shows.
+	// Environments without a deployment are null (the real quickstart).
 	"GET /builder/:region/v1/agents/:agent/deployments/active 200: at /activeDeployments/live: got null, want object":        "D26",
 	"GET /builder/:region/v1/agents/:agent/deployments/active 200: at /activeDeployments/pre-release: got null, want object": "D26",
 	// A config page never written has no schema and no time yet.
@@ -33,11 +24,9 @@ var Known = map[string]string{
 	"GET /runtime/:region/v1/:account/:project/conversations 200: at /conversations/*/handoff_reason: got null, want string":      "D27",
 	"GET /runtime/:region/v1/:account/:project/conversations 200: at /conversations/*/handoff_destination: got null, want string": "D27",
 	"GET /runtime/:region/v1/:account/:project/conversations 200: at /conversations/*/turns/*/user_input: got null, want string":  "D27",
-	// slice_by language and phone_number: 501, in the spec and the real
-	// documentation.
+	// slice_by language and phone_number: 501 (spec, real documentation).
 	"GET /runtime/:region/v1/:account/:project/conversations/concurrency 501: status not declared": "M11.7",
-	// Agent-scoped conversations answer as the real service's recorded
-	// answers do: null where there is no value, a latency object.
+	// As the real service's recorded answers: nulls, a latency object.
 	"GET /builder/:region/v1/agents/:agent/conversations/:conversation 200: at /audioUrl: got null, want string":           "D29",
 	"GET /builder/:region/v1/agents/:agent/conversations/:conversation 200: at /deploymentId: got null, want string":       "D29",
 	"GET /builder/:region/v1/agents/:agent/conversations/:conversation 200: at /finishedAt: got null, want string":         "D29",
@@ -50,7 +39,6 @@ var Known = map[string]string{
 	"GET /builder/:region/v1/agents/:agent/conversations/:conversation 200: at /toNumber: got null, want string":           "D29",
 	"GET /builder/:region/v1/agents/:agent/conversations/:conversation 200: at /turns/*/entities: got null, want array":    "D29",
 	"GET /builder/:region/v1/agents/:agent/conversations/:conversation 200: at /turns/*/latency: got object, want number":  "D29",
-	// An unknown, expired or other agent's call: 404, as the legacy
-	// outbound API answers for the same calls.
+	// An unknown call: 404, as the legacy outbound API answers.
 	"GET /builder/:region/v1/agents/:agent/telephony/outbound-calls/:call_sid/status 404: status not declared": "G26",
 }

@@ -1,15 +1,12 @@
 package realapi
 
-// Matching the real operations to the mock's routes: the same method, the
-// mock's base for the operation's host, and the same path segments below
-// it, a real parameter against a mock parameter (names may differ). A
-// literal "v1" of the real path also matches the mock's {version}
-// parameter (chat and outbound take the version as a parameter).
+// Matching the real operations to the mock's routes: same method, host
+// base and path segments, parameters matching whatever their names; a
+// real literal "v1" matches the mock's {version}.
 
 import "strings"
 
-// Match is a real operation with the route that serves it ("" Path when
-// none does).
+// Match is a real operation with the route that serves it, if any.
 type Match struct {
 	Doc   *Document
 	Op    *Operation
@@ -40,7 +37,7 @@ func MatchAll(docs []*Document, routes []Route) []Match {
 }
 
 // matches reports whether route r serves operation o, with the names of
-// the route's parameters for the real ones.
+// its parameters for the real ones.
 func matches(o *Operation, r Route) (map[string]string, bool) {
 	if o.Method != r.Method {
 		return nil, false

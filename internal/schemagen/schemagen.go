@@ -1,15 +1,7 @@
-// Package schemagen turns the repository's Go types into the JSON Schemas
-// it publishes: the scenario file schema (docs/scenario.schema.json) and
-// the schemas of the OpenAPI document (docs/openapi.json). It wraps
-// github.com/invopop/jsonschema, which reflects struct tags and Go doc
-// comments, and adds what the repository's types need: clock.Duration as
-// a duration string, descriptions without internal references, and
-// helpers to attach the validators' rules (enums, ranges, patterns) to
-// the reflected properties.
-//
-// Only tests import it (they generate and check the committed documents),
-// so neither the library nor the reflection reaches mockd or a user's
-// binary.
+// Package schemagen turns the repository's Go types into the published
+// JSON Schemas (docs/scenario.schema.json, docs/openapi.json), wrapping
+// github.com/invopop/jsonschema. Only tests import it, so the library
+// never reaches mockd or a user's binary.
 package schemagen
 
 import (
@@ -32,29 +24,20 @@ import (
 // Schema is a JSON Schema as the library builds it.
 type Schema = jsonschema.Schema
 
-// DurationPattern matches a non-negative Go duration ("800ms", "1h30m",
-// "0"), as time.ParseDuration reads it.
+// DurationPattern matches a non-negative Go duration ("800ms", "1h30m").
 const DurationPattern = `^\+?(0|(([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$`
 
-// Package names a Go package whose doc comments become descriptions: its
-// import path and its directory (relative to the working directory).
+// Package names a Go package whose doc comments become descriptions.
 type Package struct{ ImportPath, Dir string }
 
 // Options configure a Reflector.
 type Options struct {
-	// Tag is the struct tag that names fields: "yaml" or "json".
-	Tag string
-	// AllowAdditional leaves objects open; by default a struct's schema
-	// refuses keys it does not declare.
-	AllowAdditional bool
-	// Comments are the packages whose doc comments describe the types.
-	Comments []Package
-	// Names renames types whose names collide (faults.Rule and
-	// scenario.Rule): a full type name ("pkg.Type") to its schema name.
+	Tag             string // struct tag naming fields: "yaml" or "json"
+	AllowAdditional bool   // leave objects open to undeclared keys
+	Comments        []Package
+	// Names renames colliding types: "pkg.Type" to its schema name.
 	Names map[string]string
-	// Mapper gives the schema of types that read and write their own text
-	// (nil: the reflected one); it returns a fresh schema per call, or nil
-	// to reflect the type.
+	// Mapper returns a fresh schema for a type, or nil to reflect it.
 	Mapper func(reflect.Type) *Schema
 }
 
@@ -82,9 +65,7 @@ func NewReflector(o Options) (*jsonschema.Reflector, error) {
 		},
 	}
 	for _, p := range o.Comments {
-		// The library keys comments by base joined with each file's
-		// directory: read them under a placeholder base, then key them by
-		// the package's import path, wherever its directory is.
+		// Read under a placeholder base, then re-key by import path.
 		const base = "schemagen.base"
 		found := map[string]string{}
 		if err := r.AddGoComments(base, p.Dir); err != nil {
@@ -107,9 +88,8 @@ func NewReflector(o Options) (*jsonschema.Reflector, error) {
 
 var durationType = reflect.TypeFor[clock.Duration]()
 
-// mapType gives the schemas of types the library would get wrong: a
-// clock.Duration is an int64 that reads and writes as a string. Each call
-// returns a fresh schema (the library writes descriptions into it).
+// mapType gives the schemas the library would get wrong (clock.Duration
+// is a string); each call returns a fresh one, as the library mutates it.
 func mapType(t reflect.Type) *Schema {
 	if t == durationType {
 		return Duration()
@@ -122,12 +102,10 @@ func Duration() *Schema {
 	return &Schema{Type: "string", Pattern: DurationPattern}
 }
 
-// internalRef matches a parenthesised reference to a Go source file
-// ("(engine_seed.go)"), which means nothing to a reader of a schema.
+// internalRef matches a reference to a Go source file ("(engine_seed.go)").
 var internalRef = regexp.MustCompile(`\s*\([a-z_]+\.go\b[^)]*\)`)
 
-// Clean tidies a doc comment into a description: one paragraph per blank
-// line, lines joined, references to Go source files dropped.
+// Clean tidies a doc comment into a description, dropping source references.
 func Clean(s string) string {
 	s = internalRef.ReplaceAllString(s, "")
 	paras := strings.Split(strings.TrimSpace(s), "\n\n")
@@ -151,9 +129,8 @@ func Number[T int | int64 | float64](v T) json.Number {
 	return json.Number(fmt.Sprint(v))
 }
 
-// Def returns the definition of a type by schema name ("": the root);
-// it panics when there is none (a generator bug that its test reports at
-// once).
+// Def returns the definition of a type by schema name ("": the root); it
+// panics when there is none.
 func Def(root *Schema, name string) *Schema {
 	if name == "" {
 		return root
@@ -165,8 +142,7 @@ func Def(root *Schema, name string) *Schema {
 	return d
 }
 
-// Prop returns property name of an object schema; it panics when there
-// is none.
+// Prop returns property name of an object schema, or panics.
 func Prop(s *Schema, name string) *Schema {
 	if s.Properties == nil {
 		panic("schemagen: no properties for " + name)
@@ -178,8 +154,7 @@ func Prop(s *Schema, name string) *Schema {
 	return p
 }
 
-// Marshal encodes a schema (or any document) as indented JSON with a
-// final newline, without escaping <, > and &.
+// Marshal encodes v as indented JSON without escaping <, > and &.
 func Marshal(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -188,8 +163,7 @@ func Marshal(v any) ([]byte, error) {
 	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
-	// The library marshals its schemas itself, escaping HTML characters
-	// inside them; they are only ever its escapes.
+	// The library escapes HTML inside its own marshalling.
 	b := buf.Bytes()
 	for esc, lit := range map[string]string{`\u003c`: "<", `\u003e`: ">", `\u0026`: "&"} {
 		b = bytes.ReplaceAll(b, []byte(esc), []byte(lit))

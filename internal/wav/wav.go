@@ -1,10 +1,6 @@
-// Package wav makes and reads the audio the mock serves: RIFF/WAVE files
-// of 16-bit PCM, mono, 16 kHz. Speech is the stand-in for synthesized
-// speech: a tone per word whose length follows the text (SpeechDuration)
-// and whose samples are a pure function of a seed, a voice and the text,
-// in integer arithmetic, so the same inputs give the same bytes on every
-// machine. Parse reads the header of any PCM or float WAV file, to check
-// an upload and to learn its duration.
+// Package wav makes and reads the audio the mock serves: 16-bit PCM mono
+// 16 kHz WAV files. Speech stands in for synthesized speech, in integer
+// arithmetic so the same inputs give the same bytes on every machine.
 package wav
 
 import (
@@ -21,8 +17,7 @@ const (
 	SampleRate    = 16000
 	BitsPerSample = 16
 	Channels      = 1
-	// HeaderSize is the length of the header Speech writes.
-	HeaderSize = 44
+	HeaderSize    = 44
 )
 
 // The pace of Speech: a pause at each end and a fixed length per word.
@@ -31,19 +26,16 @@ const (
 	Ends    = 300 * time.Millisecond
 )
 
-// SpeechDuration is how long the speech of text lasts: 0.4 s per word
-// (words are separated by white space) plus 0.3 s.
+// SpeechDuration is how long the speech of text lasts.
 func SpeechDuration(text string) time.Duration {
 	return Ends + time.Duration(len(strings.Fields(text)))*PerWord
 }
 
-// samplesOf is the number of samples of a duration.
 func samplesOf(d time.Duration) int { return int(d * SampleRate / time.Second) }
 
-// Speech is the WAV file of text said in voice: a pause, then per word a
-// tone (the voice's pitch and a word's own overtone, with a soft attack
-// and release, over a little noise) and a short gap, then a pause. The
-// bytes depend on seed, voice and text only.
+// Speech is the WAV file of text said in voice: a tone per word over a
+// little noise, between pauses. The bytes depend on seed, voice and text
+// only.
 func Speech(seed uint64, voice, text string) []byte {
 	words := strings.Fields(text)
 	n := samplesOf(SpeechDuration(text))
@@ -88,8 +80,7 @@ func hash(s string) uint64 {
 	return h.Sum64()
 }
 
-// header is a 16-bit mono PCM header for n samples, followed by room for
-// them.
+// header is a PCM header for n samples, followed by room for them.
 func header(n int) []byte {
 	data := 2 * n
 	b := make([]byte, HeaderSize+data)
@@ -114,19 +105,14 @@ type Info struct {
 	Channels      int
 	SampleRate    int
 	BitsPerSample int
-	// DataBytes is the length of the samples present (a data chunk that
-	// announces more than the file holds counts what it holds).
-	DataBytes int
-	Duration  time.Duration
+	DataBytes     int // present, even if the chunk announces more
+	Duration      time.Duration
 }
 
 // ErrNotWAV is the error of Parse for bytes that are not a WAV file.
 var ErrNotWAV = errors.New("not a WAV file")
 
-// Parse reads a WAV file's header: the RIFF/WAVE chunks up to its
-// samples. It fails with an error wrapping ErrNotWAV for anything else:
-// no RIFF/WAVE signature, no fmt chunk before the data, a format of no
-// channels, rate or sample size, or no data chunk.
+// Parse reads a PCM or float WAV file's header; its errors wrap ErrNotWAV.
 func Parse(b []byte) (Info, error) {
 	var in Info
 	if len(b) < 12 || string(b[:4]) != "RIFF" || string(b[8:12]) != "WAVE" {
@@ -166,9 +152,8 @@ func Parse(b []byte) (Info, error) {
 	return in, errors.Join(ErrNotWAV, errors.New("no data chunk"))
 }
 
-// Utterance is one stretch of a recording: the words said, and whether
-// they are heard (a side of a split recording hears the other side as
-// silence of the same length).
+// Utterance is one stretch of a recording; an unheard one is silence
+// (the other side of a split recording).
 type Utterance struct {
 	Text  string
 	Heard bool
@@ -178,9 +163,7 @@ type Utterance struct {
 const MaxRecording = 10 * time.Minute
 
 // Recording is the WAV file of utterances one after another (a
-// conversation's recording): each heard one as Speech says it, each
-// unheard one as silence of its length, an empty one not at all. The
-// bytes depend on seed and the utterances only.
+// conversation's recording); the bytes depend on seed and utts only.
 func Recording(seed uint64, utts []Utterance) []byte {
 	total := 0
 	for _, u := range utts {
