@@ -1,9 +1,7 @@
 package handlers
 
-// Agents API: agents, branches, deployments, real-time configs
-// (docs/api.md#agents; docs/fidelity.md G4, G8, G13, D1–D6, D21, D22): the
-// HTTP edge of the engine's agents*.go, which hold the agents, their
-// storage and the runtime they drive.
+// Agents API (docs/api.md#agents; docs/fidelity.md G4, G8, G13, D1–D6,
+// D21, D22): the HTTP edge of the engine's agents*.go.
 
 import (
 	"encoding/json"
@@ -20,9 +18,7 @@ import (
 	"github.com/agentplatform/mockplatform/scenario"
 )
 
-// famAgents is the agents API and its sub-resources: branches, behavior,
-// topics, attributes, variants, deployments, real-time configs and
-// telephony (docs/api.md#agents).
+// famAgents is the agents API and its sub-resources (docs/api.md#agents).
 var famAgents = &Family{
 	Name: "agents", Base: "builder", Shape: shapeBuilder,
 	Credential: scenario.KindBuilder, Headers: []string{"X-Api-Key"}, Forbid: true,
@@ -38,8 +34,7 @@ var famAgents = &Family{
 	Machines: []*Machine{engine.MachineBranch, engine.MachineDeployment},
 }
 
-// agentsCodes are the agents family's error codes: those of every
-// sub-resource, by the operations that answer them.
+// agentsCodes are the error codes of every agents sub-resource.
 var agentsCodes = []ErrorCode{
 	{Status: 400, Code: engine.CodeValidation, Body: true},
 	{Status: 400, Code: engine.CodeValidation, Ops: []string{"branchDelete", "deploymentList"}},
@@ -93,7 +88,6 @@ var builderSchemes = map[string]Scheme{
 	"builderKey": {Type: "apiKey", In: "header", Name: "x-api-key", Doc: "A builder key of the account (credential kind builder)."},
 }
 
-// agentsRoutes are its routes.
 var agentsRoutes = []Route{
 	route("GET /v1/agents", (*API).handleAgentList, opAgentList),
 	route("POST /v1/agents", (*API).handleAgentCreate, opAgentCreate),
@@ -125,16 +119,15 @@ var (
 		Body: agentDuplicateBody{}, Responses: []Response{ok(200, engine.AgentView{})}, Errors: []int{400, 404, 409}}
 )
 
-// aliasOf documents a route that serves the same operation as op under
-// another path, marked with why it exists.
+// aliasOf documents a route serving op under another path, and why.
 func aliasOf(op *Op, id string, why *engine.Fidelity) *Op {
 	cp := *op
 	cp.ID, cp.Fidelity = id, why
 	return &cp
 }
 
-// agentCreateBody is the body of an agent create; handleAgentCreate reads
-// it field by field.
+// agentCreateBody documents an agent create; handleAgentCreate reads it
+// field by field.
 type agentCreateBody struct {
 	Name               string         `json:"name"`
 	Description        string         `json:"description"`
@@ -147,7 +140,6 @@ type agentCreateBody struct {
 
 func (agentCreateBody) FieldRules() map[string]engine.FieldRule { return engine.AgentCreateRules }
 
-// agentDuplicateBody is the body of a duplicate.
 type agentDuplicateBody struct {
 	NewAgentName string `json:"newAgentName"`
 	NewAgentID   string `json:"newAgentId"`
@@ -170,10 +162,8 @@ func (a *API) handleAgentList(c *gin.Context) error {
 }
 
 // handleAgentCreate handles "POST {builder}/v1/agents" (and the account
-// path): name 1-128 characters and description
-// (docs/api.md#agents-agents); the real fields responseSettings and agentId
-// are accepted too (docs/fidelity.md D2). Under agent_create: oas the real
-// body rules apply instead (createAgentOAS).
+// path; docs/api.md#agents-agents, docs/fidelity.md D2). Under
+// agent_create: oas the real body rules apply (readCreateAgentOAS).
 func (a *API) handleAgentCreate(c *gin.Context) error {
 	oas := a.View().Fidelity(engine.SwitchAgentCreate) == "oas"
 	var name, desc, id string
@@ -212,12 +202,9 @@ func (a *API) handleAgentCreate(c *gin.Context) error {
 }
 
 // readCreateAgentOAS validates a create-agent body by the real rules (D2,
-// OAS CreateAgentBody): name 1-100 and responseSettings.greeting required,
-// additionalProperties false at every level (so description and any
-// unknown field give 400, one error per field).
+// OAS CreateAgentBody): unknown fields at any level give 400.
 func readCreateAgentOAS(c *gin.Context) (name, id string, err error) {
 	known := []string{"name", "agentId", "responseSettings", "voiceSettings", "llmSettings", "experimentalConfig"}
-	// The unknown keys are errors here, not warnings.
 	raw, err := readObject(c, false, engine.CodeValidation)
 	if err != nil {
 		return "", "", err
@@ -261,9 +248,8 @@ func readAgentID(f *fieldBody, name string) string {
 	return id
 }
 
-// closedObject checks an object field whose properties are strings:
-// props maps each allowed property to whether it needs at least 1
-// character; required lists the required ones; others are not allowed.
+// closedObject checks an object field of string properties: props maps
+// each allowed one to whether it must be non-empty; need lists required ones.
 func closedObject(f *fieldBody, name string, required bool, props map[string]bool, need []string) {
 	if !f.has(name) {
 		if required {
@@ -315,11 +301,8 @@ func (a *API) handleAgentDelete(c *gin.Context) error {
 }
 
 // handleAgentDuplicate handles "POST {builder}/v1/agents/{agentId}/duplicate"
-// {newAgentName (1-100), newAgentId?} (docs/fidelity.md G13, OAS
-// DuplicateAgentBody): a new agent whose main branch is a copy of the
-// source's main branch, with its real-time config pages (schemas and
-// variables); branches other than main, deployments and telephony are not
-// copied. 200 with the CreateAgentResponse fields.
+// (docs/fidelity.md G13): a new agent with a copy of the source's main
+// branch and real-time config pages only.
 func (a *API) handleAgentDuplicate(c *gin.Context) error {
 	f, err := readFields(c, false, engine.BodyFields(agentDuplicateBody{})...)
 	if err != nil {

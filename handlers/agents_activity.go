@@ -1,10 +1,8 @@
 package handlers
 
-// The agent's activity in the Agents API: outbound calls, conversations
-// and recordings, debug chat, the kit's test runs (docs/api.md#agents-outbound
-// and the sections after it; the domain: engine/outbound_agent.go,
-// engine/convquery, debug_chat.go, engine/testruns). Handlers that make
-// one engine call and answer its value are declared inline (jsonOp, bodyOp).
+// The agent's activity in the Agents API: outbound calls, conversations,
+// recordings, debug chat, test runs (docs/api.md#agents-outbound onwards).
+// Handlers of one engine call are declared inline (jsonOp, bodyOp).
 
 import (
 	"net/http"

@@ -1,7 +1,7 @@
 package handlers
 
-// Branches of an agent: list, create, delete, merge into main (the
-// engine's merge.go), and a branch's behavior text.
+// Branches of an agent and their behavior text; merges are the engine's
+// (merge.go).
 
 import (
 	"encoding/json"
@@ -15,7 +15,6 @@ import (
 	"github.com/gin-gonic/gin"
 )
 
-// agentBranchesRoutes are the routes of AgentBranches.
 var agentBranchesRoutes = []Route{
 	route("GET /v1/agents/:agent/branches", (*API).handleBranchList, opBranchList),
 	route("POST /v1/agents/:agent/branches", (*API).handleBranchCreate, opBranchCreate),
@@ -50,8 +49,7 @@ type (
 	}
 )
 
-// branchCreateBody is the body of a branch create: name, or its alias
-// branchName (the same value if both).
+// branchCreateBody is the body of a branch create; branchName is name's alias.
 type branchCreateBody struct {
 	Name       string `json:"name"`
 	BranchName string `json:"branchName"`
@@ -98,8 +96,7 @@ func (a *API) handleBranchList(c *gin.Context) error {
 	return nil
 }
 
-// handleBranchCreate handles "POST .../branches" with name (spec) or
-// branchName (OAS), D3: a copy of main; 201 {branchId, sequenceId}.
+// handleBranchCreate handles "POST .../branches" (D3): a copy of main.
 func (a *API) handleBranchCreate(c *gin.Context) error {
 	f, err := readFields(c, false, engine.BodyFields(branchCreateBody{})...)
 	if err != nil {
@@ -137,9 +134,7 @@ func (a *API) handleBranchDelete(c *gin.Context) error {
 }
 
 // handleBranchMerge handles "POST .../branches/{branchId}/merge": a
-// three-way merge of the branch into main (Engine.MergeBranch). A merge
-// conflict is 409, or 400 under merge_conflict_status: 400 (D5);
-// resolutions that name no conflicting path are warnings.
+// three-way merge into main; a conflict is 409, or 400 by a switch (D5).
 func (a *API) handleBranchMerge(c *gin.Context) error {
 	f, err := readFields(c, true, engine.BodyFields(branchMergeBody{})...)
 	if err != nil {
@@ -170,9 +165,7 @@ func (a *API) handleBranchMerge(c *gin.Context) error {
 }
 
 // readResolutions validates conflictResolutions (docs/fidelity.md
-// M12.17): path (array of strings, at least one) and strategy (ours,
-// theirs, base) are required. Keys are the joined paths; a later
-// resolution of the same path wins.
+// M12.17), keyed by joined path; a later one of the same path wins.
 func readResolutions(f *fieldBody) map[string]engine.Resolution {
 	if !f.has("conflictResolutions") || f.isNull("conflictResolutions") {
 		return nil

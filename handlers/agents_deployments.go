@@ -1,9 +1,7 @@
 package handlers
 
-// Deployments of an agent: publish the main branch to
-// sandbox, promote along sandbox → pre-release → live, roll back, list,
-// and the active deployment per environment. Each published content is an
-// agent_snapshot document shared by the deployments that point at it.
+// Deployments of an agent: publish main to sandbox, promote along
+// sandbox → pre-release → live, roll back.
 
 import (
 	"net/http"
@@ -15,7 +13,6 @@ import (
 	"github.com/gin-gonic/gin"
 )
 
-// agentDeploymentsRoutes are the routes of AgentDeployments.
 var agentDeploymentsRoutes = []Route{
 	route("POST /v1/agents/:agent/deployments/publish", (*API).handleDeploymentPublish, opDeploymentPublish),
 	route("GET /v1/agents/:agent/deployments", (*API).handleDeploymentList, opDeploymentList),
@@ -47,8 +44,7 @@ var (
 		Body: publishBody{}, BodyOptional: true, Responses: deployAnswers(200), Errors: []int{400, 404}}
 )
 
-// deployAnswers are a deployment answer: a bare record, or wrapped under
-// deploy_response: wrapped (D6).
+// deployAnswers are a deployment answer, bare or wrapped (D6).
 func deployAnswers(status int) []Response {
 	return []Response{ok(status, engine.Deployment{}), {Status: status, Body: engine.WrappedDeployment{},
 		Fidelity: &engine.Fidelity{ID: "D6", Switch: engine.SwitchDeployResponse, Value: "wrapped", Note: "the real service's wrapped answer"}}}
@@ -87,9 +83,8 @@ func (a *API) renderDeployment(c *gin.Context, status int, d *engine.Deployment,
 
 func deploymentMessage(f *fieldBody) (string, bool) { return f.str("deploymentMessage") }
 
-// handleDeploymentPublish handles "POST .../deployments/publish": the
-// main draft is snapshotted into a sandbox deployment
-// (docs/api.md#agents-deployments), 201.
+// handleDeploymentPublish handles "POST .../deployments/publish"
+// (docs/api.md#agents-deployments).
 func (a *API) handleDeploymentPublish(c *gin.Context) error {
 	f, err := readFields(c, true, engine.BodyFields(publishBody{})...)
 	if err != nil {
@@ -115,9 +110,8 @@ func (a *API) handleDeploymentPublish(c *gin.Context) error {
 	return nil
 }
 
-// handleDeploymentPromote handles "POST .../deployments/{id}/promote": a
-// new deployment of the same version in the next environment, or in
-// targetEnvironment (D21), 200.
+// handleDeploymentPromote handles "POST .../deployments/{id}/promote"
+// (D21).
 func (a *API) handleDeploymentPromote(c *gin.Context) error {
 	f, err := readFields(c, true, engine.BodyFields(promoteBody{})...)
 	if err != nil {
@@ -137,8 +131,7 @@ func (a *API) handleDeploymentPromote(c *gin.Context) error {
 }
 
 // handleDeploymentRollback handles "POST .../deployments/{id}/rollback":
-// a new sandbox deployment copying the target's version; metadata null in
-// the answer, deployment_type "rollback" in later listings (G8).
+// a new sandbox deployment of the target's version (G8).
 func (a *API) handleDeploymentRollback(c *gin.Context) error {
 	if _, err := readFields(c, true, "deploymentMessage"); err != nil { // rollback reads the message only
 		return err

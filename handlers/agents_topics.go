@@ -1,8 +1,7 @@
 package handlers
 
-// Knowledge-base topics of a branch. The topics of the
-// deployment active in an environment answer that environment's runtime
-// (the engine's script.go).
+// Knowledge-base topics of a branch; the active deployment's answer its
+// environment's runtime (the engine's script.go).
 
 import (
 	"net/http"
@@ -12,7 +11,6 @@ import (
 	"github.com/gin-gonic/gin"
 )
 
-// agentTopicsRoutes are the routes of AgentTopics.
 var agentTopicsRoutes = []Route{
 	route("GET /v1/agents/:agent/branches/:branch/knowledge-base/topics", (*API).handleTopicList, opTopicList),
 	route("POST /v1/agents/:agent/branches/:branch/knowledge-base/topics", (*API).handleTopicCreate, opTopicCreate),
@@ -34,8 +32,7 @@ var (
 		Responses: []Response{{Status: 204}}, Errors: []int{404, 422}}
 )
 
-// topicBody is the body of a topic create (name and content required) or
-// update; readTopic reads it field by field.
+// topicBody is the body of a topic create or update.
 type topicBody struct {
 	Name            string               `json:"name"`
 	Content         string               `json:"content"`
@@ -49,8 +46,7 @@ func (topicBody) FieldRules() map[string]engine.FieldRule { return engine.TopicR
 
 // --- knowledge-base topics ---
 
-// readTopic validates the topic fields of the body (all required ones on
-// create).
+// readTopic validates the topic fields of the body.
 func readTopic(c *gin.Context, create bool) (engine.TopicInput, error) {
 	var in engine.TopicInput
 	f, err := readFields(c, false, engine.BodyFields(topicBody{})...)
@@ -125,7 +121,7 @@ func (a *API) handleTopicGet(c *gin.Context) error {
 }
 
 // handleTopicUpdate handles "PATCH .../knowledge-base/topics/{topicId}"
-// (204, docs/api.md#agents-topics): a flat patch of the given fields.
+// (204, docs/api.md#agents-topics).
 func (a *API) handleTopicUpdate(c *gin.Context) error {
 	in, err := readTopic(c, false)
 	if err != nil {

@@ -11,7 +11,6 @@ import (
 	"github.com/gin-gonic/gin"
 )
 
-// agentVariantsRoutes are the routes of AgentVariants.
 var agentVariantsRoutes = []Route{
 	route("GET /v1/agents/:agent/branches/:branch/attributes", (*API).handleAttributeList, opAttributeList),
 	route("POST /v1/agents/:agent/branches/:branch/attributes", (*API).handleAttributeCreate, opAttributeCreate),
@@ -49,8 +48,7 @@ type (
 	nameBody struct {
 		Name string `json:"name"`
 	}
-	// variantBody is the body of a variant create (name required) or
-	// update.
+	// variantBody is the body of a variant create or update.
 	variantBody struct {
 		Name            string                 `json:"name"`
 		AttributeValues engine.AttributeValues `json:"attributeValues"`
@@ -134,8 +132,7 @@ func (a *API) handleVariantList(c *gin.Context) error {
 	return nil
 }
 
-// readVariant validates the variant fields of the body (the name on
-// create).
+// readVariant validates the variant fields of the body.
 func readVariant(c *gin.Context, create bool) (engine.VariantInput, error) {
 	var in engine.VariantInput
 	f, err := readFields(c, false, engine.BodyFields(variantBody{})...)
@@ -191,8 +188,7 @@ func (a *API) handleVariantUpdate(c *gin.Context) error {
 	return nil
 }
 
-// handleVariantDelete handles "DELETE .../variants/{id}" (200 {id}); the
-// default variant cannot be removed (400 VARIANTS_REMOVE_DEFAULT_ERROR).
+// handleVariantDelete handles "DELETE .../variants/{id}" (200 {id}).
 func (a *API) handleVariantDelete(c *gin.Context) error {
 	id := c.Param("item")
 	if err := a.DeleteVariant(principal(c), c.Param("agent"), c.Param("branch"), id); err != nil {

@@ -1,10 +1,7 @@
 package handlers
 
 // Alert rules and active alerts (docs/api.md#alerts; docs/fidelity.md G1, G6,
-// G9, D16-D18). Rules are account-scoped (the account comes from the key) and
-// live in the account's region partition as "alert_rule" documents.
-// The rules' domain and their evaluation on the virtual clock are the
-// engine's (engine/alerts*.go).
+// G9, D16-D18). The domain and evaluation are the engine's (engine/alerts*.go).
 
 import (
 	"net/http"
@@ -42,7 +39,6 @@ var famAlerts = &Family{
 	ClockEvents: []ClockEvent{engine.ClockAlertsEvaluation},
 }
 
-// alertsRoutes are its routes.
 var alertsRoutes = []Route{
 	route("POST /v1/alert-rules", (*API).handleAlertRuleCreate, opAlertRuleCreate),
 	route("GET /v1/alert-rules", (*API).handleAlertRuleList, opAlertRuleList),
@@ -79,9 +75,8 @@ var (
 	}
 )
 
-// alertRuleBody is the body of an alert rule create (the required fields)
-// or update (any of them); readAlertRule reads it field by field, by the
-// rules of alertRuleRules.
+// alertRuleBody is the body of an alert rule create or update;
+// readAlertRule reads it field by field.
 type alertRuleBody struct {
 	Name           string  `json:"name"`
 	ProjectID      *string `json:"project_id"`
@@ -94,7 +89,6 @@ type alertRuleBody struct {
 
 func (alertRuleBody) FieldRules() map[string]engine.FieldRule { return engine.AlertRuleRules }
 
-// alertRuleList and activeAlertList are the list answers.
 type (
 	alertRuleList struct {
 		Data []alertRuleView `json:"data"`
@@ -137,7 +131,7 @@ func ruleView(r *engine.AlertRule) alertRuleView {
 }
 
 // activeAlertView is an item of GET /v1/alerts: the spec's fields (2.3)
-// plus the OAS's metric, operator and window_duration (D17).
+// plus the OAS's (D17).
 type activeAlertView struct {
 	AlertRuleID     string  `json:"alert_rule_id"`
 	Name            string  `json:"name"`
@@ -153,9 +147,8 @@ type activeAlertView struct {
 
 var alertRuleFields = engine.BodyFields(alertRuleBody{})
 
-// readAlertRule validates the fields of a create (all) or PATCH (only
-// those given) and returns them as the engine's input. It reports every
-// bad field.
+// readAlertRule validates the fields of a create or PATCH into the
+// engine's input, reporting every bad field.
 func readAlertRule(f *fieldBody, acct *scenario.Account, create bool) engine.AlertRuleInput {
 	var in engine.AlertRuleInput
 	if create {
@@ -236,8 +229,8 @@ func (a *API) handleAlertRuleGet(c *gin.Context) error {
 	return nil
 }
 
-// handleAlertRuleUpdate handles "PATCH {builder}/v1/alert-rules/{rule_id}":
-// a flat body with only the fields to change (docs/api.md#alert-rules).
+// handleAlertRuleUpdate handles "PATCH {builder}/v1/alert-rules/{rule_id}"
+// (docs/api.md#alert-rules).
 func (a *API) handleAlertRuleUpdate(c *gin.Context) error {
 	id, err := alertRuleID(c)
 	if err != nil {
@@ -295,8 +288,7 @@ func readAlertQuery(c *gin.Context, acct *scenario.Account, withEnabled bool) (e
 	return q, nil
 }
 
-// handleAlertRuleList handles "GET {builder}/v1/alert-rules": unpaginated
-// {"data": [...]} (docs/fidelity.md G9).
+// handleAlertRuleList handles "GET {builder}/v1/alert-rules" (docs/fidelity.md G9).
 func (a *API) handleAlertRuleList(c *gin.Context) error {
 	p := principal(c)
 	q, err := readAlertQuery(c, p.Account, true)
@@ -315,8 +307,7 @@ func (a *API) handleAlertRuleList(c *gin.Context) error {
 	return nil
 }
 
-// handleAlertList handles "GET {builder}/v1/alerts": the rules in the
-// alert state, oldest alert first.
+// handleAlertList handles "GET {builder}/v1/alerts", oldest first.
 func (a *API) handleAlertList(c *gin.Context) error {
 	p := principal(c)
 	q, err := readAlertQuery(c, p.Account, false)

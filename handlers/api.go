@@ -1,9 +1,7 @@
 // Package handlers is the HTTP edge of the agent platform API over package
-// engine, which holds the domain. Each family declares itself once, in
-// its own files, as a Family (family.go); the family table's gin engine is
-// built once per process, and each handler is a method expression bound at
-// dispatch to the API (one per platform instance) that got the request.
-// Handlers return an error value, rendered in the family's error shape.
+// engine. Each family declares itself once as a Family (family.go); the
+// table's gin engine is built once per process, and handlers are method
+// expressions bound at dispatch to the API instance that got the request.
 package handlers
 
 import (
@@ -26,8 +24,7 @@ type API struct {
 	// coverage counts what clients exercised; a reset keeps it.
 	coverage *coverage.Counts
 
-	// tab is the family table served (shared, read-only); states the
-	// in-memory states of the families that declare one (Family.State).
+	// tab is shared and read-only; states are per Family.State.
 	tab    *table
 	states []FamilyState
 	// observe, when set, sees every exchange (observe.go).
@@ -50,7 +47,6 @@ func Open(cfg engine.Config, observe func(Exchange)) (*API, error) {
 	return openTable(cfg, observe, defaultTable())
 }
 
-// openTable is Open serving the family table tab.
 func openTable(cfg engine.Config, observe func(Exchange), tab *table) (*API, error) {
 	cfg.Vocabulary = tab.scenario
 	counts := coverage.NewCounts(tab.catalogue)
@@ -79,12 +75,10 @@ func openTable(cfg engine.Config, observe func(Exchange), tab *table) (*API, err
 // Journal is the instance's request journal.
 func (a *API) Journal() *journal.Journal { return a.journal }
 
-// Coverage is the instance's coverage counts (requests from the edge,
-// transitions and clock events from the engine).
+// Coverage is the instance's coverage counts.
 func (a *API) Coverage() *coverage.Counts { return a.coverage }
 
-// resetEdge resets the edge's state after the engine's (Engine.OnReset):
-// the journal, the messaging sessions, the families' own states.
+// resetEdge resets the edge's state after the engine's (Engine.OnReset).
 func (a *API) resetEdge(sc *scenario.Scenario) {
 	a.journal.Reset(sc.Limits.JournalSize, sc.Limits.JournalBodyBytes)
 	a.resetMessaging()
@@ -108,16 +102,15 @@ func (a *API) Close() {
 	a.Engine.Close()
 }
 
-// ServeHTTP serves the API's families through the table's gin engine;
-// the request's state, riding on the response writer, names this API.
+// ServeHTTP serves the API's families through the table's gin engine.
 func (a *API) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	st := &reqState{api: a}
 	st.carrier = carrier{ResponseWriter: w, st: st}
 	a.tab.engine.ServeHTTP(&st.carrier, r)
 }
 
-// familyState is the family state of type T (Family.State), found by
-// its type so that handlers need not name their family's declaration.
+// familyState is the family state of type T, found by type so handlers
+// need not name their family.
 func familyState[T FamilyState](a *API) T {
 	for _, s := range a.states {
 		if t, ok := s.(T); ok {

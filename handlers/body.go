@@ -1,9 +1,7 @@
 package handlers
 
-// The one reader of JSON request bodies, readJSON (bindJSON and readFields
-// are its two shapes): engine.CheckJSON's rules, a 400 in the family's
-// shape that says what is wrong and where. The body limit (413) is the
-// record middleware's.
+// The one reader of JSON request bodies, readJSON: engine.CheckJSON's
+// rules, and a 400 in the family's shape saying what is wrong and where.
 
 import (
 	"bytes"
@@ -36,9 +34,8 @@ func bodyError(code string, err error) *engine.Error {
 	return engine.Invalid(code, MsgBodyInvalid)
 }
 
-// readJSON is the request's JSON body, checked by CheckJSON: nil when
-// absent and optional, else a 400 (white space only is refused). code is
-// the envelope code of the family's validation errors.
+// readJSON is the request's JSON body: nil when absent and optional, else
+// a 400 with code.
 func readJSON(c *gin.Context, optional bool, code string) ([]byte, error) {
 	body := stateOf(c).body
 	if len(body) == 0 {
@@ -53,8 +50,7 @@ func readJSON(c *gin.Context, optional bool, code string) ([]byte, error) {
 	return body, nil
 }
 
-// readObject reads the body as a JSON object (readJSON's rules): its
-// members by name, nil for an absent optional body.
+// readObject reads the body as a JSON object's members.
 func readObject(c *gin.Context, optional bool, code string) (map[string]json.RawMessage, error) {
 	body, err := readJSON(c, optional, code)
 	if body == nil || err != nil {
@@ -73,14 +69,12 @@ func readObject(c *gin.Context, optional bool, code string) (map[string]json.Raw
 	return raw, nil
 }
 
-// bindJSON reads the body (readJSON's rules) into v, a pointer to a
-// struct. Fields match by exact name, as the real service's; others are
-// ignored, as it does, with a journal warning. Type errors name the field.
+// bindJSON reads the body into the struct *v; fields match by exact name,
+// as the real service's, and others get a journal warning.
 func bindJSON(c *gin.Context, v any, optional bool, code string) error {
 	known := jsonFields(reflect.TypeOf(v).Elem())
-	// The common case: every member names a field exactly. Anything else
-	// takes the general way, which reports type errors in key order
-	// whatever the body's order.
+	// Fast path: every member names a field exactly. The general way
+	// reports type errors in key order.
 	if body := stateOf(c).body; bytes.HasPrefix(bytes.TrimLeft(body, " \t\r\n"), []byte("{")) {
 		exact := true
 		err := engine.CheckJSONValue(body, func(k []byte) { exact = exact && known[string(k)] })
@@ -110,8 +104,7 @@ func bindJSON(c *gin.Context, v any, optional bool, code string) error {
 	return nil
 }
 
-// warnUnknown adds a journal warning for each of the body's fields that
-// known lacks, in name order, and returns them.
+// warnUnknown adds and returns a journal warning per unknown field.
 func warnUnknown(c *gin.Context, raw map[string]json.RawMessage, known func(string) bool) []string {
 	var unknown []string
 	for k := range raw {
@@ -126,8 +119,8 @@ func warnUnknown(c *gin.Context, raw map[string]json.RawMessage, known func(stri
 	return unknown
 }
 
-// DecodeJSON is the control plane's reader: data checked by CheckJSON,
-// then decoded into v (a pointer to a struct), refusing unknown fields.
+// DecodeJSON is the control plane's reader: CheckJSON, then a decode into
+// v refusing unknown fields.
 func DecodeJSON(data []byte, v any) error {
 	if err := engine.CheckJSON(data); err != nil {
 		return err

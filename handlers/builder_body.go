@@ -1,8 +1,7 @@
 package handlers
 
-// Body helpers of the builder families (agents, alerts, webhooks), whose
-// errors list every bad field at once (docs/api.md#agents-errors): their
-// bodies are read field by field.
+// Body helpers of the builder families, whose errors list every bad field
+// at once (docs/api.md#agents-errors).
 
 import (
 	"bytes"
@@ -22,9 +21,8 @@ type fieldBody struct {
 	errs []engine.FieldError
 }
 
-// readFields reads the body as a JSON object (readJSON's rules); fields
-// not in known are accepted with a journal warning (M6). An empty
-// optional body is an empty object.
+// readFields reads the body as a JSON object; fields not in known get a
+// journal warning (M6).
 func readFields(c *gin.Context, optional bool, known ...string) (*fieldBody, error) {
 	raw, err := readObject(c, optional, engine.CodeValidation)
 	if err != nil {
@@ -87,8 +85,7 @@ func (f *fieldBody) strLen(name string, min, max int) (string, bool) {
 	return s, true
 }
 
-// text reads a string field by its rule: the length bounds of r (no upper
-// bound when MaxLen is 0).
+// text reads a string field within r's length bounds (MaxLen 0: none).
 func (f *fieldBody) text(name string, r engine.FieldRule) (string, bool) {
 	hi := r.MaxLen
 	if hi == 0 {
@@ -175,8 +172,8 @@ func (f *fieldBody) object(name string, v any, msg string) bool {
 	return true
 }
 
-// boolQuery reads an optional true|false query parameter of a list
-// request (nil when absent); a bad value is added to errs.
+// boolQuery reads an optional true|false query parameter; a bad value is
+// added to errs.
 func boolQuery(c *gin.Context, name string, errs *[]engine.FieldError) *bool {
 	v, ok := c.GetQuery(name)
 	if !ok {
@@ -191,7 +188,7 @@ func boolQuery(c *gin.Context, name string, errs *[]engine.FieldError) *bool {
 }
 
 // enumQuery reads an optional query parameter that must be one of values;
-// a bad value is added to errs (and returned, matching nothing).
+// a bad value is added to errs.
 func enumQuery(c *gin.Context, name string, values []string, errs *[]engine.FieldError) (string, bool) {
 	v, ok := c.GetQuery(name)
 	if ok && !slices.Contains(values, v) {

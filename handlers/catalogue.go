@@ -22,10 +22,8 @@ type (
 	ClockEvent = coverage.ClockEvent
 )
 
-// ErrorCode is an error code a family's operations answer, with its
-// status. The family's operations that answer that status answer it, but
-// for the limits set: Ops names the only operations (by Op.ID), In a
-// fragment of their path ("/:agent"), Body that they take a body.
+// ErrorCode is an error code the family's operations of its status
+// answer; Ops (by Op.ID), In (a path fragment) and Body limit which.
 type ErrorCode struct {
 	Status int
 	Code   string
@@ -45,8 +43,7 @@ func Catalogue() *coverage.Catalogue { return defaultTable().catalogue }
 // Catalogue is the coverage catalogue of the table the API serves.
 func (a *API) Catalogue() *coverage.Catalogue { return a.tab.catalogue }
 
-// ErrorStatuses are the route's error statuses: its Op's, and its
-// family's (401, 403, 404 for a region, 400 and 413 for a body).
+// ErrorStatuses are the route's error statuses: its Op's and its family's.
 func (r Route) ErrorStatuses() []int {
 	errs := slices.Clone(r.Op.Errors)
 	f := r.fam
@@ -76,8 +73,7 @@ func (r Route) statuses() []int {
 	return slices.Compact(out)
 }
 
-// edgeCodes are the codes the edge answers before the route's handler,
-// of the statuses the route answers.
+// edgeCodes are the codes the edge answers before the route's handler.
 func (r Route) edgeCodes(statuses []int) []coverage.Code {
 	f := r.fam
 	var out []coverage.Code
@@ -162,8 +158,7 @@ func (t *table) newCatalogue() *coverage.Catalogue {
 	return cat.Index()
 }
 
-// presetNames are the presets' names, one per value of a one-of preset
-// ("outbound.outcome:busy").
+// presetNames are the presets' names, one per value ("outbound.outcome:busy").
 func presetNames(ps []faults.Preset) []string {
 	var out []string
 	for _, p := range ps {
@@ -191,8 +186,7 @@ func mustCode(f *Family, c ErrorCode, ops map[string]bool) {
 	}
 }
 
-// mustAnswerCodes panics on a code of the family that none of its
-// routes answers (a limit that names nothing, a status no route has).
+// mustAnswerCodes panics on a code of the family no route answers.
 func mustAnswerCodes(f *Family) {
 	for _, c := range f.Codes {
 		if !slices.ContainsFunc(FamilyRoutes(f), func(r Route) bool { return c.answers(r) && slices.Contains(r.statuses(), c.Status) }) {

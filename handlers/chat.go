@@ -1,9 +1,7 @@
 package handlers
 
-// The Chat API (docs/api.md#chat; errors docs/fidelity.md G17, D15): start
-// a text conversation, send messages, receive the agent's replies and
-// handoffs, close it. Every chat conversation is a conversation record in
-// the store (docs/api.md#conversations-record).
+// The Chat API (docs/api.md#chat; errors docs/fidelity.md G17, D15); every
+// chat is a conversation record (docs/api.md#conversations-record).
 
 import (
 	"fmt"
@@ -42,7 +40,6 @@ var famChat = &Family{
 	Machines: []*Machine{engine.MachineChatConversation},
 }
 
-// chatRoutes are its routes.
 var chatRoutes = []Route{
 	route("POST /:version/:account/:project/chat/create", (*API).handleChatCreate, opChatCreate),
 	route("POST /:version/:account/:project/chat/respond", (*API).handleChatRespond, opChatRespond),
@@ -62,8 +59,7 @@ var (
 		Body: chatCloseRequest{}, Responses: []Response{ok(200, engine.ChatCloseResponse{})}, Errors: []int{400, 404, 410}}
 )
 
-// chatCreateRequest is the create body (docs/api.md#chat-create); the whole
-// body is optional.
+// chatCreateRequest is the optional create body (docs/api.md#chat-create).
 type chatCreateRequest struct {
 	IntegrationAttributes map[string]any `json:"integration_attributes"`
 	VariantID             *string        `json:"variant_id"`

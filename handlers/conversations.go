@@ -1,9 +1,7 @@
 package handlers
 
 // Conversations API v1/v2/v3 (docs/api.md#conversations; docs/fidelity.md
-// G5, D9, D19, M11): the listings of the one conversation record, their
-// query parameters and answers (the filters, paging and retrieval modes:
-// engine/convquery).
+// G5, D9, D19, M11); the queries are engine/convquery's.
 
 import (
 	"fmt"
@@ -21,8 +19,7 @@ import (
 	"github.com/agentplatform/mockplatform/scenario"
 )
 
-// famConversations is the Conversations API, v3 and v2
-// (docs/api.md#conversations).
+// famConversations is the Conversations API, v3 and v2.
 var famConversations = &Family{
 	Name: "conversations", Base: "runtime", Shape: shapeEnvelope,
 	Credential: scenario.KindConversations, Headers: []string{"X-Api-Key"}, Forbid: true,
@@ -56,13 +53,11 @@ var conversationsSchemes = map[string]Scheme{
 	"conversationsKey": {Type: "apiKey", In: "header", Name: "x-api-key", Doc: "A conversations key of the account or project (credential kind conversations)."},
 }
 
-// conversationsRoutes are its routes.
 var conversationsRoutes = []Route{
 	route("GET /v3/:account/:project/conversations", (*API).handleConversationsListV3, opConversationsV3),
 	route("GET /v2/:account/:project/conversations", (*API).handleConversationsListV2, opConversationsV2),
 }
 
-// conversationsV1Routes are the routes of v1.
 var conversationsV1Routes = []Route{
 	route("GET /v1/:account/:project/conversations", (*API).handleConversationsListV1, opConversationsV1),
 }
@@ -80,9 +75,8 @@ var (
 		Query: convParams, Responses: []Response{ok(200, convListV1{})}, Errors: []int{400, 404}}
 )
 
-// convParams are the query parameters of every version; convParamsV3 adds
-// v3's cursor and retrieval modes. A v3 parameter on v1 or v2 is 400;
-// others are ignored (a journal warning).
+// convParams are the query parameters of every version, convParamsV3
+// v3's; a v3 parameter on v1 or v2 is 400.
 var (
 	convParams = []Param{
 		{Name: "start_time", Type: "date-time", Doc: "Lower bound on started_at (ISO 8601); required with a retrieval mode."},
@@ -107,8 +101,7 @@ var (
 	convParamNames = paramNames(convParamsV3)
 )
 
-// parseConvQuery validates the query string of a list request: the record
-// filters, the paging, then the retrieval mode (v3 only).
+// parseConvQuery validates the query string of a list request.
 func (a *API) parseConvQuery(c *gin.Context, version int) (*convquery.ConvQuery, error) {
 	vals := c.Request.URL.Query()
 	for k := range vals {
@@ -149,8 +142,7 @@ func (a *API) listConversations(c *gin.Context, version int) error {
 	return nil
 }
 
-// appendConvPage writes a page in one pass (as encoding/json writes
-// renderConvPage's value).
+// appendConvPage writes renderConvPage's value as encoding/json would.
 func appendConvPage(b []byte, version int, page *convquery.ConvPage, now time.Time, access convquery.DataAccess, latency bool) ([]byte, bool) {
 	b = append(b, `{"conversations":[`...)
 	for i, conv := range page.List {
@@ -173,8 +165,7 @@ func appendConvOf(b []byte, version int, conv *engine.Conversation, now time.Tim
 	return appendConvV3(b, conv, now, access, latency)
 }
 
-// appendConvPageEnd appends what follows a page's records: the end of
-// the list, the cursor (v3) and the next offset.
+// appendConvPageEnd appends what follows a page's records.
 func appendConvPageEnd(b []byte, version int, page *convquery.ConvPage) []byte {
 	b = append(b, ']')
 	if version == 3 {

@@ -18,11 +18,9 @@ import (
 // cannot write as encoding/json would.
 var errUnwritable = errors.New("record not writable in one pass")
 
-// answerKeysetPage answers a keyset page (as appendConvPage writes it),
-// writing each record as the store lends it: no copy of the page's
-// records is made, and generated records are made into one reused
-// record. A record the one-pass writer refuses answers as listConversations
-// does, from the page read again.
+// answerKeysetPage answers a keyset page, writing each record as the store
+// lends it, uncopied; a record the one-pass writer refuses falls back to
+// listConversations' way.
 func (a *API) answerKeysetPage(c *gin.Context, p *engine.Principal, q *convquery.ConvQuery, version int) error {
 	now, access := a.Clock().Now(), convquery.DataAccessOf(p.Project)
 	buf := jsonw.GetBuf()

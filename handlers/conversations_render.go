@@ -1,8 +1,7 @@
 package handlers
 
-// The answer shapes of the Conversations API: v3 and v2 (one shape) and
-// v1, rendered from the one conversation record, with the project's data
-// access (convquery.DataAccess: transcripts, metrics) applied.
+// The answer shapes of the Conversations API (v3 and v2 share one, v1),
+// rendered from the one record with the project's data access applied.
 
 import (
 	"strconv"
@@ -20,9 +19,8 @@ type convListV3 struct {
 	NextOffset    *int     `json:"next_offset,omitempty"`
 }
 
-// convListV2 is v3's record schema without cursors
-// (docs/api.md#conversations-versions: the real service has cursors on v2
-// only with chunked streaming, which the mock does not emulate).
+// convListV2 is v3's list without cursors
+// (docs/api.md#conversations-versions).
 type convListV2 struct {
 	Conversations []convV3 `json:"conversations"`
 	NextOffset    *int     `json:"next_offset,omitempty"`
@@ -114,14 +112,13 @@ type turnV1 struct {
 	IsSilence             bool              `json:"is_silence"`
 }
 
-// accountRef and projectRef are the prefixed ids the data APIs answer with
-// (as in the OAS examples: ACCOUNT-t53y16r3, PROJECT-f76d75c2).
+// accountRef and projectRef are the prefixed ids of the data APIs
+// ("ACCOUNT-t53y16r3").
 func accountRef(id string) string { return prefixedRef("ACCOUNT-", id) }
 
 func projectRef(id string) string { return prefixedRef("PROJECT-", id) }
 
-// prefixedRef is id with the prefix, unless id has it already (in any
-// case) followed by more.
+// prefixedRef is id with the prefix, unless it has it already.
 func prefixedRef(prefix, id string) string {
 	if hasRefPrefix(prefix, id) {
 		return id
@@ -133,8 +130,7 @@ func hasRefPrefix(prefix, id string) bool {
 	return len(id) > len(prefix) && strings.EqualFold(id[:len(prefix)], prefix)
 }
 
-// appendJSONRef appends prefixedRef(prefix, id) as a JSON string, without
-// making the string.
+// appendJSONRef appends prefixedRef(prefix, id) as a JSON string.
 func appendJSONRef(b []byte, prefix, id string) []byte {
 	b = append(b, '"')
 	if !hasRefPrefix(prefix, id) {
@@ -195,9 +191,7 @@ func orNull(s string) *string {
 	return &s
 }
 
-// renderConvV1 is the v3 record (without latency) with null for empty text
-// fields and without the v3-only turn fields
-// (docs/api.md#conversations-versions).
+// renderConvV1 is the v1 record (docs/api.md#conversations-versions).
 func renderConvV1(c *engine.Conversation, now time.Time, acc convquery.DataAccess) convV1 {
 	v := renderConvV3(c, now, acc, false)
 	out := convV1{
@@ -220,7 +214,7 @@ func renderConvV1(c *engine.Conversation, now time.Time, acc convquery.DataAcces
 }
 
 // appendConvV3 appends renderConvV3(c, now, acc, latency) as encoding/json
-// encodes it (ok false: a value it would refuse).
+// would, or reports false.
 func appendConvV3(b []byte, c *engine.Conversation, now time.Time, acc convquery.DataAccess, latency bool) ([]byte, bool) {
 	b, ok := appendConvHead(b, c, now, acc, false)
 	if !ok {
@@ -261,7 +255,7 @@ func appendConvV3(b []byte, c *engine.Conversation, now time.Time, acc convquery
 }
 
 // appendTurnUnderstanding appends the members v1 and v2 turns share after
-// the agent's response: intents, entities and the OOD and silence flags.
+// the agent's response.
 func appendTurnUnderstanding(b []byte, t *engine.Turn) []byte {
 	b = append(b, `,"intents":`...)
 	if t.Intents == nil {
@@ -277,8 +271,7 @@ func appendTurnUnderstanding(b []byte, t *engine.Turn) []byte {
 	return strconv.AppendBool(b, t.IsSilence)
 }
 
-// appendConvV1 appends renderConvV1(c, now, acc) as encoding/json encodes
-// it.
+// appendConvV1 appends renderConvV1(c, now, acc) as encoding/json would.
 func appendConvV1(b []byte, c *engine.Conversation, now time.Time, acc convquery.DataAccess) ([]byte, bool) {
 	b, ok := appendConvHead(b, c, now, acc, true)
 	if !ok {

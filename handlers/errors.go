@@ -35,8 +35,7 @@ const (
 	shapeControl
 )
 
-// render writes err in the shape of the request's family: the one place
-// error bodies are written.
+// render writes err in the shape of the request's family.
 func (a *API) render(c *gin.Context, err error) {
 	var e *engine.Error
 	if !errors.As(err, &e) {
@@ -61,7 +60,6 @@ func (a *API) render(c *gin.Context, err error) {
 		}
 	}
 	if sh == shapeEnvelope {
-		// Written in one pass, as encoding/json would (TestEnvelopeBytes).
 		buf := jsonw.GetBuf()
 		*buf = appendEnvelope(*buf, envelope{Error: e.Message, ErrorID: correlationID(c), ErrorCode: e.ErrorCode(), ErrorMessage: e.Message})
 		answerBuf(c, status, buf)
@@ -71,7 +69,6 @@ func (a *API) render(c *gin.Context, err error) {
 	c.AbortWithStatusJSON(status, errorBody(sh, e, status, correlationID(c)))
 }
 
-// errorBody builds the body of an error in a shape.
 func errorBody(sh shape, e *engine.Error, status int, corr string) any {
 	switch sh {
 	case shapeEnvelope:
@@ -114,8 +111,7 @@ type ErrorBody struct {
 	Fidelity *engine.Fidelity
 }
 
-// ErrorBodies are the error bodies a family answers: its shape's, then
-// those a fidelity switch selects (docs/fidelity.md D10).
+// ErrorBodies are the error bodies a family answers (docs/fidelity.md D10).
 func (f *Family) ErrorBodies() []ErrorBody {
 	out := []ErrorBody{shapeBodies[f.Shape]}
 	if f.Shape == shapeBuilder {
@@ -130,8 +126,7 @@ type (
 	errorMessageError struct {
 		ErrorMessage string `json:"error_message"`
 	}
-	// outboundError and messagingError keep their keys in the order a
-	// map would give them.
+	// outboundError and messagingError keep their keys in map order.
 	outboundError struct {
 		Code  string `json:"code"`
 		Error string `json:"error"`

@@ -1,10 +1,8 @@
 package handlers
 
 // External events (docs/api.md#external-events; docs/fidelity.md M11.10):
-// a third party posts an event with its key; the edge reads the event's
-// id where the query parameters say it is (a header, a query parameter or
-// a path in the body), and the engine binds the payload to a conversation
-// or keeps it pending (the binding rule: engine/external_events.go).
+// the edge reads the event's id where the query says; the engine binds it
+// (engine/external_events.go).
 
 import (
 	"fmt"
@@ -32,8 +30,8 @@ var famExternalEvents = &Family{
 	Machines: []*Machine{engine.MachineExternalEvent},
 }
 
-// externalEventsRoutes are its routes: the webhook, and the telephony
-// system's report that a bridged call ended (engine/bridge.go).
+// externalEventsRoutes are the webhook and the bridged-call end report
+// (engine/bridge.go).
 var externalEventsRoutes = []Route{
 	route("POST /v1/external-events/webhook", (*API).handleExternalEventsWebhook, opExternalEvent),
 	route("POST /internal/v1/agentic-dial/bridge-ended", func(a *API, c *gin.Context) error {
@@ -102,9 +100,8 @@ func (a *API) handleExternalEventsWebhook(c *gin.Context) error {
 	return nil
 }
 
-// readEventTarget reads the required query parameters and checks the account
-// and project against the key (another account's, or another project's
-// for a project key, is 401 as an unknown key).
+// readEventTarget reads the query parameters and checks the account and
+// project against the key (a mismatch is 401, as an unknown key).
 func (a *API) readEventTarget(c *gin.Context) (engine.EventTarget, error) {
 	params := map[string]string{}
 	for _, p := range eventParams {
@@ -121,8 +118,7 @@ func (a *API) readEventTarget(c *gin.Context) (engine.EventTarget, error) {
 	return a.ResolveEventTarget(principal(c), loc, params["event_id_path"], params["account_id"], params["project_id"])
 }
 
-// eventID extracts the event id from the location the target names and
-// checks it (400 when missing or malformed).
+// eventID extracts and checks the event id from where the target says.
 func eventID(c *gin.Context, t engine.EventTarget, ctype string, body []byte, parsed any) (string, error) {
 	var id string
 	var found bool

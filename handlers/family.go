@@ -1,9 +1,8 @@
 package handlers
 
-// The family table: the router, the family of an unrouted path, the
-// faults' and scenarios' vocabularies, the console's counts, the coverage
-// catalogue and the OpenAPI document derive from it. A new family is its
-// own files plus one line in families.
+// The family table: the router, vocabularies, console counts, coverage
+// catalogue and OpenAPI document derive from it. A new family is its own
+// files plus one line in families.
 
 import (
 	"os"
@@ -45,11 +44,10 @@ type Family struct {
 	// Name is a fault rule's match.family, the journal's family, the
 	// document's tag.
 	Name string
-	// Base is where the family lives: "runtime" ({base}/runtime/{region}),
-	// "builder" ({base}/builder/{region}) or "messaging" ({base}/messaging).
-	Base string
-	// Shape is the family's error body.
-	Shape shape
+	// Base is "runtime", "builder" (both followed by /{region}) or
+	// "messaging".
+	Base  string
+	Shape shape // the error body
 	// Credential is the scenario credential kind of the family's keys;
 	// without Headers the family authenticates in its handlers.
 	Credential string
@@ -63,33 +61,25 @@ type Family struct {
 	// account or project.
 	Forbid bool
 	// Marks are path fragments that claim an unrouted path below Base for
-	// the family's 404 (the longest wins; no marks: what none claims).
+	// the family's 404 (the longest wins).
 	Marks []string
-	// Doc describes the family (the OpenAPI document's tag).
-	Doc string
-	// Schemes are the OpenAPI security schemes of its credentials;
-	// Security the alternatives its routes accept (Op.Security overrides).
+	Doc   string
+	// Security lists the scheme alternatives its routes accept
+	// (Op.Security overrides).
 	Schemes  map[string]Scheme
 	Security [][]string
-	// Routes are the family's operations.
-	Routes []Route
+	Routes   []Route
 	// State makes the family's in-memory state of one instance (nil: none).
-	State func(a *API) FamilyState
-	// Counts are what the family holds, for the console's overview.
-	Counts []Counted
-	// Presets are its named failure modes (action.preset); ApplyPreset
-	// applies one to a request.
+	State  func(a *API) FamilyState
+	Counts []Counted // for the console's overview
+	// Presets are its named failure modes (action.preset).
 	Presets     []faults.Preset
 	ApplyPreset func(a *API, call faults.PresetCall) presetFunc
 	// Codes are the error codes the family's operations answer besides
-	// those the edge answers for every route (catalogue.go): each is
-	// answered by the family's operations that answer its status, or by
-	// those its Ops name only. With the operations' statuses (Op.Errors)
-	// they are each operation's error catalogue.
+	// the edge's (catalogue.go), by status or by their Ops.
 	Codes []ErrorCode
-	// Machines are the state machines of the family's resources, and
-	// ClockEvents the kinds of work the virtual clock runs for it
-	// (engine/machines.go).
+	// Machines and ClockEvents are the family's state machines and
+	// virtual-clock work (engine/machines.go).
 	Machines    []*Machine
 	ClockEvents []ClockEvent
 }
@@ -103,8 +93,7 @@ type FamilyState interface {
 // Counted is one kind of resource a family holds.
 type Counted struct {
 	What string
-	// N counts them in every region.
-	N func(a *API) (int, error)
+	N    func(a *API) (int, error) // in every region
 }
 
 // Scheme is an OpenAPI security scheme.
@@ -123,8 +112,7 @@ func route(pattern string, h handlerFunc, op *Op) Route {
 	return Route{Method: method, Path: path, Op: op, h: h}
 }
 
-// FamilyRoutes are a family's routes as it serves them: their paths with
-// the family's base, their family set.
+// FamilyRoutes are a family's routes as served: with base and family set.
 func FamilyRoutes(f *Family) []Route {
 	out := make([]Route, len(f.Routes))
 	for i, r := range f.Routes {
@@ -135,7 +123,6 @@ func FamilyRoutes(f *Family) []Route {
 	return out
 }
 
-// basePath is the path prefix of a base.
 func basePath(base string) string {
 	if base == "messaging" {
 		return "/messaging"
@@ -151,15 +138,12 @@ type table struct {
 	engine   *gin.Engine
 	faults   *faults.Vocabulary
 	scenario *scenario.Vocabulary
-	// catalogue is what the coverage report counts against (catalogue.go).
+	// catalogue is what the coverage report counts against.
 	catalogue *coverage.Catalogue
-	// byName is the first family of each name.
-	byName map[string]*Family
-	// maxBody are the routes' own body limits, by path (routeBodyLimits).
-	maxBody map[string]int64
+	byName    map[string]*Family // the first family of each name
+	maxBody   map[string]int64   // routes' own body limits, by path
 }
 
-// defaultTable is the table of families, made once per process.
 var defaultTable = sync.OnceValue(func() *table { return newTable(families) })
 
 // newTable makes a table of fams (tests add families of their own).
@@ -210,7 +194,6 @@ func Vocabulary() *scenario.Vocabulary { return defaultTable().scenario }
 // Families lists the families, in the order the docs use.
 func Families() []*Family { return slices.Clone(defaultTable().families) }
 
-// family is the table's first family of a name (nil for none).
 func (t *table) family(name string) *Family { return t.byName[name] }
 
 // familyOfPath guesses the family of an unrouted path, for its error
@@ -241,7 +224,6 @@ func (t *table) familyOfPath(p string) *Family {
 	return fallback
 }
 
-// basePrefix is the literal start of a base's addresses.
 func basePrefix(base string) string { return "/" + base }
 
 // isRuntime reports whether the family lives under the runtime address

@@ -12,8 +12,7 @@ import (
 	"github.com/agentplatform/mockplatform/journal"
 )
 
-// journalRequest adds the entry of a request the API served, with its
-// raw pieces (journal.Raw).
+// journalRequest journals a request the API served.
 func (a *API) journalRequest(c *gin.Context, st *reqState) {
 	r, rec := c.Request, &st.rec
 	e := journal.Raw{Entry: journal.Entry{
@@ -27,9 +26,7 @@ func (a *API) journalRequest(c *gin.Context, st *reqState) {
 		Warnings:      st.warnings,
 	}, RawQuery: r.URL.RawQuery, Header: r.Header, Request: st.body, Response: rec.body}
 	if r.Context().Value(http.ServerContextKey) == nil {
-		// A request made in process (Platform.Client, httptest): its
-		// maker may reuse its header map. net/http's server makes one
-		// per request and never writes it after the handler.
+		// An in-process request's maker may reuse its header map.
 		e.Header = r.Header.Clone()
 	}
 	if f := st.family; f != nil {
@@ -40,15 +37,13 @@ func (a *API) journalRequest(c *gin.Context, st *reqState) {
 		e.Status = st.journalStatus
 	}
 	if rec.own != nil {
-		// The adopted buffer is the entry's now: nothing of the request
-		// reads it again (a 500 written after a panic is captured afresh).
+		// The adopted buffer becomes the entry's; nothing reads it again.
 		e.Buf, rec.own, rec.body = rec.own, nil, nil
 	}
 	a.journal.AddRaw(e)
 }
 
-// journalActivity journals a step the timeline ran as the request it
-// stands for, with its source and step.
+// journalActivity journals a timeline step as the request it stands for.
 func (a *API) journalActivity(act engine.Activity) {
 	step := journal.TimelineStep(act.Step)
 	a.journal.AddRaw(journal.Raw{Entry: journal.Entry{Time: act.Time, Family: act.Family, Method: act.Method,

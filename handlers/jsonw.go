@@ -15,12 +15,10 @@ import (
 // jsonContentType is the content type gin's c.JSON sets.
 const jsonContentType = "application/json; charset=utf-8"
 
-// jsonContentTypeHeader is every JSON answer's Content-Type value, one
-// shared slice: net/http and gin only read it.
+// jsonContentTypeHeader is shared: net/http and gin only read it.
 var jsonContentTypeHeader = []string{jsonContentType}
 
-// writeJSONBytes is c.Data(status, jsonContentType, b), with header
-// values held by the request's state.
+// writeJSONBytes is c.Data(status, jsonContentType, b).
 func writeJSONBytes(c *gin.Context, status int, b []byte) {
 	r, ok := c.Writer.(*recorder)
 	if !ok || len(b) == 0 || !bodyAllowed(status) {
@@ -41,14 +39,12 @@ func writeJSONBytes(c *gin.Context, status int, b []byte) {
 	}
 }
 
-// bodyAllowed reports whether an answer of the status has a body (not
-// 1xx, 204 or 304).
+// bodyAllowed reports whether an answer of the status has a body.
 func bodyAllowed(status int) bool {
 	return status >= 200 && status != http.StatusNoContent && status != http.StatusNotModified
 }
 
-// answerJSON writes an answer with the one-pass writer fn, or fallback()
-// with c.JSON when fn cannot.
+// answerJSON writes an answer with fn, or fallback() with c.JSON.
 func answerJSON(c *gin.Context, status int, fn func(b []byte) ([]byte, bool), fallback func() any) {
 	buf := jsonw.GetBuf()
 	b, ok := fn(*buf)
@@ -62,8 +58,7 @@ func answerJSON(c *gin.Context, status int, fn func(b []byte) ([]byte, bool), fa
 	answerBuf(c, status, buf)
 }
 
-// answerBuf writes the JSON in buf (jsonw.GetBuf) and gives buf to the
-// journal or back to the pool.
+// answerBuf writes buf and gives it to the journal or back to the pool.
 func answerBuf(c *gin.Context, status int, buf *[]byte) {
 	r, ok := c.Writer.(*recorder)
 	adopted := ok && bodyAllowed(status) && r.adopt(buf)

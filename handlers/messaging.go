@@ -1,10 +1,8 @@
 package handlers
 
 // Messaging (docs/api.md#messaging; docs/fidelity.md G12, G14, G20, M13):
-// a connector token and registered host buy a short-lived JWT, the JWT a
-// session (messaging_session.go), the session a WebSocket to the agent
-// (messaging_socket.go). A session the agent joins is a WEBCHAT
-// conversation.
+// a connector token buys a JWT, the JWT a session (messaging_session.go),
+// the session a WebSocket to the agent (messaging_socket.go).
 
 import (
 	"errors"
@@ -38,7 +36,6 @@ var famMessaging = &Family{
 	ClockEvents: []ClockEvent{engine.ClockMessagingIdleExpiry},
 }
 
-// messagingRoutes are its routes.
 var messagingRoutes = []Route{
 	route("POST /api/v1/access-token", (*API).handleMessagingAccessToken, opMessagingToken),
 	route("POST /api/v1/sessions", (*API).handleMessagingSessionCreate, opMessagingSession),
@@ -68,10 +65,8 @@ var (
 		Errors:    []int{400, 404, 429, 503}}
 )
 
-// messagingState is the messaging family's in-memory state at the edge:
-// the live sessions, each with its own lock (messaging_session.go); the
-// engine holds the access tokens' key and the id stream of events
-// (engine/messaging_tokens.go).
+// messagingState is the live sessions, each with its own lock; the engine
+// holds the token key (engine/messaging_tokens.go).
 type messagingState struct {
 	// mu guards sessions. It is taken under a session's mu, never the
 	// reverse.
@@ -87,9 +82,8 @@ func (a *API) sessionsLocked() map[string]*rtSession {
 	return a.messaging.sessions
 }
 
-// resetMessaging drops live state after a reset: every session ends and
-// its sockets are closed with 1012 (service restart); the engine refuses
-// every access token issued so far.
+// resetMessaging ends every session after a reset, closing its sockets
+// with 1012 (service restart).
 func (a *API) resetMessaging() {
 	a.messaging.mu.Lock()
 	sessions := a.messaging.sessions
@@ -108,8 +102,8 @@ func (a *API) resetMessaging() {
 	}
 }
 
-// msgParseError is the answer to a body messaging cannot read: the real
-// service's fixed text, the reason in the journal's warnings.
+// msgParseError answers an unreadable body with the real fixed text; the
+// reason goes to the journal's warnings.
 func msgParseError(c *gin.Context, err error) error {
 	var e *engine.Error
 	if errors.As(err, &e) {
@@ -157,8 +151,7 @@ func (a *API) handleMessagingAccessToken(c *gin.Context) error {
 	return nil
 }
 
-// verifyToken checks an access token (engine.VerifyMessagingToken); the
-// expire_token preset refuses it as expired.
+// verifyToken checks an access token; the expire_token preset refuses it.
 func (a *API) verifyToken(c *gin.Context, raw string) (*bearer, error) {
 	p, ok := requestPreset(c)
 	return a.VerifyMessagingToken(raw, ok && p.Name == PresetExpireToken)
@@ -166,8 +159,7 @@ func (a *API) verifyToken(c *gin.Context, raw string) (*bearer, error) {
 
 // Messaging's presets (docs/scenarios.md#faults).
 const (
-	// PresetExpireSession expires the request's session at once (on /ws,
-	// after the history batch).
+	// PresetExpireSession expires the request's session at once.
 	PresetExpireSession = "messaging.expire_session"
 	// PresetExpireSessionAfter expires the session after N more answered
 	// user messages ("messaging.expire_session_after:N").
@@ -175,14 +167,12 @@ const (
 	// PresetExpireToken issues an expired token, or refuses the one
 	// presented as expired.
 	PresetExpireToken = "messaging.expire_token"
-	// PresetDropSocket (on /ws) drops the socket, without a close frame,
-	// in the next agent reply.
+	// PresetDropSocket (on /ws) drops the socket in the next agent reply.
 	PresetDropSocket = "messaging.drop_socket"
 	// PresetStallChunks (on /ws) stops delivering after the first chunk of
 	// the next streamed reply.
 	PresetStallChunks = "messaging.stall_chunks"
-	// PresetDelayChunks (on /ws) waits this long (wall time) before each
-	// chunk ("messaging.delay_chunks:200ms").
+	// PresetDelayChunks (on /ws) waits before each chunk (":200ms").
 	PresetDelayChunks = "messaging.delay_chunks"
 )
 
@@ -221,8 +211,7 @@ type accessTokenResponse struct {
 	TokenType   string `json:"token_type"`
 }
 
-// accessClaims and bearer are the engine's access token claims and what
-// a verified token grants.
+// accessClaims and bearer are the engine's token claims and grant.
 type (
 	accessClaims = engine.AccessClaims
 	bearer       = engine.Bearer

@@ -1,12 +1,9 @@
 package handlers
 
 // The messaging WebSocket's bounded send queue (docs/fidelity.md M13.3),
-// so that a client that stops reading cannot make the mock grow: past
-// limits.ws_send_queue_messages or _bytes (the opening's history batches
-// not counted) the queue is dropped, the client's events are no longer
-// handled, and the socket closes with 1013. The history keeps every
-// persistent event: the client reconnects with its cursor. A small kernel
-// send buffer makes a client that does not read show in the queue soon.
+// so a client that stops reading cannot make the mock grow: past the
+// limits the socket closes with 1013 and the client reconnects with its
+// cursor. A small kernel send buffer makes such a client show soon.
 
 import (
 	"bufio"
@@ -59,8 +56,7 @@ func (c *rtConn) dequeueLocked() wsItem {
 	return it
 }
 
-// sendBufferWriter sets a hijacked connection's send buffer to
-// wsSendBuffer.
+// sendBufferWriter sets a hijacked connection's send buffer.
 type sendBufferWriter struct{ gin.ResponseWriter }
 
 func (w sendBufferWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {

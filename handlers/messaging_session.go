@@ -1,7 +1,6 @@
 package handlers
 
-// Messaging sessions: create, the live session with its event history
-// and inactivity timer, expiry and end.
+// Messaging sessions: the live session, its history, timer and end.
 
 import (
 	"cmp"
@@ -82,8 +81,8 @@ type rtSession struct {
 	conns    map[*rtConn]struct{}
 	stopIdle func() bool
 	idleGen  int
-	// expireAfter > 0 expires the session after that many more answered
-	// user messages (preset).
+	// expireAfter > 0 expires the session after that many more user
+	// messages.
 	expireAfter int
 
 	// connected: a socket attached once (engine.MachineMessagingSession).
@@ -121,7 +120,6 @@ func (a *API) newSession(b *bearer, platform string, streaming bool, device, ua 
 	return s
 }
 
-// session returns a live session.
 func (a *API) session(id string) *rtSession {
 	a.messaging.mu.Lock()
 	defer a.messaging.mu.Unlock()
@@ -141,9 +139,8 @@ func (a *API) touchLocked(s *rtSession) {
 	})
 }
 
-// expireSession ends a session for good, as abandoned, its sockets closed
-// with 4001 (docs/fidelity.md M13.2); gen is the idle timer's generation
-// that fired (-1: any).
+// expireSession ends a session as abandoned (docs/fidelity.md M13.2); gen
+// is the firing idle timer's generation (-1: any).
 func (a *API) expireSession(s *rtSession, gen int) {
 	s.mu.Lock()
 	if s.ended || gen >= 0 && gen != s.idleGen {

@@ -1,11 +1,9 @@
 package handlers
 
 // The messaging WebSocket (docs/api.md#messaging-ws; docs/fidelity.md
-// G12): history replay from a cursor, the client's events, the agent's
-// replies. Each socket has a reader that handles its client's events in
-// order and a writer with a bounded queue (messaging_queue.go), so a slow
-// socket never holds up its session; both count in the API's wait group,
-// and Close ends them with 1001 (going away).
+// G12). Each socket has a reader handling its client's events in order
+// and a writer with a bounded queue (messaging_queue.go), so a slow socket
+// never holds up its session.
 
 import (
 	"context"
@@ -32,8 +30,7 @@ const (
 	wsCloseNormal    websocket.StatusCode = 1000 // after SESSION_END
 	wsCloseGoingAway websocket.StatusCode = 1001 // the mock shuts down
 	wsCloseRestart   websocket.StatusCode = 1012 // the mock resets
-	// wsCloseExpired: the SDKs read 4001 as a rejected session and do not
-	// reconnect.
+	// wsCloseExpired: the SDKs read 4001 as rejected and do not reconnect.
 	wsCloseExpired   websocket.StatusCode = 4001
 	wsCloseQueueFull websocket.StatusCode = 1013 // the send queue overflowed
 )
@@ -76,8 +73,7 @@ const (
 	maxReconnects     = 5
 	batchSize         = 100
 	writeTimeout      = 5 * time.Second
-	// shutdownGrace bounds the close handshake at shutdown: a client that
-	// does not answer the close frame is dropped after it.
+	// shutdownGrace bounds the close handshake at shutdown.
 	shutdownGrace = time.Second
 )
 
@@ -93,8 +89,7 @@ type wsEvent struct {
 	Metadata  map[string]any `json:"metadata"`
 }
 
-// appendWSEvent appends ev as encoding/json encodes it (ok false: a value
-// it would refuse).
+// appendWSEvent appends ev as encoding/json encodes it, or reports false.
 func appendWSEvent(b []byte, ev *wsEvent) ([]byte, bool) {
 	b = append(b, `{"id":`...)
 	b = jsonw.AppendString(b, ev.ID)
@@ -120,7 +115,6 @@ func appendWSEvent(b []byte, ev *wsEvent) ([]byte, bool) {
 	return append(b, '}'), true
 }
 
-// clientEvent is what a client sends.
 type clientEvent struct {
 	Type     string          `json:"type"`
 	Payload  json.RawMessage `json:"payload"`
@@ -146,13 +140,12 @@ const (
 	itemAgentMessage
 	itemFirstChunk
 	itemChunk
-	// itemReplay is an opening history batch: not counted in the bound.
+	// itemReplay is an opening history batch, not counted in the bound.
 	itemReplay
 )
 
-// emitLocked sends a server event to one socket, or every socket when to
-// is nil; a persistent one gets the next sequence and joins the history.
-// s.mu must be held.
+// emitLocked sends a server event to to (nil: every socket); a persistent
+// one joins the history. s.mu must be held.
 func (a *API) emitLocked(s *rtSession, to *rtConn, typ string, payload any, meta map[string]any, persist bool, kind int) {
 	now := a.Clock().Now()
 	if meta == nil {
@@ -197,8 +190,8 @@ func (a *API) systemLocked(s *rtSession, to *rtConn, level, text string) {
 type rtConn struct {
 	s  *rtSession
 	ws *websocket.Conn
-	// readCtx is the reader's context, not the API's (whose end would
-	// drop the connection before the writer's close frame).
+	// readCtx is not the API's, whose end would drop the connection
+	// before the writer's close frame.
 	readCtx    context.Context
 	cancelRead context.CancelFunc
 
@@ -206,12 +199,11 @@ type rtConn struct {
 	queue   []wsItem
 	closing *wsClose
 	wake    chan struct{}
-	// bound is the send queue's bound, held what it holds.
+	// bound is the send queue's bound; held, what it holds.
 	bound, held queueSize
-	// overflowed: closing, the client's events are no longer handled.
-	overflowed atomic.Bool
-	// faults of the socket (presets)
-	drop, stall bool
+	// overflowed: closing; the client's events are no longer handled.
+	overflowed  atomic.Bool
+	drop, stall bool // fault presets
 	delay       time.Duration
 }
 
@@ -294,8 +286,7 @@ func (a *API) handleMessagingSocket(c *gin.Context) error {
 		return msgError(http.StatusTooManyRequests, MsgMessagingTooMany)
 	}
 	// Accepted under the session's lock, so its history batch comes
-	// before any later event; counted in wg before the hijack, so that
-	// Close cannot miss the socket's goroutines.
+	// first; counted in wg before the hijack, so Close cannot miss it.
 	a.wg.Add(1)
 	ws, err := websocket.Accept(sendBufferWriter{c.Writer}, c.Request, &websocket.AcceptOptions{InsecureSkipVerify: true})
 	if err != nil {
@@ -359,8 +350,8 @@ func parseCursor(v string) int {
 	return n
 }
 
-// replayLocked queues the history after cursor as EVENT_BATCH events of up
-// to batchSize events; the first batch always starts with SESSION_START.
+// replayLocked queues the history after cursor as EVENT_BATCH events; the
+// first always starts with SESSION_START.
 func (a *API) replayLocked(s *rtSession, c *rtConn, cursor int) {
 	events := []json.RawMessage{s.history[0].Data}
 	for _, h := range s.history[1:] {
@@ -428,8 +419,7 @@ func (a *API) writeLoop(ctx context.Context, c *rtConn) {
 	}
 }
 
-// goAway closes the socket with 1001 going away, waiting at most
-// shutdownGrace for the client to answer the close frame.
+// goAway closes the socket with 1001, waiting at most shutdownGrace.
 func (c *rtConn) goAway() {
 	t := time.AfterFunc(shutdownGrace, c.cancelRead) // drops the connection, ending Close
 	defer t.Stop()
@@ -463,8 +453,7 @@ func (a *API) readLoop(ctx context.Context, c *rtConn) {
 	}
 }
 
-// handleEvent handles one client event (docs/api.md#messaging-events);
-// another type gets a system message, the socket stays open.
+// handleEvent handles one client event (docs/api.md#messaging-events).
 func (a *API) handleEvent(c *rtConn, data []byte) {
 	s := c.s
 	s.mu.Lock()
@@ -522,8 +511,7 @@ func (a *API) handleEvent(c *rtConn, data []byte) {
 	}
 }
 
-// joinLocked lets the agent join (POLY_AGENT_JOINED, thinking, the
-// greeting), starting the WEBCHAT conversation.
+// joinLocked lets the agent join, starting the WEBCHAT conversation.
 func (a *API) joinLocked(s *rtSession, c *rtConn) {
 	if s.joined {
 		a.systemLocked(s, c, levelWarning, MsgWSAlreadyIn)
@@ -587,8 +575,7 @@ func (a *API) userMessageLocked(s *rtSession, c *rtConn, text string, meta map[s
 	}
 }
 
-// replyLocked sends the agent's outcome: thinking, the message (or its
-// chunks), then a handoff or the end of the session.
+// replyLocked sends the agent's outcome, then a handoff or the end.
 func (a *API) replyLocked(s *rtSession, conv *engine.Conversation, out engine.Outcome) {
 	a.emitLocked(s, nil, evAgentThinking, map[string]any{}, nil, false, itemOther)
 	id := a.MessagingMessageID()
@@ -617,8 +604,7 @@ func (a *API) replyLocked(s *rtSession, conv *engine.Conversation, out engine.Ou
 	}
 }
 
-// chunkText splits text into chunks of n words that concatenate to it
-// (an empty text: one empty chunk).
+// chunkText splits text into chunks of n words that concatenate to it.
 func chunkText(text string, n int) []string {
 	if n <= 0 {
 		n = 1

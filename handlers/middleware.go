@@ -23,67 +23,56 @@ import (
 )
 
 // reqState is what the middleware and the handlers learn about one
-// request: one value per request, found through its response writer
-// (stateOf) rather than gin context keys (a map entry each).
+// request, found through its response writer (stateOf) rather than gin
+// context keys.
 type reqState struct {
-	// api serves the request; carrier is the writer ServeHTTP gives gin.
 	api     *API
 	carrier carrier
 	// rec is the request's response writer (begin installs it).
 	rec         recorder
 	family      *Family
 	correlation string
-	// body is the request body as read (within the family's limit);
-	// read-only: the journal keeps it.
+	// body is the request body as read; read-only: the journal keeps it.
 	body      []byte
 	bodyLarge bool
 	// principal is the authenticated caller (nil before); it points at
 	// principalVal.
 	principal    *engine.Principal
 	principalVal engine.Principal
-	// fault is the id of the fault rule that fired; faultBody marks an
-	// answer that is its verbatim body.
+	// faultBody marks an answer that is the fired rule's verbatim body.
 	fault     string
 	faultBody bool
-	// preset is the faults.PresetCall marked on the request (markPreset).
-	preset    faults.PresetCall
+	preset    faults.PresetCall // marked by markPreset
 	hasPreset bool
-	// For the coverage counts (cover): op is the operation's catalogue
-	// index plus one (0: no route), code the error code answered,
-	// firedPreset the preset a fault rule applied.
+	// op is the operation's catalogue index plus one (0: no route).
 	op          int
 	code        string
 	firedPreset string
 	warnings    []string
 	// journalStatus overrides the journaled status when set (0: dropped).
-	journalStatus    int
-	hasJournalStatus bool
-	// The answer's correlation and Content-Length header values.
+	journalStatus     int
+	hasJournalStatus  bool
 	correlationHeader [1]string
 	contentLength     [1]string
-	// bodyReader reads body again, as the request's body for the handlers.
-	bodyReader bodyReader
+	bodyReader        bodyReader
 }
 
-// maxBodyPrealloc bounds the buffer readBody makes before a body's bytes
-// arrive.
+// maxBodyPrealloc bounds the buffer readBody makes before a body arrives.
 const maxBodyPrealloc = 64 << 10
 
-// bodyReader is a request body read from memory.
 type bodyReader struct{ bytes.Reader }
 
 func (*bodyReader) Close() error { return nil }
 
 // readBody is io.ReadAll(io.LimitReader(r, max)) into one buffer of the
-// announced size (Content-Length; 0 or less: unknown), at first at most
-// maxBodyPrealloc: a client announcing much and sending little holds
-// little.
+// announced size, capped at first by maxBodyPrealloc so a client
+// announcing much and sending little holds little.
 func readBody(r io.Reader, size, max int64) ([]byte, error) {
 	if size <= 0 || size >= max {
 		return io.ReadAll(io.LimitReader(r, max))
 	}
 	lr := io.LimitedReader{R: r, N: max}
-	// One byte more than announced: the read that meets EOF needs no growth.
+	// One byte more than announced, so the read that meets EOF needs no growth.
 	b := make([]byte, 0, min(size+1, maxBodyPrealloc))
 	for {
 		n, err := lr.Read(b[len(b):cap(b)])
@@ -105,19 +94,17 @@ func stateOf(c *gin.Context) *reqState {
 	if r, ok := c.Writer.(*recorder); ok {
 		return r.st
 	}
-	// Never for a request the API's engine serves: begin runs first.
 	panic("handlers: request state asked for outside the API's middleware")
 }
 
-// carrier is the response writer API.ServeHTTP gives the table's engine:
-// it carries the request's state, and so the instance, to begin.
+// carrier is the response writer API.ServeHTTP gives gin, carrying the
+// request's state to begin.
 type carrier struct {
 	http.ResponseWriter
 	st *reqState
 }
 
-// Unwrap, Flush and Hijack reach the server's writer (a WebSocket
-// upgrade hijacks the connection).
+// Unwrap, Flush and Hijack reach the server's writer (for WebSocket).
 func (w *carrier) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 func (w *carrier) Flush() {
@@ -130,8 +117,8 @@ func (w *carrier) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	return http.NewResponseController(w.ResponseWriter).Hijack()
 }
 
-// begin finds the request's state on the writer API.ServeHTTP gave gin,
-// and puts its recorder in front of gin's writer.
+// begin finds the request's state and puts its recorder in front of
+// gin's writer.
 func begin(c *gin.Context) {
 	cw, ok := c.Writer.(interface{ Unwrap() http.ResponseWriter })
 	if !ok {
@@ -154,8 +141,7 @@ func begin(c *gin.Context) {
 // docs/fidelity.md M1.6).
 const CorrelationHeader = "X-PolyAI-Correlation-Id"
 
-// correlationKey is CorrelationHeader in canonical form (read and set
-// without rewriting).
+// correlationKey is CorrelationHeader in canonical form.
 const correlationKey = "X-Polyai-Correlation-Id"
 
 func familyOf(c *gin.Context) *Family { return stateOf(c).family }
@@ -192,7 +178,7 @@ func correlation(c *gin.Context) {
 		id = st.api.NewCorrelationID()
 	}
 	st.correlation, st.correlationHeader[0] = id, id
-	c.Writer.Header()[correlationKey] = st.correlationHeader[:] // as c.Header: the key is canonical
+	c.Writer.Header()[correlationKey] = st.correlationHeader[:]
 	c.Next()
 }
 
@@ -203,19 +189,17 @@ func record(c *gin.Context) {
 	a := st.api
 	limit := a.View().MaxBody()
 	if n := a.tab.maxBody[c.FullPath()]; n > limit {
-		limit = n // a route with a larger limit of its own (an audio upload)
+		limit = n // a route's own larger limit (audio uploads)
 	}
 	if c.Request.ContentLength > limit {
-		// Refused by its declared length, unread (413 after fault rules:
-		// serve), so the answer never waits for a body that may not come;
-		// the connection closes after it.
+		// Refused unread (413 after fault rules), so the answer never
+		// waits for a body that may not come.
 		st.bodyLarge = true
 		c.Writer.Header().Set("Connection", "close")
 	} else if c.Request.Body != nil && c.Request.Body != http.NoBody {
 		data, err := readBody(c.Request.Body, c.Request.ContentLength, limit+1)
 		if err != nil {
-			// The client stalled past the server's read timeout or went
-			// away mid-body: a partial body is never served as a whole one.
+			// A partial body is never served as a whole one.
 			panic(http.ErrAbortHandler)
 		}
 		if int64(len(data)) > limit {
@@ -226,14 +210,12 @@ func record(c *gin.Context) {
 		st.bodyReader.Reset(data)
 		c.Request.Body = &st.bodyReader
 	}
-	// A protocol switch (a WebSocket upgrade) is journaled when its 101 is
-	// written, before the client can read it (recorder.WriteHeader).
+	// A protocol switch is journaled when its 101 is written.
 	rec := &st.rec
 	rec.limit, rec.a, rec.c, rec.at = a.journal.BodyLimit(), a, c, a.Clock().Now()
 	defer func() {
 		if v := recover(); v != nil {
-			// A dropped connection (0) or a handler panic (500) is
-			// journaled too.
+			// Drops (0) and handler panics (500) are journaled too.
 			status := http.StatusInternalServerError
 			if err, ok := v.(error); ok && errors.Is(err, http.ErrAbortHandler) {
 				status = 0
@@ -255,8 +237,8 @@ func record(c *gin.Context) {
 	}
 }
 
-// cover adds the answered (or dropped: status 0) request to the
-// instance's coverage counts, once, where it is journaled.
+// cover adds the request to the coverage counts, once, where it is
+// journaled.
 func (a *API) cover(st *reqState, status int) {
 	a.coverage.Request(st.op-1, status, st.code, st.fault, st.firedPreset, coverage.SourceClient)
 }
@@ -264,16 +246,14 @@ func (a *API) cover(st *reqState, status int) {
 // recorder captures the first bytes of a response for the journal.
 type recorder struct {
 	gin.ResponseWriter
-	st    *reqState // the request's state, which holds this recorder
+	st    *reqState // which holds this recorder
 	body  []byte
 	limit int
-	// own is the pool buffer that body is, when the answer's buffer was
-	// adopted (adopt); skip counts the adopted bytes not written yet
-	// (already in body).
+	// own is body's pool buffer when adopted; skip counts the adopted
+	// bytes not written yet.
 	own  *[]byte
 	skip int
-	// The request (a, c) and when it came (at), to journal it on a
-	// protocol switch; journaled once it is.
+	// To journal the request on a protocol switch.
 	a         *API
 	c         *gin.Context
 	at        time.Time
@@ -281,7 +261,7 @@ type recorder struct {
 }
 
 // WriteHeader sets the status; a 101 journals the request at once, as the
-// client may send its next request as soon as it reads it.
+// client may send its next request on reading it.
 func (r *recorder) WriteHeader(code int) {
 	r.ResponseWriter.WriteHeader(code)
 	if code == http.StatusSwitchingProtocols && !r.journaled && r.a != nil {
@@ -301,8 +281,7 @@ func (r *recorder) WriteString(s string) (int, error) {
 	return r.ResponseWriter.WriteString(s)
 }
 
-// capture keeps the first bytes written (up to the journal's limit) for
-// the journal, past the adopted bytes it holds already (skip).
+// capture keeps the first bytes written for the journal, past skip.
 func capture[B string | []byte](r *recorder, b B) {
 	if n := min(len(b), r.skip); n > 0 {
 		r.skip -= n
@@ -315,9 +294,8 @@ func capture[B string | []byte](r *recorder, b B) {
 }
 
 // adopt makes an answer buffer (jsonw.GetBuf) the journal's copy of the
-// response body, uncopied, when it is the whole answer and fits the
-// journal's limit (a buffer grown far past it is not kept). When it took
-// the buffer, the caller writes its bytes next and never touches it again.
+// whole body, uncopied, if it fits; when it does, the caller writes its
+// bytes next and never touches it again.
 func (r *recorder) adopt(buf *[]byte) bool {
 	b := *buf
 	if r.a == nil || r.journaled || len(r.body) > 0 || len(b) == 0 || len(b) > r.limit || cap(b) > 2*r.limit {
@@ -327,13 +305,12 @@ func (r *recorder) adopt(buf *[]byte) bool {
 	return true
 }
 
-// handlerFunc is every handler: a method expression of API, bound at
-// dispatch, that writes its success answer or returns an error.
+// handlerFunc is every handler: a method expression of API that writes
+// its success answer or returns an error.
 type handlerFunc func(a *API, c *gin.Context) error
 
-// dispatch serves a route (op: its operation's catalogue index): fault
-// rules, authentication and the body bound, then the handler; an error is
-// rendered in the family's shape.
+// dispatch serves a route (op: its catalogue index): fault rules,
+// authentication and the body bound, then the handler.
 func dispatch(r Route, op int) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		st := stateOf(c)
@@ -378,11 +355,11 @@ func regionError(f *Family, region string) *engine.Error {
 		Message: fmt.Sprintf("Unknown region %q: use /%s/{region}/... with region %s.", region, base, valid)}
 }
 
-// applyFault applies the first fault rule that fires for the request. done
-// reports that the request was answered (or dropped) by the rule.
+// applyFault applies the first fault rule that fires; done reports that
+// the rule answered (or dropped) the request.
 func (a *API) applyFault(c *gin.Context, f *Family) (done bool, err error) {
 	if a.Faults().Len() == 0 {
-		return false, nil // the common case: no request to build
+		return false, nil
 	}
 	req := faults.Request{
 		Family: f.Name,
@@ -402,17 +379,13 @@ func (a *API) applyFault(c *gin.Context, f *Family) (done bool, err error) {
 	if d := act.Delay.D(); d > 0 {
 		if act.DelayClock == "virtual" {
 			if _, err := a.Clock().Advance(c.Request.Context(), d); err != nil {
-				// The client went away or the server is shutting down.
 				panic(http.ErrAbortHandler)
 			}
 		} else if err := sleepCtx(c.Request.Context(), d); err != nil {
-			// Dropped, never answered as if it had been served.
-			panic(http.ErrAbortHandler)
+			panic(http.ErrAbortHandler) // never answered as if served
 		}
 	}
 	if act.Drop {
-		// net/http closes the connection without an answer; the in-memory
-		// transport reports a connection error.
 		panic(http.ErrAbortHandler)
 	}
 	if act.Preset != "" {
@@ -442,8 +415,8 @@ func (a *API) applyFault(c *gin.Context, f *Family) (done bool, err error) {
 // presetFunc applies a named failure mode of a family.
 type presetFunc func(c *gin.Context, r faults.Rule) (done bool, err error)
 
-// preset looks up a named failure mode in the table's presets and returns
-// its family's way of applying it, nil for an unknown name.
+// preset returns the family's way of applying a named failure mode, or
+// nil.
 func (a *API) preset(name string) presetFunc {
 	call, err := a.tab.faults.ParsePreset(name)
 	if err != nil {
@@ -455,8 +428,7 @@ func (a *API) preset(name string) presetFunc {
 	return nil
 }
 
-// markPreset marks the request with a preset that its family's handler
-// applies (messaging, outbound): the request goes on.
+// markPreset marks the request with a preset its handler applies.
 func markPreset(_ *API, call faults.PresetCall) presetFunc {
 	return func(c *gin.Context, _ faults.Rule) (bool, error) {
 		st := stateOf(c)
@@ -465,13 +437,11 @@ func markPreset(_ *API, call faults.PresetCall) presetFunc {
 	}
 }
 
-// requestPreset returns the preset marked on the request, if any.
 func requestPreset(c *gin.Context) (faults.PresetCall, bool) {
 	st := stateOf(c)
 	return st.preset, st.hasPreset
 }
 
-// defaultMessage is the message of a fault with no message of its own.
 func defaultMessage(status int) string {
 	if t := http.StatusText(status); t != "" {
 		return t + "."
@@ -491,8 +461,7 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// fieldNames caches jsonFields (reflect.Type → map[string]bool,
-// read-only), as encoding/json caches its facts about types.
+// fieldNames caches jsonFields (reflect.Type → map[string]bool, read-only).
 var fieldNames sync.Map
 
 // jsonFields lists the json names of a struct type's fields.
@@ -560,8 +529,7 @@ func handleNoRoute(c *gin.Context) {
 		Message: fmt.Sprintf("No route for %s %s.", c.Request.Method, p)})
 }
 
-// handleNoMethod answers a known route with the wrong method (405, Allow set
-// by gin).
+// handleNoMethod answers a known route with the wrong method (405).
 func handleNoMethod(c *gin.Context) {
 	st := stateOf(c)
 	a := st.api

@@ -1,8 +1,7 @@
 package handlers
 
 // Routes and their documentation, from which docs/openapi.json is
-// generated: validators read the same rules (enums, limits, patterns) the
-// document publishes, so the two cannot drift.
+// generated; validators read the same rules, so the two cannot drift.
 
 import (
 	"regexp"
@@ -29,11 +28,9 @@ func (r Route) Fam() *Family { return r.fam }
 
 // Op documents one operation.
 type Op struct {
-	// ID is the operationId (unique, lowerCamel); Summary a short title;
-	// Doc a longer description (Markdown).
+	// ID is the operationId (unique, lowerCamel); Doc is Markdown.
 	ID, Summary, Doc string
-	// Path refines path parameters (a pattern); others are described by
-	// their name.
+	// Path refines path parameters; others are described by their name.
 	Path    []Param
 	Query   []Param
 	Headers []Param // read besides the family's credentials
@@ -41,19 +38,15 @@ type Op struct {
 	Body         any
 	BodyOptional bool // an empty body is allowed
 	BodyPartial  bool // every field is optional (an update)
-	// BodyTypes are the media types the body may have besides
-	// application/json (external events dispatch on it).
+	// BodyTypes are media types besides application/json.
 	BodyTypes []string
 	MaxBody   int64      // raises the instance's body limit (bytes)
 	Responses []Response // the answers other than errors
-	// Errors are the error statuses the operation answers besides those
-	// of every route of its family (Route.ErrorStatuses).
+	// Errors are error statuses besides its family's (Route.ErrorStatuses).
 	Errors []int
-	// Fidelity marks what exists or is shaped by the mock's choice
-	// (x-mock-fidelity).
+	// Fidelity marks the mock's choices (x-mock-fidelity).
 	Fidelity *engine.Fidelity
-	// Security, when set, are the credentials the operation accepts
-	// instead of its family's (alternatives of scheme names).
+	// Security, when set, replaces its family's scheme alternatives.
 	Security [][]string
 }
 
@@ -67,8 +60,7 @@ type Response struct {
 	Fidelity *engine.Fidelity
 }
 
-// Param is a query parameter or a header: its schema, which its parser
-// checks.
+// Param is a query parameter or a header, with the schema its parser checks.
 type Param struct {
 	Name     string
 	Type     string   // string (default), integer, boolean or date-time
@@ -87,7 +79,6 @@ type RuledBody interface {
 	FieldRules() map[string]engine.FieldRule
 }
 
-// requiredFields lists the required fields of a body type, in order.
 func requiredFields(body RuledBody) []string {
 	rules := body.FieldRules()
 	var out []string
@@ -99,13 +90,11 @@ func requiredFields(body RuledBody) []string {
 	return out
 }
 
-// ok is a success answer.
 func ok(status int, body any) Response { return Response{Status: status, Body: body} }
 
 // Routes lists every route of the API, in the table's order.
 func (a *API) Routes() []Route { return slices.Clone(a.tab.routes) }
 
-// paramNames is the set of the parameters' names.
 func paramNames(ps []Param) map[string]bool {
 	out := make(map[string]bool, len(ps))
 	for _, p := range ps {

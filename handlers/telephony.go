@@ -1,11 +1,8 @@
 package handlers
 
-// Telephony of the Agents API: connectors and phone numbers
-// (docs/api.md#agents-connectors, docs/api.md#agents-numbers,
-// docs/api.md#agents-inbound; docs/fidelity.md G13, M12.12-M12.16). The
-// routes are in telephony_connectors.go and telephony_numbers.go; the
-// domain and its storage in engine/telephony, inbound calls in the
-// engine's telephony.go.
+// Telephony of the Agents API (docs/api.md#agents-connectors,
+// docs/api.md#agents-numbers, docs/api.md#agents-inbound; docs/fidelity.md
+// G13, M12.12-M12.16); the domain is engine/telephony's.
 
 import "encoding/json"
 

@@ -1,9 +1,7 @@
 package handlers
 
-// Telephony connectors of an agent: list, get, batch get, lookup by
-// number, update (one or a batch; moving a connector to another agent
-// moves its numbers), delete (its numbers lose their routing). Connectors
-// come from the scenario: the API has no create operation.
+// Telephony connectors of an agent. Connectors come from the scenario:
+// the API has no create operation.
 
 import (
 	"encoding/json"
@@ -19,7 +17,6 @@ import (
 	"github.com/agentplatform/mockplatform/scenario"
 )
 
-// telephonyConnectorsRoutes are the routes of TelephonyConnectors.
 var telephonyConnectorsRoutes = []Route{
 	route("GET /v1/agents/:agent/telephony/connectors", (*API).handleConnectorList, opConnectorList),
 	route("POST /v1/agents/:agent/telephony/connectors/batch", (*API).handleConnectorBatchGet, opConnectorBatchGet),
@@ -53,8 +50,8 @@ type (
 	connectorIDsBody struct {
 		ConnectorIDs []string `json:"connectorIds"`
 	}
-	// connectorPatchBody is the body of a connector update (and, with
-	// connectorId, an item of a batch update); readConnectorPatch reads it.
+	// connectorPatchBody is the body of a connector update (with
+	// connectorId, a batch item); readConnectorPatch reads it.
 	connectorPatchBody struct {
 		VariantID   *string `json:"variantId"`
 		ASRLangCode string  `json:"asrLangCode"`
@@ -113,8 +110,7 @@ func (a *API) handleConnectorList(c *gin.Context) error {
 }
 
 // handleConnectorGet handles "GET /v1/agents/{agentId}/telephony/connectors/{connectorId}"
-// (docs/api.md#agents-connectors): the connector with every field; 404
-// CONNECTORS_NOT_FOUND.
+// (docs/api.md#agents-connectors).
 func (a *API) handleConnectorGet(c *gin.Context) error {
 	x, err := a.Telephony().Connector(principal(c), c.Param("agent"), c.Param("connector"))
 	if err != nil {
@@ -145,7 +141,7 @@ func (a *API) handleConnectorBatchGet(c *gin.Context) error {
 
 var connectorPatchFields = engine.BodyFields(connectorPatchBody{})
 
-// readConnectorPatch reads the patch fields of f. It reports field errors
+// readConnectorPatch reads the patch fields of f, reporting field errors
 // in f; the engine checks the variant and the target agent.
 func readConnectorPatch(f *fieldBody) telephony.ConnectorPatch {
 	var cp telephony.ConnectorPatch
@@ -179,9 +175,8 @@ func readConnectorPatch(f *fieldBody) telephony.ConnectorPatch {
 	return cp
 }
 
-// handleConnectorUpdate handles "PATCH .../telephony/connectors/{connectorId}"
-// {variantId, asrLangCode, voiceName, projectId}: only the given fields
-// change (Engine.UpdateConnector).
+// handleConnectorUpdate handles "PATCH .../telephony/connectors/{connectorId}":
+// only the given fields change.
 func (a *API) handleConnectorUpdate(c *gin.Context) error {
 	f, err := readFields(c, false, connectorPatchFields...)
 	if err != nil {
@@ -199,12 +194,9 @@ func (a *API) handleConnectorUpdate(c *gin.Context) error {
 	return nil
 }
 
-// handleConnectorBatchUpdate handles "PATCH .../telephony/connectors/batch"
-// {updates: [{connectorId, variantId?, asrLangCode?, voiceName?, projectId?}]}
-// → {results: [{connectorId, success, data?, error?}]}: each update is
-// applied on its own (partial success), in order, in one store update. A
-// malformed body (no updates, an item without connectorId) gives 400; an
-// item's own field errors are its result.
+// handleConnectorBatchUpdate handles "PATCH .../telephony/connectors/batch":
+// each update applies on its own (partial success), in order, in one store
+// update; an item's own field errors are its result.
 func (a *API) handleConnectorBatchUpdate(c *gin.Context) error {
 	f, err := readFields(c, false, engine.BodyFields(connectorUpdatesBody{})...)
 	if err != nil {
@@ -252,10 +244,8 @@ func (a *API) handleConnectorBatchUpdate(c *gin.Context) error {
 	return nil
 }
 
-// handleConnectorLookup handles "POST .../telephony/connectors/lookup"
-// {phoneNumber}: the connector the agent's number routes to. A number
-// that is not E.164 gives 400, an unknown one 404 PHONE_NUMBERS_NOT_FOUND,
-// a number routed to no connector 404 CONNECTORS_NOT_FOUND.
+// handleConnectorLookup handles "POST .../telephony/connectors/lookup":
+// the connector the agent's number routes to.
 func (a *API) handleConnectorLookup(c *gin.Context) error {
 	f, err := readFields(c, false, engine.BodyFields(phoneNumberBody{})...)
 	if err != nil {
@@ -277,9 +267,8 @@ func (a *API) handleConnectorLookup(c *gin.Context) error {
 	return nil
 }
 
-// handleConnectorDelete handles "DELETE .../telephony/connectors/{connectorId}":
-// the connector and every phone number routed to it are deleted →
-// {deletedConnector, deletedPhoneNumbers}.
+// handleConnectorDelete handles "DELETE .../telephony/connectors/{connectorId}",
+// deleting the numbers routed to it too.
 func (a *API) handleConnectorDelete(c *gin.Context) error {
 	id := c.Param("connector")
 	deleted, err := a.Telephony().DeleteConnector(principal(c), c.Param("agent"), id)

@@ -1,9 +1,7 @@
 package handlers
 
-// Phone numbers of an agent: list, import (one or many), batch get, get,
-// reassign to another connector, delete (one or many). A number is E.164
-// and belongs to one account; routed to a connector it is the agent's
-// inbound number (CallNumber, telephony.go).
+// Phone numbers of an agent: E.164, of one account; routed to a connector
+// a number is the agent's inbound number (telephony.go).
 
 import (
 	"fmt"
@@ -16,7 +14,6 @@ import (
 	"github.com/gin-gonic/gin"
 )
 
-// telephonyNumbersRoutes are the routes of TelephonyNumbers.
 var telephonyNumbersRoutes = []Route{
 	route("GET /v1/agents/:agent/telephony/phone-numbers", (*API).handlePhoneNumberList, opPhoneNumberList),
 	route("POST /v1/agents/:agent/telephony/phone-numbers", (*API).handlePhoneNumberImport, opPhoneNumberImport),
@@ -86,9 +83,8 @@ func (reassignBody) FieldRules() map[string]engine.FieldRule { return telephony.
 
 // --- phone numbers ---
 
-// handlePhoneNumberList handles "GET .../telephony/phone-numbers?connectorId="
-// → {"phoneNumbers": [...]}: the agent's numbers, in import order; an
-// unknown connectorId filters everything out.
+// handlePhoneNumberList handles "GET .../telephony/phone-numbers?connectorId=",
+// in import order.
 func (a *API) handlePhoneNumberList(c *gin.Context) error {
 	conn, filter := c.GetQuery("connectorId")
 	out, err := a.Telephony().PhoneNumbers(principal(c), c.Param("agent"), conn, filter)
@@ -107,12 +103,8 @@ func readClientEnv(f *fieldBody) string {
 	return "live"
 }
 
-// handlePhoneNumberImport handles "POST .../telephony/phone-numbers"
-// {phoneNumbers, clientEnv = live} → 201 {imported}. Every number must be
-// E.164 (else 400 PHONE_NUMBERS_INVALID_PHONE_NUMBER_FORMAT) and new
-// (else 409 PHONE_NUMBERS_ALREADY_EXISTS); either way nothing is imported.
-// A number repeated in the request is imported once. Imported numbers are
-// routed to no connector until reassigned.
+// handlePhoneNumberImport handles "POST .../telephony/phone-numbers": all
+// numbers or none are imported, routed to no connector until reassigned.
 func (a *API) handlePhoneNumberImport(c *gin.Context) error {
 	f, err := readFields(c, false, engine.BodyFields(phoneNumbersBody{})...)
 	if err != nil {
@@ -142,9 +134,8 @@ func (a *API) handlePhoneNumberImport(c *gin.Context) error {
 	return nil
 }
 
-// handlePhoneNumberDeleteMany handles "DELETE .../telephony/phone-numbers"
-// {phoneNumbers} → {deleted, errors?}: each number is released on its own;
-// unknown or malformed ones are listed in errors (omitted when empty).
+// handlePhoneNumberDeleteMany handles "DELETE .../telephony/phone-numbers":
+// each number is released on its own.
 func (a *API) handlePhoneNumberDeleteMany(c *gin.Context) error {
 	f, err := readFields(c, false, engine.BodyFields(phoneNumberListBody{})...)
 	if err != nil {
@@ -162,8 +153,7 @@ func (a *API) handlePhoneNumberDeleteMany(c *gin.Context) error {
 	return nil
 }
 
-// handlePhoneNumberBatchGet handles "POST .../telephony/phone-numbers/batch"
-// {phoneNumbers} → {found, notFound}; a malformed number gives 400.
+// handlePhoneNumberBatchGet handles "POST .../telephony/phone-numbers/batch".
 func (a *API) handlePhoneNumberBatchGet(c *gin.Context) error {
 	f, err := readFields(c, false, engine.BodyFields(phoneNumberListBody{})...)
 	if err != nil {
@@ -186,9 +176,8 @@ func (a *API) handlePhoneNumberBatchGet(c *gin.Context) error {
 	return nil
 }
 
-// handlePhoneNumberGet handles "GET .../telephony/phone-numbers/{phoneNumber}"
-// (404 PHONE_NUMBERS_NOT_FOUND, also for a malformed number: the OAS
-// lists no 400 here).
+// handlePhoneNumberGet handles "GET .../telephony/phone-numbers/{phoneNumber}";
+// a malformed number is 404, as the OAS lists no 400 here.
 func (a *API) handlePhoneNumberGet(c *gin.Context) error {
 	x, err := a.Telephony().PhoneNumber(principal(c), c.Param("agent"), c.Param("number"))
 	if err != nil {
@@ -198,8 +187,7 @@ func (a *API) handlePhoneNumberGet(c *gin.Context) error {
 	return nil
 }
 
-// handlePhoneNumberImportOne handles "POST .../telephony/phone-numbers/{phoneNumber}"
-// {clientEnv = live} (body optional) → 201 {imported}.
+// handlePhoneNumberImportOne handles "POST .../telephony/phone-numbers/{phoneNumber}".
 func (a *API) handlePhoneNumberImportOne(c *gin.Context) error {
 	f, err := readFields(c, true, engine.BodyFields(clientEnvBody{})...)
 	if err != nil {
@@ -220,8 +208,7 @@ func (a *API) handlePhoneNumberImportOne(c *gin.Context) error {
 	return nil
 }
 
-// handlePhoneNumberDelete handles "DELETE .../telephony/phone-numbers/{phoneNumber}"
-// → {deleted}.
+// handlePhoneNumberDelete handles "DELETE .../telephony/phone-numbers/{phoneNumber}".
 func (a *API) handlePhoneNumberDelete(c *gin.Context) error {
 	n := c.Param("number")
 	if err := a.Telephony().DeleteNumber(principal(c), c.Param("agent"), n); err != nil {
@@ -231,8 +218,7 @@ func (a *API) handlePhoneNumberDelete(c *gin.Context) error {
 	return nil
 }
 
-// handlePhoneNumberReassign handles "PATCH .../telephony/phone-numbers/{phoneNumber}"
-// {connectorId}: routes the number to a connector of the same agent.
+// handlePhoneNumberReassign handles "PATCH .../telephony/phone-numbers/{phoneNumber}".
 func (a *API) handlePhoneNumberReassign(c *gin.Context) error {
 	f, err := readFields(c, false, engine.BodyFields(reassignBody{})...)
 	if err != nil {

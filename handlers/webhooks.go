@@ -1,9 +1,7 @@
 package handlers
 
 // Webhook endpoints (docs/api.md#webhook-endpoints; docs/fidelity.md G2,
-// G10, G22). Endpoints are account-scoped and live in the account's region
-// partition as "webhook_endpoint" documents. Their domain and the signed
-// deliveries are the engine's (engine/webhooks*.go).
+// G10, G22); the domain and deliveries are the engine's (engine/webhooks*.go).
 
 import (
 	"encoding/json"
@@ -41,7 +39,6 @@ var famWebhooks = &Family{
 	ClockEvents: []ClockEvent{engine.ClockWebhooksAttempt, engine.ClockWebhooksRetry},
 }
 
-// webhooksRoutes are its routes.
 var webhooksRoutes = []Route{
 	route("POST /v1/webhook-endpoints", (*API).handleWebhookCreate, opWebhookCreate),
 	route("GET /v1/webhook-endpoints", (*API).handleWebhookList, opWebhookList),
@@ -73,8 +70,7 @@ var (
 	webhookPath = []Param{{Name: "endpoint", Pattern: engine.WebhookIDRE, Doc: "The endpoint's id (whe_...); another form is 422."}}
 )
 
-// webhookBody is the body of a webhook endpoint create (the required
-// fields) or update (any of them); readWebhook reads it field by field.
+// webhookBody is the body of an endpoint create or update.
 type webhookBody struct {
 	Name       string            `json:"name"`
 	URL        string            `json:"url"`
@@ -101,8 +97,6 @@ type webhookView struct {
 	SigningSecret string            `json:"signing_secret,omitempty"`
 }
 
-// webhookList and webhookSecret are the answers of the list and of a
-// rotation.
 type (
 	webhookList struct {
 		Data []webhookView `json:"data"`
@@ -124,10 +118,8 @@ func viewWebhook(e *engine.EndpointRecord) webhookView {
 
 var webhookFields = engine.BodyFields(webhookBody{})
 
-// readWebhook validates the fields of a create (all required ones) or PATCH
-// (those given) and returns them as the engine's input. The url is checked
-// by the engine's rules (CheckWebhookURL) here, so that its error comes
-// with those of the other fields.
+// readWebhook validates the fields of a create or PATCH into the engine's
+// input; the url is checked here so its error comes with the others.
 func (a *API) readWebhook(f *fieldBody, create bool) engine.WebhookInput {
 	var in engine.WebhookInput
 	if create {
@@ -168,8 +160,7 @@ func (a *API) readWebhook(f *fieldBody, create bool) engine.WebhookInput {
 	return in
 }
 
-// handleWebhookCreate handles "POST {builder}/v1/webhook-endpoints" (201,
-// with signing_secret once).
+// handleWebhookCreate handles "POST {builder}/v1/webhook-endpoints".
 func (a *API) handleWebhookCreate(c *gin.Context) error {
 	p := principal(c)
 	f, err := readFields(c, false, webhookFields...)
@@ -212,9 +203,8 @@ func (a *API) handleWebhookGet(c *gin.Context) error {
 	return nil
 }
 
-// handleWebhookList handles "GET {builder}/v1/webhook-endpoints" with the
-// filters enabled and event_type (docs/fidelity.md G10): unpaginated
-// {"data": [...]}.
+// handleWebhookList handles "GET {builder}/v1/webhook-endpoints"
+// (docs/fidelity.md G10).
 func (a *API) handleWebhookList(c *gin.Context) error {
 	var errs []engine.FieldError
 	var q engine.WebhookQuery
@@ -271,8 +261,7 @@ func (a *API) handleWebhookDelete(c *gin.Context) error {
 	return nil
 }
 
-// handleWebhookRotate handles "POST {builder}/v1/webhook-endpoints/{endpoint_id}/rotate-secret":
-// a new secret, returned once; the old one is invalid at once
+// handleWebhookRotate handles "POST {builder}/v1/webhook-endpoints/{endpoint_id}/rotate-secret"
 // (docs/fidelity.md G16).
 func (a *API) handleWebhookRotate(c *gin.Context) error {
 	id, err := webhookID(c)
