@@ -134,8 +134,7 @@ func (e *Engine) Interrupt() {
 // Close stops the engine's background work, waits for it, and closes the
 // clock and store.
 func (e *Engine) Close() {
-	e.cancel()
-	e.webhooks.client.CloseIdleConnections() // the delivery client's own pool
+	e.cancel() // the delivery client keeps no connections (DisableKeepAlives)
 	e.clock.Close()
 	if err := e.store.Close(); err != nil {
 		e.Log.Error("close store", "err", err)
