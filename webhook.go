@@ -27,7 +27,9 @@ var (
 // VerifyWebhook checks an alert notification's signature: X-PolyAI-Signature
 // is the hex HMAC-SHA256, keyed with the signing secret, of
 // "{X-PolyAI-Timestamp}.{body}" (the raw body). It does not check the
-// timestamp's age; WebhookTimestamp reads it.
+// timestamp's age, which the mock signs on its virtual clock: read it with
+// WebhookTimestamp and compare with that clock (the real service advises
+// rejecting deliveries older than 300 s).
 func VerifyWebhook(secret string, header http.Header, body []byte) error {
 	ts, sig := header.Get(WebhookTimestampHeader), header.Get(WebhookSignatureHeader)
 	if ts == "" || sig == "" {

@@ -314,7 +314,7 @@ func (p *Platform) serveWorld(w http.ResponseWriter, r *http.Request) bool {
 	r2.URL = new(url.URL)
 	*r2.URL = *r.URL
 	r2.URL.Path = "/" + sub
-	if r.URL.RawPath != "" {
+	if r.URL.RawPath != "" { // the id is hex, the same escaped or not
 		r2.URL.RawPath = strings.TrimPrefix(r.URL.RawPath, "/w/"+id)
 	}
 	wd.p.ServeHTTP(w, r2)

@@ -141,8 +141,10 @@ func (e *Engine) Close() {
 	}
 }
 
-// resetFamilies brings in-memory state back to the scenario's start after
-// a store restore: the generation moves first so old timers stop.
+// resetFamilies brings in-memory state back to the scenario's start. Call
+// it after the store is restored and the clock reset: it re-arms timers,
+// which a later clock.Reset would drop. The generation moves first so old
+// timers stop.
 func (e *Engine) resetFamilies(restored bool) {
 	e.gen.Add(1)
 	e.resetAgents(restored)

@@ -164,7 +164,8 @@ func (a *Engine) IssueMessagingToken(cred *scenario.Credential, acct *scenario.A
 }
 
 // VerifyMessagingToken checks an access token: signature, expiry on the
-// virtual clock, an unrevoked generation, and an enabled connector.
+// virtual clock, an unrevoked generation, and an enabled connector. With
+// expired (the expire_token preset) a valid token is refused as expired.
 func (a *Engine) VerifyMessagingToken(raw string, expired bool) (*Bearer, error) {
 	checks := []jwt.ParserOption{jwt.WithTimeFunc(a.clock.Now), jwt.WithExpirationRequired(),
 		jwt.WithIssuer(MessagingTokenIssuer), jwt.WithAudience("messaging")}

@@ -4,7 +4,9 @@ package engine
 // active in the conversation's environment. Its topics match messages
 // naming them, after the variant's rules and before the project's; the
 // environment's variables are .Variables in templates. script runs inside
-// store transactions, so it reads only the in-memory index below.
+// store transactions, so it reads only the in-memory index below; every
+// Agents write that changes what an environment answers from (publish,
+// promote, rollback, variables PATCH) must update it under agents.mu.
 
 import (
 	"maps"

@@ -26,7 +26,8 @@ func (a *API) journalRequest(c *gin.Context, st *reqState) {
 		Warnings:      st.warnings,
 	}, RawQuery: r.URL.RawQuery, Header: r.Header, Request: st.body, Response: rec.body}
 	if r.Context().Value(http.ServerContextKey) == nil {
-		// An in-process request's maker may reuse its header map.
+		// An in-process request's maker may reuse its header map; net/http's
+		// server makes one per request and never writes it after the handler.
 		e.Header = r.Header.Clone()
 	}
 	if f := st.family; f != nil {

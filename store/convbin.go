@@ -77,7 +77,9 @@ type recEncoder struct {
 }
 
 // recTurns locates the encodings of a record's first n turns, bytes
-// [at, end) of the value, which an append copies (encodeRecordAppend).
+// [at, end) of the value. They depend only on the turns, the record's
+// start and the string table (whose entries stay), so an append may copy
+// them (encodeRecordAppend).
 type recTurns struct{ at, end, n int }
 
 // encodeRecord returns the compact encoding of c under pk ("": convKey(c));

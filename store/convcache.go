@@ -84,8 +84,9 @@ func (cc *convCache) copyOf(pk, raw string) *Conversation {
 	return nil
 }
 
-// take removes pk's entry and returns its conversation, now the caller's,
-// if cached for exactly raw. The caller must hold the write lock.
+// take removes pk's entry and returns its conversation, now the caller's
+// to mutate, if cached for exactly raw. The caller must hold the write
+// lock: readers copy entries under the read lock, so none can be copying it.
 func (cc *convCache) take(pk, raw string) *Conversation {
 	e, ok := cc.takeEntry(pk, raw, false)
 	if !ok {

@@ -286,10 +286,11 @@ func (s *Store) UpdateConversation(region, id string, fn func(c *Conversation) e
 	return s.updateConv(region, id, updateAll, func(c *Conversation, _ PriorTurns) error { return fn(c) })
 }
 
-// AppendTurns is UpdateConversation for an fn that only appends turns and
-// leaves the given ones (and what they hold) unchanged, so an append costs
-// what changes, not the conversation's length. The result's turns are
-// shared with the cache: the caller must not change them either.
+// AppendTurns is UpdateConversation for an fn that may append turns and
+// change any other field but leaves the given turns (and what they hold)
+// unchanged, so an append costs what changes, not the conversation's
+// length. The result's turns are shared with the cache and must not
+// change; its other fields are the caller's.
 func (s *Store) AppendTurns(region, id string, fn func(c *Conversation) error) (*Conversation, error) {
 	return s.updateConv(region, id, appendShared, func(c *Conversation, _ PriorTurns) error { return fn(c) })
 }

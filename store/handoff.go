@@ -18,7 +18,8 @@ func handoffSharedKey(region, account, project, sharedID string) string {
 
 // PutHandoffState inserts or replaces the handoff state keyed by (region,
 // account, project, id), also findable by its SharedID in that project;
-// a later state claiming the same shared id takes it over.
+// a later state claiming the same shared id takes it over, and a changed
+// SharedID releases the old one.
 func (s *Store) PutHandoffState(h *HandoffState) error {
 	if h == nil {
 		return fmt.Errorf("store: put handoff state: nil state: %w", ErrInvalid)

@@ -164,7 +164,9 @@ func (s *Store) updateGen(fn func(tx *buntdb.Tx, log *shadowLog) error) error {
 	if err != nil {
 		// A failed commit (a full disk) rolled the keys back: undo what
 		// fn changed in memory too, before any other write (writeMu).
-		// A reader may have seen it meanwhile, which is harmless.
+		// A reader may have seen it meanwhile: at worst a generated record
+		// hidden (never shown twice) or an unreferenced string-table entry.
+		// A memory store's commit cannot fail.
 		s.db.Update(func(*buntdb.Tx) error { log.undo(&s.ids); return nil }) //nolint:errcheck // only takes the lock
 	}
 	return mapErr(err)

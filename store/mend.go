@@ -1,9 +1,10 @@
 package store
 
 // Mending what a cut write leaves (recover.go). A cut write lies within
-// the file's last records with distinct keys and breaks records only by
-// losing others (an index's record, a conversation's new strings, a
-// retention cut's generator). Those among the last records are set back
+// the file's last records with distinct keys (a write sets each key at
+// most once; a Restore's write begins with its flushdb) and breaks
+// records only by losing others (an index's record, a conversation's new
+// strings, a retention cut's generator). Those among the last records are set back
 // to their value before it, or dropped; anything else is damage. A file
 // with damaged bytes is not mended: the missing record may be in them.
 

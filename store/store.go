@@ -273,7 +273,8 @@ func unesc(s string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(s, "%2F", "/"), "%25", "%")
 }
 
-// prefixEnd returns the smallest string above all starting with prefix.
+// prefixEnd returns the smallest string above all starting with prefix,
+// which must end in '/' (an ASCII byte below 0x7F).
 func prefixEnd(prefix string) string {
 	return prefix[:len(prefix)-1] + string(rune(prefix[len(prefix)-1]+1))
 }

@@ -185,8 +185,9 @@ type concCache struct {
 	tab    *concTables
 }
 
-// concTables interns a project's strings; tables only grow, so an entry
-// reused across rebuilds keeps its ids.
+// concTables interns a project's strings. Tables only grow and are shared
+// by the caches a rebuild replaces, so they change only under
+// concurrencyState.mu, and an entry reused across rebuilds keeps its ids.
 type concTables struct {
 	strs       map[string]int32
 	variants   []VariantKey

@@ -58,6 +58,7 @@ func (cp ConnectorPatch) apply(t *telephonyDoc, cur Agent, x *ConnectorRec) *cor
 	if cp.Variant != nil {
 		x.VariantID = *cp.Variant
 	} else if cp.target != nil && cp.target.ID != cur.ID {
+		// One agent's variant ids mean nothing to another.
 		x.VariantID = ""
 	}
 	if cp.Asr != nil {
