@@ -78,6 +78,23 @@ func send(t testing.TB, client *http.Client, method, url string, body any, heade
 	return reply{Status: resp.StatusCode, Header: resp.Header, Body: data}
 }
 
+// sendObject is send that fails t unless the status is want, returning
+// the body's JSON object (nil when the body is not an object).
+func sendObject(t testing.TB, c *http.Client, want int, method, url string, body any, headers ...string) map[string]any {
+	t.Helper()
+	r := send(t, c, method, url, body, headers...)
+	if r.Status != want {
+		t.Fatalf("%s %s: %d, want %d: %s", method, url, r.Status, want, r.Body)
+	}
+	var m map[string]any
+	if len(r.Body) > 0 && r.Body[0] == '{' {
+		if err := json.Unmarshal(r.Body, &m); err != nil {
+			t.Fatalf("%s %s: %v", method, url, err)
+		}
+	}
+	return m
+}
+
 // mustStatus fails unless r has the status.
 func mustStatus(t testing.TB, r reply, status int) {
 	t.Helper()

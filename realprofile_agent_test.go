@@ -1,7 +1,6 @@
 package mockplatform
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -32,17 +31,7 @@ func TestRealProfileTourAgent(t *testing.T) {
 	builder := []string{"x-api-key", "test-builder-key", "X-PolyAI-Correlation-Id", "adk-tour"}
 	call := func(want int, method, u string, body any, headers ...string) map[string]any {
 		t.Helper()
-		r := send(t, c, method, u, body, headers...)
-		if r.Status != want {
-			t.Fatalf("%s %s: %d, want %d: %s", method, u, r.Status, want, r.Body)
-		}
-		var m map[string]any
-		if len(r.Body) > 0 && r.Body[0] == '{' {
-			if err := json.Unmarshal(r.Body, &m); err != nil {
-				t.Fatalf("%s %s: %v", method, u, err)
-			}
-		}
-		return m
+		return sendObject(t, c, want, method, u, body, headers...)
 	}
 	b := func(want int, method, path string, body any) map[string]any {
 		t.Helper()

@@ -4,10 +4,7 @@ import (
 	"bufio"
 	"io"
 	"net/http"
-	"os"
 	"os/exec"
-	"path/filepath"
-	"regexp"
 	"syscall"
 	"testing"
 )
@@ -18,13 +15,7 @@ import (
 //
 //	go test ./cmd/mockd -run '^$' -bench Startup -benchtime 20x
 func BenchmarkStartup(b *testing.B) {
-	bin := filepath.Join(b.TempDir(), "mockd")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		b.Fatalf("go build: %v", err)
-	}
-	addrLine := regexp.MustCompile(`control:\s+(http://\S+)/_mock`)
+	bin := buildMockd(b)
 	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
 	b.ResetTimer()
 	for b.Loop() {
@@ -41,7 +32,7 @@ func BenchmarkStartup(b *testing.B) {
 		base := ""
 		sc := bufio.NewScanner(stdout)
 		for sc.Scan() {
-			if m := addrLine.FindStringSubmatch(sc.Text()); m != nil {
+			if m := mockdAddrLine.FindStringSubmatch(sc.Text()); m != nil {
 				base = m[1]
 				break
 			}

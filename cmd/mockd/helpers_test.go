@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -285,4 +286,43 @@ func (p *process) wait() int {
 		p.t.Fatalf("wait: %v", p.err)
 	}
 	return p.cmd.ProcessState.ExitCode()
+}
+
+// buildMockd builds the mockd binary for a benchmark that runs it.
+func buildMockd(b *testing.B) string {
+	b.Helper()
+	bin := filepath.Join(b.TempDir(), "mockd")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		b.Fatalf("go build: %v", err)
+	}
+	return bin
+}
+
+// mockdAddrLine is the start-up line that gives the control plane's URL.
+var mockdAddrLine = regexp.MustCompile(`control:\s+(http://\S+)/_mock`)
+
+// execMockd starts the binary with args and returns the process and its
+// base URL, read from its start-up output; the caller stops it.
+func execMockd(b *testing.B, bin string, args ...string) (*exec.Cmd, string) {
+	b.Helper()
+	cmd := exec.Command(bin, args...)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		if m := mockdAddrLine.FindStringSubmatch(sc.Text()); m != nil {
+			return cmd, m[1]
+		}
+	}
+	_ = cmd.Process.Kill()
+	_ = cmd.Wait()
+	b.Fatal("no address printed")
+	return nil, ""
 }

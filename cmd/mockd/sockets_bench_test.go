@@ -1,15 +1,11 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"net/http"
 	"net/url"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -27,43 +23,14 @@ import (
 // queue overflowed reads and ignores its client's events until it
 // closes) and the events each session's history holds (events/session:
 // what was handled before the overflow). Linux only (it reads /proc).
-// mockd runs with its own GC setting (cmd/mockd/gc.go, up to 64 MiB of
-// headroom) unless GOGC is set in the benchmark's environment, which
-// mockd inherits: GOGC=100 shows the live memory's growth more closely.
 func BenchmarkStalledSocketsRSS(b *testing.B) {
 	if _, err := os.Stat("/proc/self/status"); err != nil {
 		b.Skip("needs /proc")
 	}
-	bin := filepath.Join(b.TempDir(), "mockd")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		b.Fatalf("go build: %v", err)
-	}
+	bin := buildMockd(b)
 	const sockets, messages = 20, 3000
-	addrLine := regexp.MustCompile(`control:\s+(http://\S+)/_mock`)
 	for b.Loop() {
-		cmd := exec.Command(bin, "--addr", "127.0.0.1:0", "--clock", "manual", "--log-level", "warn")
-		stdout, err := cmd.StdoutPipe()
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			b.Fatal(err)
-		}
-		base := ""
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			if m := addrLine.FindStringSubmatch(sc.Text()); m != nil {
-				base = m[1]
-				break
-			}
-		}
-		if base == "" {
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
-			b.Fatal("no address printed")
-		}
+		cmd, base := execMockd(b, bin, "--addr", "127.0.0.1:0", "--clock", "manual", "--log-level", "warn")
 		tr := &http.Transport{}
 		client := &http.Client{Transport: tr}
 		before := rssKB(b, cmd.Process.Pid)

@@ -1,15 +1,11 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -24,36 +20,10 @@ func BenchmarkWorldsRSS(b *testing.B) {
 	if _, err := os.Stat("/proc/self/status"); err != nil {
 		b.Skip("needs /proc")
 	}
-	bin := filepath.Join(b.TempDir(), "mockd")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		b.Fatalf("go build: %v", err)
-	}
+	bin := buildMockd(b)
 	const n = 200
-	addrLine := regexp.MustCompile(`control:\s+(http://\S+)/_mock`)
 	for b.Loop() {
-		cmd := exec.Command(bin, "--addr", "127.0.0.1:0", "--clock", "manual")
-		stdout, err := cmd.StdoutPipe()
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			b.Fatal(err)
-		}
-		base := ""
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			if m := addrLine.FindStringSubmatch(sc.Text()); m != nil {
-				base = m[1]
-				break
-			}
-		}
-		if base == "" {
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
-			b.Fatal("no address printed")
-		}
+		cmd, base := execMockd(b, bin, "--addr", "127.0.0.1:0", "--clock", "manual")
 		client := &http.Client{}
 		post := func(url string, body string, headers ...string) map[string]any {
 			req, _ := http.NewRequest("POST", url, strings.NewReader(body))
