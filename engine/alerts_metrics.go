@@ -80,10 +80,14 @@ type RuntimeAnswer struct {
 	At                       time.Time
 }
 
+// IsAPIError reports whether an answer's status counts as an API error
+// (5xx, M12.6).
+func IsAPIError(status int) bool { return status >= http.StatusInternalServerError }
+
 // NoteRuntimeAnswer records a 5xx answer as an API error of the account
 // and project it names, when the region is the account's (M12.6).
 func (a *Engine) NoteRuntimeAnswer(ans RuntimeAnswer) {
-	if ans.Status < http.StatusInternalServerError || ans.Account == "" || ans.Project == "" {
+	if !IsAPIError(ans.Status) || ans.Account == "" || ans.Project == "" {
 		return
 	}
 	pair, ok := scenario.RuntimeRegion(ans.Region)

@@ -9,7 +9,6 @@ package engine
 
 import (
 	"context"
-	"io"
 	"log/slog"
 	"strings"
 	"sync"
@@ -26,14 +25,6 @@ import (
 	"github.com/agentplatform/mockplatform/scenario"
 	"github.com/agentplatform/mockplatform/store"
 )
-
-// deps are what an engine is made of (OpenEngine wires them).
-type deps struct {
-	Store  *store.Store
-	Clock  *clock.Clock
-	Faults *faults.Set
-	Logger *slog.Logger
-}
 
 // Engine is the domain of one platform instance, apart from HTTP: its
 // data lives in the store; the view (the scenario's accounts, projects
@@ -93,20 +84,21 @@ type Engine struct {
 	ids core.IDs // resource and correlation ids
 }
 
-// newEngine returns an engine over its dependencies.
-func newEngine(d deps) *Engine {
-	log := d.Logger
-	if log == nil {
-		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+// newEngine returns an engine of cfg (its defaults set) over st, with the
+// webhook targets allowed besides the scenario's.
+func newEngine(cfg Config, st *store.Store, allow *scenario.HostList) *Engine {
+	e := &Engine{cfg: cfg, store: st, clock: clock.New(cfg.Clock, startOf(cfg, cfg.Scenario)),
+		faults: faults.NewSet(cfg.Vocabulary.Faults, 1), Log: cfg.Logger, rec: cfg.Recorder}
+	if e.rec == nil {
+		e.rec = coverage.Discard()
 	}
-	e := &Engine{store: d.Store, clock: d.Clock, faults: d.Faults, Log: log, rec: coverage.Discard()}
 	e.bg, e.cancel = context.WithCancel(context.Background())
 	e.w.Store(newView(&scenario.Scenario{})) // until SetScenario (parsing the default here cost a third of New)
 	e.reseed(1)
 	e.messaging.newMessagingKey()
 	e.agents.idx.Store(&runtimeIndex{})
 	e.webhooks.net = defaultTargetNet()
-	e.webhooks.allow = &scenario.HostList{}
+	e.webhooks.allow = allow
 	e.webhooks.client = e.newDeliveryClient()
 	e.newServices()
 	return e

@@ -111,14 +111,7 @@ func OpenEngine(cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mockplatform: open store: %w", err)
 	}
-	e := newEngine(deps{Store: st, Clock: clock.New(cfg.Clock, startOf(cfg, cfg.Scenario)),
-		Faults: faults.NewSet(cfg.Vocabulary.Faults, 1), Logger: cfg.Logger})
-	e.cfg = cfg
-	if cfg.Recorder != nil {
-		e.rec = cfg.Recorder
-	}
-	e.webhooks.allow = &targets
-	return e, nil
+	return newEngine(cfg, st, &targets), nil
 }
 
 // Load loads the Config's scenario, keeping a data file's data. Call it

@@ -12,12 +12,13 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentplatform/mockplatform/journal"
 	"github.com/agentplatform/mockplatform/scenario"
 	"github.com/agentplatform/mockplatform/timeline"
 )
 
 // SourceTimeline is the source of what a timeline caused (Activity).
-const SourceTimeline = "timeline"
+const SourceTimeline = journal.SourceTimeline
 
 // Activity is one timeline step the engine ran, described as the request
 // it stands for: the edge journals it (OnActivity).
@@ -41,23 +42,7 @@ type Activity struct {
 }
 
 // TimelineStep is the step of the timeline that ran an operation.
-type TimelineStep struct {
-	// Entry is the entry's index in the timeline; ID its id.
-	Entry int    `json:"entry"`
-	ID    string `json:"id,omitempty"`
-	// Kind is the entry's kind; Action the action's name.
-	Kind   string `json:"kind"`
-	Action string `json:"action,omitempty"`
-	// Step is the step (start, turn, end, call, do); Occurrence counts
-	// from 0.
-	Step       string `json:"step"`
-	Occurrence int64  `json:"occurrence"`
-	// Operation is the request's operationId in docs/openapi.json or
-	// docs/control.openapi.json.
-	Operation string `json:"operation"`
-	// Error says why the step failed, when it did.
-	Error string `json:"error,omitempty"`
-}
+type TimelineStep = journal.TimelineStep
 
 // OnActivity subscribes fn to the timeline's steps, called in order on
 // the clock's path. Subscribe before Load.

@@ -15,9 +15,12 @@ import (
 
 // noteRuntimeError hands the engine an answer of a runtime family with
 // what its path names, /{base}/{region}/v1/{account}/{project}/..., and
-// the request's time (engine.NoteRuntimeAnswer decides whether it is an
-// API error).
+// the request's time, when its status is an API error (most answers are
+// not, so the path is read only for those).
 func (a *API) noteRuntimeError(c *gin.Context, status int, at time.Time) {
+	if !engine.IsAPIError(status) {
+		return
+	}
 	f := familyOf(c)
 	if f == nil || !f.isRuntime() {
 		return

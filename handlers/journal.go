@@ -46,7 +46,7 @@ func (a *API) journalRequest(c *gin.Context, st *reqState) {
 
 // journalActivity journals a timeline step as the request it stands for.
 func (a *API) journalActivity(act engine.Activity) {
-	step := journal.TimelineStep(act.Step)
+	step := act.Step
 	a.journal.AddRaw(journal.Raw{Entry: journal.Entry{Time: act.Time, Family: act.Family, Method: act.Method,
 		Path: act.Path, Region: act.Region, Status: act.Status, Fault: act.Fault, Source: act.Source, Timeline: &step},
 		RawQuery: act.Query, Request: act.Request, Response: act.Response})

@@ -38,16 +38,21 @@ type Entry struct {
 
 // TimelineStep is the timeline step that ran an operation.
 type TimelineStep struct {
-	Entry  int    `json:"entry"`
-	ID     string `json:"id,omitempty"`
+	// Entry is the entry's index in the timeline; ID its id.
+	Entry int    `json:"entry"`
+	ID    string `json:"id,omitempty"`
+	// Kind is the entry's kind; Action the action's name.
 	Kind   string `json:"kind"`
 	Action string `json:"action,omitempty"`
-	// Occurrence is the entry's repetition or conversation, from 0.
+	// Step is the step (start, turn, end, call, do); Occurrence is the
+	// entry's repetition or conversation, from 0.
 	Step       string `json:"step"`
 	Occurrence int64  `json:"occurrence"`
-	// Operation is the request's operationId in the OpenAPI documents.
+	// Operation is the request's operationId in docs/openapi.json or
+	// docs/control.openapi.json.
 	Operation string `json:"operation"`
-	Error     string `json:"error,omitempty"`
+	// Error says why the step failed, when it did.
+	Error string `json:"error,omitempty"`
 }
 
 // Sources of entries (Entry.Source, Filter.Source).

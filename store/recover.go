@@ -121,7 +121,7 @@ func inspect(data []byte) *inspection {
 			}
 		case strings.HasPrefix(k, pfxHandoff):
 			// A state whose shared id no other state claims gets it back.
-			if h, err := decodeHandoff(kv[k]); err == nil && h.SharedID != "" {
+			if h, err := decodeHandoffState(kv[k]); err == nil && h.SharedID != "" {
 				if idx = handoffSharedKey(h.Region, h.AccountID, h.ProjectID, h.SharedID); kv[idx] != "" {
 					idx = ""
 				}

@@ -124,7 +124,7 @@ func checkValue(k, v string, tab []string) error {
 			return fmt.Errorf("index whose value is not a handoff state key (%.40q)", v)
 		}
 	case strings.HasPrefix(k, pfxHandoff):
-		h, err := decodeHandoff(v)
+		h, err := decodeHandoffState(v)
 		if err != nil {
 			return err
 		}
@@ -207,15 +207,6 @@ func strTabOf(recs []kv) []string {
 		strs[n] = r.v
 	}
 	return strs
-}
-
-// decodeHandoff decodes a stored handoff state.
-func decodeHandoff(v string) (*HandoffState, error) {
-	h := new(HandoffState)
-	if err := json.Unmarshal([]byte(v), h); err != nil {
-		return nil, fmt.Errorf("decode handoff state: %w", err)
-	}
-	return h, nil
 }
 
 // verify checks every record of an open database; ok false if any fails.

@@ -6,7 +6,11 @@ package docgen
 
 //go:generate go run ./gen
 
-import "github.com/agentplatform/mockplatform/handlers"
+import (
+	"sync"
+
+	"github.com/agentplatform/mockplatform/handlers"
+)
 
 // Document is one generated document.
 type Document struct {
@@ -18,9 +22,16 @@ type Document struct {
 
 // Documents are the generated documents of the repository at root.
 func Documents(root string) []Document {
+	api := sync.OnceValues(func() ([]byte, error) { return OpenAPI(handlers.Families()) })
 	return []Document{
-		{File: "docs/openapi.json", Generate: func() ([]byte, error) { return OpenAPI(handlers.Families()) }},
+		{File: "docs/openapi.json", Generate: api},
 		{File: "docs/scenario.schema.json", Generate: func() ([]byte, error) { return ScenarioSchema(root, handlers.Vocabulary()) }},
-		{File: "docs/parity.md", Generate: func() ([]byte, error) { return Parity(handlers.Families()) }},
+		{File: "docs/parity.md", Generate: func() ([]byte, error) {
+			doc, err := api()
+			if err != nil {
+				return nil, err
+			}
+			return Parity(handlers.Families(), doc)
+		}},
 	}
 }

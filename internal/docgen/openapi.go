@@ -368,11 +368,7 @@ func (g *docGen) errorResponse(f *handlers.Family, status int) obj {
 func runtimeRegions() []string {
 	var out []string
 	for _, pair := range scenario.Regions {
-		for _, r := range []string{"us-1", "uk-1", "euw-1"} {
-			if p, ok := scenario.RuntimeRegion(r); ok && p == pair {
-				out = append(out, r)
-			}
-		}
+		out = append(out, scenario.RuntimeName(pair))
 	}
 	return out
 }

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/agentplatform/mockplatform/handlers"
+	"github.com/agentplatform/mockplatform/internal/openapigen"
 	"github.com/agentplatform/mockplatform/internal/realapi"
 )
 
@@ -29,8 +30,9 @@ type ParityInputs struct {
 	Marks map[string][]string
 }
 
-// Parity is docs/parity.md for the family table and the committed facts.
-func Parity(fams []*handlers.Family) ([]byte, error) {
+// Parity is docs/parity.md for the family table, its OpenAPI document
+// (doc, OpenAPI's) and the committed facts.
+func Parity(fams []*handlers.Family, doc []byte) ([]byte, error) {
 	facts, err := realapi.Load()
 	if err != nil {
 		return nil, err
@@ -44,10 +46,6 @@ func Parity(fams []*handlers.Family) ([]byte, error) {
 		for _, r := range handlers.FamilyRoutes(f) {
 			routes = append(routes, realapi.Route{Method: r.Method, Path: r.Path})
 		}
-	}
-	doc, err := OpenAPI(fams)
-	if err != nil {
-		return nil, err
 	}
 	marks, err := fidelityMarks(doc, routes)
 	if err != nil {
@@ -200,7 +198,8 @@ func fidelityMarks(doc []byte, routes []realapi.Route) (map[string][]string, err
 	paths, _ := d["paths"].(map[string]any)
 	out := map[string][]string{}
 	for _, r := range routes {
-		item, _ := paths[openAPIPathOf(r.Path)].(map[string]any)
+		path, _ := openapigen.Path(r.Path)
+		item, _ := paths[path].(map[string]any)
 		op, ok := item[strings.ToLower(r.Method)]
 		if !ok {
 			return nil, fmt.Errorf("docgen: parity: %s is not in the OpenAPI document", r.Key())
@@ -257,15 +256,4 @@ func collectMarks(doc map[string]any, v any, ids, seen map[string]bool) {
 			collectMarks(doc, c, ids, seen)
 		}
 	}
-}
-
-// openAPIPathOf turns gin's template into OpenAPI's.
-func openAPIPathOf(p string) string {
-	segs := strings.Split(p, "/")
-	for i, s := range segs {
-		if name, ok := strings.CutPrefix(s, ":"); ok {
-			segs[i] = "{" + name + "}"
-		}
-	}
-	return strings.Join(segs, "/")
 }

@@ -23,6 +23,8 @@ import (
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/agentplatform/mockplatform/internal/openapigen"
 )
 
 // Exchange is one request and its answer, as the API served it.
@@ -164,7 +166,8 @@ func (c *Checker) Check(ex Exchange) (err error) {
 			if v.refused {
 				n.Refused++
 			}
-			if op := ex.Request.Method + " " + openAPIPath(ex.Route); !c.ops[op] {
+			path, _ := openapigen.Path(ex.Route)
+			if op := ex.Request.Method + " " + path; !c.ops[op] {
 				c.ops[op] = true
 				n.Operations++
 			}
@@ -213,7 +216,7 @@ func digest(ex Exchange) [32]byte {
 // check checks an exchange; refused reports that the document refuses its
 // request.
 func (c *Checker) check(ex Exchange) (err error, refused bool) {
-	path := openAPIPath(ex.Route)
+	path, _ := openapigen.Path(ex.Route)
 	item := c.doc.Paths.Value(path)
 	if item == nil || item.GetOperation(ex.Request.Method) == nil {
 		return &Failure{Kind: KindRoute, err: fmt.Errorf("route %s %s is not in the document", ex.Request.Method, path)}, false
@@ -310,17 +313,6 @@ func present(_ context.Context, in *openapi3filter.AuthenticationInput) error {
 		return errors.New("no credential")
 	}
 	return nil
-}
-
-// openAPIPath turns gin's template into OpenAPI's.
-func openAPIPath(p string) string {
-	segs := strings.Split(p, "/")
-	for i, s := range segs {
-		if name, ok := strings.CutPrefix(s, ":"); ok {
-			segs[i] = "{" + name + "}"
-		}
-	}
-	return strings.Join(segs, "/")
 }
 
 // Failure is the error Check returns for an exchange that does not conform.

@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/agentplatform/mockplatform/internal/openapigen"
 )
 
 // CheckDocument is one real document on the mock's paths.
@@ -44,7 +46,7 @@ func checkDocument(d *Document, matches []Match) (*CheckDocument, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", m.Op.Key(), err)
 		}
-		p := openAPIPath(m.Route.Path)
+		p, _ := openapigen.Path(m.Route.Path)
 		item, _ := paths[p].(obj)
 		if item == nil {
 			item = obj{}
@@ -190,15 +192,4 @@ func mapsValue(m map[string]string, v string) bool {
 		}
 	}
 	return false
-}
-
-// openAPIPath turns gin's template into OpenAPI's.
-func openAPIPath(p string) string {
-	segs := strings.Split(p, "/")
-	for i, s := range segs {
-		if name, ok := strings.CutPrefix(s, ":"); ok {
-			segs[i] = "{" + name + "}"
-		}
-	}
-	return strings.Join(segs, "/")
 }
