@@ -33,8 +33,11 @@ type Activity struct {
 	Method, Path, Query, Region string
 	// Status is the answer's status (0: a fault rule dropped it).
 	Status int
-	// Fault is the id of the fault rule that fired, if any.
-	Fault string
+	// Fault is the id of the fault rule that fired, if any; Preset the
+	// preset it applied.
+	Fault, Preset string
+	// Code is the error answer's code (the engine's error), if any.
+	Code string
 	// Request and Response are the JSON bodies (nil: none).
 	Request, Response []byte
 	// Step is the timeline's step, with the operation's id.

@@ -70,6 +70,7 @@ func (e *Engine) request(run *timelineRun, f *timeline.Firing, r stepRequest, op
 					act.Response = []byte(a.Body)
 				}
 			case a.Preset != "":
+				act.Preset = a.Preset
 				if call, err := e.faults.Vocabulary().ParsePreset(a.Preset); err == nil && call.Name == PresetOutboundOutcome {
 					outcome = call.Value
 				}
@@ -84,11 +85,12 @@ func (e *Engine) request(run *timelineRun, f *timeline.Firing, r stepRequest, op
 		}
 		if err != nil {
 			act.Status, act.Step.Error = errStatus(err), err.Error()
+			if ee := (*Error)(nil); errors.As(err, &ee) {
+				act.Code = ee.Code
+			}
 		}
 	}
-	if act.Status >= http.StatusInternalServerError && r.account != "" {
-		e.NoteRuntimeAnswer(RuntimeAnswer{Region: r.region, Account: r.account, Project: r.project, Status: act.Status, At: now})
-	}
+	e.NoteRuntimeAnswer(RuntimeAnswer{Region: r.region, Account: r.account, Project: r.project, Status: act.Status, At: now})
 	run.note(f.Entry, act.Step.Error)
 	for _, fn := range e.onActivity {
 		fn(act)
@@ -489,7 +491,7 @@ func (e *Engine) agentAction(run *timelineRun, f *timeline.Firing, a *scenario.T
 			run.quiet(f, fmt.Errorf("promote %s: no deployment is active in %s", proj.Slug, x.From))
 			return
 		}
-		r.op, r.path, r.status = "deploymentPromote", base+"/deployments/"+url.PathEscape(from.ID)+"/promote", http.StatusCreated
+		r.op, r.path, r.status = "deploymentPromote", base+"/deployments/"+url.PathEscape(from.ID)+"/promote", http.StatusOK
 		r.body = jsonBody(map[string]string{"targetEnvironment": x.To, "deploymentMessage": x.Message})
 		e.request(run, f, r, func(string) ([]byte, error) {
 			d, err := e.Promote(p, proj.ID, from.ID, x.To, x.Message)

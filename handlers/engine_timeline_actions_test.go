@@ -86,7 +86,7 @@ func TestTimelineActions(t *testing.T) {
 	got := h.timelineRows()
 	want := []stepRow{
 		{time.Minute, "POST", agent + "/deployments/publish", 201, "", "deploymentPublish", "do", 0, ""},
-		{2 * time.Minute, "POST", "", 201, "", "deploymentPromote", "do", 0, ""},
+		{2 * time.Minute, "POST", "", 200, "", "deploymentPromote", "do", 0, ""},
 		{3 * time.Minute, "PATCH", agent + "/real-time-configs/sandbox/variables", 200, "", "realTimeConfigVariables", "do", 0, ""},
 		{4 * time.Minute, "POST", "/runtime/us-1/v1/external-events/webhook", 201, "", "externalEventPost", "do", 0, ""},
 		{5 * time.Minute, "POST", "/_mock/alerts/inputs", 200, "", "recordAlertInput", "do", 0, ""},

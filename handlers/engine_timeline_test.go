@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentplatform/mockplatform/coverage"
 	"github.com/agentplatform/mockplatform/engine"
 	"github.com/agentplatform/mockplatform/store"
 
@@ -109,6 +110,40 @@ func TestTimelineChatTraffic(t *testing.T) {
 	st := h.api.Timeline()
 	if len(st.Entries) != 1 || st.Entries[0].Ran != 6 || st.Entries[0].Failed != 0 || st.Entries[0].Occurrences != 2 || st.Entries[0].Active {
 		t.Errorf("status = %+v", st.Entries)
+	}
+}
+
+// TestTimelineCoverage: the operations a timeline runs count in the
+// coverage as calls the timeline made (docs/coverage.md), with their
+// answers and the fault rule that decided one; a client's call of the
+// same operation counts apart.
+func TestTimelineCoverage(t *testing.T) {
+	t.Parallel()
+	h := timelineHarness(t, `timeline:
+  - id: chats
+    until: 2m
+    traffic: {project: support, chats_per_minute: 1, arrivals: even, turns: 1, think: 10s, messages: ["where is my order 7"]}
+  - id: outage
+    at: 1m
+    for: 15s
+    fault: {id: close-down, match: {family: chat, path: "/v1/*/*/chat/respond"}, action: {status: 503}}
+`)
+	h.advance(0)
+	mustStatus(t, h.do("POST", chatBase+"/create", `{}`, chatHeaders...), 200)
+	h.advance(2 * time.Minute)
+
+	ok := coverage.Answer{Status: 200}
+	want := map[string]coverage.OperationCount{
+		"chatCreate":  {Calls: 3, Timeline: 2, Answers: map[coverage.Answer]uint64{ok: 3}},
+		"chatRespond": {Calls: 2, Timeline: 2, Answers: map[coverage.Answer]uint64{ok: 1, {Status: 503, Fault: true}: 1}},
+		"chatClose":   {Calls: 2, Timeline: 2, Answers: map[coverage.Answer]uint64{ok: 2}},
+	}
+	s := h.api.Coverage().Snapshot()
+	if diff := cmp.Diff(want, s.Operations); diff != "" {
+		t.Errorf("operations (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(map[string]uint64{"close-down": 1}, s.FaultRules); diff != "" {
+		t.Errorf("fault rules (-want +got):\n%s", diff)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/agentplatform/mockplatform/coverage"
 	"github.com/agentplatform/mockplatform/engine"
 	"github.com/agentplatform/mockplatform/journal"
 )
@@ -44,8 +45,12 @@ func (a *API) journalRequest(c *gin.Context, st *reqState) {
 	a.journal.AddRaw(e)
 }
 
-// journalActivity journals a timeline step as the request it stands for.
+// journalActivity journals a timeline step as the request it stands for
+// and counts its operation's answer in the coverage as the timeline's.
 func (a *API) journalActivity(act engine.Activity) {
+	if op := a.tab.catalogue.OperationIndex(act.Step.Operation); op >= 0 {
+		a.coverage.Request(op, act.Status, act.Code, act.Fault, act.Preset, coverage.SourceTimeline)
+	}
 	step := act.Step
 	a.journal.AddRaw(journal.Raw{Entry: journal.Entry{Time: act.Time, Family: act.Family, Method: act.Method,
 		Path: act.Path, Region: act.Region, Status: act.Status, Fault: act.Fault, Source: act.Source, Timeline: &step},
