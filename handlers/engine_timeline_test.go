@@ -56,17 +56,20 @@ func (h *harness) conversations() []*store.Conversation {
 	return list
 }
 
+// chatTrafficEntry is a timeline entry of two background chats, one a
+// minute from the start, each spoken to once and closed.
+const chatTrafficEntry = `  - id: chats
+    until: 2m
+    traffic: {project: support, chats_per_minute: 1, arrivals: even, turns: 1, think: 10s, messages: ["where is my order 7"]}
+`
+
 // TestTimelineChatTraffic: background chats are created, spoken to and
 // closed through the chat API's engine at their times, inside the
 // Advance that makes each due; each step is journaled as the request it
 // stands for, marked as the timeline's, apart from the client's.
 func TestTimelineChatTraffic(t *testing.T) {
 	t.Parallel()
-	h := timelineHarness(t, `timeline:
-  - id: chats
-    until: 2m
-    traffic: {project: support, chats_per_minute: 1, arrivals: even, turns: 1, think: 10s, messages: ["where is my order 7"]}
-`)
+	h := timelineHarness(t, "timeline:\n"+chatTrafficEntry)
 	if rows := h.timelineRows(); rows != nil {
 		t.Fatalf("before any Advance: %+v", rows)
 	}
@@ -119,11 +122,7 @@ func TestTimelineChatTraffic(t *testing.T) {
 // same operation counts apart.
 func TestTimelineCoverage(t *testing.T) {
 	t.Parallel()
-	h := timelineHarness(t, `timeline:
-  - id: chats
-    until: 2m
-    traffic: {project: support, chats_per_minute: 1, arrivals: even, turns: 1, think: 10s, messages: ["where is my order 7"]}
-  - id: outage
+	h := timelineHarness(t, "timeline:\n"+chatTrafficEntry+`  - id: outage
     at: 1m
     for: 15s
     fault: {id: close-down, match: {family: chat, path: "/v1/*/*/chat/respond"}, action: {status: 503}}
